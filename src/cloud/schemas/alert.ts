@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { NonEmptyString } from './common.ts';
+
+export const ALERT_INTERVALS = ['1m', '5m', '15m', '30m', '1h', '6h', '12h', '1d'] as const;
+export const ALERT_THRESHOLD_TYPES = ['above', 'below'] as const;
+export const ALERT_SOURCES = ['tile', 'search'] as const;
+export const ALERT_STATES = ['OK', 'PENDING', 'ALERT'] as const;
+export const ALERT_NAME_MAX = 512;
+export const ALERT_MESSAGE_MAX = 4096;
+
+/** Webhook is the only channel type. */
+export const AlertChannel = z.strictObject({ type: z.literal('webhook'), webhookId: NonEmptyString });
+
+/** Alert create (operation 10) and replace (PUT, extension) body. */
+export const AlertRequest = z
+  .strictObject({
+    threshold: z.number(),
+    interval: z.enum(ALERT_INTERVALS),
+    source: z.enum(ALERT_SOURCES),
+    thresholdType: z.enum(ALERT_THRESHOLD_TYPES),
+    channel: AlertChannel,
+    dashboardId: NonEmptyString.optional(),
+    tileId: NonEmptyString.optional(),
+    savedSearchId: NonEmptyString.optional(),
+    groupBy: NonEmptyString.optional(),
+    name: z.string().max(ALERT_NAME_MAX).optional(),
+    message: z.string().max(ALERT_MESSAGE_MAX).optional(),
+  })
+  .superRefine((body, ctx) => {
+    const required =
+      body.source === 'tile' ? (['dashboardId', 'tileId'] as const) : (['savedSearchId'] as const);
+    for (const field of required) {
+      if (body[field] === undefined) {
+        ctx.addIssue({ code: 'custom', path: [field], message: `is required when source is ${body.source}` });
+      }
+    }
+  });
+export type AlertRequest = z.infer<typeof AlertRequest>;
+
+export const Alert = z.looseObject({
+  id: z.string(),
+  name: z.string().optional(),
+  message: z.string().optional(),
+  threshold: z.number(),
+  interval: z.string(),
+  thresholdType: z.string(),
+  source: z.string(),
+  state: z.string(),
+  channel: z.looseObject({ type: z.string(), webhookId: z.string().optional() }),
+  team: z.string().optional(),
+  tileId: z.string().optional(),
+  dashboard: z.string().optional(),
+  savedSearch: z.string().optional(),
+  groupBy: z.string().optional(),
+  silenced: z.boolean().optional(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+});
+export type Alert = z.infer<typeof Alert>;

@@ -1,0 +1,268 @@
+import { z } from 'zod';
+import { listEdit, NonEmptyString, Uuid } from './common.ts';
+
+export const PROVIDERS = ['aws', 'gcp', 'azure'] as const;
+export const REGIONS = [
+  'ap-northeast-1', 'ap-south-1', 'ap-southeast-1', 'ap-southeast-2', 'eu-central-1', 'eu-west-1', 'eu-west-2',
+  'me-central-1', 'us-east-1', 'us-east-2', 'us-west-2', 'us-east1', 'us-central1', 'europe-west4',
+  'asia-southeast1', 'eastus', 'eastus2', 'westus3', 'germanywestcentral',
+] as const; // prettier-ignore
+export const TIERS = [
+  'development', 'production', 'dedicated_high_mem', 'dedicated_high_cpu', 'dedicated_standard',
+  'dedicated_standard_n2d_standard_4', 'dedicated_standard_n2d_standard_8', 'dedicated_standard_n2d_standard_32',
+  'dedicated_standard_n2d_standard_128', 'dedicated_standard_n2d_standard_32_16SSD',
+  'dedicated_standard_n2d_standard_64_24SSD',
+] as const; // prettier-ignore
+export const RELEASE_CHANNELS = ['slow', 'default', 'fast'] as const;
+export const PROFILES = [
+  'v1-default', 'v1-highmem-xs', 'v1-highmem-s', 'v1-highmem-m', 'v1-highmem-l', 'v1-highmem-xl',
+  'v1-highcpu-s', 'v1-highcpu-m', 'v1-highcpu-l', 'v1-highcpu-xl',
+] as const; // prettier-ignore
+export const COMPLIANCE_TYPES = ['hipaa', 'pci'] as const;
+/** Only the mysql endpoint can be switched on or off; https and native endpoints always exist. */
+export const TOGGLEABLE_ENDPOINT_PROTOCOLS = ['mysql'] as const;
+export const SERVICE_STATES = [
+  'provisioning', 'starting', 'running', 'stopping', 'stopped', 'idle', 'awaking', 'degraded', 'failed', 'terminating',
+] as const; // prettier-ignore
+export type ServiceState = (typeof SERVICE_STATES)[number];
+/** States a DELETE is accepted in; running and stopping answer 409. */
+export const DELETABLE_SERVICE_STATES: readonly ServiceState[] = [
+  'provisioning',
+  'starting',
+  'awaking',
+  'idle',
+  'stopped',
+  'degraded',
+  'failed',
+];
+
+export const SERVICE_NAME_MAX = 50;
+export const REPLICA_MEMORY = { min: 8, max: 356, step: 4, unpaidMax: 120 } as const;
+export const TOTAL_MEMORY = { min: 24, max: 1068, step: 12, unpaidMax: 360 } as const;
+export const NUM_REPLICAS = { min: 1, max: 20, firstInWarehouseMin: 2 } as const;
+export const IDLE_TIMEOUT_MINUTES_MIN = 5;
+export const BYOC_REPLICA_MEMORY = [48, 116, 172, 232] as const;
+export const MAX_TAGS = 50;
+
+export const ServiceName = z
+  .string()
+  .min(1)
+  .max(SERVICE_NAME_MAX)
+  .regex(/^[A-Za-z0-9 ]+$/, { error: 'must contain only letters, digits and spaces' });
+
+const IP_OR_CIDR = z.union([z.ipv4(), z.ipv6(), z.cidrv4(), z.cidrv6()]);
+export const IpAccessEntry = z.strictObject({
+  source: z.string().refine((s) => IP_OR_CIDR.safeParse(s).success, {
+    error: 'must be an IP address or CIDR range',
+  }),
+  description: z.string().max(255).optional(),
+});
+export type IpAccessEntry = z.infer<typeof IpAccessEntry>;
+
+export const Tag = z.strictObject({ key: z.string().min(1).max(128), value: z.string().max(256) });
+export type Tag = z.infer<typeof Tag>;
+
+export const EndpointToggle = z.strictObject({
+  protocol: z.enum(TOGGLEABLE_ENDPOINT_PROTOCOLS),
+  enabled: z.boolean(),
+});
+
+const replicaMemory = z
+  .number()
+  .min(REPLICA_MEMORY.min)
+  .max(REPLICA_MEMORY.max)
+  .multipleOf(REPLICA_MEMORY.step);
+const totalMemory = z.number().min(TOTAL_MEMORY.min).max(TOTAL_MEMORY.max).multipleOf(TOTAL_MEMORY.step);
+
+const ServiceCreateFields = z.strictObject({
+  name: ServiceName,
+  provider: z.enum(PROVIDERS),
+  region: z.enum(REGIONS),
+  tier: z.enum(TIERS).optional(),
+  ipAccessList: z.array(IpAccessEntry).optional(),
+  minTotalMemoryGb: totalMemory.optional(),
+  maxTotalMemoryGb: totalMemory.optional(),
+  minReplicaMemoryGb: replicaMemory.optional(),
+  maxReplicaMemoryGb: replicaMemory.optional(),
+  numReplicas: z.number().int().min(NUM_REPLICAS.min).max(NUM_REPLICAS.max).optional(),
+  idleScaling: z.boolean().optional(),
+  idleTimeoutMinutes: z.number().min(IDLE_TIMEOUT_MINUTES_MIN).optional(),
+  isReadonly: z.boolean().optional(),
+  dataWarehouseId: Uuid.optional(),
+  backupId: Uuid.optional(),
+  encryptionKey: NonEmptyString.optional(),
+  encryptionAssumedRoleIdentifier: NonEmptyString.optional(),
+  privateEndpointIds: z.array(NonEmptyString).optional(),
+  privatePreviewTermsChecked: z.boolean().optional(),
+  releaseChannel: z.enum(RELEASE_CHANNELS).optional(),
+  byocId: NonEmptyString.optional(),
+  hasTransparentDataEncryption: z.boolean().optional(),
+  endpoints: z.array(EndpointToggle).optional(),
+  profile: z.enum(PROFILES).optional(),
+  complianceType: z.enum(COMPLIANCE_TYPES).optional(),
+  tags: z.array(Tag).max(MAX_TAGS).optional(),
+});
+
+/** Operation 1 body. Cross-field rules carry the path of the field the user must change. */
+export const ServiceCreateRequest = ServiceCreateFields.superRefine((body, ctx) => {
+  if (body.isReadonly !== undefined && body.dataWarehouseId === undefined) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['isReadonly'],
+      message: 'is allowed only when dataWarehouseId is given',
+    });
+  }
+  if (body.byocId !== undefined) {
+    for (const field of ['minReplicaMemoryGb', 'maxReplicaMemoryGb'] as const) {
+      const value = body[field];
+      if (value === undefined) {
+        ctx.addIssue({ code: 'custom', path: [field], message: 'is required when byocId is given' });
+      } else if (!(BYOC_REPLICA_MEMORY as readonly number[]).includes(value)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: [field],
+          message: `must be one of ${BYOC_REPLICA_MEMORY.join(', ')} for byoc services`,
+        });
+      }
+    }
+  }
+  orderedPair(ctx, body, 'minReplicaMemoryGb', 'maxReplicaMemoryGb');
+  orderedPair(ctx, body, 'minTotalMemoryGb', 'maxTotalMemoryGb');
+  if (body.releaseChannel !== undefined && body.tier === 'development') {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['releaseChannel'],
+      message: 'is allowed only for production services',
+    });
+  }
+  if (body.numReplicas !== undefined && body.dataWarehouseId === undefined) {
+    if (body.numReplicas < NUM_REPLICAS.firstInWarehouseMin) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['numReplicas'],
+        message: `must be at least ${NUM_REPLICAS.firstInWarehouseMin} for the first service in a warehouse`,
+      });
+    }
+  }
+});
+export type ServiceCreateRequest = z.infer<typeof ServiceCreateRequest>;
+
+function orderedPair<K extends string>(
+  ctx: z.core.$RefinementCtx<unknown>,
+  body: Partial<Record<K, number>>,
+  minField: K,
+  maxField: K,
+): void {
+  const min = body[minField];
+  const max = body[maxField];
+  if (min !== undefined && max !== undefined && min > max) {
+    ctx.addIssue({ code: 'custom', path: [minField], message: `must not exceed ${maxField}` });
+  }
+}
+
+export interface OrganizationLimits {
+  /** Paid organizations may use the larger memory bounds and the top-tier options. */
+  paid: boolean;
+}
+
+/**
+ * Rules that depend on the organization rather than on the body alone. Returns the first violation as
+ * `{path, message}`, or undefined. Shared by the emulator and by anything that pre-checks a request.
+ */
+export function organizationLimitIssue(
+  body: ServiceCreateRequest,
+  org: OrganizationLimits,
+): { path: string; message: string } | undefined {
+  if (org.paid) return undefined;
+  if (body.maxReplicaMemoryGb !== undefined && body.maxReplicaMemoryGb > REPLICA_MEMORY.unpaidMax) {
+    return {
+      path: 'maxReplicaMemoryGb',
+      message: `must be at most ${REPLICA_MEMORY.unpaidMax} for non-paid organizations`,
+    };
+  }
+  if (body.maxTotalMemoryGb !== undefined && body.maxTotalMemoryGb > TOTAL_MEMORY.unpaidMax) {
+    return {
+      path: 'maxTotalMemoryGb',
+      message: `must be at most ${TOTAL_MEMORY.unpaidMax} for non-paid organizations`,
+    };
+  }
+  for (const field of ['profile', 'hasTransparentDataEncryption'] as const) {
+    if (body[field] !== undefined) {
+      return { path: field, message: 'is available only to the top organization tier' };
+    }
+  }
+  return undefined;
+}
+
+/** Operation 2 body. */
+export const ServiceUpdateRequest = z.strictObject({
+  name: ServiceName.optional(),
+  ipAccessList: listEdit(IpAccessEntry).optional(),
+  privateEndpointIds: listEdit(NonEmptyString).optional(),
+  releaseChannel: z.enum(RELEASE_CHANNELS).optional(),
+  endpoints: z.array(EndpointToggle).optional(),
+  transparentDataEncryptionKeyId: NonEmptyString.optional(),
+  tags: listEdit(Tag)
+    .refine((edit) => (edit.add?.length ?? 0) <= MAX_TAGS, { error: `must add at most ${MAX_TAGS} tags` })
+    .optional(),
+});
+export type ServiceUpdateRequest = z.infer<typeof ServiceUpdateRequest>;
+
+/** Operation 3 body; `awake` is the extension that wakes an idle service. */
+export const SERVICE_COMMANDS = ['start', 'stop', 'awake'] as const;
+export const ServiceStateRequest = z.strictObject({ command: z.enum(SERVICE_COMMANDS) });
+export type ServiceCommand = (typeof SERVICE_COMMANDS)[number];
+
+/** Password reset (extension) takes an empty body. */
+export const PasswordResetRequest = z.strictObject({});
+export const PasswordResetResult = z.looseObject({ password: z.string() });
+
+export const ServiceEndpoint = z.looseObject({
+  protocol: z.string(),
+  host: z.string(),
+  port: z.number(),
+  username: z.string().optional(),
+});
+export type ServiceEndpoint = z.infer<typeof ServiceEndpoint>;
+
+/** The service object as the API returns it; lenient, so new fields do not break clients. */
+export const Service = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  provider: z.string().optional(),
+  region: z.string().optional(),
+  tier: z.string().optional(),
+  state: z.string().optional(),
+  engineVersion: z.string().optional(),
+  endpoints: z.array(ServiceEndpoint).optional(),
+  minTotalMemoryGb: z.number().optional(),
+  maxTotalMemoryGb: z.number().optional(),
+  minReplicaMemoryGb: z.number().optional(),
+  maxReplicaMemoryGb: z.number().optional(),
+  numReplicas: z.number().optional(),
+  idleScaling: z.boolean().optional(),
+  idleTimeoutMinutes: z.number().optional(),
+  ipAccessList: z.array(z.looseObject({ source: z.string(), description: z.string().optional() })).optional(),
+  createdAt: z.string().optional(),
+  encryptionKey: z.string().optional(),
+  encryptionAssumedRoleIdentifier: z.string().optional(),
+  iamRole: z.string().optional(),
+  privateEndpointIds: z.array(z.string()).optional(),
+  availablePrivateEndpointIds: z.array(z.string()).optional(),
+  dataWarehouseId: z.string().optional(),
+  isPrimary: z.boolean().optional(),
+  isReadonly: z.boolean().optional(),
+  releaseChannel: z.string().optional(),
+  byocId: z.string().optional(),
+  hasTransparentDataEncryption: z.boolean().optional(),
+  transparentDataEncryptionKeyId: z.string().optional(),
+  encryptionRoleId: z.string().optional(),
+  profile: z.string().optional(),
+  complianceType: z.string().optional(),
+  tags: z.array(z.looseObject({ key: z.string(), value: z.string() })).optional(),
+});
+export type Service = z.infer<typeof Service>;
+
+/** Operation 1 result: the only place the initial password ever appears. */
+export const ServiceCreateResult = z.looseObject({ service: Service, password: z.string() });
+export type ServiceCreateResult = z.infer<typeof ServiceCreateResult>;
