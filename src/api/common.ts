@@ -1,0 +1,66 @@
+import { z } from 'zod';
+
+export const GROUP = 'sluice.dev';
+export const VERSION = 'v1alpha1';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+
+export const DELETION_POLICIES = ['Delete', 'Orphan'] as const;
+export type DeletionPolicy = (typeof DELETION_POLICIES)[number];
+
+/** A Kubernetes object name (RFC 1123 subdomain), used for references to Secrets in the same namespace. */
+export const ObjectName = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/);
+
+export const LocalObjectReference = z
+  .object({ name: ObjectName.describe('Name of an object in the same namespace.') })
+  .describe('A reference to an object in the same namespace.');
+
+/** Fields every managed kind has in its spec; the generic reconciler reads them, the kinds never do. */
+export const managedSpecFields = (defaultPolicy: DeletionPolicy) => ({
+  deletionPolicy: z
+    .enum(DELETION_POLICIES)
+    .default(defaultPolicy)
+    .describe(
+      `What happens in the cloud when this resource is deleted: Delete removes the cloud resource, Orphan leaves it. Defaults to ${defaultPolicy}.`,
+    ),
+  credentialsRef: LocalObjectReference.optional().describe(
+    "A Secret in this namespace with the API credentials to use instead of the operator's (keys organizationId, keyId, keySecret, managementUrl, alertsUrl, alertsToken).",
+  ),
+});
+
+export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
+export const Condition = z
+  .object({
+    type: z.string().max(316).describe('Type of condition: Ready, Synced or Drifted.'),
+    status: z.enum(CONDITION_STATUSES).describe('True, False or Unknown.'),
+    reason: z.string().max(1024).describe('A CamelCase word saying why the condition has its status.'),
+    message: z.string().max(32768).optional().describe('A sentence for people, with details.'),
+    lastTransitionTime: z.string().describe('When the status last changed (RFC 3339).'),
+    observedGeneration: z
+      .number()
+      .int()
+      .optional()
+      .describe('The metadata.generation this condition was set for.'),
+  })
+  .describe('One aspect of the resource, in the shape Kubernetes uses for conditions.');
+export type Condition = z.infer<typeof Condition>;
+
+/** Fields every managed kind has in its status. */
+export const managedStatusFields = {
+  id: z.string().max(253).optional().describe('The id of the cloud resource this object manages.'),
+  conditions: z
+    .array(Condition)
+    .max(16)
+    .optional()
+    .describe(
+      'Ready: the cloud matches the spec. Synced: the last reconcile succeeded. Drifted: a reported difference.',
+    ),
+  observedGeneration: z
+    .number()
+    .int()
+    .optional()
+    .describe('The metadata.generation the status was last computed for.'),
+};

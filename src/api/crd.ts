@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { GROUP, VERSION } from './common.ts';
+
+type JsonSchema = { [key: string]: unknown };
+
+export interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+}
+
+/** What a kind tells the CRD generator; the zod schemas are the single source of truth. */
+export interface KindSchema {
+  kind: string;
+  plural: string;
+  singular: string;
+  shortNames: string[];
+  description: string;
+  spec: z.ZodType;
+  status: z.ZodType;
+  printerColumns: PrinterColumn[];
+}
+
+const COMMON_COLUMNS: PrinterColumn[] = [
+  { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+  { name: 'Synced', type: 'string', jsonPath: '.status.conditions[?(@.type=="Synced")].status', priority: 1 },
+  { name: 'ID', type: 'string', jsonPath: '.status.id' },
+  { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
+];
+
+/** The CustomResourceDefinition of a kind, ready to apply. */
+export function customResourceDefinition(kind: KindSchema): JsonSchema {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${kind.plural}.${GROUP}` },
+    spec: {
+      group: GROUP,
+      names: {
+        kind: kind.kind,
+        listKind: `${kind.kind}List`,
+        plural: kind.plural,
+        singular: kind.singular,
+        shortNames: kind.shortNames,
+        categories: ['sluice'],
+      },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          subresources: { status: {} },
+          additionalPrinterColumns: [...kind.printerColumns, ...COMMON_COLUMNS],
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              description: kind.description,
+              required: ['spec'],
+              properties: {
+                apiVersion: {
+                  type: 'string',
+                  description: 'APIVersion of this object: sluice.dev/v1alpha1.',
+                },
+                kind: { type: 'string', description: `Kind of this object: ${kind.kind}.` },
+                metadata: { type: 'object' },
+                spec: structuralSchema(kind.spec),
+                status: structuralSchema(kind.status),
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+/**
+ * A zod schema as a Kubernetes structural schema: zod's OpenAPI 3.0 output, then a pass that removes what the
+ * apiserver refuses (`$ref`, `$schema`, `additionalProperties: false` beside `properties`) and states integer
+ * widths the way Kubernetes does (`format: int64` instead of zod's safe-integer bounds).
+ */
+export function structuralSchema(schema: z.ZodType): JsonSchema {
+  const json = z.toJSONSchema(schema, {
+    target: 'openapi-3.0',
+    io: 'input',
+    reused: 'inline',
+    // Refinements (zod .refine) do not reach JSON Schema; a rule that must hold at admission gets a CEL rule.
+    unrepresentable: 'throw',
+  }) as JsonSchema;
+  delete json.$schema;
+  return makeStructural(json, '');
+}
+
+function makeStructural(node: JsonSchema, path: string): JsonSchema {
+  for (const forbidden of ['$ref', 'anyOf', 'oneOf', 'allOf', 'not', '$defs', 'definitions']) {
+    if (forbidden in node)
+      throw new Error(`${path || '<root>'}: "${forbidden}" has no place in a structural schema`);
+  }
+  if (node.properties && node.additionalProperties === false) delete node.additionalProperties;
+  if (node.type === 'integer') {
+    if (node.minimum === Number.MIN_SAFE_INTEGER) delete node.minimum;
+    if (node.maximum === Number.MAX_SAFE_INTEGER) delete node.maximum;
+    node.format ??= 'int64';
+  }
+  if (node.properties) {
+    const properties = node.properties as Record<string, JsonSchema>;
+    for (const [key, child] of Object.entries(properties)) makeStructural(child, `${path}.${key}`);
+  }
+  if (node.items) makeStructural(node.items as JsonSchema, `${path}[]`);
+  if (node.additionalProperties && typeof node.additionalProperties === 'object') {
+    makeStructural(node.additionalProperties as JsonSchema, `${path}{}`);
+  }
+  return node;
+}

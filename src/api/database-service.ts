@@ -1,0 +1,259 @@
+import { z } from 'zod';
+import {
+  BYOC_REPLICA_MEMORY,
+  COMPLIANCE_TYPES,
+  IDLE_TIMEOUT_MINUTES_MIN,
+  MAX_TAGS,
+  NUM_REPLICAS,
+  PROFILES,
+  PROVIDERS,
+  REGIONS,
+  RELEASE_CHANNELS,
+  REPLICA_MEMORY,
+  ServiceName,
+  TIERS,
+  TOGGLEABLE_ENDPOINT_PROTOCOLS,
+  TOTAL_MEMORY,
+} from '../cloud/schemas/service.ts';
+import { LocalObjectReference, managedSpecFields, managedStatusFields } from './common.ts';
+import { immutable, withRules } from './meta.ts';
+
+// The spec mirrors the service creation body of the management API under the same names, so the contract's
+// bounds are enforced at admission by the same constants the emulator and clients use.
+
+const memory = (bounds: { min: number; max: number; step: number }, what: string) =>
+  z
+    .number()
+    .int()
+    .min(bounds.min)
+    .max(bounds.max)
+    .multipleOf(bounds.step)
+    .describe(`${what} in GiB: ${bounds.min}..${bounds.max}, a multiple of ${bounds.step}.`);
+
+const IpAccessEntry = z
+  .object({
+    source: withRules(z.string().max(64).describe('An IP address or CIDR range allowed to connect.'), {
+      rule: 'isIP(self) || isCIDR(self)',
+      message: 'source must be an IP address or CIDR range',
+    }),
+    description: z.string().max(255).optional().describe('What this entry is for.'),
+  })
+  .describe('One allowed address range.');
+
+const ServiceTag = z
+  .object({
+    key: z.string().min(1).max(128).describe('Tag key.'),
+    value: z.string().max(256).describe('Tag value.'),
+  })
+  .describe('A tag on the cloud service.');
+
+const EndpointToggle = z
+  .object({
+    protocol: z.enum(TOGGLEABLE_ENDPOINT_PROTOCOLS).describe('The endpoint protocol to switch.'),
+    enabled: z.boolean().describe('Whether the endpoint is on.'),
+  })
+  .describe('Enables or disables one optional endpoint.');
+
+const byocMemory = BYOC_REPLICA_MEMORY.join(', ');
+
+/** Fields the API offers no way to change after create (api-behaviour.md, plus sizing, which has no operation). */
+export const IMMUTABLE_SERVICE_FIELDS = [
+  'provider',
+  'region',
+  'tier',
+  'byocId',
+  'encryptionKey',
+  'encryptionAssumedRoleIdentifier',
+  'backupId',
+  'dataWarehouseId',
+  'isReadonly',
+  'complianceType',
+  'hasTransparentDataEncryption',
+  'profile',
+  'minTotalMemoryGb',
+  'maxTotalMemoryGb',
+  'minReplicaMemoryGb',
+  'maxReplicaMemoryGb',
+  'numReplicas',
+  'idleScaling',
+  'idleTimeoutMinutes',
+] as const;
+
+export const DESIRED_SERVICE_STATES = ['Running', 'Stopped'] as const;
+
+export const DatabaseServiceSpec = withRules(
+  z
+    .object({
+      name: ServiceName.describe(
+        'The service name in the cloud: letters, digits and spaces, up to 50 characters.',
+      ),
+      provider: z.enum(PROVIDERS).describe('Cloud provider.'),
+      region: z.enum(REGIONS).describe('Region the service runs in.'),
+      tier: z.enum(TIERS).optional().describe('Deprecated service tier; accepted for older manifests.'),
+      ipAccessList: z
+        .array(IpAccessEntry)
+        .max(500)
+        .optional()
+        .describe('Addresses allowed to connect. Edited in place with minimal add/remove changes.'),
+      minTotalMemoryGb: memory(TOTAL_MEMORY, 'Deprecated minimum total memory').optional(),
+      maxTotalMemoryGb: memory(TOTAL_MEMORY, 'Deprecated maximum total memory').optional(),
+      minReplicaMemoryGb: memory(REPLICA_MEMORY, 'Minimum memory per replica').optional(),
+      maxReplicaMemoryGb: memory(REPLICA_MEMORY, 'Maximum memory per replica').optional(),
+      numReplicas: z
+        .number()
+        .int()
+        .min(NUM_REPLICAS.min)
+        .max(NUM_REPLICAS.max)
+        .optional()
+        .describe(
+          `Number of replicas, ${NUM_REPLICAS.min}..${NUM_REPLICAS.max}; at least ${NUM_REPLICAS.firstInWarehouseMin} for the first service in a warehouse.`,
+        ),
+      idleScaling: z
+        .boolean()
+        .optional()
+        .describe('Whether the service may idle when unused (the cloud defaults to true).'),
+      idleTimeoutMinutes: z
+        .number()
+        .int()
+        .min(IDLE_TIMEOUT_MINUTES_MIN)
+        .optional()
+        .describe(`Minutes without queries before the service idles; at least ${IDLE_TIMEOUT_MINUTES_MIN}.`),
+      releaseChannel: z
+        .enum(RELEASE_CHANNELS)
+        .optional()
+        .describe('Upgrade channel; production services only.'),
+      endpoints: z
+        .array(EndpointToggle)
+        .max(8)
+        .optional()
+        .describe('Optional endpoints to enable or disable.'),
+      privateEndpointIds: z
+        .array(z.string().min(1).max(256).describe('A private endpoint id.'))
+        .max(100)
+        .optional()
+        .describe('Private endpoints associated with the service.'),
+      dataWarehouseId: z
+        .uuid()
+        .optional()
+        .describe('An existing warehouse to join; without it the service starts its own.'),
+      isReadonly: z.boolean().optional().describe('Make the service read-only; only with dataWarehouseId.'),
+      backupId: z.uuid().optional().describe('Create the service from this backup.'),
+      byocId: z
+        .string()
+        .min(1)
+        .max(256)
+        .optional()
+        .describe(`Bring-your-own-cloud region id; then replica memory must be one of ${byocMemory}.`),
+      encryptionKey: z
+        .string()
+        .min(1)
+        .max(2048)
+        .optional()
+        .describe('Customer disk encryption key identifier.'),
+      encryptionAssumedRoleIdentifier: z
+        .string()
+        .min(1)
+        .max(2048)
+        .optional()
+        .describe('Role assumed for disk encryption.'),
+      hasTransparentDataEncryption: z
+        .boolean()
+        .optional()
+        .describe('Enable transparent data encryption; top organization tier, at creation only.'),
+      transparentDataEncryptionKeyId: z
+        .string()
+        .min(1)
+        .max(2048)
+        .optional()
+        .describe('Rotate transparent data encryption to this key id.'),
+      profile: z.enum(PROFILES).optional().describe('Hardware profile; top organization tier only.'),
+      complianceType: z.enum(COMPLIANCE_TYPES).optional().describe('Compliance regime of the service.'),
+      tags: z
+        .array(ServiceTag)
+        .max(MAX_TAGS - 1)
+        .optional()
+        .describe('Tags on the cloud service (one more, sluice.dev/uid, is added by sluice).'),
+      state: z
+        .enum(DESIRED_SERVICE_STATES)
+        .default('Running')
+        .describe('Desired state: Running or Stopped. Defaults to Running.'),
+      ...managedSpecFields('Orphan'),
+      connectionSecret: LocalObjectReference.optional().describe(
+        'Secret to write connection details to (username, password, host, port, one host/port per protocol). Defaults to <metadata.name>-connection.',
+      ),
+    })
+    .describe('The desired database service.'),
+  {
+    rule: '!has(self.isReadonly) || has(self.dataWarehouseId)',
+    message: 'isReadonly is allowed only when dataWarehouseId is given',
+    fieldPath: '.isReadonly',
+  },
+  {
+    rule: `!has(self.byocId) || (has(self.minReplicaMemoryGb) && has(self.maxReplicaMemoryGb) && self.minReplicaMemoryGb in [${byocMemory}] && self.maxReplicaMemoryGb in [${byocMemory}])`,
+    message: `minReplicaMemoryGb and maxReplicaMemoryGb are required with byocId and must each be one of ${byocMemory}`,
+    fieldPath: '.byocId',
+  },
+  {
+    rule: '!has(self.minReplicaMemoryGb) || !has(self.maxReplicaMemoryGb) || self.minReplicaMemoryGb <= self.maxReplicaMemoryGb',
+    message: 'minReplicaMemoryGb must not exceed maxReplicaMemoryGb',
+    fieldPath: '.minReplicaMemoryGb',
+  },
+  {
+    rule: '!has(self.minTotalMemoryGb) || !has(self.maxTotalMemoryGb) || self.minTotalMemoryGb <= self.maxTotalMemoryGb',
+    message: 'minTotalMemoryGb must not exceed maxTotalMemoryGb',
+    fieldPath: '.minTotalMemoryGb',
+  },
+  {
+    rule: `!has(self.numReplicas) || has(self.dataWarehouseId) || self.numReplicas >= ${NUM_REPLICAS.firstInWarehouseMin}`,
+    message: `numReplicas must be at least ${NUM_REPLICAS.firstInWarehouseMin} for the first service in a warehouse`,
+    fieldPath: '.numReplicas',
+  },
+  {
+    rule: "!has(self.releaseChannel) || !has(self.tier) || self.tier != 'development'",
+    message: 'releaseChannel is allowed only for production services',
+    fieldPath: '.releaseChannel',
+  },
+  ...IMMUTABLE_SERVICE_FIELDS.map(immutable),
+);
+export type DatabaseServiceSpec = z.infer<typeof DatabaseServiceSpec>;
+
+const StatusEndpoint = z
+  .object({
+    protocol: z.string().max(64).describe('Protocol, e.g. https, nativesecure, mysql.'),
+    host: z.string().max(253).describe('Host name.'),
+    port: z.number().int().describe('Port.'),
+    username: z.string().max(256).optional().describe('User name for this endpoint.'),
+  })
+  .describe('One endpoint the service answers on.');
+
+export const DatabaseServiceStatus = z
+  .object({
+    ...managedStatusFields,
+    state: z
+      .string()
+      .max(64)
+      .optional()
+      .describe("The service's state as the cloud reports it (e.g. running, stopped)."),
+    endpoints: z.array(StatusEndpoint).max(16).optional().describe('Endpoints as the cloud reports them.'),
+    engineVersion: z.string().max(64).optional().describe('Database engine version.'),
+    dataWarehouseId: z.string().max(64).optional().describe('The warehouse the service belongs to.'),
+    privateEndpointIds: z
+      .array(z.string().max(256).describe('A private endpoint id.'))
+      .max(100)
+      .optional()
+      .describe('Private endpoints as the cloud reports them.'),
+    ipAccessList: z
+      .array(
+        z
+          .object({
+            source: z.string().max(64).describe('Address or range.'),
+            description: z.string().max(255).optional().describe('Description.'),
+          })
+          .describe('An allowed address range.'),
+      )
+      .max(500)
+      .optional()
+      .describe('The IP access list as the cloud reports it.'),
+  })
+  .describe('What sluice last observed in the cloud.');
+export type DatabaseServiceStatus = z.infer<typeof DatabaseServiceStatus>;

@@ -1,0 +1,22 @@
+import type { z } from 'zod';
+
+/** A CEL rule as the apiserver takes it: checked at admission, `message` shown to the user. */
+export interface CelRule {
+  rule: string;
+  message: string;
+  /** Set for rules that compare with the stored object, so the field can be named in the error path. */
+  fieldPath?: string;
+}
+
+/** Attaches CEL rules to a schema; they land in the CRD as `x-kubernetes-validations`. */
+export const withRules = <T extends z.ZodType>(schema: T, ...rules: CelRule[]): T =>
+  schema.meta({ 'x-kubernetes-validations': rules });
+
+/** A field that the cloud fixes at creation: changing, adding or removing it later is refused at admission. */
+export function immutable(field: string): CelRule {
+  return {
+    rule: `has(self.${field}) == has(oldSelf.${field}) && (!has(self.${field}) || self.${field} == oldSelf.${field})`,
+    message: `${field} cannot change after the resource is created`,
+    fieldPath: `.${field}`,
+  };
+}
