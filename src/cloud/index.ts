@@ -1,0 +1,9 @@
+// The cloud clients: typed management and alerting clients on undici, with quota, retries and redaction.
+export * from './errors.ts';
+export * from './hooks.ts';
+export * from './http.ts';
+export * from './logging.ts';
+export * from './quota.ts';
+export * from './retry.ts';
+export * from './management-client.ts';
+export * from './alerting-client.ts';

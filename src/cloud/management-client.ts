@@ -1,0 +1,364 @@
+import { z } from 'zod';
+import { codeForStatus, parseManagementErrorText } from './errors.ts';
+import {
+  basicAuthorization,
+  type CallOptions,
+  type ClientOptions,
+  CloudClient,
+  type Dialect,
+  HttpCore,
+  type HttpMethod,
+  type RequestSpec,
+} from './http.ts';
+import { MANAGEMENT_QUOTA, quotaKey } from './quota.ts';
+import { ManagementErrorBody, managementEnvelope } from './schemas/common.ts';
+import {
+  PasswordResetResult,
+  Service,
+  ServiceCreateResult,
+  type ServiceCommand,
+  type ServiceCreateRequest,
+  type ServiceUpdateRequest,
+} from './schemas/service.ts';
+import {
+  Pipe,
+  PipeSettingsResult,
+  type PipeCommand,
+  type PipeCreateRequest,
+  type PipeSettings,
+  type PipeUpdateRequest,
+} from './schemas/pipe.ts';
+import {
+  ReversePrivateEndpoint,
+  type ReversePrivateEndpointCreateRequest,
+} from './schemas/reverse-private-endpoint.ts';
+import { QueryEndpoint, type QueryEndpointRequest } from './schemas/query-endpoint.ts';
+
+export interface ManagementConfig {
+  /** e.g. `https://api.example.cloud` or the emulator's URL; a path prefix is kept. */
+  baseUrl: string;
+  organizationId: string;
+  keyId: string;
+  keySecret: string;
+}
+
+/** Request bodies as callers write them (zod input types: defaults optional). */
+export type ServiceCreateBody = z.input<typeof ServiceCreateRequest>;
+export type ServiceUpdateBody = z.input<typeof ServiceUpdateRequest>;
+export type PipeCreateBody = z.input<typeof PipeCreateRequest>;
+export type PipeUpdateBody = z.input<typeof PipeUpdateRequest>;
+export type PipeSettingsBody = z.input<typeof PipeSettings>;
+export type ReversePrivateEndpointCreateBody = z.input<typeof ReversePrivateEndpointCreateRequest>;
+export type QueryEndpointBody = z.input<typeof QueryEndpointRequest>;
+export type PasswordResetResult = z.infer<typeof PasswordResetResult>;
+export type PipeSettingsResult = z.infer<typeof PipeSettingsResult>;
+
+/** A tag filter: `{env: 'prod'}` or `[{key: 'env', value: 'prod'}]`; all must match. */
+export type TagFilter = Record<string, string> | ReadonlyArray<{ key: string; value: string }>;
+
+const ORG = '/v1/organizations/:organizationId';
+const SERVICES = `${ORG}/services`;
+const SERVICE = `${SERVICES}/:serviceId`;
+const PIPES = `${SERVICE}/pipes`;
+const PIPE = `${PIPES}/:pipeId`;
+const RPES = `${SERVICE}/pipesReversePrivateEndpoints`;
+const RPE = `${RPES}/:reversePrivateEndpointId`;
+const QUERY_ENDPOINT = `${SERVICE}/serviceQueryEndpoint`;
+
+/** Route patterns of the management API (as the emulator's call log names them). */
+export const MANAGEMENT_ROUTES = {
+  services: SERVICES,
+  service: SERVICE,
+  serviceState: `${SERVICE}/state`,
+  servicePassword: `${SERVICE}/password`,
+  pipes: PIPES,
+  pipe: PIPE,
+  pipeState: `${PIPE}/state`,
+  pipeSettings: `${PIPE}/settings`,
+  reversePrivateEndpoints: RPES,
+  reversePrivateEndpoint: RPE,
+  queryEndpoint: QUERY_ENDPOINT,
+} as const;
+
+const EnvelopeOfUnknown = managementEnvelope(z.unknown());
+
+/** `{status, requestId, result}` successes; `{status, error: "CODE: message", requestId}` errors. */
+export const managementDialect: Dialect = {
+  api: 'management',
+  unwrap(body) {
+    const parsed = EnvelopeOfUnknown.safeParse(body);
+    if (!parsed.success) return { ok: false, problem: 'not a {status, requestId, result} envelope' };
+    return { ok: true, value: parsed.data.result, requestId: parsed.data.requestId };
+  },
+  describeError(status, text) {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    const body = ManagementErrorBody.safeParse(json);
+    if (body.success) {
+      const parsed = parseManagementErrorText(body.data.error);
+      const requestId = body.data.requestId;
+      const described = parsed ?? { code: codeForStatus(status), message: body.data.error };
+      return requestId === undefined ? described : { ...described, requestId };
+    }
+    return { code: codeForStatus(status), message: text.trim().slice(0, 500) || `HTTP ${status}` };
+  },
+};
+
+/**
+ * The management API (services, pipes, reverse private endpoints, query endpoints), contract operations and
+ * the extensions the real service has. Every method throws a `CloudError` subclass on failure (`ApiError`
+ * for an error answer; `isNotFound(err)` etc. classify it).
+ */
+export class ManagementClient extends CloudClient {
+  readonly organizationId: string;
+
+  constructor(config: ManagementConfig, options: ClientOptions = {}) {
+    const authorization = basicAuthorization(config.keyId, config.keySecret);
+    super(
+      new HttpCore(
+        {
+          dialect: managementDialect,
+          baseUrl: config.baseUrl,
+          authorization,
+          secrets: [config.keySecret, authorization.slice('Basic '.length)],
+          quotaKey: quotaKey('management', config.baseUrl, { keyId: config.keyId }),
+          defaultQuota: MANAGEMENT_QUOTA,
+        },
+        options,
+      ),
+    );
+    this.organizationId = config.organizationId;
+  }
+
+  // ---- services -------------------------------------------------------------------------------------
+
+  /** Operation 1. NOT idempotent: after an `AmbiguousRequestError` look (e.g. by tag) before creating again. */
+  createService(body: ServiceCreateBody, options?: CallOptions): Promise<ServiceCreateResult> {
+    return this.send('POST', SERVICES, {}, { body, schema: ServiceCreateResult, idempotent: false }, options);
+  }
+
+  /** Extension. */
+  getService(serviceId: string, options?: CallOptions): Promise<Service> {
+    return this.send('GET', SERVICE, { serviceId }, { schema: Service }, options);
+  }
+
+  /** Extension: all services of the organization, optionally only those carrying every given tag. */
+  listServices(params: { tags?: TagFilter } = {}, options?: CallOptions): Promise<Service[]> {
+    const query = toTags(params.tags).map(({ key, value }) => ['filter', `tag:${key}=${value}`] as const);
+    return this.send('GET', SERVICES, {}, { schema: z.array(Service), query }, options);
+  }
+
+  /** Operation 2. List fields take `{add, remove}` edits. */
+  updateService(serviceId: string, body: ServiceUpdateBody, options?: CallOptions): Promise<Service> {
+    return this.send('PATCH', SERVICE, { serviceId }, { body, schema: Service }, options);
+  }
+
+  /** Operation 3 (`awake` is an extension). */
+  changeServiceState(serviceId: string, command: ServiceCommand, options?: CallOptions): Promise<Service> {
+    return this.send(
+      'PATCH',
+      `${SERVICE}/state`,
+      { serviceId },
+      { body: { command }, schema: Service },
+      options,
+    );
+  }
+
+  /** Extension. Asynchronous: the service goes terminating, then GET answers 404. */
+  async deleteService(serviceId: string, options?: CallOptions): Promise<void> {
+    await this.send('DELETE', SERVICE, { serviceId }, { schema: z.unknown(), envelope: false }, options);
+  }
+
+  /** Extension: a new password for the default user (only ever returned here). */
+  resetServicePassword(serviceId: string, options?: CallOptions): Promise<PasswordResetResult> {
+    return this.send(
+      'PATCH',
+      `${SERVICE}/password`,
+      { serviceId },
+      { body: {}, schema: PasswordResetResult },
+      options,
+    );
+  }
+
+  // ---- pipes ----------------------------------------------------------------------------------------
+
+  /** Operation 4. NOT idempotent: after an `AmbiguousRequestError` list the pipes before creating again. */
+  createPipe(serviceId: string, body: PipeCreateBody, options?: CallOptions): Promise<Pipe> {
+    return this.send('POST', PIPES, { serviceId }, { body, schema: Pipe, idempotent: false }, options);
+  }
+
+  /** Operation 5. */
+  listPipes(serviceId: string, options?: CallOptions): Promise<Pipe[]> {
+    return this.send('GET', PIPES, { serviceId }, { schema: z.array(Pipe) }, options);
+  }
+
+  /** Operation 6. */
+  getPipe(serviceId: string, pipeId: string, options?: CallOptions): Promise<Pipe> {
+    return this.send('GET', PIPE, { serviceId, pipeId }, { schema: Pipe }, options);
+  }
+
+  /** Extension: name, fieldMappings, destination.columns, scaling and source credentials. */
+  updatePipe(serviceId: string, pipeId: string, body: PipeUpdateBody, options?: CallOptions): Promise<Pipe> {
+    return this.send('PATCH', PIPE, { serviceId, pipeId }, { body, schema: Pipe }, options);
+  }
+
+  /** Extension. */
+  changePipeState(
+    serviceId: string,
+    pipeId: string,
+    command: PipeCommand,
+    options?: CallOptions,
+  ): Promise<Pipe> {
+    return this.send(
+      'PATCH',
+      `${PIPE}/state`,
+      { serviceId, pipeId },
+      { body: { command }, schema: Pipe },
+      options,
+    );
+  }
+
+  /** The contract's delete (method and path from the real service). */
+  async deletePipe(serviceId: string, pipeId: string, options?: CallOptions): Promise<void> {
+    await this.send('DELETE', PIPE, { serviceId, pipeId }, { schema: z.unknown(), envelope: false }, options);
+  }
+
+  /** Extension. */
+  getPipeSettings(serviceId: string, pipeId: string, options?: CallOptions): Promise<PipeSettingsResult> {
+    return this.send(
+      'GET',
+      `${PIPE}/settings`,
+      { serviceId, pipeId },
+      { schema: PipeSettingsResult },
+      options,
+    );
+  }
+
+  /** Operation 7: a merge (omitted keys keep their value, `null` resets one). */
+  putPipeSettings(
+    serviceId: string,
+    pipeId: string,
+    settings: PipeSettingsBody,
+    options?: CallOptions,
+  ): Promise<PipeSettingsResult> {
+    return this.send(
+      'PUT',
+      `${PIPE}/settings`,
+      { serviceId, pipeId },
+      { body: settings, schema: PipeSettingsResult },
+      options,
+    );
+  }
+
+  // ---- reverse private endpoints --------------------------------------------------------------------
+
+  /** Extension. NOT idempotent. */
+  createReversePrivateEndpoint(
+    serviceId: string,
+    body: ReversePrivateEndpointCreateBody,
+    options?: CallOptions,
+  ): Promise<ReversePrivateEndpoint> {
+    return this.send(
+      'POST',
+      RPES,
+      { serviceId },
+      { body, schema: ReversePrivateEndpoint, idempotent: false },
+      options,
+    );
+  }
+
+  /** Extension. */
+  listReversePrivateEndpoints(serviceId: string, options?: CallOptions): Promise<ReversePrivateEndpoint[]> {
+    return this.send('GET', RPES, { serviceId }, { schema: z.array(ReversePrivateEndpoint) }, options);
+  }
+
+  /** Operation 8. */
+  getReversePrivateEndpoint(
+    serviceId: string,
+    reversePrivateEndpointId: string,
+    options?: CallOptions,
+  ): Promise<ReversePrivateEndpoint> {
+    return this.send(
+      'GET',
+      RPE,
+      { serviceId, reversePrivateEndpointId },
+      { schema: ReversePrivateEndpoint },
+      options,
+    );
+  }
+
+  /** Extension. */
+  async deleteReversePrivateEndpoint(
+    serviceId: string,
+    reversePrivateEndpointId: string,
+    options?: CallOptions,
+  ): Promise<void> {
+    await this.send(
+      'DELETE',
+      RPE,
+      { serviceId, reversePrivateEndpointId },
+      { schema: z.unknown(), envelope: false },
+      options,
+    );
+  }
+
+  // ---- query endpoint -------------------------------------------------------------------------------
+
+  /** Operation 9: an upsert that replaces the whole configuration, hence idempotent (retried freely). */
+  upsertQueryEndpoint(
+    serviceId: string,
+    body: QueryEndpointBody,
+    options?: CallOptions,
+  ): Promise<QueryEndpoint> {
+    return this.send(
+      'POST',
+      QUERY_ENDPOINT,
+      { serviceId },
+      { body, schema: QueryEndpoint, idempotent: true },
+      options,
+    );
+  }
+
+  /** Extension; 404 when the service has none. */
+  getQueryEndpoint(serviceId: string, options?: CallOptions): Promise<QueryEndpoint> {
+    return this.send('GET', QUERY_ENDPOINT, { serviceId }, { schema: QueryEndpoint }, options);
+  }
+
+  /** Extension. */
+  async deleteQueryEndpoint(serviceId: string, options?: CallOptions): Promise<void> {
+    await this.send(
+      'DELETE',
+      QUERY_ENDPOINT,
+      { serviceId },
+      { schema: z.unknown(), envelope: false },
+      options,
+    );
+  }
+
+  private send<T>(
+    method: HttpMethod,
+    route: string,
+    params: Record<string, string>,
+    spec: Omit<RequestSpec<T>, 'method' | 'route' | 'params'>,
+    options?: CallOptions,
+  ): Promise<T> {
+    return this.http.call(
+      { ...spec, method, route, params: { organizationId: this.organizationId, ...params } },
+      options,
+    );
+  }
+}
+
+function toTags(tags: TagFilter | undefined): ReadonlyArray<{ key: string; value: string }> {
+  if (tags === undefined) return [];
+  if (isTagList(tags)) return tags;
+  return Object.entries(tags).map(([key, value]) => ({ key, value }));
+}
+
+function isTagList(tags: TagFilter): tags is ReadonlyArray<{ key: string; value: string }> {
+  return Array.isArray(tags);
+}

@@ -1,0 +1,299 @@
+import { createHash } from 'node:crypto';
+
+/**
+ * Who is waiting for the budget: `user` (a change a person asked for) goes before `poll` (observing cloud
+ * state, drift checks), which goes before `background` (housekeeping).
+ */
+export const PRIORITIES = ['user', 'poll', 'background'] as const;
+export type Priority = (typeof PRIORITIES)[number];
+
+/** The time source of the scheduler (structurally the runtime's `Clock`; tests pass a manual one). */
+export interface QuotaClock {
+  /** Milliseconds; only differences matter. */
+  now(): number;
+  setTimeout(callback: () => void, delayMs: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const systemQuotaClock: QuotaClock = {
+  now: () => performance.now(),
+  setTimeout: (callback, delayMs) => globalThis.setTimeout(callback, delayMs),
+  clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>),
+};
+
+export interface QuotaLimit {
+  /** At most this many requests start ... */
+  requests: number;
+  /** ... in any window of this length. */
+  windowMs: number;
+  /**
+   * Extra time a spent slot stays spent, covering the jitter between when a request starts here and when the
+   * server counts it. Default 100 ms.
+   */
+  safetyMarginMs?: number;
+}
+
+/** The management API's limit: 10 requests per 10 s per key. */
+export const MANAGEMENT_QUOTA: QuotaLimit = { requests: 10, windowMs: 10_000, safetyMarginMs: 100 };
+/** The alerting API's limit: 100 requests per minute per token. */
+export const ALERTING_QUOTA: QuotaLimit = { requests: 100, windowMs: 60_000, safetyMarginMs: 100 };
+
+/** A granted slot. Call `release()` once the request is over (answered, failed or abandoned). */
+export interface QuotaTicket {
+  /** How long the caller waited for its slot, in ms (0 when one was free). */
+  waitedMs: number;
+  /** Slots left right after this grant. */
+  remaining: number;
+  /**
+   * The request is over. The slot stays spent for `windowMs + safetyMarginMs` from now, because the server
+   * counted it at some moment before now. `sent: false` (the request provably never left, e.g. connection
+   * refused) hands the slot back at once. Idempotent.
+   */
+  release(sent?: boolean): void;
+}
+
+interface Waiter {
+  priority: Priority;
+  enqueuedAt: number;
+  resolve: (ticket: QuotaTicket) => void;
+  detach: () => void;
+}
+
+/** A spent slot: in flight until `releasedAt` is set, then held for the window after that. */
+interface Slot {
+  releasedAt: number | undefined;
+}
+
+/**
+ * Spends one API key's request budget so that a well-behaved process never earns a 429.
+ *
+ * The server counts requests in FIXED windows (a window opens with the first request and admits N until it
+ * ends). A token bucket (capacity N, refill N/W) can start 2N−1 requests inside one such window, so this is a
+ * sliding-window scheme instead: there are N slots; a request holds one from the moment it is granted until
+ * `windowMs + safetyMarginMs` after it FINISHED. The server saw the request at some moment between grant and
+ * finish, so two requests using the same slot reach the server at least W apart, and any interval of length
+ * W — in particular every fixed window, whatever its alignment — sees at most N of them. Holding from the
+ * finish rather than from the start makes this hold whatever the latency (a cold connection that delays one
+ * request by a second cannot squeeze two batches into one server window).
+ *
+ * Waiting callers are served by priority (`user` → `poll` → `background`), first come first served within a
+ * priority. One scheduler exists per key (see `QuotaRegistry`) and is shared by every client of that key.
+ */
+export class QuotaScheduler {
+  readonly key: string;
+  readonly limit: Required<QuotaLimit>;
+  private readonly clock: QuotaClock;
+  private slots: Slot[] = [];
+  private readonly queues: Record<Priority, Waiter[]> = { user: [], poll: [], background: [] };
+  private pausedUntil = -Infinity;
+  private timer: unknown;
+  private timerAt = Infinity;
+
+  constructor(key: string, limit: QuotaLimit, clock: QuotaClock = systemQuotaClock) {
+    if (!(limit.requests >= 1) || !Number.isInteger(limit.requests)) {
+      throw new RangeError(`quota requests must be a positive integer, got ${limit.requests}`);
+    }
+    if (!(limit.windowMs > 0)) throw new RangeError(`quota windowMs must be positive, got ${limit.windowMs}`);
+    this.key = key;
+    this.limit = { safetyMarginMs: 100, ...limit };
+    this.clock = clock;
+  }
+
+  /**
+   * Resolves when the caller may start one request; the ticket must be released when it is over. Rejects
+   * with the signal's reason if the signal aborts first.
+   */
+  acquire(priority: Priority = 'user', signal?: AbortSignal): Promise<QuotaTicket> {
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const now = this.clock.now();
+    this.prune(now);
+    if (this.waiting() === 0 && this.canGrant(now)) return Promise.resolve(this.grant(0));
+    return new Promise<QuotaTicket>((resolve, reject) => {
+      const waiter: Waiter = { priority, enqueuedAt: now, resolve, detach: () => {} };
+      if (signal) {
+        const onAbort = () => {
+          const queue = this.queues[priority];
+          const index = queue.indexOf(waiter);
+          if (index >= 0) queue.splice(index, 1);
+          reject(signal.reason);
+          this.schedule();
+        };
+        signal.addEventListener('abort', onAbort, { once: true });
+        waiter.detach = () => signal.removeEventListener('abort', onAbort);
+      }
+      this.queues[priority].push(waiter);
+      this.pump();
+    });
+  }
+
+  /** Slots that could be granted right now. */
+  remaining(): number {
+    const now = this.clock.now();
+    this.prune(now);
+    if (now < this.pausedUntil) return 0;
+    return Math.max(0, this.limit.requests - this.slots.length);
+  }
+
+  /** Requests granted and not yet released. */
+  inFlight(): number {
+    return this.slots.filter((slot) => slot.releasedAt === undefined).length;
+  }
+
+  /** Callers waiting, per priority. */
+  pending(): Record<Priority, number> {
+    return {
+      user: this.queues.user.length,
+      poll: this.queues.poll.length,
+      background: this.queues.background.length,
+    };
+  }
+
+  /**
+   * The server said 429 anyway (another process uses the same key, or the limit is lower than configured):
+   * grant nothing for `delayMs`.
+   */
+  pause(delayMs: number): void {
+    const until = this.clock.now() + Math.max(0, delayMs);
+    if (until <= this.pausedUntil) return;
+    this.pausedUntil = until;
+    this.schedule();
+  }
+
+  private grant(waitedMs: number): QuotaTicket {
+    const slot: Slot = { releasedAt: undefined };
+    this.slots.push(slot);
+    let released = false;
+    return {
+      waitedMs,
+      remaining: Math.max(0, this.limit.requests - this.slots.length),
+      release: (sent = true) => {
+        if (released) return;
+        released = true;
+        if (sent) slot.releasedAt = this.clock.now();
+        else this.slots = this.slots.filter((s) => s !== slot);
+        this.pump();
+      },
+    };
+  }
+
+  private waiting(): number {
+    return this.queues.user.length + this.queues.poll.length + this.queues.background.length;
+  }
+
+  private holdMs(): number {
+    return this.limit.windowMs + this.limit.safetyMarginMs;
+  }
+
+  private prune(now: number): void {
+    const hold = this.holdMs();
+    if (this.slots.some((slot) => slot.releasedAt !== undefined && slot.releasedAt + hold <= now)) {
+      this.slots = this.slots.filter((slot) => slot.releasedAt === undefined || slot.releasedAt + hold > now);
+    }
+  }
+
+  private canGrant(now: number): boolean {
+    return now >= this.pausedUntil && this.slots.length < this.limit.requests;
+  }
+
+  private next(): Waiter | undefined {
+    for (const priority of PRIORITIES) {
+      const waiter = this.queues[priority].shift();
+      if (waiter) return waiter;
+    }
+    return undefined;
+  }
+
+  private pump(): void {
+    const now = this.clock.now();
+    this.prune(now);
+    while (this.waiting() > 0 && this.canGrant(now)) {
+      const waiter = this.next()!;
+      waiter.detach();
+      waiter.resolve(this.grant(now - waiter.enqueuedAt));
+    }
+    this.schedule();
+  }
+
+  /** One timer, set for the moment the next waiter can be served (none while every slot is in flight). */
+  private schedule(): void {
+    if (this.waiting() === 0) {
+      this.clearTimer();
+      return;
+    }
+    const now = this.clock.now();
+    let at = this.pausedUntil;
+    if (this.slots.length >= this.limit.requests) {
+      let firstFree = Infinity;
+      for (const slot of this.slots) {
+        if (slot.releasedAt !== undefined) firstFree = Math.min(firstFree, slot.releasedAt + this.holdMs());
+      }
+      // All in flight: a release() will pump.
+      if (firstFree === Infinity) {
+        this.clearTimer();
+        return;
+      }
+      at = Math.max(at, firstFree);
+    }
+    at = Math.max(at, now);
+    if (this.timer !== undefined && this.timerAt === at) return;
+    this.clearTimer();
+    this.timerAt = at;
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      this.pump();
+    }, at - now);
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.timerAt = Infinity;
+  }
+}
+
+/**
+ * One scheduler per key, shared by every client of that key in the process (several controllers spend one
+ * budget). The first registration of a key fixes its limit.
+ */
+export class QuotaRegistry {
+  private readonly schedulers = new Map<string, QuotaScheduler>();
+
+  constructor(private readonly clock: QuotaClock = systemQuotaClock) {}
+
+  get(key: string, limit: QuotaLimit): QuotaScheduler {
+    let scheduler = this.schedulers.get(key);
+    if (!scheduler) {
+      scheduler = new QuotaScheduler(key, limit, this.clock);
+      this.schedulers.set(key, scheduler);
+    }
+    return scheduler;
+  }
+
+  keys(): string[] {
+    return [...this.schedulers.keys()];
+  }
+
+  clear(): void {
+    this.schedulers.clear();
+  }
+}
+
+/** The process-wide registry clients use unless given another. */
+export const defaultQuotaRegistry = new QuotaRegistry();
+
+/**
+ * The registry key of a budget: the API, its base URL and the identity the server counts by. Bearer tokens
+ * are secret, so they are hashed before becoming part of a key (keys end up in metrics labels and logs).
+ */
+export function quotaKey(
+  api: string,
+  baseUrl: string,
+  identity: { keyId: string } | { token: string },
+): string {
+  const who =
+    'keyId' in identity
+      ? identity.keyId
+      : `token-sha256:${createHash('sha256').update(identity.token).digest('hex').slice(0, 12)}`;
+  return `${api} ${new URL(baseUrl).origin} ${who}`;
+}

@@ -1,0 +1,169 @@
+import type { NetworkFailure } from './errors.ts';
+
+/** How a client retries transient failures. */
+export interface RetryPolicy {
+  /** Total attempts including the first; 1 disables retries. */
+  maxAttempts: number;
+  /** Backoff base: the first retry waits up to this long. */
+  baseDelayMs: number;
+  /** Backoff cap: no computed backoff exceeds this. */
+  maxDelayMs: number;
+  /**
+   * A server-advised wait (429 `Retry-After`) longer than this is not slept through: the 429 surfaces so the
+   * caller can requeue instead of holding a worker.
+   */
+  maxRetryAfterMs: number;
+}
+
+export const DEFAULT_RETRY_POLICY: RetryPolicy = {
+  maxAttempts: 5,
+  baseDelayMs: 200,
+  maxDelayMs: 10_000,
+  maxRetryAfterMs: 60_000,
+};
+
+/**
+ * Exponential backoff with full jitter (AWS architecture blog): a uniform draw from
+ * `[0, min(cap, base · 2^(retry-1)))`. `retry` counts retries, starting at 1.
+ */
+export function backoffDelay(
+  retry: number,
+  policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>,
+  random: () => number = Math.random,
+): number {
+  const exponent = Math.max(0, retry - 1);
+  // 2 ** 1100 is Infinity; Math.min keeps the ceiling finite.
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** exponent);
+  return Math.floor(random() * ceiling);
+}
+
+/**
+ * The wait a 429 or 503 asks for, in ms: the larger of `Retry-After` (delta seconds or an HTTP date) and
+ * `X-RateLimit-Reset` (seconds until the window resets). Undefined when neither header is usable.
+ */
+export function parseRetryAfter(
+  headers: Record<string, string | string[] | undefined>,
+  nowEpochMs: number = Date.now(),
+): number | undefined {
+  const candidates: number[] = [];
+  const retryAfter = firstHeader(headers, 'retry-after');
+  if (retryAfter !== undefined) {
+    const ms = parseDeltaOrDate(retryAfter, nowEpochMs);
+    if (ms !== undefined) candidates.push(ms);
+  }
+  const reset = firstHeader(headers, 'x-ratelimit-reset');
+  if (reset !== undefined) {
+    const ms = parseResetSeconds(reset, nowEpochMs);
+    if (ms !== undefined) candidates.push(ms);
+  }
+  return candidates.length ? Math.max(...candidates) : undefined;
+}
+
+function firstHeader(
+  headers: Record<string, string | string[] | undefined>,
+  name: string,
+): string | undefined {
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() !== name) continue;
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined && first.trim() !== '') return first.trim();
+  }
+  return undefined;
+}
+
+function parseDeltaOrDate(value: string, nowEpochMs: number): number | undefined {
+  if (/^\d+(\.\d+)?$/.test(value)) return Math.ceil(Number(value) * 1000);
+  // An HTTP date names a weekday and a month; bare numbers (e.g. '-3') are not dates, whatever Date.parse says.
+  if (!/[A-Za-z]{3}/.test(value)) return undefined;
+  const date = Date.parse(value);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, date - nowEpochMs);
+}
+
+/** Delta seconds; a value that looks like a Unix epoch (> 1e9) is read as an absolute time. */
+function parseResetSeconds(value: string, nowEpochMs: number): number | undefined {
+  if (!/^\d+(\.\d+)?$/.test(value)) return undefined;
+  const seconds = Number(value);
+  if (seconds > 1e9) return Math.max(0, Math.ceil(seconds * 1000 - nowEpochMs));
+  return Math.ceil(seconds * 1000);
+}
+
+/** Statuses that are worth a retry (the server refused or failed, the request itself is fine). */
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || status >= 500;
+}
+
+/** Error codes that can only happen before a connection existed: the request was certainly never sent. */
+const NEVER_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/** Sort a low-level error into a failure kind. */
+export function classifyNetworkError(err: unknown): {
+  failure: NetworkFailure;
+  code: string;
+  message: string;
+} {
+  const code = errorCode(err);
+  const message = err instanceof Error ? err.message : String(err);
+  const failure = ((): NetworkFailure => {
+    switch (code) {
+      case 'ECONNREFUSED':
+        return 'connection-refused';
+      case 'ENOTFOUND':
+      case 'EAI_AGAIN':
+        return 'dns';
+      case 'EHOSTUNREACH':
+      case 'ENETUNREACH':
+      case 'EHOSTDOWN':
+      case 'ENETDOWN':
+        return 'unreachable';
+      case 'UND_ERR_CONNECT_TIMEOUT':
+        return 'connect-timeout';
+      case 'UND_ERR_HEADERS_TIMEOUT':
+        return 'headers-timeout';
+      case 'UND_ERR_BODY_TIMEOUT':
+        return 'body-timeout';
+      case 'ECONNRESET':
+      case 'EPIPE':
+      case 'UND_ERR_SOCKET':
+      case 'UND_ERR_CLOSED':
+      case 'ECONNABORTED':
+        return 'connection-reset';
+      case 'UND_ERR_ABORTED':
+      case 'ABORT_ERR':
+        return 'aborted';
+      default:
+        return 'other';
+    }
+  })();
+  return { failure, code, message };
+}
+
+/** True when the error code alone proves the request never left this process. */
+export function isNeverSentCode(code: string): boolean {
+  return NEVER_SENT_CODES.has(code);
+}
+
+function errorCode(err: unknown): string {
+  // Node wraps some connect failures (e.g. happy-eyeballs) in an AggregateError whose code is on the parts.
+  if (err instanceof AggregateError && err.errors.length) {
+    const inner = err.errors.map(errorCode).find((code) => code !== 'UNKNOWN');
+    if (inner) return inner;
+  }
+  if (typeof err === 'object' && err !== null) {
+    const code = (err as { code?: unknown }).code;
+    if (typeof code === 'string' && code) return code;
+    if ((err as { name?: unknown }).name === 'AbortError') return 'ABORT_ERR';
+    const cause = (err as { cause?: unknown }).cause;
+    if (cause && cause !== err) return errorCode(cause);
+  }
+  return 'UNKNOWN';
+}

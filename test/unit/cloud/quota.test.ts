@@ -1,0 +1,260 @@
+import { describe, expect, it } from 'vitest';
+import { type Priority, QuotaRegistry, QuotaScheduler, quotaKey } from '../../../src/cloud/quota.ts';
+import { FakeClock, settle } from './fake-clock.ts';
+
+const limit = { requests: 10, windowMs: 10_000, safetyMarginMs: 100 };
+
+/** Starts `count` acquisitions; each request "takes" no time (released as soon as granted). */
+function acquireMany(
+  scheduler: QuotaScheduler,
+  clock: FakeClock,
+  count: number,
+  priority: Priority = 'poll',
+  label: string = priority,
+  log: Array<{ label: string; at: number }> = [],
+) {
+  const done = Array.from({ length: count }, (_, i) =>
+    scheduler.acquire(priority).then((ticket) => {
+      log.push({ label: `${label}${i}`, at: clock.now() });
+      ticket.release();
+    }),
+  );
+  return { log, done: Promise.all(done) };
+}
+
+describe('QuotaScheduler', () => {
+  it('grants the whole budget at once, then makes the next call wait until the oldest slot returns', async () => {
+    const clock = new FakeClock();
+    const scheduler = new QuotaScheduler('k', limit, clock);
+    const { log } = acquireMany(scheduler, clock, 11);
+    await settle();
+    expect(log).toHaveLength(10);
+    expect(scheduler.remaining()).toBe(0);
+
+    await clock.advance(10_099);
+    expect(log).toHaveLength(10);
+    await clock.advance(1);
+    expect(log).toHaveLength(11);
+    expect(log[10]!.at).toBe(10_100);
+  });
+
+  it('never starts more than N requests in any window of W, whatever the arrival pattern', async () => {
+    const clock = new FakeClock();
+    const scheduler = new QuotaScheduler('k', limit, clock);
+    const grants: number[] = [];
+    let seed = 42;
+    const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    const all: Array<Promise<unknown>> = [];
+    for (let i = 0; i < 200; i++) {
+      all.push(
+        scheduler.acquire(random() < 0.5 ? 'user' : 'poll').then((ticket) => {
+          grants.push(clock.now());
+          ticket.release();
+        }),
+      );
+      await clock.advance(Math.floor(random() * 2_000));
+    }
+    await clock.advance(400_000);
+    await Promise.all(all);
+    expect(grants).toHaveLength(200);
+    grants.sort((a, b) => a - b);
+    for (let i = 0; i + limit.requests < grants.length; i++) {
+      // The (i+N)th start is at least W + margin after the ith: ≤ N in every window of W.
+      expect(grants[i + limit.requests]! - grants[i]!).toBeGreaterThanOrEqual(10_100);
+    }
+    // Hence every fixed window [k·W, (k+1)·W), whatever its offset, holds at most N starts.
+    for (const offset of [0, 1_234, 5_000, 9_999]) {
+      const perWindow = new Map<number, number>();
+      for (const t of grants) {
+        const w = Math.floor((t - offset) / 10_000);
+        perWindow.set(w, (perWindow.get(w) ?? 0) + 1);
+      }
+      expect(Math.max(...perWindow.values())).toBeLessThanOrEqual(10);
+    }
+  });
+
+  it('does not behave like a token bucket: a full budget spent at the end of one window does not refill early', async () => {
+    const clock = new FakeClock();
+    const scheduler = new QuotaScheduler('k', limit, clock);
+    await clock.advance(9_000);
+    const first = acquireMany(scheduler, clock, 10);
+    await first.done;
+    // A bucket refilling 1/s would allow more at t = 10 000..19 000 (the next fixed window); this must not.
+    const second = acquireMany(scheduler, clock, 10);
+    await clock.advance(10_099);
+    expect(second.log).toHaveLength(0);
+    await clock.advance(1);
+    expect(second.log).toHaveLength(10);
+  });
+
+  it('serves a waiting user call before poll calls that queued earlier', async () => {
+    const clock = new FakeClock();
+    const scheduler = new QuotaScheduler('k', limit, clock);
+    await acquireMany(scheduler, clock, 10).done; // drain
+    const log: Array<{ label: string; at: number }> = [];
+    acquireMany(scheduler, clock, 3, 'poll', 'poll', log);
+    acquireMany(scheduler, clock, 2, 'background', 'bg', log);
+    acquireMany(scheduler, clock, 2, 'user', 'user', log);
+    await settle();
+    expect(scheduler.pending()).toEqual({ user: 2, poll: 3, background: 2 });
+    await clock.advance(30_000);
+    expect(log.map((entry) => entry.label)).toEqual([
+      'user0',
+      'user1',
+      'poll0',
+      'poll1',
+      'poll2',
+      'bg0',
+      'bg1',
+    ]);
+  });
+
+  it('keeps first-come-first-served order within a priority', async () => {
+    const clock = new FakeClock();
+    const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 1_000, safetyMarginMs: 0 }, clock);
+    const log: Array<{ label: string; at: number }> = [];
+    acquireMany(scheduler, clock, 5, 'poll', 'p', log);
+    await clock.advance(10_000);
+    expect(log).toEqual([
+      { label: 'p0', at: 0 },
+      { label: 'p1', at: 1_000 },
+      { label: 'p2', at: 2_000 },
+      { label: 'p3', at: 3_000 },
+      { label: 'p4', at: 4_000 },
+    ]);
+  });
+
+  it('reports how long a call waited and what was left', async () => {
+    const clock = new FakeClock();
+    const scheduler = new QuotaScheduler('k', { requests: 2, windowMs: 1_000, safetyMarginMs: 50 }, clock);
+    const first = await scheduler.acquire();
+    expect(first).toMatchObject({ waitedMs: 0, remaining: 1 });
+    const second = await scheduler.acquire();
+    expect(second).toMatchObject({ waitedMs: 0, remaining: 0 });
+    first.release();
+    second.release();
+    const third = scheduler.acquire();
+    await clock.advance(1_050);
+    // Both earlier slots came back at 1 050; the third call took one of them.
+    const ticket = await third;
+    expect(ticket).toMatchObject({ waitedMs: 1_050, remaining: 1 });
+    ticket.release();
+    await clock.advance(1_050);
+    expect(scheduler.remaining()).toBe(2);
+  });
+
+  it('drops an aborted waiter from the queue and rejects it with the reason', async () => {
+    const clock = new FakeClock();
+    const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 1_000, safetyMarginMs: 0 }, clock);
+    (await scheduler.acquire()).release();
+    const controller = new AbortController();
+    const aborted = scheduler.acquire('user', controller.signal);
+    const later = scheduler.acquire('poll');
+    controller.abort(new Error('stop'));
+    await expect(aborted).rejects.toThrow('stop');
+    expect(scheduler.pending()).toEqual({ user: 0, poll: 1, background: 0 });
+    await clock.advance(1_000);
+    await expect(later).resolves.toMatchObject({ waitedMs: 1_000 });
+  });
+
+  it('rejects at once when the signal is already aborted', async () => {
+    const scheduler = new QuotaScheduler('k', limit, new FakeClock());
+    await expect(scheduler.acquire('user', AbortSignal.abort(new Error('gone')))).rejects.toThrow('gone');
+    expect(scheduler.remaining()).toBe(10);
+  });
+
+  it('grants nothing while paused after a server 429', async () => {
+    const clock = new FakeClock();
+    const scheduler = new QuotaScheduler('k', limit, clock);
+    scheduler.pause(3_000);
+    expect(scheduler.remaining()).toBe(0);
+    const { log } = acquireMany(scheduler, clock, 2, 'user');
+    await clock.advance(2_999);
+    expect(log).toHaveLength(0);
+    await clock.advance(1);
+    expect(log).toHaveLength(2);
+  });
+
+  it('leaves no timer behind once the queue is empty', async () => {
+    const clock = new FakeClock();
+    const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 100, safetyMarginMs: 0 }, clock);
+    await acquireMany(scheduler, clock, 1).done;
+    const waiting = acquireMany(scheduler, clock, 2);
+    await clock.advance(500);
+    await waiting.done;
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('holds a slot for the window after the request FINISHED, so slow requests cannot bunch up at the server', async () => {
+    const clock = new FakeClock();
+    const scheduler = new QuotaScheduler('k', { requests: 2, windowMs: 1_000, safetyMarginMs: 0 }, clock);
+    const slow = await scheduler.acquire();
+    const fast = await scheduler.acquire();
+    fast.release();
+    await clock.advance(800); // the slow request is still in flight (the server may count it only now)
+    slow.release();
+    const log: Array<{ label: string; at: number }> = [];
+    acquireMany(scheduler, clock, 2, 'user', 'next', log);
+    await clock.advance(3_000);
+    // One slot came back 1 000 after the fast request ended, the other 1 000 after the slow one ended.
+    expect(log).toEqual([
+      { label: 'next0', at: 1_000 },
+      { label: 'next1', at: 1_800 },
+    ]);
+  });
+
+  it('makes waiters wait for a release when every slot is in flight', async () => {
+    const clock = new FakeClock();
+    const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 100, safetyMarginMs: 0 }, clock);
+    const inFlight = await scheduler.acquire();
+    expect(scheduler.inFlight()).toBe(1);
+    const { log } = acquireMany(scheduler, clock, 1);
+    await clock.advance(10_000);
+    expect(log).toHaveLength(0);
+    expect(clock.pendingTimers).toBe(0);
+    inFlight.release();
+    inFlight.release(); // idempotent
+    await clock.advance(99);
+    expect(log).toHaveLength(0);
+    await clock.advance(1);
+    expect(log).toEqual([{ label: 'poll0', at: 10_100 }]);
+  });
+
+  it('hands a slot back at once when the request provably never left', async () => {
+    const clock = new FakeClock();
+    const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 10_000 }, clock);
+    const refused = await scheduler.acquire();
+    const { log } = acquireMany(scheduler, clock, 1);
+    refused.release(false);
+    await settle();
+    expect(log).toEqual([{ label: 'poll0', at: 0 }]);
+  });
+
+  it('refuses a nonsensical limit', () => {
+    expect(() => new QuotaScheduler('k', { requests: 0, windowMs: 1_000 })).toThrow(RangeError);
+    expect(() => new QuotaScheduler('k', { requests: 1, windowMs: 0 })).toThrow(RangeError);
+  });
+});
+
+describe('QuotaRegistry', () => {
+  it('hands every client of a key the same scheduler, so they share one budget', () => {
+    const registry = new QuotaRegistry(new FakeClock());
+    const key = quotaKey('management', 'http://127.0.0.1:8080/', { keyId: 'key-1' });
+    const a = registry.get(key, limit);
+    const b = registry.get(key, { requests: 99, windowMs: 1 });
+    expect(b).toBe(a);
+    expect(b.limit.requests).toBe(10);
+    expect(registry.get(quotaKey('management', 'http://127.0.0.1:8080', { keyId: 'key-2' }), limit)).not.toBe(
+      a,
+    );
+  });
+
+  it('keys by origin and key id, and never by a readable token', () => {
+    expect(quotaKey('management', 'http://127.0.0.1:8080/base', { keyId: 'k1' })).toBe(
+      'management http://127.0.0.1:8080 k1',
+    );
+    const tokenKey = quotaKey('alerting', 'http://127.0.0.1:8080', { token: 'super-secret-token' });
+    expect(tokenKey).not.toContain('super-secret-token');
+    expect(tokenKey).toBe(quotaKey('alerting', 'http://127.0.0.1:8080', { token: 'super-secret-token' }));
+  });
+});
