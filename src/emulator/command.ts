@@ -1,6 +1,121 @@
-import { Command } from 'commander';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { Uuid } from '../cloud/schemas/common.ts';
+import { parseRateLimit } from './rate-limit.ts';
+import type { RateLimitOption } from './rate-limit.ts';
 
-/** Placeholder until the emulator lands: keeps the CLI's shape stable for the README and tests. */
+interface EmulatorFlags {
+  host: string;
+  port: number;
+  organizationId?: string;
+  keyId?: string;
+  keySecret?: string;
+  alertsToken?: string;
+  transitionMs: number;
+  rateLimit: RateLimitOption;
+  unpaid?: boolean;
+  stateFile?: string;
+  seed: number;
+}
+
+/** commander argument parsers: each error names what is wrong; commander prefixes the flag. */
+const integer = (what: string, min: number, max: number) => (text: string) => {
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) {
+    throw new InvalidArgumentError(`${what} must be an integer from ${min} to ${max}.`);
+  }
+  return value;
+};
+const nonEmpty = (what: string) => (text: string) => {
+  if (text.trim() === '') throw new InvalidArgumentError(`${what} must not be empty.`);
+  return text;
+};
+
+const CREDENTIAL_LABELS = {
+  organizationId: 'organization id',
+  keyId: 'key id',
+  keySecret: 'key secret',
+  alertsToken: 'alerts token',
+} as const;
+
+/** `sluice emulator`: runs both cloud APIs locally until SIGINT/SIGTERM. */
 export function emulatorCommand(): Command {
-  return new Command('emulator').description('run a local stand-in for the management and alerting APIs');
+  return new Command('emulator')
+    .description('run a local stand-in for the management and alerting APIs')
+    .option('--host <host>', 'address to listen on', '127.0.0.1')
+    .option('--port <port>', 'port to listen on (0 = any free port)', integer('port', 0, 65_535), 8080)
+    .option('--organization-id <uuid>', 'organization id (generated when omitted)', (text: string) => {
+      if (!Uuid.safeParse(text).success) throw new InvalidArgumentError('organization id must be a uuid.');
+      return text.toLowerCase();
+    })
+    .option('--key-id <id>', 'management API key id (generated when omitted)', nonEmpty('key id'))
+    .option(
+      '--key-secret <secret>',
+      'management API key secret (generated when omitted)',
+      nonEmpty('key secret'),
+    )
+    .option('--alerts-token <token>', 'alerting API bearer token (generated when omitted)', nonEmpty('token'))
+    .option(
+      '--transition-ms <ms>',
+      'time each state-machine step takes (0 = at once)',
+      integer('transition time', 0, 3_600_000),
+      2000,
+    )
+    .addOption(
+      new Option(
+        '--rate-limit <limit>',
+        'management rate limit per key, "off" or <n>/<s>s; off also disables alerting',
+      )
+        .default(parseRateLimit('10/10s'), '10/10s')
+        .argParser((text: string) => {
+          try {
+            return parseRateLimit(text);
+          } catch (error) {
+            throw new InvalidArgumentError(`rate limit ${(error as Error).message}.`);
+          }
+        }),
+    )
+    .option('--unpaid', 'emulate a non-paid organization (lower memory bounds, no top-tier options)')
+    .option(
+      '--state-file <path>',
+      'keep resources (and generated credentials) in this JSON file across restarts',
+    )
+    .option('--seed <n>', 'seed of the fault generator', integer('seed', 0, 2 ** 32 - 1), 1)
+    .action(async (flags: EmulatorFlags) => {
+      // Loaded here so that parsing flags (and `--help`) never pays for the server's imports.
+      const { startEmulator } = await import('./server.ts');
+      const { pino } = await import('pino');
+      const logger = pino({ level: 'warn', base: undefined });
+      let emulator: Awaited<ReturnType<typeof startEmulator>>;
+      try {
+        emulator = await startEmulator({ ...flags, logger });
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        const reason = code === 'EADDRINUSE' ? 'the address is already in use' : (error as Error).message;
+        console.error(`sluice emulator: cannot start on ${flags.host}:${flags.port}: ${reason}`);
+        process.exitCode = 1;
+        return;
+      }
+      console.log(`sluice emulator listening on ${emulator.url}`);
+      // Credentials not given as flags: generated now, or found in the state file.
+      for (const key of Object.keys(CREDENTIAL_LABELS) as Array<keyof typeof CREDENTIAL_LABELS>) {
+        if (flags[key] !== undefined) continue;
+        const origin = emulator.generated.includes(key) ? 'generated' : 'from the state file';
+        console.log(`  ${CREDENTIAL_LABELS[key]}: ${emulator.credentials[key]} (${origin})`);
+      }
+      let stopping = false;
+      const shutdown = (signal: NodeJS.Signals) => {
+        if (stopping) return;
+        stopping = true;
+        console.log(`sluice emulator: ${signal}, stopping`);
+        emulator.stop().then(
+          () => process.exit(0),
+          (error: unknown) => {
+            console.error('sluice emulator: stop failed', error);
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGINT', shutdown);
+      process.once('SIGTERM', shutdown);
+    });
 }

@@ -1,0 +1,53 @@
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import type { ApiKind } from './errors.ts';
+import type { Store } from './store.ts';
+import type { Transitions } from './transitions.ts';
+import type { Fault } from './faults.ts';
+
+/** The fastify instance the routes register on: bodies are typed from the shared zod schemas. */
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Which API the route belongs to: decides auth, rate limit, call log and the error shape. */
+    api?: ApiKind;
+    /** Path parameters, checked right after auth and rate limit (before the body is even read). */
+    params?: z.ZodType;
+  }
+  interface FastifyRequest {
+    /** Key recorded in the call log. */
+    callKey: string | null;
+    /** Arrival time (ms since the epoch). */
+    arrivedAt: number;
+    /** A fault of phase `response`, applied once the handler has done its work. */
+    responseFault: Fault | null;
+    /** Set when a fault already recorded the call (it never got an answer). */
+    recorded: boolean;
+  }
+}
+
+/** What the routes share. */
+export interface EmulatorContext {
+  readonly organizationId: string;
+  readonly paid: boolean;
+  /** The fixed team every alert belongs to. */
+  readonly teamId: string;
+  readonly store: Store;
+  readonly transitions: Transitions;
+  /** Call after any change to the store: schedules the state file write. */
+  changed(): void;
+}

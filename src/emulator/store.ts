@@ -1,0 +1,228 @@
+/**
+ * The emulator's resources, in memory. Records hold everything a request gave (credentials included, which
+ * the views never echo); `pending` holds the state-machine steps still to come, so a state file can resume them.
+ */
+import type { AlertChannel } from '../cloud/schemas/alert.ts';
+import type { FieldMapping, PipeSettings, PipeSource, PipeState, SourceKind } from '../cloud/schemas/pipe.ts';
+import type { Destination } from '../cloud/schemas/pipe.ts';
+import type { IpAccessEntry, ServiceState, Tag } from '../cloud/schemas/service.ts';
+import type { RpeStatus, RpeType } from './state-machines.ts';
+import type { z } from 'zod';
+
+export interface ServiceRecord {
+  id: string;
+  name: string;
+  provider: string;
+  region: string;
+  tier?: string;
+  state: ServiceState;
+  pending: string[];
+  createdAt: string;
+  minReplicaMemoryGb: number;
+  maxReplicaMemoryGb: number;
+  minTotalMemoryGb: number;
+  maxTotalMemoryGb: number;
+  numReplicas: number;
+  idleScaling: boolean;
+  idleTimeoutMinutes: number;
+  ipAccessList: IpAccessEntry[];
+  encryptionKey?: string;
+  encryptionAssumedRoleIdentifier?: string;
+  privateEndpointIds: string[];
+  dataWarehouseId: string;
+  isPrimary: boolean;
+  isReadonly: boolean;
+  backupId?: string;
+  releaseChannel: string;
+  byocId?: string;
+  hasTransparentDataEncryption: boolean;
+  transparentDataEncryptionKeyId?: string;
+  encryptionRoleId?: string;
+  profile?: string;
+  complianceType?: string;
+  mysqlEnabled: boolean;
+  tags: Tag[];
+  /** Only a hash is kept: nothing ever reads a password back, and state files should not hold it. */
+  passwordSha256: string;
+}
+
+export interface PipeScalingRecord {
+  replicas: number;
+  concurrency: number;
+  replicaCpuMillicores: number;
+  replicaMemoryGb: number;
+}
+
+export interface PipeRecord {
+  id: string;
+  serviceId: string;
+  name: string;
+  state: PipeState;
+  pending: string[];
+  kind: SourceKind;
+  isContinuous: boolean;
+  /** As requested, credentials and validateSamples included. */
+  source: PipeSource;
+  /** As requested, roles included. */
+  destination: z.infer<typeof Destination>;
+  fieldMappings: FieldMapping[];
+  scaling: PipeScalingRecord;
+  /** Only keys with a value; a missing key means the service default. */
+  settings: PipeSettings;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface RpeRecord {
+  id: string;
+  serviceId: string;
+  description: string;
+  type: RpeType;
+  vpcEndpointServiceName?: string;
+  vpcResourceConfigurationId?: string;
+  vpcResourceShareArn?: string;
+  mskClusterArn?: string;
+  mskAuthentication?: string;
+  endpointId: string;
+  dnsNames: string[];
+  privateDnsNames: string[];
+  status: RpeStatus;
+  pending: string[];
+}
+
+export interface QueryEndpointRecord {
+  id: string;
+  serviceId: string;
+  roles?: string[];
+  openApiKeys?: string[];
+  allowedOrigins?: string;
+}
+
+export interface AlertRecord {
+  id: string;
+  name?: string;
+  message?: string;
+  threshold: number;
+  interval: string;
+  thresholdType: string;
+  source: string;
+  state: string;
+  channel: z.infer<typeof AlertChannel>;
+  team: string;
+  tileId?: string;
+  dashboard?: string;
+  savedSearch?: string;
+  groupBy?: string;
+  silenced: boolean;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What a state file holds. */
+export interface Snapshot {
+  version: 1;
+  services: ServiceRecord[];
+  pipes: PipeRecord[];
+  reversePrivateEndpoints: RpeRecord[];
+  queryEndpoints: QueryEndpointRecord[];
+  alerts: AlertRecord[];
+}
+
+export class Store {
+  readonly services = new Map<string, ServiceRecord>();
+  /** serviceId → pipeId → pipe */
+  readonly pipes = new Map<string, Map<string, PipeRecord>>();
+  /** serviceId → endpointId → endpoint */
+  readonly rpes = new Map<string, Map<string, RpeRecord>>();
+  /** serviceId → query endpoint */
+  readonly queryEndpoints = new Map<string, QueryEndpointRecord>();
+  readonly alerts = new Map<string, AlertRecord>();
+
+  pipesOf(serviceId: string): ReadonlyMap<string, PipeRecord> {
+    return this.pipes.get(serviceId) ?? EMPTY;
+  }
+
+  addPipe(pipe: PipeRecord): void {
+    let pipes = this.pipes.get(pipe.serviceId);
+    if (!pipes) this.pipes.set(pipe.serviceId, (pipes = new Map()));
+    pipes.set(pipe.id, pipe);
+  }
+
+  removePipe(pipe: PipeRecord): void {
+    this.pipes.get(pipe.serviceId)?.delete(pipe.id);
+  }
+
+  rpesOf(serviceId: string): ReadonlyMap<string, RpeRecord> {
+    return this.rpes.get(serviceId) ?? EMPTY;
+  }
+
+  addRpe(rpe: RpeRecord): void {
+    let rpes = this.rpes.get(rpe.serviceId);
+    if (!rpes) this.rpes.set(rpe.serviceId, (rpes = new Map()));
+    rpes.set(rpe.id, rpe);
+  }
+
+  removeRpe(rpe: RpeRecord): void {
+    this.rpes.get(rpe.serviceId)?.delete(rpe.id);
+  }
+
+  /** A service and everything that hangs off it. */
+  removeService(serviceId: string): void {
+    this.services.delete(serviceId);
+    this.pipes.delete(serviceId);
+    this.rpes.delete(serviceId);
+    this.queryEndpoints.delete(serviceId);
+  }
+
+  /** A warehouse exists while at least one service is in it. */
+  warehouseExists(warehouseId: string): boolean {
+    for (const service of this.services.values()) if (service.dataWarehouseId === warehouseId) return true;
+    return false;
+  }
+
+  findPipe(pipeId: string): PipeRecord | undefined {
+    for (const pipes of this.pipes.values()) {
+      const pipe = pipes.get(pipeId);
+      if (pipe) return pipe;
+    }
+    return undefined;
+  }
+
+  findRpe(rpeId: string): RpeRecord | undefined {
+    for (const rpes of this.rpes.values()) {
+      const rpe = rpes.get(rpeId);
+      if (rpe) return rpe;
+    }
+    return undefined;
+  }
+
+  clear(): void {
+    this.services.clear();
+    this.pipes.clear();
+    this.rpes.clear();
+    this.queryEndpoints.clear();
+    this.alerts.clear();
+  }
+
+  snapshot(): Snapshot {
+    return {
+      version: 1,
+      services: [...this.services.values()],
+      pipes: [...this.pipes.values()].flatMap((pipes) => [...pipes.values()]),
+      reversePrivateEndpoints: [...this.rpes.values()].flatMap((rpes) => [...rpes.values()]),
+      queryEndpoints: [...this.queryEndpoints.values()],
+      alerts: [...this.alerts.values()],
+    };
+  }
+
+  restore(snapshot: Snapshot): void {
+    this.clear();
+    for (const service of snapshot.services) this.services.set(service.id, service);
+    for (const pipe of snapshot.pipes) this.addPipe(pipe);
+    for (const rpe of snapshot.reversePrivateEndpoints) this.addRpe(rpe);
+    for (const endpoint of snapshot.queryEndpoints) this.queryEndpoints.set(endpoint.serviceId, endpoint);
+    for (const alert of snapshot.alerts) this.alerts.set(alert.id, alert);
+  }
+}
+
+const EMPTY: ReadonlyMap<string, never> = new Map<string, never>();

@@ -1,0 +1,158 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  alerting,
+  control,
+  expectMgmtError,
+  expectOk,
+  http,
+  mgmt,
+  sleep,
+  startContractEmulator,
+} from './support/api.ts';
+import type { ApiClient, Emulator, Reply } from './support/api.ts';
+
+/** Asserts a 429 with integer `Retry-After` ≥ 1 (and `X-RateLimit-Reset` on the management API). */
+function expectLimited(reply: Reply, windowSeconds: number, management = true): number {
+  expect(reply.status, reply.text).toBe(429);
+  const retryAfter = reply.headers.get('retry-after');
+  expect(retryAfter).toMatch(/^\d+$/);
+  expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
+  expect(Number(retryAfter)).toBeLessThanOrEqual(windowSeconds);
+  if (management) {
+    const reset = reply.headers.get('x-ratelimit-reset');
+    expect(reset).toMatch(/^\d+$/);
+    expect(Number(reset)).toBeGreaterThanOrEqual(1);
+    expect(Number(reset)).toBeLessThanOrEqual(windowSeconds);
+    expectMgmtError(reply, 429);
+  }
+  return Number(retryAfter);
+}
+
+describe('default management limit: 10 requests per 10 s per key', () => {
+  let emu: Emulator;
+  let api: ApiClient;
+  beforeAll(async () => {
+    emu = await startContractEmulator({ rateLimit: undefined });
+    api = mgmt(emu);
+  });
+  afterAll(() => emu?.stop());
+  beforeEach(() => control(emu).reset());
+
+  it('the 11th call in the window is 429 TOO_MANY_REQUESTS with Retry-After and X-RateLimit-Reset', async () => {
+    for (let i = 0; i < 10; i++) expectOk(await api.get('/services'));
+    expectLimited(await api.get('/services'), 10);
+    expectLimited(await api.post('/services', { name: 'x', provider: 'aws', region: 'us-east-1' }), 10);
+  });
+
+  it('a refused call creates nothing', async () => {
+    for (let i = 0; i < 10; i++) expectOk(await api.get('/services'));
+    expectLimited(await api.post('/services', { name: 'x', provider: 'aws', region: 'us-east-1' }), 10);
+    await control(emu).reset();
+    expect(expectOk(await api.get('/services'))).toEqual([]);
+  });
+
+  it('reset clears the window', async () => {
+    for (let i = 0; i < 10; i++) expectOk(await api.get('/services'));
+    expectLimited(await api.get('/services'), 10);
+    await control(emu).reset();
+    expectOk(await api.get('/services'));
+  });
+
+  it('control routes are not counted', async () => {
+    for (let i = 0; i < 15; i++) await control(emu).calls();
+    for (let i = 0; i < 10; i++) expectOk(await api.get('/services'));
+  });
+
+  it('errors count too (every request spends the budget)', async () => {
+    for (let i = 0; i < 10; i++) expect((await api.get('/services/not-a-uuid')).status).toBe(400);
+    expectLimited(await api.get('/services'), 10);
+  });
+
+  it('the alerting API has its own budget', async () => {
+    for (let i = 0; i < 10; i++) expectOk(await api.get('/services'));
+    expectLimited(await api.get('/services'), 10);
+    expect((await alerting(emu).get('/alerts')).status).toBe(200);
+  });
+});
+
+describe('custom management limit {requests: 3, windowSeconds: 1}', () => {
+  let emu: Emulator;
+  let api: ApiClient;
+  beforeAll(async () => {
+    emu = await startContractEmulator({ rateLimit: { requests: 3, windowSeconds: 1 } });
+    api = mgmt(emu);
+  });
+  afterAll(() => emu?.stop());
+  beforeEach(() => control(emu).reset());
+
+  it('the 4th call is 429 and calls pass again once the window has passed', async () => {
+    for (let i = 0; i < 3; i++) expectOk(await api.get('/services'));
+    const retryAfter = expectLimited(await api.get('/services'), 1);
+    await sleep(retryAfter * 1000 + 100);
+    for (let i = 0; i < 3; i++) expectOk(await api.get('/services'));
+    expectLimited(await api.get('/services'), 1);
+  });
+});
+
+describe("rateLimit: 'off'", () => {
+  let emu: Emulator;
+  beforeAll(async () => {
+    emu = await startContractEmulator({ rateLimit: 'off' });
+  });
+  afterAll(() => emu?.stop());
+
+  it('never answers 429, on either API', async () => {
+    const api = mgmt(emu);
+    const alerts = alerting(emu);
+    const replies = await Promise.all(Array.from({ length: 40 }, () => api.get('/services')));
+    for (const reply of replies) expectOk(reply);
+    const alertReplies = await Promise.all(Array.from({ length: 120 }, () => alerts.get('/alerts')));
+    for (const reply of alertReplies) expect(reply.status).toBe(200);
+  });
+});
+
+describe('alerting limit', () => {
+  let emu: Emulator;
+  beforeAll(async () => {
+    emu = await startContractEmulator({
+      rateLimit: undefined,
+      alertsRateLimit: { requests: 3, windowSeconds: 1 },
+    });
+  });
+  afterAll(() => emu?.stop());
+  beforeEach(() => control(emu).reset());
+
+  it('over the budget → 429 with Retry-After; passes again after the window', async () => {
+    const alerts = alerting(emu);
+    for (let i = 0; i < 3; i++) expect((await alerts.get('/alerts')).status).toBe(200);
+    const retryAfter = expectLimited(await alerts.get('/alerts'), 1, false);
+    await sleep(retryAfter * 1000 + 100);
+    expect((await alerts.get('/alerts')).status).toBe(200);
+  });
+
+  it('the management API has its own budget', async () => {
+    const alerts = alerting(emu);
+    for (let i = 0; i < 3; i++) await alerts.get('/alerts');
+    expectLimited(await alerts.get('/alerts'), 1, false);
+    expectOk(await mgmt(emu).get('/services'));
+  });
+});
+
+describe('default alerting limit: 100 requests per minute per token', () => {
+  let emu: Emulator;
+  beforeAll(async () => {
+    emu = await startContractEmulator({ rateLimit: undefined });
+  });
+  afterAll(() => emu?.stop());
+
+  it('the 101st call is 429 with Retry-After', async () => {
+    const alerts = alerting(emu);
+    for (let i = 0; i < 100; i++) expect((await alerts.get('/alerts')).status).toBe(200);
+    expectLimited(await alerts.get('/alerts'), 60, false);
+    // The 429 still comes in the alerting shape, not the management one.
+    const reply = await http(emu, 'GET', '/api/v2/alerts', { auth: `Bearer ${emu.credentials.alertsToken}` });
+    expect(reply.status).toBe(429);
+    expect(reply.body?.message ?? reply.text).toBeTruthy();
+    expect(reply.body?.error).toBeUndefined();
+  });
+});

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
+import { ApiError, isNotFound } from '../../../src/cloud/errors.ts';
+import { alertingClient, type Emulator, forceState, resetEmulator, startTestEmulator } from './support.ts';
+
+let emu: Emulator;
+let client: AlertingClient;
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  client = alertingClient(emu);
+});
+afterAll(async () => {
+  await client.close();
+  await emu.stop();
+});
+beforeEach(() => resetEmulator(emu));
+
+const tileAlert = {
+  name: 'errors high',
+  message: 'error rate above 5',
+  threshold: 5,
+  interval: '5m' as const,
+  thresholdType: 'above' as const,
+  source: 'tile' as const,
+  dashboardId: 'dash-1',
+  tileId: 'tile-1',
+  channel: { type: 'webhook' as const, webhookId: 'hook-1' },
+};
+
+describe('AlertingClient', () => {
+  it('creates, reads, lists, replaces and deletes an alert', async () => {
+    const created = await client.createAlert(tileAlert);
+    expect(created).toMatchObject({ name: 'errors high', threshold: 5, state: 'OK', source: 'tile' });
+
+    expect(await client.getAlert(created.id)).toMatchObject({ id: created.id, tileId: 'tile-1' });
+    expect((await client.listAlerts()).map((a) => a.id)).toEqual([created.id]);
+
+    await forceState(emu, 'alert', created.id, 'ALERT');
+    const replaced = await client.replaceAlert(created.id, {
+      threshold: 10,
+      interval: '1h',
+      thresholdType: 'below',
+      source: 'search',
+      savedSearchId: 'search-1',
+      channel: { type: 'webhook', webhookId: 'hook-2' },
+    });
+    expect(replaced).toMatchObject({ id: created.id, threshold: 10, interval: '1h', state: 'ALERT' });
+    expect(replaced.name ?? undefined).toBeUndefined();
+
+    await client.deleteAlert(created.id);
+    const err = await client.getAlert(created.id).catch((e: unknown) => e);
+    expect(isNotFound(err)).toBe(true);
+    expect(err).toMatchObject({ api: 'alerting', code: 'NOT_FOUND', route: '/api/v2/alerts/:id' });
+  });
+
+  it('derives the error code from the status and keeps the API message', async () => {
+    const err = await client.createAlert({ ...tileAlert, tileId: undefined }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err).toMatchObject({ status: 400, code: 'BAD_REQUEST', requestId: undefined });
+    expect((err as ApiError).apiMessage).toContain('tileId');
+  });
+
+  it('reports a wrong token as UNAUTHORIZED without echoing it', async () => {
+    const wrong = new AlertingClient({ baseUrl: emu.url, token: 'not-the-token-123' }, { quota: false });
+    const err = await wrong.listAlerts().catch((e: unknown) => e);
+    await wrong.close();
+    expect(err).toMatchObject({ status: 401, code: 'UNAUTHORIZED', apiMessage: 'Unauthorized' });
+    expect((err as Error).message).not.toContain('not-the-token-123');
+  });
+});
