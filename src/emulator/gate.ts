@@ -71,7 +71,9 @@ export function installGate(app: App, options: GateOptions): void {
       key: request.callKey,
       at: request.arrivedAt,
       // What a write asked for, so tests can assert the exact change; secrets never enter the log.
-      ...(request.method !== 'GET' && request.body !== undefined ? { body: redactSecrets(request.body) } : {}),
+      ...(request.method !== 'GET' && request.body !== undefined
+        ? { body: redactSecrets(request.body) }
+        : {}),
     });
   }
 
