@@ -1,0 +1,32 @@
+import type { Condition } from '../api/common.ts';
+
+export type ConditionType = 'Ready' | 'Synced' | 'Drifted';
+export type ConditionInput = Omit<Condition, 'lastTransitionTime'>;
+
+/**
+ * Sets a condition the way Kubernetes expects: `lastTransitionTime` moves only when `status` flips, so a
+ * reconcile that changes nothing produces an identical status and no write.
+ */
+export function setCondition(
+  conditions: readonly Condition[],
+  next: ConditionInput,
+  now: () => Date,
+): Condition[] {
+  const previous = conditions.find((c) => c.type === next.type);
+  const lastTransitionTime =
+    previous && previous.status === next.status ? previous.lastTransitionTime : now().toISOString();
+  const merged: Condition = { ...next, lastTransitionTime };
+  if (merged.message === undefined) delete merged.message;
+  return previous ? conditions.map((c) => (c.type === next.type ? merged : c)) : [...conditions, merged];
+}
+
+export function removeCondition(conditions: readonly Condition[], type: ConditionType): Condition[] {
+  return conditions.filter((c) => c.type !== type);
+}
+
+export function getCondition(
+  conditions: readonly Condition[] | undefined,
+  type: ConditionType,
+): Condition | undefined {
+  return conditions?.find((c) => c.type === type);
+}

@@ -1,0 +1,15 @@
+/** The finalizer that keeps a resource until its cloud side is deleted or orphaned. */
+export const FINALIZER = 'sluice.dev/cleanup';
+
+export const ANNOTATIONS = {
+  /** Adopt an existing cloud resource by id instead of creating one. */
+  externalId: 'sluice.dev/external-id',
+  /** "true" stops all reconciling of the resource, deletion included. */
+  paused: 'sluice.dev/paused',
+  /** "report" records differences in a Drifted condition instead of correcting them. */
+  drift: 'sluice.dev/drift',
+  /** Per-resource drift-check interval (e.g. 30s, 5m), overriding --sync-interval. */
+  syncInterval: 'sluice.dev/sync-interval',
+} as const;
+
+export const MANAGED_BY_LABEL = { 'app.kubernetes.io/managed-by': 'sluice' } as const;

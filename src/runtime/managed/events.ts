@@ -1,0 +1,36 @@
+import type { Logger } from 'pino';
+import { messageOf } from './errors.ts';
+import type { KubeWriter } from './kube-writer.ts';
+import type { ManagedObject } from './types.ts';
+
+/** How long an identical Event (same object, reason and message) is not repeated, so error loops don't spam. */
+const REPEAT_AFTER_MS = 10 * 60_000;
+/** Past this many remembered Events the memory is dropped: at worst an Event is repeated early. */
+const MAX_REMEMBERED = 10_000;
+
+/**
+ * Records Kubernetes Events without blocking the reconcile: a failed Event write is logged, never fatal.
+ */
+export class EventRecorder {
+  private readonly lastSent = new Map<string, number>();
+
+  constructor(
+    private readonly writer: KubeWriter,
+    private readonly logger: Logger,
+    private readonly now: () => Date = () => new Date(),
+  ) {}
+
+  record(regarding: ManagedObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    const key = `${regarding.metadata.uid}\u0000${reason}\u0000${message}`;
+    const at = this.now();
+    const last = this.lastSent.get(key);
+    if (last !== undefined && at.getTime() - last < REPEAT_AFTER_MS) return;
+    if (this.lastSent.size >= MAX_REMEMBERED) this.lastSent.clear();
+    this.lastSent.set(key, at.getTime());
+    this.writer
+      .createEvent(regarding, type, reason, message, at)
+      .catch((error: unknown) =>
+        this.logger.warn({ reason, err: messageOf(error) }, 'could not record an Event'),
+      );
+  }
+}

@@ -1,0 +1,85 @@
+import type { Condition, DeletionPolicy } from '../../api/common.ts';
+import type { KubeObject } from '../cache.ts';
+
+/** The shape every sluice kind shares; the generic reconciler reads only these fields. */
+export interface ManagedObject extends KubeObject {
+  metadata: KubeObject['metadata'] & {
+    namespace: string;
+    uid: string;
+    generation?: number;
+    deletionTimestamp?: string;
+    finalizers?: string[];
+    annotations?: Record<string, string>;
+    labels?: Record<string, string>;
+  };
+  spec: { deletionPolicy?: DeletionPolicy; credentialsRef?: { name: string } } & Record<string, unknown>;
+  status?: ManagedStatus;
+}
+
+export interface ManagedStatus {
+  id?: string;
+  conditions?: Condition[];
+  observedGeneration?: number;
+  [field: string]: unknown;
+}
+
+/** Values for the resource's connection Secret: every value is a string and may be a secret. */
+export type ConnectionDetails = Record<string, string>;
+
+/** What the cloud says about a resource, compared with its spec. `S` is the kind's view of the cloud object. */
+export type Observation<S = unknown> =
+  | { exists: false }
+  | {
+      exists: true;
+      /** The cloud object as observed, handed back to `update` so it works from exactly what was seen. */
+      snapshot: S;
+      /** Names of the spec fields whose cloud value differs (empty when up to date). */
+      differences: string[];
+      /** True when the cloud resource is usable in the desired state (e.g. a service is running). */
+      available: boolean;
+      /** Why it is not available yet (shown in the Ready condition), e.g. `service is provisioning`. */
+      waitingFor?: string;
+      /** Status fields to write, as the cloud reports them. */
+      status: Record<string, unknown>;
+      /** Non-secret connection values that follow the cloud (hosts, ports). */
+      connectionDetails?: ConnectionDetails;
+    };
+
+export interface Creation {
+  externalId: string;
+  /** Values only the create call returns (e.g. the initial password). */
+  connectionDetails?: ConnectionDetails;
+}
+
+/**
+ * What a kind implements — and all it implements. Everything else (finalizer, deletion policy, pause,
+ * adoption, crash-safe create, conditions, Events, connection Secrets, requeues) is the generic reconciler's.
+ */
+export interface ExternalClient<R extends ManagedObject, S = unknown> {
+  /** Looks the cloud resource up by the marker `create` puts on it; finds what a crashed create left behind. */
+  findCreated(resource: R): Promise<string | undefined>;
+  observe(resource: R, externalId: string): Promise<Observation<S>>;
+  create(resource: R): Promise<Creation>;
+  /** The minimal change for what `observe` found different. */
+  update(
+    resource: R,
+    externalId: string,
+    observation: Extract<Observation<S>, { exists: true }>,
+  ): Promise<void>;
+  /** Idempotent: answers `gone` once the cloud resource no longer exists (a 404 is success). */
+  delete(resource: R, externalId: string): Promise<'gone' | 'pending'>;
+  /** New secret connection values when the stored ones were lost (e.g. a password reset). */
+  recoverConnectionDetails?(resource: R, externalId: string): Promise<ConnectionDetails>;
+}
+
+/** A kind as the runtime knows it. */
+export interface ManagedKind<R extends ManagedObject, Cloud, S = unknown> {
+  kind: string;
+  group: string;
+  version: string;
+  plural: string;
+  defaultDeletionPolicy: DeletionPolicy;
+  /** Where connection details go, and which keys must be present (else `recoverConnectionDetails`). */
+  connectionSecret?: { name(resource: R): string; requiredKeys: readonly string[] };
+  connect(resource: R, cloud: Cloud): ExternalClient<R, S>;
+}

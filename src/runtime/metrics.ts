@@ -1,0 +1,250 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * The operator's Prometheus metrics, named as controller-runtime names them so existing dashboards and
+ * alerts work unchanged. Each instance owns its own Registry (never prom-client's global one), so tests
+ * and several operators in one process do not collide.
+ *
+ * Producers (work queue, workers, cloud client) see only the narrow sink interfaces below.
+ */
+
+/** Fed by a work queue; `name` is the controller name. */
+export interface WorkQueueMetrics {
+  /** A key entered the queue (not counted when it was already waiting). */
+  added(): void;
+  depth(current: number): void;
+  /** A key was re-queued through the rate limiter. */
+  retried(): void;
+  /** Seconds a key waited in the queue before a worker took it. */
+  queued(seconds: number): void;
+  /** Seconds a worker held a key. */
+  worked(seconds: number): void;
+  /** Registers how to measure in-flight work at scrape time; returns the function that unregisters it. */
+  observeInFlight(probe: () => InFlightWork): () => void;
+}
+
+export interface InFlightWork {
+  /** Sum over keys being processed of how long each has been processed so far. */
+  unfinishedSeconds: number;
+  longestRunningSeconds: number;
+}
+
+export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
+
+/** Fed by a controller's worker pool. */
+export interface ReconcileMetrics {
+  maxConcurrentReconciles(workers: number): void;
+  reconcileStarted(): void;
+  reconcileFinished(result: ReconcileResult, seconds: number): void;
+}
+
+/** Fed by the cloud clients and their quota scheduler. */
+export interface CloudMetrics {
+  /** One HTTP call; `code` is the HTTP status, or a word such as `network_error` when there was none. */
+  request(api: string, route: string, code: number | string, seconds: number): void;
+  quotaWaited(api: string, seconds: number): void;
+  quotaRemaining(api: string, remaining: number): void;
+}
+
+export interface OperatorMetricsOptions {
+  /** Add prom-client's process_* and nodejs_* metrics. Off by default: they install observers per call. */
+  processMetrics?: boolean;
+}
+
+// controller-runtime's buckets, so histograms line up with Go operators' dashboards.
+const RECONCILE_TIME_BUCKETS = [
+  0.005, 0.01, 0.025, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.45, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.25,
+  1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5, 5, 6, 7, 8, 9, 10, 15, 20, 25, 30, 40, 50, 60,
+];
+const WORKQUEUE_BUCKETS = Array.from({ length: 12 }, (_, i) => 1e-8 * 10 ** i);
+const CLOUD_REQUEST_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const QUOTA_WAIT_BUCKETS = [0.001, 0.01, 0.1, 0.5, 1, 2, 5, 10, 20, 30, 60, 120, 300];
+const RECONCILE_RESULTS: readonly ReconcileResult[] = ['success', 'error', 'requeue', 'requeue_after'];
+
+export class OperatorMetrics {
+  readonly registry = new Registry();
+  readonly cloud: CloudMetrics;
+
+  private readonly inFlightProbes = new Map<string, Set<() => InFlightWork>>();
+
+  private readonly reconcileTotal = this.counter(
+    'controller_runtime_reconcile_total',
+    'Total number of reconciliations per controller',
+    ['controller', 'result'],
+  );
+  private readonly reconcileErrors = this.counter(
+    'controller_runtime_reconcile_errors_total',
+    'Total number of reconciliation errors per controller',
+    ['controller'],
+  );
+  private readonly reconcileTime = new Histogram({
+    name: 'controller_runtime_reconcile_time_seconds',
+    help: 'Length of time per reconciliation per controller',
+    labelNames: ['controller'],
+    buckets: RECONCILE_TIME_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly maxConcurrent = this.gauge(
+    'controller_runtime_max_concurrent_reconciles',
+    'Maximum number of concurrent reconciles per controller',
+    ['controller'],
+  );
+  private readonly activeWorkers = this.gauge(
+    'controller_runtime_active_workers',
+    'Number of currently used workers per controller',
+    ['controller'],
+  );
+
+  private readonly queueDepth = this.gauge('workqueue_depth', 'Current depth of workqueue', ['name']);
+  private readonly queueAdds = this.counter(
+    'workqueue_adds_total',
+    'Total number of adds handled by workqueue',
+    ['name'],
+  );
+  private readonly queueRetries = this.counter(
+    'workqueue_retries_total',
+    'Total number of retries handled by workqueue',
+    ['name'],
+  );
+  private readonly queueLatency = new Histogram({
+    name: 'workqueue_queue_duration_seconds',
+    help: 'How long in seconds an item stays in workqueue before being requested',
+    labelNames: ['name'],
+    buckets: WORKQUEUE_BUCKETS,
+    registers: [this.registry],
+  });
+  private readonly workDuration = new Histogram({
+    name: 'workqueue_work_duration_seconds',
+    help: 'How long in seconds processing an item from workqueue takes',
+    labelNames: ['name'],
+    buckets: WORKQUEUE_BUCKETS,
+    registers: [this.registry],
+  });
+
+  constructor(options: OperatorMetricsOptions = {}) {
+    const probes = this.inFlightProbes;
+    const measure = (name: string): InFlightWork => {
+      let unfinishedSeconds = 0;
+      let longestRunningSeconds = 0;
+      for (const probe of probes.get(name) ?? []) {
+        const work = probe();
+        unfinishedSeconds += work.unfinishedSeconds;
+        longestRunningSeconds = Math.max(longestRunningSeconds, work.longestRunningSeconds);
+      }
+      return { unfinishedSeconds, longestRunningSeconds };
+    };
+    // Computed at scrape time instead of by a ticking timer, which would keep processes and tests alive.
+    new Gauge({
+      name: 'workqueue_unfinished_work_seconds',
+      help: "How many seconds of work has been done that is in progress and hasn't been observed by work_duration. Large values indicate stuck threads.",
+      labelNames: ['name'],
+      registers: [this.registry],
+      collect() {
+        for (const name of probes.keys()) this.set({ name }, measure(name).unfinishedSeconds);
+      },
+    });
+    new Gauge({
+      name: 'workqueue_longest_running_processor_seconds',
+      help: 'How many seconds has the longest running processor for workqueue been running.',
+      labelNames: ['name'],
+      registers: [this.registry],
+      collect() {
+        for (const name of probes.keys()) this.set({ name }, measure(name).longestRunningSeconds);
+      },
+    });
+
+    const requests = this.counter(
+      'sluice_cloud_requests_total',
+      'Cloud API requests by API, route template and HTTP status',
+      ['api', 'route', 'code'],
+    );
+    const requestDuration = new Histogram({
+      name: 'sluice_cloud_request_duration_seconds',
+      help: 'Cloud API request latency by API and route template',
+      labelNames: ['api', 'route'],
+      buckets: CLOUD_REQUEST_BUCKETS,
+      registers: [this.registry],
+    });
+    const quotaWait = new Histogram({
+      name: 'sluice_cloud_quota_wait_seconds',
+      help: 'Time a cloud API call waited for request quota',
+      labelNames: ['api'],
+      buckets: QUOTA_WAIT_BUCKETS,
+      registers: [this.registry],
+    });
+    const quotaRemaining = this.gauge(
+      'sluice_cloud_quota_remaining',
+      'Requests left in the current cloud API quota window',
+      ['api'],
+    );
+    this.cloud = {
+      request(api, route, code, seconds) {
+        requests.inc({ api, route, code: String(code) });
+        requestDuration.observe({ api, route }, seconds);
+      },
+      quotaWaited: (api, seconds) => quotaWait.observe({ api }, seconds),
+      quotaRemaining: (api, remaining) => quotaRemaining.set({ api }, remaining),
+    };
+
+    if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  workQueue(name: string): WorkQueueMetrics {
+    const labels = { name };
+    // Zero-valued series from the start, so rate() and absent() behave before the first event.
+    this.queueAdds.inc(labels, 0);
+    this.queueRetries.inc(labels, 0);
+    this.queueDepth.set(labels, 0);
+    return {
+      added: () => this.queueAdds.inc(labels),
+      depth: (current) => this.queueDepth.set(labels, current),
+      retried: () => this.queueRetries.inc(labels),
+      queued: (seconds) => this.queueLatency.observe(labels, seconds),
+      worked: (seconds) => this.workDuration.observe(labels, seconds),
+      observeInFlight: (probe) => {
+        const probes = this.inFlightProbes.get(name) ?? new Set();
+        this.inFlightProbes.set(name, probes.add(probe));
+        return () => probes.delete(probe);
+      },
+    };
+  }
+
+  reconciler(controller: string): ReconcileMetrics {
+    for (const result of RECONCILE_RESULTS) this.reconcileTotal.inc({ controller, result }, 0);
+    this.reconcileErrors.inc({ controller }, 0);
+    this.activeWorkers.set({ controller }, 0);
+    return {
+      maxConcurrentReconciles: (workers) => this.maxConcurrent.set({ controller }, workers),
+      reconcileStarted: () => this.activeWorkers.inc({ controller }),
+      reconcileFinished: (result, seconds) => {
+        this.activeWorkers.dec({ controller });
+        this.reconcileTotal.inc({ controller, result });
+        if (result === 'error') this.reconcileErrors.inc({ controller });
+        this.reconcileTime.observe({ controller }, seconds);
+      },
+    };
+  }
+
+  private counter<L extends string>(name: string, help: string, labelNames: L[]): Counter<L> {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  private gauge<L extends string>(name: string, help: string, labelNames: L[]): Gauge<L> {
+    return new Gauge({ name, help, labelNames, registers: [this.registry] });
+  }
+}
+
+export const noopWorkQueueMetrics: WorkQueueMetrics = {
+  added: () => {},
+  depth: () => {},
+  retried: () => {},
+  queued: () => {},
+  worked: () => {},
+  observeInFlight: () => () => {},
+};
+
+export const noopReconcileMetrics: ReconcileMetrics = {
+  maxConcurrentReconciles: () => {},
+  reconcileStarted: () => {},
+  reconcileFinished: () => {},
+};

@@ -1,0 +1,353 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { pino, type Logger } from 'pino';
+import { JitteredBackoff } from './backoff.ts';
+import { ObjectCache, type KubeObject, type ReadonlyCache } from './cache.ts';
+import { isGone, kubeOpenStream, kubeRequestJson, readLines, type KubeStatus } from './kube-http.ts';
+
+/** Which resource to mirror; `group: ''` is the core API (`/api/v1`). */
+export interface ResourceType {
+  group: string;
+  version: string;
+  plural: string;
+}
+
+export interface ReflectorOptions {
+  kubeConfig: KubeConfig;
+  resource: ResourceType;
+  /** Mirror one namespace only; all namespaces when omitted. */
+  namespace?: string;
+  labelSelector?: string;
+  /**
+   * Called with the key of every object that was added, changed or deleted, and after a re-list with the
+   * key of every object, including those deleted while the reflector was not watching. Should only enqueue.
+   */
+  onChange: (key: string) => void;
+  /** Objects per list page. Default 500. */
+  pageSize?: number;
+  /** The server ends each watch after a random time in this range, spreading re-watches. Default 300–600 s. */
+  watchTimeoutSeconds?: { min: number; max: number };
+  /**
+   * A watch that delivers nothing (not even a bookmark) for its timeout plus this grace is considered hung
+   * and is aborted and re-opened. Default 30 s.
+   */
+  hungWatchGraceMs?: number;
+  /** Abort a list page that takes longer. Default 60 s. */
+  listTimeoutMs?: number;
+  /** Reconnect delays after errors. Default 200 ms doubling to 30 s, jittered. */
+  backoff?: { initialMs: number; maxMs: number };
+  logger?: Logger;
+}
+
+interface KubeList<T> {
+  apiVersion?: string;
+  kind?: string;
+  metadata: { resourceVersion?: string; continue?: string };
+  items: T[];
+}
+
+interface WatchEvent {
+  type: 'ADDED' | 'MODIFIED' | 'DELETED' | 'BOOKMARK' | 'ERROR';
+  object: unknown;
+}
+
+/** How one watch connection ended, which decides what the reflector does next. */
+type WatchEnd =
+  | 'closed' // the server ended it (its timeout): watch again from the last resourceVersion
+  | 'hung' // nothing arrived before the deadline: watch again at once
+  | 'failed' // an error: watch again after backoff
+  | 'gone' // 410, the resourceVersion is too old: list again
+  | 'stopped';
+
+/** A watch that the server closes this soon without any event is treated as an error, not a normal end. */
+const MIN_HEALTHY_WATCH_MS = 1000;
+
+/**
+ * Mirrors one resource type into an in-memory cache with list + watch, and reports changed keys.
+ *
+ * Built on plain HTTP rather than client-node's informer, which can miss re-lists and hang
+ * (kubernetes-client/javascript#1496, #593). The protocol is client-go's reflector: a paginated list, then
+ * a watch from the list's resourceVersion with bookmarks; a normally ended watch is resumed from the last
+ * resourceVersion, a 410 Gone triggers a re-list, other errors a resumed watch after backoff, and a silent
+ * watch is aborted after a deadline.
+ */
+export class Reflector<T extends KubeObject = KubeObject> {
+  readonly cache: ReadonlyCache<T>;
+
+  private readonly objects = new ObjectCache<T>();
+  private readonly path: string;
+  private readonly logger: Logger;
+  private readonly backoff: JitteredBackoff;
+  private readonly pageSize: number;
+  private readonly watchTimeout: { min: number; max: number };
+  private readonly hungWatchGraceMs: number;
+  private readonly listTimeoutMs: number;
+
+  private lastResourceVersion: string | undefined;
+  private synced = false;
+  private readonly syncWaiters: Array<{ resolve: () => void; reject: (error: Error) => void }> = [];
+
+  private running: Promise<void> | undefined;
+  private stopped = false;
+  /** Aborts whatever request is in flight and cuts short a backoff sleep. */
+  private readonly stopController = new AbortController();
+  private endWatch: ((end: WatchEnd) => void) | undefined;
+
+  constructor(private readonly options: ReflectorOptions) {
+    this.cache = this.objects;
+    this.path = resourcePath(options.resource, options.namespace);
+    this.logger = (options.logger ?? pino({ enabled: false })).child({
+      resource: options.resource.plural,
+      ...(options.namespace ? { namespace: options.namespace } : {}),
+    });
+    this.backoff = new JitteredBackoff(options.backoff?.initialMs ?? 200, options.backoff?.maxMs ?? 30_000);
+    this.pageSize = options.pageSize ?? 500;
+    this.watchTimeout = options.watchTimeoutSeconds ?? { min: 300, max: 600 };
+    this.hungWatchGraceMs = options.hungWatchGraceMs ?? 30_000;
+    this.listTimeoutMs = options.listTimeoutMs ?? 60_000;
+  }
+
+  /** The resourceVersion the next watch resumes from. */
+  get resourceVersion(): string | undefined {
+    return this.lastResourceVersion;
+  }
+
+  start(): void {
+    if (this.running || this.stopped) return;
+    this.running = this.run();
+  }
+
+  /** Aborts the open request and any pending retry; resolves when nothing of the reflector is left running. */
+  async stop(): Promise<void> {
+    if (!this.stopped) {
+      this.stopped = true;
+      this.stopController.abort();
+      this.endWatch?.('stopped');
+      this.syncWaiters
+        .splice(0)
+        .forEach(({ reject }) => reject(new Error('reflector stopped before it synced')));
+    }
+    await this.running;
+  }
+
+  /** True once the first complete list is in the cache. */
+  hasSynced(): boolean {
+    return this.synced;
+  }
+
+  waitForSync(): Promise<void> {
+    if (this.synced) return Promise.resolve();
+    if (this.stopped) return Promise.reject(new Error('reflector stopped before it synced'));
+    return new Promise((resolve, reject) => this.syncWaiters.push({ resolve, reject }));
+  }
+
+  private async run(): Promise<void> {
+    let needsList = true;
+    while (!this.stopped) {
+      if (needsList) {
+        try {
+          await this.listAll();
+          needsList = false;
+          this.backoff.reset();
+        } catch (error) {
+          if (this.stopped) break;
+          this.logger.warn({ err: error }, 'list failed; retrying');
+          await this.sleep(this.backoff.next());
+          continue;
+        }
+      }
+      const end = await this.watchOnce();
+      if (end === 'gone') {
+        this.logger.info(
+          { resourceVersion: this.lastResourceVersion },
+          'resourceVersion expired; re-listing',
+        );
+        needsList = true;
+      } else if (end === 'failed') {
+        await this.sleep(this.backoff.next());
+      } else if (end === 'hung') {
+        this.logger.warn('watch delivered nothing before its deadline; re-watching');
+      }
+    }
+  }
+
+  /** Lists every page, then swaps the cache in one step so readers never see a partial list. */
+  private async listAll(): Promise<void> {
+    const items: T[] = [];
+    let limit: number | undefined = this.pageSize;
+    let continueToken: string | undefined;
+    let resourceVersion: string | undefined;
+    for (;;) {
+      let page: KubeList<T>;
+      try {
+        page = await kubeRequestJson<KubeList<T>>(this.options.kubeConfig, {
+          path: this.path,
+          query: { limit, continue: continueToken, labelSelector: this.options.labelSelector },
+          signal: AbortSignal.any([
+            this.stopController.signal,
+            AbortSignal.timeout(Math.ceil(this.listTimeoutMs)),
+          ]),
+        });
+      } catch (error) {
+        if (!(continueToken && isGone(error))) throw error;
+        // The continue token expired mid-list (etcd compacted it): start over with one unpaginated list.
+        this.logger.info('list continue token expired; listing again without pages');
+        items.length = 0;
+        limit = undefined;
+        continueToken = undefined;
+        continue;
+      }
+      const kind = page.kind?.replace(/List$/, '');
+      for (const item of page.items ?? []) {
+        // The apiserver omits apiVersion and kind on list items; fill them in as watch events carry them.
+        items.push(prepare({ apiVersion: page.apiVersion, kind, ...item }));
+      }
+      resourceVersion = page.metadata?.resourceVersion;
+      continueToken = page.metadata?.continue || undefined;
+      if (!continueToken) break;
+    }
+
+    const changed = this.objects.replace(items);
+    this.lastResourceVersion = resourceVersion;
+    this.logger.debug({ objects: items.length, resourceVersion }, 'listed');
+    if (!this.synced) {
+      this.synced = true;
+      this.syncWaiters.splice(0).forEach(({ resolve }) => resolve());
+    }
+    changed.forEach((key) => this.notify(key));
+  }
+
+  private watchOnce(): Promise<WatchEnd> {
+    return new Promise((resolve) => {
+      const request = new AbortController();
+      const startedAt = Date.now();
+      let events = 0;
+      let deadline: ReturnType<typeof setTimeout> | undefined;
+      const timeoutSeconds = randomBetween(this.watchTimeout.min, this.watchTimeout.max);
+      const deadlineMs = timeoutSeconds * 1000 + this.hungWatchGraceMs;
+
+      const finish = (end: WatchEnd) => {
+        if (this.endWatch !== finish) return;
+        this.endWatch = undefined;
+        clearTimeout(deadline);
+        request.abort();
+        resolve(end);
+      };
+      const armDeadline = () => {
+        clearTimeout(deadline);
+        deadline = setTimeout(() => finish('hung'), deadlineMs);
+      };
+      this.endWatch = finish;
+      if (this.stopped) return finish('stopped');
+      armDeadline();
+
+      kubeOpenStream(this.options.kubeConfig, {
+        path: this.path,
+        query: {
+          watch: true,
+          resourceVersion: this.lastResourceVersion,
+          allowWatchBookmarks: true,
+          timeoutSeconds,
+          labelSelector: this.options.labelSelector,
+        },
+        signal: request.signal,
+      }).then(
+        (stream) => {
+          if (this.endWatch !== finish) return void stream.destroy();
+          this.backoff.reset();
+          readLines(
+            stream,
+            (line) => {
+              armDeadline();
+              events++;
+              const end = this.applyEvent(line);
+              if (end) finish(end);
+            },
+            (error) => {
+              // A stream that stop() aborted is no news; any other break is.
+              if (error && !this.stopped) this.logger.warn({ err: error }, 'watch connection broke');
+              const tooShort = events === 0 && Date.now() - startedAt < MIN_HEALTHY_WATCH_MS;
+              finish(error || tooShort ? 'failed' : 'closed');
+            },
+          );
+        },
+        (error: unknown) => {
+          if (this.endWatch !== finish) return; // aborted by us: the end is already decided
+          if (!isGone(error)) this.logger.warn({ err: error }, 'watch request failed');
+          finish(isGone(error) ? 'gone' : 'failed');
+        },
+      );
+    });
+  }
+
+  /** Applies one watch event to the cache; returns how the watch ends if the event ends it. */
+  private applyEvent(line: string): WatchEnd | undefined {
+    let event: WatchEvent;
+    try {
+      event = JSON.parse(line) as WatchEvent;
+    } catch {
+      this.logger.warn({ line: line.slice(0, 200) }, 'ignoring a watch line that is not JSON');
+      return undefined;
+    }
+    switch (event.type) {
+      case 'ADDED':
+      case 'MODIFIED': {
+        const object = prepare(event.object as T);
+        this.advanceTo(object.metadata.resourceVersion);
+        this.notify(this.objects.upsert(object));
+        return undefined;
+      }
+      case 'DELETED': {
+        const object = event.object as T;
+        this.advanceTo(object.metadata.resourceVersion);
+        this.notify(this.objects.remove(object));
+        return undefined;
+      }
+      case 'BOOKMARK':
+        this.advanceTo((event.object as KubeObject).metadata?.resourceVersion);
+        return undefined;
+      case 'ERROR': {
+        const status = event.object as KubeStatus;
+        if (status?.code === 410 || status?.reason === 'Expired' || status?.reason === 'Gone') return 'gone';
+        this.logger.warn({ status }, 'watch reported an error');
+        return 'failed';
+      }
+      default:
+        return undefined;
+    }
+  }
+
+  private advanceTo(resourceVersion: string | undefined): void {
+    if (resourceVersion) this.lastResourceVersion = resourceVersion;
+  }
+
+  private notify(key: string): void {
+    try {
+      this.options.onChange(key);
+    } catch (error) {
+      this.logger.error({ err: error, key }, 'onChange handler threw');
+    }
+  }
+
+  /** Waits, but returns early when stop() is called. */
+  private async sleep(ms: number): Promise<void> {
+    await delay(ms, undefined, { signal: this.stopController.signal }).catch(() => {});
+  }
+}
+
+/** `/apis/<group>/<version>[/namespaces/<ns>]/<plural>`, or `/api/v1/...` for the core group. */
+export function resourcePath(resource: ResourceType, namespace?: string): string {
+  const base = resource.group ? `/apis/${resource.group}/${resource.version}` : `/api/${resource.version}`;
+  const scope = namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
+  return `${base}${scope}/${resource.plural}`;
+}
+
+/** Drops managedFields: large, never read by the operator, and a cache-memory cost for every object. */
+function prepare<T extends KubeObject>(object: T): T {
+  if (object.metadata && 'managedFields' in object.metadata) delete object.metadata.managedFields;
+  return object;
+}
+
+function randomBetween(min: number, max: number): number {
+  return Math.round(min + Math.random() * Math.max(0, max - min));
+}

@@ -1,0 +1,77 @@
+import { pino, type Logger } from 'pino';
+import { systemClock, type Clock } from './clock.ts';
+import { noopReconcileMetrics, type ReconcileMetrics, type ReconcileResult } from './metrics.ts';
+import type { WorkQueue } from './workqueue.ts';
+
+/** What a reconcile asks for next. Returning nothing means: done, until something changes. */
+export interface Requeue {
+  /** Reconcile again after this delay, e.g. to poll cloud state or check for drift. Resets the backoff. */
+  requeueAfterMs?: number;
+  /** Reconcile again after the key's backoff, without counting as an error. */
+  requeue?: boolean;
+}
+
+export type Reconcile = (key: string) => Promise<Requeue | void>;
+
+export interface WorkerPoolOptions {
+  queue: WorkQueue;
+  /** `--concurrency`: how many keys are reconciled at once (each key by at most one worker). */
+  concurrency: number;
+  reconcile: Reconcile;
+  metrics?: ReconcileMetrics;
+  logger?: Logger;
+  clock?: Clock;
+}
+
+/**
+ * Runs `concurrency` workers that take keys from the queue and reconcile them, applying controller-runtime's
+ * result rules: a thrown error → backoff retry; `requeueAfterMs` → forget the backoff and come back later;
+ * `requeue` → backoff retry; otherwise → forget. Resolves when the queue has shut down and every worker
+ * has finished its current key.
+ */
+export async function runWorkers(options: WorkerPoolOptions): Promise<void> {
+  const { queue, reconcile } = options;
+  const metrics = options.metrics ?? noopReconcileMetrics;
+  const logger = options.logger ?? pino({ enabled: false });
+  const clock = options.clock ?? systemClock;
+  if (!Number.isInteger(options.concurrency) || options.concurrency < 1) {
+    throw new RangeError(`concurrency must be a positive integer, got ${options.concurrency}`);
+  }
+  metrics.maxConcurrentReconciles(options.concurrency);
+
+  const processOne = async (key: string): Promise<void> => {
+    const startedAt = clock.now();
+    metrics.reconcileStarted();
+    let result: ReconcileResult;
+    try {
+      const next = (await reconcile(key)) ?? {};
+      if (next.requeueAfterMs !== undefined && next.requeueAfterMs > 0) {
+        queue.forget(key);
+        queue.addAfter(key, next.requeueAfterMs);
+        result = 'requeue_after';
+      } else if (next.requeue) {
+        queue.addRateLimited(key);
+        result = 'requeue';
+      } else {
+        queue.forget(key);
+        result = 'success';
+      }
+    } catch (err) {
+      // An error may set a floor under the backoff (e.g. a request the cloud refused will be refused again).
+      const floor = (err as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+      queue.addRateLimited(key, typeof floor === 'number' ? floor : 0);
+      result = 'error';
+      logger.error({ err, key, retries: queue.numRequeues(key) }, 'reconcile failed');
+    } finally {
+      queue.done(key);
+    }
+    metrics.reconcileFinished(result, (clock.now() - startedAt) / 1000);
+  };
+
+  const worker = async (): Promise<void> => {
+    for (let key = await queue.get(); key !== undefined; key = await queue.get()) {
+      await processOne(key);
+    }
+  };
+  await Promise.all(Array.from({ length: options.concurrency }, worker));
+}

@@ -1,0 +1,147 @@
+import { describe, expect, it } from 'vitest';
+import type { MetricValueWithName } from 'prom-client';
+import { OperatorMetrics } from '../../../src/runtime/metrics.ts';
+import { ExponentialFailureRateLimiter } from '../../../src/runtime/rate-limiter.ts';
+import { runWorkers } from '../../../src/runtime/workers.ts';
+import { WorkQueue } from '../../../src/runtime/workqueue.ts';
+import { ManualClock, settle } from './manual-clock.ts';
+
+/** One sample's value; histogram samples are named `<name>_bucket`, `_sum` or `_count`. */
+async function valueOf(
+  metrics: OperatorMetrics,
+  name: string,
+  labels: Record<string, string>,
+): Promise<number | undefined> {
+  const family = name.replace(/_(bucket|sum|count)$/, '');
+  const metric = metrics.registry.getSingleMetric(family) ?? metrics.registry.getSingleMetric(name);
+  if (!metric) throw new Error(`metric ${name} is not registered`);
+  const values: MetricValueWithName<string>[] = (await metric.get()).values;
+  const wanted = Object.entries(labels);
+  return values.find(
+    (sample) =>
+      (sample.metricName ?? family) === name &&
+      wanted.every(([label, value]) => String(sample.labels[label]) === value),
+  )?.value;
+}
+
+function controllerUnderTest(metrics: OperatorMetrics, clock: ManualClock) {
+  const queue = new WorkQueue({
+    clock,
+    rateLimiter: new ExponentialFailureRateLimiter(5, 300_000),
+    metrics: metrics.workQueue('pipe'),
+  });
+  return queue;
+}
+
+describe('OperatorMetrics', () => {
+  it('exposes zeroed reconcile series for every result as soon as a controller registers', async () => {
+    const metrics = new OperatorMetrics();
+    metrics.reconciler('pipe');
+    const text = await metrics.registry.metrics();
+    for (const result of ['success', 'error', 'requeue', 'requeue_after']) {
+      expect(text).toContain(`controller_runtime_reconcile_total{controller="pipe",result="${result}"} 0`);
+    }
+    expect(text).toContain('controller_runtime_reconcile_errors_total{controller="pipe"} 0');
+  });
+
+  it('counts reconciles by result, errors, retries and queue adds for a running controller', async () => {
+    const metrics = new OperatorMetrics();
+    const clock = new ManualClock();
+    const queue = controllerUnderTest(metrics, clock);
+    let calls = 0;
+    const workers = runWorkers({
+      queue,
+      concurrency: 2,
+      clock,
+      metrics: metrics.reconciler('pipe'),
+      reconcile: async () => {
+        calls++;
+        clock.advance(250);
+        if (calls === 1) throw new Error('boom');
+        if (calls === 2) return { requeueAfterMs: 60_000 };
+      },
+    });
+    queue.add('ns/a');
+    await settle();
+    clock.advance(5);
+    await settle();
+    clock.advance(60_000);
+    await settle();
+    await queue.shutdown();
+    await workers;
+
+    const pipe = { controller: 'pipe' };
+    expect(await valueOf(metrics, 'controller_runtime_reconcile_total', { ...pipe, result: 'error' })).toBe(
+      1,
+    );
+    expect(
+      await valueOf(metrics, 'controller_runtime_reconcile_total', { ...pipe, result: 'requeue_after' }),
+    ).toBe(1);
+    expect(await valueOf(metrics, 'controller_runtime_reconcile_total', { ...pipe, result: 'success' })).toBe(
+      1,
+    );
+    expect(await valueOf(metrics, 'controller_runtime_reconcile_errors_total', pipe)).toBe(1);
+    expect(
+      await valueOf(metrics, 'controller_runtime_reconcile_time_seconds_bucket', { ...pipe, le: '0.25' }),
+    ).toBe(3);
+    expect(await valueOf(metrics, 'controller_runtime_max_concurrent_reconciles', pipe)).toBe(2);
+    expect(await valueOf(metrics, 'controller_runtime_active_workers', pipe)).toBe(0);
+    expect(await valueOf(metrics, 'workqueue_adds_total', { name: 'pipe' })).toBe(3);
+    expect(await valueOf(metrics, 'workqueue_retries_total', { name: 'pipe' })).toBe(1);
+    expect(await valueOf(metrics, 'workqueue_work_duration_seconds_count', { name: 'pipe' })).toBe(3);
+  });
+
+  it('reports queue depth and how long keys waited', async () => {
+    const metrics = new OperatorMetrics();
+    const clock = new ManualClock();
+    const queue = controllerUnderTest(metrics, clock);
+    queue.add('ns/a');
+    queue.add('ns/b');
+    expect(await valueOf(metrics, 'workqueue_depth', { name: 'pipe' })).toBe(2);
+    clock.advance(2_000);
+    await queue.get();
+    expect(await valueOf(metrics, 'workqueue_depth', { name: 'pipe' })).toBe(1);
+    expect(await valueOf(metrics, 'workqueue_queue_duration_seconds_sum', { name: 'pipe' })).toBe(2);
+  });
+
+  it('measures unfinished work and the longest running reconcile when scraped', async () => {
+    const metrics = new OperatorMetrics();
+    const clock = new ManualClock();
+    const queue = controllerUnderTest(metrics, clock);
+    queue.add('ns/a');
+    await queue.get();
+    clock.advance(1_000);
+    queue.add('ns/b');
+    await queue.get();
+    clock.advance(3_000);
+
+    expect(await valueOf(metrics, 'workqueue_unfinished_work_seconds', { name: 'pipe' })).toBe(7);
+    expect(await valueOf(metrics, 'workqueue_longest_running_processor_seconds', { name: 'pipe' })).toBe(4);
+    queue.done('ns/a');
+    queue.done('ns/b');
+    expect(await valueOf(metrics, 'workqueue_unfinished_work_seconds', { name: 'pipe' })).toBe(0);
+  });
+
+  it('records cloud calls, quota waits and remaining quota with their labels', async () => {
+    const metrics = new OperatorMetrics();
+    metrics.cloud.request('management', '/v1/services/{id}', 200, 0.12);
+    metrics.cloud.request('management', '/v1/services/{id}', 'network_error', 0.5);
+    metrics.cloud.quotaWaited('management', 1.5);
+    metrics.cloud.quotaRemaining('management', 7);
+
+    const call = { api: 'management', route: '/v1/services/{id}' };
+    expect(await valueOf(metrics, 'sluice_cloud_requests_total', { ...call, code: '200' })).toBe(1);
+    expect(await valueOf(metrics, 'sluice_cloud_requests_total', { ...call, code: 'network_error' })).toBe(1);
+    expect(await valueOf(metrics, 'sluice_cloud_request_duration_seconds_count', call)).toBe(2);
+    expect(await valueOf(metrics, 'sluice_cloud_quota_wait_seconds_sum', { api: 'management' })).toBe(1.5);
+    expect(await valueOf(metrics, 'sluice_cloud_quota_remaining', { api: 'management' })).toBe(7);
+  });
+
+  it('keeps separate instances independent', async () => {
+    const first = new OperatorMetrics();
+    const second = new OperatorMetrics();
+    first.cloud.quotaRemaining('alerting', 3);
+    expect(await valueOf(first, 'sluice_cloud_quota_remaining', { api: 'alerting' })).toBe(3);
+    expect(await valueOf(second, 'sluice_cloud_quota_remaining', { api: 'alerting' })).toBeUndefined();
+  });
+});

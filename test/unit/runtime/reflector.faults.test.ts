@@ -1,0 +1,264 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { Reflector, type ReflectorOptions } from '../../../src/runtime/reflector.ts';
+import { FakeKubeApi, failWith, hangAfterHeaders, hangBeforeHeaders, widget } from './fake-kube-api.ts';
+
+const WIDGETS = { group: 'example.dev', version: 'v1', plural: 'widgets' };
+const until = { timeout: 5_000, interval: 10 };
+
+describe('Reflector against a fake apiserver', () => {
+  let api: FakeKubeApi;
+  let reflector: Reflector | undefined;
+  let changes: string[];
+
+  beforeEach(async () => {
+    api = await FakeKubeApi.start();
+    changes = [];
+  });
+
+  afterEach(async () => {
+    await reflector?.stop();
+    reflector = undefined;
+    await api.close();
+  });
+
+  async function startReflector(options: Partial<ReflectorOptions> = {}): Promise<Reflector> {
+    reflector = new Reflector({
+      kubeConfig: api.kubeConfig(),
+      resource: WIDGETS,
+      onChange: (key) => changes.push(key),
+      backoff: { initialMs: 10, maxMs: 50 },
+      ...options,
+    });
+    reflector.start();
+    await reflector.waitForSync();
+    await vi.waitFor(() => expect(api.openWatchCount).toBe(1), until);
+    return reflector;
+  }
+
+  const cachedKeys = () => reflector!.cache.keys().sort();
+
+  it('lists page by page with limit and continue before it reports synced', async () => {
+    for (const name of ['a', 'b', 'c', 'd', 'e']) api.put(widget('ns', name));
+    await startReflector({ pageSize: 2 });
+
+    expect(api.lists.map((request) => request.query.get('limit'))).toEqual(['2', '2', '2']);
+    const tokens = api.lists.map((request) => request.query.get('continue'));
+    expect(tokens[0]).toBeNull();
+    expect(tokens[1]).toBeTruthy();
+    expect(tokens[2]).toBeTruthy();
+    expect(tokens[2]).not.toBe(tokens[1]);
+    expect(cachedKeys()).toEqual(['ns/a', 'ns/b', 'ns/c', 'ns/d', 'ns/e']);
+    expect(changes.sort()).toEqual(['ns/a', 'ns/b', 'ns/c', 'ns/d', 'ns/e']);
+    expect(reflector!.hasSynced()).toBe(true);
+    expect(api.lists[0]!.authorization).toBe('Bearer t');
+  });
+
+  it('starts over without pages when the continue token expires mid-list', async () => {
+    for (const name of ['a', 'b', 'c']) api.put(widget('ns', name));
+    api.expireContinueTokens = true;
+    await startReflector({ pageSize: 2 });
+
+    expect(api.lists.map((request) => request.query.get('limit'))).toEqual(['2', '2', null]);
+    expect(cachedKeys()).toEqual(['ns/a', 'ns/b', 'ns/c']);
+  });
+
+  it('strips managedFields from listed and watched objects and fills in apiVersion and kind on list items', async () => {
+    const managedFields = [{ manager: 'kubectl', operation: 'Apply', fieldsV1: {} }];
+    api.put(widget('ns', 'listed', { metadata: { namespace: 'ns', name: 'listed', managedFields } }));
+    await startReflector();
+    api.put(widget('ns', 'watched', { metadata: { namespace: 'ns', name: 'watched', managedFields } }));
+    await vi.waitFor(() => expect(reflector!.cache.get('ns/watched')).toBeDefined(), until);
+
+    for (const key of ['ns/listed', 'ns/watched']) {
+      const cached = reflector!.cache.get(key)!;
+      expect(cached.metadata).not.toHaveProperty('managedFields');
+      expect(cached).toMatchObject({ apiVersion: 'example.dev/v1', kind: 'Widget' });
+    }
+  });
+
+  it('watches from the list’s resourceVersion with bookmarks and a server-side timeout', async () => {
+    api.put(widget('ns', 'a'));
+    const listedAt = api.currentResourceVersion;
+    await startReflector({ watchTimeoutSeconds: { min: 300, max: 600 } });
+
+    const query = api.watches[0]!.query;
+    expect(query.get('resourceVersion')).toBe(listedAt);
+    expect(query.get('allowWatchBookmarks')).toBe('true');
+    expect(Number(query.get('timeoutSeconds'))).toBeGreaterThanOrEqual(300);
+    expect(Number(query.get('timeoutSeconds'))).toBeLessThanOrEqual(600);
+  });
+
+  it('applies added, modified and deleted objects to the cache and reports each key', async () => {
+    api.put(widget('ns', 'a', { spec: { size: 1 } }));
+    await startReflector();
+    changes.length = 0;
+
+    api.put(widget('ns', 'b'));
+    api.put(widget('ns', 'a', { spec: { size: 2 } }));
+    api.delete('ns', 'b');
+    await vi.waitFor(() => expect(changes).toEqual(['ns/b', 'ns/a', 'ns/b']), until);
+    expect(cachedKeys()).toEqual(['ns/a']);
+    expect(reflector!.cache.get('ns/a')).toMatchObject({ spec: { size: 2 } });
+  });
+
+  it('resumes from the bookmark’s resourceVersion when the server ends the watch', async () => {
+    await startReflector();
+    const bookmarked = api.bookmark();
+    await vi.waitFor(() => expect(reflector!.resourceVersion).toBe(bookmarked), until);
+
+    api.endWatches();
+    await vi.waitFor(() => expect(api.watches).toHaveLength(2), until);
+    expect(api.watches[1]!.query.get('resourceVersion')).toBe(bookmarked);
+    expect(api.lists).toHaveLength(1);
+    expect(changes).toEqual([]);
+  });
+
+  it('re-watches after a socket reset mid-watch and catches events from the gap and after it', async () => {
+    await startReflector();
+    api.put(widget('ns', 'before'));
+    await vi.waitFor(() => expect(changes).toEqual(['ns/before']), until);
+    const lastSeen = api.currentResourceVersion;
+
+    api.resetWatches();
+    api.put(widget('ns', 'during-gap'));
+    await vi.waitFor(() => expect(api.openWatchCount).toBe(1), until);
+    api.put(widget('ns', 'after'));
+
+    await vi.waitFor(() => expect(changes).toEqual(['ns/before', 'ns/during-gap', 'ns/after']), until);
+    expect(api.watches[1]!.query.get('resourceVersion')).toBe(lastSeen);
+    expect(api.lists).toHaveLength(1);
+    expect(cachedKeys()).toEqual(['ns/after', 'ns/before', 'ns/during-gap']);
+  });
+
+  it('aborts a watch that sends headers and then nothing, and re-watches once its deadline passes', async () => {
+    api.scriptNextWatch(hangAfterHeaders);
+    reflector = new Reflector({
+      kubeConfig: api.kubeConfig(),
+      resource: WIDGETS,
+      onChange: (key) => changes.push(key),
+      watchTimeoutSeconds: { min: 1, max: 1 },
+      hungWatchGraceMs: 300,
+    });
+    const startedAt = Date.now();
+    reflector.start();
+
+    await vi.waitFor(() => expect(api.openWatchCount).toBe(1), until);
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1_250); // the deadline: timeoutSeconds + grace
+    expect(api.watches).toHaveLength(2);
+    api.put(widget('ns', 'after'));
+    await vi.waitFor(() => expect(changes).toEqual(['ns/after']), until);
+  });
+
+  it('aborts a watch whose response never starts, and re-watches', async () => {
+    api.scriptNextWatch(hangBeforeHeaders);
+    reflector = new Reflector({
+      kubeConfig: api.kubeConfig(),
+      resource: WIDGETS,
+      onChange: (key) => changes.push(key),
+      watchTimeoutSeconds: { min: 1, max: 1 },
+      hungWatchGraceMs: 300,
+    });
+    reflector.start();
+
+    await vi.waitFor(() => expect(api.openWatchCount).toBe(1), until);
+    expect(api.watches).toHaveLength(2);
+    api.put(widget('ns', 'after'));
+    await vi.waitFor(() => expect(changes).toEqual(['ns/after']), until);
+  });
+
+  it('keeps a quiet watch open while bookmarks keep arriving', async () => {
+    // Deadline 1 s; bookmarks every 250 ms for 1.5 s: only resetting the deadline on each keeps the watch.
+    await startReflector({ watchTimeoutSeconds: { min: 0, max: 0 }, hungWatchGraceMs: 1_000 });
+    for (let i = 0; i < 6; i++) {
+      api.bookmark();
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    expect(api.watches).toHaveLength(1);
+  });
+
+  describe.each(['event', 'http'] as const)('on 410 Gone as %s', (goneAs) => {
+    it('re-lists; an object deleted during the gap leaves the cache and is reported', async () => {
+      api.goneAs = goneAs;
+      api.put(widget('ns', 'kept'));
+      api.put(widget('ns', 'deleted-in-gap'));
+      await startReflector();
+      changes.length = 0;
+
+      // While the reflector is disconnected, one object goes and one comes, and the history is compacted.
+      api.endWatches();
+      api.delete('ns', 'deleted-in-gap');
+      api.put(widget('ns', 'created-in-gap'));
+      api.compact();
+
+      await vi.waitFor(() => expect(api.lists).toHaveLength(2), until);
+      await vi.waitFor(() => expect(api.openWatchCount).toBe(1), until);
+      expect(cachedKeys()).toEqual(['ns/created-in-gap', 'ns/kept']);
+      expect(changes.sort()).toEqual(['ns/created-in-gap', 'ns/deleted-in-gap', 'ns/kept']);
+      expect(api.watches.at(-1)!.query.get('resourceVersion')).toBe(api.currentResourceVersion);
+    });
+  });
+
+  it('re-watches from the same resourceVersion after an HTTP 500, without re-listing', async () => {
+    await startReflector();
+    const resourceVersion = api.watches[0]!.query.get('resourceVersion');
+    api.scriptNextWatch(failWith(500));
+    api.endWatches();
+
+    await vi.waitFor(() => expect(api.watches).toHaveLength(3), until);
+    expect(api.watches.map((request) => request.query.get('resourceVersion'))).toEqual([
+      resourceVersion,
+      resourceVersion,
+      resourceVersion,
+    ]);
+    expect(api.lists).toHaveLength(1);
+  });
+
+  it('retries a failed list after backoff', async () => {
+    api.put(widget('ns', 'a'));
+    api.failNextList(500);
+    api.failNextList(503);
+    await startReflector();
+
+    expect(api.lists).toHaveLength(3);
+    expect(cachedKeys()).toEqual(['ns/a']);
+  });
+
+  it('scopes list and watch to one namespace and a label selector', async () => {
+    await startReflector({ namespace: 'team-a', labelSelector: 'app=db' });
+    for (const request of [api.lists[0]!, api.watches[0]!]) {
+      expect(request.path).toBe('/apis/example.dev/v1/namespaces/team-a/widgets');
+      expect(request.query.get('labelSelector')).toBe('app=db');
+    }
+  });
+
+  it('uses /api/v1 paths for the core group', async () => {
+    await startReflector({ resource: { group: '', version: 'v1', plural: 'secrets' } });
+    expect(api.lists[0]!.path).toBe('/api/v1/secrets');
+  });
+
+  it('closes its watch on stop and makes no further requests', async () => {
+    await startReflector();
+    await reflector!.stop();
+
+    await vi.waitFor(() => expect(api.openWatchCount).toBe(0), until);
+    api.put(widget('ns', 'after-stop'));
+    await new Promise((resolve) => setTimeout(resolve, 100)); // several backoff periods
+    expect(api.watches).toHaveLength(1);
+    expect(changes).toEqual([]);
+  });
+
+  it('rejects waitForSync when stopped before the first list completes', async () => {
+    api.failNextList(500);
+    reflector = new Reflector({
+      kubeConfig: api.kubeConfig(),
+      resource: WIDGETS,
+      onChange: () => {},
+      backoff: { initialMs: 60_000, maxMs: 60_000 },
+    });
+    reflector.start();
+    const synced = reflector.waitForSync();
+    await vi.waitFor(() => expect(api.lists).toHaveLength(1), until);
+    await reflector.stop();
+    await expect(synced).rejects.toThrow(/stopped/);
+  });
+});
