@@ -2,11 +2,37 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
     reporters: ['default', './test/support/summary-reporter.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // 2-core machines: integration files start servers; more forks than cores only adds contention.
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          // Pure code, and everything that needs only the emulator (started per file on a free port).
+          include: [
+            'test/unit/**/*.test.ts',
+            'test/contract/**/*.test.ts',
+            'test/integration/cloud/**/*.test.ts',
+          ],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'cluster',
+          include: [
+            'test/integration/*.test.ts',
+            'test/integration/runtime/**/*.test.ts',
+            'test/integration/operator/**/*.test.ts',
+          ],
+          // One real kube-apiserver + etcd for the whole run; each file works in its own namespace.
+          globalSetup: ['test/harness/globalSetup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -1,0 +1,248 @@
+#!/usr/bin/env node
+// Builds the test control plane (kube-apiserver, etcd, kubectl) and helm from
+// the Go modules under test/envtest/, into a cache outside the repository:
+//   ${SLUICE_CACHE_DIR:-~/.cache/sluice/envtest}/<k8s-version>/bin
+//
+// Why from source: this machine (and CI) has no Docker and cannot download
+// release binaries; only the Go module proxy is reachable. envtest's binaries
+// are the same upstream main packages, so we build those.
+//
+// Idempotent: a stamp file records a hash of every input (go.mod/go.sum,
+// Go sources, this script, the Go toolchain version). When the stamp matches
+// and all binaries exist, nothing is built and the script returns in well
+// under a second. When KUBEBUILDER_ASSETS is set, those binaries are used and
+// nothing is built at all.
+//
+// The last line printed is always `KUBEBUILDER_ASSETS=<dir>`.
+
+import { createHash } from 'node:crypto';
+import { execFileSync, spawn } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const envtestDir = join(repoRoot, 'test', 'envtest');
+const helmDir = join(envtestDir, 'helm');
+
+/** Binaries the harness needs; helm is for the demo and chart tests. */
+const BINARIES = ['kube-apiserver', 'etcd', 'kubectl', 'helm'];
+
+function log(msg) {
+  process.stderr.write(`[envtest-setup] ${msg}\n`);
+}
+
+/** Reads the version a go.mod requires for `modulePath`. */
+function requiredVersion(goModPath, modulePath) {
+  const text = readFileSync(goModPath, 'utf8');
+  const escaped = modulePath.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  const m = text.match(new RegExp(`^\\s*(?:require\\s+)?${escaped}\\s+(v\\S+)`, 'm'));
+  if (!m) throw new Error(`${relative(repoRoot, goModPath)} does not require ${modulePath}`);
+  return m[1];
+}
+
+/** Go ldflags that make the binaries report their real release version. */
+function k8sLdflags(version) {
+  const [, major, minor] = version.match(/^v(\d+)\.(\d+)\./) ?? [];
+  const flags = ['-s', '-w'];
+  // kube-apiserver reports component-base's version; kubectl's client side
+  // reports client-go's. Both default to v0.0.0-master without these.
+  for (const pkg of ['k8s.io/component-base/version', 'k8s.io/client-go/pkg/version']) {
+    flags.push(
+      `-X ${pkg}.gitVersion=${version}`,
+      `-X ${pkg}.gitMajor=${major}`,
+      `-X ${pkg}.gitMinor=${minor}`,
+      `-X ${pkg}.gitTreeState=clean`,
+    );
+  }
+  return flags.join(' ');
+}
+
+function helmLdflags(helmVersion, clientGoVersion) {
+  // helm derives the default Kubernetes version for `helm template`/lint from
+  // the client-go it was built with (v0.Y.Z => 1.Y), as its Makefile does.
+  const [, cgMinor] = clientGoVersion.match(/^v0\.(\d+)\./) ?? [];
+  const flags = [
+    '-s',
+    '-w',
+    `-X helm.sh/helm/v3/internal/version.version=${helmVersion}`,
+    '-X helm.sh/helm/v3/internal/version.gitTreeState=clean',
+  ];
+  if (cgMinor) {
+    for (const pkg of ['helm.sh/helm/v3/pkg/lint/rules', 'helm.sh/helm/v3/pkg/chartutil']) {
+      flags.push(`-X ${pkg}.k8sVersionMajor=1`, `-X ${pkg}.k8sVersionMinor=${cgMinor}`);
+    }
+  }
+  return flags.join(' ');
+}
+
+/** Files whose content decides what gets built (no binaries, no vendor). */
+function inputFiles(dir) {
+  const out = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const p = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...inputFiles(p));
+    else if (/^(go\.mod|go\.sum)$|\.go$/.test(entry.name)) out.push(p);
+  }
+  return out.sort();
+}
+
+function goEnv() {
+  return {
+    ...process.env,
+    // Never let go.mod's `go`/`toolchain` lines trigger a toolchain download:
+    // only the module proxy is reachable, and the installed Go must do.
+    GOTOOLCHAIN: 'local',
+    // Static binaries: no libc coupling between build and run machines.
+    CGO_ENABLED: '0',
+    // go.sum is committed; a build must not silently edit it.
+    GOFLAGS: '-mod=readonly -buildvcs=false',
+  };
+}
+
+function goVersion() {
+  return execFileSync('go', ['version'], { env: goEnv(), encoding: 'utf8' }).trim();
+}
+
+function computeStamp(jobs) {
+  const h = createHash('sha256');
+  h.update(goVersion());
+  h.update(readFileSync(fileURLToPath(import.meta.url)));
+  for (const f of inputFiles(envtestDir)) {
+    h.update(relative(repoRoot, f));
+    h.update(readFileSync(f));
+  }
+  // Relative dirs: moving the checkout must not force a rebuild.
+  h.update(JSON.stringify(jobs.map((j) => ({ ...j, dir: relative(repoRoot, j.dir) }))));
+  return h.digest('hex');
+}
+
+/** Builds in flight, stopped when another one fails. */
+const running = new Set();
+
+/**
+ * One `go build` per Go module, so the go command schedules all compiles
+ * and links of that module in one graph. Packages are built into a
+ * directory (`-o dir/`), each binary named after its package.
+ */
+function buildJobs(k8sVersion) {
+  const helmVersion = requiredVersion(join(helmDir, 'go.mod'), 'helm.sh/helm/v3');
+  const clientGo = requiredVersion(join(helmDir, 'go.mod'), 'k8s.io/client-go');
+  return [
+    {
+      dir: envtestDir,
+      // ./cmd/etcd is upstream etcdmain; its own version string is a constant
+      // in go.etcd.io/etcd/api/v3/version, so the -X flags only affect k8s.
+      pkgs: ['k8s.io/kubernetes/cmd/kube-apiserver', 'k8s.io/kubernetes/cmd/kubectl', './cmd/etcd'],
+      ldflags: k8sLdflags(k8sVersion),
+    },
+    { dir: helmDir, pkgs: ['helm.sh/helm/v3/cmd/helm'], ldflags: helmLdflags(helmVersion, clientGo) },
+  ];
+}
+
+function goBuild(job, outDir) {
+  const started = Date.now();
+  const what = job.pkgs.map((p) => p.split('/').pop()).join(', ');
+  log(`building ${what} in ${relative(repoRoot, job.dir)} ...`);
+  const child = spawn(
+    'go',
+    ['build', '-trimpath', `-ldflags=${job.ldflags}`, '-o', `${outDir}/`, ...job.pkgs],
+    {
+      cwd: job.dir,
+      env: goEnv(),
+      stdio: ['ignore', 'inherit', 'inherit'],
+    },
+  );
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      if (code === 0) {
+        log(`built ${what} in ${((Date.now() - started) / 1000).toFixed(0)} s`);
+        resolve();
+      } else
+        reject(new Error(`go build in ${relative(repoRoot, job.dir)} failed (${signal ?? `exit ${code}`})`));
+    });
+  });
+}
+
+function printResult(binDir) {
+  for (const b of BINARIES) {
+    const p = join(binDir, b);
+    if (existsSync(p))
+      log(`${b.padEnd(15)} ${(statSync(p).size / 1048576).toFixed(1).padStart(6)} MiB  ${p}`);
+  }
+  process.stdout.write(`KUBEBUILDER_ASSETS=${binDir}\n`);
+}
+
+async function main() {
+  if (process.env.KUBEBUILDER_ASSETS) {
+    const dir = resolve(process.env.KUBEBUILDER_ASSETS);
+    const missing = ['kube-apiserver', 'etcd'].filter((b) => !existsSync(join(dir, b)));
+    if (missing.length) {
+      log(`KUBEBUILDER_ASSETS=${dir} lacks: ${missing.join(', ')}`);
+      process.exit(1);
+    }
+    log('KUBEBUILDER_ASSETS is set: using those binaries, building nothing');
+    printResult(dir);
+    return;
+  }
+
+  const k8sVersion = requiredVersion(join(envtestDir, 'go.mod'), 'k8s.io/kubernetes');
+  const cacheRoot = process.env.SLUICE_CACHE_DIR
+    ? resolve(process.env.SLUICE_CACHE_DIR)
+    : join(homedir(), '.cache', 'sluice', 'envtest');
+  const versionDir = join(cacheRoot, k8sVersion);
+  const binDir = join(versionDir, 'bin');
+  const stampFile = join(versionDir, 'stamp');
+
+  const jobs = buildJobs(k8sVersion);
+  const stamp = computeStamp(jobs);
+  const upToDate =
+    existsSync(stampFile) &&
+    readFileSync(stampFile, 'utf8').trim() === stamp &&
+    BINARIES.every((b) => existsSync(join(binDir, b)));
+  if (upToDate) {
+    log(`up to date (Kubernetes ${k8sVersion})`);
+    printResult(binDir);
+    return;
+  }
+
+  // Build into a private staging dir and swap it in at the end, so an
+  // interrupted or concurrent build never leaves a half-written bin/.
+  mkdirSync(versionDir, { recursive: true });
+  const staging = join(versionDir, `bin.tmp-${process.pid}`);
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging);
+  try {
+    // The two modules share almost no packages, so building them side by
+    // side fills the cores while the other waits on downloads or its linker.
+    await Promise.all(jobs.map((job) => goBuild(job, staging)));
+    const missing = BINARIES.filter((b) => !existsSync(join(staging, b)));
+    if (missing.length) throw new Error(`go build produced no ${missing.join(', ')}`);
+    rmSync(stampFile, { force: true });
+    rmSync(binDir, { recursive: true, force: true });
+    renameSync(staging, binDir);
+    writeFileSync(stampFile, `${stamp}\n`);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  printResult(binDir);
+}
+
+main().catch((err) => {
+  for (const child of running) child.kill('SIGTERM');
+  log(err instanceof Error ? err.message : String(err));
+  process.exit(1);
+});

@@ -1,0 +1,363 @@
+// A real Kubernetes control plane for tests, the demo and `npm run cluster`.
+//
+// Which cluster you get is chosen by the environment:
+//   SLUICE_TEST_KUBECONFIG=<path>  use that existing cluster (kind, k3d, ...); start nothing
+//   SLUICE_TEST_K3S=1              K3s in a container via @testcontainers/k3s (needs Docker);
+//                                  when that cannot work, ClusterUnavailableError (callers skip)
+//   otherwise                      etcd + kube-apiserver built by `npm run envtest:setup`,
+//                                  the way controller-runtime's envtest runs them
+//
+// The local control plane has no controller-manager or scheduler: nothing
+// reconciles Deployments, garbage-collects owners or finishes namespace
+// deletion. What the apiserver does itself is all real: validation (OpenAPI
+// and CEL), admission, RBAC, subresources, finalizers, watches.
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
+import type * as K3sModule from '@testcontainers/k3s';
+import type { StartedK3sContainer } from '@testcontainers/k3s';
+import { findAssets, repoRoot } from './assets.ts';
+import { applyCrdDir } from './crds.ts';
+import { renderKubeconfig } from './kubeconfig.ts';
+import { freePort, guard, logTail, startProcess, stopProcess, type Managed } from './processes.ts';
+
+export interface ControlPlaneOptions {
+  /** Directory of CRD manifests to apply once ready; `false` applies none. Default `<repo>/crds` if it exists. */
+  crdDir?: string | false;
+  /** Also write the kubeconfig here (removed again by stop()). Default: only in the temp dir. */
+  kubeconfigPath?: string;
+  /** Give up waiting for /readyz after this long. */
+  startTimeoutMs?: number;
+  /** Progress messages (never secrets). Default: silent. */
+  log?: (msg: string) => void;
+  /** Extra kube-apiserver flags, e.g. `--feature-gates=...`. */
+  apiserverArgs?: string[];
+}
+
+export interface ControlPlane {
+  kind: 'envtest' | 'existing' | 'k3s';
+  /** Path of a kubeconfig file with cluster-admin rights. */
+  kubeconfig: string;
+  kubeconfigYaml: string;
+  /** The apiserver URL, e.g. https://127.0.0.1:41234 */
+  server: string;
+  /** Milliseconds from start to ready (CRDs included). */
+  startupMs: number;
+  /** Stops what was started and deletes its temp files; idempotent. */
+  stop(): Promise<void>;
+}
+
+/** The requested kind of cluster cannot run here; callers should skip, not fail. */
+export class ClusterUnavailableError extends Error {
+  override name = 'ClusterUnavailableError';
+}
+
+export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise<ControlPlane> {
+  const started = Date.now();
+  let cp: ControlPlane;
+  if (process.env.SLUICE_TEST_KUBECONFIG) cp = useExisting(resolve(process.env.SLUICE_TEST_KUBECONFIG), opts);
+  else if (process.env.SLUICE_TEST_K3S === '1') cp = await startK3s(opts);
+  else cp = await startLocal(opts);
+
+  try {
+    const crdDir = opts.crdDir === undefined ? join(repoRoot, 'crds') : opts.crdDir;
+    if (crdDir && existsSync(crdDir)) {
+      const kc = new KubeConfig();
+      kc.loadFromString(cp.kubeconfigYaml);
+      const names = await applyCrdDir(kc, crdDir);
+      opts.log?.(`applied ${names.length} CRD(s) from ${crdDir}`);
+    }
+  } catch (err) {
+    await cp.stop();
+    throw err;
+  }
+  cp.startupMs = Date.now() - started;
+  return cp;
+}
+
+// ---- existing cluster --------------------------------------------------------
+
+function useExisting(path: string, opts: ControlPlaneOptions): ControlPlane {
+  const kubeconfigYaml = readFileSync(path, 'utf8');
+  const kc = new KubeConfig();
+  kc.loadFromString(kubeconfigYaml);
+  const server = kc.getCurrentCluster()?.server;
+  if (!server) throw new Error(`${path}: current context has no cluster server`);
+  opts.log?.(`using existing cluster ${server} from SLUICE_TEST_KUBECONFIG`);
+  if (opts.kubeconfigPath) writeKubeconfig(opts.kubeconfigPath, kubeconfigYaml);
+  return {
+    kind: 'existing',
+    kubeconfig: path,
+    kubeconfigYaml,
+    server,
+    startupMs: 0,
+    stop: async () => {
+      if (opts.kubeconfigPath) rmSync(opts.kubeconfigPath, { force: true });
+    },
+  };
+}
+
+// ---- K3s in a container (optional) --------------------------------------------
+
+async function startK3s(opts: ControlPlaneOptions): Promise<ControlPlane> {
+  // Dynamic import: the module (and Docker) are optional; the default path
+  // must work without either.
+  let mod: typeof K3sModule;
+  try {
+    mod = await import('@testcontainers/k3s');
+  } catch {
+    throw new ClusterUnavailableError('SLUICE_TEST_K3S=1 but @testcontainers/k3s is not installed');
+  }
+  const image = process.env.SLUICE_TEST_K3S_IMAGE ?? 'rancher/k3s:v1.34.1-k3s1';
+  opts.log?.(`starting ${image} with testcontainers ...`);
+  let container: StartedK3sContainer;
+  try {
+    container = await new mod.K3sContainer(image).start();
+  } catch (err) {
+    const reason = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    throw new ClusterUnavailableError(
+      `K3s via testcontainers is unavailable (is Docker running?): ${reason}`,
+    );
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-k3s-'));
+  const kubeconfigYaml = container.getKubeConfig();
+  const kubeconfig = join(dir, 'kubeconfig');
+  writeFileSync(kubeconfig, kubeconfigYaml, { mode: 0o600 });
+  if (opts.kubeconfigPath) writeKubeconfig(opts.kubeconfigPath, kubeconfigYaml);
+  const kc = new KubeConfig();
+  kc.loadFromString(kubeconfigYaml);
+  let stopped = false;
+  return {
+    kind: 'k3s',
+    kubeconfig,
+    kubeconfigYaml,
+    server: kc.getCurrentCluster()?.server ?? '',
+    startupMs: 0,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await container.stop();
+      rmSync(dir, { recursive: true, force: true });
+      if (opts.kubeconfigPath) rmSync(opts.kubeconfigPath, { force: true });
+    },
+  };
+}
+
+// ---- local etcd + kube-apiserver --------------------------------------------
+
+const SCRATCH_PREFIX = 'sluice-cp-';
+
+/** RAM-backed when possible: etcd fsyncs, and tmpfs makes that free. */
+function scratchRoot(): string {
+  return existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+}
+
+/**
+ * Removes scratch dirs whose owning process died without cleaning up (only
+ * SIGKILL/OOM can do that: exit hooks handle the rest, and setpriv's
+ * parent-death signal has already killed the servers).
+ */
+function sweepStaleScratchDirs(root: string): void {
+  for (const name of readdirSync(root)) {
+    if (!name.startsWith(SCRATCH_PREFIX)) continue;
+    const dir = join(root, name);
+    try {
+      const pid = Number(readFileSync(join(dir, 'owner.pid'), 'utf8'));
+      if (pid > 0 && !processExists(pid)) rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // no owner.pid (still being created, or not ours): leave it alone
+    }
+  }
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function writeKubeconfig(path: string, yaml: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, yaml, { mode: 0o600 });
+}
+
+async function startLocal(opts: ControlPlaneOptions): Promise<ControlPlane> {
+  const assets = findAssets();
+  // A port picked by freePort() can be taken by someone else before our
+  // server binds it; that is rare, so simply try again with new ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startLocalOnce(assets, opts);
+    } catch (err) {
+      const portClash = err instanceof Error && /address already in use/i.test(err.message);
+      if (!portClash || attempt >= 3) throw err;
+      opts.log?.('port taken between probe and bind; retrying with new ports');
+    }
+  }
+}
+
+async function startLocalOnce(
+  assets: ReturnType<typeof findAssets>,
+  opts: ControlPlaneOptions,
+): Promise<ControlPlane> {
+  sweepStaleScratchDirs(scratchRoot());
+  const tmp = mkdtempSync(join(scratchRoot(), SCRATCH_PREFIX));
+  writeFileSync(join(tmp, 'owner.pid'), String(process.pid));
+  const processes: Managed[] = [];
+  const release = guard({ processes, dirs: [tmp] });
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    // apiserver first: stopping etcd under it makes it log errors and linger.
+    for (const p of [...processes].reverse()) await stopProcess(p);
+    rmSync(tmp, { recursive: true, force: true });
+    if (opts.kubeconfigPath) rmSync(opts.kubeconfigPath, { force: true });
+    release();
+  };
+
+  try {
+    const [etcdPort, peerPort, apiPort] = await distinctFreePorts(3);
+    const etcdUrl = `http://127.0.0.1:${etcdPort}`;
+    const peerUrl = `http://127.0.0.1:${peerPort}`;
+    const etcd = startProcess(
+      'etcd',
+      assets.etcd,
+      [
+        '--name=default',
+        `--data-dir=${join(tmp, 'etcd')}`,
+        `--listen-client-urls=${etcdUrl}`,
+        `--advertise-client-urls=${etcdUrl}`,
+        `--listen-peer-urls=${peerUrl}`,
+        `--initial-advertise-peer-urls=${peerUrl}`,
+        `--initial-cluster=default=${peerUrl}`,
+        // Test data is disposable; skipping fsync removes etcd's main latency.
+        '--unsafe-no-fsync',
+        '--log-level=warn',
+      ],
+      join(tmp, 'etcd.log'),
+    );
+    processes.push(etcd);
+
+    // Admin identity: a static bearer token in group system:masters. The
+    // token never leaves the temp dir and the kubeconfig (mode 0600).
+    const token = randomBytes(32).toString('hex');
+    writeFileSync(join(tmp, 'tokens.csv'), `${token},sluice-admin,sluice-admin,"system:masters"\n`, {
+      mode: 0o600,
+    });
+    // The apiserver refuses to start without a service-account signing key.
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    writeFileSync(join(tmp, 'sa.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+    writeFileSync(join(tmp, 'sa.pub'), publicKey.export({ type: 'spki', format: 'pem' }));
+    const certDir = join(tmp, 'certs');
+
+    // etcd and the apiserver start concurrently: the apiserver retries its
+    // etcd connection, and overlapping the two startups saves seconds.
+    const apiserver = startProcess(
+      'kube-apiserver',
+      assets.kubeApiserver,
+      [
+        `--etcd-servers=${etcdUrl}`,
+        `--cert-dir=${certDir}`, // self-signed serving cert + CA, generated on start
+        '--bind-address=127.0.0.1',
+        '--advertise-address=127.0.0.1',
+        `--secure-port=${apiPort}`,
+        '--service-cluster-ip-range=10.0.0.0/24',
+        '--allow-privileged=true',
+        '--authorization-mode=RBAC',
+        `--token-auth-file=${join(tmp, 'tokens.csv')}`,
+        '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+        `--service-account-key-file=${join(tmp, 'sa.pub')}`,
+        `--service-account-signing-key-file=${join(tmp, 'sa.key')}`,
+        // As envtest does: with no controller-manager, no token controller
+        // creates the "default" ServiceAccount, and this plugin would then
+        // reject every Pod.
+        '--disable-admission-plugins=ServiceAccount',
+        ...(opts.apiserverArgs ?? []),
+      ],
+      join(tmp, 'kube-apiserver.log'),
+    );
+    processes.push(apiserver);
+
+    const server = `https://127.0.0.1:${apiPort}`;
+    opts.log?.(`waiting for kube-apiserver at ${server} ...`);
+    await waitReady(server, processes, opts.startTimeoutMs ?? 60_000);
+
+    // The serving cert file holds the leaf and the CA that signed it.
+    const caPem = readFileSync(join(certDir, 'apiserver.crt'), 'utf8');
+    const kubeconfigYaml = renderKubeconfig({ name: 'sluice-test', server, caPem, token });
+    const kubeconfig = join(tmp, 'kubeconfig');
+    writeFileSync(kubeconfig, kubeconfigYaml, { mode: 0o600 });
+    if (opts.kubeconfigPath) writeKubeconfig(opts.kubeconfigPath, kubeconfigYaml);
+    return { kind: 'envtest', kubeconfig, kubeconfigYaml, server, startupMs: 0, stop };
+  } catch (err) {
+    const logs = processes
+      .map((p) => `--- ${p.name} (last lines of ${p.logFile}) ---\n${logTail(p)}`)
+      .join('\n');
+    await stop();
+    const msg = err instanceof Error ? err.message : String(err);
+    throw new Error(`control plane failed to start: ${msg}\n${logs}`, { cause: err });
+  }
+}
+
+async function distinctFreePorts(n: number): Promise<number[]> {
+  const ports = new Set<number>();
+  while (ports.size < n) ports.add(await freePort());
+  return [...ports];
+}
+
+/** GET `url` without verifying TLS (the CA does not exist until the server has started). */
+function probe(url: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { rejectUnauthorized: false, timeout: 2_000 }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (body += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('timeout', () => req.destroy(new Error('timeout')));
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+/** Polls /readyz (readable anonymously by default RBAC) until it answers "ok". */
+async function waitReady(server: string, processes: Managed[], timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last = 'no answer yet';
+  let exited: string | undefined;
+  for (const p of processes) void p.exited.then((how) => (exited ??= `${p.name} exited (${how})`));
+  while (Date.now() < deadline) {
+    if (exited)
+      throw new Error(
+        exited + (/address already in use/i.test(allLogs(processes)) ? ': address already in use' : ''),
+      );
+    try {
+      const r = await probe(`${server}/readyz`);
+      if (r.status === 200 && r.body.trim() === 'ok') return;
+      last = `HTTP ${r.status}`;
+    } catch (err) {
+      last = err instanceof Error ? err.message : String(err);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`kube-apiserver not ready after ${timeoutMs} ms (last: ${last})`);
+}
+
+function allLogs(processes: Managed[]): string {
+  return processes.map((p) => logTail(p, 50)).join('\n');
+}
