@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import { createHash } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
 import type { KubeConfig } from '@kubernetes/client-node';
 
@@ -43,7 +44,7 @@ export interface KubeRequest {
 
 /** Sends the request and parses the JSON answer; throws `KubeApiError` for any non-2xx status. */
 export async function kubeRequestJson<T>(kubeConfig: KubeConfig, request: KubeRequest): Promise<T> {
-  const response = await send(kubeConfig, request);
+  const response = await send(kubeConfig, request, { pooled: true });
   const text = await readBody(response);
   if (!isSuccess(response)) throw apiError(request, response, text);
   return (text ? JSON.parse(text) : undefined) as T;
@@ -54,7 +55,9 @@ export async function kubeOpenStream(
   kubeConfig: KubeConfig,
   request: KubeRequest,
 ): Promise<http.IncomingMessage> {
-  const response = await send(kubeConfig, request);
+  // A watch holds its connection for minutes: it gets its own, never a pooled one that an abort could
+  // tear away from another request.
+  const response = await send(kubeConfig, request, { pooled: false });
   if (response.statusCode === 200) return response;
   throw apiError(request, response, await readBody(response));
 }
@@ -90,11 +93,60 @@ export function readLines(
   stream.on('close', () => end(stream.complete ? undefined : new Error('stream closed before it ended')));
 }
 
+function abortError(): Error {
+  return new DOMException('The operation was aborted', 'AbortError');
+}
+
+const sharedAgents = new Map<string, http.Agent>();
+
+/** A keep-alive agent per TLS identity (CA, client certificate, verification), for plain agents only. */
+function sharedAgent(
+  options: https.RequestOptions,
+  transport: typeof http | typeof https,
+): http.Agent | undefined {
+  const fresh = options.agent;
+  if (!fresh || (fresh.constructor !== https.Agent && fresh.constructor !== http.Agent)) return undefined;
+  const tls = (fresh as https.Agent).options;
+  const identity = createHash('sha256')
+    .update(
+      JSON.stringify([
+        transport === https,
+        tls.ca,
+        tls.cert,
+        tls.key,
+        tls.pfx,
+        tls.rejectUnauthorized,
+        tls.servername,
+      ]),
+    )
+    .digest('hex');
+  let agent = sharedAgents.get(identity);
+  if (!agent) {
+    const { ca, cert, key, pfx, passphrase, rejectUnauthorized, servername } = tls;
+    agent =
+      transport === https
+        ? new https.Agent({ keepAlive: true, ca, cert, key, pfx, passphrase, rejectUnauthorized, servername })
+        : new http.Agent({ keepAlive: true });
+    sharedAgents.set(identity, agent);
+  }
+  return agent;
+}
+
+/** Closes the shared connections to the apiserver (at shutdown). */
+export function closeKubeConnections(): void {
+  for (const agent of sharedAgents.values()) agent.destroy();
+  sharedAgents.clear();
+}
+
 export function isGone(error: unknown): boolean {
   return error instanceof KubeApiError && error.statusCode === 410;
 }
 
-async function send(kubeConfig: KubeConfig, request: KubeRequest): Promise<http.IncomingMessage> {
+async function send(
+  kubeConfig: KubeConfig,
+  request: KubeRequest,
+  { pooled }: { pooled: boolean },
+): Promise<http.IncomingMessage> {
   const cluster = kubeConfig.getCurrentCluster();
   if (!cluster) throw new Error('kubeconfig has no current cluster');
   const url = new URL(cluster.server.replace(/\/+$/, '') + request.path);
@@ -113,20 +165,40 @@ async function send(kubeConfig: KubeConfig, request: KubeRequest): Promise<http.
     headers['content-type'] = request.contentType ?? 'application/json';
     headers['content-length'] = Buffer.byteLength(body);
   }
-  // applyToHTTPSOptions builds a fresh agent per call; destroying it when done leaves no idle socket behind.
-  const agent = options.agent instanceof http.Agent ? options.agent : undefined;
+  // applyToHTTPSOptions builds a fresh agent per call; a plain one is swapped for a shared keep-alive agent
+  // with the same TLS identity, so a reconcile's several writes do not each pay a TLS handshake.
   const transport = url.protocol === 'https:' ? https : http;
+  const shared = pooled ? sharedAgent(options, transport) : undefined;
+  if (shared) {
+    (options.agent as http.Agent).destroy();
+    options.agent = shared;
+  }
+  // A fresh agent (e.g. a proxy's) is destroyed when done, leaving no idle socket behind.
+  const agent = !shared && options.agent instanceof http.Agent ? options.agent : undefined;
 
   return new Promise((resolve, reject) => {
+    const { signal } = request;
+    if (signal?.aborted) return reject(abortError());
+    // Abort reaches the request only while its response is open: a finished response's keep-alive socket
+    // is back in the shared pool and may already carry another request.
+    const onAbort = () => outgoing.destroy(abortError());
+    const detach = () => signal?.removeEventListener('abort', onAbort);
+    signal?.addEventListener('abort', onAbort, { once: true });
     const outgoing = transport.request(
       url,
-      { ...options, method: request.method ?? 'GET', headers, signal: request.signal },
+      { ...options, method: request.method ?? 'GET', headers },
       (response) => {
-        response.once('close', () => agent?.destroy());
+        response.once('end', detach);
+        response.once('close', () => {
+          detach();
+          agent?.destroy();
+        });
         resolve(response);
       },
     );
-    outgoing.once('error', (error) => {
+    // `on`, not `once`: after a reset, the abort that follows emits a second error, which must not go unhandled.
+    outgoing.on('error', (error) => {
+      detach();
       agent?.destroy();
       reject(error);
     });
@@ -139,7 +211,7 @@ function readBody(response: http.IncomingMessage): Promise<string> {
     const chunks: Buffer[] = [];
     response.on('data', (chunk: Buffer) => chunks.push(chunk));
     response.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    response.once('error', reject);
+    response.on('error', reject);
   });
 }
 
