@@ -10,6 +10,7 @@ const program = new Command('sluice')
   .version(version, '-v, --version')
   .showHelpAfterError();
 
+program.addCommand((await import('./operator/command.ts')).runCommand());
 program.addCommand((await import('./emulator/command.ts')).emulatorCommand());
 
 program

@@ -23,6 +23,7 @@ export interface ControllerOptions<R extends ManagedObject, Cloud, S> extends Om
 
 interface OwnedSecret extends KubeObject {
   metadata: KubeObject['metadata'] & { ownerReferences?: { kind: string; name: string }[] };
+  data?: Record<string, string>;
 }
 
 /**
@@ -111,13 +112,19 @@ export class Controller<R extends ManagedObject, Cloud, S> {
     this.queue.add(key);
   }
 
+  /**
+   * Enqueues the owner of a connection Secret that was deleted or lost a required key, so the values are
+   * restored promptly. The reconciler's own writes leave the Secret complete and so trigger nothing.
+   */
   private onSecretChange(secretKey: string): void {
     const secret = this.secrets?.cache.get(secretKey);
     const owner = secret?.metadata.ownerReferences?.find((ref) => ref.kind === this.options.kind.kind);
     if (secret && owner) {
       const ownerKey = objectKey({ metadata: { name: owner.name, namespace: secret.metadata.namespace } });
       this.secretOwners.set(secretKey, ownerKey);
-      this.queue.add(ownerKey);
+      const data = secret.data ?? {};
+      const required = this.options.kind.connectionSecret?.requiredKeys ?? [];
+      if (required.some((key) => !data[key])) this.queue.add(ownerKey);
       return;
     }
     const formerOwner = this.secretOwners.get(secretKey);

@@ -1,0 +1,127 @@
+// `npm run demo [-- --keep]`: the whole of sluice on this machine. Builds the control plane when it is not
+// cached yet, starts it, the emulator and the operator, creates the credentials Secret, applies
+// deploy/examples/, waits for Ready, and shows what a user sees. Without --keep it stops everything and
+// exits 0; with --keep it stays up for a person to play with kubectl.
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { CoreV1Api, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { parseAllDocuments } from 'yaml';
+import { startEmulator } from '../src/emulator/server.ts';
+import { OperatorConfig } from '../src/operator/config.ts';
+import { startOperator } from '../src/operator/run.ts';
+import { ensureControlPlaneBinaries, findAssets, repoRoot } from '../test/harness/assets.ts';
+import { startControlPlane } from '../test/harness/controlPlane.ts';
+
+const NAMESPACE = 'sluice-demo';
+const CREDENTIALS = 'sluice-cloud';
+const { values: flags } = parseArgs({ options: { keep: { type: 'boolean', default: false } } });
+const say = (message: string) => console.log(`[demo] ${message}`);
+
+// 1. The control plane: built once from Go modules (minutes), then cached (seconds).
+ensureControlPlaneBinaries();
+const kubeconfig = join(repoRoot, '.sluice', 'kubeconfig');
+mkdirSync(join(repoRoot, '.sluice'), { recursive: true });
+const cluster = await startControlPlane({ kubeconfigPath: kubeconfig });
+say(`control plane ready at ${cluster.server} in ${(cluster.startupMs / 1000).toFixed(1)} s`);
+
+// 2. The cloud: the emulator, with services taking a second per state change like a (fast) real cloud.
+const emulator = await startEmulator({ port: 0, transitionMs: 1000, logger: false });
+say(`emulator at ${emulator.url}`);
+
+// 3. The credentials Secret the operator reads, in the demo namespace.
+const { KubeConfig } = await import('@kubernetes/client-node');
+const kc = new KubeConfig();
+kc.loadFromFile(kubeconfig);
+const core = kc.makeApiClient(CoreV1Api);
+await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
+const { organizationId, keyId, keySecret, alertsToken } = emulator.credentials;
+await core.createNamespacedSecret({
+  namespace: NAMESPACE,
+  body: {
+    metadata: { name: CREDENTIALS },
+    stringData: {
+      organizationId,
+      keyId,
+      keySecret,
+      managementUrl: emulator.url,
+      alertsUrl: emulator.url,
+      alertsToken,
+    },
+  },
+});
+
+// 4. The operator, as `sluice run` would start it.
+const operator = await startOperator(
+  OperatorConfig.parse({
+    kubeconfig,
+    credentialsSecret: `${NAMESPACE}/${CREDENTIALS}`,
+    pollInterval: '500ms',
+    metricsBindAddress: ':0',
+    healthProbeBindAddress: ':0',
+  }),
+  pino({ level: 'warn' }),
+);
+say(`operator running (metrics at ${operator.metrics?.url}/metrics)`);
+
+// 5. The examples, as `kubectl apply -f deploy/examples/` would create them.
+const objects = KubernetesObjectApi.makeApiClient(kc);
+const examplesDir = join(repoRoot, 'deploy', 'examples');
+const applied: KubernetesObject[] = [];
+for (const file of readdirSync(examplesDir).filter((f) => f.endsWith('.yaml'))) {
+  for (const document of parseAllDocuments(readFileSync(join(examplesDir, file), 'utf8'))) {
+    const object = document.toJS() as KubernetesObject;
+    object.metadata = { ...object.metadata, namespace: NAMESPACE };
+    applied.push(await objects.create(object));
+    say(`applied ${object.kind} ${object.metadata.name}`);
+  }
+}
+
+// 6. Wait until every resource is Ready.
+const started = Date.now();
+const isReady = (o: KubernetesObject & { status?: { conditions?: { type: string; status: string }[] } }) =>
+  o.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+for (const object of applied) {
+  for (;;) {
+    if (isReady(await objects.read(object as never))) break;
+    if (Date.now() - started > 120_000)
+      throw new Error(`${object.metadata!.name} did not become Ready in 2 minutes`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+say(`all resources Ready ${((Date.now() - started) / 1000).toFixed(1)} s after apply`);
+
+// 7. What a user sees.
+const kubectl = (...args: string[]) =>
+  execFileSync(findAssets().kubectl, ['--kubeconfig', kubeconfig, ...args], { encoding: 'utf8' });
+console.log(`\n$ kubectl get sluice -n ${NAMESPACE}\n${kubectl('get', 'sluice', '-n', NAMESPACE)}`);
+for (const object of applied) {
+  const secret = await core.readNamespacedSecret({
+    name: `${object.metadata!.name}-connection`,
+    namespace: NAMESPACE,
+  });
+  console.log(
+    `Secret ${object.metadata!.name}-connection keys: ${Object.keys(secret.data ?? {})
+      .sort()
+      .join(', ')}`,
+  );
+}
+
+const stopAll = async () => {
+  await operator.stop();
+  await emulator.stop();
+  await cluster.stop();
+};
+if (!flags.keep) {
+  await stopAll();
+  say('done; run `npm run demo -- --keep` to stay up and use kubectl yourself');
+  process.exit(0);
+}
+console.log(`\nexport KUBECONFIG=${kubeconfig}\n`);
+say(`kubectl is at ${findAssets().kubectl}; the emulator at ${emulator.url}. Ctrl-C stops everything.`);
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void stopAll().then(() => process.exit(0)));
+}
+setInterval(() => {}, 1 << 30);

@@ -1,0 +1,123 @@
+import type { DatabaseServiceSpec } from '../api/database-service.ts';
+import type { ServiceCommand } from '../cloud/schemas/service.ts';
+import type { Service, ServiceUpdateRequest } from '../cloud/schemas/service.ts';
+
+/** The tag sluice puts on every service it creates, so a crashed create can be found again. */
+export const UID_TAG = 'sluice.dev/uid';
+
+export interface ServiceDiff {
+  /** The minimal PATCH body: only what differs; list fields as `{add, remove}` against the cloud's list. */
+  patch: ServiceUpdateRequest;
+  /** The state command that moves the cloud towards the desired state, when one is due now. */
+  command?: Extract<ServiceCommand, 'start' | 'stop'>;
+  /** Spec field names that differ, for conditions and Events. */
+  differences: string[];
+}
+
+/** States in which a service counts as Running (idle services wake on the first query). */
+const RUNNING_STATES = new Set(['running', 'idle']);
+/** States a stop command is accepted in. */
+const STOPPABLE_STATES = new Set(['running', 'idle', 'degraded']);
+
+/**
+ * Compares the desired spec with the service the cloud reports and says what to send. Pure: the same inputs
+ * always give the same PATCH, which the unit tests pin down field by field.
+ */
+export function diffService(spec: DatabaseServiceSpec, uid: string, service: Service): ServiceDiff {
+  const patch: ServiceUpdateRequest = {};
+  const differences: string[] = [];
+  const note = (field: string) => differences.push(field);
+
+  if (spec.name !== service.name) {
+    patch.name = spec.name;
+    note('name');
+  }
+
+  const ipEdit = listEdit(
+    (spec.ipAccessList ?? []).map((e) => ({
+      source: e.source,
+      ...(e.description ? { description: e.description } : {}),
+    })),
+    (service.ipAccessList ?? []).map((e) => ({
+      source: e.source,
+      ...(e.description ? { description: e.description } : {}),
+    })),
+    (e) => `${e.source}\u0000${e.description ?? ''}`,
+  );
+  if (spec.ipAccessList !== undefined && ipEdit) {
+    patch.ipAccessList = ipEdit;
+    note('ipAccessList');
+  }
+
+  const endpointEdit = listEdit(spec.privateEndpointIds ?? [], service.privateEndpointIds ?? [], (id) => id);
+  if (spec.privateEndpointIds !== undefined && endpointEdit) {
+    patch.privateEndpointIds = endpointEdit;
+    note('privateEndpointIds');
+  }
+
+  if (spec.releaseChannel !== undefined && spec.releaseChannel !== service.releaseChannel) {
+    patch.releaseChannel = spec.releaseChannel;
+    note('releaseChannel');
+  }
+
+  const toggles = (spec.endpoints ?? []).filter(
+    (toggle) => toggle.enabled !== (service.endpoints ?? []).some((e) => e.protocol === toggle.protocol),
+  );
+  if (toggles.length > 0) {
+    patch.endpoints = toggles;
+    note('endpoints');
+  }
+
+  const tagEdit = listEdit(desiredTags(spec, uid), service.tags ?? [], (t) => `${t.key}\u0000${t.value}`);
+  if (tagEdit) {
+    patch.tags = tagEdit;
+    note('tags');
+  }
+
+  if (
+    spec.transparentDataEncryptionKeyId !== undefined &&
+    spec.transparentDataEncryptionKeyId !== service.transparentDataEncryptionKeyId
+  ) {
+    patch.transparentDataEncryptionKeyId = spec.transparentDataEncryptionKeyId;
+    note('transparentDataEncryptionKeyId');
+  }
+
+  const state = service.state ?? 'running';
+  const command = stateCommand(spec.state ?? 'Running', state);
+  if (command) note('state');
+  return command ? { patch, command, differences } : { patch, differences };
+}
+
+/** True when the service is usable in the desired state; otherwise the reason to wait. */
+export function availability(
+  spec: DatabaseServiceSpec,
+  service: Service,
+): { available: boolean; waitingFor?: string } {
+  const state = service.state ?? 'running';
+  const available = spec.state === 'Stopped' ? state === 'stopped' : RUNNING_STATES.has(state);
+  return available ? { available } : { available, waitingFor: `service is ${state}` };
+}
+
+/** The tags a service must carry: the user's plus sluice's marker. */
+export function desiredTags(spec: DatabaseServiceSpec, uid: string): { key: string; value: string }[] {
+  return [...(spec.tags ?? []).filter((t) => t.key !== UID_TAG), { key: UID_TAG, value: uid }];
+}
+
+function stateCommand(desired: 'Running' | 'Stopped', state: string): ServiceDiff['command'] {
+  if (desired === 'Running' && (state === 'stopped' || state === 'stopping')) {
+    // A stopping service cannot start yet; the command is sent once it is stopped.
+    return state === 'stopped' ? 'start' : undefined;
+  }
+  if (desired === 'Stopped' && STOPPABLE_STATES.has(state)) return 'stop';
+  return undefined;
+}
+
+/** `{add, remove}` that turns `actual` into `desired` (entries compared by whole value), or undefined. */
+function listEdit<T>(desired: T[], actual: T[], identity: (item: T) => string) {
+  const want = new Map(desired.map((item) => [identity(item), item]));
+  const have = new Map(actual.map((item) => [identity(item), item]));
+  const add = [...want].filter(([id]) => !have.has(id)).map(([, item]) => item);
+  const remove = [...have].filter(([id]) => !want.has(id)).map(([, item]) => item);
+  if (add.length === 0 && remove.length === 0) return undefined;
+  return { ...(add.length ? { add } : {}), ...(remove.length ? { remove } : {}) };
+}

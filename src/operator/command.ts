@@ -1,0 +1,68 @@
+import { Command, Option } from 'commander';
+import { describeIssue } from '../cloud/schemas/issues.ts';
+import { OperatorConfig } from './config.ts';
+
+/** `sluice run`: the operator's main process. */
+export function runCommand(): Command {
+  return new Command('run')
+    .description('run the operator: reconcile sluice resources in the cluster with the cloud')
+    .option(
+      '--kubeconfig <path>',
+      'kubeconfig file (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)',
+    )
+    .option('--namespace <name>', 'watch only this namespace (default: all)')
+    .option('--credentials-secret <namespace/name>', 'Secret with the cloud credentials used by default')
+    .option('--concurrency <n>', 'resources reconciled at once, per kind', '4')
+    .option('--sync-interval <duration>', 'how often an in-sync resource is checked for drift', '10m')
+    .option(
+      '--poll-interval <duration>',
+      'first wait while the cloud is still changing (doubles, up to 30s)',
+      '2s',
+    )
+    .option('--leader-elect', 'run only while holding the leader Lease (for more than one replica)', false)
+    .option('--leader-election-namespace <name>', 'namespace of the leader Lease', 'default')
+    .option('--leader-election-id <name>', 'name of the leader Lease', 'sluice-operator')
+    .option('--metrics-bind-address <addr>', 'where /metrics listens; 0 turns it off', ':8080')
+    .option(
+      '--health-probe-bind-address <addr>',
+      'where /healthz and /readyz listen; 0 turns them off',
+      ':8081',
+    )
+    .option(
+      '--management-quota <n/duration>',
+      'client-side request budget per management key, or off',
+      '10/10s',
+    )
+    .option(
+      '--alerting-quota <n/duration>',
+      'client-side request budget per alerting token, or off',
+      '100/60s',
+    )
+    .addOption(
+      new Option('--log-level <level>', 'log level')
+        .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace'])
+        .default('info'),
+    )
+    .action(async (flags: Record<string, unknown>, command: Command) => {
+      const parsed = OperatorConfig.safeParse(flags);
+      if (!parsed.success) {
+        command.error(
+          parsed.error.issues
+            .map(
+              (issue) => `error: --${kebab(String(issue.path[0]))}: ${describeIssue({ ...issue, path: [] })}`,
+            )
+            .join('\n'),
+        );
+      }
+      // Loaded here so `sluice emulator` and `sluice --help` never import the operator.
+      const { startOperator } = await import('./run.ts');
+      const operator = await startOperator(parsed.data);
+      const stop = () => void operator.stop();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      const how = await operator.done;
+      process.exit(how === 'stopped' ? 0 : 1);
+    });
+}
+
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

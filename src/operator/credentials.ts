@@ -1,0 +1,134 @@
+import { createHash } from 'node:crypto';
+import type { Dispatcher } from 'undici';
+import type { Logger } from 'pino';
+import { AlertingClient } from '../cloud/alerting-client.ts';
+import type { CloudHooks } from '../cloud/hooks.ts';
+import type { ClientOptions } from '../cloud/http.ts';
+import { ManagementClient } from '../cloud/management-client.ts';
+import type { Priority, QuotaLimit } from '../cloud/quota.ts';
+import type { CloudConnection } from '../controllers/cloud.ts';
+import { ReconcileError } from '../runtime/managed/errors.ts';
+import type { KubeWriter } from '../runtime/managed/kube-writer.ts';
+import type { ManagedObject } from '../runtime/managed/types.ts';
+
+/** The keys of a credentials Secret (the operator's, or a resource's own via spec.credentialsRef). */
+export const MANAGEMENT_KEYS = ['organizationId', 'keyId', 'keySecret', 'managementUrl'] as const;
+export const ALERTING_KEYS = ['alertsUrl', 'alertsToken'] as const;
+
+/** A missing Secret or key is the user's to fix; retrying sooner than this only adds noise. */
+const CREDENTIALS_RETRY_MS = 10_000;
+
+export interface SecretRef {
+  namespace: string;
+  name: string;
+}
+
+interface CachedClients {
+  fingerprint: string;
+  management: ManagementClient;
+  alerting?: AlertingClient;
+}
+
+/**
+ * Turns credentials Secrets into cloud clients. Clients are kept per Secret and rebuilt when its values
+ * change (a rotated key), so every resource using one key shares one client and so one quota scheduler.
+ */
+export class CloudClients {
+  private readonly cache = new Map<string, CachedClients>();
+
+  constructor(
+    private readonly options: {
+      kube: KubeWriter;
+      /** `--credentials-secret`: used by resources without spec.credentialsRef. */
+      defaultSecret?: SecretRef;
+      dispatcher: Dispatcher;
+      hooks: CloudHooks;
+      logger: Logger;
+      /** Client-side budgets per key (false = unthrottled); the clients' defaults are the cloud's limits. */
+      quotas?: { management?: QuotaLimit | false; alerting?: QuotaLimit | false };
+    },
+  ) {}
+
+  async connectionFor(resource: ManagedObject, priority: Priority): Promise<CloudConnection> {
+    const ref = this.secretRefOf(resource);
+    const clients = await this.clientsFor(ref);
+    const where = `Secret ${ref.namespace}/${ref.name}`;
+    return {
+      management: clients.management,
+      get alerting(): AlertingClient {
+        if (!clients.alerting) {
+          throw new ReconcileError(
+            'CredentialsMissing',
+            `${where} needs keys ${ALERTING_KEYS.join(' and ')} for the alerting API`,
+            CREDENTIALS_RETRY_MS,
+          );
+        }
+        return clients.alerting;
+      },
+      priority,
+    };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.cache.values()].flatMap((c) => [c.management.close(), c.alerting?.close()]));
+    this.cache.clear();
+  }
+
+  private secretRefOf(resource: ManagedObject): SecretRef {
+    const own = resource.spec.credentialsRef?.name;
+    if (own) return { namespace: resource.metadata.namespace, name: own };
+    if (this.options.defaultSecret) return this.options.defaultSecret;
+    throw new ReconcileError(
+      'CredentialsMissing',
+      'no credentials: set spec.credentialsRef or start the operator with --credentials-secret',
+      CREDENTIALS_RETRY_MS,
+    );
+  }
+
+  private async clientsFor(ref: SecretRef): Promise<CachedClients> {
+    const where = `Secret ${ref.namespace}/${ref.name}`;
+    const data = await this.options.kube.getSecretData(ref.namespace, ref.name);
+    if (!data) throw new ReconcileError('CredentialsMissing', `${where} not found`, CREDENTIALS_RETRY_MS);
+    const missing = MANAGEMENT_KEYS.filter((key) => !data[key]);
+    if (missing.length > 0) {
+      throw new ReconcileError(
+        'CredentialsMissing',
+        `${where} has no key ${missing.join(', ')}`,
+        CREDENTIALS_RETRY_MS,
+      );
+    }
+    const cacheKey = `${ref.namespace}/${ref.name}`;
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify([...MANAGEMENT_KEYS, ...ALERTING_KEYS].map((key) => data[key] ?? '')))
+      .digest('hex');
+    const cached = this.cache.get(cacheKey);
+    if (cached?.fingerprint === fingerprint) return cached;
+    if (cached) void Promise.all([cached.management.close(), cached.alerting?.close()]);
+
+    const { quotas = {} } = this.options;
+    const clientOptions: ClientOptions = {
+      dispatcher: this.options.dispatcher,
+      hooks: this.options.hooks,
+      logger: this.options.logger,
+    };
+    const clients: CachedClients = {
+      fingerprint,
+      management: new ManagementClient(
+        {
+          baseUrl: data.managementUrl!,
+          organizationId: data.organizationId!,
+          keyId: data.keyId!,
+          keySecret: data.keySecret!,
+        },
+        quotas.management === undefined ? clientOptions : { ...clientOptions, quota: quotas.management },
+      ),
+      ...(data.alertsUrl && data.alertsToken
+        ? {
+            alerting: new AlertingClient({ baseUrl: data.alertsUrl, token: data.alertsToken }, clientOptions),
+          }
+        : {}),
+    };
+    this.cache.set(cacheKey, clients);
+    return clients;
+  }
+}

@@ -1,0 +1,130 @@
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { createCloudAgent } from '../cloud/http.ts';
+import { createLogger } from '../cloud/logging.ts';
+import { databaseServiceKind } from '../controllers/database-service.ts';
+import { Controller } from '../runtime/controller.ts';
+import { closeKubeConnections } from '../runtime/kube-http.ts';
+import {
+  HealthChecks,
+  startHealthProbeServer,
+  startMetricsServer,
+  type RunningServer,
+} from '../runtime/health.ts';
+import { LeaderElector } from '../runtime/leader-election.ts';
+import { EventRecorder } from '../runtime/managed/events.ts';
+import { KubeWriter } from '../runtime/managed/kube-writer.ts';
+import { OperatorMetrics } from '../runtime/metrics.ts';
+import { CloudClients } from './credentials.ts';
+import type { OperatorConfig } from './config.ts';
+
+export interface RunningOperator {
+  metrics?: RunningServer;
+  health?: RunningServer;
+  /** Resolves when the operator has stopped: after stop(), or when leadership was lost. */
+  done: Promise<'stopped' | 'lost-leadership'>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the operator: metrics and probe servers at once, the controllers once this process leads (or at
+ * once without --leader-elect). Losing the lease stops everything and resolves `done` with
+ * 'lost-leadership'; the CLI then exits, because caches and in-flight work may be stale.
+ */
+export async function startOperator(config: OperatorConfig, logger?: Logger): Promise<RunningOperator> {
+  const log = logger ?? createLogger({ level: config.logLevel });
+  const kubeConfig = new KubeConfig();
+  if (config.kubeconfig) kubeConfig.loadFromFile(config.kubeconfig);
+  else kubeConfig.loadFromDefault();
+
+  const metrics = new OperatorMetrics({ processMetrics: true });
+  const kube = new KubeWriter(kubeConfig);
+  const events = new EventRecorder(kube, log);
+  const dispatcher = createCloudAgent();
+  const clouds = new CloudClients({
+    kube,
+    ...(config.credentialsSecret ? { defaultSecret: config.credentialsSecret } : {}),
+    dispatcher,
+    quotas: { management: config.managementQuota, alerting: config.alertingQuota },
+    logger: log,
+    hooks: {
+      onRequest: (e) => metrics.cloud.request(e.api, e.route, e.code, e.durationMs / 1000),
+      onQuotaWait: (e) => {
+        metrics.cloud.quotaWaited(e.api, e.waitMs / 1000);
+        metrics.cloud.quotaRemaining(e.api, e.remaining);
+      },
+    },
+  });
+
+  const controllers = [
+    new Controller({
+      kind: databaseServiceKind,
+      kubeConfig,
+      ...(config.namespace ? { namespace: config.namespace } : {}),
+      concurrency: config.concurrency,
+      metrics,
+      logger: log.child({ controller: databaseServiceKind.kind }),
+      writer: kube,
+      events,
+      cloudFor: (resource, priority) => clouds.connectionFor(resource, priority),
+      syncIntervalMs: config.syncInterval,
+      pollIntervalMs: config.pollInterval,
+    }),
+  ];
+
+  const healthz = new HealthChecks().add('ping', () => true);
+  const readyz = new HealthChecks().add('controllers-synced', () => controllers.every((c) => c.hasSynced()));
+  const metricsServer = await startMetricsServer({
+    bindAddress: config.metricsBindAddress,
+    registry: metrics.registry,
+  });
+  const healthServer = await startHealthProbeServer({
+    bindAddress: config.healthProbeBindAddress,
+    healthz,
+    readyz,
+  });
+
+  let stopping: Promise<void> | undefined;
+  let finish!: (how: 'stopped' | 'lost-leadership') => void;
+  const done = new Promise<'stopped' | 'lost-leadership'>((resolve) => (finish = resolve));
+  const startControllers = () => {
+    log.info({ controllers: controllers.map((c) => c.name) }, 'starting controllers');
+    for (const controller of controllers) controller.start();
+  };
+  const shutdown = async (how: 'stopped' | 'lost-leadership') => {
+    stopping ??= (async () => {
+      await elector?.stop();
+      await Promise.all(controllers.map((c) => c.stop()));
+      await clouds.close();
+      await dispatcher.close();
+      closeKubeConnections();
+      await Promise.all([metricsServer?.close(), healthServer?.close()]);
+      log.info({ how }, 'operator stopped');
+      finish(how);
+    })();
+    return stopping;
+  };
+
+  const elector = config.leaderElect
+    ? new LeaderElector({
+        kubeConfig,
+        namespace: config.leaderElectionNamespace,
+        name: config.leaderElectionId,
+        logger: log.child({ component: 'leader-election' }),
+        onStartedLeading: startControllers,
+        onStoppedLeading: () => {
+          log.error('lost the leader lease; stopping');
+          void shutdown('lost-leadership');
+        },
+      })
+    : undefined;
+  if (elector) void elector.run();
+  else startControllers();
+
+  return {
+    ...(metricsServer ? { metrics: metricsServer } : {}),
+    ...(healthServer ? { health: healthServer } : {}),
+    done,
+    stop: () => shutdown('stopped'),
+  };
+}

@@ -1,0 +1,201 @@
+import { CoreV1Api, KubernetesObjectApi, PatchStrategy, type KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { ManagementClient } from '../../../src/cloud/management-client.ts';
+import type { DatabaseService } from '../../../src/controllers/database-service.ts';
+import { startEmulator, type Emulator, type EmulatorOptions } from '../../../src/emulator/server.ts';
+import { OperatorConfig, type OperatorFlags } from '../../../src/operator/config.ts';
+import { startOperator, type RunningOperator } from '../../../src/operator/run.ts';
+import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
+import { testKubeconfigPath } from '../../harness/testCluster.ts';
+
+export const CREDENTIALS_SECRET = 'cloud-credentials';
+
+export interface CallRecord {
+  method: string;
+  path: string;
+  route: string;
+  status: number;
+  key: string | null;
+  timestamp: string;
+  body?: unknown;
+}
+
+/** One namespace on the real apiserver, one emulator, one operator watching only that namespace. */
+export interface OperatorEnv {
+  namespace: string;
+  kc: KubeConfig;
+  emulator: Emulator;
+  /** A client of the same organization, for out-of-band changes and for looking at the cloud. */
+  cloud: ManagementClient;
+  objects: KubernetesObjectApi;
+  core: CoreV1Api;
+  operator?: RunningOperator;
+  startOperator(flags?: Partial<OperatorFlags>): Promise<RunningOperator>;
+  stopOperator(): Promise<void>;
+  apply(
+    name: string,
+    spec: Partial<DatabaseService['spec']>,
+    annotations?: Record<string, string>,
+  ): Promise<void>;
+  patchSpec(name: string, spec: Record<string, unknown>): Promise<void>;
+  annotate(name: string, annotations: Record<string, string | null>): Promise<void>;
+  remove(name: string): Promise<void>;
+  get(name: string): Promise<DatabaseService | undefined>;
+  waitFor(
+    name: string,
+    what: string,
+    test: (r: DatabaseService | undefined) => boolean,
+    timeoutMs?: number,
+  ): Promise<DatabaseService>;
+  secret(name: string): Promise<Record<string, string> | undefined>;
+  calls(): Promise<CallRecord[]>;
+  clearCalls(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const baseSpec = { provider: 'aws', region: 'us-east-1' } as const;
+
+export async function startOperatorEnv(
+  prefix: string,
+  emulatorOptions: EmulatorOptions = {},
+): Promise<OperatorEnv> {
+  const ns: TestNamespace = await createTestNamespace(prefix);
+  const emulator = await startEmulator({
+    port: 0,
+    transitionMs: 0,
+    rateLimit: 'off',
+    logger: false,
+    ...emulatorOptions,
+  });
+  const { credentials } = emulator;
+  const core = ns.kc.makeApiClient(CoreV1Api);
+  const objects = KubernetesObjectApi.makeApiClient(ns.kc);
+  await core.createNamespacedSecret({
+    namespace: ns.name,
+    body: {
+      metadata: { name: CREDENTIALS_SECRET },
+      stringData: {
+        organizationId: credentials.organizationId,
+        keyId: credentials.keyId,
+        keySecret: credentials.keySecret,
+        managementUrl: emulator.url,
+        alertsUrl: emulator.url,
+        alertsToken: credentials.alertsToken,
+      },
+    },
+  });
+  const cloud = new ManagementClient({ baseUrl: emulator.url, ...credentials }, { quota: false });
+  const ref = (name: string) => ({
+    apiVersion: 'sluice.dev/v1alpha1',
+    kind: 'DatabaseService',
+    metadata: { name, namespace: ns.name },
+  });
+  const get = async (name: string) => {
+    try {
+      return (await objects.read(ref(name))) as unknown as DatabaseService;
+    } catch (error) {
+      if ((error as { code?: number }).code === 404) return undefined;
+      throw error;
+    }
+  };
+  const controlUrl = (path: string) => `${emulator.url}/_emulator/${path}`;
+
+  const env: OperatorEnv = {
+    namespace: ns.name,
+    kc: ns.kc,
+    emulator,
+    cloud,
+    objects,
+    core,
+    async startOperator(flags = {}) {
+      const config = OperatorConfig.parse({
+        kubeconfig: testKubeconfigPath(),
+        namespace: ns.name,
+        credentialsSecret: `${ns.name}/${CREDENTIALS_SECRET}`,
+        pollInterval: '200ms',
+        metricsBindAddress: ':0',
+        healthProbeBindAddress: ':0',
+        managementQuota: 'off',
+        ...flags,
+      });
+      env.operator = await startOperator(config, pino({ level: process.env.SLUICE_TEST_LOG ?? 'silent' }));
+      return env.operator;
+    },
+    async stopOperator() {
+      await env.operator?.stop();
+      env.operator = undefined;
+    },
+    async apply(name, spec, annotations = {}) {
+      const body = {
+        ...ref(name),
+        metadata: { ...ref(name).metadata, annotations },
+        spec: { ...baseSpec, ...spec },
+      };
+      await objects.create(body as never);
+    },
+    async patchSpec(name, spec) {
+      await objects.patch(
+        { ...ref(name), spec } as never,
+        undefined,
+        undefined,
+        'test',
+        undefined,
+        PatchStrategy.MergePatch,
+      );
+    },
+    async annotate(name, annotations) {
+      const body = { ...ref(name), metadata: { ...ref(name).metadata, annotations } };
+      await objects.patch(body as never, undefined, undefined, 'test', undefined, PatchStrategy.MergePatch);
+    },
+    async remove(name) {
+      await objects.delete(ref(name));
+    },
+    get,
+    async waitFor(name, what, test, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      let last: DatabaseService | undefined;
+      while (Date.now() < deadline) {
+        last = await get(name);
+        if (test(last)) return last!;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error(
+        `timed out waiting for ${what}; last seen: ${JSON.stringify(last?.status ?? last ?? null)}`,
+      );
+    },
+    async secret(name) {
+      try {
+        const secret = await core.readNamespacedSecret({ name, namespace: ns.name });
+        return Object.fromEntries(
+          Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
+        );
+      } catch (error) {
+        if ((error as { code?: number }).code === 404) return undefined;
+        throw error;
+      }
+    },
+    async calls() {
+      const response = await fetch(controlUrl('calls'));
+      return ((await response.json()) as { calls: CallRecord[] }).calls;
+    },
+    async clearCalls() {
+      await fetch(controlUrl('calls'), { method: 'DELETE' });
+    },
+    async close() {
+      await env.stopOperator();
+      await cloud.close();
+      await emulator.stop();
+      await ns.delete();
+    },
+  };
+  return env;
+}
+
+export const condition = (resource: DatabaseService | undefined, type: string) =>
+  resource?.status?.conditions?.find((c) => c.type === type);
+
+export const isReady = (resource: DatabaseService | undefined) =>
+  condition(resource, 'Ready')?.status === 'True';
+
+/** Calls that changed something in the cloud (everything but GETs). */
+export const writes = (calls: CallRecord[]) => calls.filter((c) => c.method !== 'GET');

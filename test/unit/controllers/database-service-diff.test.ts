@@ -1,0 +1,115 @@
+import { describe, expect, it } from 'vitest';
+import type { DatabaseServiceSpec } from '../../../src/api/database-service.ts';
+import type { Service } from '../../../src/cloud/schemas/service.ts';
+import { availability, diffService, UID_TAG } from '../../../src/controllers/database-service-diff.ts';
+
+const uid = '7c1c0f4e-0000-4000-8000-000000000001';
+const spec = (extra: Partial<DatabaseServiceSpec> = {}): DatabaseServiceSpec => ({
+  name: 'analytics',
+  provider: 'aws',
+  region: 'us-east-1',
+  state: 'Running',
+  deletionPolicy: 'Orphan',
+  ...extra,
+});
+const service = (extra: Partial<Service> = {}): Service => ({
+  id: 'svc-1',
+  name: 'analytics',
+  state: 'running',
+  ipAccessList: [],
+  tags: [{ key: UID_TAG, value: uid }],
+  endpoints: [{ protocol: 'https', host: 'h', port: 8443 }],
+  ...extra,
+});
+
+describe('diffService', () => {
+  it('sends nothing when the cloud matches the spec', () => {
+    expect(diffService(spec(), uid, service())).toEqual({ patch: {}, differences: [] });
+  });
+
+  it('sends only the name when only the name changed', () => {
+    const diff = diffService(spec({ name: 'renamed' }), uid, service());
+    expect(diff.patch).toEqual({ name: 'renamed' });
+    expect(diff.differences).toEqual(['name']);
+  });
+
+  it('edits the IP access list with add/remove against what the cloud reports', () => {
+    const diff = diffService(
+      spec({ ipAccessList: [{ source: '10.0.0.0/8' }, { source: '192.168.1.1', description: 'office' }] }),
+      uid,
+      service({ ipAccessList: [{ source: '10.0.0.0/8' }, { source: '0.0.0.0/0', description: 'anywhere' }] }),
+    );
+    expect(diff.patch).toEqual({
+      ipAccessList: {
+        add: [{ source: '192.168.1.1', description: 'office' }],
+        remove: [{ source: '0.0.0.0/0', description: 'anywhere' }],
+      },
+    });
+  });
+
+  it('replaces an entry whose description changed (entries are identified by their whole value)', () => {
+    const diff = diffService(
+      spec({ ipAccessList: [{ source: '10.0.0.0/8', description: 'new' }] }),
+      uid,
+      service({ ipAccessList: [{ source: '10.0.0.0/8', description: 'old' }] }),
+    );
+    expect(diff.patch.ipAccessList).toEqual({
+      add: [{ source: '10.0.0.0/8', description: 'new' }],
+      remove: [{ source: '10.0.0.0/8', description: 'old' }],
+    });
+  });
+
+  it('leaves a list alone that the spec does not manage', () => {
+    expect(diffService(spec(), uid, service({ ipAccessList: [{ source: '1.2.3.4' }] })).patch).toEqual({});
+  });
+
+  it('keeps the sluice uid tag and edits only user tags', () => {
+    const diff = diffService(spec({ tags: [{ key: 'team', value: 'data' }] }), uid, service());
+    expect(diff.patch).toEqual({ tags: { add: [{ key: 'team', value: 'data' }] } });
+  });
+
+  it('enables the mysql endpoint only when the cloud lacks it', () => {
+    const wanted = spec({ endpoints: [{ protocol: 'mysql', enabled: true }] });
+    expect(diffService(wanted, uid, service()).patch).toEqual({
+      endpoints: [{ protocol: 'mysql', enabled: true }],
+    });
+    const withMysql = service({ endpoints: [{ protocol: 'mysql', host: 'h', port: 3306 }] });
+    expect(diffService(wanted, uid, withMysql).patch).toEqual({});
+  });
+
+  it('rotates the TDE key when the spec names another key id', () => {
+    const diff = diffService(
+      spec({ transparentDataEncryptionKeyId: 'k2' }),
+      uid,
+      service({ transparentDataEncryptionKeyId: 'k1' }),
+    );
+    expect(diff.patch).toEqual({ transparentDataEncryptionKeyId: 'k2' });
+  });
+
+  it('stops a running service whose desired state is Stopped, with no PATCH body', () => {
+    expect(diffService(spec({ state: 'Stopped' }), uid, service())).toEqual({
+      patch: {},
+      command: 'stop',
+      differences: ['state'],
+    });
+  });
+
+  it('starts a stopped service, but waits while it is still stopping', () => {
+    expect(diffService(spec(), uid, service({ state: 'stopped' })).command).toBe('start');
+    expect(diffService(spec(), uid, service({ state: 'stopping' })).command).toBeUndefined();
+  });
+});
+
+describe('availability', () => {
+  it('counts an idle service as running and a provisioning one as not yet', () => {
+    expect(availability(spec(), service({ state: 'idle' }))).toEqual({ available: true });
+    expect(availability(spec(), service({ state: 'provisioning' }))).toEqual({
+      available: false,
+      waitingFor: 'service is provisioning',
+    });
+  });
+
+  it('is available when stopped if Stopped is desired', () => {
+    expect(availability(spec({ state: 'Stopped' }), service({ state: 'stopped' })).available).toBe(true);
+  });
+});
