@@ -77,6 +77,19 @@ describe.skipIf(clusterSkipReason())('DatabaseService adoption, pause and drift'
     expect((await env.cloud.getService(id)).name).toBe('changed by hand');
   });
 
+  it('leaves the object untouched when a drift check finds nothing (no timestamp moves)', async () => {
+    await env.apply('steady', { name: 'steady' }, { 'sluice.dev/sync-interval': '500ms' });
+    const ready = await env.waitFor('steady', 'Ready', isReady);
+    await env.clearCalls();
+    await sleep(2500);
+
+    const checks = (await env.calls()).filter(
+      (c) => c.method === 'GET' && c.path.endsWith(ready.status!.id!),
+    );
+    expect(checks.length).toBeGreaterThanOrEqual(3);
+    expect((await env.get('steady'))!.metadata.resourceVersion).toBe(ready.metadata.resourceVersion);
+  });
+
   it('corrects an out-of-band change within the sync interval with one PATCH', async () => {
     await env.apply('guarded', { name: 'guarded' }, { 'sluice.dev/sync-interval': '1s' });
     const id = (await env.waitFor('guarded', 'Ready', isReady)).status!.id!;
