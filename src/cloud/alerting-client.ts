@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { codeForStatus } from './errors.ts';
-import { type CallOptions, type ClientOptions, CloudClient, type Dialect, HttpCore } from './http.ts';
+import {
+  type CallOptions,
+  type ClientOptions,
+  CloudClient,
+  type Dialect,
+  HttpCore,
+  parseJson,
+} from './http.ts';
 import { ALERTING_QUOTA, quotaKey } from './quota.ts';
 import { Alert, type AlertRequest } from './schemas/alert.ts';
 import { AlertingErrorBody, alertingEnvelope } from './schemas/common.ts';
@@ -31,13 +38,7 @@ export const alertingDialect: Dialect = {
     return { ok: true, value: parsed.data.data };
   },
   describeError(status, text) {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    const body = AlertingErrorBody.safeParse(json);
+    const body = AlertingErrorBody.safeParse(parseJson(text));
     const message = body.success ? body.data.message : text.trim().slice(0, 500) || `HTTP ${status}`;
     return { code: codeForStatus(status), message };
   },

@@ -15,12 +15,10 @@ import { collectSecrets, redactSecrets, scrub, silentLogger } from './logging.ts
 import {
   defaultQuotaRegistry,
   type Priority,
-  type QuotaClock,
   type QuotaLimit,
   type QuotaRegistry,
   QuotaScheduler,
   type QuotaTicket,
-  systemQuotaClock,
 } from './quota.ts';
 import {
   backoffDelay,
@@ -31,6 +29,7 @@ import {
   parseRetryAfter,
   type RetryPolicy,
 } from './retry.ts';
+import { systemClock, type Clock } from '../clock.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -66,7 +65,7 @@ export interface ClientOptions {
   hooks?: CloudHooks;
   userAgent?: string;
   /** Time source for backoff sleeps (tests). */
-  clock?: QuotaClock;
+  clock?: Clock;
   /** Random source for jitter, uniform in [0, 1) (tests). */
   random?: () => number;
 }
@@ -154,7 +153,7 @@ export class HttpCore {
   private readonly logger: Logger;
   private readonly hooks: CloudHooks;
   private readonly userAgent: string;
-  private readonly clock: QuotaClock;
+  private readonly clock: Clock;
   private readonly random: () => number;
 
   constructor(config: HttpCoreConfig, options: ClientOptions = {}) {
@@ -173,7 +172,7 @@ export class HttpCore {
     this.logger = (options.logger ?? silentLogger).child({ component: 'cloud', api: this.api });
     this.hooks = options.hooks ?? {};
     this.userAgent = options.userAgent ?? 'sluice';
-    this.clock = options.clock ?? systemQuotaClock;
+    this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     const quota = options.quota;
     if (quota === false) this.quota = undefined;
@@ -553,7 +552,7 @@ function queryString(query: RequestSpec<unknown>['query']): string {
 }
 
 /** Resolves after `ms`; rejects with the signal's reason if it aborts first. */
-export function sleep(ms: number, clock: QuotaClock, signal?: AbortSignal): Promise<void> {
+export function sleep(ms: number, clock: Clock, signal?: AbortSignal): Promise<void> {
   if (signal?.aborted) return Promise.reject(signal.reason);
   if (ms <= 0 && !signal) return Promise.resolve();
   return new Promise((resolve, reject) => {
@@ -573,6 +572,15 @@ export function sleep(ms: number, clock: QuotaClock, signal?: AbortSignal): Prom
 }
 
 /** Basic credentials as RFC 7617 encodes them. */
+/** The JSON value of a response body, or undefined when it is not JSON (e.g. a plain-text 401). */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
 export function basicAuthorization(user: string, secret: string): string {
   return `Basic ${Buffer.from(`${user}:${secret}`, 'utf8').toString('base64')}`;
 }

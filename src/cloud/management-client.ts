@@ -8,6 +8,7 @@ import {
   type Dialect,
   HttpCore,
   type HttpMethod,
+  parseJson,
   type RequestSpec,
 } from './http.ts';
 import { MANAGEMENT_QUOTA, quotaKey } from './quota.ts';
@@ -91,13 +92,7 @@ export const managementDialect: Dialect = {
     return { ok: true, value: parsed.data.result, requestId: parsed.data.requestId };
   },
   describeError(status, text) {
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    const body = ManagementErrorBody.safeParse(json);
+    const body = ManagementErrorBody.safeParse(parseJson(text));
     if (body.success) {
       const parsed = parseManagementErrorText(body.data.error);
       const requestId = body.data.requestId;

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { systemClock, type Clock } from '../clock.ts';
 
 /**
  * Who is waiting for the budget: `user` (a change a person asked for) goes before `poll` (observing cloud
@@ -8,19 +9,6 @@ export const PRIORITIES = ['user', 'poll', 'background'] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
 /** The time source of the scheduler (structurally the runtime's `Clock`; tests pass a manual one). */
-export interface QuotaClock {
-  /** Milliseconds; only differences matter. */
-  now(): number;
-  setTimeout(callback: () => void, delayMs: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-export const systemQuotaClock: QuotaClock = {
-  now: () => performance.now(),
-  setTimeout: (callback, delayMs) => globalThis.setTimeout(callback, delayMs),
-  clearTimeout: (handle) => globalThis.clearTimeout(handle as ReturnType<typeof globalThis.setTimeout>),
-};
-
 export interface QuotaLimit {
   /** At most this many requests start ... */
   requests: number;
@@ -82,14 +70,14 @@ interface Slot {
 export class QuotaScheduler {
   readonly key: string;
   readonly limit: Required<QuotaLimit>;
-  private readonly clock: QuotaClock;
+  private readonly clock: Clock;
   private slots: Slot[] = [];
   private readonly queues: Record<Priority, Waiter[]> = { user: [], poll: [], background: [] };
   private pausedUntil = -Infinity;
   private timer: unknown;
   private timerAt = Infinity;
 
-  constructor(key: string, limit: QuotaLimit, clock: QuotaClock = systemQuotaClock) {
+  constructor(key: string, limit: QuotaLimit, clock: Clock = systemClock) {
     if (!(limit.requests >= 1) || !Number.isInteger(limit.requests)) {
       throw new RangeError(`quota requests must be a positive integer, got ${limit.requests}`);
     }
@@ -259,7 +247,7 @@ export class QuotaScheduler {
 export class QuotaRegistry {
   private readonly schedulers = new Map<string, QuotaScheduler>();
 
-  constructor(private readonly clock: QuotaClock = systemQuotaClock) {}
+  constructor(private readonly clock: Clock = systemClock) {}
 
   get(key: string, limit: QuotaLimit): QuotaScheduler {
     let scheduler = this.schedulers.get(key);

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from './clock.ts';
+import { systemClock, type Clock } from '../clock.ts';
 
 /** Decides how long a key waits before its next retry (client-go's workqueue.RateLimiter). */
 export interface RateLimiter {

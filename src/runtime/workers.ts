@@ -1,5 +1,5 @@
 import { pino, type Logger } from 'pino';
-import { systemClock, type Clock } from './clock.ts';
+import { systemClock, type Clock } from '../clock.ts';
 import { noopReconcileMetrics, type ReconcileMetrics, type ReconcileResult } from './metrics.ts';
 import type { WorkQueue } from './workqueue.ts';
 

@@ -1,4 +1,4 @@
-import { systemClock, type Clock, type TimerHandle } from './clock.ts';
+import { systemClock, type Clock, type TimerHandle } from '../clock.ts';
 import { noopWorkQueueMetrics, type WorkQueueMetrics } from './metrics.ts';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.ts';
 

@@ -7,6 +7,8 @@ import { expect } from 'vitest';
 import { startEmulator } from '../../../src/emulator/server.ts';
 import { MANAGEMENT_ERROR_CODES } from '../../../src/cloud/schemas/index.ts';
 import type { ManagementErrorStatus } from '../../../src/cloud/schemas/index.ts';
+import type { CallRecord } from '../../../src/emulator/call-log.ts';
+import type { FaultRequest as Fault } from '../../../src/emulator/faults.ts';
 
 export type EmulatorOptions = NonNullable<Parameters<typeof startEmulator>[0]>;
 export type Emulator = Awaited<ReturnType<typeof startEmulator>>;
@@ -135,28 +137,7 @@ export function alerting(emu: Emulator, options: { auth?: string | null } = {}):
   return client(emu, '/api/v2', auth);
 }
 
-export interface Fault {
-  method?: string;
-  route?: string;
-  status?: number;
-  retryAfter?: number;
-  latencyMs?: number;
-  drop?: boolean;
-  hang?: boolean;
-  rate?: number;
-  count?: number;
-  phase?: 'request' | 'response';
-}
-
-export interface CallRecord {
-  method: string;
-  path: string;
-  route: string;
-  status: number;
-  key: string;
-  timestamp: string | number;
-  body?: Json;
-}
+export type { CallRecord, Fault };
 
 /** The `/_emulator/*` control routes (loopback, no cloud auth). */
 export function control(emu: Emulator) {

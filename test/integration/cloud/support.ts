@@ -8,6 +8,8 @@ import type { ClientOptions } from '../../../src/cloud/http.ts';
 import { ManagementClient } from '../../../src/cloud/management-client.ts';
 import { QuotaRegistry } from '../../../src/cloud/quota.ts';
 import { startEmulator } from '../../../src/emulator/server.ts';
+import type { CallRecord as Call } from '../../../src/emulator/call-log.ts';
+import type { FaultRequest as Fault } from '../../../src/emulator/faults.ts';
 
 export type EmulatorOptions = NonNullable<Parameters<typeof startEmulator>[0]>;
 export type Emulator = Awaited<ReturnType<typeof startEmulator>>;
@@ -35,26 +37,7 @@ async function control(emu: Emulator, method: string, path: string, body?: unkno
   return text ? JSON.parse(text) : undefined;
 }
 
-export interface Fault {
-  method?: string;
-  route?: string;
-  status?: number;
-  retryAfter?: number;
-  latencyMs?: number;
-  drop?: boolean;
-  hang?: boolean;
-  rate?: number;
-  count?: number;
-}
-
-export interface Call {
-  method: string;
-  path: string;
-  route: string;
-  status: number;
-  key: string;
-  timestamp: string;
-}
+export type { Call, Fault };
 
 export const addFault = (emu: Emulator, fault: Fault) => control(emu, 'POST', '/faults', fault);
 export const clearFaults = (emu: Emulator) => control(emu, 'DELETE', '/faults');

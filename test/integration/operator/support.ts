@@ -7,18 +7,11 @@ import { OperatorConfig, type OperatorFlags } from '../../../src/operator/config
 import { startOperator, type RunningOperator } from '../../../src/operator/run.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 import { testKubeconfigPath } from '../../harness/testCluster.ts';
+import type { CallRecord } from '../../../src/emulator/call-log.ts';
+
+export type { CallRecord };
 
 export const CREDENTIALS_SECRET = 'cloud-credentials';
-
-export interface CallRecord {
-  method: string;
-  path: string;
-  route: string;
-  status: number;
-  key: string | null;
-  timestamp: string;
-  body?: unknown;
-}
 
 /** One namespace on the real apiserver, one emulator, one operator watching only that namespace. */
 export interface OperatorEnv {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { type Priority, QuotaRegistry, QuotaScheduler, quotaKey } from '../../../src/cloud/quota.ts';
-import { FakeClock, settle } from './fake-clock.ts';
+import { ManualClock, settle } from '../../support/manual-clock.ts';
 
 const limit = { requests: 10, windowMs: 10_000, safetyMarginMs: 100 };
 
 /** Starts `count` acquisitions; each request "takes" no time (released as soon as granted). */
 function acquireMany(
   scheduler: QuotaScheduler,
-  clock: FakeClock,
+  clock: ManualClock,
   count: number,
   priority: Priority = 'poll',
   label: string = priority,
@@ -24,22 +24,22 @@ function acquireMany(
 
 describe('QuotaScheduler', () => {
   it('grants the whole budget at once, then makes the next call wait until the oldest slot returns', async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const scheduler = new QuotaScheduler('k', limit, clock);
     const { log } = acquireMany(scheduler, clock, 11);
     await settle();
     expect(log).toHaveLength(10);
     expect(scheduler.remaining()).toBe(0);
 
-    await clock.advance(10_099);
+    await clock.advanceAndSettle(10_099);
     expect(log).toHaveLength(10);
-    await clock.advance(1);
+    await clock.advanceAndSettle(1);
     expect(log).toHaveLength(11);
     expect(log[10]!.at).toBe(10_100);
   });
 
   it('never starts more than N requests in any window of W, whatever the arrival pattern', async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const scheduler = new QuotaScheduler('k', limit, clock);
     const grants: number[] = [];
     let seed = 42;
@@ -52,9 +52,9 @@ describe('QuotaScheduler', () => {
           ticket.release();
         }),
       );
-      await clock.advance(Math.floor(random() * 2_000));
+      await clock.advanceAndSettle(Math.floor(random() * 2_000));
     }
-    await clock.advance(400_000);
+    await clock.advanceAndSettle(400_000);
     await Promise.all(all);
     expect(grants).toHaveLength(200);
     grants.sort((a, b) => a - b);
@@ -74,21 +74,21 @@ describe('QuotaScheduler', () => {
   });
 
   it('does not behave like a token bucket: a full budget spent at the end of one window does not refill early', async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const scheduler = new QuotaScheduler('k', limit, clock);
-    await clock.advance(9_000);
+    await clock.advanceAndSettle(9_000);
     const first = acquireMany(scheduler, clock, 10);
     await first.done;
     // A bucket refilling 1/s would allow more at t = 10 000..19 000 (the next fixed window); this must not.
     const second = acquireMany(scheduler, clock, 10);
-    await clock.advance(10_099);
+    await clock.advanceAndSettle(10_099);
     expect(second.log).toHaveLength(0);
-    await clock.advance(1);
+    await clock.advanceAndSettle(1);
     expect(second.log).toHaveLength(10);
   });
 
   it('serves a waiting user call before poll calls that queued earlier', async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const scheduler = new QuotaScheduler('k', limit, clock);
     await acquireMany(scheduler, clock, 10).done; // drain
     const log: Array<{ label: string; at: number }> = [];
@@ -97,7 +97,7 @@ describe('QuotaScheduler', () => {
     acquireMany(scheduler, clock, 2, 'user', 'user', log);
     await settle();
     expect(scheduler.pending()).toEqual({ user: 2, poll: 3, background: 2 });
-    await clock.advance(30_000);
+    await clock.advanceAndSettle(30_000);
     expect(log.map((entry) => entry.label)).toEqual([
       'user0',
       'user1',
@@ -110,11 +110,11 @@ describe('QuotaScheduler', () => {
   });
 
   it('keeps first-come-first-served order within a priority', async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 1_000, safetyMarginMs: 0 }, clock);
     const log: Array<{ label: string; at: number }> = [];
     acquireMany(scheduler, clock, 5, 'poll', 'p', log);
-    await clock.advance(10_000);
+    await clock.advanceAndSettle(10_000);
     expect(log).toEqual([
       { label: 'p0', at: 0 },
       { label: 'p1', at: 1_000 },
@@ -125,7 +125,7 @@ describe('QuotaScheduler', () => {
   });
 
   it('reports how long a call waited and what was left', async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const scheduler = new QuotaScheduler('k', { requests: 2, windowMs: 1_000, safetyMarginMs: 50 }, clock);
     const first = await scheduler.acquire();
     expect(first).toMatchObject({ waitedMs: 0, remaining: 1 });
@@ -134,17 +134,17 @@ describe('QuotaScheduler', () => {
     first.release();
     second.release();
     const third = scheduler.acquire();
-    await clock.advance(1_050);
+    await clock.advanceAndSettle(1_050);
     // Both earlier slots came back at 1 050; the third call took one of them.
     const ticket = await third;
     expect(ticket).toMatchObject({ waitedMs: 1_050, remaining: 1 });
     ticket.release();
-    await clock.advance(1_050);
+    await clock.advanceAndSettle(1_050);
     expect(scheduler.remaining()).toBe(2);
   });
 
   it('drops an aborted waiter from the queue and rejects it with the reason', async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 1_000, safetyMarginMs: 0 }, clock);
     (await scheduler.acquire()).release();
     const controller = new AbortController();
@@ -153,49 +153,49 @@ describe('QuotaScheduler', () => {
     controller.abort(new Error('stop'));
     await expect(aborted).rejects.toThrow('stop');
     expect(scheduler.pending()).toEqual({ user: 0, poll: 1, background: 0 });
-    await clock.advance(1_000);
+    await clock.advanceAndSettle(1_000);
     await expect(later).resolves.toMatchObject({ waitedMs: 1_000 });
   });
 
   it('rejects at once when the signal is already aborted', async () => {
-    const scheduler = new QuotaScheduler('k', limit, new FakeClock());
+    const scheduler = new QuotaScheduler('k', limit, new ManualClock());
     await expect(scheduler.acquire('user', AbortSignal.abort(new Error('gone')))).rejects.toThrow('gone');
     expect(scheduler.remaining()).toBe(10);
   });
 
   it('grants nothing while paused after a server 429', async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const scheduler = new QuotaScheduler('k', limit, clock);
     scheduler.pause(3_000);
     expect(scheduler.remaining()).toBe(0);
     const { log } = acquireMany(scheduler, clock, 2, 'user');
-    await clock.advance(2_999);
+    await clock.advanceAndSettle(2_999);
     expect(log).toHaveLength(0);
-    await clock.advance(1);
+    await clock.advanceAndSettle(1);
     expect(log).toHaveLength(2);
   });
 
   it('leaves no timer behind once the queue is empty', async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 100, safetyMarginMs: 0 }, clock);
     await acquireMany(scheduler, clock, 1).done;
     const waiting = acquireMany(scheduler, clock, 2);
-    await clock.advance(500);
+    await clock.advanceAndSettle(500);
     await waiting.done;
     expect(clock.pendingTimers).toBe(0);
   });
 
   it('holds a slot for the window after the request FINISHED, so slow requests cannot bunch up at the server', async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const scheduler = new QuotaScheduler('k', { requests: 2, windowMs: 1_000, safetyMarginMs: 0 }, clock);
     const slow = await scheduler.acquire();
     const fast = await scheduler.acquire();
     fast.release();
-    await clock.advance(800); // the slow request is still in flight (the server may count it only now)
+    await clock.advanceAndSettle(800); // the slow request is still in flight (the server may count it only now)
     slow.release();
     const log: Array<{ label: string; at: number }> = [];
     acquireMany(scheduler, clock, 2, 'user', 'next', log);
-    await clock.advance(3_000);
+    await clock.advanceAndSettle(3_000);
     // One slot came back 1 000 after the fast request ended, the other 1 000 after the slow one ended.
     expect(log).toEqual([
       { label: 'next0', at: 1_000 },
@@ -204,24 +204,24 @@ describe('QuotaScheduler', () => {
   });
 
   it('makes waiters wait for a release when every slot is in flight', async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 100, safetyMarginMs: 0 }, clock);
     const inFlight = await scheduler.acquire();
     expect(scheduler.inFlight()).toBe(1);
     const { log } = acquireMany(scheduler, clock, 1);
-    await clock.advance(10_000);
+    await clock.advanceAndSettle(10_000);
     expect(log).toHaveLength(0);
     expect(clock.pendingTimers).toBe(0);
     inFlight.release();
     inFlight.release(); // idempotent
-    await clock.advance(99);
+    await clock.advanceAndSettle(99);
     expect(log).toHaveLength(0);
-    await clock.advance(1);
+    await clock.advanceAndSettle(1);
     expect(log).toEqual([{ label: 'poll0', at: 10_100 }]);
   });
 
   it('hands a slot back at once when the request provably never left', async () => {
-    const clock = new FakeClock();
+    const clock = new ManualClock();
     const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 10_000 }, clock);
     const refused = await scheduler.acquire();
     const { log } = acquireMany(scheduler, clock, 1);
@@ -238,7 +238,7 @@ describe('QuotaScheduler', () => {
 
 describe('QuotaRegistry', () => {
   it('hands every client of a key the same scheduler, so they share one budget', () => {
-    const registry = new QuotaRegistry(new FakeClock());
+    const registry = new QuotaRegistry(new ManualClock());
     const key = quotaKey('management', 'http://127.0.0.1:8080/', { keyId: 'key-1' });
     const a = registry.get(key, limit);
     const b = registry.get(key, { requests: 99, windowMs: 1 });

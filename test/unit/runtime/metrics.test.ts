@@ -4,7 +4,7 @@ import { OperatorMetrics } from '../../../src/runtime/metrics.ts';
 import { ExponentialFailureRateLimiter } from '../../../src/runtime/rate-limiter.ts';
 import { runWorkers } from '../../../src/runtime/workers.ts';
 import { WorkQueue } from '../../../src/runtime/workqueue.ts';
-import { ManualClock, settle } from './manual-clock.ts';
+import { ManualClock, settle } from '../../support/manual-clock.ts';
 
 /** One sample's value; histogram samples are named `<name>_bucket`, `_sum` or `_count`. */
 async function valueOf(

@@ -6,7 +6,7 @@ import {
 } from '../../../src/runtime/rate-limiter.ts';
 import { runWorkers, type Requeue } from '../../../src/runtime/workers.ts';
 import { WorkQueue } from '../../../src/runtime/workqueue.ts';
-import { ManualClock, settle } from './manual-clock.ts';
+import { ManualClock, settle } from '../../support/manual-clock.ts';
 
 function newQueue(clock = new ManualClock()) {
   return {
