@@ -8,8 +8,9 @@ export class ReconcileError extends Error {
     readonly reason: string,
     message: string,
     readonly retryAfterMs?: number,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'ReconcileError';
   }
 }

@@ -72,9 +72,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
       );
       this.options.events.record(draft.resource, 'Warning', reasonOf(error), messageOf(error));
       this.logger.info({ key, reason: reasonOf(error), err: messageOf(error) }, 'reconcile failed');
+      // The workers read `retryAfterMs` as a floor under the backoff; the cloud's own error stays the cause.
       const floor = retryFloorOf(error);
-      if (floor !== undefined) throw Object.assign(error as Error, { retryAfterMs: floor });
-      throw error;
+      if (floor === undefined || error instanceof ReconcileError) throw error;
+      throw new ReconcileError(reasonOf(error), messageOf(error), floor, { cause: error });
     }
   };
 
