@@ -1,9 +1,10 @@
 import { isDeepStrictEqual } from 'node:util';
 import { pino, type Logger } from 'pino';
 import type { Condition } from '../../api/common.ts';
-import type { ReadonlyCache } from '../cache.ts';
+import { objectKey, type ReadonlyCache } from '../cache.ts';
 import { removeCondition, setCondition, type ConditionInput } from '../conditions.ts';
 import { parseDurationMs } from '../duration.ts';
+import { ExponentialFailureRateLimiter } from '../rate-limiter.ts';
 import type { Requeue } from '../workers.ts';
 import { ANNOTATIONS, FINALIZER } from './annotations.ts';
 import { messageOf, ReconcileError, reasonOf, retryFloorOf } from './errors.ts';
@@ -39,26 +40,30 @@ type Existing<S> = Extract<Observation<S>, { exists: true }>;
 export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
   private readonly logger: Logger;
   private readonly now: () => Date;
-  /** Consecutive polls per key while waiting on the cloud, for the growing poll interval. */
-  private readonly waits = new Map<string, number>();
+  /** The growing wait per key while the cloud is still moving: poll interval, doubled, capped. */
+  private readonly polls: ExponentialFailureRateLimiter;
 
   constructor(private readonly options: ManagedReconcilerOptions<R, Cloud, S>) {
     this.logger = options.logger ?? pino({ enabled: false });
     this.now = options.now ?? (() => new Date());
+    this.polls = new ExponentialFailureRateLimiter(
+      options.pollIntervalMs,
+      options.maxPollIntervalMs ?? 30_000,
+    );
   }
 
   /** The worker entry point: reconciles one `namespace/name` key. Throws to ask for a backoff retry. */
   readonly reconcile = async (key: string): Promise<Requeue | void> => {
     const cached = this.options.cache.get(key);
     if (!cached) {
-      this.waits.delete(key);
+      this.polls.forget(key);
       return;
     }
     const draft = new StatusDraft(cached, this.now);
     try {
       const next = await this.reconcileObject(cached, draft);
       if (!draft.discarded) await this.flushStatus(draft);
-      if (!next?.requeueAfterMs || !draft.waiting) this.waits.delete(key);
+      if (!next?.requeueAfterMs || !draft.waiting) this.polls.forget(key);
       return next;
     } catch (error) {
       draft.setCondition({
@@ -293,11 +298,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
   }
 
   private nextPoll(resource: R): number {
-    const key = `${resource.metadata.namespace}/${resource.metadata.name}`;
-    const waits = this.waits.get(key) ?? 0;
-    this.waits.set(key, waits + 1);
-    const max = this.options.maxPollIntervalMs ?? 30_000;
-    return Math.min(this.options.pollIntervalMs * 2 ** waits, max);
+    return this.polls.when(objectKey(resource));
   }
 
   private syncInterval(resource: R): number {
