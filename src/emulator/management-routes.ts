@@ -4,6 +4,7 @@ import {
   MAX_TAGS,
   organizationLimitIssue,
   PasswordResetRequest,
+  REPLICA_MEMORY,
   ServiceCreateRequest,
   ServiceStateRequest,
   ServiceUpdateRequest,
@@ -60,7 +61,15 @@ export function registerServiceRoutes(app: App, ctx: EmulatorContext): void {
       const defaults = ctx.paid ? MEMORY_DEFAULTS.paid : MEMORY_DEFAULTS.unpaid;
       // The deprecated total-memory fields, when they are all that is given, set the per-replica ones.
       const perReplica = (total: number | undefined) =>
-        total === undefined ? undefined : Math.min(356, Math.max(8, Math.round(total / numReplicas / 4) * 4));
+        total === undefined
+          ? undefined
+          : Math.min(
+              REPLICA_MEMORY.max,
+              Math.max(
+                REPLICA_MEMORY.min,
+                Math.round(total / numReplicas / REPLICA_MEMORY.step) * REPLICA_MEMORY.step,
+              ),
+            );
       const minReplicaMemoryGb = body.minReplicaMemoryGb ?? perReplica(body.minTotalMemoryGb) ?? defaults.min;
       const maxReplicaMemoryGb = Math.max(
         minReplicaMemoryGb,
