@@ -4,14 +4,20 @@ import { ApiError } from '../cloud/errors.ts';
 import type { Service } from '../cloud/schemas/service.ts';
 import type { ExternalClient, ManagedKind, ManagedObject, Observation } from '../runtime/managed/types.ts';
 import type { CloudConnection } from './cloud.ts';
-import { availability, desiredTags, diffService, UID_TAG } from './database-service-diff.ts';
+import {
+  availability,
+  desiredTags,
+  diffService,
+  UID_TAG,
+  type ServiceDiff,
+} from './database-service-diff.ts';
 
 export interface DatabaseService extends ManagedObject {
   spec: DatabaseServiceSpec;
   status?: DatabaseServiceStatus;
 }
 
-export const databaseServiceKind: ManagedKind<DatabaseService, CloudConnection, Service> = {
+export const databaseServiceKind: ManagedKind<DatabaseService, CloudConnection, ServiceDiff> = {
   kind: 'DatabaseService',
   group: GROUP,
   version: VERSION,
@@ -24,7 +30,7 @@ export const databaseServiceKind: ManagedKind<DatabaseService, CloudConnection, 
   connect: (_resource, cloud) => new DatabaseServiceClient(cloud),
 };
 
-class DatabaseServiceClient implements ExternalClient<DatabaseService, Service> {
+class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDiff> {
   constructor(private readonly cloud: CloudConnection) {}
 
   private get calls() {
@@ -39,14 +45,15 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, Service> 
     return found.sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? ''))[0]?.id;
   }
 
-  async observe(resource: DatabaseService, id: string): Promise<Observation<Service>> {
+  async observe(resource: DatabaseService, id: string): Promise<Observation<ServiceDiff>> {
     const service = await this.getService(id);
     if (!service) return { exists: false };
-    const { differences } = diffService(resource.spec, resource.metadata.uid, service);
+    const diff = diffService(resource.spec, resource.metadata.uid, service);
     return {
       exists: true,
-      snapshot: service,
-      differences,
+      // The diff itself is what update needs: the PATCH and command for exactly the service observed.
+      snapshot: diff,
+      differences: diff.differences,
       ...availability(resource.spec, service),
       status: {
         state: service.state,
@@ -88,8 +95,8 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, Service> 
     };
   }
 
-  async update(resource: DatabaseService, id: string, observation: { snapshot: Service }) {
-    const { patch, command } = diffService(resource.spec, resource.metadata.uid, observation.snapshot);
+  async update(_resource: DatabaseService, id: string, observation: { snapshot: ServiceDiff }) {
+    const { patch, command } = observation.snapshot;
     if (Object.keys(patch).length > 0)
       await this.cloud.management.updateService(id, patch, { priority: 'user' });
     if (command) await this.cloud.management.changeServiceState(id, command, { priority: 'user' });
