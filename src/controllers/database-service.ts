@@ -1,9 +1,10 @@
 import { GROUP, VERSION } from '../api/common.ts';
-import type { DatabaseServiceSpec, DatabaseServiceStatus } from '../api/database-service.ts';
+import { DatabaseServiceSpec, DatabaseServiceStatus } from '../api/database-service.ts';
 import { ApiError } from '../cloud/errors.ts';
 import type { Service } from '../cloud/schemas/service.ts';
-import type { ExternalClient, ManagedKind, ManagedObject, Observation } from '../runtime/managed/types.ts';
+import type { ExternalClient, ManagedObject, Observation } from '../runtime/managed/types.ts';
 import type { CloudConnection } from './cloud.ts';
+import type { SluiceKind } from './sluice-kind.ts';
 import {
   availability,
   desiredTags,
@@ -17,17 +18,26 @@ export interface DatabaseService extends ManagedObject {
   status?: DatabaseServiceStatus;
 }
 
-export const databaseServiceKind: ManagedKind<DatabaseService, CloudConnection, ServiceDiff> = {
+export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
   kind: 'DatabaseService',
   group: GROUP,
   version: VERSION,
   plural: 'databaseservices',
+  singular: 'databaseservice',
+  shortNames: ['dbs'],
+  description: 'A cloud database service managed by sluice.',
+  spec: DatabaseServiceSpec,
+  status: DatabaseServiceStatus,
+  printerColumns: [
+    { name: 'Name', type: 'string', jsonPath: '.spec.name', priority: 1 },
+    { name: 'State', type: 'string', jsonPath: '.status.state' },
+  ],
   defaultDeletionPolicy: 'Orphan',
   connectionSecret: {
     name: (resource) => resource.spec.connectionSecret?.name ?? `${resource.metadata.name}-connection`,
     requiredKeys: ['password'],
   },
-  connect: (_resource, cloud) => new DatabaseServiceClient(cloud),
+  connect: (_resource, { cloud }) => new DatabaseServiceClient(cloud),
 };
 
 class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDiff> {

@@ -8,7 +8,7 @@ import { ManagementClient } from '../cloud/management-client.ts';
 import type { Priority, QuotaLimit } from '../cloud/quota.ts';
 import type { CloudConnection } from '../controllers/cloud.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
-import type { KubeWriter } from '../runtime/managed/kube-writer.ts';
+import type { SecretReader } from '../runtime/managed/secret-references.ts';
 import type { ManagedObject } from '../runtime/managed/types.ts';
 
 /** The keys of a credentials Secret (the operator's, or a resource's own via spec.credentialsRef). */
@@ -38,7 +38,8 @@ export class CloudClients {
 
   constructor(
     private readonly options: {
-      kube: KubeWriter;
+      /** The operator's Secret cache: credentials are read from the watch, not per reconcile. */
+      secrets: SecretReader;
       /** `--credentials-secret`: used by resources without spec.credentialsRef. */
       defaultSecret?: SecretRef;
       dispatcher: Dispatcher;
@@ -51,7 +52,7 @@ export class CloudClients {
 
   async connectionFor(resource: ManagedObject, priority: Priority): Promise<CloudConnection> {
     const ref = this.secretRefOf(resource);
-    const clients = await this.clientsFor(ref);
+    const clients = this.clientsFor(ref);
     const where = `Secret ${ref.namespace}/${ref.name}`;
     return {
       management: clients.management,
@@ -85,9 +86,9 @@ export class CloudClients {
     );
   }
 
-  private async clientsFor(ref: SecretRef): Promise<CachedClients> {
+  private clientsFor(ref: SecretRef): CachedClients {
     const where = `Secret ${ref.namespace}/${ref.name}`;
-    const data = await this.options.kube.getSecretData(ref.namespace, ref.name);
+    const data = this.options.secrets.get(ref.namespace, ref.name)?.data;
     if (!data) throw new ReconcileError('CredentialsMissing', `${where} not found`, CREDENTIALS_RETRY_MS);
     const missing = MANAGEMENT_KEYS.filter((key) => !data[key]);
     if (missing.length > 0) {

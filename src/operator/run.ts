@@ -2,8 +2,6 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { createCloudAgent } from '../cloud/http.ts';
 import { createLogger } from '../cloud/logging.ts';
-import { databaseServiceKind } from '../controllers/database-service.ts';
-import { Controller } from '../runtime/controller.ts';
 import { closeKubeConnections } from '../runtime/kube-http.ts';
 import {
   HealthChecks,
@@ -14,9 +12,12 @@ import {
 import { LeaderElector } from '../runtime/leader-election.ts';
 import { EventRecorder } from '../runtime/managed/events.ts';
 import { KubeWriter } from '../runtime/managed/kube-writer.ts';
+import { Manager } from '../runtime/manager.ts';
 import { OperatorMetrics } from '../runtime/metrics.ts';
 import { CloudClients } from './credentials.ts';
 import type { OperatorConfig } from './config.ts';
+import { KINDS } from '../kinds.ts';
+import type { CloudConnection } from '../controllers/cloud.ts';
 
 export interface RunningOperator {
   metrics?: RunningServer;
@@ -41,8 +42,22 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   const kube = new KubeWriter(kubeConfig);
   const events = new EventRecorder(kube, log);
   const dispatcher = createCloudAgent();
+  const manager: Manager<CloudConnection> = new Manager<CloudConnection>({
+    kubeConfig,
+    kinds: KINDS,
+    ...(config.namespace ? { namespace: config.namespace } : {}),
+    ...(config.credentialsSecret ? { extraSecrets: [config.credentialsSecret] } : {}),
+    concurrency: config.concurrency,
+    metrics,
+    logger: log,
+    writer: kube,
+    events,
+    cloudFor: (resource, priority) => clouds.connectionFor(resource, priority),
+    syncIntervalMs: config.syncInterval,
+    pollIntervalMs: config.pollInterval,
+  });
   const clouds = new CloudClients({
-    kube,
+    secrets: manager.secrets,
     ...(config.credentialsSecret ? { defaultSecret: config.credentialsSecret } : {}),
     dispatcher,
     quotas: { management: config.managementQuota, alerting: config.alertingQuota },
@@ -56,24 +71,8 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     },
   });
 
-  const controllers = [
-    new Controller({
-      kind: databaseServiceKind,
-      kubeConfig,
-      ...(config.namespace ? { namespace: config.namespace } : {}),
-      concurrency: config.concurrency,
-      metrics,
-      logger: log.child({ controller: databaseServiceKind.kind }),
-      writer: kube,
-      events,
-      cloudFor: (resource, priority) => clouds.connectionFor(resource, priority),
-      syncIntervalMs: config.syncInterval,
-      pollIntervalMs: config.pollInterval,
-    }),
-  ];
-
   const healthz = new HealthChecks().add('ping', () => true);
-  const readyz = new HealthChecks().add('controllers-synced', () => controllers.every((c) => c.hasSynced()));
+  const readyz = new HealthChecks().add('controllers-synced', () => manager.hasSynced());
   const metricsServer = await startMetricsServer({
     bindAddress: config.metricsBindAddress,
     registry: metrics.registry,
@@ -88,13 +87,13 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   let finish!: (how: 'stopped' | 'lost-leadership') => void;
   const done = new Promise<'stopped' | 'lost-leadership'>((resolve) => (finish = resolve));
   const startControllers = () => {
-    log.info({ controllers: controllers.map((c) => c.name) }, 'starting controllers');
-    for (const controller of controllers) controller.start();
+    log.info({ controllers: manager.kinds }, 'starting controllers');
+    manager.start();
   };
   const shutdown = async (how: 'stopped' | 'lost-leadership') => {
     stopping ??= (async () => {
       await elector?.stop();
-      await Promise.all(controllers.map((c) => c.stop()));
+      await manager.stop();
       await clouds.close();
       await dispatcher.close();
       closeKubeConnections();

@@ -18,6 +18,8 @@ export interface ReflectorOptions {
   /** Mirror one namespace only; all namespaces when omitted. */
   namespace?: string;
   labelSelector?: string;
+  /** e.g. `metadata.name=sluice-cloud`, to mirror one object of a namespace. */
+  fieldSelector?: string;
   /**
    * Called with the key of every object that was added, changed or deleted, and after a re-list with the
    * key of every object, including those deleted while the reflector was not watching. Should only enqueue.
@@ -182,7 +184,12 @@ export class Reflector<T extends KubeObject = KubeObject> {
       try {
         page = await kubeRequestJson<KubeList<T>>(this.options.kubeConfig, {
           path: this.path,
-          query: { limit, continue: continueToken, labelSelector: this.options.labelSelector },
+          query: {
+            limit,
+            continue: continueToken,
+            labelSelector: this.options.labelSelector,
+            fieldSelector: this.options.fieldSelector,
+          },
           signal: AbortSignal.any([
             this.stopController.signal,
             AbortSignal.timeout(Math.ceil(this.listTimeoutMs)),
@@ -249,6 +256,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
           allowWatchBookmarks: true,
           timeoutSeconds,
           labelSelector: this.options.labelSelector,
+          fieldSelector: this.options.fieldSelector,
         },
         signal: request.signal,
       }).then(

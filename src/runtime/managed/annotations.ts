@@ -10,6 +10,11 @@ export const ANNOTATIONS = {
   drift: 'sluice.dev/drift',
   /** Per-resource drift-check interval (e.g. 30s, 5m), overriding --sync-interval. */
   syncInterval: 'sluice.dev/sync-interval',
+  /**
+   * Written by sluice just before a create call (an RFC 3339 time), with optimistic concurrency: after a
+   * crash between the call and the status write, the cloud resource created after it is found and adopted.
+   */
+  createPending: 'sluice.dev/create-pending',
 } as const;
 
 export const MANAGED_BY_LABEL = { 'app.kubernetes.io/managed-by': 'sluice' } as const;

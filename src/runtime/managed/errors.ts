@@ -15,6 +15,20 @@ export class ReconcileError extends Error {
   }
 }
 
+/**
+ * Not a failure: something the resource needs is not ready yet (a service still provisioning, or stopped).
+ * The reconciler reports it in `Ready` with `reason`, keeps `Synced=True`, records no Warning and polls.
+ */
+export class Waiting extends Error {
+  constructor(
+    readonly reason: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'Waiting';
+  }
+}
+
 /** Minimum wait before retrying a request the cloud rejected as invalid. */
 export const REJECTED_REQUEST_RETRY_MS = 10_000;
 

@@ -37,7 +37,19 @@ export class KubeWriter {
     resource: R,
     finalizers: string[],
   ): Promise<R> {
-    const metadata = { finalizers, resourceVersion: resource.metadata.resourceVersion };
+    return this.patchMetadata(kind, resource, { finalizers });
+  }
+
+  /**
+   * Sets finalizers and/or annotations in one write, guarded by the resourceVersion: a create intent must
+   * be recorded on exactly the object version that was read, or not at all.
+   */
+  async patchMetadata<R extends ManagedObject>(
+    kind: KindPath,
+    resource: R,
+    change: { finalizers?: string[]; annotations?: Record<string, string | null> },
+  ): Promise<R> {
+    const metadata = { ...change, resourceVersion: resource.metadata.resourceVersion };
     return this.request<R>('PATCH', objectPath(kind, resource), { metadata }, MERGE_PATCH);
   }
 

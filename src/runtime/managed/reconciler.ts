@@ -7,10 +7,24 @@ import { parseDurationMs } from '../duration.ts';
 import { ExponentialFailureRateLimiter } from '../rate-limiter.ts';
 import type { Requeue } from '../workers.ts';
 import { ANNOTATIONS, FINALIZER } from './annotations.ts';
-import { messageOf, ReconcileError, reasonOf, retryFloorOf } from './errors.ts';
+import { messageOf, ReconcileError, reasonOf, retryFloorOf, Waiting } from './errors.ts';
 import type { EventRecorder } from './events.ts';
 import type { KubeWriter } from './kube-writer.ts';
-import type { ExternalClient, ManagedKind, ManagedObject, ManagedStatus, Observation } from './types.ts';
+import {
+  resolveReferences,
+  resolveReferencesForDelete,
+  type ObjectLookup,
+  type ResolvedReferences,
+} from './references.ts';
+import { resolveSecrets, type ResolvedSecrets, type SecretReader } from './secret-references.ts';
+import type {
+  ConnectContext,
+  ExternalClient,
+  ManagedKind,
+  ManagedObject,
+  ManagedStatus,
+  Observation,
+} from './types.ts';
 
 export type CallPriority = 'user' | 'poll';
 
@@ -21,6 +35,12 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, S> {
   events: EventRecorder;
   /** Resolves the cloud clients for a resource (its own credentials Secret or the operator's). */
   cloudFor(resource: R, priority: CallPriority): Promise<Cloud>;
+  /** Finds referenced sluice objects in the operator's caches. */
+  lookup?: ObjectLookup;
+  /** Reads referenced Secrets from the operator's cache. */
+  secrets?: SecretReader;
+  /** Objects that reference this one and still exist (`Pipe orders`): a Delete waits for them. */
+  dependantsOf?(resource: R): string[];
   /** Drift-check interval for resources that are in sync (`--sync-interval`). */
   syncIntervalMs: number;
   /** First wait while the cloud is still moving; doubles up to `maxPollIntervalMs` to spare the quota. */
@@ -31,6 +51,18 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, S> {
 }
 
 type Existing<S> = Extract<Observation<S>, { exists: true }>;
+
+const NO_SECRETS: SecretReader = { get: () => undefined };
+/** Deleting needs no credentials of the resource itself (a DELETE sends none). */
+const EMPTY_SECRETS: ResolvedSecrets = { values: () => undefined, rotated: new Set(), versions: {} };
+
+/** The time recorded before the last create call, if any. */
+function createIntentOf(resource: ManagedObject): Date | undefined {
+  const text = resource.metadata.annotations?.[ANNOTATIONS.createPending];
+  if (text === undefined) return undefined;
+  const at = new Date(text);
+  return Number.isNaN(at.getTime()) ? undefined : at;
+}
 
 /**
  * The generic managed reconciler: one instance per kind, knowing nothing of the kind beyond `ManagedKind`.
@@ -66,6 +98,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
       if (!next?.requeueAfterMs || !draft.waiting) this.polls.forget(key);
       return next;
     } catch (error) {
+      if (error instanceof Waiting) return this.wait(draft, error);
       draft.setCondition({
         type: 'Synced',
         status: 'False',
@@ -100,24 +133,28 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     }
     if (resource.metadata.deletionTimestamp) return this.finalize(resource, draft);
 
+    const resolution = resolveReferences(resource, kind.references ?? [], this.lookup);
+    if ('waitingFor' in resolution) {
+      // A change of the referenced object enqueues this one; the requeue is only a safety net.
+      this.wait(draft, new Waiting('WaitingForReference', resolution.waitingFor));
+      return { requeueAfterMs: this.syncInterval(resource) };
+    }
+    for (const declaration of kind.references ?? []) {
+      const reference = resolution.resolved[declaration.name];
+      if (reference) draft.status[declaration.statusField] = reference.id;
+    }
+    const secrets = this.resolveSecrets(resource);
     const priority: CallPriority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
-    const external = kind.connect(resource, await this.options.cloudFor(resource, priority));
-    if (!resource.metadata.finalizers?.includes(FINALIZER)) {
-      const updated = await this.options.writer.setFinalizers(kind, resource, [
-        ...(resource.metadata.finalizers ?? []),
-        FINALIZER,
-      ]);
-      draft.rebase(updated);
-      resource = updated;
-    }
+    const external = await this.connect(resource, priority, resolution.resolved, secrets);
 
     let id = resource.status?.id;
     const adopting = !id && annotations[ANNOTATIONS.externalId] !== undefined;
     if (!id) id = annotations[ANNOTATIONS.externalId];
     if (!id) {
-      // Crash-safe create: a create whose id never reached status left a marker in the cloud; find it first.
-      id = await external.findCreated(resource);
+      // Crash-safe create: a create whose id never reached status left a marker in the cloud, or at least an
+      // intent on this object; look for what it created first.
+      id = await external.findCreated(resource, createIntentOf(resource));
       if (id) {
         events.record(
           resource,
@@ -126,8 +163,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
           `adopted ${kind.kind} ${id}, created earlier for this resource`,
         );
       } else {
-        return this.create(resource, external, draft);
+        return this.create(resource, external, secrets, draft);
       }
+    }
+    if (!resource.metadata.finalizers?.includes(FINALIZER)) {
+      resource = await this.writeMetadata(resource, draft, {});
     }
     draft.status.id = id;
 
@@ -153,14 +193,26 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     }
     Object.assign(draft.status, observation.status);
     await this.syncConnectionSecret(resource, external, id, observation);
-    return this.converge(resource, external, id, observation, draft);
+    return this.converge(resource, external, id, observation, secrets, draft);
   }
 
-  private async create(resource: R, external: ExternalClient<R, S>, draft: StatusDraft<R>): Promise<Requeue> {
+  private async create(
+    resource: R,
+    external: ExternalClient<R, S>,
+    secrets: ResolvedSecrets,
+    draft: StatusDraft<R>,
+  ): Promise<Requeue> {
     const { kind, events } = this.options;
+    await external.prepareCreate?.(resource);
+    // The intent goes on the object before the call, in the same write as the finalizer: after a crash
+    // that loses the answer, `findCreated` matches only what was created after it.
+    resource = await this.writeMetadata(resource, draft, {
+      [ANNOTATIONS.createPending]: this.now().toISOString(),
+    });
     const creation = await external.create(resource);
     // The id goes to status at once: every later step, and every restart, works from it.
     draft.status.id = creation.externalId;
+    this.recordSecretVersions(draft, secrets);
     draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
     draft.setCondition({
       type: 'Ready',
@@ -177,15 +229,70 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     return { requeueAfterMs: this.nextPoll(resource) };
   }
 
+  /** Adds the finalizer when missing and sets the given annotations, in one guarded metadata write. */
+  private async writeMetadata(
+    resource: R,
+    draft: StatusDraft<R>,
+    annotations: Record<string, string>,
+  ): Promise<R> {
+    const finalizers = resource.metadata.finalizers ?? [];
+    const updated = await this.options.writer.patchMetadata(this.options.kind, resource, {
+      ...(finalizers.includes(FINALIZER) ? {} : { finalizers: [...finalizers, FINALIZER] }),
+      ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+    });
+    draft.rebase(updated);
+    return updated;
+  }
+
+  private async connect(
+    resource: R,
+    priority: CallPriority,
+    references: ResolvedReferences,
+    secrets: ResolvedSecrets,
+  ): Promise<ExternalClient<R, S>> {
+    const cloud = await this.options.cloudFor(resource, priority);
+    const context: ConnectContext<Cloud> = { cloud, references, secrets };
+    return this.options.kind.connect(resource, context);
+  }
+
+  private resolveSecrets(resource: R): ResolvedSecrets {
+    const uses = this.options.kind.secretReferences?.(resource) ?? [];
+    if (uses.length > 0 && !this.options.secrets) {
+      throw new Error(`${this.options.kind.kind} references Secrets but the reconciler has no Secret cache`);
+    }
+    return resolveSecrets(
+      resource,
+      uses,
+      this.options.secrets ?? NO_SECRETS,
+      resource.status?.secretVersions,
+    );
+  }
+
+  /** Status keeps which Secret versions the cloud has (never their values), to notice a rotation. */
+  private recordSecretVersions(draft: StatusDraft<R>, secrets: ResolvedSecrets): void {
+    if (Object.keys(secrets.versions).length > 0) draft.status.secretVersions = { ...secrets.versions };
+    else delete draft.status.secretVersions;
+  }
+
+  /** Reports a wait in Ready (the reconcile itself worked) and polls with the growing interval. */
+  private wait(draft: StatusDraft<R>, waiting: Waiting): Requeue {
+    draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
+    draft.setCondition({ type: 'Ready', status: 'False', reason: waiting.reason, message: waiting.message });
+    draft.waiting = true;
+    return { requeueAfterMs: this.nextPoll(draft.resource) };
+  }
+
   private async converge(
     resource: R,
     external: ExternalClient<R, S>,
     id: string,
     observation: Existing<S>,
+    secrets: ResolvedSecrets,
     draft: StatusDraft<R>,
   ): Promise<Requeue> {
     const { events } = this.options;
     const differences = observation.differences;
+    if (observation.failed) return this.reportCloudFailure(resource, observation.failed, draft);
     draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
     if (differences.length > 0) {
       const listed = differences.join(', ');
@@ -196,6 +303,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
         return { requeueAfterMs: this.syncInterval(resource) };
       }
       await external.update(resource, id, observation);
+      this.recordSecretVersions(draft, secrets);
       events.record(resource, 'Normal', 'Updated', `updated ${listed}`);
       draft.setCondition({
         type: 'Ready',
@@ -207,6 +315,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
       return { requeueAfterMs: this.nextPoll(resource) };
     }
     draft.removeCondition('Drifted');
+    this.recordSecretVersions(draft, secrets);
     if (!observation.available) {
       const message = observation.waitingFor ?? 'waiting for the cloud';
       draft.setCondition({ type: 'Ready', status: 'False', reason: 'Unavailable', message });
@@ -217,16 +326,40 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     return { requeueAfterMs: this.syncInterval(resource) };
   }
 
+  /** The cloud says the resource failed: not Ready, and one Warning when it happens, not per poll. */
+  private reportCloudFailure(resource: R, failure: string, draft: StatusDraft<R>): Requeue {
+    const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
+    if (ready?.reason !== 'CloudFailed') {
+      this.options.events.record(resource, 'Warning', 'CloudFailed', failure);
+    }
+    draft.removeCondition('Drifted');
+    draft.setCondition({ type: 'Ready', status: 'False', reason: 'CloudFailed', message: failure });
+    draft.waiting = true;
+    return { requeueAfterMs: this.nextPoll(resource) };
+  }
+
   private async finalize(resource: R, draft: StatusDraft<R>): Promise<Requeue | void> {
-    const { kind, events, writer } = this.options;
-    const finalizers = resource.metadata.finalizers ?? [];
-    if (!finalizers.includes(FINALIZER)) return;
+    const { kind, events } = this.options;
+    if (!resource.metadata.finalizers?.includes(FINALIZER)) return;
     const policy = resource.spec.deletionPolicy ?? kind.defaultDeletionPolicy;
     let id = resource.status?.id;
     if (policy === 'Delete') {
-      const external = kind.connect(resource, await this.options.cloudFor(resource, 'user'));
+      const dependants = this.options.dependantsOf?.(resource) ?? [];
+      if (dependants.length > 0) {
+        // Deleting the cloud resource first would break them (or the cloud refuses): they go first.
+        const message = `waiting for ${dependants.join(', ')} to be deleted first`;
+        this.wait(draft, new Waiting('WaitingForDependants', message));
+        return { requeueAfterMs: this.nextPoll(resource) };
+      }
+      const references = resolveReferencesForDelete(resource, kind.references ?? [], this.lookup);
+      const missing = (kind.references ?? []).filter((declaration) => !references[declaration.name]);
+      if (missing.length > 0 && !id && !createIntentOf(resource)) {
+        // Never created: no reference was ever resolved, so nothing can exist in the cloud.
+        return this.removeFinalizer(resource, draft);
+      }
+      const external = await this.connect(resource, 'user', references, EMPTY_SECRETS);
       // A create that crashed before recording its id must not leak when the resource is deleted.
-      id ??= await external.findCreated(resource);
+      id ??= await external.findCreated(resource, createIntentOf(resource));
       if (id && (await external.delete(resource, id)) === 'pending') {
         draft.setCondition({ type: 'Ready', status: 'False', reason: 'Deleting', message: `deleting ${id}` });
         draft.waiting = true;
@@ -241,13 +374,21 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
         `left ${kind.kind} ${id} in the cloud (deletionPolicy Orphan)`,
       );
     }
-    await writer.setFinalizers(
-      kind,
+    return this.removeFinalizer(resource, draft);
+  }
+
+  private async removeFinalizer(resource: R, draft: StatusDraft<R>): Promise<void> {
+    const finalizers = resource.metadata.finalizers ?? [];
+    await this.options.writer.setFinalizers(
+      this.options.kind,
       resource,
       finalizers.filter((f) => f !== FINALIZER),
     );
     draft.discard();
   }
+
+  private readonly lookup: ObjectLookup = (kind, namespace, name) =>
+    this.options.lookup?.(kind, namespace, name);
 
   /** Keeps the connection Secret complete: follows the cloud's hosts and recovers lost secret values. */
   private async syncConnectionSecret(

@@ -1,5 +1,7 @@
 import type { Condition, DeletionPolicy } from '../../api/common.ts';
 import type { KubeObject } from '../cache.ts';
+import type { ReferenceDeclaration, ResolvedReferences } from './references.ts';
+import type { ResolvedSecrets, SecretUse } from './secret-references.ts';
 
 /** The shape every sluice kind shares; the generic reconciler reads only these fields. */
 export interface ManagedObject extends KubeObject {
@@ -18,6 +20,8 @@ export interface ManagedObject extends KubeObject {
 
 export interface ManagedStatus {
   id?: string;
+  /** resourceVersion of each referenced Secret whose values the cloud was last sent. */
+  secretVersions?: Record<string, string>;
   conditions?: Condition[];
   observedGeneration?: number;
   [field: string]: unknown;
@@ -39,6 +43,8 @@ export type Observation<S = unknown> =
       available: boolean;
       /** Why it is not available yet (shown in the Ready condition), e.g. `service is provisioning`. */
       waitingFor?: string;
+      /** Set when the cloud reports the resource failed (e.g. a pipe in state Failed): says what it reports. */
+      failed?: string;
       /** Status fields to write, as the cloud reports them. */
       status: Record<string, unknown>;
       /** Non-secret connection values that follow the cloud (hosts, ports). */
@@ -56,8 +62,15 @@ export interface Creation {
  * adoption, crash-safe create, conditions, Events, connection Secrets, requeues) is the generic reconciler's.
  */
 export interface ExternalClient<R extends ManagedObject, S = unknown> {
-  /** Looks the cloud resource up by the marker `create` puts on it; finds what a crashed create left behind. */
-  findCreated(resource: R): Promise<string | undefined>;
+  /**
+   * Finds what a crashed create left behind: by the marker `create` puts on the cloud resource (a tag), or,
+   * for kinds without one, by matching what was created after `intent`, the time the reconciler recorded
+   * before its create call. Without an intent such a kind must find nothing: a look-alike it did not create
+   * is never adopted.
+   */
+  findCreated(resource: R, intent: Date | undefined): Promise<string | undefined>;
+  /** Checks what must hold before a create (e.g. a running service); throws `Waiting` while it does not. */
+  prepareCreate?(resource: R): Promise<void>;
   observe(resource: R, externalId: string): Promise<Observation<S>>;
   create(resource: R): Promise<Creation>;
   /** The minimal change for what `observe` found different. */
@@ -72,6 +85,15 @@ export interface ExternalClient<R extends ManagedObject, S = unknown> {
   recoverConnectionDetails?(resource: R, externalId: string): Promise<ConnectionDetails>;
 }
 
+/** Everything one reconcile of a resource resolved before the kind's client runs. */
+export interface ConnectContext<Cloud> {
+  cloud: Cloud;
+  /** The referenced objects' cloud ids (and objects), by the declaration's name. */
+  references: ResolvedReferences;
+  /** The values of the Secrets the spec references, and which of them rotated. */
+  secrets: ResolvedSecrets;
+}
+
 /** A kind as the runtime knows it. */
 export interface ManagedKind<R extends ManagedObject, Cloud, S = unknown> {
   kind: string;
@@ -81,5 +103,9 @@ export interface ManagedKind<R extends ManagedObject, Cloud, S = unknown> {
   defaultDeletionPolicy: DeletionPolicy;
   /** Where connection details go, and which keys must be present (else `recoverConnectionDetails`). */
   connectionSecret?: { name(resource: R): string; requiredKeys: readonly string[] };
-  connect(resource: R, cloud: Cloud): ExternalClient<R, S>;
+  /** Other sluice objects this kind depends on; resolved (or waited for) before the client runs. */
+  references?: readonly ReferenceDeclaration<R>[];
+  /** The Secrets a resource's spec references (`…SecretRef`), read from the operator's cache. */
+  secretReferences?(resource: R): SecretUse[];
+  connect(resource: R, context: ConnectContext<Cloud>): ExternalClient<R, S>;
 }

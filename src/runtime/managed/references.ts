@@ -1,0 +1,126 @@
+import type { ManagedObject } from './types.ts';
+
+/**
+ * A reference from one sluice kind to another in the same namespace (a Pipe's `spec.serviceRef` to a
+ * DatabaseService), or a plain cloud id given instead (`spec.serviceId`) for an object sluice does not manage.
+ */
+export interface ReferenceDeclaration<R extends ManagedObject> {
+  /** The key the kind finds the resolved reference under, e.g. `service`. */
+  name: string;
+  /** The referenced kind, e.g. `DatabaseService`. */
+  kind: string;
+  /** The referenced object's name, when the spec names one. */
+  objectName(resource: R): string | undefined;
+  /** The cloud id the spec gives instead of a reference. */
+  plainId(resource: R): string | undefined;
+  /** The status field that keeps the resolved id, so delete still works once the referenced object is gone. */
+  statusField: string;
+  /** Why the referenced object cannot be used yet (`is provisioning`), or undefined when it can. */
+  notUsableBecause?(target: ManagedObject): string | undefined;
+}
+
+export interface ResolvedReference {
+  /** The referenced object's cloud id. */
+  id: string;
+  /** The referenced object as cached, when the reference is by name and the object still exists. */
+  object?: ManagedObject;
+}
+export type ResolvedReferences = Readonly<Record<string, ResolvedReference>>;
+
+/** Looks a sluice object up in the operator's caches. */
+export type ObjectLookup = (kind: string, namespace: string, name: string) => ManagedObject | undefined;
+
+export type ReferenceResolution = { resolved: ResolvedReferences } | { waitingFor: string };
+
+/**
+ * Resolves every reference of a resource that is being reconciled. A reference that cannot be used yet is a
+ * wait, never an error: the first one found is named, e.g. `DatabaseService analytics is provisioning`.
+ */
+export function resolveReferences<R extends ManagedObject>(
+  resource: R,
+  declarations: readonly ReferenceDeclaration<R>[],
+  lookup: ObjectLookup,
+): ReferenceResolution {
+  const resolved: Record<string, ResolvedReference> = {};
+  for (const declaration of declarations) {
+    const name = declaration.objectName(resource);
+    if (name === undefined) {
+      const id = declaration.plainId(resource);
+      if (id !== undefined) resolved[declaration.name] = { id };
+      continue;
+    }
+    const what = `${declaration.kind} ${name}`;
+    const target = lookup(declaration.kind, resource.metadata.namespace, name);
+    if (!target) return { waitingFor: `${what} does not exist yet` };
+    if (target.metadata.deletionTimestamp) return { waitingFor: `${what} is being deleted` };
+    const id = target.status?.id;
+    if (!id) return { waitingFor: `${what} has no cloud id yet` };
+    const because = declaration.notUsableBecause?.(target);
+    if (because) return { waitingFor: `${what} ${because}` };
+    resolved[declaration.name] = { id, object: target };
+  }
+  return { resolved };
+}
+
+/**
+ * Resolves references for deleting: the id kept in status first (the referenced object may be gone), then
+ * the referenced object or plain id. Never waits; a reference with no known id is left out.
+ */
+export function resolveReferencesForDelete<R extends ManagedObject>(
+  resource: R,
+  declarations: readonly ReferenceDeclaration<R>[],
+  lookup: ObjectLookup,
+): ResolvedReferences {
+  const resolved: Record<string, ResolvedReference> = {};
+  for (const declaration of declarations) {
+    const name = declaration.objectName(resource);
+    const target =
+      name === undefined ? undefined : lookup(declaration.kind, resource.metadata.namespace, name);
+    const kept = resource.status?.[declaration.statusField];
+    const id =
+      (typeof kept === 'string' ? kept : undefined) ?? target?.status?.id ?? declaration.plainId(resource);
+    if (id !== undefined) resolved[declaration.name] = { id, ...(target ? { object: target } : {}) };
+  }
+  return resolved;
+}
+
+/** `Kind/namespace/name`: one key space for every object a resource can depend on (sluice kinds, Secrets). */
+export const dependencyKey = (kind: string, namespace: string, name: string) =>
+  `${kind}/${namespace}/${name}`;
+
+/** Splits a dependency key back into the kind and the cache key (`namespace/name`). */
+export function splitDependencyKey(key: string): { kind: string; key: string } {
+  const slash = key.indexOf('/');
+  return { kind: key.slice(0, slash), key: key.slice(slash + 1) };
+}
+
+/**
+ * Which objects depend on which (client-go's indexer idea): fed from each dependant's spec as the reflector
+ * sees it, read when a referenced object changes so exactly its dependants are enqueued — no polling.
+ */
+export class DependencyIndex {
+  private readonly dependants = new Map<string, Set<string>>();
+  private readonly dependencies = new Map<string, readonly string[]>();
+
+  /** Records what `dependant` depends on now (nothing, when it is gone); returns what it depended on before. */
+  set(dependant: string, dependencies: readonly string[]): readonly string[] {
+    const before = this.dependencies.get(dependant) ?? [];
+    for (const dependency of before) {
+      const set = this.dependants.get(dependency);
+      set?.delete(dependant);
+      if (set?.size === 0) this.dependants.delete(dependency);
+    }
+    if (dependencies.length === 0) this.dependencies.delete(dependant);
+    else this.dependencies.set(dependant, dependencies);
+    for (const dependency of dependencies) {
+      let set = this.dependants.get(dependency);
+      if (!set) this.dependants.set(dependency, (set = new Set()));
+      set.add(dependant);
+    }
+    return before;
+  }
+
+  dependantsOf(dependency: string): string[] {
+    return [...(this.dependants.get(dependency) ?? [])];
+  }
+}

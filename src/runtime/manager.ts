@@ -1,0 +1,236 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { objectKey } from './cache.ts';
+import { Controller } from './controller.ts';
+import { Informer } from './informer.ts';
+import { MANAGED_BY_LABEL } from './managed/annotations.ts';
+import type { ManagedReconcilerOptions } from './managed/reconciler.ts';
+import {
+  dependencyKey,
+  DependencyIndex,
+  splitDependencyKey,
+  type ObjectLookup,
+} from './managed/references.ts';
+import type { ManagedKind, ManagedObject } from './managed/types.ts';
+import type { OperatorMetrics } from './metrics.ts';
+import { SecretCache, type SecretObject } from './secret-cache.ts';
+
+const SECRET = 'Secret';
+
+export interface ManagerOptions<Cloud> extends Pick<
+  ManagedReconcilerOptions<ManagedObject, Cloud, unknown>,
+  'writer' | 'events' | 'cloudFor' | 'syncIntervalMs' | 'pollIntervalMs' | 'maxPollIntervalMs'
+> {
+  kubeConfig: KubeConfig;
+  kinds: readonly ManagedKind<ManagedObject, Cloud, unknown>[];
+  /** Watch one namespace only; all namespaces when omitted. */
+  namespace?: string;
+  /** Single Secrets to mirror beyond the watched namespace (the operator's credentials Secret). */
+  extraSecrets?: readonly { namespace: string; name: string }[];
+  concurrency: number;
+  metrics: OperatorMetrics;
+  logger: Logger;
+}
+
+/**
+ * The operator's runtime (controller-runtime's manager): one shared informer per kind and one for Secrets,
+ * a controller per kind, and the dependency index that turns a change of a referenced object or Secret
+ * into a reconcile of exactly the objects that depend on it. Knows no kind.
+ */
+export class Manager<Cloud> {
+  readonly secrets: SecretCache;
+  private readonly informers = new Map<string, Informer<ManagedObject>>();
+  private readonly secretInformers: Informer<SecretObject>[] = [];
+  private readonly controllers = new Map<string, Controller<ManagedObject, Cloud, unknown>>();
+  private readonly dependencies = new DependencyIndex();
+  /** What dependants last saw of each referenced object, so only a change that matters reaches them. */
+  private readonly referencedStates = new Map<string, string>();
+  /** Connection Secret key → owner dependency key, so the owner is found again when its Secret goes. */
+  private readonly secretOwners = new Map<string, string>();
+
+  constructor(private readonly options: ManagerOptions<Cloud>) {
+    const { kubeConfig, namespace, logger } = options;
+    const kindsByName = new Map(options.kinds.map((kind) => [kind.kind, kind]));
+    const lookup: ObjectLookup = (kind, ns, name) => this.informers.get(kind)?.cache.get(`${ns}/${name}`);
+
+    this.secretInformers.push(
+      new Informer<SecretObject>({
+        kubeConfig,
+        resource: { group: '', version: 'v1', plural: 'secrets' },
+        ...(namespace ? { namespace } : {}),
+        logger: logger.child({ reflector: 'secrets' }),
+      }),
+    );
+    for (const extra of options.extraSecrets ?? []) {
+      if (!namespace || extra.namespace === namespace) continue;
+      this.secretInformers.push(
+        new Informer<SecretObject>({
+          kubeConfig,
+          resource: { group: '', version: 'v1', plural: 'secrets' },
+          namespace: extra.namespace,
+          fieldSelector: `metadata.name=${extra.name}`,
+          logger: logger.child({ reflector: `secret ${extra.namespace}/${extra.name}` }),
+        }),
+      );
+    }
+    this.secrets = new SecretCache(this.secretInformers);
+
+    for (const kind of options.kinds) {
+      const informer = new Informer<ManagedObject>({
+        kubeConfig,
+        resource: kind,
+        ...(namespace ? { namespace } : {}),
+        logger: logger.child({ reflector: kind.plural }),
+      });
+      this.informers.set(kind.kind, informer);
+      const controller = new Controller<ManagedObject, Cloud, unknown>({
+        ...options,
+        kind,
+        cache: informer.cache,
+        lookup,
+        secrets: this.secrets,
+        dependantsOf: (resource) => this.existingDependantsOf(kind.kind, resource),
+        logger: logger.child({ controller: kind.kind }),
+      });
+      this.controllers.set(kind.kind, controller);
+      informer.subscribe((key) => this.onObjectChange(kind, key));
+    }
+    for (const informer of this.secretInformers) {
+      informer.subscribe((key) => this.onSecretChange(informer, key));
+    }
+    for (const kind of options.kinds) {
+      for (const reference of kind.references ?? []) {
+        if (!kindsByName.has(reference.kind)) {
+          throw new Error(`${kind.kind} references ${reference.kind}, which is not a registered kind`);
+        }
+      }
+    }
+  }
+
+  get kinds(): string[] {
+    return [...this.controllers.keys()];
+  }
+
+  start(): void {
+    for (const informer of [...this.secretInformers, ...this.informers.values()]) informer.start();
+    for (const controller of this.controllers.values()) controller.start();
+  }
+
+  hasSynced(): boolean {
+    return [...this.secretInformers, ...this.informers.values()].every((informer) => informer.hasSynced());
+  }
+
+  /** Stops taking work and waits for every reconcile in flight, then stops the watches. */
+  async stop(): Promise<void> {
+    await Promise.all([...this.controllers.values()].map((controller) => controller.stop()));
+    await Promise.all([...this.secretInformers, ...this.informers.values()].map((i) => i.stop()));
+  }
+
+  private onObjectChange(kind: ManagedKind<ManagedObject, Cloud, unknown>, key: string): void {
+    const object = this.informers.get(kind.kind)!.cache.get(key);
+    const self = dependencyKey(kind.kind, ...splitNamespaced(key));
+    const before = this.dependencies.set(self, object ? dependenciesOf(kind, object) : []);
+    this.controllers.get(kind.kind)!.onResourceChange(key);
+    // A referenced object that is being deleted waits for its dependants: tell it when one changes or goes.
+    for (const dependency of before) this.enqueueIfDeleting(dependency);
+    this.notifyDependants(self, object && referencedState(object));
+  }
+
+  private onSecretChange(informer: Informer<SecretObject>, key: string): void {
+    const secret = informer.cache.get(key);
+    this.notifyDependants(dependencyKey(SECRET, ...splitNamespaced(key)), secret?.metadata.resourceVersion);
+    this.onConnectionSecretChange(key, secret);
+  }
+
+  /**
+   * Enqueues the owner of a connection Secret that was deleted or lost a required key, so the values are
+   * restored promptly. The reconciler's own writes leave the Secret complete and so trigger nothing.
+   */
+  private onConnectionSecretChange(secretKey: string, secret: SecretObject | undefined): void {
+    const isConnectionSecret = secret?.metadata.labels?.[Object.keys(MANAGED_BY_LABEL)[0]!] !== undefined;
+    for (const kind of this.options.kinds) {
+      if (!kind.connectionSecret) continue;
+      const owner = secret?.metadata.ownerReferences?.find((ref) => ref.kind === kind.kind);
+      if (secret && owner && isConnectionSecret) {
+        const ownerKey = objectKey({ metadata: { name: owner.name, namespace: secret.metadata.namespace } });
+        this.secretOwners.set(secretKey, dependencyKey(kind.kind, ...splitNamespaced(ownerKey)));
+        const data = secret.data ?? {};
+        if (kind.connectionSecret.requiredKeys.some((k) => !data[k])) this.enqueue(kind.kind, ownerKey);
+        return;
+      }
+    }
+    const formerOwner = this.secretOwners.get(secretKey);
+    if (formerOwner) {
+      this.secretOwners.delete(secretKey);
+      const { kind, key } = splitDependencyKey(formerOwner);
+      this.enqueue(kind, key);
+    }
+  }
+
+  /** Enqueues every dependant of `dependency` when what they rely on (`state`) changed. */
+  private notifyDependants(dependency: string, state: string | undefined): void {
+    if (this.referencedStates.get(dependency) === state) return;
+    if (state === undefined) this.referencedStates.delete(dependency);
+    else this.referencedStates.set(dependency, state);
+    for (const dependant of this.dependencies.dependantsOf(dependency)) {
+      const { kind, key } = splitDependencyKey(dependant);
+      this.enqueue(kind, key);
+    }
+  }
+
+  private enqueueIfDeleting(dependency: string): void {
+    const { kind, key } = splitDependencyKey(dependency);
+    if (this.informers.get(kind)?.cache.get(key)?.metadata.deletionTimestamp) this.enqueue(kind, key);
+  }
+
+  private enqueue(kind: string, key: string): void {
+    this.controllers.get(kind)?.enqueue(key);
+  }
+
+  /** Dependants of a sluice object that still exist, named for a condition: `Pipe orders`. */
+  private existingDependantsOf(kind: string, resource: ManagedObject): string[] {
+    const self = dependencyKey(kind, resource.metadata.namespace, resource.metadata.name);
+    return this.dependencies
+      .dependantsOf(self)
+      .map(splitDependencyKey)
+      .filter(({ kind: k, key }) => this.informers.get(k)?.cache.get(key) !== undefined)
+      .map(({ kind: k, key }) => `${k} ${key.slice(key.indexOf('/') + 1)}`)
+      .sort();
+  }
+}
+
+function splitNamespaced(key: string): [string, string] {
+  const slash = key.indexOf('/');
+  return [key.slice(0, slash), key.slice(slash + 1)];
+}
+
+/** Every object a resource depends on: referenced sluice objects, referenced Secrets, its credentials. */
+function dependenciesOf<Cloud>(
+  kind: ManagedKind<ManagedObject, Cloud, unknown>,
+  object: ManagedObject,
+): string[] {
+  const namespace = object.metadata.namespace;
+  const keys = new Set<string>();
+  for (const reference of kind.references ?? []) {
+    const name = reference.objectName(object);
+    if (name !== undefined) keys.add(dependencyKey(reference.kind, namespace, name));
+  }
+  for (const use of kind.secretReferences?.(object) ?? []) {
+    keys.add(dependencyKey(SECRET, namespace, use.secretName));
+  }
+  const credentials = object.spec.credentialsRef?.name;
+  if (credentials) keys.add(dependencyKey(SECRET, namespace, credentials));
+  return [...keys];
+}
+
+/** What a dependant relies on in a referenced object: existence, its id, its cloud state, readiness. */
+function referencedState(object: ManagedObject): string {
+  const ready = object.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+  return JSON.stringify([
+    object.metadata.uid,
+    object.status?.id ?? null,
+    object.status?.state ?? null,
+    ready ?? null,
+    object.metadata.deletionTimestamp ?? null,
+  ]);
+}

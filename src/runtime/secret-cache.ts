@@ -1,0 +1,35 @@
+import type { KubeObject } from './cache.ts';
+import type { Informer } from './informer.ts';
+import type { SecretReader, SecretSnapshot } from './managed/secret-references.ts';
+
+export interface SecretObject extends KubeObject {
+  metadata: KubeObject['metadata'] & {
+    namespace: string;
+    labels?: Record<string, string>;
+    ownerReferences?: { kind: string; name: string; uid?: string; controller?: boolean }[];
+  };
+  data?: Record<string, string>;
+}
+
+/**
+ * Secrets as the operator's informers hold them (one for the watched namespaces, maybe one more for the
+ * operator's credentials Secret elsewhere), decoded on read. No apiserver request per reconcile.
+ */
+export class SecretCache implements SecretReader {
+  constructor(private readonly informers: readonly Informer<SecretObject>[]) {}
+
+  get(namespace: string, name: string): SecretSnapshot | undefined {
+    for (const informer of this.informers) {
+      const secret = informer.cache.get(`${namespace}/${name}`);
+      if (secret) {
+        return {
+          data: Object.fromEntries(
+            Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
+          ),
+          resourceVersion: secret.metadata.resourceVersion ?? '',
+        };
+      }
+    }
+    return undefined;
+  }
+}
