@@ -14,7 +14,10 @@ import {
 import { MANAGEMENT_QUOTA, quotaKey } from './quota.ts';
 import { ManagementErrorBody, managementEnvelope } from './schemas/common.ts';
 import {
+  BackupConfiguration,
   PasswordResetResult,
+  PrivateEndpointConfig,
+  type ReplicaScalingRequest,
   Service,
   ServiceCreateResult,
   type ServiceCommand,
@@ -26,6 +29,7 @@ import {
   PipeSettingsResult,
   type PipeCommand,
   type PipeCreateRequest,
+  type PipeScalingRequest,
   type PipeSettings,
   type PipeUpdateRequest,
 } from './schemas/pipe.ts';
@@ -49,6 +53,8 @@ export type ServiceUpdateBody = z.input<typeof ServiceUpdateRequest>;
 export type PipeCreateBody = z.input<typeof PipeCreateRequest>;
 export type PipeUpdateBody = z.input<typeof PipeUpdateRequest>;
 export type PipeSettingsBody = z.input<typeof PipeSettings>;
+export type PipeScalingBody = z.input<typeof PipeScalingRequest>;
+export type ReplicaScalingBody = z.input<typeof ReplicaScalingRequest>;
 export type ReversePrivateEndpointCreateBody = z.input<typeof ReversePrivateEndpointCreateRequest>;
 export type QueryEndpointBody = z.input<typeof QueryEndpointRequest>;
 export type PasswordResetResult = z.infer<typeof PasswordResetResult>;
@@ -72,10 +78,14 @@ export const MANAGEMENT_ROUTES = {
   service: SERVICE,
   serviceState: `${SERVICE}/state`,
   servicePassword: `${SERVICE}/password`,
+  serviceReplicaScaling: `${SERVICE}/replicaScaling`,
+  servicePrivateEndpointConfig: `${SERVICE}/privateEndpointConfig`,
+  serviceBackupConfiguration: `${SERVICE}/backupConfiguration`,
   pipes: PIPES,
   pipe: PIPE,
   pipeState: `${PIPE}/state`,
   pipeSettings: `${PIPE}/settings`,
+  pipeScaling: `${PIPE}/scaling`,
   reversePrivateEndpoints: RPES,
   reversePrivateEndpoint: RPE,
   queryEndpoint: QUERY_ENDPOINT,
@@ -179,6 +189,39 @@ export class ManagementClient extends CloudClient {
     );
   }
 
+  /** Extension: resize in place; send only the sizing fields that change. Answers the service object. */
+  updateReplicaScaling(serviceId: string, body: ReplicaScalingBody, options?: CallOptions): Promise<Service> {
+    return this.send(
+      'PATCH',
+      MANAGEMENT_ROUTES.serviceReplicaScaling,
+      { serviceId },
+      { body, schema: Service },
+      options,
+    );
+  }
+
+  /** Extension. */
+  getPrivateEndpointConfig(serviceId: string, options?: CallOptions): Promise<PrivateEndpointConfig> {
+    return this.send(
+      'GET',
+      MANAGEMENT_ROUTES.servicePrivateEndpointConfig,
+      { serviceId },
+      { schema: PrivateEndpointConfig },
+      options,
+    );
+  }
+
+  /** Extension. */
+  getBackupConfiguration(serviceId: string, options?: CallOptions): Promise<BackupConfiguration> {
+    return this.send(
+      'GET',
+      MANAGEMENT_ROUTES.serviceBackupConfiguration,
+      { serviceId },
+      { schema: BackupConfiguration },
+      options,
+    );
+  }
+
   // ---- pipes ----------------------------------------------------------------------------------------
 
   /** Operation 4. NOT idempotent: after an `AmbiguousRequestError` list the pipes before creating again. */
@@ -201,7 +244,23 @@ export class ManagementClient extends CloudClient {
     return this.send('PATCH', PIPE, { serviceId, pipeId }, { body, schema: Pipe }, options);
   }
 
-  /** Extension. */
+  /** Extension: replicas and their size. Answers the pipe. */
+  updatePipeScaling(
+    serviceId: string,
+    pipeId: string,
+    body: PipeScalingBody,
+    options?: CallOptions,
+  ): Promise<Pipe> {
+    return this.send(
+      'PATCH',
+      MANAGEMENT_ROUTES.pipeScaling,
+      { serviceId, pipeId },
+      { body, schema: Pipe },
+      options,
+    );
+  }
+
+  /** Extension (`resync` re-snapshots a postgres pipe). */
   changePipeState(
     serviceId: string,
     pipeId: string,

@@ -3,11 +3,50 @@ import { NonEmptyString } from './common.ts';
 
 export const PIPE_STATES = [
   'Provisioning', 'Running', 'Stopping', 'Stopped', 'Failed', 'Completed', 'Setup', 'Snapshot', 'Paused',
-  'Modifying', 'InternalError', 'Unknown',
+  'Modifying', 'InternalError', 'Unknown', 'Degraded', 'Pausing',
 ] as const; // prettier-ignore
 export type PipeState = (typeof PIPE_STATES)[number];
 export const SOURCE_KINDS = ['kafka', 'objectStorage', 'kinesis', 'postgres'] as const;
 export type SourceKind = (typeof SOURCE_KINDS)[number];
+
+/*
+ * Enums of the real API's source and destination fields (api-behaviour.md, "What the real API also takes").
+ * Where that list ends with "…" (object storage formats, postgres types) the values the real API's own
+ * OpenAPI description also lists are added: JSONAsObject, TabSeparated, TabSeparatedWithNames; planetscale,
+ * crunchybridge, tigerdata.
+ */
+export const KAFKA_TYPES = [
+  'kafka', 'redpanda', 'confluent', 'msk', 'warpstream', 'azureeventhub', 'gcmk',
+] as const; // prettier-ignore
+export const KAFKA_FORMATS = ['JSONEachRow', 'Avro', 'AvroConfluent'] as const;
+export const KAFKA_AUTHENTICATIONS = [
+  'PLAIN', 'SCRAM-SHA-256', 'SCRAM-SHA-512', 'IAM_ROLE', 'IAM_USER', 'MUTUAL_TLS',
+] as const; // prettier-ignore
+export const KAFKA_OFFSET_STRATEGIES = ['from_beginning', 'from_latest', 'from_timestamp'] as const;
+export const OBJECT_STORAGE_TYPES = ['s3', 'gcs', 'azureblobstorage'] as const;
+export const OBJECT_STORAGE_FORMATS = [
+  'JSONEachRow', 'JSONAsObject', 'CSV', 'CSVWithNames', 'TabSeparated', 'TabSeparatedWithNames', 'Parquet', 'Avro',
+] as const; // prettier-ignore
+export const OBJECT_STORAGE_AUTHENTICATIONS = ['IAM_ROLE', 'IAM_USER', 'CONNECTION_STRING'] as const;
+export const OBJECT_STORAGE_COMPRESSIONS = [
+  'none', 'auto', 'gzip', 'brotli', 'br', 'xz', 'LZMA', 'zstd',
+] as const; // prettier-ignore
+export const KINESIS_FORMATS = ['JSONEachRow', 'Avro', 'AvroConfluent'] as const;
+export const KINESIS_ITERATOR_TYPES = ['TRIM_HORIZON', 'LATEST', 'AT_TIMESTAMP'] as const;
+export const KINESIS_AUTHENTICATIONS = ['IAM_ROLE', 'IAM_USER'] as const;
+export const POSTGRES_TYPES = [
+  'postgres', 'supabase', 'neon', 'alloydb', 'planetscale', 'rdspostgres', 'aurorapostgres', 'cloudsqlpostgres',
+  'azurepostgres', 'crunchybridge', 'tigerdata',
+] as const; // prettier-ignore
+export const POSTGRES_AUTHENTICATIONS = ['basic', 'IAM_ROLE'] as const;
+export const POSTGRES_REPLICATION_MODES = ['cdc', 'snapshot', 'cdc_only'] as const;
+export const POSTGRES_TABLE_ENGINES = ['MergeTree', 'ReplacingMergeTree', 'Null'] as const;
+export const DESTINATION_ENGINE_TYPES = [
+  'MergeTree',
+  'ReplacingMergeTree',
+  'SummingMergeTree',
+  'Null',
+] as const;
 
 /** Inclusive bounds of every pipe setting; `kind: 'boolean'` ones take true/false. All accept null (reset). */
 export const PIPE_SETTING_BOUNDS = {
@@ -54,18 +93,45 @@ export const AccessKey = z.strictObject({ accessKeyId: NonEmptyString, secretKey
 /** `offset.timestamp`: date and time down to the minute, no seconds or zone (e.g. 2026-01-31T14:05). */
 const MINUTE_TIMESTAMP = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])T([01]\d|2[0-3]):[0-5]\d$/;
 
+/**
+ * Where a kafka pipe starts reading. The contract's shape is `{timestamp}`; the real API adds `strategy`, and
+ * a timestamp belongs exactly to `from_timestamp` (and to the strategy-less contract shape).
+ */
+export const KafkaOffset = z
+  .strictObject({
+    strategy: z.enum(KAFKA_OFFSET_STRATEGIES).optional(),
+    timestamp: z
+      .string()
+      .regex(MINUTE_TIMESTAMP, { error: 'must look like 2026-01-31T14:05 (no seconds or zone)' })
+      .optional(),
+  })
+  .superRefine((offset, ctx) => {
+    const wantsTimestamp = offset.strategy === undefined || offset.strategy === 'from_timestamp';
+    if (wantsTimestamp && offset.timestamp === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['timestamp'],
+        message: offset.strategy ? 'is required with strategy from_timestamp' : 'is required',
+      });
+    } else if (!wantsTimestamp && offset.timestamp !== undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['timestamp'],
+        message: 'is allowed only with strategy from_timestamp',
+      });
+    }
+  });
+
 export const KafkaSource = z.strictObject({
   brokers: NonEmptyString,
   topics: NonEmptyString,
   consumerGroup: NonEmptyString.optional(),
   iamRole: NonEmptyString.optional(),
-  offset: z
-    .strictObject({
-      timestamp: z
-        .string()
-        .regex(MINUTE_TIMESTAMP, { error: 'must look like 2026-01-31T14:05 (no seconds or zone)' }),
-    })
-    .optional(),
+  type: z.enum(KAFKA_TYPES).optional(),
+  format: z.enum(KAFKA_FORMATS).optional(),
+  authentication: z.enum(KAFKA_AUTHENTICATIONS).optional(),
+  offset: KafkaOffset.optional(),
+  exactlyOnce: z.boolean().optional(),
   schemaRegistry: z
     .strictObject({
       url: z.url(),
@@ -81,8 +147,13 @@ export const KafkaSource = z.strictObject({
 export const ObjectStorageSource = z.strictObject({
   url: NonEmptyString,
   delimiter: z.string().optional(),
-  compression: NonEmptyString.optional(),
+  compression: z.enum(OBJECT_STORAGE_COMPRESSIONS).optional(),
   isContinuous: z.boolean().optional(),
+  type: z.enum(OBJECT_STORAGE_TYPES).optional(),
+  format: z.enum(OBJECT_STORAGE_FORMATS).optional(),
+  authentication: z.enum(OBJECT_STORAGE_AUTHENTICATIONS).optional(),
+  skipInitialLoad: z.boolean().optional(),
+  startAfter: NonEmptyString.optional(),
   queueUrl: NonEmptyString.optional(),
   iamRole: NonEmptyString.optional(),
   connectionString: NonEmptyString.optional(),
@@ -96,6 +167,9 @@ export const KinesisSource = z.strictObject({
   region: NonEmptyString,
   useEnhancedFanOut: z.boolean().optional(),
   timestamp: z.number().optional(),
+  format: z.enum(KINESIS_FORMATS).optional(),
+  iteratorType: z.enum(KINESIS_ITERATOR_TYPES).optional(),
+  authentication: z.enum(KINESIS_AUTHENTICATIONS).optional(),
   iamRole: NonEmptyString.optional(),
   accessKey: AccessKey.optional(),
 });
@@ -107,14 +181,20 @@ export const PostgresTableMapping = z.strictObject({
   excludedColumns: z.array(NonEmptyString).optional(),
   useCustomSortingKey: z.boolean().optional(),
   sortingKeys: z.array(NonEmptyString).optional(),
+  tableEngine: z.enum(POSTGRES_TABLE_ENGINES).optional(),
 });
 
 export const PostgresSource = z.strictObject({
   host: NonEmptyString,
   port: z.number().int().min(1).max(65_535),
   database: NonEmptyString,
+  type: z.enum(POSTGRES_TYPES).optional(),
+  authentication: z.enum(POSTGRES_AUTHENTICATIONS).optional(),
+  tlsHost: NonEmptyString.optional(),
+  caCertificate: NonEmptyString.optional(),
   settings: z
     .strictObject({
+      replicationMode: z.enum(POSTGRES_REPLICATION_MODES).optional(),
       syncIntervalSeconds: z.number().int().min(1).optional(),
       pullBatchSize: z.number().int().min(1).optional(),
       initialLoadParallelism: z.number().int().min(1).optional(),
@@ -154,14 +234,16 @@ export const Column = z.strictObject({ name: NonEmptyString, type: NonEmptyStrin
 export const FieldMapping = z.strictObject({ sourceField: NonEmptyString, destinationField: NonEmptyString });
 export type FieldMapping = z.infer<typeof FieldMapping>;
 
+/** `table` is required except for a postgres pipe, whose tables come from `source.postgres.tableMappings`. */
 export const Destination = z.strictObject({
   database: NonEmptyString,
-  table: NonEmptyString,
+  table: NonEmptyString.optional(),
   managedTable: z.boolean().optional(),
   tableDefinition: z
     .strictObject({
       engine: z
         .strictObject({
+          type: z.enum(DESTINATION_ENGINE_TYPES).optional(),
           versionColumnId: NonEmptyString.optional(),
           columnIds: z.array(NonEmptyString).optional(),
         })
@@ -197,6 +279,15 @@ export const PipeScaling = z.strictObject({
     .optional(),
 });
 
+/** PATCH pipe scaling (extension): replicas and their size, with the bounds of `scaling`; at least one key. */
+export const PipeScalingRequest = PipeScaling.omit({ concurrency: true }).refine(
+  (body) => Object.keys(body).length > 0,
+  {
+    error: 'scaling must set at least one key',
+  },
+);
+export type PipeScalingRequest = z.infer<typeof PipeScalingRequest>;
+
 /** The contract's rule: every destination column must be fed by a field mapping. Returns the unfed ones. */
 export function unmappedColumns(
   columns: ReadonlyArray<{ name: string }> | undefined,
@@ -220,6 +311,9 @@ export const PipeCreateRequest = z
     settings: PipeSettings.optional(),
   })
   .superRefine((body, ctx) => {
+    if (body.source.postgres === undefined && body.destination.table === undefined) {
+      ctx.addIssue({ code: 'custom', path: ['destination', 'table'], message: 'is required' });
+    }
     const missing = unmappedColumns(body.destination.columns, body.fieldMappings);
     if (missing.length)
       ctx.addIssue({ code: 'custom', path: ['fieldMappings'], message: unmappedColumnsMessage(missing) });
@@ -256,7 +350,8 @@ export const PipeUpdateRequest = z
   .refine((body) => Object.keys(body).length > 0, { error: 'pipe update must change at least one field' });
 export type PipeUpdateRequest = z.infer<typeof PipeUpdateRequest>;
 
-export const PIPE_COMMANDS = ['start', 'stop'] as const;
+/** `resync` (extension) re-snapshots a postgres pipe. */
+export const PIPE_COMMANDS = ['start', 'stop', 'resync'] as const;
 export const PipeStateRequest = z.strictObject({ command: z.enum(PIPE_COMMANDS) });
 export type PipeCommand = (typeof PIPE_COMMANDS)[number];
 

@@ -74,6 +74,18 @@ const replicaMemory = z
   .multipleOf(REPLICA_MEMORY.step);
 const totalMemory = z.number().min(TOTAL_MEMORY.min).max(TOTAL_MEMORY.max).multipleOf(TOTAL_MEMORY.step);
 
+/** The sizing fields: set at creation, changed in place by the replicaScaling PATCH (extension). */
+const sizingShape = {
+  minReplicaMemoryGb: replicaMemory.optional(),
+  maxReplicaMemoryGb: replicaMemory.optional(),
+  numReplicas: z.number().int().min(NUM_REPLICAS.min).max(NUM_REPLICAS.max).optional(),
+  idleScaling: z.boolean().optional(),
+  idleTimeoutMinutes: z.number().min(IDLE_TIMEOUT_MINUTES_MIN).optional(),
+};
+export type Sizing = z.infer<z.ZodObject<typeof sizingShape>>;
+export type SizingField = keyof Sizing;
+export const SIZING_FIELDS = Object.keys(sizingShape) as SizingField[];
+
 const ServiceCreateFields = z.strictObject({
   name: ServiceName,
   provider: z.enum(PROVIDERS),
@@ -82,11 +94,7 @@ const ServiceCreateFields = z.strictObject({
   ipAccessList: z.array(IpAccessEntry).optional(),
   minTotalMemoryGb: totalMemory.optional(),
   maxTotalMemoryGb: totalMemory.optional(),
-  minReplicaMemoryGb: replicaMemory.optional(),
-  maxReplicaMemoryGb: replicaMemory.optional(),
-  numReplicas: z.number().int().min(NUM_REPLICAS.min).max(NUM_REPLICAS.max).optional(),
-  idleScaling: z.boolean().optional(),
-  idleTimeoutMinutes: z.number().min(IDLE_TIMEOUT_MINUTES_MIN).optional(),
+  ...sizingShape,
   isReadonly: z.boolean().optional(),
   dataWarehouseId: Uuid.optional(),
   backupId: Uuid.optional(),
@@ -105,28 +113,26 @@ const ServiceCreateFields = z.strictObject({
 
 /** Operation 1 body. Cross-field rules carry the path of the field the user must change. */
 export const ServiceCreateRequest = ServiceCreateFields.superRefine((body, ctx) => {
-  if (body.isReadonly !== undefined && body.dataWarehouseId === undefined) {
+  // Only `true` needs a warehouse: the real API takes `isReadonly: false` on any service.
+  if (body.isReadonly === true && body.dataWarehouseId === undefined) {
     ctx.addIssue({
       code: 'custom',
       path: ['isReadonly'],
-      message: 'is allowed only when dataWarehouseId is given',
+      message: 'can be true only when dataWarehouseId is given',
     });
   }
   if (body.byocId !== undefined) {
     for (const field of ['minReplicaMemoryGb', 'maxReplicaMemoryGb'] as const) {
-      const value = body[field];
-      if (value === undefined) {
+      if (body[field] === undefined) {
         ctx.addIssue({ code: 'custom', path: [field], message: 'is required when byocId is given' });
-      } else if (!(BYOC_REPLICA_MEMORY as readonly number[]).includes(value)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: [field],
-          message: `must be one of ${BYOC_REPLICA_MEMORY.join(', ')} for byoc services`,
-        });
       }
     }
   }
-  orderedPair(ctx, body, 'minReplicaMemoryGb', 'maxReplicaMemoryGb');
+  const sizing = sizingIssue(body, new Set(Object.keys(body)), {
+    byoc: body.byocId !== undefined,
+    firstInWarehouse: body.dataWarehouseId === undefined,
+  });
+  if (sizing) ctx.addIssue({ code: 'custom', path: [sizing.path], message: sizing.message });
   orderedPair(ctx, body, 'minTotalMemoryGb', 'maxTotalMemoryGb');
   if (body.releaseChannel !== undefined && body.tier === 'development') {
     ctx.addIssue({
@@ -135,17 +141,57 @@ export const ServiceCreateRequest = ServiceCreateFields.superRefine((body, ctx) 
       message: 'is allowed only for production services',
     });
   }
-  if (body.numReplicas !== undefined && body.dataWarehouseId === undefined) {
-    if (body.numReplicas < NUM_REPLICAS.firstInWarehouseMin) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['numReplicas'],
-        message: `must be at least ${NUM_REPLICAS.firstInWarehouseMin} for the first service in a warehouse`,
-      });
-    }
-  }
 });
 export type ServiceCreateRequest = z.infer<typeof ServiceCreateRequest>;
+
+/** What a service's sizing rules depend on besides the values themselves. */
+export interface SizingContext {
+  /** A bring-your-own-cloud service: replica memory comes in fixed sizes. */
+  byoc: boolean;
+  /** The first (primary) service of its warehouse needs more replicas. */
+  firstInWarehouse: boolean;
+}
+
+/**
+ * The sizing rules beyond each field's own bounds, shared by creation and the replicaScaling PATCH. `next`
+ * holds the values the service would have; only the `changed` fields are judged (a resize must not fail for
+ * a value it leaves alone), and a min/max conflict is blamed on the field that was changed.
+ */
+export function sizingIssue(
+  next: Sizing,
+  changed: ReadonlySet<string>,
+  context: SizingContext,
+): { path: SizingField; message: string } | undefined {
+  if (context.byoc) {
+    for (const field of ['minReplicaMemoryGb', 'maxReplicaMemoryGb'] as const) {
+      const value = next[field];
+      if (
+        changed.has(field) &&
+        value !== undefined &&
+        !(BYOC_REPLICA_MEMORY as readonly number[]).includes(value)
+      )
+        return { path: field, message: `must be one of ${BYOC_REPLICA_MEMORY.join(', ')} for byoc services` };
+    }
+  }
+  const { minReplicaMemoryGb: min, maxReplicaMemoryGb: max, numReplicas } = next;
+  if (min !== undefined && max !== undefined && min > max) {
+    return changed.has('minReplicaMemoryGb')
+      ? { path: 'minReplicaMemoryGb', message: 'must not exceed maxReplicaMemoryGb' }
+      : { path: 'maxReplicaMemoryGb', message: 'must not be less than minReplicaMemoryGb' };
+  }
+  if (
+    context.firstInWarehouse &&
+    changed.has('numReplicas') &&
+    numReplicas !== undefined &&
+    numReplicas < NUM_REPLICAS.firstInWarehouseMin
+  ) {
+    return {
+      path: 'numReplicas',
+      message: `must be at least ${NUM_REPLICAS.firstInWarehouseMin} for the first service in a warehouse`,
+    };
+  }
+  return undefined;
+}
 
 function orderedPair<K extends string>(
   ctx: z.core.$RefinementCtx<unknown>,
@@ -170,7 +216,10 @@ export interface OrganizationLimits {
  * `{path, message}`, or undefined. Shared by the emulator and by anything that pre-checks a request.
  */
 export function organizationLimitIssue(
-  body: ServiceCreateRequest,
+  body: Pick<
+    ServiceCreateRequest,
+    'maxReplicaMemoryGb' | 'maxTotalMemoryGb' | 'profile' | 'hasTransparentDataEncryption'
+  >,
   org: OrganizationLimits,
 ): { path: string; message: string } | undefined {
   if (org.paid) return undefined;
@@ -207,6 +256,16 @@ export const ServiceUpdateRequest = z.strictObject({
     .optional(),
 });
 export type ServiceUpdateRequest = z.infer<typeof ServiceUpdateRequest>;
+
+/**
+ * PATCH replicaScaling body (extension): any of the sizing fields, with creation's bounds. The rules that
+ * depend on the service (byoc sizes, first in warehouse, unpaid limits) are `sizingIssue` and
+ * `organizationLimitIssue`, applied where the service is known.
+ */
+export const ReplicaScalingRequest = z
+  .strictObject(sizingShape)
+  .refine((body) => Object.keys(body).length > 0, { error: 'replicaScaling must set at least one field' });
+export type ReplicaScalingRequest = z.infer<typeof ReplicaScalingRequest>;
 
 /** Operation 3 body; `awake` is the extension that wakes an idle service. */
 export const SERVICE_COMMANDS = ['start', 'stop', 'awake'] as const;
@@ -262,6 +321,21 @@ export const Service = z.looseObject({
   tags: z.array(z.looseObject({ key: z.string(), value: z.string() })).optional(),
 });
 export type Service = z.infer<typeof Service>;
+
+/** GET privateEndpointConfig (extension). */
+export const PrivateEndpointConfig = z.looseObject({
+  endpointServiceId: z.string(),
+  privateDnsHostname: z.string(),
+});
+export type PrivateEndpointConfig = z.infer<typeof PrivateEndpointConfig>;
+
+/** GET backupConfiguration (extension). */
+export const BackupConfiguration = z.looseObject({
+  backupPeriodInHours: z.number().optional(),
+  backupRetentionPeriodInHours: z.number().optional(),
+  backupStartTime: z.string().optional(),
+});
+export type BackupConfiguration = z.infer<typeof BackupConfiguration>;
 
 /** Operation 1 result: the only place the initial password ever appears. */
 export const ServiceCreateResult = z.looseObject({ service: Service, password: z.string() });
