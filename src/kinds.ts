@@ -1,4 +1,5 @@
 import { databaseServiceKind } from './controllers/database-service.ts';
+import { pipeKind } from './controllers/pipe.ts';
 import type { SluiceKind } from './controllers/sluice-kind.ts';
 import type { ManagedObject } from './runtime/managed/types.ts';
 
@@ -7,7 +8,7 @@ import type { ManagedObject } from './runtime/managed/types.ts';
  * per entry, and the RBAC rules grant exactly these resources.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of kinds with different object types
-export const KINDS: readonly SluiceKind<any, any>[] = [databaseServiceKind];
+export const KINDS: readonly SluiceKind<any, any>[] = [databaseServiceKind, pipeKind];
 
 export type AnyKind = SluiceKind<ManagedObject, unknown>;
 

@@ -25,7 +25,7 @@ export interface KindSchema {
 
 const COMMON_COLUMNS: PrinterColumn[] = [
   { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
-  { name: 'Synced', type: 'string', jsonPath: '.status.conditions[?(@.type=="Synced")].status', priority: 1 },
+  { name: 'Synced', type: 'string', jsonPath: '.status.conditions[?(@.type=="Synced")].status' },
   { name: 'ID', type: 'string', jsonPath: '.status.id' },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ];

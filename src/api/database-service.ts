@@ -213,7 +213,7 @@ export const DatabaseServiceSpec = withRules(
     message: 'releaseChannel is allowed only for production services',
     fieldPath: '.releaseChannel',
   },
-  ...IMMUTABLE_SERVICE_FIELDS.map(immutable),
+  ...IMMUTABLE_SERVICE_FIELDS.map((field) => immutable(field)),
 );
 export type DatabaseServiceSpec = z.infer<typeof DatabaseServiceSpec>;
 

@@ -12,11 +12,18 @@ export interface CelRule {
 export const withRules = <T extends z.ZodType>(schema: T, ...rules: CelRule[]): T =>
   schema.meta({ 'x-kubernetes-validations': rules });
 
-/** A field that the cloud fixes at creation: changing, adding or removing it later is refused at admission. */
-export function immutable(field: string): CelRule {
+/**
+ * A field that the cloud fixes at creation: changing, adding or removing it later is refused at admission.
+ * `path` is where the rule's object sits in the spec (`source.kafka`), so the message names the whole field.
+ */
+export function immutable(
+  field: string,
+  hint = 'cannot change after the resource is created',
+  path = '',
+): CelRule {
   return {
     rule: `has(self.${field}) == has(oldSelf.${field}) && (!has(self.${field}) || self.${field} == oldSelf.${field})`,
-    message: `${field} cannot change after the resource is created`,
+    message: `${path ? `${path}.` : ''}${field} ${hint}`,
     fieldPath: `.${field}`,
   };
 }

@@ -22,12 +22,11 @@ export class KubeWriter {
   constructor(private readonly kubeConfig: KubeConfig) {}
 
   /**
-   * Replaces the status with a JSON merge patch; fields the new status drops are sent as null so the patch
-   * removes them rather than leaving stale cloud values behind.
+   * Replaces the status with a JSON merge patch; fields the new status drops, at any depth, are sent as null
+   * so the patch removes them rather than leaving stale cloud values behind.
    */
   async patchStatus<R extends ManagedObject>(kind: KindPath, resource: R, status: ManagedStatus): Promise<R> {
-    const patch: Record<string, unknown> = { ...status };
-    for (const key of Object.keys(resource.status ?? {})) if (!(key in status)) patch[key] = null;
+    const patch = replacingMergePatch(resource.status ?? {}, status);
     return this.request<R>('PATCH', `${objectPath(kind, resource)}/status`, { status: patch }, MERGE_PATCH);
   }
 
@@ -139,6 +138,21 @@ export class KubeWriter {
   private request<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
     return kubeRequestJson<T>(this.kubeConfig, { method, path, body, contentType });
   }
+}
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A JSON merge patch (RFC 7386) that turns `current` into exactly `next`: dropped keys become null. */
+export function replacingMergePatch(current: Json, next: Json): Json {
+  const patch: Json = {};
+  for (const [key, value] of Object.entries(next)) {
+    const before = current[key];
+    patch[key] = isObject(value) && isObject(before) ? replacingMergePatch(before, value) : value;
+  }
+  for (const key of Object.keys(current)) if (!(key in next)) patch[key] = null;
+  return patch;
 }
 
 export function objectPath(kind: KindPath, resource: ManagedObject): string {

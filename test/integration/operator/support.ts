@@ -41,12 +41,39 @@ export interface OperatorEnv {
     timeoutMs?: number,
   ): Promise<DatabaseService>;
   secret(name: string): Promise<Record<string, string> | undefined>;
+  /** The same operations for any sluice kind. */
+  of<T extends SluiceObject>(kind: string): KindOperations<T>;
+  /** Creates or replaces an Opaque Secret in the test namespace. */
+  putSecret(name: string, values: Record<string, string>): Promise<void>;
+  /** Forces a cloud object into a state through the emulator's control route. */
+  forceState(body: Record<string, unknown>): Promise<void>;
   calls(): Promise<CallRecord[]>;
   clearCalls(): Promise<void>;
   close(): Promise<void>;
 }
 
 export const baseSpec = { provider: 'aws', region: 'us-east-1' } as const;
+
+/** What the tests read of any sluice object. */
+export interface SluiceObject {
+  metadata: { name: string; uid?: string; generation?: number; annotations?: Record<string, string> };
+  spec: Record<string, unknown>;
+  status?: {
+    id?: string;
+    observedGeneration?: number;
+    conditions?: { type: string; status: string; reason: string; message?: string }[];
+    [field: string]: unknown;
+  };
+}
+
+export interface KindOperations<T extends SluiceObject> {
+  apply(name: string, spec: Record<string, unknown>, annotations?: Record<string, string>): Promise<void>;
+  patchSpec(name: string, spec: Record<string, unknown>): Promise<void>;
+  annotate(name: string, annotations: Record<string, string | null>): Promise<void>;
+  remove(name: string): Promise<void>;
+  get(name: string): Promise<T | undefined>;
+  waitFor(name: string, what: string, test: (r: T | undefined) => boolean, timeoutMs?: number): Promise<T>;
+}
 
 export async function startOperatorEnv(
   prefix: string,
@@ -78,19 +105,55 @@ export async function startOperatorEnv(
     },
   });
   const cloud = new ManagementClient({ baseUrl: emulator.url, ...credentials }, { quota: false });
-  const ref = (name: string) => ({
-    apiVersion: 'sluice.dev/v1alpha1',
-    kind: 'DatabaseService',
-    metadata: { name, namespace: ns.name },
-  });
-  const get = async (name: string) => {
-    try {
-      return (await objects.read(ref(name))) as unknown as DatabaseService;
-    } catch (error) {
-      if ((error as { code?: number }).code === 404) return undefined;
-      throw error;
-    }
+  const kindOperations = <T extends SluiceObject>(kind: string): KindOperations<T> => {
+    const ref = (name: string) => ({
+      apiVersion: 'sluice.dev/v1alpha1',
+      kind,
+      metadata: { name, namespace: ns.name },
+    });
+    const mergePatch = (body: object) =>
+      objects.patch(body as never, undefined, undefined, 'test', undefined, PatchStrategy.MergePatch);
+    const get = async (name: string) => {
+      try {
+        return (await objects.read(ref(name))) as unknown as T;
+      } catch (error) {
+        if ((error as { code?: number }).code === 404) return undefined;
+        throw error;
+      }
+    };
+    return {
+      async apply(name, spec, annotations = {}) {
+        await objects.create({
+          ...ref(name),
+          metadata: { ...ref(name).metadata, annotations },
+          spec,
+        } as never);
+      },
+      async patchSpec(name, spec) {
+        await mergePatch({ ...ref(name), spec });
+      },
+      async annotate(name, annotations) {
+        await mergePatch({ ...ref(name), metadata: { ...ref(name).metadata, annotations } });
+      },
+      async remove(name) {
+        await objects.delete(ref(name));
+      },
+      get,
+      async waitFor(name, what, test, timeoutMs = 20_000) {
+        const deadline = Date.now() + timeoutMs;
+        let last: T | undefined;
+        while (Date.now() < deadline) {
+          last = await get(name);
+          if (test(last)) return last!;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        throw new Error(
+          `timed out waiting for ${what}; last seen: ${JSON.stringify(last?.status ?? last ?? null)}`,
+        );
+      },
+    };
   };
+  const services = kindOperations<DatabaseService & SluiceObject>('DatabaseService');
   const controlUrl = (path: string) => `${emulator.url}/_emulator/${path}`;
 
   const env: OperatorEnv = {
@@ -119,42 +182,30 @@ export async function startOperatorEnv(
       env.operator = undefined;
     },
     async apply(name, spec, annotations = {}) {
-      const body = {
-        ...ref(name),
-        metadata: { ...ref(name).metadata, annotations },
-        spec: { ...baseSpec, ...spec },
-      };
-      await objects.create(body as never);
+      await services.apply(name, { ...baseSpec, ...spec }, annotations);
     },
-    async patchSpec(name, spec) {
-      await objects.patch(
-        { ...ref(name), spec } as never,
-        undefined,
-        undefined,
-        'test',
-        undefined,
-        PatchStrategy.MergePatch,
-      );
-    },
-    async annotate(name, annotations) {
-      const body = { ...ref(name), metadata: { ...ref(name).metadata, annotations } };
-      await objects.patch(body as never, undefined, undefined, 'test', undefined, PatchStrategy.MergePatch);
-    },
-    async remove(name) {
-      await objects.delete(ref(name));
-    },
-    get,
-    async waitFor(name, what, test, timeoutMs = 20_000) {
-      const deadline = Date.now() + timeoutMs;
-      let last: DatabaseService | undefined;
-      while (Date.now() < deadline) {
-        last = await get(name);
-        if (test(last)) return last!;
-        await new Promise((r) => setTimeout(r, 100));
+    patchSpec: services.patchSpec,
+    annotate: services.annotate,
+    remove: services.remove,
+    get: services.get,
+    waitFor: services.waitFor,
+    of: kindOperations,
+    async putSecret(name, values) {
+      const body = { metadata: { name }, stringData: values };
+      try {
+        await core.replaceNamespacedSecret({ name, namespace: ns.name, body });
+      } catch (error) {
+        if ((error as { code?: number }).code !== 404) throw error;
+        await core.createNamespacedSecret({ namespace: ns.name, body });
       }
-      throw new Error(
-        `timed out waiting for ${what}; last seen: ${JSON.stringify(last?.status ?? last ?? null)}`,
-      );
+    },
+    async forceState(body) {
+      const response = await fetch(controlUrl('state'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (!response.ok) throw new Error(`force state failed: ${response.status} ${await response.text()}`);
     },
     async secret(name) {
       try {
@@ -184,10 +235,10 @@ export async function startOperatorEnv(
   return env;
 }
 
-export const condition = (resource: DatabaseService | undefined, type: string) =>
+export const condition = (resource: SluiceObject | DatabaseService | undefined, type: string) =>
   resource?.status?.conditions?.find((c) => c.type === type);
 
-export const isReady = (resource: DatabaseService | undefined) =>
+export const isReady = (resource: SluiceObject | DatabaseService | undefined) =>
   condition(resource, 'Ready')?.status === 'True';
 
 /** Calls that changed something in the cloud (everything but GETs). */

@@ -1,0 +1,399 @@
+import { z } from 'zod';
+import {
+  DESTINATION_ENGINE_TYPES,
+  KAFKA_AUTHENTICATIONS,
+  KAFKA_FORMATS,
+  KAFKA_OFFSET_STRATEGIES,
+  KAFKA_TYPES,
+  KINESIS_AUTHENTICATIONS,
+  KINESIS_FORMATS,
+  KINESIS_ITERATOR_TYPES,
+  OBJECT_STORAGE_AUTHENTICATIONS,
+  OBJECT_STORAGE_COMPRESSIONS,
+  OBJECT_STORAGE_FORMATS,
+  OBJECT_STORAGE_TYPES,
+  PIPE_BOOLEAN_SETTINGS,
+  PIPE_SETTING_BOUNDS,
+  POSTGRES_AUTHENTICATIONS,
+  POSTGRES_REPLICATION_MODES,
+  POSTGRES_TABLE_ENGINES,
+  POSTGRES_TYPES,
+  SCALING_BOUNDS,
+  SOURCE_KINDS,
+} from '../cloud/schemas/pipe.ts';
+import { LocalObjectReference, managedSpecFields, managedStatusFields } from './common.ts';
+import { immutable, withRules, type CelRule } from './meta.ts';
+
+// The spec mirrors the pipe creation body of the management API under the same names; credentials never
+// appear in it: each credential object is a `…SecretRef` to a Secret whose keys are the API's field names.
+
+const REPLACE = 'cannot change after create; create a new Pipe';
+/** Short strings are bounded so the CEL rules that compare them stay within the apiserver's cost budget. */
+const text = (description: string, max = 1024) => z.string().min(1).max(max).describe(description);
+const list = <T extends z.ZodType>(item: T, description: string, max = 100) =>
+  z.array(item).max(max).describe(description);
+const secretRef = (keys: string) =>
+  LocalObjectReference.describe(`A Secret in this namespace with the keys ${keys}.`);
+
+/** Every field of a source object but its Secret references is fixed once the pipe exists. */
+function fixedAtCreate<T extends z.ZodObject>(schema: T, path: string): T {
+  const fields = Object.keys(schema.shape).filter((field) => !field.endsWith('SecretRef'));
+  return withRules(schema, ...fields.map((field) => immutable(field, REPLACE, path)));
+}
+
+const MINUTE_TIMESTAMP = '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d$';
+
+const KafkaOffset = withRules(
+  z
+    .object({
+      strategy: z
+        .enum(KAFKA_OFFSET_STRATEGIES)
+        .optional()
+        .describe('Where to start reading: from_beginning, from_latest or from_timestamp.'),
+      timestamp: z
+        .string()
+        .regex(new RegExp(MINUTE_TIMESTAMP))
+        .optional()
+        .describe('Start time down to the minute, e.g. 2026-01-31T14:05 (no seconds or zone).'),
+    })
+    .describe('Where a new pipe starts reading the topic.'),
+  {
+    rule: "has(self.timestamp) == (!has(self.strategy) || self.strategy == 'from_timestamp')",
+    message:
+      'source.kafka.offset.timestamp is required with strategy from_timestamp and allowed only with it',
+    fieldPath: '.timestamp',
+  },
+);
+
+const KafkaSource = fixedAtCreate(
+  z
+    .object({
+      brokers: text('Bootstrap brokers, comma-separated host:port.', 4096),
+      topics: text('Topics to read, comma-separated.', 4096),
+      consumerGroup: text('Consumer group id.', 255).optional(),
+      type: z.enum(KAFKA_TYPES).optional().describe('Which kind of Kafka the brokers are.'),
+      format: z.enum(KAFKA_FORMATS).optional().describe('Message format.'),
+      authentication: z.enum(KAFKA_AUTHENTICATIONS).optional().describe('How the pipe authenticates.'),
+      iamRole: text('IAM role to assume (IAM_ROLE authentication).').optional(),
+      offset: KafkaOffset.optional(),
+      exactlyOnce: z.boolean().optional().describe('Exactly-once delivery.'),
+      schemaRegistry: z
+        .object({
+          url: z.url().max(2048).describe('Schema registry URL.'),
+          caCertificate: text('PEM CA certificate of the registry.', 65_536).optional(),
+          credentialsSecretRef: secretRef('username and password').optional(),
+        })
+        .optional()
+        .describe('The schema registry for Avro formats.'),
+      caCertificate: text('PEM CA certificate of the brokers.', 65_536).optional(),
+      reversePrivateEndpointIds: list(
+        z.uuid().describe('A reverse private endpoint id.'),
+        'Reverse private endpoints the pipe reaches the brokers through.',
+        10,
+      ).optional(),
+      credentialsSecretRef: secretRef('username and password').optional(),
+    })
+    .describe('A Kafka (or Kafka-compatible) source.'),
+  'source.kafka',
+);
+
+const ObjectStorageSource = fixedAtCreate(
+  z
+    .object({
+      url: text('Object URL; may contain wildcard patterns.', 4096),
+      type: z.enum(OBJECT_STORAGE_TYPES).optional().describe('Which object store.'),
+      format: z.enum(OBJECT_STORAGE_FORMATS).optional().describe('File format.'),
+      compression: z.enum(OBJECT_STORAGE_COMPRESSIONS).optional().describe('File compression.'),
+      delimiter: z.string().max(16).optional().describe('Field delimiter for delimited formats.'),
+      isContinuous: z
+        .boolean()
+        .optional()
+        .describe('Keep ingesting new objects; without it the pipe ends Completed.'),
+      authentication: z
+        .enum(OBJECT_STORAGE_AUTHENTICATIONS)
+        .optional()
+        .describe('How the pipe authenticates.'),
+      skipInitialLoad: z.boolean().optional().describe('Ingest only objects added after the pipe starts.'),
+      startAfter: text('Ingest only objects whose key sorts after this one.').optional(),
+      queueUrl: text('Notification queue URL for continuous ingest.', 2048).optional(),
+      iamRole: text('IAM role to assume (IAM_ROLE authentication).').optional(),
+      path: text('Path within the container; may contain wildcard patterns.', 4096).optional(),
+      azureContainerName: text('Azure container name.', 255).optional(),
+      accessKeySecretRef: secretRef('accessKeyId and secretKey').optional(),
+      connectionStringSecretRef: secretRef('connectionString').optional(),
+    })
+    .describe('An object-storage source (S3, GCS, Azure Blob Storage).'),
+  'source.objectStorage',
+);
+
+const KinesisSource = fixedAtCreate(
+  z
+    .object({
+      streamName: text('Stream name.', 255),
+      region: text('Stream region.', 64),
+      format: z.enum(KINESIS_FORMATS).optional().describe('Record format.'),
+      iteratorType: z.enum(KINESIS_ITERATOR_TYPES).optional().describe('Where to start reading.'),
+      timestamp: z.number().optional().describe('Start time for AT_TIMESTAMP.'),
+      useEnhancedFanOut: z.boolean().optional().describe('Use enhanced fan-out consumers.'),
+      authentication: z.enum(KINESIS_AUTHENTICATIONS).optional().describe('How the pipe authenticates.'),
+      iamRole: text('IAM role to assume (IAM_ROLE authentication).').optional(),
+      accessKeySecretRef: secretRef('accessKeyId and secretKey').optional(),
+    })
+    .describe('A Kinesis source.'),
+  'source.kinesis',
+);
+
+const positive = (description: string) => z.number().int().min(1).optional().describe(description);
+const PostgresSource = fixedAtCreate(
+  z
+    .object({
+      host: text('Database host.', 253),
+      port: z.number().int().min(1).max(65_535).describe('Database port.'),
+      database: text('Database name.', 255),
+      type: z.enum(POSTGRES_TYPES).optional().describe('Which Postgres offering.'),
+      authentication: z.enum(POSTGRES_AUTHENTICATIONS).optional().describe('How the pipe authenticates.'),
+      tlsHost: text('Host name to verify the TLS certificate against.', 253).optional(),
+      caCertificate: text('PEM CA certificate of the database.', 65_536).optional(),
+      settings: z
+        .object({
+          replicationMode: z
+            .enum(POSTGRES_REPLICATION_MODES)
+            .optional()
+            .describe('cdc, snapshot or cdc_only.'),
+          syncIntervalSeconds: positive('Seconds between syncs.'),
+          pullBatchSize: positive('Rows per pull.'),
+          initialLoadParallelism: positive('Parallel workers of the initial load.'),
+          snapshotNumRowsPerPartition: positive('Rows per snapshot partition.'),
+          snapshotNumberOfParallelTables: positive('Tables snapshotted in parallel.'),
+          publicationName: text('Publication to use.', 255).optional(),
+          replicationSlotName: text('Replication slot to use.', 255).optional(),
+          allowNullableColumns: z.boolean().optional().describe('Allow nullable columns.'),
+          enableFailoverSlots: z.boolean().optional().describe('Use failover replication slots.'),
+        })
+        .optional()
+        .describe('Replication settings.'),
+      tableMappings: list(
+        z
+          .object({
+            sourceSchemaName: text('Source schema.', 255),
+            sourceTable: text('Source table.', 255),
+            targetTable: text('Destination table.', 255),
+            excludedColumns: list(text('A column.', 255), 'Columns not replicated.').optional(),
+            useCustomSortingKey: z.boolean().optional().describe('Use sortingKeys as the sorting key.'),
+            sortingKeys: list(text('A column.', 255), 'Sorting key columns.').optional(),
+            tableEngine: z.enum(POSTGRES_TABLE_ENGINES).optional().describe('Destination table engine.'),
+          })
+          .describe('One replicated table.'),
+        'Tables to replicate.',
+        500,
+      ).optional(),
+      credentialsSecretRef: secretRef('username and password').optional(),
+    })
+    .describe('A Postgres source (change data capture).'),
+  'source.postgres',
+);
+
+const PipeSourceSpec = withRules(
+  z
+    .object({
+      kafka: KafkaSource.optional(),
+      objectStorage: ObjectStorageSource.optional(),
+      kinesis: KinesisSource.optional(),
+      postgres: PostgresSource.optional(),
+      validateSamples: z.boolean().optional().describe('Validate sample records when the pipe is created.'),
+    })
+    .describe(`Where the data comes from: exactly one of ${SOURCE_KINDS.join(', ')}.`),
+  {
+    rule: `[${SOURCE_KINDS.map((kind) => `has(self.${kind})`).join(', ')}].filter(x, x).size() == 1`,
+    message: `source must name exactly one of ${SOURCE_KINDS.join(', ')}`,
+  },
+  ...SOURCE_KINDS.map((kind): CelRule => ({
+    rule: `has(self.${kind}) == has(oldSelf.${kind})`,
+    message: `source.${kind} ${REPLACE}`,
+    fieldPath: `.${kind}`,
+  })),
+);
+
+// Bounded so the CEL rule matching columns to mappings stays within the apiserver's cost budget.
+const MAX_COLUMNS = 200;
+const Destination = withRules(
+  z
+    .object({
+      database: text('Destination database.', 255),
+      table: text('Destination table (not for postgres sources: tableMappings name them).', 255).optional(),
+      managedTable: z.boolean().optional().describe('Let the pipe create and own the table.'),
+      tableDefinition: z
+        .object({
+          engine: z
+            .object({
+              type: z.enum(DESTINATION_ENGINE_TYPES).optional().describe('Table engine.'),
+              versionColumnId: text('Version column (ReplacingMergeTree).', 255).optional(),
+              columnIds: list(text('A column.', 255), 'Engine columns.').optional(),
+            })
+            .optional()
+            .describe('Engine of a managed table.'),
+          sortingKey: list(text('A column.', 255), 'Sorting key columns.').optional(),
+          partitionBy: text('Partitioning expression.').optional(),
+          primaryKey: text('Primary key expression.').optional(),
+        })
+        .optional()
+        .describe('Definition of a managed table.'),
+      columns: list(
+        z
+          .object({
+            name: text('Column name.', 255),
+            type: text('Column type.', 255),
+          })
+          .describe('A destination column.'),
+        'Destination columns; each must be fed by a fieldMappings entry.',
+        MAX_COLUMNS,
+      ).optional(),
+      roles: list(text('A role name.', 255), 'Database roles granted on the table.').optional(),
+    })
+    .describe('The table the data goes to.'),
+  ...['database', 'table', 'managedTable', 'tableDefinition', 'roles'].map((field) =>
+    immutable(field, REPLACE, 'destination'),
+  ),
+);
+
+const settingsShape = {
+  ...Object.fromEntries(
+    Object.entries(PIPE_SETTING_BOUNDS).map(([key, { min, max }]) => [
+      key,
+      z.number().int().min(min).max(max).optional().describe(`${key}: ${min}..${max}.`),
+    ]),
+  ),
+  ...Object.fromEntries(PIPE_BOOLEAN_SETTINGS.map((key) => [key, z.boolean().optional().describe(key)])),
+};
+
+const Scaling = z
+  .object({
+    replicas: z
+      .number()
+      .int()
+      .min(SCALING_BOUNDS.replicas.min)
+      .max(SCALING_BOUNDS.replicas.max)
+      .optional()
+      .describe(`Replicas, ${SCALING_BOUNDS.replicas.min}..${SCALING_BOUNDS.replicas.max}.`),
+    concurrency: z.number().int().min(1).optional().describe('Consumers per replica.'),
+    replicaCpuMillicores: z
+      .number()
+      .int()
+      .min(SCALING_BOUNDS.replicaCpuMillicores.min)
+      .max(SCALING_BOUNDS.replicaCpuMillicores.max)
+      .optional()
+      .describe(
+        `CPU per replica in millicores, ${SCALING_BOUNDS.replicaCpuMillicores.min}..${SCALING_BOUNDS.replicaCpuMillicores.max}.`,
+      ),
+    replicaMemoryGb: z
+      .number()
+      .min(SCALING_BOUNDS.replicaMemoryGb.min)
+      .max(SCALING_BOUNDS.replicaMemoryGb.max)
+      .optional()
+      .describe(
+        `Memory per replica in GiB, ${SCALING_BOUNDS.replicaMemoryGb.min}..${SCALING_BOUNDS.replicaMemoryGb.max}.`,
+      ),
+  })
+  .describe('Replicas and their size.');
+
+export const DESIRED_PIPE_STATES = ['Running', 'Stopped'] as const;
+
+export const PipeSpec = withRules(
+  z
+    .object({
+      serviceRef: LocalObjectReference.optional().describe(
+        'The DatabaseService (in this namespace) the pipe writes to. Exactly one of serviceRef and serviceId.',
+      ),
+      serviceId: z
+        .uuid()
+        .optional()
+        .describe('The cloud id of a service sluice does not manage, instead of serviceRef.'),
+      name: text('The pipe name in the cloud.', 255),
+      source: PipeSourceSpec,
+      destination: Destination,
+      fieldMappings: list(
+        z
+          .object({
+            sourceField: text('Field in the source records.', 255),
+            destinationField: text('Destination column.', 255),
+          })
+          .describe('Feeds one destination column from one source field.'),
+        'Which source field feeds which destination column.',
+        MAX_COLUMNS,
+      ).optional(),
+      scaling: Scaling.optional(),
+      settings: z
+        .object(settingsShape)
+        .optional()
+        .describe('Pipe settings; a key left out keeps (or returns to) the service default.'),
+      state: z
+        .enum(DESIRED_PIPE_STATES)
+        .default('Running')
+        .describe('Desired state: Running or Stopped. Defaults to Running.'),
+      ...managedSpecFields('Delete'),
+    })
+    .describe('The desired pipe.'),
+  {
+    rule: 'has(self.serviceRef) != has(self.serviceId)',
+    message: 'exactly one of serviceRef and serviceId must be set',
+    fieldPath: '.serviceRef',
+  },
+  {
+    rule: 'has(self.source.postgres) || has(self.destination.table)',
+    message: 'destination.table is required unless the source is postgres',
+    fieldPath: '.destination.table',
+  },
+  {
+    rule: '!has(self.destination.columns) || self.destination.columns.all(c, has(self.fieldMappings) && self.fieldMappings.exists(m, m.destinationField == c.name))',
+    message: 'fieldMappings must cover every destination.columns[].name (as a destinationField)',
+    fieldPath: '.fieldMappings',
+  },
+  immutable('serviceRef', REPLACE),
+  immutable('serviceId', REPLACE),
+);
+export type PipeSpec = z.infer<typeof PipeSpec>;
+
+export const PipeStatus = z
+  .object({
+    ...managedStatusFields,
+    serviceId: z.string().max(64).optional().describe('The cloud id of the service the pipe belongs to.'),
+    source: z
+      .string()
+      .max(32)
+      .optional()
+      .describe('The source kind: kafka, objectStorage, kinesis or postgres.'),
+    state: z.string().max(64).optional().describe("The pipe's state as the cloud reports it (e.g. Running)."),
+    scaling: z
+      .object({
+        replicas: z.number().int().optional().describe('Replicas.'),
+        concurrency: z.number().int().optional().describe('Consumers per replica.'),
+        replicaCpuMillicores: z.number().int().optional().describe('CPU per replica in millicores.'),
+        replicaMemoryGb: z.number().optional().describe('Memory per replica in GiB.'),
+      })
+      .optional()
+      .describe('Scaling as the cloud reports it.'),
+    settings: z
+      .object(settingsShape)
+      .optional()
+      .describe('The settings the cloud reports as set (keys at their default are left out).'),
+    reversePrivateEndpoints: list(
+      z
+        .object({
+          id: z.string().max(64).describe('Endpoint id.'),
+          status: z.string().max(64).optional().describe('Provisioning, PendingAcceptance, Ready, …'),
+          dnsNames: list(z.string().max(253).describe('A DNS name.'), 'DNS names.').optional(),
+          privateDnsNames: list(z.string().max(253).describe('A DNS name.'), 'Private DNS names.').optional(),
+        })
+        .describe('A reverse private endpoint the kafka source uses.'),
+      'The reverse private endpoints of source.kafka.reversePrivateEndpointIds, as the cloud reports them.',
+      10,
+    ).optional(),
+    secretVersions: z
+      .record(z.string(), z.string().describe('resourceVersion.'))
+      .optional()
+      .describe(
+        'resourceVersion of each referenced Secret whose values the cloud has; a change sends the new credentials.',
+      ),
+  })
+  .describe('What sluice last observed in the cloud.');
+export type PipeStatus = z.infer<typeof PipeStatus>;

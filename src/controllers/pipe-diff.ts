@@ -1,0 +1,224 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { PipeSpec } from '../api/pipe.ts';
+import type { PipeCreateBody, PipeSettingsBody, PipeUpdateBody } from '../cloud/management-client.ts';
+import {
+  PIPE_SETTING_KEYS,
+  SOURCE_KINDS,
+  type Pipe,
+  type PipeCommand,
+  type SourceKind,
+} from '../cloud/schemas/pipe.ts';
+import type { SecretUse } from '../runtime/managed/secret-references.ts';
+
+/** One `…SecretRef` of the Pipe spec and the request field its Secret's keys become. */
+interface CredentialField {
+  source: SourceKind;
+  /** Where the reference sits under `source.<kind>`. */
+  ref: readonly string[];
+  /** Where the values go under `source.<kind>` in a request. */
+  target: readonly string[];
+  keys: readonly string[];
+  /** A one-key Secret whose value is the field itself (a connection string), not an object. */
+  scalar?: boolean;
+  /** Whether the PATCH operation can replace it (api-behaviour.md lists which). */
+  rotatable: boolean;
+}
+
+const CREDENTIAL_FIELDS: readonly CredentialField[] = [
+  { source: 'kafka', ref: ['credentialsSecretRef'], target: ['credentials'], keys: ['username', 'password'], rotatable: true },
+  { source: 'kafka', ref: ['schemaRegistry', 'credentialsSecretRef'], target: ['schemaRegistry', 'credentials'], keys: ['username', 'password'], rotatable: true },
+  { source: 'objectStorage', ref: ['accessKeySecretRef'], target: ['accessKey'], keys: ['accessKeyId', 'secretKey'], rotatable: true },
+  { source: 'objectStorage', ref: ['connectionStringSecretRef'], target: ['connectionString'], keys: ['connectionString'], scalar: true, rotatable: false },
+  { source: 'kinesis', ref: ['accessKeySecretRef'], target: ['accessKey'], keys: ['accessKeyId', 'secretKey'], rotatable: true },
+  { source: 'postgres', ref: ['credentialsSecretRef'], target: ['credentials'], keys: ['username', 'password'], rotatable: true },
+]; // prettier-ignore
+
+const fieldName = (field: CredentialField) => ['source', field.source, ...field.ref].join('.');
+
+export function sourceKindOf(spec: PipeSpec): SourceKind {
+  const kind = SOURCE_KINDS.find((k) => spec.source[k] !== undefined);
+  if (!kind) throw new Error('a Pipe spec names no source (admission should have refused it)');
+  return kind;
+}
+
+/** The Secrets a Pipe spec references, with the keys each must hold. */
+export function pipeSecretUses(spec: PipeSpec): SecretUse[] {
+  const uses: SecretUse[] = [];
+  for (const field of CREDENTIAL_FIELDS) {
+    const ref = readPath(spec.source[field.source], field.ref) as { name: string } | undefined;
+    if (ref) uses.push({ field: fieldName(field), secretName: ref.name, keys: field.keys });
+  }
+  return uses;
+}
+
+/** Secret values by the referencing field (`source.kafka.credentialsSecretRef`). */
+export type SecretValues = (field: string) => Readonly<Record<string, string>> | undefined;
+
+/** The create body: the spec's cloud fields, each `…SecretRef` replaced by the Secret's values. */
+export function pipeCreateBody(spec: PipeSpec, secrets: SecretValues): PipeCreateBody {
+  const kind = sourceKindOf(spec);
+  const source = withoutSecretRefs(spec.source[kind]) as Record<string, unknown>;
+  for (const field of CREDENTIAL_FIELDS.filter((f) => f.source === kind)) {
+    const values = secrets(fieldName(field));
+    if (values) writePath(source, field.target, credentialValue(field, values));
+  }
+  return {
+    name: spec.name,
+    source: {
+      [kind]: source,
+      ...(spec.source.validateSamples !== undefined ? { validateSamples: spec.source.validateSamples } : {}),
+    },
+    destination: spec.destination,
+    ...(spec.fieldMappings ? { fieldMappings: spec.fieldMappings } : {}),
+    ...(spec.scaling ? { scaling: spec.scaling } : {}),
+    ...(spec.settings ? { settings: spec.settings } : {}),
+  } as PipeCreateBody;
+}
+
+/** What differs between a Pipe spec and the pipe the cloud reports, as the calls that fix it. */
+export interface PipePlan {
+  /** Spec fields that differ, for the condition and the Event. */
+  differences: string[];
+  /** PATCH pipe: name, mappings with columns, scaling, rotated credentials. Absent when nothing differs. */
+  patch?: PipeUpdateBody;
+  /** PUT settings: only the keys that differ; `null` resets a key the spec no longer sets. */
+  settings?: PipeSettingsBody;
+  /** The state command, sent last. */
+  command?: PipeCommand;
+}
+
+/**
+ * The minimal calls from observed to desired. `rotated` names the `…SecretRef` fields whose Secret changed
+ * since the cloud last got its values (the API never returns credentials, so this is how rotation shows).
+ */
+export function diffPipe(
+  spec: PipeSpec,
+  pipe: Pipe,
+  rotated: ReadonlySet<string>,
+  secrets: SecretValues,
+): PipePlan {
+  const differences: string[] = [];
+  const patch: Record<string, unknown> = {};
+  if (spec.name !== pipe.name) {
+    differences.push('name');
+    patch.name = spec.name;
+  }
+  const observedColumns = (pipe.destination as { columns?: unknown[] }).columns ?? [];
+  const mappingsDiffer = !sameItems(spec.fieldMappings ?? [], pipe.fieldMappings ?? []);
+  const columnsDiffer = !sameItems(spec.destination.columns ?? [], observedColumns);
+  if (mappingsDiffer || columnsDiffer) {
+    // The API checks mappings against columns, so the two always travel together.
+    if (mappingsDiffer) differences.push('fieldMappings');
+    if (columnsDiffer) differences.push('destination.columns');
+    patch.fieldMappings = spec.fieldMappings ?? [];
+    patch.destination = { columns: spec.destination.columns ?? [] };
+  }
+  const scaling = spec.scaling ?? {};
+  const observedScaling = (pipe.scaling ?? {}) as Record<string, unknown>;
+  if (Object.entries(scaling).some(([key, value]) => observedScaling[key] !== value)) {
+    differences.push('scaling');
+    patch.scaling = scaling;
+  }
+  const kind = sourceKindOf(spec);
+  for (const field of CREDENTIAL_FIELDS.filter((f) => f.source === kind && f.rotatable)) {
+    const values = secrets(fieldName(field));
+    if (!values || !rotated.has(fieldName(field))) continue;
+    differences.push(fieldName(field));
+    const source = ((patch.source as Record<string, Record<string, unknown>> | undefined) ?? {}) as Record<
+      string,
+      Record<string, unknown>
+    >;
+    source[kind] ??= {};
+    writePath(source[kind], field.target, credentialValue(field, values));
+    patch.source = source;
+  }
+
+  const settings = diffSettings(spec.settings ?? {}, (pipe.settings ?? {}) as Record<string, unknown>);
+  if (settings) differences.push(...Object.keys(settings).map((key) => `settings.${key}`));
+
+  const command = stateCommand(spec.state, pipe.state);
+  if (command) differences.push('state');
+  return {
+    differences,
+    ...(Object.keys(patch).length > 0 ? { patch: patch as PipeUpdateBody } : {}),
+    ...(settings ? { settings } : {}),
+    ...(command ? { command } : {}),
+  };
+}
+
+/** Only the keys whose value differs; a key the spec dropped but the cloud still sets is reset with null. */
+export function diffSettings(
+  desired: Readonly<Record<string, unknown>>,
+  observed: Readonly<Record<string, unknown>>,
+): PipeSettingsBody | undefined {
+  const body: Record<string, unknown> = {};
+  for (const key of PIPE_SETTING_KEYS) {
+    const want = desired[key] ?? null;
+    if (want !== (observed[key] ?? null)) body[key] = want;
+  }
+  return Object.keys(body).length > 0 ? (body as PipeSettingsBody) : undefined;
+}
+
+/** The command that moves the pipe toward the desired state, if one is due now. */
+export function stateCommand(desired: 'Running' | 'Stopped', state: string): PipeCommand | undefined {
+  if (desired === 'Stopped') return ['Stopped', 'Stopping', 'Completed'].includes(state) ? undefined : 'stop';
+  // A Failed pipe is the user's to look at (Ready says CloudFailed); only a stopped one is started.
+  return state === 'Stopped' ? 'start' : undefined;
+}
+
+/** States on the way to the desired one: waited for, not acted on. */
+const SETTLING_STATES = ['Provisioning', 'Setup', 'Snapshot', 'Modifying', 'Stopping', 'Pausing', 'Unknown'];
+const FAILED_STATES = ['Failed', 'InternalError'];
+
+export type PipeAvailability =
+  { available: true } | { available: false; waitingFor: string } | { available: false; failed: string };
+
+/** Ready means the cloud state is the desired one: Running, Completed for a one-shot load, or Stopped. */
+export function pipeAvailability(spec: PipeSpec, state: string): PipeAvailability {
+  if (FAILED_STATES.includes(state))
+    return { available: false, failed: `the cloud reports the pipe ${state}` };
+  const oneShot = spec.source.objectStorage !== undefined && spec.source.objectStorage.isContinuous !== true;
+  const desired = spec.state === 'Stopped' ? ['Stopped'] : oneShot ? ['Running', 'Completed'] : ['Running'];
+  if (desired.includes(state)) return { available: true };
+  return {
+    available: false,
+    waitingFor: SETTLING_STATES.includes(state) ? `pipe is ${state}` : `pipe is ${state}, want ${spec.state}`,
+  };
+}
+
+/** Settings the cloud reports as set (null means default and is left out of status). */
+export function setSettings(
+  settings: Readonly<Record<string, unknown>> | undefined,
+): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(settings ?? {}).filter(([, value]) => value !== null));
+}
+
+function credentialValue(field: CredentialField, values: Readonly<Record<string, string>>): unknown {
+  return field.scalar ? values[field.keys[0]!] : { ...values };
+}
+
+/** Order-insensitive comparison of lists of flat objects (mappings, columns). */
+function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
+  const canonical = (items: readonly unknown[]) =>
+    items.map((item) => JSON.stringify(Object.entries(item as object).sort())).sort();
+  return a.length === b.length && isDeepStrictEqual(canonical(a), canonical(b));
+}
+
+function withoutSecretRefs(value: unknown): unknown {
+  if (Array.isArray(value) || value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([key]) => !key.endsWith('SecretRef'))
+      .map(([key, child]) => [key, withoutSecretRefs(child)]),
+  );
+}
+
+function readPath(value: unknown, path: readonly string[]): unknown {
+  return path.reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], value);
+}
+
+function writePath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let node = target;
+  for (const key of path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
+  node[path.at(-1)!] = value;
+}

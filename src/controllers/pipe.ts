@@ -1,0 +1,209 @@
+import { GROUP, VERSION } from '../api/common.ts';
+import { PipeSpec, PipeStatus } from '../api/pipe.ts';
+import { ApiError } from '../cloud/errors.ts';
+import type { Pipe as CloudPipe } from '../cloud/schemas/pipe.ts';
+import { ReconcileError, Waiting } from '../runtime/managed/errors.ts';
+import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
+import type { CloudConnection } from './cloud.ts';
+import {
+  diffPipe,
+  pipeAvailability,
+  pipeCreateBody,
+  pipeSecretUses,
+  setSettings,
+  sourceKindOf,
+  type PipePlan,
+} from './pipe-diff.ts';
+import { serviceReference, ServiceGate, type ServiceScoped } from './service-reference.ts';
+import type { SluiceKind } from './sluice-kind.ts';
+
+export interface Pipe extends ServiceScoped {
+  spec: PipeSpec;
+  status?: PipeStatus;
+}
+
+/** A DELETE the cloud refuses while the service is stopped is the user's to unblock; retry calmly. */
+const DELETE_BLOCKED_RETRY_MS = 30_000;
+
+export const pipeKind: SluiceKind<Pipe, PipePlan> = {
+  kind: 'Pipe',
+  group: GROUP,
+  version: VERSION,
+  plural: 'pipes',
+  singular: 'pipe',
+  shortNames: [],
+  description: 'A data-ingestion pipe into a table of a cloud database service, managed by sluice.',
+  spec: PipeSpec,
+  status: PipeStatus,
+  printerColumns: [
+    { name: 'Service', type: 'string', jsonPath: '.spec.serviceRef.name' },
+    { name: 'Source', type: 'string', jsonPath: '.status.source' },
+    { name: 'State', type: 'string', jsonPath: '.status.state' },
+  ],
+  defaultDeletionPolicy: 'Delete',
+  references: [serviceReference<Pipe>()],
+  secretReferences: (resource) => pipeSecretUses(resource.spec),
+  connect: (_resource, context) => new PipeClient(context),
+};
+
+class PipeClient implements ExternalClient<Pipe, PipePlan> {
+  private readonly serviceId: string;
+  private readonly service: ServiceGate;
+
+  constructor(private readonly context: ConnectContext<CloudConnection>) {
+    const service = context.references.service;
+    // The reconciler resolves the reference (or waits) before it connects a client.
+    if (!service) throw new Error('a Pipe client needs its service resolved');
+    this.serviceId = service.id;
+    this.service = new ServiceGate(context.cloud.management, service, context.cloud.priority);
+  }
+
+  private get management() {
+    return this.context.cloud.management;
+  }
+
+  private get calls() {
+    return { priority: this.context.cloud.priority };
+  }
+
+  /**
+   * Pipes carry no tags: after a crash, the pipe is the one with this name and destination that the cloud
+   * created after the intent was recorded. Without an intent nothing is adopted: a look-alike may be
+   * someone else's pipe, and adopting it would later delete it.
+   */
+  async findCreated(resource: Pipe, intent: Date | undefined): Promise<string | undefined> {
+    if (!intent) return undefined;
+    const { name, destination } = resource.spec;
+    const pipes = await this.management.listPipes(this.serviceId, this.calls);
+    return pipes
+      .filter((pipe) => {
+        const observed = pipe.destination as { database?: string; table?: string };
+        return (
+          pipe.name === name &&
+          observed.database === destination.database &&
+          observed.table === destination.table &&
+          pipe.createdAt !== undefined &&
+          new Date(pipe.createdAt) >= intent
+        );
+      })
+      .sort((a, b) => a.createdAt!.localeCompare(b.createdAt!))[0]?.id;
+  }
+
+  async prepareCreate(): Promise<void> {
+    await this.service.ensureRunning();
+  }
+
+  async observe(resource: Pipe, id: string): Promise<Observation<PipePlan>> {
+    const pipe = await this.ignoreNotFound(this.management.getPipe(this.serviceId, id, this.calls));
+    if (!pipe) return { exists: false };
+    const { secrets } = this.context;
+    const plan = diffPipe(resource.spec, pipe, secrets.rotated, (field) => secrets.values(field));
+    const endpoints = await this.reversePrivateEndpoints(resource);
+    const notReady = endpoints.find((endpoint) => endpoint.status !== 'Ready');
+    const availability = pipeAvailability(resource.spec, pipe.state);
+    return {
+      exists: true,
+      snapshot: plan,
+      differences: plan.differences,
+      ...(availability.available && notReady
+        ? {
+            available: false,
+            waitingFor: `reverse private endpoint ${notReady.id} is ${notReady.status ?? 'unknown'}`,
+          }
+        : availability),
+      status: statusOf(resource, pipe, endpoints),
+    };
+  }
+
+  async create(resource: Pipe) {
+    const { secrets } = this.context;
+    const body = pipeCreateBody(resource.spec, (field) => secrets.values(field));
+    const pipe = await this.service.call(() =>
+      this.management.createPipe(this.serviceId, body, { priority: 'user' }),
+    );
+    return { externalId: pipe.id };
+  }
+
+  /** PATCH, then PUT settings, then the state command: each only when the plan has it. */
+  async update(_resource: Pipe, id: string, observation: { snapshot: PipePlan }): Promise<void> {
+    const { patch, settings, command } = observation.snapshot;
+    const user = { priority: 'user' as const };
+    if (patch) await this.service.call(() => this.management.updatePipe(this.serviceId, id, patch, user));
+    if (settings) {
+      await this.service.call(() => this.management.putPipeSettings(this.serviceId, id, settings, user));
+    }
+    if (command) {
+      await this.service.call(() => this.management.changePipeState(this.serviceId, id, command, user));
+    }
+  }
+
+  async delete(_resource: Pipe, id: string): Promise<'gone' | 'pending'> {
+    const pipe = await this.ignoreNotFound(this.management.getPipe(this.serviceId, id, this.calls));
+    if (!pipe) return 'gone';
+    try {
+      await this.service.call(() => this.management.deletePipe(this.serviceId, id, { priority: 'user' }));
+    } catch (error) {
+      if (error instanceof Waiting && error.message.includes('is stopped')) {
+        // The cloud refuses (424) while the service is stopped: keep the finalizer and say what unblocks it.
+        throw new ReconcileError(
+          'DeleteBlocked',
+          `cannot delete pipe ${id}: ${this.service.label} is stopped; start the service or set deletionPolicy: Orphan`,
+          DELETE_BLOCKED_RETRY_MS,
+        );
+      }
+      if (error instanceof Waiting) return 'pending';
+      if (!(error instanceof ApiError && error.isNotFound())) throw error;
+    }
+    return 'pending';
+  }
+
+  /** Contract operation 8 for each endpoint the kafka source names. */
+  private async reversePrivateEndpoints(resource: Pipe) {
+    const ids = resource.spec.source.kafka?.reversePrivateEndpointIds ?? [];
+    return Promise.all(
+      ids.map(async (endpointId) => {
+        const endpoint = await this.ignoreNotFound(
+          this.management.getReversePrivateEndpoint(this.serviceId, endpointId, this.calls),
+        );
+        return {
+          id: endpointId,
+          status: endpoint?.status ?? 'NotFound',
+          ...(endpoint?.dnsNames ? { dnsNames: endpoint.dnsNames } : {}),
+          ...(endpoint?.privateDnsNames ? { privateDnsNames: endpoint.privateDnsNames } : {}),
+        };
+      }),
+    );
+  }
+
+  private async ignoreNotFound<T>(call: Promise<T>): Promise<T | undefined> {
+    try {
+      return await call;
+    } catch (error) {
+      if (error instanceof ApiError && error.isNotFound()) return undefined;
+      throw error;
+    }
+  }
+}
+
+function statusOf(
+  resource: Pipe,
+  pipe: CloudPipe,
+  endpoints: NonNullable<PipeStatus['reversePrivateEndpoints']>,
+): Record<string, unknown> {
+  const scaling = pipe.scaling as Record<string, unknown> | undefined;
+  return {
+    source: sourceKindOf(resource.spec),
+    state: pipe.state,
+    ...(scaling
+      ? {
+          scaling: Object.fromEntries(
+            ['replicas', 'concurrency', 'replicaCpuMillicores', 'replicaMemoryGb']
+              .filter((key) => scaling[key] !== undefined)
+              .map((key) => [key, scaling[key]]),
+          ),
+        }
+      : {}),
+    settings: setSettings(pipe.settings as Record<string, unknown> | undefined),
+    ...(endpoints.length > 0 ? { reversePrivateEndpoints: endpoints } : {}),
+  };
+}

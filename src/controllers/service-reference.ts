@@ -1,0 +1,81 @@
+import { ApiError } from '../cloud/errors.ts';
+import type { ManagementClient } from '../cloud/management-client.ts';
+import type { Priority } from '../cloud/quota.ts';
+import { Waiting } from '../runtime/managed/errors.ts';
+import type { ReferenceDeclaration, ResolvedReference } from '../runtime/managed/references.ts';
+import type { ManagedObject } from '../runtime/managed/types.ts';
+
+/** A spec that names its service by `serviceRef` (a DatabaseService here) or by a plain `serviceId`. */
+export interface ServiceScoped extends ManagedObject {
+  spec: ManagedObject['spec'] & { serviceRef?: { name: string }; serviceId?: string };
+}
+
+/** Cloud states in which a dependant can work with the service (an idle one is woken when needed). */
+const USABLE_STATES = ['running', 'idle', 'awaking'];
+
+/** The reference every service-scoped kind declares: resolved id kept in `status.serviceId`. */
+export function serviceReference<R extends ServiceScoped>(): ReferenceDeclaration<R> {
+  return {
+    name: 'service',
+    kind: 'DatabaseService',
+    objectName: (resource) => resource.spec.serviceRef?.name,
+    plainId: (resource) => resource.spec.serviceId,
+    statusField: 'serviceId',
+    notUsableBecause: (service) => {
+      const state = service.status?.state;
+      if (typeof state !== 'string') return 'has no cloud state yet';
+      if (state === 'stopped') return 'is stopped (sluice never starts a service for its dependants)';
+      return USABLE_STATES.includes(state) ? undefined : `is ${state}`;
+    },
+  };
+}
+
+/**
+ * Keeps calls that need a running service honest: a service that is idle is woken (once: its next state
+ * is awaking) and waited for; a stopped one is reported and left alone, because the user stopped it.
+ */
+export class ServiceGate {
+  constructor(
+    private readonly management: ManagementClient,
+    private readonly service: ResolvedReference,
+    private readonly priority: Priority,
+  ) {}
+
+  /** What the condition calls the service: the DatabaseService by name, or the plain id. */
+  get label(): string {
+    const name = this.service.object?.metadata.name;
+    return name ? `DatabaseService ${name}` : `service ${this.service.id}`;
+  }
+
+  /** Returns when the service is running; wakes an idle one and throws `Waiting` until it runs. */
+  async ensureRunning(): Promise<void> {
+    if (this.service.object?.status?.state === 'running') return;
+    const { state } = await this.management.getService(this.service.id, { priority: this.priority });
+    if (state !== 'running') await this.waitFor(state ?? 'unknown');
+  }
+
+  /** Runs a call that needs a running service; a 424 is answered as the real API's clients do. */
+  async call<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof ApiError && error.isFailedDependency())) throw error;
+      const state = /Current state: (\w+)/.exec(error.apiMessage)?.[1] ?? 'not running';
+      return this.waitFor(state);
+    }
+  }
+
+  private async waitFor(state: string): Promise<never> {
+    if (state === 'idle') {
+      await this.management.changeServiceState(this.service.id, 'awake', { priority: 'user' });
+      throw new Waiting('WaitingForReference', `${this.label} was idle and is being woken up`);
+    }
+    if (state === 'stopped') {
+      throw new Waiting(
+        'WaitingForReference',
+        `${this.label}: service is stopped (sluice never starts a service for its dependants)`,
+      );
+    }
+    throw new Waiting('WaitingForReference', `${this.label} is ${state}`);
+  }
+}

@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clusterSkipReason } from '../../harness/testCluster.ts';
+import {
+  condition,
+  isReady,
+  startOperatorEnv,
+  writes,
+  type OperatorEnv,
+  type SluiceObject,
+} from './support.ts';
+import { kafkaPipe, objectStoragePipe, kinesisPipe, postgresPipe, PIPE, PIPES } from './pipe-fixtures.ts';
+
+const ready = (name: string) => (p: SluiceObject | undefined) => isReady(p) && p?.status?.id !== undefined;
+
+describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against the emulator', () => {
+  let env: OperatorEnv;
+  const pipes = () => env.of<SluiceObject>('Pipe');
+  let serviceId: string;
+
+  beforeAll(async () => {
+    env = await startOperatorEnv('pipe-lifecycle');
+    await env.startOperator({ managementQuota: '100/1s' });
+    await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass-1' });
+    await env.putSecret('registry-user', { username: 'reg', password: 'registry-pass' });
+    await env.putSecret('s3-key', { accessKeyId: 'AKIAEXAMPLE', secretKey: 's3-secret-value' });
+    await env.putSecret('pg-user', { username: 'replicator', password: 'pg-pass-value' });
+    await env.apply('analytics', { name: 'analytics' });
+    serviceId = (await env.waitFor('analytics', 'service Ready', isReady)).status!.id!;
+  });
+  afterAll(async () => env?.close());
+
+  it.each([
+    [
+      'kafka',
+      kafkaPipe('orders'),
+      'Running',
+      { kafka: { credentials: { username: 'ingest', password: 'kafka-pass-1' } } },
+    ],
+    [
+      'objectStorage (one-shot)',
+      objectStoragePipe('backfill'),
+      'Completed',
+      { objectStorage: { accessKey: { accessKeyId: 'AKIAEXAMPLE', secretKey: 's3-secret-value' } } },
+    ],
+    [
+      'kinesis',
+      kinesisPipe('clicks'),
+      'Running',
+      { kinesis: { accessKey: { accessKeyId: 'AKIAEXAMPLE', secretKey: 's3-secret-value' } } },
+    ],
+    [
+      'postgres',
+      postgresPipe('replica'),
+      'Running',
+      { postgres: { credentials: { username: 'replicator', password: 'pg-pass-value' } } },
+    ],
+  ])(
+    '%s: creates the pipe once, Ready with id and state, credentials only in the cloud',
+    async (_kind, spec, state, credentials) => {
+      const name = spec.name;
+      await pipes().apply(name, spec);
+      const pipe = await pipes().waitFor(name, 'Ready', ready(name), 30_000);
+      expect(pipe.status).toMatchObject({ serviceId, state, observedGeneration: pipe.metadata.generation });
+      expect(condition(pipe, 'Synced')).toMatchObject({ status: 'True' });
+
+      const stored = env.emulator.store.findPipe(pipe.status!.id!);
+      expect(stored?.source).toMatchObject(credentials);
+      const posts = (await env.calls()).filter(
+        (c) =>
+          c.method === 'POST' && c.route === PIPES && c.body && (c.body as { name?: string }).name === name,
+      );
+      expect(posts).toHaveLength(1);
+      const everything = JSON.stringify(pipe);
+      for (const secret of ['kafka-pass-1', 'registry-pass', 's3-secret-value', 'pg-pass-value']) {
+        expect(everything).not.toContain(secret);
+      }
+    },
+  );
+
+  it('applies a settings edit as one PUT of only the changed keys, and a removed key as null', async () => {
+    const spec = kafkaPipe('tuned', {
+      settings: { streaming_max_insert_wait_ms: 1000, engine_max_threads: 4 },
+    });
+    await pipes().apply('tuned', spec);
+    const created = await pipes().waitFor('tuned', 'Ready', ready('tuned'));
+    await env.clearCalls();
+
+    await pipes().patchSpec('tuned', {
+      settings: { streaming_max_insert_wait_ms: 2000, engine_max_threads: 4 },
+    });
+    await pipes().waitFor(
+      'tuned',
+      'edit Ready',
+      (p) => ready('tuned')(p) && p!.status!.observedGeneration === 2,
+    );
+    let changes = writes(await env.calls());
+    expect(changes.map((c) => `${c.method} ${c.route}`)).toEqual([`PUT ${PIPE}/settings`]);
+    expect(changes[0]!.body).toEqual({ streaming_max_insert_wait_ms: 2000 });
+
+    await env.clearCalls();
+    await pipes().patchSpec('tuned', {
+      settings: { streaming_max_insert_wait_ms: 2000, engine_max_threads: null },
+    });
+    await pipes().waitFor(
+      'tuned',
+      'removal Ready',
+      (p) => ready('tuned')(p) && p!.status!.observedGeneration === 3,
+    );
+    changes = writes(await env.calls());
+    expect(changes.map((c) => `${c.method} ${c.route}`)).toEqual([`PUT ${PIPE}/settings`]);
+    expect(changes[0]!.body).toEqual({ engine_max_threads: null });
+    const pipe = await pipes().get('tuned');
+    expect(pipe!.status!.settings).toEqual({ streaming_max_insert_wait_ms: 2000 });
+    expect(created.status!.id).toBe(pipe!.status!.id);
+  });
+
+  it('applies a name and mappings edit as exactly one PATCH, and a desired Stopped as one state command', async () => {
+    await pipes().apply('renamed', kafkaPipe('renamed'));
+    await pipes().waitFor('renamed', 'Ready', ready('renamed'));
+    await env.clearCalls();
+
+    const spec = kafkaPipe('renamed');
+    await pipes().patchSpec('renamed', {
+      name: 'renamed v2',
+      fieldMappings: [...spec.fieldMappings, { sourceField: 'total', destinationField: 'amount' }],
+      destination: {
+        ...spec.destination,
+        columns: [...spec.destination.columns, { name: 'amount', type: 'Float64' }],
+      },
+    });
+    await pipes().waitFor(
+      'renamed',
+      'edit Ready',
+      (p) => ready('renamed')(p) && p!.status!.observedGeneration === 2,
+    );
+    let changes = writes(await env.calls());
+    expect(changes.map((c) => `${c.method} ${c.route}`)).toEqual([`PATCH ${PIPE}`]);
+    expect(changes[0]!.body).toMatchObject({
+      name: 'renamed v2',
+      destination: { columns: expect.any(Array) },
+    });
+    expect(changes[0]!.body).not.toHaveProperty('settings');
+
+    await env.clearCalls();
+    await pipes().patchSpec('renamed', { state: 'Stopped' });
+    const stopped = await pipes().waitFor(
+      'renamed',
+      'Stopped',
+      (p) => ready('renamed')(p) && p!.status!.state === 'Stopped',
+    );
+    changes = writes(await env.calls());
+    expect(changes.map((c) => `${c.method} ${c.route} ${JSON.stringify(c.body)}`)).toEqual([
+      `PATCH ${PIPE}/state {"command":"stop"}`,
+    ]);
+    expect(stopped.status!.state).toBe('Stopped');
+  });
+
+  it('sends exactly one PATCH with the new credentials when a referenced Secret rotates, none for an unrelated one', async () => {
+    await env.putSecret('rotating', { username: 'ingest', password: 'before-rotation' });
+    await pipes().apply('rotated', kafkaPipe('rotated', { credentialsSecret: 'rotating' }));
+    const pipe = await pipes().waitFor('rotated', 'Ready', ready('rotated'));
+    await env.clearCalls();
+
+    await env.putSecret('unrelated', { username: 'x', password: 'unrelated-pass' });
+    await new Promise((r) => setTimeout(r, 1500));
+    expect(writes(await env.calls())).toEqual([]);
+
+    await env.putSecret('rotating', { username: 'ingest', password: 'after-rotation' });
+    await pipes().waitFor(
+      'rotated',
+      'rotation recorded',
+      (p) =>
+        ready('rotated')(p) &&
+        (p!.status!.secretVersions as Record<string, string>).rotating !==
+          (pipe.status!.secretVersions as Record<string, string>).rotating,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    const changes = writes(await env.calls());
+    expect(changes.map((c) => `${c.method} ${c.route}`)).toEqual([`PATCH ${PIPE}`]);
+    expect(env.emulator.store.findPipe(pipe.status!.id!)?.source.kafka?.credentials).toEqual({
+      username: 'ingest',
+      password: 'after-rotation',
+    });
+    expect(JSON.stringify(await pipes().get('rotated'))).not.toContain('after-rotation');
+  });
+});
