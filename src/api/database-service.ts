@@ -56,7 +56,10 @@ const EndpointToggle = z
 
 const byocMemory = BYOC_REPLICA_MEMORY.join(', ');
 
-/** Fields the API offers no way to change after create (api-behaviour.md, plus sizing, which has no operation). */
+/**
+ * Fields the API offers no way to change after create (api-behaviour.md), plus the deprecated totals and the
+ * profile. The sizing fields are not here: they change in place through the replicaScaling operation.
+ */
 export const IMMUTABLE_SERVICE_FIELDS = [
   'provider',
   'region',
@@ -72,11 +75,6 @@ export const IMMUTABLE_SERVICE_FIELDS = [
   'profile',
   'minTotalMemoryGb',
   'maxTotalMemoryGb',
-  'minReplicaMemoryGb',
-  'maxReplicaMemoryGb',
-  'numReplicas',
-  'idleScaling',
-  'idleTimeoutMinutes',
 ] as const;
 
 export const DESIRED_SERVICE_STATES = ['Running', 'Stopped'] as const;
@@ -136,7 +134,10 @@ export const DatabaseServiceSpec = withRules(
         .uuid()
         .optional()
         .describe('An existing warehouse to join; without it the service starts its own.'),
-      isReadonly: z.boolean().optional().describe('Make the service read-only; only with dataWarehouseId.'),
+      isReadonly: z
+        .boolean()
+        .optional()
+        .describe('Make the service read-only; true only with dataWarehouseId.'),
       backupId: z.uuid().optional().describe('Create the service from this backup.'),
       byocId: z
         .string()
@@ -184,8 +185,8 @@ export const DatabaseServiceSpec = withRules(
     })
     .describe('The desired database service.'),
   {
-    rule: '!has(self.isReadonly) || has(self.dataWarehouseId)',
-    message: 'isReadonly is allowed only when dataWarehouseId is given',
+    rule: '!has(self.isReadonly) || !self.isReadonly || has(self.dataWarehouseId)',
+    message: 'isReadonly can be true only when dataWarehouseId is given',
     fieldPath: '.isReadonly',
   },
   {

@@ -1,5 +1,6 @@
 import type { DatabaseServiceSpec } from '../api/database-service.ts';
-import type { ServiceCommand } from '../cloud/schemas/service.ts';
+import { SIZING_FIELDS } from '../cloud/schemas/service.ts';
+import type { ReplicaScalingRequest, ServiceCommand } from '../cloud/schemas/service.ts';
 import type { Service, ServiceUpdateRequest } from '../cloud/schemas/service.ts';
 
 /** The tag sluice puts on every service it creates, so a crashed create can be found again. */
@@ -8,6 +9,8 @@ export const UID_TAG = 'sluice.dev/uid';
 export interface ServiceDiff {
   /** The minimal PATCH body: only what differs; list fields as `{add, remove}` against the cloud's list. */
   patch: ServiceUpdateRequest;
+  /** The replicaScaling PATCH body, present when a sizing field differs: only the sizing keys that differ. */
+  replicaScaling?: ReplicaScalingRequest;
   /** The state command that moves the cloud towards the desired state, when one is due now. */
   command?: Extract<ServiceCommand, 'start' | 'stop'>;
   /** Spec field names that differ, for conditions and Events. */
@@ -82,10 +85,25 @@ export function diffService(spec: DatabaseServiceSpec, uid: string, service: Ser
     note('transparentDataEncryptionKeyId');
   }
 
+  // Sizing has its own operation; a field the spec leaves out is the cloud's to choose.
+  const replicaScaling: ReplicaScalingRequest = {};
+  for (const field of SIZING_FIELDS) {
+    const desired = spec[field];
+    if (desired !== undefined && desired !== service[field]) {
+      Object.assign(replicaScaling, { [field]: desired });
+      note(field);
+    }
+  }
+
   const state = service.state ?? 'running';
   const command = stateCommand(spec.state ?? 'Running', state);
   if (command) note('state');
-  return command ? { patch, command, differences } : { patch, differences };
+  return {
+    patch,
+    ...(Object.keys(replicaScaling).length > 0 ? { replicaScaling } : {}),
+    ...(command ? { command } : {}),
+    differences,
+  };
 }
 
 /** True when the service is usable in the desired state; otherwise the reason to wait. */

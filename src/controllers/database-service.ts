@@ -106,9 +106,11 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
   }
 
   async update(_resource: DatabaseService, id: string, observation: { snapshot: ServiceDiff }) {
-    const { patch, command } = observation.snapshot;
+    const { patch, replicaScaling, command } = observation.snapshot;
     if (Object.keys(patch).length > 0)
       await this.cloud.management.updateService(id, patch, { priority: 'user' });
+    if (replicaScaling)
+      await this.cloud.management.updateReplicaScaling(id, replicaScaling, { priority: 'user' });
     if (command) await this.cloud.management.changeServiceState(id, command, { priority: 'user' });
   }
 

@@ -18,9 +18,18 @@ import {
   stringIdentity,
   tagIdentity,
 } from './edits.ts';
-import { ApiError, badRequest, conflict } from './errors.ts';
+import { ApiError, badRequest } from './errors.ts';
 import { runService } from './lifecycle.ts';
-import { management, ok, OrgParams, requireService, SERVICE, ServiceParams, ORG } from './route-kit.ts';
+import {
+  management,
+  ok,
+  OrgParams,
+  requireNotTerminating,
+  requireService,
+  SERVICE,
+  ServiceParams,
+  ORG,
+} from './route-kit.ts';
 import type { ServiceParams as ServiceParamsType } from './route-kit.ts';
 import { SERVICE_CREATE_STEPS, serviceCommandPlan, serviceDeletePlan } from './state-machines.ts';
 import type { ServiceRecord } from './store.ts';
@@ -135,8 +144,7 @@ export function registerServiceRoutes(app: App, ctx: EmulatorContext): void {
   app.patch(SERVICE, { ...management(ServiceParams), schema: { body: ServiceUpdateRequest } }, (request) => {
     const { serviceId } = request.params as ServiceParamsType;
     const service = requireService(ctx, serviceId);
-    if (service.state === 'terminating')
-      throw conflict(`the service is being deleted. Current state: 'terminating'`);
+    requireNotTerminating(service);
     const body = request.body;
     // Everything is computed first and written only when all of it is valid: a 400 changes nothing.
     const changes: Partial<ServiceRecord> = {};
@@ -204,8 +212,7 @@ export function registerServiceRoutes(app: App, ctx: EmulatorContext): void {
     (request) => {
       const { serviceId } = request.params as ServiceParamsType;
       const service = requireService(ctx, serviceId);
-      if (service.state === 'terminating')
-        throw conflict(`the service is being deleted. Current state: 'terminating'`);
+      requireNotTerminating(service);
       const { password, passwordSha256 } = newPassword();
       service.passwordSha256 = passwordSha256;
       ctx.changed();

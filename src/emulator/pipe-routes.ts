@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   PipeCreateRequest,
+  PipeScalingRequest,
   PipeSettingsRequest,
   PipeStateRequest,
   PipeUpdateRequest,
@@ -136,6 +137,18 @@ export function registerPipeRoutes(app: App, ctx: EmulatorContext): void {
     if (plan.kind === 'steps') runPipe(ctx, pipe, plan.steps);
     return ok(pipeView(pipe));
   });
+
+  app.patch(
+    `${PIPE}/scaling`,
+    { ...management(PipeParams), schema: { body: PipeScalingRequest } },
+    (request) => {
+      const pipe = forChange(request.params as PipeParamsType);
+      pipe.scaling = { ...pipe.scaling, ...request.body };
+      pipe.updatedAt = new Date().toISOString();
+      ctx.changed();
+      return ok(pipeView(pipe));
+    },
+  );
 
   app.get(`${PIPE}/settings`, management(PipeParams), (request) => {
     const { serviceId, pipeId } = request.params as PipeParamsType;

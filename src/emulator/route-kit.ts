@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import { Uuid } from '../cloud/schemas/common.ts';
 import type { EmulatorContext } from './context.ts';
-import { ApiError, notFound } from './errors.ts';
+import { ApiError, conflict, notFound } from './errors.ts';
 import type { PipeRecord, RpeRecord, ServiceRecord } from './store.ts';
 
 export const OrgParams = z.object({ organizationId: Uuid });
@@ -51,4 +51,10 @@ export function requireRunning(service: ServiceRecord, what: 'creation' | 'chang
       `pipe ${what} ${what === 'creation' ? 'is' : 'are'} allowed only when the service is running. Current state: ${service.state}`,
     );
   }
+}
+
+/** A service being deleted takes no more changes. */
+export function requireNotTerminating(service: ServiceRecord): void {
+  if (service.state === 'terminating')
+    throw conflict(`the service is being deleted. Current state: 'terminating'`);
 }

@@ -20,6 +20,7 @@ import { installGate } from './gate.ts';
 import { resumeAll } from './lifecycle.ts';
 import { EMPTY_BODY_ALLOWED, registerServiceRoutes } from './management-routes.ts';
 import { registerPipeRoutes } from './pipe-routes.ts';
+import { registerServiceConfigRoutes } from './service-config-routes.ts';
 import { FixedWindowRateLimiter } from './rate-limit.ts';
 import type { RateLimitOption } from './rate-limit.ts';
 import { readStateFile, StateFileWriter } from './state-file.ts';
@@ -138,6 +139,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     logController: new LogController({ disableRequestLogging: true }),
     exposeHeadRoutes: false,
     forceCloseConnections: true,
+    // The real API treats `…/pipes/` as `…/pipes`, and its official client sends such paths.
+    routerOptions: { ignoreTrailingSlash: true },
   }).withTypeProvider<ZodTypeProvider>();
 
   // Bodies are JSON whatever the content type says; an empty body is no body.
@@ -204,6 +207,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   };
 
   registerServiceRoutes(app, ctx);
+  registerServiceConfigRoutes(app, ctx);
   registerPipeRoutes(app, ctx);
   registerEndpointRoutes(app, ctx);
   registerAlertingRoutes(app, ctx);

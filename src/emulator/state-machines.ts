@@ -63,6 +63,15 @@ export function serviceCommandPlan(state: ServiceState, command: ServiceCommand)
   return refused(409, `cannot ${command} the service. Current state: '${state}'`);
 }
 
+/**
+ * A resize (replicaScaling PATCH) of a running service takes effect as its replicas restart one by one with
+ * the new size: degraded (reduced capacity), then running again. In any other state the new values simply
+ * apply when it next runs (a terminating service refuses any change before this is asked).
+ */
+export function serviceResizePlan(state: ServiceState): Plan<ServiceState> {
+  return state === 'running' ? steps('degraded', 'running') : noop;
+}
+
 /** DELETE: terminating → gone from the deletable states; a terminating service: no-op; running|stopping: 409. */
 export function serviceDeletePlan(state: ServiceState): Plan<ServiceState> {
   if (state === 'terminating') return noop;
@@ -83,10 +92,14 @@ export function pipeRunSteps(kind: SourceKind, isContinuous: boolean, initial: b
 /** States `start` resumes from. */
 const STARTABLE_PIPE_STATES: readonly PipeState[] = ['Stopped', 'Failed', 'Paused', 'InternalError'];
 
+/** States `resync` re-snapshots from: the pipe must be replicating. */
+const RESYNCABLE_PIPE_STATES: readonly PipeState[] = ['Running', 'Degraded'];
+
 /**
  * `start`: Stopped | Failed | Paused | InternalError → Provisioning → Running (→ Completed for a one-shot object
  * storage pipe); Running → 400 already running; other states (still provisioning, stopping, completed) → 409.
  * `stop`: any state → Stopping → Stopped; no-op when Stopped or Stopping.
+ * `resync` (postgres only, else 400): Running | Degraded → Snapshot → Running; other states → 409.
  */
 export function pipeCommandPlan(
   state: PipeState,
@@ -96,6 +109,12 @@ export function pipeCommandPlan(
 ): Plan<PipeState> {
   if (command === 'stop') {
     return state === 'Stopped' || state === 'Stopping' ? noop : steps('Stopping', 'Stopped');
+  }
+  if (command === 'resync') {
+    if (kind !== 'postgres')
+      return refused(400, `command resync applies only to postgres pipes (this is ${kind})`);
+    if (RESYNCABLE_PIPE_STATES.includes(state)) return steps('Snapshot', 'Running');
+    return refused(409, `cannot resync the pipe. Current state: '${state}'`);
   }
   if (state === 'Running') return refused(400, 'pipe is already running');
   if (STARTABLE_PIPE_STATES.includes(state)) return steps(...pipeRunSteps(kind, isContinuous, false));

@@ -56,6 +56,23 @@ export function serviceView(s: ServiceRecord) {
   };
 }
 
+/** Where a private endpoint connects to; derived from the service so it is stable across restarts. */
+export function privateEndpointConfigView(s: Pick<ServiceRecord, 'id' | 'region' | 'provider'>) {
+  const suffix = s.id.replace(/-/g, '').slice(0, 17);
+  return {
+    endpointServiceId:
+      s.provider === 'aws'
+        ? `com.amazonaws.vpce.${s.region}.vpce-svc-${suffix}`
+        : `sluice-emulator-${suffix}.${s.region}.${s.provider}.privatelinkservice`,
+    privateDnsHostname: `${s.id.slice(0, 8)}.${s.region}.vpce.${s.provider}.emulator.sluice.dev`,
+  };
+}
+
+/** Every service has the default backup schedule: one backup a day, kept for a day. */
+export function backupConfigurationView() {
+  return { backupPeriodInHours: 24, backupRetentionPeriodInHours: 24, backupStartTime: '00:00' };
+}
+
 /** Every setting key, with its value or null for the service default. */
 export function settingsView(settings: PipeSettings): Record<string, number | boolean | null> {
   const view: Record<string, number | boolean | null> = {};

@@ -143,3 +143,48 @@ describe('pipe state command (extension)', () => {
     await expectStays(stateOf(pipe.id), 'Failed', TRANSITION_MS * 5);
   });
 });
+
+describe('resync (extension): re-snapshot a postgres pipe', () => {
+  it('from Running: Snapshot → Running', async () => {
+    const pipe = await createPipe(api, serviceId, 'postgres');
+    await waitPipeState(api, serviceId, pipe.id, 'Running');
+    const reply = expectOk(await command(pipe.id, 'resync'));
+    const seen = await recordStates(stateOf(pipe.id), (s) => s === 'Running', { first: reply.state });
+    expect(seen).toEqual(['Snapshot', 'Running']);
+  });
+
+  it('from Degraded: Snapshot → Running', async () => {
+    const pipe = await createPipe(api, serviceId, 'postgres');
+    await waitPipeState(api, serviceId, pipe.id, 'Running');
+    await control(emu).forceState('pipe', pipe.id, 'Degraded');
+    const reply = expectOk(await command(pipe.id, 'resync'));
+    expect(reply.state).toBe('Snapshot');
+    await waitPipeState(api, serviceId, pipe.id, 'Running');
+  });
+
+  it('of a stopped postgres pipe is refused with 409 naming the state', async () => {
+    const pipe = await createPipe(api, serviceId, 'postgres');
+    await control(emu).forceState('pipe', pipe.id, 'Stopped');
+    expectMgmtError(await command(pipe.id, 'resync'), 409, /Current state: 'Stopped'$/);
+    expect(await stateOf(pipe.id)()).toBe('Stopped');
+  });
+
+  it('of a non-postgres pipe is refused with 400', async () => {
+    const pipe = await createPipe(api, serviceId, 'kafka');
+    await waitPipeState(api, serviceId, pipe.id, 'Running');
+    expectMgmtError(await command(pipe.id, 'resync'), 400, /resync applies only to postgres pipes/);
+    expect(await stateOf(pipe.id)()).toBe('Running');
+  });
+});
+
+describe('Degraded and Pausing (real-API states)', () => {
+  it.each(['Degraded', 'Pausing'])('stop from %s: Stopping → Stopped', async (from) => {
+    const pipe = await createPipe(api, serviceId);
+    await waitPipeState(api, serviceId, pipe.id, 'Running');
+    await control(emu).forceState('pipe', pipe.id, from);
+    expect(await stateOf(pipe.id)()).toBe(from);
+    const reply = expectOk(await command(pipe.id, 'stop'));
+    const seen = await recordStates(stateOf(pipe.id), (s) => s === 'Stopped', { first: reply.state });
+    expect(seen).toEqual(['Stopping', 'Stopped']);
+  });
+});

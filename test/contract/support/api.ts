@@ -3,7 +3,7 @@
  * emulator listens on. Every helper returns the raw reply (`status`, `headers`, parsed `body`, `text`) so tests
  * assert on the wire exactly as a client sees it.
  */
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { startEmulator } from '../../../src/emulator/server.ts';
 import { MANAGEMENT_ERROR_CODES } from '../../../src/cloud/schemas/index.ts';
 import type { ManagementErrorStatus } from '../../../src/cloud/schemas/index.ts';
@@ -43,6 +43,23 @@ export function startContractEmulator(options: EmulatorOptions = {}): Promise<Em
     else merged[key] = value;
   }
   return startEmulator(merged as EmulatorOptions);
+}
+
+/**
+ * An emulator (and a management client of it) for the enclosing suite: started before its tests, stopped after.
+ * Read `emu` and `api` inside hooks and tests, once they have been started.
+ */
+export function useContractEmulator(options: EmulatorOptions = {}): {
+  readonly emu: Emulator;
+  readonly api: ApiClient;
+} {
+  const suite = {} as { emu: Emulator; api: ApiClient };
+  beforeAll(async () => {
+    suite.emu = await startContractEmulator(options);
+    suite.api = mgmt(suite.emu);
+  });
+  afterAll(() => suite.emu?.stop());
+  return suite;
 }
 
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;

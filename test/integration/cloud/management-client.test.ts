@@ -159,6 +159,22 @@ describe('ManagementClient services', () => {
     expect(gone).toMatchObject({ code: 'NOT_FOUND', status: 404 });
   });
 
+  it('resizes a service in place and reads its private endpoint and backup configuration', async () => {
+    const id = await runningService(client);
+    const resized = await client.updateReplicaScaling(id, { numReplicas: 4, idleTimeoutMinutes: 30 });
+    expect(resized).toMatchObject({ id, numReplicas: 4, idleTimeoutMinutes: 30 });
+    const refused = await client.updateReplicaScaling(id, { numReplicas: 99 }).catch((e: unknown) => e);
+    expect(refused).toMatchObject({ status: 400, code: 'BAD_REQUEST' });
+    expect((refused as ApiError).apiMessage).toMatch(/^numReplicas /);
+    expect(await client.getPrivateEndpointConfig(id)).toEqual({
+      endpointServiceId: expect.any(String),
+      privateDnsHostname: expect.any(String),
+    });
+    expect(await client.getBackupConfiguration(id)).toMatchObject({
+      backupPeriodInHours: expect.any(Number),
+    });
+  });
+
   it('turns an invalid body into a BAD_REQUEST ApiError that names the field', async () => {
     const err = await client
       .createService({ name: 'x', provider: 'aws', region: 'us-east-1', maxReplicaMemoryGb: 10 })
@@ -210,6 +226,13 @@ describe('ManagementClient pipes', () => {
       () => client.getPipe(serviceId, pipe.id).catch((err: unknown) => err),
       (err) => expect(isNotFound(err)).toBe(true),
     );
+  });
+
+  it('scales a pipe', async () => {
+    const serviceId = await runningService(client);
+    const pipe = await client.createPipe(serviceId, kafkaPipe());
+    const scaled = await client.updatePipeScaling(serviceId, pipe.id, { replicas: 2, replicaMemoryGb: 1 });
+    expect(scaled).toMatchObject({ id: pipe.id, scaling: { replicas: 2, replicaMemoryGb: 1 } });
   });
 
   it('reads and merges pipe settings', async () => {

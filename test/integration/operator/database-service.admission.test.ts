@@ -51,7 +51,7 @@ describe.skipIf(clusterSkipReason())(
       [{ ...valid, numReplicas: 21 }, 'spec.numReplicas'],
       [{ ...valid, idleTimeoutMinutes: 4 }, 'spec.idleTimeoutMinutes'],
       [{ ...valid, ipAccessList: [{ source: 'not-an-ip' }] }, 'source must be an IP address or CIDR range'],
-      [{ ...valid, isReadonly: true }, 'isReadonly is allowed only when dataWarehouseId is given'],
+      [{ ...valid, isReadonly: true }, 'isReadonly can be true only when dataWarehouseId is given'],
       [{ ...valid, numReplicas: 1 }, 'numReplicas must be at least 2 for the first service in a warehouse'],
       [
         { ...valid, byocId: 'b-1', minReplicaMemoryGb: 48 },
@@ -78,6 +78,7 @@ describe.skipIf(clusterSkipReason())(
         { ...valid, name: 'x'.repeat(50), minReplicaMemoryGb: 8, maxReplicaMemoryGb: 356, numReplicas: 20 },
         { ...valid, minTotalMemoryGb: 24, maxTotalMemoryGb: 1068, idleTimeoutMinutes: 5, numReplicas: 2 },
         { ...valid, byocId: 'b-1', minReplicaMemoryGb: 48, maxReplicaMemoryGb: 232 },
+        { ...valid, isReadonly: false },
         {
           ...valid,
           dataWarehouseId: '5f0c8e4a-1b2c-4d3e-8f90-123456789abc',
@@ -88,33 +89,71 @@ describe.skipIf(clusterSkipReason())(
       for (const spec of edges) expect(await admit(spec)).toBe('accepted');
     });
 
+    /** A merge patch of the spec of `name`: 'accepted' or the apiserver's refusal. */
+    const patch = async (name: string, spec: Record<string, unknown>): Promise<string> => {
+      try {
+        await objects.patch(
+          manifest(spec, name) as never,
+          undefined,
+          undefined,
+          'test',
+          undefined,
+          PatchStrategy.MergePatch,
+        );
+        return 'accepted';
+      } catch (error) {
+        return String((error as { body?: string }).body ?? error);
+      }
+    };
+
     it('refuses to change, add or remove a field fixed at creation, and names it', async () => {
-      await objects.create(manifest({ ...valid, idleScaling: true }, 'fixed') as never);
-      const patch = async (spec: Record<string, unknown>) => {
-        try {
-          await objects.patch(
-            manifest(spec, 'fixed') as never,
-            undefined,
-            undefined,
-            'test',
-            undefined,
-            PatchStrategy.MergePatch,
-          );
-          return 'accepted';
-        } catch (error) {
-          return String((error as { body?: string }).body ?? error);
-        }
-      };
-      expect(await patch({ region: 'eu-west-1' })).toContain(
+      await objects.create(manifest({ ...valid, encryptionKey: 'key-1' }, 'fixed') as never);
+      expect(await patch('fixed', { region: 'eu-west-1' })).toContain(
         'region cannot change after the resource is created',
       );
-      expect(await patch({ tier: 'production' })).toContain(
+      expect(await patch('fixed', { tier: 'production' })).toContain(
         'tier cannot change after the resource is created',
       );
-      expect(await patch({ idleScaling: null })).toContain(
-        'idleScaling cannot change after the resource is created',
+      expect(await patch('fixed', { encryptionKey: null })).toContain(
+        'encryptionKey cannot change after the resource is created',
       );
-      expect(await patch({ name: 'renamed', ipAccessList: [{ source: '10.0.0.0/8' }] })).toBe('accepted');
+      expect(await patch('fixed', { name: 'renamed', ipAccessList: [{ source: '10.0.0.0/8' }] })).toBe(
+        'accepted',
+      );
+    });
+
+    it('lets the sizing fields change in place, within the bounds of creation', async () => {
+      await objects.create(manifest({ ...valid, idleScaling: true, numReplicas: 3 }, 'sized') as never);
+      const resize = {
+        minReplicaMemoryGb: 16,
+        maxReplicaMemoryGb: 64,
+        numReplicas: 4,
+        idleScaling: false,
+        idleTimeoutMinutes: 30,
+      };
+      expect(await patch('sized', resize)).toBe('accepted');
+      expect(await patch('sized', { idleScaling: null })).toBe('accepted');
+      for (const [change, named] of [
+        [{ numReplicas: 21 }, 'spec.numReplicas'],
+        [{ maxReplicaMemoryGb: 10 }, 'spec.maxReplicaMemoryGb'],
+        [{ minReplicaMemoryGb: 4 }, 'spec.minReplicaMemoryGb'],
+        [{ idleTimeoutMinutes: 4 }, 'spec.idleTimeoutMinutes'],
+        [{ minReplicaMemoryGb: 128 }, 'minReplicaMemoryGb must not exceed maxReplicaMemoryGb'],
+        [{ numReplicas: 1 }, 'numReplicas must be at least 2 for the first service in a warehouse'],
+      ] as const) {
+        const answer = await patch('sized', change);
+        expect(answer, JSON.stringify(change)).not.toBe('accepted');
+        expect(answer).toContain(named);
+      }
+    });
+
+    it('keeps byoc replica memory to its fixed sizes on a resize', async () => {
+      const byoc = { ...valid, byocId: 'b-1', minReplicaMemoryGb: 48, maxReplicaMemoryGb: 116 };
+      await objects.create(manifest(byoc, 'byoc') as never);
+      expect(await patch('byoc', { maxReplicaMemoryGb: 120 })).toContain(
+        'minReplicaMemoryGb and maxReplicaMemoryGb are required with byocId and must each be one of',
+      );
+      expect(await patch('byoc', { maxReplicaMemoryGb: 172 })).toBe('accepted');
     });
   },
 );

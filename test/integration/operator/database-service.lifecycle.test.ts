@@ -86,6 +86,38 @@ describe.skipIf(clusterSkipReason())(
       expect(cloud.ipAccessList).toHaveLength(2);
     });
 
+    it('resizes in place: one edit sends exactly one replicaScaling PATCH whose body is the diff', async () => {
+      const before = await env.get('orders');
+      const id = before!.status!.id!;
+      const cloudBefore = await env.cloud.getService(id);
+      await env.clearCalls();
+      await env.patchSpec('orders', {
+        numReplicas: cloudBefore.numReplicas! + 1,
+        maxReplicaMemoryGb: 64,
+        idleScaling: cloudBefore.idleScaling,
+      });
+      await env.waitFor(
+        'orders',
+        'the resize to be observed',
+        (r) =>
+          isReady(r) &&
+          r!.status!.state === 'running' &&
+          r!.status!.observedGeneration === before!.metadata.generation! + 1,
+      );
+      // A few more polls: a second resize would show up here.
+      await new Promise((r) => setTimeout(r, 1_000));
+
+      const sent = writes(await env.calls());
+      expect(sent.map((c) => `${c.method} ${c.route}`)).toEqual([`PATCH ${SERVICE}/replicaScaling`]);
+      expect(sent[0]!.body).toEqual({ numReplicas: cloudBefore.numReplicas! + 1, maxReplicaMemoryGb: 64 });
+      expect(await env.cloud.getService(id)).toMatchObject({
+        numReplicas: cloudBefore.numReplicas! + 1,
+        maxReplicaMemoryGb: 64,
+        minReplicaMemoryGb: cloudBefore.minReplicaMemoryGb,
+        state: 'running',
+      });
+    });
+
     it('stops and starts the service through the state operation when spec.state changes', async () => {
       const id = (await env.get('orders'))!.status!.id!;
       await env.patchSpec('orders', { state: 'Stopped' });

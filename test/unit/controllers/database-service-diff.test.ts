@@ -98,6 +98,37 @@ describe('diffService', () => {
     expect(diffService(spec(), uid, service({ state: 'stopped' })).command).toBe('start');
     expect(diffService(spec(), uid, service({ state: 'stopping' })).command).toBeUndefined();
   });
+
+  const sized = {
+    minReplicaMemoryGb: 16,
+    maxReplicaMemoryGb: 32,
+    numReplicas: 3,
+    idleScaling: true,
+    idleTimeoutMinutes: 15,
+  };
+
+  it('resizes with a replicaScaling body of only the sizing fields that differ, apart from the PATCH', () => {
+    const diff = diffService(
+      spec({ ...sized, name: 'renamed', maxReplicaMemoryGb: 64, idleScaling: false }),
+      uid,
+      service(sized),
+    );
+    expect(diff).toEqual({
+      patch: { name: 'renamed' },
+      replicaScaling: { maxReplicaMemoryGb: 64, idleScaling: false },
+      differences: ['name', 'maxReplicaMemoryGb', 'idleScaling'],
+    });
+  });
+
+  it('sends no replicaScaling when the sizing matches or the spec leaves it to the cloud', () => {
+    expect(diffService(spec(sized), uid, service(sized))).toEqual({ patch: {}, differences: [] });
+    expect(diffService(spec(), uid, service(sized))).toEqual({ patch: {}, differences: [] });
+  });
+
+  it('resizes and stops in one pass when both changed', () => {
+    const diff = diffService(spec({ numReplicas: 5, state: 'Stopped' }), uid, service(sized));
+    expect(diff).toMatchObject({ replicaScaling: { numReplicas: 5 }, command: 'stop' });
+  });
 });
 
 describe('availability', () => {

@@ -8,6 +8,7 @@ import {
   rpeDeletePlan,
   serviceCommandPlan,
   serviceDeletePlan,
+  serviceResizePlan,
 } from '../../../src/emulator/state-machines.ts';
 
 describe('service commands', () => {
@@ -125,6 +126,40 @@ describe('pipe lifecycle', () => {
       });
     }
     expect(pipeCommandPlan('Stopped', 'stop', 'kafka', true)).toEqual({ kind: 'noop' });
+  });
+});
+
+describe('pipe resync', () => {
+  it('re-snapshots a replicating postgres pipe: Snapshot → Running', () => {
+    for (const state of ['Running', 'Degraded'] as const) {
+      expect(pipeCommandPlan(state, 'resync', 'postgres', true)).toEqual({
+        kind: 'steps',
+        steps: ['Snapshot', 'Running'],
+      });
+    }
+  });
+
+  it('refuses other states with 409 and other source kinds with 400', () => {
+    expect(pipeCommandPlan('Stopped', 'resync', 'postgres', true)).toMatchObject({
+      kind: 'refused',
+      status: 409,
+    });
+    expect(pipeCommandPlan('Running', 'resync', 'kafka', true)).toMatchObject({
+      kind: 'refused',
+      status: 400,
+    });
+  });
+});
+
+describe('service resize', () => {
+  it('a running service passes through degraded while its replicas restart', () => {
+    expect(serviceResizePlan('running')).toEqual({ kind: 'steps', steps: ['degraded', 'running'] });
+  });
+
+  it('in any other state the new size just waits for the next run', () => {
+    for (const state of SERVICE_STATES.filter((s) => s !== 'running')) {
+      expect(serviceResizePlan(state)).toEqual({ kind: 'noop' });
+    }
   });
 });
 
