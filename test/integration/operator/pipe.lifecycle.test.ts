@@ -10,7 +10,7 @@ import {
 } from './support.ts';
 import { kafkaPipe, objectStoragePipe, kinesisPipe, postgresPipe, PIPE, PIPES } from './pipe-fixtures.ts';
 
-const ready = (name: string) => (p: SluiceObject | undefined) => isReady(p) && p?.status?.id !== undefined;
+const ready = (_name: string) => (p: SluiceObject | undefined) => isReady(p) && p?.status?.id !== undefined;
 
 describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against the emulator', () => {
   let env: OperatorEnv;
