@@ -135,9 +135,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
 
     const resolution = resolveReferences(resource, kind.references ?? [], this.lookup);
     if ('waitingFor' in resolution) {
-      // A change of the referenced object enqueues this one; the requeue is only a safety net.
-      this.wait(draft, new Waiting('WaitingForReference', resolution.waitingFor));
-      return { requeueAfterMs: this.syncInterval(resource) };
+      return this.wait(draft, new Waiting('WaitingForReference', resolution.waitingFor), true);
     }
     for (const declaration of kind.references ?? []) {
       const reference = resolution.resolved[declaration.name];
@@ -274,10 +272,15 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     else delete draft.status.secretVersions;
   }
 
-  /** Reports a wait in Ready (the reconcile itself worked) and polls with the growing interval. */
-  private wait(draft: StatusDraft<R>, waiting: Waiting): Requeue {
+  /**
+   * Reports a wait in Ready (the reconcile itself worked). Waiting on the cloud polls with the growing
+   * interval; waiting on another object (`eventDriven`) is woken by that object's change, so it only
+   * requeues after the sync interval as a safety net and leaves the poll interval where it was.
+   */
+  private wait(draft: StatusDraft<R>, waiting: Waiting, eventDriven = false): Requeue {
     draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
     draft.setCondition({ type: 'Ready', status: 'False', reason: waiting.reason, message: waiting.message });
+    if (eventDriven) return { requeueAfterMs: this.syncInterval(draft.resource) };
     draft.waiting = true;
     return { requeueAfterMs: this.nextPoll(draft.resource) };
   }
@@ -348,8 +351,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
       if (dependants.length > 0) {
         // Deleting the cloud resource first would break them (or the cloud refuses): they go first.
         const message = `waiting for ${dependants.join(', ')} to be deleted first`;
-        this.wait(draft, new Waiting('WaitingForDependants', message));
-        return { requeueAfterMs: this.nextPoll(resource) };
+        return this.wait(draft, new Waiting('WaitingForDependants', message), true);
       }
       const references = resolveReferencesForDelete(resource, kind.references ?? [], this.lookup);
       const missing = (kind.references ?? []).filter((declaration) => !references[declaration.name]);
