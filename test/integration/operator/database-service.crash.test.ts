@@ -1,9 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../harness/assets.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
-import { CREDENTIALS_SECRET, isReady, startOperatorEnv, type OperatorEnv } from './support.ts';
+import { clusterSkipReason } from '../../harness/testCluster.ts';
+import { isReady, startOperatorEnv, type OperatorEnv } from './support.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 
@@ -21,27 +19,8 @@ describe.skipIf(clusterSkipReason())('crash-safe create', () => {
 
   it('after a kill -9 between the create call and the status write, exactly one service exists and is adopted', async () => {
     // The emulator creates the service but holds its answer back, so the operator dies knowing no id.
-    await fetch(`${env.emulator.url}/_emulator/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ method: 'POST', route: SERVICES, phase: 'response', latencyMs: 60_000 }),
-    });
-    child = spawn(
-      process.execPath,
-      [
-        join(repoRoot, 'bin', 'sluice.js'),
-        'run',
-        `--kubeconfig=${testKubeconfigPath()}`,
-        `--namespace=${env.namespace}`,
-        `--credentials-secret=${env.namespace}/${CREDENTIALS_SECRET}`,
-        '--poll-interval=200ms',
-        '--management-quota=off',
-        '--metrics-bind-address=0',
-        '--health-probe-bind-address=0',
-        '--log-level=warn',
-      ],
-      { stdio: 'ignore' },
-    );
+    await env.fault({ method: 'POST', route: SERVICES, phase: 'response', latencyMs: 60_000 });
+    child = env.spawnOperator();
     await env.apply('phoenix', { name: 'phoenix' });
 
     const deadline = Date.now() + 30_000;
@@ -53,7 +32,7 @@ describe.skipIf(clusterSkipReason())('crash-safe create', () => {
     expect(await env.cloud.listServices()).toHaveLength(1);
     expect((await env.get('phoenix'))!.status?.id).toBeUndefined();
 
-    await fetch(`${env.emulator.url}/_emulator/faults`, { method: 'DELETE' });
+    await env.fault();
     await env.startOperator();
     const ready = await env.waitFor('phoenix', 'Ready after restart', isReady);
 

@@ -1,3 +1,5 @@
+import type { PipeCreateBody } from '../../../src/cloud/management-client.ts';
+
 /** Pipe manifests of each source kind, for the operator tests. */
 export const PIPES = '/v1/organizations/:organizationId/services/:serviceId/pipes';
 export const PIPE = `${PIPES}/:pipeId`;
@@ -83,3 +85,14 @@ export const postgresPipe = (name: string) => ({
   },
   destination: { database: 'default' },
 });
+
+/** The create body of someone else's pipe with the same name and table as `spec` (sent outside sluice). */
+export function lookAlikeBody(spec: ReturnType<typeof kafkaPipe>): PipeCreateBody {
+  const { credentialsSecretRef: _ref, ...kafka } = spec.source.kafka;
+  return {
+    name: spec.name,
+    source: { kafka },
+    destination: spec.destination,
+    fieldMappings: spec.fieldMappings,
+  } as PipeCreateBody;
+}

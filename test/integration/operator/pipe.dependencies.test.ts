@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
-import { kafkaPipe, PIPE, PIPES } from './pipe-fixtures.ts';
+import { kafkaPipe, lookAlikeBody, PIPE, PIPES } from './pipe-fixtures.ts';
 import { condition, isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from './support.ts';
 
 const SERVICE_STATE = '/v1/organizations/:organizationId/services/:serviceId/state';
@@ -77,13 +77,7 @@ describe.skipIf(clusterSkipReason())('Pipe references, waiting and deletion on a
   it('creates its own pipe instead of adopting a look-alike it has no intent for', async () => {
     const serviceId = await readyService('shared');
     const spec = kafkaPipe('lookalike', { service: 'shared' });
-    const { credentialsSecretRef: _ref, ...kafka } = spec.source.kafka;
-    const foreign = await env.cloud.createPipe(serviceId, {
-      name: spec.name,
-      source: { kafka },
-      destination: spec.destination,
-      fieldMappings: spec.fieldMappings,
-    });
+    const foreign = await env.cloud.createPipe(serviceId, lookAlikeBody(spec));
     await pipes().apply('lookalike', spec);
     const ready = await pipes().waitFor('lookalike', 'Ready', hasId);
     expect(ready.status!.id).not.toBe(foreign.id);

@@ -1,3 +1,5 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { CoreV1Api, KubernetesObjectApi, PatchStrategy, type KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { ManagementClient } from '../../../src/cloud/management-client.ts';
@@ -7,6 +9,7 @@ import { OperatorConfig, type OperatorFlags } from '../../../src/operator/config
 import { startOperator, type RunningOperator } from '../../../src/operator/run.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 import { testKubeconfigPath } from '../../harness/testCluster.ts';
+import { repoRoot } from '../../harness/assets.ts';
 import type { CallRecord } from '../../../src/emulator/call-log.ts';
 
 export type { CallRecord };
@@ -47,6 +50,10 @@ export interface OperatorEnv {
   putSecret(name: string, values: Record<string, string>): Promise<void>;
   /** Forces a cloud object into a state through the emulator's control route. */
   forceState(body: Record<string, unknown>): Promise<void>;
+  /** Adds a fault through the emulator's control route (`DELETE` clears them all when `fault` is omitted). */
+  fault(fault?: Record<string, unknown>): Promise<void>;
+  /** `sluice run` as a child process for this namespace, for tests that kill -9 it. */
+  spawnOperator(): ChildProcess;
   calls(): Promise<CallRecord[]>;
   clearCalls(): Promise<void>;
   close(): Promise<void>;
@@ -217,6 +224,30 @@ export async function startOperatorEnv(
         if ((error as { code?: number }).code === 404) return undefined;
         throw error;
       }
+    },
+    async fault(fault) {
+      await fetch(controlUrl('faults'), {
+        method: fault ? 'POST' : 'DELETE',
+        ...(fault ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(fault) } : {}),
+      });
+    },
+    spawnOperator() {
+      return spawn(
+        process.execPath,
+        [
+          join(repoRoot, 'bin', 'sluice.js'),
+          'run',
+          `--kubeconfig=${testKubeconfigPath()}`,
+          `--namespace=${ns.name}`,
+          `--credentials-secret=${ns.name}/${CREDENTIALS_SECRET}`,
+          '--poll-interval=200ms',
+          '--management-quota=off',
+          '--metrics-bind-address=0',
+          '--health-probe-bind-address=0',
+          '--log-level=warn',
+        ],
+        { stdio: 'ignore' },
+      );
     },
     async calls() {
       const response = await fetch(controlUrl('calls'));
