@@ -29,6 +29,15 @@ describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against
   });
   afterAll(async () => env?.close());
 
+  const SECRETS = [
+    'kafka-pass-1',
+    'registry-pass',
+    's3-secret-value',
+    'pg-pass-value',
+    'before-rotation',
+    'after-rotation',
+  ];
+
   it.each([
     [
       'kafka',
@@ -181,6 +190,38 @@ describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against
       username: 'ingest',
       password: 'after-rotation',
     });
-    expect(JSON.stringify(await pipes().get('rotated'))).not.toContain('after-rotation');
+    const events = await env.core.listNamespacedEvent({ namespace: env.namespace });
+    const everything = JSON.stringify([await pipes().get('rotated'), events.items, env.logs]);
+    for (const secret of SECRETS) expect(everything).not.toContain(secret);
   });
+
+  it('is Ready only once every reverse private endpoint of the kafka source is Ready, and reports them in status', async () => {
+    const endpoint = await env.cloud.createReversePrivateEndpoint(serviceId, {
+      description: 'msk',
+      type: 'VPC_ENDPOINT_SERVICE',
+      vpcEndpointServiceName: 'com.amazonaws.vpce.us-east-1.vpce-svc-0123',
+    });
+    await env.forceState({ kind: 'reversePrivateEndpoint', id: endpoint.id, state: 'PendingAcceptance' });
+    const spec = kafkaPipe('private');
+    await pipes().apply('private', {
+      ...spec,
+      source: { kafka: { ...spec.source.kafka, reversePrivateEndpointIds: [endpoint.id] } },
+    });
+    const waiting = await pipes().waitFor('private', 'waiting for the endpoint', (p) =>
+      (condition(p, 'Ready')?.message ?? '').includes('PendingAcceptance'),
+    );
+    expect(condition(waiting, 'Ready')).toMatchObject({
+      status: 'False',
+      message: `reverse private endpoint ${endpoint.id} is PendingAcceptance`,
+    });
+    expect(waiting.status!.reversePrivateEndpoints).toEqual([
+      expect.objectContaining({ id: endpoint.id, status: 'PendingAcceptance' }),
+    ]);
+
+    await env.forceState({ kind: 'reversePrivateEndpoint', id: endpoint.id, state: 'Ready' });
+    const done = await pipes().waitFor('private', 'Ready', ready('private'), 40_000);
+    expect(done.status!.reversePrivateEndpoints).toEqual([
+      expect.objectContaining({ id: endpoint.id, status: 'Ready', dnsNames: expect.any(Array) }),
+    ]);
+  }, 60_000);
 });

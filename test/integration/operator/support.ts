@@ -26,6 +26,8 @@ export interface OperatorEnv {
   objects: KubernetesObjectApi;
   core: CoreV1Api;
   operator?: RunningOperator;
+  /** Every log line of the in-process operators of this env, at debug level. */
+  logs: string[];
   startOperator(flags?: Partial<OperatorFlags>): Promise<RunningOperator>;
   stopOperator(): Promise<void>;
   apply(
@@ -170,6 +172,7 @@ export async function startOperatorEnv(
     cloud,
     objects,
     core,
+    logs: [],
     async startOperator(flags = {}) {
       const config = OperatorConfig.parse({
         kubeconfig: testKubeconfigPath(),
@@ -181,7 +184,17 @@ export async function startOperatorEnv(
         managementQuota: 'off',
         ...flags,
       });
-      env.operator = await startOperator(config, pino({ level: process.env.SLUICE_TEST_LOG ?? 'silent' }));
+      // Every line at debug level is kept, so tests can prove no secret ever reaches the log.
+      const logger = pino(
+        { level: 'debug' },
+        {
+          write: (line: string) => {
+            env.logs.push(line);
+            if (process.env.SLUICE_TEST_LOG) process.stdout.write(line);
+          },
+        },
+      );
+      env.operator = await startOperator(config, logger);
       return env.operator;
     },
     async stopOperator() {
