@@ -1,7 +1,7 @@
 // `npm run bench:operator`: the operator end to end on the real control plane against the emulator
-// (--transition-ms 0). Prints time from apply to Ready and cloud calls per create, for resources applied one
-// at a time and in a burst, and a burst under the cloud's real 10 requests / 10 s limit (which must earn no
-// 429). Numbers, not assertions: run it and read them.
+// (--transition-ms 0). Prints time from apply to Ready and cloud calls per create, for services and for
+// kafka pipes (into one running service) applied one at a time and in a burst, and a burst under the cloud's
+// real 10 requests / 10 s limit (which must earn no 429). Numbers, not assertions: run it and read them.
 import { parseArgs } from 'node:util';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { pino } from 'pino';
@@ -15,6 +15,7 @@ const { values: args } = parseArgs({
     sequential: { type: 'string', default: '10' },
     burst: { type: 'string', default: '50' },
     'quota-burst': { type: 'string', default: '10' },
+    pipes: { type: 'string', default: '10' },
   },
 });
 
@@ -32,7 +33,7 @@ const objects = KubernetesObjectApi.makeApiClient(kc);
 let scenario = 0;
 
 /** One namespace, emulator and operator per scenario; returns per-resource apply→Ready times and the calls. */
-async function run(count: number, mode: 'sequential' | 'burst', real: boolean) {
+async function run(count: number, mode: 'sequential' | 'burst', real: boolean, kind = 'DatabaseService') {
   const namespace = `bench-${++scenario}`;
   const emulator: Emulator = await startEmulator({
     port: 0,
@@ -48,6 +49,10 @@ async function run(count: number, mode: 'sequential' | 'burst', real: boolean) {
       metadata: { name: 'cloud' },
       stringData: { organizationId, keyId, keySecret, managementUrl: emulator.url },
     },
+  });
+  await core.createNamespacedSecret({
+    namespace,
+    body: { metadata: { name: 'kafka' }, stringData: { username: 'bench', password: 'bench-password' } },
   });
   const flags: OperatorFlags = {
     kubeconfig: cluster.kubeconfig,
@@ -67,17 +72,20 @@ async function run(count: number, mode: 'sequential' | 'burst', real: boolean) {
   // adds little load to the two cores the apiserver, emulator and operator share.
   const appliedAt = new Map<string, number>();
   const readyAt = new Map<string, number>();
-  const create = async (i: number) => {
-    appliedAt.set(`svc-${i}`, performance.now());
-    await objects.create({
+  const apply = (name: string, kindName: string, spec: Record<string, unknown>) =>
+    objects.create({
       apiVersion: 'sluice.dev/v1alpha1',
-      kind: 'DatabaseService',
-      metadata: { name: `svc-${i}`, namespace },
-      spec: { name: `bench ${i}`, provider: 'aws', region: 'us-east-1' },
+      kind: kindName,
+      metadata: { name, namespace },
+      spec,
     } as never);
+  const serviceSpec = (i: number) => ({ name: `bench ${i}`, provider: 'aws', region: 'us-east-1' });
+  const create = async (i: number) => {
+    appliedAt.set(`obj-${i}`, performance.now());
+    await apply(`obj-${i}`, kind, kind === 'Pipe' ? pipeSpec(i) : serviceSpec(i));
   };
   const poll = async () => {
-    const list = (await objects.list('sluice.dev/v1alpha1', 'DatabaseService', namespace)) as {
+    const list = (await objects.list('sluice.dev/v1alpha1', kind, namespace)) as {
       items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[];
     };
     const now = performance.now();
@@ -86,6 +94,13 @@ async function run(count: number, mode: 'sequential' | 'burst', real: boolean) {
       if (ready && !readyAt.has(item.metadata.name)) readyAt.set(item.metadata.name, now);
     }
   };
+  if (kind === 'Pipe') {
+    // The pipes' service is set up first and not counted: the numbers are per pipe.
+    await apply('analytics', 'DatabaseService', serviceSpec(0));
+    while (!(await isReady('DatabaseService', namespace, 'analytics')))
+      await new Promise((r) => setTimeout(r, 20));
+    await fetch(`${emulator.url}/_emulator/calls`, { method: 'DELETE' });
+  }
   const waitForReady = async (names: number) => {
     while (readyAt.size < names) {
       await poll();
@@ -110,6 +125,30 @@ async function run(count: number, mode: 'sequential' | 'burst', real: boolean) {
   await emulator.stop();
   return { durations, wallMs, calls };
 }
+
+async function isReady(kind: string, namespace: string, name: string): Promise<boolean> {
+  const list = (await objects.list('sluice.dev/v1alpha1', kind, namespace)) as {
+    items: { metadata: { name: string }; status?: { conditions?: { type: string; status: string }[] } }[];
+  };
+  return list.items.some(
+    (item) =>
+      item.metadata.name === name &&
+      item.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+  );
+}
+
+const pipeSpec = (i: number) => ({
+  serviceRef: { name: 'analytics' },
+  name: `bench pipe ${i}`,
+  source: {
+    kafka: {
+      brokers: 'broker:9092',
+      topics: `topic-${i}`,
+      credentialsSecretRef: { name: 'kafka' },
+    },
+  },
+  destination: { database: 'default', table: `events_${i}` },
+});
 
 function report(title: string, count: number, result: Awaited<ReturnType<typeof run>>) {
   const sorted = [...result.durations].sort((a, b) => a - b);
@@ -144,4 +183,11 @@ report(
   quotaBurst,
   await run(quotaBurst, 'burst', true),
 );
+const pipes = Number(args.pipes);
+report(
+  `${pipes} kafka pipes applied one at a time (quota off)`,
+  pipes,
+  await run(pipes, 'sequential', false, 'Pipe'),
+);
+report(`${pipes} kafka pipes applied at once (quota off)`, pipes, await run(pipes, 'burst', false, 'Pipe'));
 await cluster.stop();
