@@ -79,11 +79,12 @@ for (const file of readdirSync(examplesDir).filter((f) => f.endsWith('.yaml'))) 
   }
 }
 
-// 6. Wait until every resource is Ready.
+// 6. Wait until every sluice resource is Ready (the examples also hold the Secrets pipes reference).
 const started = Date.now();
+const managed = applied.filter((o) => o.apiVersion?.startsWith('sluice.dev/'));
 const isReady = (o: KubernetesObject & { status?: { conditions?: { type: string; status: string }[] } }) =>
   o.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
-for (const object of applied) {
+for (const object of managed) {
   for (;;) {
     if (isReady(await objects.read(object as never))) break;
     if (Date.now() - started > 120_000)
@@ -97,7 +98,7 @@ say(`all resources Ready ${((Date.now() - started) / 1000).toFixed(1)} s after a
 const kubectl = (...args: string[]) =>
   execFileSync(findAssets().kubectl, ['--kubeconfig', kubeconfig, ...args], { encoding: 'utf8' });
 console.log(`\n$ kubectl get sluice -n ${NAMESPACE}\n${kubectl('get', 'sluice', '-n', NAMESPACE)}`);
-for (const object of applied) {
+for (const object of managed.filter((o) => o.kind === 'DatabaseService')) {
   const secret = await core.readNamespacedSecret({
     name: `${object.metadata!.name}-connection`,
     namespace: NAMESPACE,
