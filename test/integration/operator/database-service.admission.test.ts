@@ -1,7 +1,7 @@
-import { KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
+import { admission, type Admission } from './admission.ts';
 
 const valid = { name: 'analytics', provider: 'aws', region: 'us-east-1' };
 
@@ -9,35 +9,16 @@ describe.skipIf(clusterSkipReason())(
   'DatabaseService admission (CRD schema and CEL rules on the real apiserver)',
   () => {
     let ns: TestNamespace;
-    let objects: KubernetesObjectApi;
-    let counter = 0;
-
-    const manifest = (spec: Record<string, unknown>, name = `svc-${++counter}`) => ({
-      apiVersion: 'sluice.dev/v1alpha1',
-      kind: 'DatabaseService',
-      metadata: { name, namespace: ns.name },
-      spec,
-    });
-    /** The apiserver's refusal message, or 'accepted'. */
-    const admit = async (spec: Record<string, unknown>): Promise<string> => {
-      try {
-        await objects.create(manifest(spec) as never);
-        return 'accepted';
-      } catch (error) {
-        return String((error as { body?: string }).body ?? error);
-      }
-    };
+    let api: Admission;
 
     beforeAll(async () => {
       ns = await createTestNamespace('dbs-admission');
-      objects = KubernetesObjectApi.makeApiClient(ns.kc);
+      api = admission(ns, 'DatabaseService', 'svc');
     });
     afterAll(async () => ns?.delete());
 
     it('accepts a minimal valid manifest and fills in the defaults', async () => {
-      const created = (await objects.create(manifest(valid, 'minimal') as never)) as unknown as {
-        spec: Record<string, unknown>;
-      };
+      const created = await api.create('minimal', valid);
       expect(created.spec).toMatchObject({ state: 'Running', deletionPolicy: 'Orphan' });
     });
 
@@ -68,7 +49,7 @@ describe.skipIf(clusterSkipReason())(
       [{ ...valid, state: 'Paused' }, 'spec.state'],
       [{ ...valid, deletionPolicy: 'Keep' }, 'spec.deletionPolicy'],
     ])('rejects %j naming %s', async (spec, named) => {
-      const answer = await admit(spec);
+      const answer = await api.admit(spec);
       expect(answer).not.toBe('accepted');
       expect(answer).toContain(named);
     });
@@ -86,44 +67,27 @@ describe.skipIf(clusterSkipReason())(
           numReplicas: 1,
         },
       ];
-      for (const spec of edges) expect(await admit(spec)).toBe('accepted');
+      for (const spec of edges) expect(await api.admit(spec)).toBe('accepted');
     });
 
-    /** A merge patch of the spec of `name`: 'accepted' or the apiserver's refusal. */
-    const patch = async (name: string, spec: Record<string, unknown>): Promise<string> => {
-      try {
-        await objects.patch(
-          manifest(spec, name) as never,
-          undefined,
-          undefined,
-          'test',
-          undefined,
-          PatchStrategy.MergePatch,
-        );
-        return 'accepted';
-      } catch (error) {
-        return String((error as { body?: string }).body ?? error);
-      }
-    };
-
     it('refuses to change, add or remove a field fixed at creation, and names it', async () => {
-      await objects.create(manifest({ ...valid, encryptionKey: 'key-1' }, 'fixed') as never);
-      expect(await patch('fixed', { region: 'eu-west-1' })).toContain(
+      await api.create('fixed', { ...valid, encryptionKey: 'key-1' });
+      expect(await api.patch('fixed', { region: 'eu-west-1' })).toContain(
         'region cannot change after the resource is created',
       );
-      expect(await patch('fixed', { tier: 'production' })).toContain(
+      expect(await api.patch('fixed', { tier: 'production' })).toContain(
         'tier cannot change after the resource is created',
       );
-      expect(await patch('fixed', { encryptionKey: null })).toContain(
+      expect(await api.patch('fixed', { encryptionKey: null })).toContain(
         'encryptionKey cannot change after the resource is created',
       );
-      expect(await patch('fixed', { name: 'renamed', ipAccessList: [{ source: '10.0.0.0/8' }] })).toBe(
+      expect(await api.patch('fixed', { name: 'renamed', ipAccessList: [{ source: '10.0.0.0/8' }] })).toBe(
         'accepted',
       );
     });
 
     it('lets the sizing fields change in place, within the bounds of creation', async () => {
-      await objects.create(manifest({ ...valid, idleScaling: true, numReplicas: 3 }, 'sized') as never);
+      await api.create('sized', { ...valid, idleScaling: true, numReplicas: 3 });
       const resize = {
         minReplicaMemoryGb: 16,
         maxReplicaMemoryGb: 64,
@@ -131,8 +95,8 @@ describe.skipIf(clusterSkipReason())(
         idleScaling: false,
         idleTimeoutMinutes: 30,
       };
-      expect(await patch('sized', resize)).toBe('accepted');
-      expect(await patch('sized', { idleScaling: null })).toBe('accepted');
+      expect(await api.patch('sized', resize)).toBe('accepted');
+      expect(await api.patch('sized', { idleScaling: null })).toBe('accepted');
       for (const [change, named] of [
         [{ numReplicas: 21 }, 'spec.numReplicas'],
         [{ maxReplicaMemoryGb: 10 }, 'spec.maxReplicaMemoryGb'],
@@ -141,7 +105,7 @@ describe.skipIf(clusterSkipReason())(
         [{ minReplicaMemoryGb: 128 }, 'minReplicaMemoryGb must not exceed maxReplicaMemoryGb'],
         [{ numReplicas: 1 }, 'numReplicas must be at least 2 for the first service in a warehouse'],
       ] as const) {
-        const answer = await patch('sized', change);
+        const answer = await api.patch('sized', change);
         expect(answer, JSON.stringify(change)).not.toBe('accepted');
         expect(answer).toContain(named);
       }
@@ -149,11 +113,11 @@ describe.skipIf(clusterSkipReason())(
 
     it('keeps byoc replica memory to its fixed sizes on a resize', async () => {
       const byoc = { ...valid, byocId: 'b-1', minReplicaMemoryGb: 48, maxReplicaMemoryGb: 116 };
-      await objects.create(manifest(byoc, 'byoc') as never);
-      expect(await patch('byoc', { maxReplicaMemoryGb: 120 })).toContain(
+      await api.create('byoc', byoc);
+      expect(await api.patch('byoc', { maxReplicaMemoryGb: 120 })).toContain(
         'minReplicaMemoryGb and maxReplicaMemoryGb are required with byocId and must each be one of',
       );
-      expect(await patch('byoc', { maxReplicaMemoryGb: 172 })).toBe('accepted');
+      expect(await api.patch('byoc', { maxReplicaMemoryGb: 172 })).toBe('accepted');
     });
   },
 );

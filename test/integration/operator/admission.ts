@@ -1,0 +1,53 @@
+import { KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
+import type { TestNamespace } from '../../harness/namespace.ts';
+
+/** What the apiserver answered: 'accepted', or its refusal (the body, which names the field and the rule). */
+export type Answer = 'accepted' | (string & {});
+
+/** Creates and merge-patches objects of one sluice kind in a test namespace, answering instead of throwing. */
+export interface Admission {
+  objects: KubernetesObjectApi;
+  /** Creates an object with this spec under a fresh name. */
+  admit(spec: Record<string, unknown>): Promise<Answer>;
+  /** Creates `name`, throwing when the apiserver refuses: for the objects a test goes on to patch. */
+  create(name: string, spec: Record<string, unknown>): Promise<{ spec: Record<string, unknown> }>;
+  /** A JSON merge patch of the spec of `name`. */
+  patch(name: string, spec: Record<string, unknown>): Promise<Answer>;
+}
+
+export function admission(ns: TestNamespace, kind: string, prefix: string): Admission {
+  const objects = KubernetesObjectApi.makeApiClient(ns.kc);
+  let counter = 0;
+  const manifest = (name: string, spec: Record<string, unknown>) => ({
+    apiVersion: 'sluice.dev/v1alpha1',
+    kind,
+    metadata: { name, namespace: ns.name },
+    spec,
+  });
+  const answer = async (call: () => Promise<unknown>): Promise<Answer> => {
+    try {
+      await call();
+      return 'accepted';
+    } catch (error) {
+      return String((error as { body?: string }).body ?? error);
+    }
+  };
+  const create = async (name: string, spec: Record<string, unknown>) =>
+    (await objects.create(manifest(name, spec) as never)) as unknown as { spec: Record<string, unknown> };
+  return {
+    objects,
+    create,
+    admit: (spec) => answer(() => create(`${prefix}-${++counter}`, spec)),
+    patch: (name, spec) =>
+      answer(() =>
+        objects.patch(
+          manifest(name, spec) as never,
+          undefined,
+          undefined,
+          'test',
+          undefined,
+          PatchStrategy.MergePatch,
+        ),
+      ),
+  };
+}
