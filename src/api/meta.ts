@@ -12,6 +12,15 @@ export interface CelRule {
 export const withRules = <T extends z.ZodType>(schema: T, ...rules: CelRule[]): T =>
   schema.meta({ 'x-kubernetes-validations': rules });
 
+/** A field that can be neither added nor removed after creation (its content may have rules of its own). */
+export function presenceFixed(field: string, hint: string, path = ''): CelRule {
+  return {
+    rule: `has(self.${field}) == has(oldSelf.${field})`,
+    message: `${path ? `${path}.` : ''}${field} ${hint}`,
+    fieldPath: `.${field}`,
+  };
+}
+
 /**
  * A field that the cloud fixes at creation: changing, adding or removing it later is refused at admission.
  * `path` is where the rule's object sits in the spec (`source.kafka`), so the message names the whole field.

@@ -22,7 +22,7 @@ import {
   SOURCE_KINDS,
 } from '../cloud/schemas/pipe.ts';
 import { LocalObjectReference, managedSpecFields, managedStatusFields } from './common.ts';
-import { immutable, withRules, type CelRule } from './meta.ts';
+import { immutable, presenceFixed, withRules } from './meta.ts';
 
 // The spec mirrors the pipe creation body of the management API under the same names; credentials never
 // appear in it: each credential object is a `…SecretRef` to a Secret whose keys are the API's field names.
@@ -35,10 +35,18 @@ const list = <T extends z.ZodType>(item: T, description: string, max = 100) =>
 const secretRef = (keys: string) =>
   LocalObjectReference.describe(`A Secret in this namespace with the keys ${keys}.`);
 
-/** Every field of a source object but its Secret references is fixed once the pipe exists. */
-function fixedAtCreate<T extends z.ZodObject>(schema: T, path: string): T {
+/**
+ * Every field of a source object but its Secret references is fixed once the pipe exists. A `nested` object
+ * holds a Secret reference of its own and fixes its other fields itself; here it may only not come or go.
+ */
+function fixedAtCreate<T extends z.ZodObject>(schema: T, path: string, nested: readonly string[] = []): T {
   const fields = Object.keys(schema.shape).filter((field) => !field.endsWith('SecretRef'));
-  return withRules(schema, ...fields.map((field) => immutable(field, REPLACE, path)));
+  return withRules(
+    schema,
+    ...fields.map((field) =>
+      nested.includes(field) ? presenceFixed(field, REPLACE, path) : immutable(field, REPLACE, path),
+    ),
+  );
 }
 
 const MINUTE_TIMESTAMP = '^\\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\\d|3[01])T([01]\\d|2[0-3]):[0-5]\\d$';
@@ -77,14 +85,16 @@ const KafkaSource = fixedAtCreate(
       iamRole: text('IAM role to assume (IAM_ROLE authentication).').optional(),
       offset: KafkaOffset.optional(),
       exactlyOnce: z.boolean().optional().describe('Exactly-once delivery.'),
-      schemaRegistry: z
-        .object({
-          url: z.url().max(2048).describe('Schema registry URL.'),
-          caCertificate: text('PEM CA certificate of the registry.', 65_536).optional(),
-          credentialsSecretRef: secretRef('username and password').optional(),
-        })
-        .optional()
-        .describe('The schema registry for Avro formats.'),
+      schemaRegistry: fixedAtCreate(
+        z
+          .object({
+            url: z.url().max(2048).describe('Schema registry URL.'),
+            caCertificate: text('PEM CA certificate of the registry.', 65_536).optional(),
+            credentialsSecretRef: secretRef('username and password').optional(),
+          })
+          .describe('The schema registry for Avro formats.'),
+        'source.kafka.schemaRegistry',
+      ).optional(),
       caCertificate: text('PEM CA certificate of the brokers.', 65_536).optional(),
       reversePrivateEndpointIds: list(
         z.uuid().describe('A reverse private endpoint id.'),
@@ -95,6 +105,7 @@ const KafkaSource = fixedAtCreate(
     })
     .describe('A Kafka (or Kafka-compatible) source.'),
   'source.kafka',
+  ['schemaRegistry'],
 );
 
 const ObjectStorageSource = fixedAtCreate(
@@ -207,11 +218,7 @@ const PipeSourceSpec = withRules(
     rule: `[${SOURCE_KINDS.map((kind) => `has(self.${kind})`).join(', ')}].filter(x, x).size() == 1`,
     message: `source must name exactly one of ${SOURCE_KINDS.join(', ')}`,
   },
-  ...SOURCE_KINDS.map((kind): CelRule => ({
-    rule: `has(self.${kind}) == has(oldSelf.${kind})`,
-    message: `source.${kind} ${REPLACE}`,
-    fieldPath: `.${kind}`,
-  })),
+  ...SOURCE_KINDS.map((kind) => presenceFixed(kind, REPLACE, 'source')),
 );
 
 // Bounded so the CEL rule matching columns to mappings stays within the apiserver's cost budget.
@@ -296,6 +303,9 @@ const Scaling = z
   })
   .describe('Replicas and their size.');
 
+/** The fields of one destination table, which a postgres pipe takes from each of its tableMappings instead. */
+const POSTGRES_FREE_DESTINATION_FIELDS = ['table', 'managedTable', 'tableDefinition', 'columns'];
+
 export const DESIRED_PIPE_STATES = ['Running', 'Stopped'] as const;
 
 export const PipeSpec = withRules(
@@ -342,6 +352,11 @@ export const PipeSpec = withRules(
     rule: 'has(self.source.postgres) || has(self.destination.table)',
     message: 'destination.table is required unless the source is postgres',
     fieldPath: '.destination.table',
+  },
+  {
+    rule: `!has(self.source.postgres) || !(${POSTGRES_FREE_DESTINATION_FIELDS.map((field) => `has(self.destination.${field})`).join(' || ')})`,
+    message: `destination of a postgres pipe names only database: source.postgres.tableMappings name the tables (no ${POSTGRES_FREE_DESTINATION_FIELDS.join(', ')})`,
+    fieldPath: '.destination',
   },
   {
     rule: '!has(self.destination.columns) || self.destination.columns.all(c, has(self.fieldMappings) && self.fieldMappings.exists(m, m.destinationField == c.name))',
