@@ -173,13 +173,15 @@ const FAILED_STATES = ['Failed', 'InternalError'];
 export type PipeAvailability =
   { available: true } | { available: false; waitingFor: string } | { available: false; failed: string };
 
-/** Ready means the cloud state is the desired one: Running, Completed for a one-shot load, or Stopped. */
+/**
+ * Ready means the cloud state is the desired one (Running or Stopped), or Completed for a one-shot load: that
+ * is done whatever the desired state, and `stateCommand` does not stop it.
+ */
 export function pipeAvailability(spec: PipeSpec, state: string): PipeAvailability {
   if (FAILED_STATES.includes(state))
     return { available: false, failed: `the cloud reports the pipe ${state}` };
   const oneShot = spec.source.objectStorage !== undefined && spec.source.objectStorage.isContinuous !== true;
-  const desired = spec.state === 'Stopped' ? ['Stopped'] : oneShot ? ['Running', 'Completed'] : ['Running'];
-  if (desired.includes(state)) return { available: true };
+  if (state === spec.state || (oneShot && state === 'Completed')) return { available: true };
   return {
     available: false,
     waitingFor: SETTLING_STATES.includes(state) ? `pipe is ${state}` : `pipe is ${state}, want ${spec.state}`,
