@@ -70,7 +70,9 @@ say(`operator running (metrics at ${operator.metrics?.url}/metrics)`);
 const objects = KubernetesObjectApi.makeApiClient(kc);
 const examplesDir = join(repoRoot, 'deploy', 'examples');
 const applied: KubernetesObject[] = [];
-for (const file of readdirSync(examplesDir).filter((f) => f.endsWith('.yaml'))) {
+for (const file of readdirSync(examplesDir)
+  .filter((f) => f.endsWith('.yaml'))
+  .sort()) {
   for (const document of parseAllDocuments(readFileSync(join(examplesDir, file), 'utf8'))) {
     const object = document.toJS() as KubernetesObject;
     object.metadata = { ...object.metadata, namespace: NAMESPACE };

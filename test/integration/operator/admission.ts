@@ -6,7 +6,6 @@ export type Answer = 'accepted' | (string & {});
 
 /** Creates and merge-patches objects of one sluice kind in a test namespace, answering instead of throwing. */
 export interface Admission {
-  objects: KubernetesObjectApi;
   /** Creates an object with this spec under a fresh name. */
   admit(spec: Record<string, unknown>): Promise<Answer>;
   /** Creates `name`, throwing when the apiserver refuses: for the objects a test goes on to patch. */
@@ -35,7 +34,6 @@ export function admission(ns: TestNamespace, kind: string, prefix: string): Admi
   const create = async (name: string, spec: Record<string, unknown>) =>
     (await objects.create(manifest(name, spec) as never)) as unknown as { spec: Record<string, unknown> };
   return {
-    objects,
     create,
     admit: (spec) => answer(() => create(`${prefix}-${++counter}`, spec)),
     patch: (name, spec) =>
