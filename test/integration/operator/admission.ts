@@ -1,5 +1,6 @@
 import { KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
-import type { TestNamespace } from '../../harness/namespace.ts';
+import { afterAll, beforeAll } from 'vitest';
+import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 
 /** What the apiserver answered: 'accepted', or its refusal (the body, which names the field and the rule). */
 export type Answer = 'accepted' | (string & {});
@@ -14,7 +15,7 @@ export interface Admission {
   patch(name: string, spec: Record<string, unknown>): Promise<Answer>;
 }
 
-export function admission(ns: TestNamespace, kind: string, prefix: string): Admission {
+function admission(ns: TestNamespace, kind: string, prefix: string): Admission {
   const objects = KubernetesObjectApi.makeApiClient(ns.kc);
   let counter = 0;
   const manifest = (name: string, spec: Record<string, unknown>) => ({
@@ -47,5 +48,24 @@ export function admission(ns: TestNamespace, kind: string, prefix: string): Admi
           PatchStrategy.MergePatch,
         ),
       ),
+  };
+}
+
+/**
+ * Admission of `kind` for the enclosing suite, in a namespace of its own: created before its tests, deleted
+ * after. Objects get names `<prefix>-<n>` unless a test names them.
+ */
+export function useAdmission(kind: string, prefix: string): Admission {
+  let ns: TestNamespace | undefined;
+  let api: Admission | undefined;
+  beforeAll(async () => {
+    ns = await createTestNamespace(`${prefix}-admission`);
+    api = admission(ns, kind, prefix);
+  });
+  afterAll(async () => ns?.delete());
+  return {
+    admit: (spec) => api!.admit(spec),
+    create: (name, spec) => api!.create(name, spec),
+    patch: (name, spec) => api!.patch(name, spec),
   };
 }

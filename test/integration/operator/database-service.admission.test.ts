@@ -1,21 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
+import { describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
-import { admission, type Admission } from './admission.ts';
+import { useAdmission } from './admission.ts';
 
 const valid = { name: 'analytics', provider: 'aws', region: 'us-east-1' };
 
 describe.skipIf(clusterSkipReason())(
   'DatabaseService admission (CRD schema and CEL rules on the real apiserver)',
   () => {
-    let ns: TestNamespace;
-    let api: Admission;
-
-    beforeAll(async () => {
-      ns = await createTestNamespace('dbs-admission');
-      api = admission(ns, 'DatabaseService', 'svc');
-    });
-    afterAll(async () => ns?.delete());
+    const api = useAdmission('DatabaseService', 'svc');
 
     it('accepts a minimal valid manifest and fills in the defaults', async () => {
       const created = await api.create('minimal', valid);

@@ -1,14 +1,14 @@
 import type { PipeCreateBody } from '../../../src/cloud/management-client.ts';
 
-/** Pipe manifests of each source kind, for the operator tests. */
+/** Pipe manifests of each source kind, for the operator tests (and their columns, for the diff unit tests). */
 export const PIPES = '/v1/organizations/:organizationId/services/:serviceId/pipes';
 export const PIPE = `${PIPES}/:pipeId`;
 
-const columns = [
+export const columns = [
   { name: 'id', type: 'UInt64' },
   { name: 'payload', type: 'String' },
 ];
-const mappings = [
+export const mappings = [
   { sourceField: 'id', destinationField: 'id' },
   { sourceField: 'payload', destinationField: 'payload' },
 ];

@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
-import { admission, type Admission } from './admission.ts';
+import { useAdmission } from './admission.ts';
 import { kafkaPipe, kinesisPipe, objectStoragePipe, postgresPipe } from './pipe-fixtures.ts';
 
 const fixtures = {
@@ -64,14 +63,7 @@ const SERVICE_ID = '5f0c8e4a-1b2c-4d3e-8f90-123456789abc';
 describe.skipIf(clusterSkipReason())(
   'Pipe admission (CRD schema and CEL rules on the real apiserver)',
   () => {
-    let ns: TestNamespace;
-    let api: Admission;
-
-    beforeAll(async () => {
-      ns = await createTestNamespace('pipe-admission');
-      api = admission(ns, 'Pipe', 'pipe');
-    });
-    afterAll(async () => ns?.delete());
+    const api = useAdmission('Pipe', 'pipe');
 
     const expectRefused = async (answer: Promise<string>, ...messages: string[]) => {
       const text = await answer;

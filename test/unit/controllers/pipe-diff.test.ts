@@ -10,15 +10,8 @@ import {
   stateCommand,
   type SecretValues,
 } from '../../../src/controllers/pipe-diff.ts';
+import { columns, mappings } from '../../integration/operator/pipe-fixtures.ts';
 
-const columns = [
-  { name: 'id', type: 'UInt64' },
-  { name: 'payload', type: 'String' },
-];
-const mappings = [
-  { sourceField: 'id', destinationField: 'id' },
-  { sourceField: 'body', destinationField: 'payload' },
-];
 const CREDENTIALS = 'source.kafka.credentialsSecretRef';
 const REGISTRY_CREDENTIALS = 'source.kafka.schemaRegistry.credentialsSecretRef';
 
