@@ -51,6 +51,16 @@ export function pipeSecretUses(spec: PipeSpec): SecretUse[] {
   return uses;
 }
 
+/**
+ * `…SecretRef` fields whose Secret changed but whose value the API cannot replace in place (the PATCH takes
+ * no connection string): the change reaches the cloud only with a new Pipe.
+ */
+export function unrotatableChanges(spec: PipeSpec, rotated: ReadonlySet<string>): string[] {
+  return CREDENTIAL_FIELDS.filter((f) => f.source === sourceKindOf(spec) && !f.rotatable)
+    .map(fieldName)
+    .filter((field) => rotated.has(field));
+}
+
 /** Secret values by the referencing field (`source.kafka.credentialsSecretRef`). */
 export type SecretValues = (field: string) => Readonly<Record<string, string>> | undefined;
 
@@ -162,8 +172,8 @@ export function diffSettings(
 /** The command that moves the pipe toward the desired state, if one is due now. */
 export function stateCommand(desired: 'Running' | 'Stopped', state: string): PipeCommand | undefined {
   if (desired === 'Stopped') return ['Stopped', 'Stopping', 'Completed'].includes(state) ? undefined : 'stop';
-  // A Failed pipe is the user's to look at (Ready says CloudFailed); only a stopped one is started.
-  return state === 'Stopped' ? 'start' : undefined;
+  // A Failed pipe is the user's to look at (Ready says CloudFailed); a stopped or paused one is started.
+  return state === 'Stopped' || state === 'Paused' ? 'start' : undefined;
 }
 
 /** States on the way to the desired one: waited for, not acted on. */

@@ -12,6 +12,7 @@ import {
   pipeSecretUses,
   setSettings,
   sourceKindOf,
+  unrotatableChanges,
   type PipePlan,
 } from './pipe-diff.ts';
 import { serviceReference, ServiceGate, type ServiceScoped } from './service-reference.ts';
@@ -24,6 +25,8 @@ export interface Pipe extends ServiceScoped {
 
 /** A DELETE the cloud refuses while the service is stopped is the user's to unblock; retry calmly. */
 const DELETE_BLOCKED_RETRY_MS = 30_000;
+/** A connection string that cannot be sent stays so until the user acts; no need to look often. */
+const CANNOT_ROTATE_RETRY_MS = 60_000;
 
 export const pipeKind: SluiceKind<Pipe, PipePlan> = {
   kind: 'Pipe',
@@ -97,6 +100,15 @@ class PipeClient implements ExternalClient<Pipe, PipePlan> {
     const pipe = await this.ignoreNotFound(this.management.getPipe(this.serviceId, id, this.calls));
     if (!pipe) return { exists: false };
     const { secrets } = this.context;
+    const stuck = unrotatableChanges(resource.spec, secrets.rotated);
+    if (stuck.length > 0) {
+      // Not recorded as sent (the versions stay), so this keeps saying so until the Secret or Pipe changes.
+      throw new ReconcileError(
+        'CannotRotate',
+        `${stuck.join(', ')}: the Secret changed, but the cloud cannot change a connection string in place; restore the Secret or create a new Pipe`,
+        CANNOT_ROTATE_RETRY_MS,
+      );
+    }
     const plan = diffPipe(resource.spec, pipe, secrets.rotated, (field) => secrets.values(field));
     const endpoints = await this.reversePrivateEndpoints(resource);
     const notReady = endpoints.find((endpoint) => endpoint.status !== 'Ready');

@@ -8,6 +8,7 @@ import {
   pipeCreateBody,
   pipeSecretUses,
   stateCommand,
+  unrotatableChanges,
   type SecretValues,
 } from '../../../src/controllers/pipe-diff.ts';
 import { columns, mappings } from '../../integration/operator/pipe-fixtures.ts';
@@ -197,6 +198,7 @@ describe('stateCommand', () => {
     ['Stopped', 'Stopped', undefined],
     ['Stopped', 'Completed', undefined],
     ['Running', 'Stopped', 'start'],
+    ['Running', 'Paused', 'start'],
     ['Running', 'Running', undefined],
     ['Running', 'Stopping', undefined],
     ['Running', 'Provisioning', undefined],
@@ -204,7 +206,7 @@ describe('stateCommand', () => {
     ['Running', 'Failed', undefined],
     ['Running', 'InternalError', undefined],
   ] as const)(
-    'stops a running pipe when Stopped is desired and starts only a Stopped one: want %s, cloud %s → %s',
+    'stops a running pipe when Stopped is desired and starts only a Stopped or Paused one: want %s, cloud %s → %s',
     (desired, state, command) => {
       expect(stateCommand(desired, state)).toBe(command);
     },
@@ -338,5 +340,21 @@ describe('pipeSecretUses', () => {
 
   it('lists nothing for a pipe that references no Secret', () => {
     expect(pipeSecretUses(objectStorage())).toEqual([]);
+  });
+});
+
+describe('unrotatableChanges', () => {
+  const CONNECTION_STRING = 'source.objectStorage.connectionStringSecretRef';
+  const withConnectionString = objectStorage({ connectionStringSecretRef: { name: 'azure' } });
+
+  it('names a rotated connection string, which the PATCH operation cannot carry', () => {
+    expect(unrotatableChanges(withConnectionString, new Set([CONNECTION_STRING]))).toEqual([
+      CONNECTION_STRING,
+    ]);
+  });
+
+  it('names nothing for credentials the PATCH can replace, or when nothing rotated', () => {
+    expect(unrotatableChanges(spec(), new Set([CREDENTIALS, REGISTRY_CREDENTIALS]))).toEqual([]);
+    expect(unrotatableChanges(withConnectionString, noneRotated)).toEqual([]);
   });
 });
