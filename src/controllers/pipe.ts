@@ -3,6 +3,7 @@ import { PipeSpec, PipeStatus } from '../api/pipe.ts';
 import { ApiError } from '../cloud/errors.ts';
 import type { Pipe as CloudPipe } from '../cloud/schemas/pipe.ts';
 import { ReconcileError, Waiting } from '../runtime/managed/errors.ts';
+import { onlyReference } from '../runtime/managed/references.ts';
 import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
 import type { CloudConnection } from './cloud.ts';
 import {
@@ -54,9 +55,8 @@ class PipeClient implements ExternalClient<Pipe, PipePlan> {
   private readonly service: ServiceGate;
 
   constructor(private readonly context: ConnectContext<CloudConnection>) {
-    const service = context.references.service;
     // The reconciler resolves the reference (or waits) before it connects a client.
-    if (!service) throw new Error('a Pipe client needs its service resolved');
+    const service = onlyReference(context.references, 'service');
     this.serviceId = service.id;
     this.service = new ServiceGate(context.cloud.management, service, context.cloud.priority);
   }

@@ -8,6 +8,7 @@ import type { ManagedReconcilerOptions } from './managed/reconciler.ts';
 import {
   dependencyKey,
   DependencyIndex,
+  referencedNames,
   splitDependencyKey,
   type ObjectLookup,
 } from './managed/references.ts';
@@ -131,6 +132,10 @@ export class Manager<Cloud> {
     const self = dependencyKey(kind.kind, ...splitNamespaced(key));
     const before = this.dependencies.set(self, object ? dependenciesOf(kind, object) : []);
     this.controllers.get(kind.kind)!.onResourceChange(key);
+    if (!object && kind.exclusiveOn) {
+      // The owner of a one-per-service cloud object is gone: a waiting claimant may take over.
+      for (const peer of this.informers.get(kind.kind)!.cache.keys()) this.enqueue(kind.kind, peer);
+    }
     // A referenced object that is being deleted waits for its dependants: tell it when one changes or goes.
     for (const dependency of before) this.enqueueIfDeleting(dependency);
     this.notifyDependants(self, object && referencedState(object));
@@ -212,8 +217,8 @@ function dependenciesOf<Cloud>(
   const namespace = object.metadata.namespace;
   const keys = new Set<string>();
   for (const reference of kind.references ?? []) {
-    const name = reference.objectName(object);
-    if (name !== undefined) keys.add(dependencyKey(reference.kind, namespace, name));
+    for (const name of referencedNames(reference, object))
+      keys.add(dependencyKey(reference.kind, namespace, name));
   }
   for (const use of kind.secretReferences?.(object) ?? []) {
     keys.add(dependencyKey(SECRET, namespace, use.secretName));

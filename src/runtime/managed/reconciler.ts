@@ -11,6 +11,7 @@ import { messageOf, ReconcileError, reasonOf, retryFloorOf, Waiting } from './er
 import type { EventRecorder } from './events.ts';
 import type { KubeWriter } from './kube-writer.ts';
 import {
+  keptReferenceIds,
   resolveReferences,
   resolveReferencesForDelete,
   type ObjectLookup,
@@ -137,9 +138,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     if ('waitingFor' in resolution) {
       return this.wait(draft, new Waiting('WaitingForReference', resolution.waitingFor), true);
     }
-    for (const declaration of kind.references ?? []) {
-      const reference = resolution.resolved[declaration.name];
-      if (reference) draft.status[declaration.statusField] = reference.id;
+    Object.assign(draft.status, keptReferenceIds(kind.references ?? [], resolution.resolved));
+    const owner = this.exclusiveOwner(resource, resolution.resolved);
+    if (owner) {
+      const message = `${kind.kind} ${owner} already manages this for the same ${kind.exclusiveOn}`;
+      return this.wait(draft, new Waiting('Conflict', message), true);
     }
     const secrets = this.resolveSecrets(resource);
     const priority: CallPriority =
@@ -192,6 +195,31 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     Object.assign(draft.status, observation.status);
     await this.syncConnectionSecret(resource, external, id, observation);
     return this.converge(resource, external, id, observation, secrets, draft);
+  }
+
+  /**
+   * For a kind with one cloud object per referenced object: the `namespace/name` of the object that owns
+   * it when that is not `resource` (the oldest claimant; ties by key), or undefined.
+   */
+  private exclusiveOwner(resource: R, resolved: ResolvedReferences): string | undefined {
+    const { kind, cache } = this.options;
+    const declaration = kind.references?.find((d) => d.name === kind.exclusiveOn);
+    const target = resolved[kind.exclusiveOn ?? '']?.[0]?.id;
+    if (!declaration || !('statusField' in declaration) || target === undefined) return undefined;
+    const claimOf = (peer: R) => {
+      const kept = peer.status?.[declaration.statusField];
+      if (typeof kept === 'string') return kept;
+      const name = declaration.objectName(peer);
+      if (name === undefined) return declaration.plainId(peer);
+      return this.lookup(declaration.kind, peer.metadata.namespace, name)?.status?.id;
+    };
+    const order = (peer: R) => `${peer.metadata.creationTimestamp ?? ''}\u0000${objectKey(peer)}`;
+    const claimants = cache
+      .list()
+      .filter((peer) => peer.metadata.uid === resource.metadata.uid || claimOf(peer) === target)
+      .sort((a, b) => order(a).localeCompare(order(b)));
+    const owner = claimants[0];
+    return owner && owner.metadata.uid !== resource.metadata.uid ? objectKey(owner) : undefined;
   }
 
   private async create(
@@ -295,7 +323,14 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
   ): Promise<Requeue> {
     const { events } = this.options;
     const differences = observation.differences;
-    if (observation.failed) return this.reportCloudFailure(resource, observation.failed, draft);
+    if (observation.failed) {
+      return this.reportCloudFailure(
+        resource,
+        observation.failed,
+        observation.reason ?? 'CloudFailed',
+        draft,
+      );
+    }
     draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
     if (differences.length > 0) {
       const listed = differences.join(', ');
@@ -321,7 +356,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     this.recordSecretVersions(draft, secrets);
     if (!observation.available) {
       const message = observation.waitingFor ?? 'waiting for the cloud';
-      draft.setCondition({ type: 'Ready', status: 'False', reason: 'Unavailable', message });
+      const reason = observation.reason ?? 'Unavailable';
+      draft.setCondition({ type: 'Ready', status: 'False', reason, message });
       draft.waiting = true;
       return { requeueAfterMs: this.nextPoll(resource) };
     }
@@ -330,13 +366,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
   }
 
   /** The cloud says the resource failed: not Ready, and one Warning when it happens, not per poll. */
-  private reportCloudFailure(resource: R, failure: string, draft: StatusDraft<R>): Requeue {
+  private reportCloudFailure(resource: R, failure: string, reason: string, draft: StatusDraft<R>): Requeue {
     const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
-    if (ready?.reason !== 'CloudFailed') {
-      this.options.events.record(resource, 'Warning', 'CloudFailed', failure);
-    }
+    if (ready?.reason !== reason) this.options.events.record(resource, 'Warning', reason, failure);
     draft.removeCondition('Drifted');
-    draft.setCondition({ type: 'Ready', status: 'False', reason: 'CloudFailed', message: failure });
+    draft.setCondition({ type: 'Ready', status: 'False', reason, message: failure });
     draft.waiting = true;
     return { requeueAfterMs: this.nextPoll(resource) };
   }
@@ -354,7 +388,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
         return this.wait(draft, new Waiting('WaitingForDependants', message), true);
       }
       const references = resolveReferencesForDelete(resource, kind.references ?? [], this.lookup);
-      const missing = (kind.references ?? []).filter((declaration) => !references[declaration.name]);
+      const missing = Object.values(references).filter((resolved) => resolved.length === 0);
       if (missing.length > 0 && !id && !createIntentOf(resource)) {
         // Never created: no reference was ever resolved, so nothing can exist in the cloud.
         return this.removeFinalizer(resource, draft);

@@ -1,22 +1,42 @@
 import type { ManagedObject } from './types.ts';
 
+interface ReferenceCommon {
+  /** The key the kind finds the resolved references under, e.g. `service`. */
+  name: string;
+  /** The referenced kind, e.g. `DatabaseService`. */
+  kind: string;
+  /** Why the referenced object cannot be used yet (`is provisioning`), or undefined when it can. */
+  notUsableBecause?(target: ManagedObject): string | undefined;
+}
+
 /**
  * A reference from one sluice kind to another in the same namespace (a Pipe's `spec.serviceRef` to a
  * DatabaseService), or a plain cloud id given instead (`spec.serviceId`) for an object sluice does not manage.
  */
-export interface ReferenceDeclaration<R extends ManagedObject> {
-  /** The key the kind finds the resolved reference under, e.g. `service`. */
-  name: string;
-  /** The referenced kind, e.g. `DatabaseService`. */
-  kind: string;
+export interface SingleReference<R extends ManagedObject> extends ReferenceCommon {
   /** The referenced object's name, when the spec names one. */
   objectName(resource: R): string | undefined;
   /** The cloud id the spec gives instead of a reference. */
   plainId(resource: R): string | undefined;
   /** The status field that keeps the resolved id, so delete still works once the referenced object is gone. */
   statusField: string;
-  /** Why the referenced object cannot be used yet (`is provisioning`), or undefined when it can. */
-  notUsableBecause?(target: ManagedObject): string | undefined;
+}
+
+/** A list of references to objects of one kind (a Pipe's `reversePrivateEndpointRefs`); each is waited for. */
+export interface ReferenceList<R extends ManagedObject> extends ReferenceCommon {
+  objectNames(resource: R): string[];
+}
+
+export type ReferenceDeclaration<R extends ManagedObject> = SingleReference<R> | ReferenceList<R>;
+
+const isList = <R extends ManagedObject>(d: ReferenceDeclaration<R>): d is ReferenceList<R> =>
+  'objectNames' in d;
+
+/** The names a declaration references in a resource's spec. */
+export function referencedNames<R extends ManagedObject>(declaration: ReferenceDeclaration<R>, resource: R) {
+  if (isList(declaration)) return declaration.objectNames(resource);
+  const name = declaration.objectName(resource);
+  return name === undefined ? [] : [name];
 }
 
 export interface ResolvedReference {
@@ -25,7 +45,15 @@ export interface ResolvedReference {
   /** The referenced object as cached, when the reference is by name and the object still exists. */
   object?: ManagedObject;
 }
-export type ResolvedReferences = Readonly<Record<string, ResolvedReference>>;
+/** Resolved references by the declaration's name: one entry for a single reference, any number for a list. */
+export type ResolvedReferences = Readonly<Record<string, readonly ResolvedReference[]>>;
+
+/** The one resolved reference of a single-reference declaration. */
+export function onlyReference(references: ResolvedReferences, name: string): ResolvedReference {
+  const [reference] = references[name] ?? [];
+  if (!reference) throw new Error(`reference ${name} was not resolved`);
+  return reference;
+}
 
 /** Looks a sluice object up in the operator's caches. */
 export type ObjectLookup = (kind: string, namespace: string, name: string) => ManagedObject | undefined;
@@ -41,47 +69,64 @@ export function resolveReferences<R extends ManagedObject>(
   declarations: readonly ReferenceDeclaration<R>[],
   lookup: ObjectLookup,
 ): ReferenceResolution {
-  const resolved: Record<string, ResolvedReference> = {};
+  const resolved: Record<string, ResolvedReference[]> = {};
   for (const declaration of declarations) {
-    const name = declaration.objectName(resource);
-    if (name === undefined) {
+    const references: ResolvedReference[] = (resolved[declaration.name] = []);
+    const names = referencedNames(declaration, resource);
+    if (names.length === 0 && !isList(declaration)) {
       const id = declaration.plainId(resource);
-      if (id !== undefined) resolved[declaration.name] = { id };
-      continue;
+      if (id !== undefined) references.push({ id });
     }
-    const what = `${declaration.kind} ${name}`;
-    const target = lookup(declaration.kind, resource.metadata.namespace, name);
-    if (!target) return { waitingFor: `${what} does not exist yet` };
-    if (target.metadata.deletionTimestamp) return { waitingFor: `${what} is being deleted` };
-    const id = target.status?.id;
-    if (!id) return { waitingFor: `${what} has no cloud id yet` };
-    const because = declaration.notUsableBecause?.(target);
-    if (because) return { waitingFor: `${what} ${because}` };
-    resolved[declaration.name] = { id, object: target };
+    for (const name of names) {
+      const what = `${declaration.kind} ${name}`;
+      const target = lookup(declaration.kind, resource.metadata.namespace, name);
+      if (!target) return { waitingFor: `${what} does not exist yet` };
+      if (target.metadata.deletionTimestamp) return { waitingFor: `${what} is being deleted` };
+      const id = target.status?.id;
+      if (!id) return { waitingFor: `${what} has no cloud id yet` };
+      const because = declaration.notUsableBecause?.(target);
+      if (because) return { waitingFor: `${what} ${because}` };
+      references.push({ id, object: target });
+    }
   }
   return { resolved };
 }
 
 /**
- * Resolves references for deleting: the id kept in status first (the referenced object may be gone), then
- * the referenced object or plain id. Never waits; a reference with no known id is left out.
+ * Resolves single references for deleting: the id kept in status first (the referenced object may be gone),
+ * then the referenced object or plain id. Never waits; a reference with no known id is left out. Lists are
+ * not needed to delete and are left out.
  */
 export function resolveReferencesForDelete<R extends ManagedObject>(
   resource: R,
   declarations: readonly ReferenceDeclaration<R>[],
   lookup: ObjectLookup,
 ): ResolvedReferences {
-  const resolved: Record<string, ResolvedReference> = {};
+  const resolved: Record<string, ResolvedReference[]> = {};
   for (const declaration of declarations) {
+    if (isList(declaration)) continue;
     const name = declaration.objectName(resource);
     const target =
       name === undefined ? undefined : lookup(declaration.kind, resource.metadata.namespace, name);
     const kept = resource.status?.[declaration.statusField];
     const id =
       (typeof kept === 'string' ? kept : undefined) ?? target?.status?.id ?? declaration.plainId(resource);
-    if (id !== undefined) resolved[declaration.name] = { id, ...(target ? { object: target } : {}) };
+    resolved[declaration.name] = id === undefined ? [] : [{ id, ...(target ? { object: target } : {}) }];
   }
   return resolved;
+}
+
+/** The status fields that keep the ids of single references. */
+export function keptReferenceIds<R extends ManagedObject>(
+  declarations: readonly ReferenceDeclaration<R>[],
+  resolved: ResolvedReferences,
+): Record<string, string> {
+  const kept: Record<string, string> = {};
+  for (const declaration of declarations) {
+    const [reference] = resolved[declaration.name] ?? [];
+    if (!isList(declaration) && reference) kept[declaration.statusField] = reference.id;
+  }
+  return kept;
 }
 
 /** `Kind/namespace/name`: one key space for every object a resource can depend on (sluice kinds, Secrets). */

@@ -45,6 +45,8 @@ export type Observation<S = unknown> =
       waitingFor?: string;
       /** Set when the cloud reports the resource failed (e.g. a pipe in state Failed): says what it reports. */
       failed?: string;
+      /** The Ready reason while not available (default `Unavailable`, or `CloudFailed` when failed). */
+      reason?: string;
       /** Status fields to write, as the cloud reports them. */
       status: Record<string, unknown>;
       /** Non-secret connection values that follow the cloud (hosts, ports). */
@@ -105,6 +107,11 @@ export interface ManagedKind<R extends ManagedObject, Cloud, S = unknown> {
   connectionSecret?: { name(resource: R): string; requiredKeys: readonly string[] };
   /** Other sluice objects this kind depends on; resolved (or waited for) before the client runs. */
   references?: readonly ReferenceDeclaration<R>[];
+  /**
+   * The name of a single reference whose cloud object can have only one of this kind (one query endpoint
+   * per service): the oldest object claiming it owns it; the others wait with reason `Conflict`.
+   */
+  exclusiveOn?: string;
   /** The Secrets a resource's spec references (`…SecretRef`), read from the operator's cache. */
   secretReferences?(resource: R): SecretUse[];
   connect(resource: R, context: ConnectContext<Cloud>): ExternalClient<R, S>;
