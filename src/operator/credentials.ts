@@ -112,6 +112,9 @@ export class CloudClients {
       hooks: this.options.hooks,
       logger: this.options.logger,
     };
+    // Each API gets its own budget; left unset, the client keeps the API's published limit.
+    const withQuota = (quota: QuotaLimit | false | undefined): ClientOptions =>
+      quota === undefined ? clientOptions : { ...clientOptions, quota };
     const clients: CachedClients = {
       fingerprint,
       management: new ManagementClient(
@@ -121,11 +124,14 @@ export class CloudClients {
           keyId: data.keyId!,
           keySecret: data.keySecret!,
         },
-        quotas.management === undefined ? clientOptions : { ...clientOptions, quota: quotas.management },
+        withQuota(quotas.management),
       ),
       ...(data.alertsUrl && data.alertsToken
         ? {
-            alerting: new AlertingClient({ baseUrl: data.alertsUrl, token: data.alertsToken }, clientOptions),
+            alerting: new AlertingClient(
+              { baseUrl: data.alertsUrl, token: data.alertsToken },
+              withQuota(quotas.alerting),
+            ),
           }
         : {}),
     };

@@ -1,0 +1,64 @@
+import { randomUUID } from 'node:crypto';
+import { Agent } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../../src/cloud/logging.ts';
+import { CloudClients } from '../../../src/operator/credentials.ts';
+import type { SecretReader } from '../../../src/runtime/managed/secret-references.ts';
+import type { ManagedObject } from '../../../src/runtime/managed/types.ts';
+
+const resource: ManagedObject = {
+  apiVersion: 'sluice.dev/v1alpha1',
+  kind: 'DatabaseService',
+  metadata: { name: 'db', namespace: 'ns', uid: 'uid-1' },
+  spec: {},
+};
+
+/** Credentials with a fresh key and token, so each test registers its own quota schedulers. */
+function fakeSecrets(): SecretReader {
+  const data = {
+    organizationId: 'org',
+    keyId: `key-${randomUUID()}`,
+    keySecret: 'secret',
+    managementUrl: 'http://127.0.0.1:1',
+    alertsUrl: 'http://127.0.0.1:1',
+    alertsToken: `token-${randomUUID()}`,
+  };
+  return { get: () => ({ data, resourceVersion: '1' }) };
+}
+
+describe('CloudClients', () => {
+  const dispatcher = new Agent();
+  let clouds: CloudClients | undefined;
+  afterEach(async () => {
+    await clouds?.close();
+  });
+
+  const connect = (quotas: ConstructorParameters<typeof CloudClients>[0]['quotas']) => {
+    clouds = new CloudClients({
+      secrets: fakeSecrets(),
+      defaultSecret: { namespace: 'sys', name: 'cloud' },
+      dispatcher,
+      hooks: {},
+      logger: silentLogger,
+      quotas,
+    });
+    return clouds.connectionFor(resource, 'poll');
+  };
+
+  it('gives the alerting client the --alerting-quota budget', async () => {
+    const cloud = await connect({ alerting: { requests: 7, windowMs: 3_000 } });
+    expect(cloud.alerting.quota?.limit).toMatchObject({ requests: 7, windowMs: 3_000 });
+  });
+
+  it('sends alerting calls unthrottled with --alerting-quota off', async () => {
+    const cloud = await connect({ alerting: false });
+    expect(cloud.alerting.quota).toBeUndefined();
+  });
+
+  it('gives the management client the --management-quota budget, or none when off', async () => {
+    expect(
+      (await connect({ management: { requests: 3, windowMs: 1_000 } })).management.quota?.limit,
+    ).toMatchObject({ requests: 3, windowMs: 1_000 });
+    expect((await connect({ management: false })).management.quota).toBeUndefined();
+  });
+});
