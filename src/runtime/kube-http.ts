@@ -18,6 +18,7 @@ export interface KubeStatus {
   code?: number;
   reason?: string;
   message?: string;
+  details?: { causes?: Array<{ reason?: string; message?: string; field?: string }> };
 }
 
 export class KubeApiError extends Error {

@@ -3,7 +3,14 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { pino, type Logger } from 'pino';
 import { JitteredBackoff } from './backoff.ts';
 import { ObjectCache, type KubeObject, type ReadonlyCache } from './cache.ts';
-import { isGone, kubeOpenStream, kubeRequestJson, readLines, type KubeStatus } from './kube-http.ts';
+import {
+  isGone,
+  KubeApiError,
+  kubeOpenStream,
+  kubeRequestJson,
+  readLines,
+  type KubeStatus,
+} from './kube-http.ts';
 
 /** Which resource to mirror; `group: ''` is the core API (`/api/v1`). */
 export interface ResourceType {
@@ -38,6 +45,11 @@ export interface ReflectorOptions {
   listTimeoutMs?: number;
   /** Reconnect delays after errors. Default 200 ms doubling to 30 s, jittered. */
   backoff?: { initialMs: number; maxMs: number };
+  /**
+   * The backoff starts over only after a watch stayed open this long (client-go: 2 minutes), so a watch
+   * that opens and fails at once keeps backing off instead of retrying at the first delay forever.
+   */
+  healthyWatchMs?: number;
   logger?: Logger;
 }
 
@@ -59,6 +71,7 @@ type WatchEnd =
   | 'hung' // nothing arrived before the deadline: watch again at once
   | 'failed' // an error: watch again after backoff
   | 'gone' // 410, the resourceVersion is too old: list again
+  | 'too-large' // the resourceVersion is ahead of the server's cache: list again after backoff
   | 'stopped';
 
 /** A watch that the server closes this soon without any event is treated as an error, not a normal end. */
@@ -84,6 +97,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private readonly watchTimeout: { min: number; max: number };
   private readonly hungWatchGraceMs: number;
   private readonly listTimeoutMs: number;
+  private readonly healthyWatchMs: number;
 
   private lastResourceVersion: string | undefined;
   private synced = false;
@@ -107,6 +121,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.watchTimeout = options.watchTimeoutSeconds ?? { min: 300, max: 600 };
     this.hungWatchGraceMs = options.hungWatchGraceMs ?? 30_000;
     this.listTimeoutMs = options.listTimeoutMs ?? 60_000;
+    this.healthyWatchMs = options.healthyWatchMs ?? 120_000;
   }
 
   /** The resourceVersion the next watch resumes from. */
@@ -150,7 +165,6 @@ export class Reflector<T extends KubeObject = KubeObject> {
         try {
           await this.listAll();
           needsList = false;
-          this.backoff.reset();
         } catch (error) {
           if (this.stopped) break;
           this.logger.warn({ err: error }, 'list failed; retrying');
@@ -165,6 +179,14 @@ export class Reflector<T extends KubeObject = KubeObject> {
           'resourceVersion expired; re-listing',
         );
         needsList = true;
+      } else if (end === 'too-large') {
+        // client-go re-lists too: the list reads the current state, whatever the watch cache has seen.
+        this.logger.info(
+          { resourceVersion: this.lastResourceVersion },
+          'resourceVersion too large for the server; re-listing',
+        );
+        needsList = true;
+        await this.sleep(this.backoff.next());
       } else if (end === 'failed') {
         await this.sleep(this.backoff.next());
       } else if (end === 'hung') {
@@ -238,6 +260,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
         this.endWatch = undefined;
         clearTimeout(deadline);
         request.abort();
+        if (Date.now() - startedAt >= this.healthyWatchMs) this.backoff.reset();
         resolve(end);
       };
       const armDeadline = () => {
@@ -262,7 +285,6 @@ export class Reflector<T extends KubeObject = KubeObject> {
       }).then(
         (stream) => {
           if (this.endWatch !== finish) return void stream.destroy();
-          this.backoff.reset();
           readLines(
             stream,
             (line) => {
@@ -281,8 +303,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
         },
         (error: unknown) => {
           if (this.endWatch !== finish) return; // aborted by us: the end is already decided
-          if (!isGone(error)) this.logger.warn({ err: error }, 'watch request failed');
-          finish(isGone(error) ? 'gone' : 'failed');
+          if (isGone(error)) return finish('gone');
+          this.logger.warn({ err: error }, 'watch request failed');
+          finish(
+            error instanceof KubeApiError && isTooLargeResourceVersion(error.status) ? 'too-large' : 'failed',
+          );
         },
       );
     });
@@ -317,6 +342,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
       case 'ERROR': {
         const status = event.object as KubeStatus;
         if (status?.code === 410 || status?.reason === 'Expired' || status?.reason === 'Gone') return 'gone';
+        if (isTooLargeResourceVersion(status)) return 'too-large';
         this.logger.warn({ status }, 'watch reported an error');
         return 'failed';
       }
@@ -348,6 +374,15 @@ export function resourcePath(resource: ResourceType, namespace?: string): string
   const base = resource.group ? `/apis/${resource.group}/${resource.version}` : `/api/${resource.version}`;
   const scope = namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
   return `${base}${scope}/${resource.plural}`;
+}
+
+/**
+ * The apiserver's answer to a resourceVersion its watch cache has not reached (client-go's
+ * isTooLargeResourceVersionError): a cause `ResourceVersionTooLarge`, or, from older servers, the message.
+ */
+function isTooLargeResourceVersion(status: KubeStatus | undefined): boolean {
+  if (status?.details?.causes?.some((cause) => cause.reason === 'ResourceVersionTooLarge')) return true;
+  return status?.message?.includes('Too large resource version') ?? false;
 }
 
 /** Drops managedFields: large, never read by the operator, and a cache-memory cost for every object. */

@@ -1,6 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Reflector, type ReflectorOptions } from '../../../src/runtime/reflector.ts';
-import { FakeKubeApi, failWith, hangAfterHeaders, hangBeforeHeaders, widget } from './fake-kube-api.ts';
+import {
+  FakeKubeApi,
+  failWith,
+  hangAfterHeaders,
+  hangBeforeHeaders,
+  widget,
+  type WatchScript,
+} from './fake-kube-api.ts';
 
 const WIDGETS = { group: 'example.dev', version: 'v1', plural: 'widgets' };
 const until = { timeout: 5_000, interval: 10 };
@@ -211,6 +218,91 @@ describe('Reflector against a fake apiserver', () => {
       resourceVersion,
     ]);
     expect(api.lists).toHaveLength(1);
+  });
+
+  /** Scripts the next `count` watches to open and fail at once, noting when each arrived. */
+  function failWatchesRightAfterOpening(count: number): number[] {
+    const arrivals: number[] = [];
+    const openThenFail: WatchScript = (response) => {
+      arrivals.push(Date.now());
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const status = { kind: 'Status', code: 500, reason: 'InternalError', message: 'boom' };
+      response.end(JSON.stringify({ type: 'ERROR', object: status }) + '\n');
+    };
+    for (let i = 0; i < count; i++) api.scriptNextWatch(openThenFail);
+    return arrivals;
+  }
+
+  it('backs off further each time a watch opens and fails at once, instead of retrying at the first delay', async () => {
+    const arrivals = failWatchesRightAfterOpening(50);
+    reflector = new Reflector({
+      kubeConfig: api.kubeConfig(),
+      resource: WIDGETS,
+      onChange: () => {},
+      backoff: { initialMs: 40, maxMs: 10_000 },
+    });
+    reflector.start();
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+
+    // Doubling from 40 ms (each delay at least half its step): 20 + 40 + 80 + 160 + 320 + 640 > 1.2 s.
+    expect(arrivals.length).toBeLessThanOrEqual(7);
+    const gaps = arrivals.slice(1).map((at, i) => at - arrivals[i]!);
+    expect(gaps.at(-1)).toBeGreaterThanOrEqual(150);
+  });
+
+  it('resets the backoff only after a watch stayed open for the healthy period', async () => {
+    const arrivals = failWatchesRightAfterOpening(4);
+    await startReflector({ backoff: { initialMs: 40, maxMs: 10_000 }, healthyWatchMs: 300 });
+    // Four failures pushed the step to 640 ms; the fifth watch is served normally and stays open.
+    expect(arrivals).toHaveLength(4);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const failedAgain = failWatchesRightAfterOpening(1);
+    api.resetWatches();
+    await vi.waitFor(() => expect(failedAgain).toHaveLength(1), until);
+    const brokeAt = Date.now();
+    await vi.waitFor(() => expect(api.openWatchCount).toBe(1), until);
+    // Back at the first step (20–40 ms, then 40–80 ms), not at 640 ms or more.
+    expect(Date.now() - brokeAt).toBeLessThan(400);
+  });
+
+  it('re-lists when the server says the watch’s resourceVersion is too large', async () => {
+    await startReflector();
+    api.scriptNextWatch((response) => {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const status = {
+        kind: 'Status',
+        status: 'Failure',
+        code: 504,
+        reason: 'Timeout',
+        message: 'Too large resource version: 999, current: 101',
+        details: { causes: [{ reason: 'ResourceVersionTooLarge', message: 'Too large resource version' }] },
+      };
+      response.end(JSON.stringify({ type: 'ERROR', object: status }) + '\n');
+    });
+    api.endWatches();
+
+    await vi.waitFor(() => expect(api.lists).toHaveLength(2), until);
+    await vi.waitFor(() => expect(api.openWatchCount).toBe(1), until);
+  });
+
+  it('re-lists when the watch request itself is refused for a too large resourceVersion', async () => {
+    await startReflector();
+    api.scriptNextWatch((response) => {
+      response.writeHead(504, { 'content-type': 'application/json' });
+      response.end(
+        JSON.stringify({
+          kind: 'Status',
+          status: 'Failure',
+          code: 504,
+          reason: 'Timeout',
+          message: 'Too large resource version: 999, current: 101',
+          details: { causes: [{ reason: 'ResourceVersionTooLarge' }] },
+        }),
+      );
+    });
+    api.endWatches();
+
+    await vi.waitFor(() => expect(api.lists).toHaveLength(2), until);
   });
 
   it('retries a failed list after backoff', async () => {
