@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KubeApiError, kubeRequestJson } from '../kube-http.ts';
 import { MANAGED_BY_LABEL } from './annotations.ts';
+import { ReconcileError } from './errors.ts';
 import type { ConnectionDetails, ManagedObject, ManagedStatus } from './types.ts';
 
 const MERGE_PATCH = 'application/merge-patch+json';
@@ -12,9 +13,33 @@ export interface KindPath {
   plural: string;
 }
 
+interface OwnerReference {
+  uid: string;
+  controller?: boolean;
+}
+
 interface SecretObject {
-  metadata: { name: string; namespace: string; resourceVersion?: string; ownerReferences?: unknown[] };
+  metadata: { name: string; resourceVersion?: string; ownerReferences?: OwnerReference[] };
   data?: Record<string, string>;
+}
+
+/** The user must rename or remove the Secret; retrying sooner than this only adds noise. */
+const SECRET_CONFLICT_RETRY_MS = 10_000;
+
+/**
+ * Throws `SecretConflict` unless `owner` controls the Secret (an owner reference with `controller: true`
+ * and its uid). Without this, a resource could write its password into any Secret of its namespace, and
+ * two resources naming one Secret would overwrite each other's.
+ */
+export function assertControlledBy(secret: SecretObject, owner: ManagedObject): void {
+  const refs = secret.metadata.ownerReferences ?? [];
+  if (refs.some((ref) => ref.controller === true && ref.uid === owner.metadata.uid)) return;
+  throw new ReconcileError(
+    'SecretConflict',
+    `Secret ${secret.metadata.name} exists and is not controlled by this ${owner.kind ?? 'resource'}; ` +
+      'name another Secret in spec.connectionSecret.name, or delete that one',
+    SECRET_CONFLICT_RETRY_MS,
+  );
 }
 
 /** The writes the reconciler makes to Kubernetes: status, finalizers, connection Secrets and Events. */
@@ -53,9 +78,13 @@ export class KubeWriter {
   }
 
   async getSecretData(namespace: string, name: string): Promise<Record<string, string> | undefined> {
+    const secret = await this.getSecret(namespace, name);
+    return secret && decode(secret.data ?? {});
+  }
+
+  private async getSecret(namespace: string, name: string): Promise<SecretObject | undefined> {
     try {
-      const secret = await this.request<SecretObject>('GET', secretPath(namespace, name));
-      return decode(secret.data ?? {});
+      return await this.request<SecretObject>('GET', secretPath(namespace, name));
     } catch (error) {
       if (error instanceof KubeApiError && error.statusCode === 404) return undefined;
       throw error;
@@ -63,8 +92,24 @@ export class KubeWriter {
   }
 
   /**
+   * The values of the resource's connection Secret, undefined when it does not exist. Throws
+   * `SecretConflict` when the Secret exists but the resource does not control it.
+   */
+  async readConnectionSecret(
+    owner: ManagedObject,
+    name: string,
+  ): Promise<Record<string, string> | undefined> {
+    const secret = await this.getSecret(owner.metadata.namespace, name);
+    if (!secret) return undefined;
+    assertControlledBy(secret, owner);
+    return decode(secret.data ?? {});
+  }
+
+  /**
    * Creates the connection Secret owned by the resource (so it goes when the resource goes), or merges the
-   * given values into it, leaving other keys as they are.
+   * given values into it, leaving other keys as they are. Only a Secret the resource controls is written
+   * (else `SecretConflict`); the resourceVersion of the checked Secret guards the patch, so an ownership
+   * change in between fails (409) instead of being written over.
    */
   async writeConnectionSecret(
     owner: ManagedObject,
@@ -74,10 +119,7 @@ export class KubeWriter {
   ): Promise<void> {
     const namespace = owner.metadata.namespace;
     const data = encode(details);
-    if (exists) {
-      await this.request('PATCH', secretPath(namespace, name), { data }, MERGE_PATCH);
-      return;
-    }
+    if (exists && (await this.patchIfControlled(owner, name, data))) return;
     const secret = {
       apiVersion: 'v1',
       kind: 'Secret',
@@ -99,7 +141,28 @@ export class KubeWriter {
       },
       data,
     };
-    await this.request('POST', `/api/v1/namespaces/${namespace}/secrets`, secret);
+    try {
+      await this.request('POST', `/api/v1/namespaces/${namespace}/secrets`, secret);
+    } catch (error) {
+      // Created meanwhile, maybe by someone else: write only if it is ours.
+      if (!(error instanceof KubeApiError && error.statusCode === 409)) throw error;
+      if (!(await this.patchIfControlled(owner, name, data))) throw error;
+    }
+  }
+
+  /** Merges `data` into the Secret if it exists and `owner` controls it; false when it does not exist. */
+  private async patchIfControlled(
+    owner: ManagedObject,
+    name: string,
+    data: Record<string, string>,
+  ): Promise<boolean> {
+    const namespace = owner.metadata.namespace;
+    const secret = await this.getSecret(namespace, name);
+    if (!secret) return false;
+    assertControlledBy(secret, owner);
+    const metadata = { resourceVersion: secret.metadata.resourceVersion };
+    await this.request('PATCH', secretPath(namespace, name), { metadata, data }, MERGE_PATCH);
+    return true;
   }
 
   async createEvent(

@@ -230,6 +230,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
   ): Promise<Requeue> {
     const { kind, events } = this.options;
     await external.prepareCreate?.(resource);
+    // A password that could not be stored would be lost: refuse someone else's Secret before creating.
+    if (kind.connectionSecret) await this.readConnectionSecret(resource);
     // The intent goes on the object before the call, in the same write as the finalizer: after a crash
     // that loses the answer, `findCreated` matches only what was created after it.
     resource = await this.writeMetadata(resource, draft, {
@@ -435,10 +437,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
   ) {
     const secret = this.options.kind.connectionSecret;
     if (!secret) return;
-    const current = await this.options.writer.getSecretData(
-      resource.metadata.namespace,
-      secret.name(resource),
-    );
+    const current = await this.readConnectionSecret(resource);
     const values = { ...observation.connectionDetails };
     const missing = secret.requiredKeys.filter((key) => !current?.[key] && !values[key]);
     if (missing.length > 0 && external.recoverConnectionDetails) {
@@ -462,8 +461,14 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
 
   private async writeSecretValues(resource: R, values: Record<string, string>): Promise<void> {
     const name = this.options.kind.connectionSecret!.name(resource);
-    const current = await this.options.writer.getSecretData(resource.metadata.namespace, name);
+    const current = await this.readConnectionSecret(resource);
     await this.options.writer.writeConnectionSecret(resource, name, values, current !== undefined);
+  }
+
+  /** The connection Secret's values; a Secret this resource does not control is a `SecretConflict`. */
+  private readConnectionSecret(resource: R): Promise<Record<string, string> | undefined> {
+    const name = this.options.kind.connectionSecret!.name(resource);
+    return this.options.writer.readConnectionSecret(resource, name);
   }
 
   /** Writes status only when it changed, so a no-op reconcile makes no write and moves no timestamp. */

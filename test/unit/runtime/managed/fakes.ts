@@ -1,0 +1,228 @@
+import type { ReadonlyCache } from '../../../../src/runtime/cache.ts';
+import type { EventRecorder } from '../../../../src/runtime/managed/events.ts';
+import {
+  assertControlledBy,
+  type KindPath,
+  type KubeWriter,
+} from '../../../../src/runtime/managed/kube-writer.ts';
+import type {
+  ConnectionDetails,
+  ExternalClient,
+  ManagedKind,
+  ManagedObject,
+  ManagedStatus,
+  Observation,
+} from '../../../../src/runtime/managed/types.ts';
+
+/**
+ * In-memory stand-ins for the reconciler's collaborators (unit tests only): an apiserver that keeps objects
+ * and Secrets with resourceVersions, a cache the test can hold back, an Event log, and a cloud of widgets.
+ */
+
+export interface Widget extends ManagedObject {
+  spec: ManagedObject['spec'] & { size: number; connectionSecret?: string };
+}
+
+export function widget(name: string, spec: Partial<Widget['spec']> = {}, uid = `uid-${name}`): Widget {
+  return {
+    apiVersion: 'example.dev/v1',
+    kind: 'Widget',
+    metadata: { name, namespace: 'ns', uid, generation: 1, resourceVersion: '1' },
+    spec: { size: 1, ...spec },
+  };
+}
+
+interface StoredSecret {
+  ownerReferences: Array<{ uid: string; controller?: boolean; kind: string; name: string }>;
+  data: Record<string, string>;
+}
+
+/** The apiserver as the reconciler's KubeWriter sees it. */
+export class FakeServer {
+  readonly objects = new Map<string, Widget>();
+  readonly secrets = new Map<string, StoredSecret>();
+  readonly statusWrites: ManagedStatus[] = [];
+  private resourceVersion = 1;
+
+  put(object: Widget): Widget {
+    const stored = structuredClone(object);
+    stored.metadata.resourceVersion = String(++this.resourceVersion);
+    this.objects.set(object.metadata.name, stored);
+    return structuredClone(stored);
+  }
+
+  get(name: string): Widget {
+    return structuredClone(this.objects.get(name)!);
+  }
+
+  /** A user edits the spec: the generation moves. */
+  editSpec(name: string, spec: Partial<Widget['spec']>): Widget {
+    const object = this.get(name);
+    object.spec = { ...object.spec, ...spec };
+    object.metadata.generation = (object.metadata.generation ?? 1) + 1;
+    return this.put(object);
+  }
+
+  /** A Secret someone else made (no owner, or another owner). */
+  putSecret(name: string, data: Record<string, string>, ownerUid?: string): void {
+    const ownerReferences = ownerUid
+      ? [{ uid: ownerUid, controller: true, kind: 'Widget', name: 'other' }]
+      : [];
+    this.secrets.set(name, { ownerReferences, data: { ...data } });
+  }
+
+  writer(): KubeWriter {
+    const writer: Pick<
+      KubeWriter,
+      | 'patchStatus'
+      | 'patchMetadata'
+      | 'setFinalizers'
+      | 'getSecretData'
+      | 'readConnectionSecret'
+      | 'writeConnectionSecret'
+    > = {
+      patchStatus: async <R extends ManagedObject>(_kind: KindPath, resource: R, status: ManagedStatus) => {
+        const object = this.get(resource.metadata.name);
+        object.status = structuredClone(status);
+        this.statusWrites.push(structuredClone(status));
+        return this.put(object) as unknown as R;
+      },
+      patchMetadata: async <R extends ManagedObject>(
+        _kind: KindPath,
+        resource: R,
+        change: { finalizers?: string[]; annotations?: Record<string, string | null> },
+      ) => {
+        const object = this.get(resource.metadata.name);
+        if (object.metadata.resourceVersion !== resource.metadata.resourceVersion) {
+          throw new Error('409 Conflict');
+        }
+        if (change.finalizers) object.metadata.finalizers = change.finalizers;
+        for (const [key, value] of Object.entries(change.annotations ?? {})) {
+          object.metadata.annotations ??= {};
+          if (value === null) delete object.metadata.annotations[key];
+          else object.metadata.annotations[key] = value;
+        }
+        return this.put(object) as unknown as R;
+      },
+      setFinalizers: <R extends ManagedObject>(kind: KindPath, resource: R, finalizers: string[]) =>
+        writer.patchMetadata(kind, resource, { finalizers }),
+      getSecretData: async (_namespace: string, name: string) => this.secrets.get(name)?.data,
+      readConnectionSecret: async (owner: ManagedObject, name: string) => {
+        const secret = this.secrets.get(name);
+        if (secret) assertControlledBy({ metadata: { name, ...secret } }, owner);
+        return secret?.data;
+      },
+      writeConnectionSecret: async (owner: ManagedObject, name: string, details: ConnectionDetails) => {
+        const secret = this.secrets.get(name);
+        if (secret) assertControlledBy({ metadata: { name, ...secret } }, owner);
+        const ownerReferences = [
+          { uid: owner.metadata.uid, controller: true, kind: owner.kind!, name: owner.metadata.name },
+        ];
+        this.secrets.set(name, { ownerReferences, data: { ...secret?.data, ...details } });
+      },
+    };
+    return writer as KubeWriter;
+  }
+}
+
+/** A cache the test fills by hand, e.g. with an object older than the server's. */
+export class FakeCache implements ReadonlyCache<Widget> {
+  readonly objects = new Map<string, Widget>();
+
+  set(object: Widget): void {
+    this.objects.set(`${object.metadata.namespace}/${object.metadata.name}`, structuredClone(object));
+  }
+  get(key: string): Widget | undefined {
+    const object = this.objects.get(key);
+    return object && structuredClone(object);
+  }
+  list(): Widget[] {
+    return [...this.objects.values()].map((o) => structuredClone(o));
+  }
+  keys(): string[] {
+    return [...this.objects.keys()];
+  }
+  get size(): number {
+    return this.objects.size;
+  }
+}
+
+export interface RecordedEvent {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
+export function fakeEvents(): { recorder: EventRecorder; events: RecordedEvent[] } {
+  const events: RecordedEvent[] = [];
+  const recorder = {
+    record: (_regarding: ManagedObject, type: 'Normal' | 'Warning', reason: string, message: string) =>
+      events.push({ type, reason, message }),
+  };
+  return { recorder: recorder as unknown as EventRecorder, events };
+}
+
+/** Widgets in the cloud; each method can be replaced by a test. */
+export class FakeCloud implements ExternalClient<Widget, number> {
+  readonly widgets = new Map<string, { size: number; ready: boolean; uid: string }>();
+  readonly calls: string[] = [];
+  private nextId = 1;
+
+  async findCreated(resource: Widget): Promise<string | undefined> {
+    this.calls.push('findCreated');
+    return [...this.widgets].find(([, w]) => w.uid === resource.metadata.uid)?.[0];
+  }
+
+  async observe(_resource: Widget, id: string): Promise<Observation<number>> {
+    this.calls.push('observe');
+    const found = this.widgets.get(id);
+    if (!found) return { exists: false };
+    const differences = found.size === _resource.spec.size ? [] : ['size'];
+    return {
+      exists: true,
+      snapshot: found.size,
+      differences,
+      available: found.ready,
+      status: { size: found.size },
+      connectionDetails: { host: `${id}.example` },
+    };
+  }
+
+  async create(resource: Widget) {
+    this.calls.push('create');
+    const id = `w-${this.nextId++}`;
+    this.widgets.set(id, { size: resource.spec.size, ready: false, uid: resource.metadata.uid });
+    return { externalId: id, connectionDetails: { host: `${id}.example`, password: `pw-${id}` } };
+  }
+
+  async update(resource: Widget, id: string): Promise<void> {
+    this.calls.push('update');
+    this.widgets.get(id)!.size = resource.spec.size;
+  }
+
+  async delete(_resource: Widget, id: string): Promise<'gone' | 'pending'> {
+    this.calls.push('delete');
+    this.widgets.delete(id);
+    return 'gone';
+  }
+
+  async recoverConnectionDetails(_resource: Widget, id: string) {
+    this.calls.push('recover');
+    return { password: `reset-${id}` };
+  }
+}
+
+export function widgetKind(cloud: FakeCloud): ManagedKind<Widget, FakeCloud, number> {
+  return {
+    kind: 'Widget',
+    group: 'example.dev',
+    version: 'v1',
+    plural: 'widgets',
+    defaultDeletionPolicy: 'Delete',
+    connectionSecret: {
+      name: (resource) => resource.spec.connectionSecret ?? `${resource.metadata.name}-connection`,
+      requiredKeys: ['password'],
+    },
+    connect: () => cloud,
+  };
+}

@@ -1,0 +1,211 @@
+import { describe, expect, it } from 'vitest';
+import { FINALIZER } from '../../../../src/runtime/managed/annotations.ts';
+import { ReconcileError } from '../../../../src/runtime/managed/errors.ts';
+import { ManagedReconciler } from '../../../../src/runtime/managed/reconciler.ts';
+import { FakeCache, FakeCloud, FakeServer, fakeEvents, widget, widgetKind, type Widget } from './fakes.ts';
+
+const SYNC_MS = 600_000;
+const POLL_MS = 1_000;
+
+function setup() {
+  const server = new FakeServer();
+  const cache = new FakeCache();
+  const cloud = new FakeCloud();
+  const { recorder, events } = fakeEvents();
+  const reconciler = new ManagedReconciler({
+    kind: widgetKind(cloud),
+    cache,
+    writer: server.writer(),
+    events: recorder,
+    cloudFor: async () => cloud,
+    syncIntervalMs: SYNC_MS,
+    pollIntervalMs: POLL_MS,
+  });
+  return {
+    server,
+    cache,
+    cloud,
+    events,
+    /** Creates the object on the server and lets the cache see it. */
+    apply(object: Widget) {
+      cache.set(server.put(object));
+    },
+    /** The cache catches up with the server. */
+    sync(name: string) {
+      cache.set(server.get(name));
+    },
+    reconcile: (name: string) => reconciler.reconcile(`ns/${name}`),
+    condition: (name: string, type: string) =>
+      server.get(name).status?.conditions?.find((c) => c.type === type),
+  };
+}
+
+/** Reconciles until the widget is Ready, letting the cache catch up after each pass. */
+async function makeReady(t: ReturnType<typeof setup>, name: string): Promise<string> {
+  await t.reconcile(name);
+  t.sync(name);
+  const id = t.server.get(name).status!.id!;
+  t.cloud.widgets.get(id)!.ready = true;
+  await t.reconcile(name);
+  t.sync(name);
+  expect(t.condition(name, 'Ready')?.status).toBe('True');
+  return id;
+}
+
+describe('ManagedReconciler', () => {
+  it('creates the cloud resource, records its id at once, adds its finalizer and stores the password in a Secret it owns', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+
+    expect(await t.reconcile('a')).toEqual({ requeueAfterMs: POLL_MS });
+
+    const stored = t.server.get('a');
+    expect(stored.metadata.finalizers).toEqual([FINALIZER]);
+    expect(stored.status).toMatchObject({ id: 'w-1', observedGeneration: 1 });
+    expect(t.condition('a', 'Ready')).toMatchObject({ status: 'False', reason: 'Creating' });
+    expect(t.condition('a', 'Synced')).toMatchObject({ status: 'True', reason: 'ReconcileSuccess' });
+    expect(t.server.secrets.get('a-connection')).toMatchObject({
+      ownerReferences: [{ uid: 'uid-a', controller: true }],
+      data: { password: 'pw-w-1', host: 'w-1.example' },
+    });
+    expect(t.events).toContainEqual({ type: 'Normal', reason: 'Created', message: 'created Widget w-1' });
+  });
+
+  it('adopts what an earlier create left in the cloud instead of creating again', async () => {
+    const t = setup();
+    t.cloud.widgets.set('w-9', { size: 1, ready: true, uid: 'uid-a' });
+    t.apply(widget('a'));
+
+    await t.reconcile('a');
+
+    expect(t.cloud.calls).not.toContain('create');
+    expect(t.server.get('a').status?.id).toBe('w-9');
+    expect(t.events.map((e) => e.reason)).toContain('Adopted');
+  });
+
+  it('reports Ready once the cloud resource is available, and checks again at the sync interval', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    await makeReady(t, 'a');
+    expect(await t.reconcile('a')).toEqual({ requeueAfterMs: SYNC_MS });
+  });
+
+  it('makes no status write when a reconcile changes nothing', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    await makeReady(t, 'a');
+    const writes = t.server.statusWrites.length;
+
+    await t.reconcile('a');
+
+    expect(t.server.statusWrites).toHaveLength(writes);
+  });
+
+  it('applies a spec change as an update and reports Updating', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    const id = await makeReady(t, 'a');
+    t.cache.set(t.server.editSpec('a', { size: 3 }));
+
+    await t.reconcile('a');
+
+    expect(t.cloud.widgets.get(id)!.size).toBe(3);
+    expect(t.condition('a', 'Ready')).toMatchObject({ status: 'False', reason: 'Updating' });
+    expect(t.server.get('a').status?.observedGeneration).toBe(2);
+  });
+
+  it('does nothing while paused, and keeps saying which generation was acted on', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    await makeReady(t, 'a');
+    const paused = t.server.editSpec('a', { size: 5 });
+    paused.metadata.annotations = { 'sluice.dev/paused': 'true' };
+    t.cache.set(t.server.put(paused));
+    t.cloud.calls.length = 0;
+
+    await t.reconcile('a');
+
+    expect(t.cloud.calls).toEqual([]);
+    expect(t.server.get('a').status?.observedGeneration).toBe(1);
+    expect(t.condition('a', 'Synced')).toMatchObject({ status: 'False', reason: 'ReconcilePaused' });
+  });
+
+  it('records a failure in Synced and a Warning Event, and throws so the key backs off', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    t.cloud.create = async () => {
+      throw new ReconcileError('QuotaExceeded', 'the organization has no room', 30_000);
+    };
+
+    await expect(t.reconcile('a')).rejects.toMatchObject({ retryAfterMs: 30_000 });
+
+    expect(t.condition('a', 'Synced')).toMatchObject({
+      status: 'False',
+      reason: 'QuotaExceeded',
+      message: 'the organization has no room',
+    });
+    expect(t.events).toContainEqual({
+      type: 'Warning',
+      reason: 'QuotaExceeded',
+      message: 'the organization has no room',
+    });
+  });
+
+  it('restores a lost password by the kind’s recovery, in the Secret it owns', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    await makeReady(t, 'a');
+    delete t.server.secrets.get('a-connection')!.data.password;
+
+    await t.reconcile('a');
+
+    expect(t.server.secrets.get('a-connection')!.data.password).toBe('reset-w-1');
+    expect(t.events.map((e) => e.reason)).toContain('ConnectionDetailsRecovered');
+  });
+
+  it('deletes the cloud resource, then releases the finalizer, with deletionPolicy Delete', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    const id = await makeReady(t, 'a');
+    const deleting = t.server.get('a');
+    deleting.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
+    t.cache.set(t.server.put(deleting));
+
+    await t.reconcile('a');
+
+    expect(t.cloud.widgets.has(id)).toBe(false);
+    expect(t.server.get('a').metadata.finalizers).toEqual([]);
+  });
+
+  describe('connection Secret ownership', () => {
+    it('refuses a Secret it does not control before creating anything: Synced=False SecretConflict, nothing written', async () => {
+      const t = setup();
+      t.server.putSecret('app-config', { token: 'keep-me' });
+      t.apply(widget('a', { connectionSecret: 'app-config' }));
+
+      await expect(t.reconcile('a')).rejects.toMatchObject({ reason: 'SecretConflict' });
+
+      expect(t.cloud.calls).not.toContain('create');
+      expect(t.server.secrets.get('app-config')!.data).toEqual({ token: 'keep-me' });
+      expect(t.condition('a', 'Synced')).toMatchObject({ status: 'False', reason: 'SecretConflict' });
+      expect(t.condition('a', 'Synced')!.message).toContain('Secret app-config');
+      expect(t.events.find((e) => e.reason === 'SecretConflict')?.type).toBe('Warning');
+    });
+
+    it('leaves another resource’s Secret and password alone when a second resource names it', async () => {
+      const t = setup();
+      t.apply(widget('first', { connectionSecret: 'shared' }));
+      await makeReady(t, 'first');
+      const before = structuredClone(t.server.secrets.get('shared'));
+      // The second already has a cloud resource (adopted), so it reaches the Secret sync of a running one.
+      t.cloud.widgets.set('w-7', { size: 1, ready: true, uid: 'uid-second' });
+      t.apply(widget('second', { connectionSecret: 'shared' }));
+
+      await expect(t.reconcile('second')).rejects.toMatchObject({ reason: 'SecretConflict' });
+
+      expect(t.server.secrets.get('shared')).toEqual(before);
+      expect(t.cloud.calls).not.toContain('recover');
+      expect(t.condition('second', 'Synced')).toMatchObject({ status: 'False', reason: 'SecretConflict' });
+    });
+  });
+});
