@@ -500,6 +500,8 @@ class StatusDraft<R extends ManagedObject> {
   status: ManagedStatus;
   waiting = false;
   discarded = false;
+  /** The generation this reconcile read and acts on; writes may return a newer one, edited meanwhile. */
+  private readonly generation: number | undefined;
   private observedGeneration: number | undefined;
 
   constructor(
@@ -507,7 +509,8 @@ class StatusDraft<R extends ManagedObject> {
     private readonly now: () => Date,
   ) {
     this.status = structuredClone(resource.status ?? {});
-    this.observedGeneration = resource.metadata.generation;
+    this.generation = resource.metadata.generation;
+    this.observedGeneration = this.generation;
   }
 
   keepObservedGeneration(): void {
@@ -515,7 +518,7 @@ class StatusDraft<R extends ManagedObject> {
   }
 
   setCondition(condition: Omit<ConditionInput, 'observedGeneration'>): void {
-    const next = { ...condition, observedGeneration: this.resource.metadata.generation };
+    const next = { ...condition, observedGeneration: this.generation };
     this.status.conditions = setCondition(this.status.conditions ?? [], next, this.now);
   }
 
@@ -523,11 +526,11 @@ class StatusDraft<R extends ManagedObject> {
     if (this.status.conditions) this.status.conditions = removeCondition(this.status.conditions, type);
   }
 
-  /** Continues from the object the apiserver returned after a write (new resourceVersion). */
+  /**
+   * Continues from the object the apiserver returned after a write (new resourceVersion). Its generation
+   * is not taken over: a spec edited meanwhile has not been acted on.
+   */
   rebase(updated: R): void {
-    if (this.observedGeneration === this.resource.metadata.generation) {
-      this.observedGeneration = updated.metadata.generation;
-    }
     this.resource = updated;
   }
 

@@ -208,4 +208,21 @@ describe('ManagedReconciler', () => {
       expect(t.condition('second', 'Synced')).toMatchObject({ status: 'False', reason: 'SecretConflict' });
     });
   });
+
+  it('reports the generation it read when the spec is edited while create runs', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    const create = t.cloud.create.bind(t.cloud);
+    t.cloud.create = async (resource) => {
+      t.server.editSpec('a', { size: 2 });
+      return create(resource);
+    };
+
+    await t.reconcile('a');
+
+    const status = t.server.get('a').status!;
+    expect(t.server.get('a').metadata.generation).toBe(2);
+    expect(status.observedGeneration).toBe(1);
+    expect(status.conditions!.map((c) => c.observedGeneration)).toEqual([1, 1]);
+  });
 });
