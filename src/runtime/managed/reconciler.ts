@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import { pino, type Logger } from 'pino';
 import type { Condition } from '../../api/common.ts';
 import { objectKey, type ReadonlyCache } from '../cache.ts';
@@ -18,6 +17,7 @@ import {
   type ResolvedReferences,
 } from './references.ts';
 import { resolveSecrets, type ResolvedSecrets, type SecretReader } from './secret-references.ts';
+import { StatusExpectations } from './status-expectations.ts';
 import type {
   ConnectContext,
   ExternalClient,
@@ -75,6 +75,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
   private readonly now: () => Date;
   /** The growing wait per key while the cloud is still moving: poll interval, doubled, capped. */
   private readonly polls: ExponentialFailureRateLimiter;
+  private readonly statuses = new StatusExpectations();
 
   constructor(private readonly options: ManagedReconcilerOptions<R, Cloud, S>) {
     this.logger = options.logger ?? pino({ enabled: false });
@@ -90,6 +91,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     const cached = this.options.cache.get(key);
     if (!cached) {
       this.polls.forget(key);
+      this.statuses.forget(key);
       return;
     }
     const draft = new StatusDraft(cached, this.now);
@@ -474,8 +476,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
   /** Writes status only when it changed, so a no-op reconcile makes no write and moves no timestamp. */
   private async flushStatus(draft: StatusDraft<R>): Promise<void> {
     const next = draft.result();
-    if (isDeepStrictEqual(next, draft.resource.status ?? {})) return;
+    if (this.statuses.upToDate(draft.resource, next)) return;
     const updated = await this.options.writer.patchStatus(this.options.kind, draft.resource, next);
+    this.statuses.wrote(draft.resource, next);
     draft.rebase(updated);
   }
 

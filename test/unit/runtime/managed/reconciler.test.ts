@@ -209,6 +209,23 @@ describe('ManagedReconciler', () => {
     });
   });
 
+  it('writes status again when the cached object lags behind its own last write', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    const id = await makeReady(t, 'a');
+    // The cloud resource becomes unavailable: the server now holds Ready=False, the cache still Ready=True.
+    t.cloud.widgets.get(id)!.ready = false;
+    await t.reconcile('a');
+    expect(t.condition('a', 'Ready')?.status).toBe('False');
+    expect(t.cache.get('ns/a')!.status!.conditions!.find((c) => c.type === 'Ready')?.status).toBe('True');
+
+    // It comes back before the cache caught up: the reconcile must not take the stale Ready=True as written.
+    t.cloud.widgets.get(id)!.ready = true;
+    await t.reconcile('a');
+
+    expect(t.condition('a', 'Ready')?.status).toBe('True');
+  });
+
   it('reports the generation it read when the spec is edited while create runs', async () => {
     const t = setup();
     t.apply(widget('a'));
