@@ -179,6 +179,27 @@ export class RequestAbortedError extends CloudError {
   }
 }
 
+/**
+ * The call was not sent because it would have waited longer than its deadline: for the request budget,
+ * or for a 429's `Retry-After`. Nothing of it reached the server (a create is safe to send again); the
+ * caller should come back after `retryAfterMs` instead of holding a worker meanwhile.
+ */
+export class DeferredRequestError extends CloudError {
+  readonly code = 'DEFERRED';
+  readonly retryAfterMs: number;
+
+  constructor(
+    details: CallSite & { attempts: number; retryAfterMs: number; reason: 'quota' | 'rate-limited' },
+  ) {
+    const why = details.reason === 'quota' ? 'the request budget' : 'the server’s rate limit';
+    super(
+      `${details.method} ${details.route} deferred: ${why} allows it in about ${Math.ceil(details.retryAfterMs)} ms`,
+      { ...details, retryable: true, mayHaveSucceeded: false },
+    );
+    this.retryAfterMs = details.retryAfterMs;
+  }
+}
+
 /** A success answer whose body is not what the schema promises (not JSON, or the wrong shape). */
 export class ResponseValidationError extends CloudError {
   readonly code = 'INVALID_RESPONSE';

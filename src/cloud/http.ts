@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import {
   AmbiguousRequestError,
   ApiError,
+  DeferredRequestError,
   type ApiName,
   type CallSite,
   NetworkError,
@@ -15,6 +16,7 @@ import { collectSecrets, redactSecrets, scrub, silentLogger } from './logging.ts
 import {
   defaultQuotaRegistry,
   type Priority,
+  QuotaDeferral,
   type QuotaLimit,
   type QuotaRegistry,
   QuotaScheduler,
@@ -64,6 +66,12 @@ export interface ClientOptions {
   dispatcher?: Dispatcher;
   hooks?: CloudHooks;
   userAgent?: string;
+  /**
+   * The longest a call waits for the request budget or for a 429's `Retry-After` before it gives up with a
+   * `DeferredRequestError` (nothing sent) so the caller can requeue instead of holding a worker. Default: no
+   * limit, wait as long as needed.
+   */
+  maxWaitMs?: number;
   /** Time source for backoff sleeps (tests). */
   clock?: Clock;
   /** Random source for jitter, uniform in [0, 1) (tests). */
@@ -155,6 +163,7 @@ export class HttpCore {
   private readonly userAgent: string;
   private readonly clock: Clock;
   private readonly random: () => number;
+  private readonly maxWaitMs: number | undefined;
 
   constructor(config: HttpCoreConfig, options: ClientOptions = {}) {
     const url = new URL(config.baseUrl);
@@ -174,6 +183,7 @@ export class HttpCore {
     this.userAgent = options.userAgent ?? 'sluice';
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
+    this.maxWaitMs = options.maxWaitMs;
     const quota = options.quota;
     if (quota === false) this.quota = undefined;
     else if (quota instanceof QuotaScheduler) this.quota = quota;
@@ -211,9 +221,16 @@ export class HttpCore {
       let ticket: QuotaTicket | undefined;
       if (this.quota) {
         try {
-          ticket = await this.quota.acquire(priority, signal);
+          ticket = await this.quota.acquire(priority, signal, { deadlineMs: this.maxWaitMs });
         } catch (err) {
           if (signal?.aborted) throw this.aborted(site, attempt - 1, false, spec.idempotent);
+          if (err instanceof QuotaDeferral) {
+            this.logger.debug(
+              { ...site, retryAfterMs: err.retryAfterMs },
+              'cloud request deferred for quota',
+            );
+            throw this.deferred(site, attempt - 1, err.retryAfterMs, 'quota');
+          }
           throw err;
         }
         this.emit('onQuotaWait', {
@@ -262,8 +279,14 @@ export class HttpCore {
         if (status === 429 && error.retryAfterMs !== undefined) this.quota?.pause(error.retryAfterMs);
         const retryable = isRetryableStatus(status) && (status === 429 || spec.idempotent);
         if (!retryable || lastAttempt) throw error;
-        // Too long to hold a worker: let the caller requeue.
-        if ((error.retryAfterMs ?? 0) > this.retry.maxRetryAfterMs) throw error;
+        // Too long to hold a worker: let the caller requeue. A 429 refused the request, so it was not applied
+        // and waiting out the limit is no failure; a 503's wait stays an error the caller reports.
+        const retryAfterMs = error.retryAfterMs ?? 0;
+        if (retryAfterMs > (this.maxWaitMs ?? Infinity)) {
+          if (status === 429) throw this.deferred(site, attempt, retryAfterMs, 'rate-limited');
+          throw error;
+        }
+        if (retryAfterMs > this.retry.maxRetryAfterMs) throw error;
         const jitter = backoffDelay(attempt, this.retry, this.random);
         // A server-advised wait is a floor: wait at least that long, plus a little jitter so that callers
         // released together do not arrive together.
@@ -448,6 +471,15 @@ export class HttpCore {
     } catch {
       throw this.aborted(site, attempt, false, idempotent);
     }
+  }
+
+  private deferred(
+    site: CallSite,
+    attempts: number,
+    retryAfterMs: number,
+    reason: 'quota' | 'rate-limited',
+  ): DeferredRequestError {
+    return new DeferredRequestError({ ...site, attempts, retryAfterMs, reason });
   }
 
   private aborted(site: CallSite, attempts: number, sent: boolean, idempotent: boolean): RequestAbortedError {

@@ -47,6 +47,37 @@ interface Waiter {
   detach: () => void;
 }
 
+/**
+ * The budget would not allow the call within its deadline: nothing was spent or sent. The caller should
+ * come back after `retryAfterMs`, when the budget allows it (an estimate; in-flight requests count as
+ * finishing now).
+ */
+export class QuotaDeferral extends Error {
+  constructor(
+    readonly key: string,
+    readonly retryAfterMs: number,
+  ) {
+    super(`the request budget of ${key} allows no request for about ${Math.ceil(retryAfterMs)} ms`);
+    this.name = 'QuotaDeferral';
+  }
+}
+
+/**
+ * A deferred caller's place: while it is due, callers of a lower priority may not take the slot it was
+ * promised, so `user` stays ahead of `poll` although the deferred caller holds no place in a queue.
+ */
+interface Claim {
+  priority: Priority;
+  /** When the budget was estimated to allow the call. */
+  at: number;
+  /** Unredeemed until then, the claim lapses (the caller went away). */
+  until: number;
+}
+
+/** How long a claim waits for its caller to come back after the estimated time. */
+const CLAIM_GRACE_MS = 2_000;
+const rank = (priority: Priority) => PRIORITIES.indexOf(priority);
+
 /** A spent slot: in flight until `releasedAt` is set, then held for the window after that. */
 interface Slot {
   releasedAt: number | undefined;
@@ -73,6 +104,7 @@ export class QuotaScheduler {
   private readonly clock: Clock;
   private slots: Slot[] = [];
   private readonly queues: Record<Priority, Waiter[]> = { user: [], poll: [], background: [] };
+  private claims: Claim[] = [];
   private pausedUntil = -Infinity;
   private timer: unknown;
   private timerAt = Infinity;
@@ -89,25 +121,54 @@ export class QuotaScheduler {
 
   /**
    * Resolves when the caller may start one request; the ticket must be released when it is over. Rejects
-   * with the signal's reason if the signal aborts first.
+   * with the signal's reason if the signal aborts first. With `deadlineMs`, a caller the budget will not
+   * serve within that time is not kept waiting: it is rejected with a `QuotaDeferral` saying when to come
+   * back (at once when that is already known to be too late, else when the deadline passes).
    */
-  acquire(priority: Priority = 'user', signal?: AbortSignal): Promise<QuotaTicket> {
+  acquire(
+    priority: Priority = 'user',
+    signal?: AbortSignal,
+    options: { deadlineMs?: number } = {},
+  ): Promise<QuotaTicket> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const now = this.clock.now();
     this.prune(now);
-    if (this.waiting() === 0 && this.canGrant(now)) return Promise.resolve(this.grant(0));
+    this.redeemClaim(priority);
+    if (this.waiting() === 0 && this.canGrant(now, priority)) return Promise.resolve(this.grant(0));
+    const { deadlineMs } = options;
+    if (deadlineMs !== undefined && this.estimate(priority, now) - now > deadlineMs) {
+      return Promise.reject(this.defer(priority, now));
+    }
     return new Promise<QuotaTicket>((resolve, reject) => {
-      const waiter: Waiter = { priority, enqueuedAt: now, resolve, detach: () => {} };
+      const detachers: Array<() => void> = [];
+      const waiter: Waiter = {
+        priority,
+        enqueuedAt: now,
+        resolve,
+        detach: () => detachers.forEach((detach) => detach()),
+      };
+      const leaveQueue = () => {
+        const queue = this.queues[priority];
+        const index = queue.indexOf(waiter);
+        if (index >= 0) queue.splice(index, 1);
+      };
+      const leave = (reason: unknown) => {
+        waiter.detach();
+        leaveQueue();
+        reject(reason);
+        this.schedule();
+      };
       if (signal) {
-        const onAbort = () => {
-          const queue = this.queues[priority];
-          const index = queue.indexOf(waiter);
-          if (index >= 0) queue.splice(index, 1);
-          reject(signal.reason);
-          this.schedule();
-        };
+        const onAbort = () => leave(signal.reason);
         signal.addEventListener('abort', onAbort, { once: true });
-        waiter.detach = () => signal.removeEventListener('abort', onAbort);
+        detachers.push(() => signal.removeEventListener('abort', onAbort));
+      }
+      if (deadlineMs !== undefined) {
+        const timer = this.clock.setTimeout(() => {
+          leaveQueue(); // first, so the estimate does not count the caller as ahead of itself
+          leave(this.defer(priority, this.clock.now()));
+        }, deadlineMs);
+        detachers.push(() => this.clock.clearTimeout(timer));
       }
       this.queues[priority].push(waiter);
       this.pump();
@@ -147,6 +208,35 @@ export class QuotaScheduler {
     this.schedule();
   }
 
+  /**
+   * When the budget could serve one more caller of `priority`: every slot frees `windowMs + margin` after
+   * it was released (in-flight ones are taken as finishing now), and the callers and claims of the same or
+   * a higher priority go first.
+   */
+  private estimate(priority: Priority, now: number): number {
+    const hold = this.holdMs();
+    const free = this.slots.map((slot) => (slot.releasedAt ?? now) + hold);
+    while (free.length < this.limit.requests) free.push(now);
+    free.sort((a, b) => a - b);
+    let ahead = this.claims.filter((claim) => rank(claim.priority) <= rank(priority)).length;
+    for (const p of PRIORITIES) if (rank(p) <= rank(priority)) ahead += this.queues[p].length;
+    const round = Math.floor(ahead / this.limit.requests);
+    return Math.max(this.pausedUntil, free[ahead % this.limit.requests]! + round * hold);
+  }
+
+  private defer(priority: Priority, now: number): QuotaDeferral {
+    const at = Math.max(now, this.estimate(priority, now));
+    this.claims.push({ priority, at, until: at + CLAIM_GRACE_MS });
+    this.schedule();
+    return new QuotaDeferral(this.key, at - now);
+  }
+
+  /** A deferred caller of this priority is back: its claim has done its job. */
+  private redeemClaim(priority: Priority): void {
+    const index = this.claims.findIndex((claim) => claim.priority === priority);
+    if (index >= 0) this.claims.splice(index, 1);
+  }
+
   private grant(waitedMs: number): QuotaTicket {
     const slot: Slot = { releasedAt: undefined };
     this.slots.push(slot);
@@ -173,14 +263,25 @@ export class QuotaScheduler {
   }
 
   private prune(now: number): void {
+    if (this.claims.some((claim) => claim.until <= now)) {
+      this.claims = this.claims.filter((claim) => claim.until > now);
+    }
     const hold = this.holdMs();
     if (this.slots.some((slot) => slot.releasedAt !== undefined && slot.releasedAt + hold <= now)) {
       this.slots = this.slots.filter((slot) => slot.releasedAt === undefined || slot.releasedAt + hold > now);
     }
   }
 
-  private canGrant(now: number): boolean {
-    return now >= this.pausedUntil && this.slots.length < this.limit.requests;
+  /** A slot is free for `priority`, counting those promised to due claims of a higher priority as taken. */
+  private canGrant(now: number, priority: Priority): boolean {
+    const promised = this.claims.filter(
+      (claim) => claim.at <= now && rank(claim.priority) < rank(priority),
+    ).length;
+    return now >= this.pausedUntil && this.slots.length + promised < this.limit.requests;
+  }
+
+  private nextWaiterPriority(): Priority | undefined {
+    return PRIORITIES.find((priority) => this.queues[priority].length > 0);
   }
 
   private next(): Waiter | undefined {
@@ -194,7 +295,7 @@ export class QuotaScheduler {
   private pump(): void {
     const now = this.clock.now();
     this.prune(now);
-    while (this.waiting() > 0 && this.canGrant(now)) {
+    for (let p = this.nextWaiterPriority(); p && this.canGrant(now, p); p = this.nextWaiterPriority()) {
       const waiter = this.next()!;
       waiter.detach();
       waiter.resolve(this.grant(now - waiter.enqueuedAt));
@@ -202,25 +303,31 @@ export class QuotaScheduler {
     this.schedule();
   }
 
-  /** One timer, set for the moment the next waiter can be served (none while every slot is in flight). */
+  /**
+   * One timer, set for the moment the next waiter can be served: when a pause ends, a released slot's hold
+   * runs out or a claim in its way lapses. None while every slot is in flight: a release() will pump.
+   */
   private schedule(): void {
-    if (this.waiting() === 0) {
+    const priority = this.nextWaiterPriority();
+    if (!priority) {
       this.clearTimer();
       return;
     }
     const now = this.clock.now();
-    let at = this.pausedUntil;
-    if (this.slots.length >= this.limit.requests) {
-      let firstFree = Infinity;
+    let at = Infinity;
+    if (now < this.pausedUntil) at = this.pausedUntil;
+    else if (this.canGrant(now, priority)) at = now;
+    else {
       for (const slot of this.slots) {
-        if (slot.releasedAt !== undefined) firstFree = Math.min(firstFree, slot.releasedAt + this.holdMs());
+        if (slot.releasedAt !== undefined) at = Math.min(at, slot.releasedAt + this.holdMs());
       }
-      // All in flight: a release() will pump.
-      if (firstFree === Infinity) {
-        this.clearTimer();
-        return;
+      for (const claim of this.claims) {
+        if (claim.at <= now && rank(claim.priority) < rank(priority)) at = Math.min(at, claim.until);
       }
-      at = Math.max(at, firstFree);
+    }
+    if (at === Infinity) {
+      this.clearTimer();
+      return;
     }
     at = Math.max(at, now);
     if (this.timer !== undefined && this.timerAt === at) return;

@@ -38,6 +38,11 @@ export function runCommand(): Command {
       'client-side request budget per alerting token, or off',
       '100/60s',
     )
+    .option(
+      '--max-cloud-wait <duration>',
+      'longest a reconcile waits for quota or a Retry-After; longer waits requeue the resource instead',
+      '1s',
+    )
     .addOption(
       new Option('--log-level <level>', 'log level')
         .choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace'])

@@ -47,6 +47,8 @@ export class CloudClients {
       logger: Logger;
       /** Client-side budgets per key (false = unthrottled); the clients' defaults are the cloud's limits. */
       quotas?: { management?: QuotaLimit | false; alerting?: QuotaLimit | false };
+      /** `--max-cloud-wait`: a call that would wait longer for quota is deferred (the key is requeued). */
+      maxWaitMs?: number;
     },
   ) {}
 
@@ -106,11 +108,12 @@ export class CloudClients {
     if (cached?.fingerprint === fingerprint) return cached;
     if (cached) void Promise.all([cached.management.close(), cached.alerting?.close()]);
 
-    const { quotas = {} } = this.options;
+    const { quotas = {}, maxWaitMs } = this.options;
     const clientOptions: ClientOptions = {
       dispatcher: this.options.dispatcher,
       hooks: this.options.hooks,
       logger: this.options.logger,
+      ...(maxWaitMs === undefined ? {} : { maxWaitMs }),
     };
     // Each API gets its own budget; left unset, the client keeps the API's published limit.
     const withQuota = (quota: QuotaLimit | false | undefined): ClientOptions =>

@@ -61,6 +61,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     ...(config.credentialsSecret ? { defaultSecret: config.credentialsSecret } : {}),
     dispatcher,
     quotas: { management: config.managementQuota, alerting: config.alertingQuota },
+    maxWaitMs: config.maxCloudWait,
     logger: log,
     hooks: {
       onRequest: (e) => metrics.cloud.request(e.api, e.route, e.code, e.durationMs / 1000),

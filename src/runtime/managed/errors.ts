@@ -43,10 +43,24 @@ export function reasonOf(error: unknown): string {
 /** The retry floor for an error, if it has one. */
 export function retryFloorOf(error: unknown): number | undefined {
   if (error instanceof ReconcileError) return error.retryAfterMs;
+  // A server-advised wait (503 Retry-After) the client would not sleep through holding a worker.
+  const advised = (error as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
+  if (isCloudApiError(error) && typeof advised === 'number') return advised;
   if (isCloudApiError(error) && error.status >= 400 && error.status < 500 && error.status !== 429) {
     return REJECTED_REQUEST_RETRY_MS;
   }
   return undefined;
+}
+
+/**
+ * How long to wait before trying again when the error only says "not now": the cloud client did not send
+ * the call because its budget (or the server's rate limit) would not allow it within the wait deadline.
+ * That is no failure: the key is requeued for then, with no Warning, no Synced=False and no backoff.
+ */
+export function deferralOf(error: unknown): number | undefined {
+  if (!(error instanceof Error) || error.name !== 'DeferredRequestError') return undefined;
+  const { retryAfterMs } = error as { retryAfterMs?: unknown };
+  return typeof retryAfterMs === 'number' ? Math.max(1, Math.ceil(retryAfterMs)) : undefined;
 }
 
 export function messageOf(error: unknown): string {

@@ -6,7 +6,7 @@ import { parseDurationMs } from '../duration.ts';
 import { ExponentialFailureRateLimiter } from '../rate-limiter.ts';
 import type { Requeue } from '../workers.ts';
 import { ANNOTATIONS, FINALIZER } from './annotations.ts';
-import { messageOf, ReconcileError, reasonOf, retryFloorOf, Waiting } from './errors.ts';
+import { deferralOf, messageOf, ReconcileError, reasonOf, retryFloorOf, Waiting } from './errors.ts';
 import type { EventRecorder } from './events.ts';
 import type { KubeWriter } from './kube-writer.ts';
 import {
@@ -102,6 +102,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
       return next;
     } catch (error) {
       if (error instanceof Waiting) return this.wait(draft, error);
+      const deferMs = deferralOf(error);
+      if (deferMs !== undefined) {
+        this.logger.debug({ key, requeueAfterMs: deferMs }, 'cloud call deferred; requeued');
+        return { requeueAfterMs: deferMs };
+      }
       draft.setCondition({
         type: 'Synced',
         status: 'False',

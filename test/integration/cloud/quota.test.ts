@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { DeferredRequestError } from '../../../src/cloud/errors.ts';
 import type { QuotaWaitEvent, RetryEvent } from '../../../src/cloud/hooks.ts';
 import { QuotaRegistry } from '../../../src/cloud/quota.ts';
-import { calls, type Emulator, managementClient, ROUTES, startTestEmulator } from './support.ts';
+import { addFault, calls, type Emulator, managementClient, ROUTES, startTestEmulator } from './support.ts';
 
 let emu: Emulator | undefined;
 afterEach(async () => {
@@ -105,5 +106,42 @@ describe('priorities', () => {
     expect(waits.map((w) => w.priority)).toEqual(['user', 'poll']);
     expect(waits[0]).toMatchObject({ api: 'management', remaining: 99 });
     expect(waits[0]!.key).toContain(emu.credentials.keyId);
+  });
+});
+
+describe('a wait deadline (maxWaitMs): waiting must not hold the caller', () => {
+  const body = { name: 'deferred', provider: 'aws', region: 'us-east-1' } as const;
+
+  it('defers a call the budget cannot serve in time at once, sending nothing, and says when it can', async () => {
+    emu = await startTestEmulator();
+    const client = managementClient(emu, { quota: { requests: 1, windowMs: 60_000 }, maxWaitMs: 1_000 });
+    await client.listServices();
+
+    const started = performance.now();
+    const err = await client.createService(body).catch((e: unknown) => e);
+    const elapsedMs = performance.now() - started;
+    await client.close();
+
+    expect(err).toBeInstanceOf(DeferredRequestError);
+    expect(err).toMatchObject({ code: 'DEFERRED', mayHaveSucceeded: false, attempts: 0 });
+    expect((err as DeferredRequestError).retryAfterMs).toBeGreaterThan(59_000);
+    expect(elapsedMs).toBeLessThan(500);
+    // The create never left: safe to send again later.
+    expect((await calls(emu)).map((c) => c.method)).toEqual(['GET']);
+  });
+
+  it('defers on a 429 whose Retry-After is longer than the deadline instead of sleeping through it', async () => {
+    emu = await startTestEmulator();
+    const client = managementClient(emu, { maxWaitMs: 1_000 });
+    await addFault(emu, { method: 'POST', route: ROUTES.services, status: 429, retryAfter: 30, count: 1 });
+
+    const started = performance.now();
+    const err = await client.createService(body).catch((e: unknown) => e);
+    await client.close();
+
+    expect(performance.now() - started).toBeLessThan(1_000);
+    expect(err).toBeInstanceOf(DeferredRequestError);
+    expect(err).toMatchObject({ retryAfterMs: 30_000, mayHaveSucceeded: false });
+    expect(emu.store.services.size).toBe(0);
   });
 });

@@ -258,3 +258,85 @@ describe('QuotaRegistry', () => {
     expect(tokenKey).toBe(quotaKey('alerting', 'http://127.0.0.1:8080', { token: 'super-secret-token' }));
   });
 });
+
+describe('QuotaScheduler with a wait deadline', () => {
+  const one = { requests: 1, windowMs: 10_000, safetyMarginMs: 100 };
+
+  /** Spends the only slot at time 0. */
+  async function drained(clock: ManualClock) {
+    const scheduler = new QuotaScheduler('k', one, clock);
+    (await scheduler.acquire('user')).release();
+    return scheduler;
+  }
+
+  it('defers at once, spending nothing, a caller the budget cannot serve within its deadline', async () => {
+    const clock = new ManualClock();
+    const scheduler = await drained(clock);
+
+    await expect(scheduler.acquire('poll', undefined, { deadlineMs: 1_000 })).rejects.toMatchObject({
+      name: 'QuotaDeferral',
+      retryAfterMs: 10_100,
+    });
+    expect(scheduler.pending()).toEqual({ user: 0, poll: 0, background: 0 });
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('waits within the deadline when the slot comes back in time', async () => {
+    const clock = new ManualClock();
+    const scheduler = await drained(clock);
+    await clock.advanceAndSettle(9_500);
+
+    let granted = false;
+    void scheduler.acquire('poll', undefined, { deadlineMs: 1_000 }).then(() => (granted = true));
+    await clock.advanceAndSettle(600);
+
+    expect(granted).toBe(true);
+  });
+
+  it('gives up at the deadline when the slot is still in flight, and estimates a full window from then', async () => {
+    const clock = new ManualClock();
+    const scheduler = new QuotaScheduler('k', one, clock);
+    await scheduler.acquire('user'); // never released: in flight
+    const waiting = scheduler.acquire('poll', undefined, { deadlineMs: 1_000 });
+    const outcome = waiting.catch((error: unknown) => error);
+
+    await clock.advanceAndSettle(1_000);
+
+    expect(await outcome).toMatchObject({ name: 'QuotaDeferral', retryAfterMs: 10_100 });
+    expect(scheduler.pending().poll).toBe(0);
+  });
+
+  it('keeps a deferred user call ahead of polls: polls come back later, and may not take its slot', async () => {
+    const clock = new ManualClock();
+    const scheduler = await drained(clock);
+    const user = await scheduler.acquire('user', undefined, { deadlineMs: 100 }).catch((e: Error) => e);
+    const poll = await scheduler.acquire('poll', undefined, { deadlineMs: 100 }).catch((e: Error) => e);
+    expect(user).toMatchObject({ retryAfterMs: 10_100 });
+    expect(poll).toMatchObject({ retryAfterMs: 20_200 });
+
+    // The slot frees at 10 100; a poll that arrives before the deferred user call is back must wait.
+    await clock.advanceAndSettle(10_100);
+    let pollGranted = false;
+    void scheduler.acquire('poll', undefined, { deadlineMs: 1_000 }).then(
+      () => (pollGranted = true),
+      () => {},
+    );
+    await settle();
+    expect(pollGranted).toBe(false);
+    const userTicket = await scheduler.acquire('user', undefined, { deadlineMs: 1_000 });
+    expect(userTicket.waitedMs).toBe(0);
+  });
+
+  it('lets a poll have the slot once the deferred user call did not come back in time', async () => {
+    const clock = new ManualClock();
+    const scheduler = await drained(clock);
+    await scheduler.acquire('user', undefined, { deadlineMs: 100 }).catch(() => {});
+    await clock.advanceAndSettle(10_100);
+
+    let grantedAt: number | undefined;
+    void scheduler.acquire('poll').then(() => (grantedAt = clock.now()));
+    await clock.advanceAndSettle(3_000);
+
+    expect(grantedAt).toBe(12_100);
+  });
+});

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { DeferredRequestError } from '../../../../src/cloud/errors.ts';
 import { FINALIZER } from '../../../../src/runtime/managed/annotations.ts';
 import { ReconcileError } from '../../../../src/runtime/managed/errors.ts';
 import { ManagedReconciler } from '../../../../src/runtime/managed/reconciler.ts';
@@ -224,6 +225,24 @@ describe('ManagedReconciler', () => {
     await t.reconcile('a');
 
     expect(t.condition('a', 'Ready')?.status).toBe('True');
+  });
+
+  it('ends a reconcile whose cloud call was deferred with a requeue for then, recording no failure', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    await makeReady(t, 'a');
+    const writes = t.server.statusWrites.length;
+    const events = t.events.length;
+    t.cloud.observe = async () => {
+      const site = { api: 'management', method: 'GET', route: '/w/:id', path: '/w/w-1' } as const;
+      throw new DeferredRequestError({ ...site, attempts: 0, retryAfterMs: 7_500, reason: 'quota' });
+    };
+
+    expect(await t.reconcile('a')).toEqual({ requeueAfterMs: 7_500 });
+
+    expect(t.server.statusWrites).toHaveLength(writes);
+    expect(t.events).toHaveLength(events);
+    expect(t.condition('a', 'Synced')?.status).toBe('True');
   });
 
   it('reports the generation it read when the spec is edited while create runs', async () => {

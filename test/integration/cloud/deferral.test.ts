@@ -1,0 +1,93 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ManagementClient } from '../../../src/cloud/management-client.ts';
+import { FINALIZER } from '../../../src/runtime/managed/annotations.ts';
+import { ManagedReconciler } from '../../../src/runtime/managed/reconciler.ts';
+import type { ExternalClient, ManagedKind } from '../../../src/runtime/managed/types.ts';
+import { runWorkers } from '../../../src/runtime/workers.ts';
+import { WorkQueue } from '../../../src/runtime/workqueue.ts';
+import {
+  FakeCache,
+  FakeCloud,
+  FakeServer,
+  fakeEvents,
+  widget,
+  widgetKind,
+  type Widget,
+} from '../../unit/runtime/managed/fakes.ts';
+import { type Emulator, managementClient, startTestEmulator } from './support.ts';
+
+let emu: Emulator | undefined;
+afterEach(async () => {
+  await emu?.stop();
+  emu = undefined;
+});
+
+/** A kind whose observe makes one real cloud call with the tenant's client. */
+function listingKind(): ManagedKind<Widget, ManagementClient, number> {
+  const { connectionSecret: _none, ...kind } = widgetKind(new FakeCloud());
+  return {
+    ...kind,
+    connect: (_resource, { cloud }): ExternalClient<Widget, number> => {
+      const external = new FakeCloud();
+      external.observe = async () => {
+        await cloud.listServices();
+        return { exists: true, snapshot: 0, differences: [], available: true, status: {} };
+      };
+      return external;
+    },
+  };
+}
+
+describe('a tenant whose request budget is drained', () => {
+  it('does not stall another tenant’s reconcile: its own is requeued for when the budget allows', async () => {
+    emu = await startTestEmulator();
+    const busy = managementClient(emu, { quota: { requests: 1, windowMs: 60_000 }, maxWaitMs: 1_000 });
+    const idle = managementClient(emu, { quota: false, maxWaitMs: 1_000 });
+    await busy.listServices(); // drains the busy tenant's budget for a minute
+
+    const server = new FakeServer();
+    const cache = new FakeCache();
+    for (const name of ['busy', 'idle']) {
+      const object = widget(name);
+      object.metadata.finalizers = [FINALIZER];
+      object.status = { id: `w-${name}` };
+      cache.set(server.put(object));
+    }
+    const reconciler = new ManagedReconciler({
+      kind: listingKind(),
+      cache,
+      writer: server.writer(),
+      events: fakeEvents().recorder,
+      cloudFor: async (resource) => (resource.metadata.name === 'busy' ? busy : idle),
+      syncIntervalMs: 600_000,
+      pollIntervalMs: 1_000,
+    });
+    const queue = new WorkQueue();
+    const finished: Array<{ key: string; at: number; result: unknown }> = [];
+    const started = performance.now();
+    const workers = runWorkers({
+      queue,
+      concurrency: 1,
+      reconcile: async (key) => {
+        const result = await reconciler.reconcile(key);
+        finished.push({ key, at: performance.now() - started, result });
+        return result;
+      },
+    });
+    queue.add('ns/busy');
+    queue.add('ns/idle');
+
+    await expect.poll(() => finished.map((f) => f.key), { timeout: 3_000 }).toEqual(['ns/busy', 'ns/idle']);
+    await queue.shutdown();
+    await workers;
+    await busy.close();
+    await idle.close();
+
+    const [deferred, served] = finished;
+    expect(deferred!.result).toEqual({ requeueAfterMs: expect.any(Number) });
+    expect((deferred!.result as { requeueAfterMs: number }).requeueAfterMs).toBeGreaterThan(55_000);
+    expect(served!.at).toBeLessThan(1_500);
+    // No failure was recorded for the busy tenant: its status was not touched.
+    expect(server.get('busy').status).toEqual({ id: 'w-busy' });
+  });
+});
