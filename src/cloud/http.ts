@@ -72,6 +72,8 @@ export interface ClientOptions {
    * limit, wait as long as needed.
    */
   maxWaitMs?: number;
+  /** Aborts every call of the client (e.g. once the operator stops leading), besides each call's own signal. */
+  signal?: AbortSignal;
   /** Time source for backoff sleeps (tests). */
   clock?: Clock;
   /** Random source for jitter, uniform in [0, 1) (tests). */
@@ -164,6 +166,7 @@ export class HttpCore {
   private readonly clock: Clock;
   private readonly random: () => number;
   private readonly maxWaitMs: number | undefined;
+  private readonly signal: AbortSignal | undefined;
 
   constructor(config: HttpCoreConfig, options: ClientOptions = {}) {
     const url = new URL(config.baseUrl);
@@ -184,6 +187,7 @@ export class HttpCore {
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     this.maxWaitMs = options.maxWaitMs;
+    this.signal = options.signal;
     const quota = options.quota;
     if (quota === false) this.quota = undefined;
     else if (quota instanceof QuotaScheduler) this.quota = quota;
@@ -207,7 +211,10 @@ export class HttpCore {
       defaultPriority: request.defaultPriority ?? (request.method === 'GET' ? 'poll' : 'user'),
     } satisfies RequestSpec<T>;
     const priority = options.priority ?? spec.defaultPriority;
-    const signal = options.signal;
+    const signal =
+      this.signal && options.signal
+        ? AbortSignal.any([this.signal, options.signal])
+        : (options.signal ?? this.signal);
     const path = this.basePath + expandRoute(spec.route, spec.params ?? {}) + queryString(spec.query);
     const site: CallSite = { api: this.api, method: spec.method, route: spec.route, path };
     const secrets = new Set([...this.secrets, ...collectSecrets(spec.body)]);

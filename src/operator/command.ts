@@ -39,6 +39,11 @@ export function runCommand(): Command {
       '100/60s',
     )
     .option(
+      '--graceful-shutdown-timeout <duration>',
+      'on SIGTERM, how long reconciles in flight may finish before their cloud calls are aborted',
+      '10s',
+    )
+    .option(
       '--max-cloud-wait <duration>',
       'longest a reconcile waits for quota or a Retry-After; longer waits requeue the resource instead',
       '1s',
@@ -62,7 +67,12 @@ export function runCommand(): Command {
       // Loaded here so `sluice emulator` and `sluice --help` never import the operator.
       const { startOperator } = await import('./run.ts');
       const operator = await startOperator(parsed.data);
-      const stop = () => void operator.stop();
+      // The first signal shuts down in order (the Lease goes last); a second one does not wait for that.
+      const stop = () => {
+        process.once('SIGINT', () => process.exit(1));
+        process.once('SIGTERM', () => process.exit(1));
+        void operator.stop();
+      };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
       const how = await operator.done;

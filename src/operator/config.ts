@@ -62,6 +62,7 @@ export const OperatorConfig = z.object({
   managementQuota: quota.default({ requests: 10, windowMs: 10_000 }),
   alertingQuota: quota.default({ requests: 100, windowMs: 60_000 }),
   maxCloudWait: duration.default(1_000),
+  gracefulShutdownTimeout: duration.default(10_000),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
 });
 export type OperatorConfig = z.output<typeof OperatorConfig>;

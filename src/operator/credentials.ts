@@ -49,6 +49,8 @@ export class CloudClients {
       quotas?: { management?: QuotaLimit | false; alerting?: QuotaLimit | false };
       /** `--max-cloud-wait`: a call that would wait longer for quota is deferred (the key is requeued). */
       maxWaitMs?: number;
+      /** Aborts every cloud call: the operator stopped leading, or its shutdown deadline passed. */
+      signal?: AbortSignal;
     },
   ) {}
 
@@ -108,12 +110,13 @@ export class CloudClients {
     if (cached?.fingerprint === fingerprint) return cached;
     if (cached) void Promise.all([cached.management.close(), cached.alerting?.close()]);
 
-    const { quotas = {}, maxWaitMs } = this.options;
+    const { quotas = {}, maxWaitMs, signal } = this.options;
     const clientOptions: ClientOptions = {
       dispatcher: this.options.dispatcher,
       hooks: this.options.hooks,
       logger: this.options.logger,
       ...(maxWaitMs === undefined ? {} : { maxWaitMs }),
+      ...(signal ? { signal } : {}),
     };
     // Each API gets its own budget; left unset, the client keeps the API's published limit.
     const withQuota = (quota: QuotaLimit | false | undefined): ClientOptions =>

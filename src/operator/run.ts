@@ -18,6 +18,7 @@ import { CloudClients } from './credentials.ts';
 import type { OperatorConfig } from './config.ts';
 import { KINDS } from '../kinds.ts';
 import type { CloudConnection } from '../controllers/cloud.ts';
+import { shutDownInOrder } from './shutdown.ts';
 
 export interface RunningOperator {
   metrics?: RunningServer;
@@ -42,6 +43,8 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   const kube = new KubeWriter(kubeConfig);
   const events = new EventRecorder(kube, log);
   const dispatcher = createCloudAgent();
+  // Aborts every cloud call in flight: at once when leadership is lost, after the grace period on stop().
+  const work = new AbortController();
   const manager: Manager<CloudConnection> = new Manager<CloudConnection>({
     kubeConfig,
     kinds: KINDS,
@@ -55,6 +58,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     cloudFor: (resource, priority) => clouds.connectionFor(resource, priority),
     syncIntervalMs: config.syncInterval,
     pollIntervalMs: config.pollInterval,
+    signal: work.signal,
   });
   const clouds = new CloudClients({
     secrets: manager.secrets,
@@ -62,6 +66,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     dispatcher,
     quotas: { management: config.managementQuota, alerting: config.alertingQuota },
     maxWaitMs: config.maxCloudWait,
+    signal: work.signal,
     logger: log,
     hooks: {
       onRequest: (e) => metrics.cloud.request(e.api, e.route, e.code, e.durationMs / 1000),
@@ -87,14 +92,24 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   let stopping: Promise<void> | undefined;
   let finish!: (how: 'stopped' | 'lost-leadership') => void;
   const done = new Promise<'stopped' | 'lost-leadership'>((resolve) => (finish = resolve));
-  const startControllers = () => {
+  const startControllers = (leading?: AbortSignal) => {
+    if (stopping) return;
+    leading?.addEventListener('abort', () => work.abort(), { once: true });
     log.info({ controllers: manager.kinds }, 'starting controllers');
     manager.start();
   };
   const shutdown = async (how: 'stopped' | 'lost-leadership') => {
     stopping ??= (async () => {
-      await elector?.stop();
-      await manager.stop();
+      // Someone else may hold the Lease already: no call of ours may reach the cloud any more.
+      if (how === 'lost-leadership') work.abort();
+      const ended = await shutDownInOrder({
+        drain: () => manager.stop(),
+        abort: () => work.abort(),
+        release: async () => elector?.stop(),
+        graceMs: config.gracefulShutdownTimeout,
+      });
+      if (ended === 'aborted')
+        log.warn('reconciles were still running at the shutdown deadline; aborted them');
       await clouds.close();
       await dispatcher.close();
       closeKubeConnections();

@@ -20,7 +20,7 @@ const SECRET = 'Secret';
 
 export interface ManagerOptions<Cloud> extends Pick<
   ManagedReconcilerOptions<ManagedObject, Cloud, unknown>,
-  'writer' | 'events' | 'cloudFor' | 'syncIntervalMs' | 'pollIntervalMs' | 'maxPollIntervalMs'
+  'writer' | 'events' | 'cloudFor' | 'syncIntervalMs' | 'pollIntervalMs' | 'maxPollIntervalMs' | 'signal'
 > {
   kubeConfig: KubeConfig;
   kinds: readonly ManagedKind<ManagedObject, Cloud, unknown>[];

@@ -47,6 +47,8 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, S> {
   /** First wait while the cloud is still moving; doubles up to `maxPollIntervalMs` to spare the quota. */
   pollIntervalMs: number;
   maxPollIntervalMs?: number;
+  /** Aborted when this process must stop acting (leadership lost, shutdown deadline passed). */
+  signal?: AbortSignal;
   logger?: Logger;
   now?: () => Date;
 }
@@ -101,6 +103,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
       if (!next?.requeueAfterMs || !draft.waiting) this.polls.forget(key);
       return next;
     } catch (error) {
+      // Another process may lead by now: an aborted reconcile records nothing, its successor looks again.
+      if (this.options.signal?.aborted) throw error;
       if (error instanceof Waiting) return this.wait(draft, error);
       const deferMs = deferralOf(error);
       if (deferMs !== undefined) {

@@ -8,7 +8,7 @@ import { FakeCache, FakeCloud, FakeServer, fakeEvents, widget, widgetKind, type 
 const SYNC_MS = 600_000;
 const POLL_MS = 1_000;
 
-function setup() {
+function setup(signal?: AbortSignal) {
   const server = new FakeServer();
   const cache = new FakeCache();
   const cloud = new FakeCloud();
@@ -21,6 +21,7 @@ function setup() {
     cloudFor: async () => cloud,
     syncIntervalMs: SYNC_MS,
     pollIntervalMs: POLL_MS,
+    ...(signal ? { signal } : {}),
   });
   return {
     server,
@@ -243,6 +244,23 @@ describe('ManagedReconciler', () => {
     expect(t.server.statusWrites).toHaveLength(writes);
     expect(t.events).toHaveLength(events);
     expect(t.condition('a', 'Synced')?.status).toBe('True');
+  });
+
+  it('records nothing for a reconcile aborted because this process stopped leading', async () => {
+    const leading = new AbortController();
+    const t = setup(leading.signal);
+    t.apply(widget('a'));
+    await makeReady(t, 'a');
+    const writes = t.server.statusWrites.length;
+    t.cloud.observe = async () => {
+      leading.abort();
+      throw new Error('GET /w/:id aborted by the caller');
+    };
+
+    await expect(t.reconcile('a')).rejects.toThrow(/aborted/);
+
+    expect(t.server.statusWrites).toHaveLength(writes);
+    expect(t.events.filter((e) => e.type === 'Warning')).toEqual([]);
   });
 
   it('reports the generation it read when the spec is edited while create runs', async () => {
