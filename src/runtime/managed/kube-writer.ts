@@ -82,15 +82,6 @@ export class KubeWriter {
     return secret && decode(secret.data ?? {});
   }
 
-  private async getSecret(namespace: string, name: string): Promise<SecretObject | undefined> {
-    try {
-      return await this.request<SecretObject>('GET', secretPath(namespace, name));
-    } catch (error) {
-      if (error instanceof KubeApiError && error.statusCode === 404) return undefined;
-      throw error;
-    }
-  }
-
   /**
    * The values of the resource's connection Secret, undefined when it does not exist. Throws
    * `SecretConflict` when the Secret exists but the resource does not control it.
@@ -196,6 +187,15 @@ export class KubeWriter {
       reportingComponent: 'sluice.dev/operator',
       reportingInstance: hostname(),
     });
+  }
+
+  private async getSecret(namespace: string, name: string): Promise<SecretObject | undefined> {
+    try {
+      return await this.request<SecretObject>('GET', secretPath(namespace, name));
+    } catch (error) {
+      if (error instanceof KubeApiError && error.statusCode === 404) return undefined;
+      throw error;
+    }
   }
 
   private request<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {

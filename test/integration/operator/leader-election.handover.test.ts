@@ -1,12 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../harness/assets.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { isReady, startOperatorEnv, type OperatorEnv } from './support.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
@@ -55,23 +53,15 @@ async function startProxy(
 
 /** A `sluice run --leader-elect` process whose log lines are watched for leadership. */
 function startOperatorProcess(env: OperatorEnv, credentials: string, quotaFlags: string[]) {
-  const child: ChildProcess = spawn(
-    process.execPath,
+  const child: ChildProcess = env.spawnOperator(
     [
-      join(repoRoot, 'bin', 'sluice.js'),
-      'run',
-      `--kubeconfig=${testKubeconfigPath()}`,
-      `--namespace=${env.namespace}`,
       `--credentials-secret=${env.namespace}/${credentials}`,
       '--leader-elect',
       `--leader-election-namespace=${env.namespace}`,
-      '--poll-interval=200ms',
-      '--metrics-bind-address=0',
-      '--health-probe-bind-address=0',
       '--log-level=info',
       ...quotaFlags,
     ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
+    ['ignore', 'pipe', 'inherit'],
   );
   let leading!: () => void;
   const becameLeader = new Promise<void>((resolve) => (leading = resolve));
@@ -86,7 +76,7 @@ const variants = [
   {
     name: 'under the real quota (10 requests / 10 s per key, the emulator limiting too)',
     emulator: { rateLimit: { requests: 10, windowSeconds: 10 } },
-    flags: [],
+    flags: ['--management-quota=10/10s'],
     // Once its first window's 10 calls are spent, the old leader's reconciles queue for the next window.
     sigtermAfterCalls: 10,
     readyWithinMs: 200_000,

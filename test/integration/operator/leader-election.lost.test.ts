@@ -26,11 +26,7 @@ describe.skipIf(clusterSkipReason())('losing the Lease', () => {
       await new Promise((r) => setTimeout(r, 100));
     }
     // The cloud never answers the reconcile's lookup: without an abort it would wait out every timeout.
-    await fetch(`${env.emulator.url}/_emulator/faults`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ method: 'GET', route: SERVICES, hang: true }),
-    });
+    await env.fault({ method: 'GET', route: SERVICES, hang: true });
     await env.apply('stuck', { name: 'stuck' });
     while ((await env.calls()).length === 0) await new Promise((r) => setTimeout(r, 50));
 
@@ -48,6 +44,6 @@ describe.skipIf(clusterSkipReason())('losing the Lease', () => {
     // Noticed at the next renewal (2 s, plus jitter); the hung call did not hold the shutdown up.
     expect(Date.now() - stolenAt).toBeLessThan(8_000);
     env.operator = undefined;
-    await fetch(`${env.emulator.url}/_emulator/faults`, { method: 'DELETE' });
+    await env.fault();
   });
 });

@@ -1,4 +1,4 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { join } from 'node:path';
 import { CoreV1Api, KubernetesObjectApi, PatchStrategy, type KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
@@ -54,8 +54,11 @@ export interface OperatorEnv {
   forceState(body: Record<string, unknown>): Promise<void>;
   /** Adds a fault through the emulator's control route (`DELETE` clears them all when `fault` is omitted). */
   fault(fault?: Record<string, unknown>): Promise<void>;
-  /** `sluice run` as a child process for this namespace, for tests that kill -9 it. */
-  spawnOperator(): ChildProcess;
+  /**
+   * `sluice run` as a child process for this namespace, for tests that kill it; `flags` come last, so they
+   * override the defaults (the env's credentials, quota off, log level warn).
+   */
+  spawnOperator(flags?: string[], stdio?: StdioOptions): ChildProcess;
   calls(): Promise<CallRecord[]>;
   clearCalls(): Promise<void>;
   close(): Promise<void>;
@@ -244,7 +247,7 @@ export async function startOperatorEnv(
         ...(fault ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify(fault) } : {}),
       });
     },
-    spawnOperator() {
+    spawnOperator(flags = [], stdio = 'ignore') {
       return spawn(
         process.execPath,
         [
@@ -258,8 +261,9 @@ export async function startOperatorEnv(
           '--metrics-bind-address=0',
           '--health-probe-bind-address=0',
           '--log-level=warn',
+          ...flags,
         ],
-        { stdio: 'ignore' },
+        { stdio },
       );
     },
     async calls() {

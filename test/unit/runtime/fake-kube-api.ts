@@ -46,15 +46,7 @@ export class FakeKubeApi {
   }
 
   kubeConfig(): KubeConfig {
-    const { port } = this.server.address() as AddressInfo;
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-      users: [{ name: 'u', token: 't' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
-    return kubeConfig;
+    return localKubeConfig(this.server);
   }
 
   get openWatchCount(): number {
@@ -193,6 +185,19 @@ export class FakeKubeApi {
     this.openWatches.add(response);
     response.on('close', () => this.openWatches.delete(response));
   }
+}
+
+/** A kubeconfig for a plain-HTTP test server on loopback, with bearer token `t`. */
+export function localKubeConfig(server: http.Server): KubeConfig {
+  const { port } = server.address() as AddressInfo;
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromOptions({
+    clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
+    users: [{ name: 'u', token: 't' }],
+    contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
+    currentContext: 'x',
+  });
+  return kubeConfig;
 }
 
 /** Script: answer 200 with headers, then never send a byte. */

@@ -1,4 +1,4 @@
-import type { ReadonlyCache } from '../../../../src/runtime/cache.ts';
+import { ObjectCache } from '../../../../src/runtime/cache.ts';
 import type { EventRecorder } from '../../../../src/runtime/managed/events.ts';
 import {
   assertControlledBy,
@@ -126,24 +126,9 @@ export class FakeServer {
 }
 
 /** A cache the test fills by hand, e.g. with an object older than the server's. */
-export class FakeCache implements ReadonlyCache<Widget> {
-  readonly objects = new Map<string, Widget>();
-
+export class FakeCache extends ObjectCache<Widget> {
   set(object: Widget): void {
-    this.objects.set(`${object.metadata.namespace}/${object.metadata.name}`, structuredClone(object));
-  }
-  get(key: string): Widget | undefined {
-    const object = this.objects.get(key);
-    return object && structuredClone(object);
-  }
-  list(): Widget[] {
-    return [...this.objects.values()].map((o) => structuredClone(o));
-  }
-  keys(): string[] {
-    return [...this.objects.keys()];
-  }
-  get size(): number {
-    return this.objects.size;
+    this.upsert(structuredClone(object));
   }
 }
 

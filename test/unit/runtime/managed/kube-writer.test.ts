@@ -1,8 +1,8 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { KubeWriter } from '../../../../src/runtime/managed/kube-writer.ts';
+import { localKubeConfig } from '../fake-kube-api.ts';
 import { widget } from './fakes.ts';
 
 const KIND = { group: 'example.dev', version: 'v1', plural: 'widgets' };
@@ -31,15 +31,7 @@ class SecretServer {
 
   async start(): Promise<KubeConfig> {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
-    const { port } = this.server.address() as AddressInfo;
-    const kubeConfig = new KubeConfig();
-    kubeConfig.loadFromOptions({
-      clusters: [{ name: 'c', server: `http://127.0.0.1:${port}`, skipTLSVerify: true }],
-      users: [{ name: 'u', token: 't' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u' }],
-      currentContext: 'x',
-    });
-    return kubeConfig;
+    return localKubeConfig(this.server);
   }
 
   async stop(): Promise<void> {
