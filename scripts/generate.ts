@@ -1,12 +1,30 @@
-// Writes crds/<plural>.sluice.dev.yaml from the zod schemas in src/api. The CRD test fails when they are stale.
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+// Writes crds/<plural>.sluice.dev.yaml from the zod schemas in src/api, and from the same kind registry the
+// chart's CRD and RBAC templates, the kustomize base's CRDs and RBAC and the Argo CD health checks
+// (src/install). The CRD and install tests fail when they are stale.
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { renderCrdFiles } from '../src/api/render.ts';
+import { renderInstallFiles } from '../src/install/render.ts';
 import { KINDS } from '../src/kinds.ts';
 
-const dir = join(import.meta.dirname, '..', 'crds');
+const root = join(import.meta.dirname, '..');
+const dir = join(root, 'crds');
 mkdirSync(dir, { recursive: true });
 for (const { fileName, yaml } of renderCrdFiles(KINDS)) {
   writeFileSync(join(dir, fileName), yaml);
   console.log(`wrote crds/${fileName}`);
 }
+
+// Wholly generated directories are emptied first, so a kind or fixture that went away leaves nothing behind.
+for (const generated of [
+  'charts/sluice/templates/crds',
+  'deploy/generated',
+  'deploy/argocd/resource_customizations',
+])
+  rmSync(join(root, generated), { recursive: true, force: true });
+const files = renderInstallFiles(KINDS);
+for (const { path, content } of files) {
+  mkdirSync(dirname(join(root, path)), { recursive: true });
+  writeFileSync(join(root, path), content);
+}
+console.log(`wrote ${files.length} install files (charts/sluice, deploy/generated, deploy/argocd)`);

@@ -1,0 +1,227 @@
+import { API_VERSION } from '../api/common.ts';
+
+/** Argo CD's health statuses. */
+export type HealthStatus = 'Healthy' | 'Progressing' | 'Degraded' | 'Suspended' | 'Missing' | 'Unknown';
+
+interface Condition {
+  type: 'Ready' | 'Synced';
+  status: 'True' | 'False';
+  reason: string;
+  message?: string;
+}
+
+/** One state of a sluice resource and the health Argo CD must show for it. */
+export interface HealthCase {
+  /** File name under testdata/ (without .yaml). */
+  name: string;
+  /** What the case shows, written into the fixture as a comment. */
+  about: string;
+  expected: { status: HealthStatus; message: string };
+  /** Only for these kinds (default: every kind). */
+  kinds?: string[];
+  object: (kind: string) => Record<string, unknown>;
+}
+
+const T0 = '2026-01-01T00:00:00Z';
+const ok: Condition = { type: 'Synced', status: 'True', reason: 'ReconcileSuccess' };
+
+function resource(
+  kind: string,
+  opts: {
+    conditions?: Condition[];
+    generation?: number;
+    observedGeneration?: number;
+    annotations?: Record<string, string>;
+    deletionTimestamp?: string;
+  } = {},
+): Record<string, unknown> {
+  const generation = opts.generation ?? 1;
+  return {
+    apiVersion: API_VERSION,
+    kind,
+    metadata: {
+      name: 'example',
+      namespace: 'data',
+      generation,
+      creationTimestamp: T0,
+      ...(opts.annotations ? { annotations: opts.annotations } : {}),
+      ...(opts.deletionTimestamp
+        ? { deletionTimestamp: opts.deletionTimestamp, finalizers: ['sluice.dev/finalizer'] }
+        : {}),
+    },
+    spec: {},
+    ...(opts.conditions
+      ? {
+          status: {
+            id: 'c0ffee00-0000-4000-8000-000000000001',
+            observedGeneration: opts.observedGeneration ?? generation,
+            conditions: opts.conditions.map((c) => ({ ...c, lastTransitionTime: T0 })),
+          },
+        }
+      : {}),
+  };
+}
+
+const ready = (message?: string): Condition => ({
+  type: 'Ready',
+  status: 'True',
+  reason: 'Available',
+  ...(message ? { message } : {}),
+});
+const notReady = (reason: string, message: string): Condition => ({
+  type: 'Ready',
+  status: 'False',
+  reason,
+  message,
+});
+const failedSync = (reason: string, message: string): Condition => ({
+  type: 'Synced',
+  status: 'False',
+  reason,
+  message,
+});
+
+/** Every state the operator can leave a resource in; the same for every kind unless `kinds` says otherwise. */
+export const HEALTH_CASES: HealthCase[] = [
+  {
+    name: 'ready',
+    about: 'the cloud matches the spec and the resource is usable',
+    expected: { status: 'Healthy', message: 'Available' },
+    object: (kind) => resource(kind, { conditions: [ok, ready()] }),
+  },
+  {
+    name: 'new',
+    about: 'just applied: the operator has not written a status yet',
+    expected: { status: 'Progressing', message: 'Waiting for sluice to reconcile' },
+    object: (kind) => resource(kind),
+  },
+  {
+    name: 'creating',
+    about: 'created in the cloud, which is still provisioning it',
+    expected: { status: 'Progressing', message: 'being created' },
+    object: (kind) => resource(kind, { conditions: [ok, notReady('Creating', 'being created')] }),
+  },
+  {
+    name: 'updating',
+    about: 'a spec change was sent; the cloud is applying it',
+    expected: { status: 'Progressing', message: 'applying name' },
+    object: (kind) =>
+      resource(kind, { generation: 2, conditions: [ok, notReady('Updating', 'applying name')] }),
+  },
+  {
+    name: 'unavailable',
+    about: 'the cloud is moving the resource to the desired state (starting, stopping, resuming)',
+    expected: { status: 'Progressing', message: 'state is starting' },
+    object: (kind) => resource(kind, { conditions: [ok, notReady('Unavailable', 'state is starting')] }),
+  },
+  {
+    name: 'waiting-for-reference',
+    about: 'a referenced sluice resource is not Ready yet; sluice waits for it (no sync wave needed)',
+    expected: { status: 'Progressing', message: 'DatabaseService analytics is not Ready' },
+    kinds: ['Pipe', 'QueryEndpoint', 'Alert', 'ReversePrivateEndpoint'],
+    object: (kind) =>
+      resource(kind, {
+        conditions: [ok, notReady('WaitingForReference', 'DatabaseService analytics is not Ready')],
+      }),
+  },
+  {
+    name: 'pending-acceptance',
+    about: 'the endpoint waits for the owner of the target service to accept the connection',
+    expected: { status: 'Progressing', message: 'waiting for the connection to be accepted' },
+    kinds: ['ReversePrivateEndpoint'],
+    object: (kind) =>
+      resource(kind, {
+        conditions: [ok, notReady('PendingAcceptance', 'waiting for the connection to be accepted')],
+      }),
+  },
+  {
+    name: 'generation-not-observed',
+    about: 'the spec changed and the operator has not acted on it yet: the old Ready says nothing',
+    expected: { status: 'Progressing', message: 'Waiting for sluice to act on generation 3' },
+    object: (kind) => resource(kind, { generation: 3, observedGeneration: 2, conditions: [ok, ready()] }),
+  },
+  {
+    name: 'cloud-failed',
+    about: 'the cloud reports the resource failed',
+    expected: { status: 'Degraded', message: 'the cloud reports state failed' },
+    object: (kind) =>
+      resource(kind, { conditions: [ok, notReady('CloudFailed', 'the cloud reports state failed')] }),
+  },
+  {
+    name: 'spec-rejected',
+    about: 'the cloud API refused the spec (4xx); the last Ready is stale',
+    expected: { status: 'Degraded', message: '400 BAD_REQUEST: region is not available' },
+    object: (kind) =>
+      resource(kind, {
+        generation: 2,
+        conditions: [failedSync('CloudRequestRejected', '400 BAD_REQUEST: region is not available'), ready()],
+      }),
+  },
+  {
+    name: 'credentials-missing',
+    about: 'the credentials Secret or one of its keys is missing',
+    expected: { status: 'Degraded', message: 'Secret data/cloud not found' },
+    object: (kind) =>
+      resource(kind, { conditions: [failedSync('CredentialsMissing', 'Secret data/cloud not found')] }),
+  },
+  {
+    name: 'external-missing',
+    about: 'the cloud resource was deleted behind sluice',
+    expected: { status: 'Degraded', message: 'c0ffee00 is gone' },
+    object: (kind) => resource(kind, { conditions: [ok, notReady('ExternalMissing', 'c0ffee00 is gone')] }),
+  },
+  {
+    name: 'drift-reported',
+    about: 'sluice.dev/drift: report and the cloud differs from the spec',
+    expected: { status: 'Degraded', message: 'differs from the cloud in: name' },
+    object: (kind) =>
+      resource(kind, {
+        annotations: { 'sluice.dev/drift': 'report' },
+        conditions: [ok, notReady('Drifted', 'differs from the cloud in: name')],
+      }),
+  },
+  {
+    name: 'retrying',
+    about: 'a transient failure (the cloud answered 503) before the resource was ever Ready',
+    expected: { status: 'Progressing', message: 'Retrying: 503 Service Unavailable' },
+    object: (kind) =>
+      resource(kind, {
+        conditions: [
+          failedSync('CloudApiError', '503 Service Unavailable'),
+          notReady('Creating', 'being created'),
+        ],
+      }),
+  },
+  {
+    name: 'retrying-while-ready',
+    about: 'a drift check failed transiently; the resource itself is still Ready',
+    expected: { status: 'Healthy', message: 'Available' },
+    object: (kind) =>
+      resource(kind, { conditions: [failedSync('CloudApiError', '503 Service Unavailable'), ready()] }),
+  },
+  {
+    name: 'paused',
+    about: 'sluice.dev/paused: "true"; observedGeneration stays at the last generation acted on',
+    expected: { status: 'Suspended', message: 'reconciling is paused by the sluice.dev/paused annotation' },
+    object: (kind) =>
+      resource(kind, {
+        generation: 4,
+        observedGeneration: 3,
+        annotations: { 'sluice.dev/paused': 'true' },
+        conditions: [
+          failedSync('ReconcilePaused', 'reconciling is paused by the sluice.dev/paused annotation'),
+          ready(),
+        ],
+      }),
+  },
+  {
+    name: 'deleting',
+    about: 'deleted; the finalizer stays until the cloud resource is gone (deletionPolicy Delete)',
+    expected: { status: 'Progressing', message: 'Pending deletion' },
+    object: (kind) =>
+      resource(kind, {
+        deletionTimestamp: '2026-01-01T01:00:00Z',
+        conditions: [ok, notReady('Deleting', 'deleting c0ffee00')],
+      }),
+  },
+];

@@ -1,0 +1,87 @@
+-- Argo CD health of a sluice resource, read from the conditions the operator writes. Kind-agnostic: every
+-- sluice kind has Ready and Synced conditions with the same reasons. Runs without Lua's standard libraries
+-- (Argo CD gives argocd-cm scripts only base, table and a safe os), so it uses no string functions.
+local hs = {}
+
+local function condition(type)
+  if obj.status ~= nil and obj.status.conditions ~= nil then
+    for _, c in ipairs(obj.status.conditions) do
+      if c.type == type then
+        return c
+      end
+    end
+  end
+  return nil
+end
+
+local function messageOf(c, fallback)
+  if c ~= nil and c.message ~= nil and c.message ~= "" then
+    return c.message
+  end
+  return fallback
+end
+
+local function result(status, message)
+  hs.status = status
+  hs.message = message
+  return hs
+end
+
+-- Argo CD says this of every object being deleted; sluice holds a finalizer until the cloud side is gone.
+if obj.metadata.deletionTimestamp ~= nil then
+  return result("Progressing", "Pending deletion")
+end
+
+local ready = condition("Ready")
+local synced = condition("Synced")
+local annotations = obj.metadata.annotations or {}
+
+if annotations["sluice.dev/paused"] == "true" or (synced ~= nil and synced.reason == "ReconcilePaused") then
+  return result("Suspended", messageOf(synced, "reconciling is paused by the sluice.dev/paused annotation"))
+end
+
+if ready == nil and synced == nil then
+  return result("Progressing", "Waiting for sluice to reconcile")
+end
+
+local generation = obj.metadata.generation
+local observed = obj.status.observedGeneration
+if generation ~= nil and (observed == nil or observed < generation) then
+  return result("Progressing", "Waiting for sluice to act on generation " .. tostring(generation))
+end
+
+if synced ~= nil and synced.status == "False" then
+  -- The cloud refused the spec, or the user must fix credentials or an adoption id: retrying will not help.
+  local userMustAct = {
+    CloudRequestRejected = true,
+    CredentialsMissing = true,
+    ExternalNotFound = true,
+  }
+  if userMustAct[synced.reason] then
+    return result("Degraded", messageOf(synced, synced.reason))
+  end
+  -- Anything else (the cloud answered 5xx, the apiserver failed) is retried with backoff.
+  if ready == nil or ready.status ~= "True" then
+    return result("Progressing", "Retrying: " .. messageOf(synced, synced.reason))
+  end
+end
+
+if ready ~= nil and ready.status == "True" then
+  return result("Healthy", messageOf(ready, ready.reason or "Ready"))
+end
+
+if ready ~= nil then
+  local failed = {
+    CloudFailed = true,
+    ExternalMissing = true,
+    Drifted = true,
+  }
+  if failed[ready.reason] then
+    return result("Degraded", messageOf(ready, ready.reason))
+  end
+  -- Creating, Updating, Unavailable (the cloud is changing state), WaitingForReference, PendingAcceptance,
+  -- Deleting: sluice is waiting for something that will happen without the user.
+  return result("Progressing", messageOf(ready, ready.reason))
+end
+
+return result("Progressing", "Waiting for sluice to reconcile")

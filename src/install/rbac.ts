@@ -1,0 +1,47 @@
+import { GROUP } from '../api/common.ts';
+import type { KindSchema } from '../api/crd.ts';
+
+/** A Kubernetes RBAC PolicyRule. */
+export interface PolicyRule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+
+/**
+ * Why each rule exists, in the order the operator needs them. The RBAC test on the real apiserver removes
+ * each rule in turn and shows what breaks; keep this list and that test in step.
+ */
+export interface OperatorRules {
+  /** Granted where resources are watched: cluster-wide (ClusterRole) or in `watchNamespace` (Role). */
+  watched: PolicyRule[];
+  /** Granted in the operator's own namespace only: the leader-election Lease. */
+  leaderElection: PolicyRule[];
+}
+
+/**
+ * The least privilege `sluice run` needs, derived from the kind registry: a new kind in KINDS (src/kinds.ts) gets its
+ * rules by `npm run generate`. Every verb here is one the operator sends (see src/runtime: the reflector
+ * lists and watches, the reconciler merge-patches finalizers and status, writes connection Secrets, creates
+ * Events; leader election reads, creates and replaces its Lease).
+ */
+export function operatorRules(kinds: readonly KindSchema[]): OperatorRules {
+  const plurals = kinds.map((k) => k.plural);
+  return {
+    watched: [
+      // The reflector per kind (list, watch); the finalizer is added with a merge patch.
+      { apiGroups: [GROUP], resources: plurals, verbs: ['list', 'watch', 'patch'] },
+      // Status is written with a merge patch on the status subresource.
+      { apiGroups: [GROUP], resources: plurals.map((p) => `${p}/status`), verbs: ['patch'] },
+      // Connection Secrets are owned by their resource with blockOwnerDeletion, which the
+      // OwnerReferencesPermissionEnforcement admission plugin allows only with update on <kind>/finalizers.
+      { apiGroups: [GROUP], resources: plurals.map((p) => `${p}/finalizers`), verbs: ['update'] },
+      // Credentials (get); connection Secrets (create, patch; list and watch to notice one deleted).
+      { apiGroups: [''], resources: ['secrets'], verbs: ['get', 'list', 'watch', 'create', 'patch'] },
+      { apiGroups: [''], resources: ['events'], verbs: ['create'] },
+    ],
+    leaderElection: [
+      { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+    ],
+  };
+}
