@@ -28,6 +28,7 @@ export default defineConfig({
             'test/integration/*.test.ts',
             'test/integration/runtime/**/*.test.ts',
             'test/integration/operator/**/*.test.ts',
+            'test/integration/install/**/*.test.ts',
           ],
           // One real kube-apiserver + etcd for the whole run; each file works in its own namespace.
           globalSetup: ['test/harness/globalSetup.ts'],

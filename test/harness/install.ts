@@ -1,0 +1,143 @@
+// The install paths as a user runs them, for tests and the demo: `helm template` / `helm install`,
+// `kubectl kustomize`, `kubectl apply`, and a kubeconfig holding only a ServiceAccount's token.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { parseAllDocuments, stringify } from 'yaml';
+import { assetsDir, repoRoot } from './assets.ts';
+import { renderKubeconfig } from './kubeconfig.ts';
+
+export const chartDir = join(repoRoot, 'charts', 'sluice');
+export const helmBin = () => join(assetsDir(), 'helm');
+export const kubectlBin = () => join(assetsDir(), 'kubectl');
+
+export interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; labels?: Record<string, string>; [key: string]: unknown };
+  [key: string]: unknown;
+}
+
+/** Runs a binary; on failure the error carries its stderr (never the input, which may hold secrets). */
+export function run(bin: string, args: string[], input?: string): string {
+  try {
+    return execFileSync(bin, args, {
+      encoding: 'utf8',
+      input,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      maxBuffer: 64 << 20,
+    });
+  } catch (error) {
+    const { stderr, status } = error as { stderr?: string; status?: number };
+    throw new Error(`${bin.split('/').pop()} ${args[0]} failed (exit ${status}): ${stderr?.trim()}`, {
+      cause: error,
+    });
+  }
+}
+
+/** Runs helm with a values file (mode 0600 in a private temp dir, removed afterwards: values can hold keys). */
+export function helmWithValues(args: string[], values: Record<string, unknown> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-values-'));
+  try {
+    const file = join(dir, 'values.yaml');
+    writeFileSync(file, stringify(values), { mode: 0o600 });
+    return run(helmBin(), [...args, '--values', file]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export interface TemplateOptions {
+  release?: string;
+  namespace: string;
+  values?: Record<string, unknown>;
+}
+
+/** `helm template` of charts/sluice: the YAML text. */
+export function helmTemplate({ release = 'sluice', namespace, values = {} }: TemplateOptions): string {
+  return helmWithValues(['template', release, chartDir, '--namespace', namespace], values);
+}
+
+export function parseManifests(text: string): Manifest[] {
+  return parseAllDocuments(text)
+    .map((d) => d.toJS() as Manifest | null)
+    .filter((o): o is Manifest => !!o?.kind);
+}
+
+export const toYaml = (objects: readonly Manifest[]) => objects.map((o) => stringify(o)).join('---\n');
+
+/** `kubectl apply -f -`; `dryRun: true` asks the apiserver to validate and admit without persisting. */
+export function kubectlApply(
+  kubeconfig: string,
+  objects: readonly Manifest[] | string,
+  opts: { dryRun?: boolean } = {},
+): string {
+  const input = typeof objects === 'string' ? objects : toYaml(objects);
+  return run(
+    kubectlBin(),
+    [
+      'apply',
+      '--kubeconfig',
+      kubeconfig,
+      ...(opts.dryRun ? ['--dry-run=server'] : []),
+      '--server-side',
+      '--field-manager=sluice-test',
+      '--force-conflicts',
+      '-f',
+      '-',
+    ],
+    input,
+  );
+}
+
+export function find(objects: readonly Manifest[], kind: string, name?: string): Manifest | undefined {
+  return objects.find((o) => o.kind === kind && (name === undefined || o.metadata.name === name));
+}
+
+interface PodSpec {
+  serviceAccountName?: string;
+  containers: { name: string; args?: string[] }[];
+}
+
+/** The operator Deployment's pod template. */
+export function operatorPodTemplate(objects: readonly Manifest[]): {
+  metadata?: Record<string, unknown>;
+  spec: PodSpec;
+} {
+  const deployment = find(objects, 'Deployment');
+  if (!deployment) throw new Error('no Deployment in the manifests');
+  return (deployment.spec as { template: { metadata?: Record<string, unknown>; spec: PodSpec } }).template;
+}
+
+/** The `sluice` arguments the Deployment starts the container with (first one: `run`). */
+export function operatorArgs(objects: readonly Manifest[]): string[] {
+  return operatorPodTemplate(objects).spec.containers[0]!.args ?? [];
+}
+
+/**
+ * A kubeconfig for the same cluster that authenticates as a ServiceAccount with a token from the TokenRequest
+ * API, as the kubelet would mount it into the operator's pod: the identity has only the rights RBAC gives it.
+ */
+export async function serviceAccountKubeconfig(
+  admin: KubeConfig,
+  namespace: string,
+  serviceAccount: string,
+): Promise<string> {
+  const core = admin.makeApiClient(CoreV1Api);
+  const request = await core.createNamespacedServiceAccountToken({
+    name: serviceAccount,
+    namespace,
+    body: { spec: { audiences: [], expirationSeconds: 3600 } },
+  });
+  const cluster = admin.getCurrentCluster();
+  if (!cluster) throw new Error('admin kubeconfig has no current cluster');
+  const caPem = cluster.caData ? Buffer.from(cluster.caData, 'base64').toString('utf8') : '';
+  return renderKubeconfig({
+    name: `${namespace}-${serviceAccount}`,
+    server: cluster.server,
+    caPem,
+    token: request.status!.token,
+  });
+}

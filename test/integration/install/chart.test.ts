@@ -1,0 +1,285 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GROUP } from '../../../src/api/common.ts';
+import { KINDS } from '../../../src/kinds.ts';
+import {
+  chartDir,
+  find,
+  helmBin,
+  helmTemplate,
+  helmWithValues,
+  kubectlApply,
+  operatorArgs,
+  operatorPodTemplate,
+  parseManifests,
+  run,
+  type Manifest,
+} from '../../harness/install.ts';
+import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
+import { clusterSkipReason, testKubeConfig, testKubeconfigPath } from '../../harness/testCluster.ts';
+import { dryRunOperatorPod, enforceRestricted } from './support.ts';
+
+/** Everything the chart can switch on, with non-default values for the rest. */
+const allFeatures = (watchNamespace: string, argocdNamespace: string) => ({
+  image: { repository: 'registry.example.com/sluice', digest: `sha256:${'a'.repeat(64)}` },
+  imagePullSecrets: [{ name: 'registry' }],
+  replicas: 3,
+  watchNamespace,
+  credentials: {
+    organizationId: 'org',
+    keyId: 'key',
+    keySecret: 'not-a-real-secret',
+    managementUrl: 'https://api.example.com',
+    alertsUrl: 'https://alerts.example.com',
+    alertsToken: 'not-a-real-token',
+  },
+  operator: {
+    concurrency: 8,
+    syncInterval: '5m',
+    pollInterval: '1s',
+    logLevel: 'debug',
+    extraArgs: ['--alerting-quota=off'],
+  },
+  serviceAccount: { name: 'sluice-custom', annotations: { 'example.com/role': 'operator' } },
+  metrics: { serviceMonitor: { enabled: true, labels: { release: 'prometheus' } } },
+  podDisruptionBudget: { enabled: true },
+  networkPolicy: {
+    enabled: true,
+    metricsFrom: [{ namespaceSelector: { matchLabels: { monitoring: 'true' } } }],
+  },
+  argocd: { healthChecks: true, namespace: argocdNamespace },
+  podAnnotations: { 'example.com/scrape': 'true' },
+  priorityClassName: '',
+});
+
+const resourcesOf = (role: Manifest | undefined) =>
+  ((role?.rules as { apiGroups: string[]; resources: string[] }[]) ?? []).flatMap((r) =>
+    r.resources.map((res) => `${r.apiGroups[0] || 'core'}/${res}`),
+  );
+
+describe('helm chart charts/sluice (no cluster needed)', () => {
+  it('passes helm lint --strict with default and with all-features values', () => {
+    expect(run(helmBin(), ['lint', '--strict', chartDir])).toMatch(
+      /1 chart\(s\) linted, 0 chart\(s\) failed/,
+    );
+    expect(helmWithValues(['lint', '--strict', chartDir], allFeatures('data', 'argocd'))).toMatch(
+      /0 chart\(s\) failed/,
+    );
+  });
+
+  it.each([
+    ['an unknown key', { bogus: true }, /additional properties 'bogus' not allowed/],
+    ['a mistyped replica count', { replicas: 'two' }, /replicas.*want integer/],
+    [
+      'an unknown nested key',
+      { operator: { concurency: 2 } },
+      /additional properties 'concurency' not allowed/,
+    ],
+    ['a bad duration', { operator: { syncInterval: '10 minutes' } }, /syncInterval/],
+    ['a bad log level', { operator: { logLevel: 'verbose' } }, /logLevel/],
+    ['a namespace that is no DNS label', { watchNamespace: 'Data_Team' }, /watchNamespace/],
+  ])('rejects %s through values.schema.json', (_what, values, message) => {
+    expect(() => helmTemplate({ namespace: 'sluice-system', values })).toThrow(message);
+  });
+
+  it('asks for the rest of the credentials when only a key secret is given, and never prints it', () => {
+    const attempt = () =>
+      helmTemplate({
+        namespace: 'sluice-system',
+        values: { credentials: { keySecret: 'very-secret-value' } },
+      });
+    expect(attempt).toThrow(/credentials.organizationId is required/);
+    expect(attempt).not.toThrow(/very-secret-value/);
+  });
+
+  it('grants the sluice kinds (with status and finalizers), Secrets, Events and Leases, and nothing else', () => {
+    const objects = parseManifests(helmTemplate({ namespace: 'sluice-system', values: { replicas: 2 } }));
+    const plurals = KINDS.map((k) => k.plural);
+    const granted = [
+      ...resourcesOf(find(objects, 'ClusterRole')),
+      ...resourcesOf(find(objects, 'Role', 'sluice-leader-election')),
+    ];
+    expect(granted.sort()).toEqual(
+      [
+        ...plurals.flatMap((p) => [`${GROUP}/${p}`, `${GROUP}/${p}/status`, `${GROUP}/${p}/finalizers`]),
+        'core/secrets',
+        'core/events',
+        'coordination.k8s.io/leases',
+      ].sort(),
+    );
+    const verbs = (find(objects, 'ClusterRole')!.rules as { verbs: string[] }[]).flatMap((r) => r.verbs);
+    expect(verbs).not.toContain('*');
+    expect(verbs).not.toContain('delete');
+  });
+
+  it('namespaced mode needs Roles only: no ClusterRole or ClusterRoleBinding at all', () => {
+    const objects = parseManifests(
+      helmTemplate({
+        namespace: 'sluice-system',
+        values: { watchNamespace: 'data', credentials: { existingSecret: 'cloud' } },
+      }),
+    );
+    expect(
+      objects.filter((o) => o.kind.startsWith('Cluster') && o.kind !== 'CustomResourceDefinition'),
+    ).toEqual([]);
+    expect(find(objects, 'Role', 'sluice')!.metadata.namespace).toBe('data');
+    // The credentials Secret stays in the release namespace: exactly that one Secret may be read there.
+    expect(find(objects, 'Role', 'sluice-credentials')!.rules).toEqual([
+      { apiGroups: [''], resources: ['secrets'], resourceNames: ['cloud'], verbs: ['get'] },
+    ]);
+    expect(operatorArgs(objects)).toEqual(
+      expect.arrayContaining(['--namespace=data', '--credentials-secret=sluice-system/cloud']),
+    );
+  });
+
+  it('turns on leader election only with more than one replica', () => {
+    const one = parseManifests(helmTemplate({ namespace: 'ops', values: {} }));
+    const two = parseManifests(helmTemplate({ namespace: 'ops', values: { replicas: 2 } }));
+    expect(operatorArgs(one)).not.toContain('--leader-elect');
+    expect(find(one, 'Role', 'sluice-leader-election')).toBeUndefined();
+    expect(operatorArgs(two)).toEqual(
+      expect.arrayContaining([
+        '--leader-elect',
+        '--leader-election-namespace=ops',
+        '--leader-election-id=sluice',
+      ]),
+    );
+  });
+
+  it('ships every CRD as a template kept on uninstall, identical to crds/, and none with crds.enabled=false', () => {
+    const objects = parseManifests(helmTemplate({ namespace: 'sluice-system' }));
+    for (const kind of KINDS) {
+      const name = `${kind.plural}.${GROUP}`;
+      const crd = find(objects, 'CustomResourceDefinition', name)!;
+      expect(crd.metadata.annotations).toEqual({ 'helm.sh/resource-policy': 'keep' });
+      const committed = parseManifests(
+        readFileSync(join(chartDir, '..', '..', 'crds', `${name}.yaml`), 'utf8'),
+      )[0]!;
+      expect(crd.spec).toEqual(committed.spec);
+    }
+    const without = parseManifests(
+      helmTemplate({ namespace: 'sluice-system', values: { crds: { enabled: false } } }),
+    );
+    expect(find(without, 'CustomResourceDefinition')).toBeUndefined();
+  });
+
+  it('creates the credentials Secret from values, or uses existingSecret and creates none', () => {
+    const created = parseManifests(helmTemplate({ namespace: 'ops', values: allFeatures('ops', 'ops') }));
+    const secret = find(created, 'Secret')!;
+    expect(Object.keys(secret.data as object).sort()).toEqual(
+      ['alertsToken', 'alertsUrl', 'keyId', 'keySecret', 'managementUrl', 'organizationId'].sort(),
+    );
+    expect(operatorArgs(created)).toContain(`--credentials-secret=ops/${secret.metadata.name}`);
+    const existing = parseManifests(
+      helmTemplate({
+        namespace: 'ops',
+        values: { credentials: { existingSecret: 'mine', keySecret: 'ignored' } },
+      }),
+    );
+    expect(find(existing, 'Secret')).toBeUndefined();
+    expect(operatorArgs(existing)).toContain('--credentials-secret=ops/mine');
+  });
+
+  it('runs the operator under the restricted profile with probes on the probe port and resources set', () => {
+    const pod = operatorPodTemplate(parseManifests(helmTemplate({ namespace: 'ops' }))).spec as unknown as {
+      securityContext: Record<string, unknown>;
+      containers: Record<string, { [key: string]: unknown }>[];
+    };
+    expect(pod.securityContext).toMatchObject({
+      runAsNonRoot: true,
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    const container = pod.containers[0]!;
+    expect(container.securityContext).toEqual({
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      capabilities: { drop: ['ALL'] },
+    });
+    expect(container.livenessProbe).toMatchObject({ httpGet: { path: '/healthz', port: 'probes' } });
+    expect(container.readinessProbe).toMatchObject({ httpGet: { path: '/readyz', port: 'probes' } });
+    expect(container.resources).toMatchObject({ requests: { cpu: '50m', memory: '128Mi' } });
+  });
+});
+
+describe.skipIf(clusterSkipReason())('helm chart on the real apiserver', () => {
+  let release: TestNamespace;
+  let watched: TestNamespace;
+  let kubeconfig: string;
+
+  beforeAll(async () => {
+    kubeconfig = testKubeconfigPath()!;
+    release = await createTestNamespace('chart');
+    watched = await createTestNamespace('chart-watched');
+    await enforceRestricted(testKubeConfig(), release.name);
+    kubectlApply(
+      kubeconfig,
+      readFileSync(join(import.meta.dirname, 'fixtures', 'servicemonitor-crd.yaml'), 'utf8'),
+    );
+  });
+  afterAll(async () => {
+    await release?.delete();
+    await watched?.delete();
+  });
+
+  it('accepts the default rendering (server-side dry-run of every object)', () => {
+    const objects = parseManifests(helmTemplate({ release: release.name, namespace: release.name }));
+    const lines = kubectlApply(kubeconfig, objects, { dryRun: true }).trim().split('\n');
+    expect(lines).toHaveLength(objects.length);
+    for (const line of lines) expect(line).toMatch(/ serverside-applied \(server dry run\)$/);
+    expect(lines.map((l) => l.split(/[./]/)[0]).sort()).toEqual(
+      [
+        'clusterrole',
+        'clusterrolebinding',
+        'customresourcedefinition',
+        'deployment',
+        'service',
+        'serviceaccount',
+      ].sort(),
+    );
+  });
+
+  it('accepts the all-features rendering: namespaced RBAC, Secret, ServiceMonitor, PDB, NetworkPolicy, Argo CD', () => {
+    const text = helmTemplate({
+      release: release.name,
+      namespace: release.name,
+      values: allFeatures(watched.name, release.name),
+    });
+    const objects = parseManifests(text);
+    const kinds = new Set(objects.map((o) => o.kind));
+    for (const kind of [
+      'Role',
+      'RoleBinding',
+      'Secret',
+      'ServiceMonitor',
+      'PodDisruptionBudget',
+      'NetworkPolicy',
+      'ConfigMap',
+    ])
+      expect(kinds).toContain(kind);
+    expect(kubectlApply(kubeconfig, objects, { dryRun: true })).toMatch(
+      /configmap\/argocd-cm serverside-applied \(server dry run\)/,
+    );
+    // The rendered text holds the Secret's base64 data and nothing else of it: no comment repeats a value.
+    expect(text).not.toContain('not-a-real-secret');
+  });
+
+  it('passes the restricted Pod Security profile as enforced by the apiserver', () => {
+    for (const values of [{}, allFeatures(watched.name, release.name)]) {
+      const objects = parseManifests(helmTemplate({ namespace: release.name, values }));
+      expect(dryRunOperatorPod(kubeconfig, objects, release.name)).toMatch(/pod\/\S+ serverside-applied/);
+    }
+  });
+
+  it('and the check is real: a pod without the hardening is refused in the same namespace', () => {
+    const objects = parseManifests(helmTemplate({ namespace: release.name }));
+    const pod = operatorPodTemplate(objects).spec as unknown as {
+      securityContext: unknown;
+      containers: { securityContext?: unknown }[];
+    };
+    delete pod.containers[0]!.securityContext;
+    expect(() => dryRunOperatorPod(kubeconfig, objects, release.name)).toThrow(
+      /violates PodSecurity "restricted/,
+    );
+  });
+});
