@@ -1,0 +1,83 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../../harness/assets.ts';
+import {
+  find,
+  helmTemplate,
+  kubectlApply,
+  kubectlBin,
+  operatorPodTemplate,
+  parseManifests,
+  run,
+} from '../../harness/install.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
+import { dryRunOperatorPod } from './support.ts';
+
+const kustomize = (dir: string) => parseManifests(run(kubectlBin(), ['kustomize', join(repoRoot, dir)]));
+
+describe('kustomize base deploy/ (no cluster needed)', () => {
+  const base = kustomize('deploy');
+
+  it('installs the CRDs, the RBAC and the operator into sluice-system', () => {
+    expect(base.map((o) => o.kind).sort()).toEqual(
+      [
+        'ClusterRole',
+        'ClusterRoleBinding',
+        'CustomResourceDefinition',
+        'Deployment',
+        'Namespace',
+        'Role',
+        'RoleBinding',
+        'Service',
+        'ServiceAccount',
+      ].sort(),
+    );
+    for (const o of base.filter(
+      (o) => !['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding'].includes(o.kind),
+    ))
+      expect(o.metadata.namespace, `${o.kind} ${o.metadata.name}`).toBe('sluice-system');
+  });
+
+  it('grants exactly the rules the chart grants and runs the pod exactly as hardened as the chart', () => {
+    const chart = parseManifests(helmTemplate({ namespace: 'sluice-system', values: { replicas: 2 } }));
+    expect(find(base, 'ClusterRole')!.rules).toEqual(find(chart, 'ClusterRole')!.rules);
+    expect(find(base, 'Role')!.rules).toEqual(find(chart, 'Role', 'sluice-leader-election')!.rules);
+    const [ours, theirs] = [base, chart].map(
+      (objects) =>
+        operatorPodTemplate(objects).spec as unknown as {
+          securityContext: unknown;
+          containers: Record<string, unknown>[];
+          volumes: unknown;
+        },
+    );
+    expect(ours!.securityContext).toEqual(theirs!.securityContext);
+    expect(ours!.volumes).toEqual(theirs!.volumes);
+    for (const field of ['securityContext', 'livenessProbe', 'readinessProbe', 'resources', 'volumeMounts'])
+      expect(ours!.containers[0]![field], field).toEqual(theirs!.containers[0]![field]);
+  });
+
+  it('has an overlay example that runs two replicas with leader election', () => {
+    const overlay = kustomize('overlays/example');
+    const deployment = find(overlay, 'Deployment')!;
+    expect((deployment.spec as { replicas: number }).replicas).toBe(2);
+    expect(operatorPodTemplate(overlay).spec.containers[0]!.args).toContain('--leader-elect');
+  });
+});
+
+describe.skipIf(clusterSkipReason())('kustomize base on the real apiserver', () => {
+  it('kubectl apply -k deploy/ and the overlay pass a server-side dry-run, the pod the restricted profile', () => {
+    const kubeconfig = testKubeconfigPath()!;
+    const base = kustomize('deploy');
+    // Objects in a namespace can only be dry-run once it exists; apply -k would create it first as well.
+    kubectlApply(kubeconfig, [find(base, 'Namespace')!]);
+    for (const objects of [base, kustomize('overlays/example')]) {
+      const lines = kubectlApply(kubeconfig, objects, { dryRun: true }).trim().split('\n');
+      expect(lines).toHaveLength(objects.length);
+      for (const line of lines) expect(line).toMatch(/ (serverside-applied|unchanged) \(server dry run\)$/);
+    }
+    // deploy/ labels sluice-system to enforce the restricted profile; the operator's pod must pass it.
+    expect(dryRunOperatorPod(kubeconfig, base, 'sluice-system')).toMatch(
+      /serverside-applied \(server dry run\)/,
+    );
+  });
+});
