@@ -42,7 +42,8 @@ export function helmWithValues(args: string[], values: Record<string, unknown> =
   const dir = mkdtempSync(join(tmpdir(), 'sluice-values-'));
   try {
     const file = join(dir, 'values.yaml');
-    writeFileSync(file, stringify(values), { mode: 0o600 });
+    // YAML 1.1, as helm reads it: strings like "off" or "yes" must be quoted or they become booleans.
+    writeFileSync(file, stringify(values, { version: '1.1' }), { mode: 0o600 });
     return run(helmBin(), [...args, '--values', file]);
   } finally {
     rmSync(dir, { recursive: true, force: true });

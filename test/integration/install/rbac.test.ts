@@ -1,0 +1,288 @@
+// The operator with only the chart's RBAC: the chart's ServiceAccount, Roles and bindings are installed for
+// real, a token is minted for the ServiceAccount with the TokenRequest API, and `sluice run` starts with the
+// Deployment's own arguments and a kubeconfig holding nothing but that token. Then every rule is taken away
+// in turn to show that the lifecycle needs it.
+//
+// This file starts its own control plane: it enables the OwnerReferencesPermissionEnforcement admission
+// plugin (on in OpenShift and many hardened clusters), under which owning a connection Secret with
+// blockOwnerDeletion needs `update` on <kind>/finalizers.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEmulator, type Emulator } from '../../../src/emulator/server.ts';
+import { repoRoot } from '../../harness/assets.ts';
+import { startControlPlane, type ControlPlane } from '../../harness/controlPlane.ts';
+import {
+  find,
+  helmTemplate,
+  kubectlApply,
+  operatorArgs,
+  parseManifests,
+  serviceAccountKubeconfig,
+  type Manifest,
+} from '../../harness/install.ts';
+import { clusterSkipReason } from '../../harness/testCluster.ts';
+
+const RELEASE_NS = 'sluice-system';
+const APPS_NS = 'apps';
+const RELEASE = 'sluice';
+
+interface Rule {
+  apiGroups: string[];
+  resources: string[];
+  verbs: string[];
+}
+type Step = 'ok' | 'ready' | 'events' | 'delete';
+
+/** Installs everything the chart renders except the Deployment (there is no kubelet to run it). */
+function installChart(kubeconfig: string, objects: Manifest[]): void {
+  kubectlApply(
+    kubeconfig,
+    objects.filter((o) => o.kind !== 'Deployment'),
+  );
+}
+
+describe.skipIf(clusterSkipReason())('the chart RBAC is all the operator needs', () => {
+  let cp: ControlPlane;
+  let emulator: Emulator;
+  let admin: KubeConfig;
+  let dir: string;
+  let objects: Manifest[];
+  let counter = 0;
+  const logFiles: string[] = [];
+
+  beforeAll(async () => {
+    cp = await startControlPlane({
+      apiserverArgs: ['--enable-admission-plugins=OwnerReferencesPermissionEnforcement'],
+    });
+    admin = new KubeConfig();
+    admin.loadFromString(cp.kubeconfigYaml);
+    dir = mkdtempSync(join(tmpdir(), 'sluice-rbac-'));
+    emulator = await startEmulator({ port: 0, transitionMs: 0, rateLimit: 'off', logger: false });
+    const core = admin.makeApiClient(CoreV1Api);
+    for (const name of [RELEASE_NS, APPS_NS]) await core.createNamespace({ body: { metadata: { name } } });
+    const { organizationId, keyId, keySecret, alertsToken } = emulator.credentials;
+    objects = parseManifests(
+      helmTemplate({
+        release: RELEASE,
+        namespace: RELEASE_NS,
+        values: {
+          // Two replicas: leader election on, so the Lease rule is exercised too.
+          replicas: 2,
+          credentials: {
+            organizationId,
+            keyId,
+            keySecret,
+            managementUrl: emulator.url,
+            alertsUrl: emulator.url,
+            alertsToken,
+          },
+          operator: { pollInterval: '200ms', managementQuota: 'off' },
+        },
+      }),
+    );
+    installChart(cp.kubeconfig, objects);
+  }, 90_000);
+
+  afterAll(async () => {
+    await emulator?.stop();
+    await cp?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** `sluice run` with the chart's arguments, as the ServiceAccount (probe and metrics ports moved to free ones). */
+  async function startOperator(
+    args: string[],
+    serviceAccount: string,
+  ): Promise<ChildProcess & { logFile: string }> {
+    const kubeconfig = join(dir, `kubeconfig-${serviceAccount}`);
+    writeFileSync(kubeconfig, await serviceAccountKubeconfig(admin, RELEASE_NS, serviceAccount), {
+      mode: 0o600,
+    });
+    const logFile = join(dir, `operator-${++counter}.log`);
+    logFiles.push(logFile);
+    const log = openSync(logFile, 'w');
+    try {
+      const child = spawn(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          join(repoRoot, 'src', 'cli.ts'),
+          ...args,
+          `--kubeconfig=${kubeconfig}`,
+          '--metrics-bind-address=127.0.0.1:0',
+          '--health-probe-bind-address=127.0.0.1:0',
+        ],
+        { cwd: repoRoot, stdio: ['ignore', log, log] },
+      );
+      return Object.assign(child, { logFile });
+    } finally {
+      closeSync(log);
+    }
+  }
+
+  async function stopOperator(child: ChildProcess): Promise<void> {
+    if (child.exitCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    await exited;
+    clearTimeout(timer);
+  }
+
+  async function until(test: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (await test()) return true;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    return false;
+  }
+
+  /**
+   * The DatabaseService lifecycle, created and deleted by an admin, reconciled by the operator: Ready with its
+   * connection Secret, Events recorded, and under deletionPolicy Delete gone from Kubernetes and the cloud.
+   * Returns the first step that did not happen.
+   */
+  async function lifecycle(namespace: string, timeoutMs: number): Promise<Step> {
+    const objectsApi = KubernetesObjectApi.makeApiClient(admin);
+    const core = admin.makeApiClient(CoreV1Api);
+    const name = `rbac-${++counter}`;
+    const ref = { apiVersion: 'sluice.dev/v1alpha1', kind: 'DatabaseService', metadata: { name, namespace } };
+    await objectsApi.create({
+      ...ref,
+      spec: { name: `rbac test ${counter}`, provider: 'aws', region: 'us-east-1', deletionPolicy: 'Delete' },
+    } as never);
+    const read = async () => {
+      try {
+        return (await objectsApi.read(ref as never)) as unknown as {
+          status?: { id?: string; conditions?: { type: string; status: string }[] };
+        };
+      } catch (error) {
+        if ((error as { code?: number }).code === 404) return undefined;
+        throw error;
+      }
+    };
+    const secretExists = async () => {
+      try {
+        await core.readNamespacedSecret({ name: `${name}-connection`, namespace });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const ready = await until(async () => {
+      const r = await read();
+      const isReady = r?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+      return !!isReady && (await secretExists());
+    }, timeoutMs);
+    if (!ready) return 'ready';
+    const id = (await read())!.status!.id!;
+    const events = await core.listNamespacedEvent({
+      namespace,
+      fieldSelector: `involvedObject.name=${name}`,
+    });
+    if (!events.items.some((e) => e.reason === 'Created')) return 'events';
+    await objectsApi.delete(ref as never);
+    const gone = await until(async () => (await read()) === undefined, timeoutMs);
+    if (!gone) return 'delete';
+    const cloud = await fetch(`${emulator.url}/_emulator/calls`).then(
+      (r) => r.json() as Promise<{ calls: { method: string; path?: string; route: string }[] }>,
+    );
+    return cloud.calls.some((c) => c.method === 'DELETE' && c.route.endsWith(':serviceId')) && id
+      ? 'ok'
+      : 'delete';
+  }
+
+  it('runs the DatabaseService lifecycle with the ServiceAccount token and the Deployment arguments only', async () => {
+    const args = operatorArgs(objects);
+    expect(args).toEqual(
+      expect.arrayContaining([
+        'run',
+        '--leader-elect',
+        `--credentials-secret=${RELEASE_NS}/${RELEASE}-cloud`,
+      ]),
+    );
+    const operator = await startOperator(args, RELEASE);
+    try {
+      expect(await lifecycle(APPS_NS, 20_000)).toBe('ok');
+      const lease = await KubernetesObjectApi.makeApiClient(admin).read({
+        apiVersion: 'coordination.k8s.io/v1',
+        kind: 'Lease',
+        metadata: { name: RELEASE, namespace: RELEASE_NS },
+      });
+      expect(lease).toBeTruthy();
+    } finally {
+      await stopOperator(operator);
+    }
+  }, 60_000);
+
+  /** Every rule of the chart's roles, with the step of the lifecycle that breaks without it. */
+  const cases: { role: 'ClusterRole' | 'Role'; index: number; rule: string; breaks: Step }[] = [];
+  const breaksAt = (rule: Rule): Step => (rule.resources.includes('events') ? 'events' : 'ready');
+  {
+    const rendered = parseManifests(
+      helmTemplate({ release: RELEASE, namespace: RELEASE_NS, values: { replicas: 2 } }),
+    );
+    for (const role of ['ClusterRole', 'Role'] as const) {
+      const rules = (find(rendered, role)?.rules ?? []) as Rule[];
+      rules.forEach((rule, index) =>
+        cases.push({
+          role,
+          index,
+          rule: `${rule.resources.join(',')} (${rule.verbs.join(', ')})`,
+          breaks: breaksAt(rule),
+        }),
+      );
+    }
+  }
+
+  it.each(cases)(
+    'without the $role rule on $rule the lifecycle fails at "$breaks"',
+    async ({ role, index, breaks }) => {
+      const reduced = structuredClone(objects);
+      const target = reduced.find((o) => o.kind === role && o.metadata.name.startsWith(RELEASE))!;
+      (target.rules as Rule[]).splice(index, 1);
+      installChart(cp.kubeconfig, reduced);
+      const operator = await startOperator(operatorArgs(objects), RELEASE);
+      try {
+        expect(await lifecycle(APPS_NS, 6_000)).toBe(breaks);
+      } finally {
+        await stopOperator(operator);
+        installChart(cp.kubeconfig, objects);
+      }
+    },
+    60_000,
+  );
+
+  it('runs the lifecycle in namespaced mode (watchNamespace) with Roles only', async () => {
+    const { organizationId, keyId, keySecret } = emulator.credentials;
+    const scoped = parseManifests(
+      helmTemplate({
+        release: 'scoped',
+        namespace: RELEASE_NS,
+        values: {
+          watchNamespace: 'team',
+          credentials: { organizationId, keyId, keySecret, managementUrl: emulator.url },
+          operator: { pollInterval: '200ms', managementQuota: 'off' },
+          crds: { enabled: false },
+        },
+      }),
+    );
+    expect(scoped.filter((o) => o.kind.startsWith('Cluster'))).toEqual([]);
+    await admin.makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'team' } } });
+    installChart(cp.kubeconfig, scoped);
+    const operator = await startOperator(operatorArgs(scoped), 'scoped-sluice');
+    try {
+      expect(await lifecycle('team', 20_000)).toBe('ok');
+    } finally {
+      await stopOperator(operator);
+    }
+    // Not a word of the credentials in what the operator printed.
+    for (const file of logFiles) expect(readFileSync(file, 'utf8')).not.toContain(keySecret);
+  }, 60_000);
+});
