@@ -7,11 +7,14 @@
 // release binaries; only the Go module proxy is reachable. envtest's binaries
 // are the same upstream main packages, so we build those.
 //
-// Idempotent: a stamp file records a hash of every input (go.mod/go.sum,
-// Go sources, this script, the Go toolchain version). When the stamp matches
-// and all binaries exist, nothing is built and the script returns in well
-// under a second. When KUBEBUILDER_ASSETS is set, those binaries are used and
-// nothing is built at all.
+// Idempotent, per Go module: a stamp file per build job (stamps/<job>) records
+// a hash of that module's inputs (its go.mod/go.sum and Go sources, not those
+// of modules nested below it), the build recipe and the Go toolchain version.
+// A job whose stamp matches and whose binaries exist is not built, so changing
+// one module (say argocd-health) rebuilds only that module, never the big
+// Kubernetes build; with nothing to build the script returns in well under a
+// second. When KUBEBUILDER_ASSETS is set, those binaries are used and nothing
+// is built at all.
 //
 // The last line printed is always `KUBEBUILDER_ASSETS=<dir>`.
 
@@ -34,9 +37,16 @@ import { fileURLToPath } from 'node:url';
 const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const envtestDir = join(repoRoot, 'test', 'envtest');
 const helmDir = join(envtestDir, 'helm');
+const argocdHealthDir = join(envtestDir, 'argocd-health');
 
-/** Binaries the harness needs; helm is for the demo and chart tests. */
-const BINARIES = ['kube-apiserver', 'etcd', 'kubectl', 'helm'];
+/**
+ * Binaries the harness needs; helm is for the demo and chart tests, argocd-health runs the Argo CD health
+ * checks under gopher-lua.
+ */
+const BINARIES = ['kube-apiserver', 'etcd', 'kubectl', 'helm', 'argocd-health'];
+
+/** Bump when the way a job is built changes in a way its inputs do not show. */
+const RECIPE_VERSION = 2;
 
 function log(msg) {
   process.stderr.write(`[envtest-setup] ${msg}\n`);
@@ -86,12 +96,16 @@ function helmLdflags(helmVersion, clientGoVersion) {
   return flags.join(' ');
 }
 
-/** Files whose content decides what gets built (no binaries, no vendor). */
-function inputFiles(dir) {
+/**
+ * Files whose content decides what a module builds (no binaries, no vendor), without the modules nested in
+ * it: a directory with its own go.mod is another job's input.
+ */
+function inputFiles(dir, top = true) {
+  if (!top && existsSync(join(dir, 'go.mod'))) return [];
   const out = [];
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
     const p = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...inputFiles(p));
+    if (entry.isDirectory()) out.push(...inputFiles(p, false));
     else if (/^(go\.mod|go\.sum)$|\.go$/.test(entry.name)) out.push(p);
   }
   return out.sort();
@@ -114,16 +128,22 @@ function goVersion() {
   return execFileSync('go', ['version'], { env: goEnv(), encoding: 'utf8' }).trim();
 }
 
-function computeStamp(jobs) {
+function computeStamp(job, go) {
   const h = createHash('sha256');
-  h.update(goVersion());
-  h.update(readFileSync(fileURLToPath(import.meta.url)));
-  for (const f of inputFiles(envtestDir)) {
+  h.update(go);
+  const { GOTOOLCHAIN, CGO_ENABLED, GOFLAGS } = goEnv();
+  // Relative dirs: moving the checkout must not force a rebuild.
+  h.update(
+    JSON.stringify({
+      recipe: RECIPE_VERSION,
+      env: { GOTOOLCHAIN, CGO_ENABLED, GOFLAGS },
+      job: { ...job, dir: relative(repoRoot, job.dir) },
+    }),
+  );
+  for (const f of inputFiles(job.dir)) {
     h.update(relative(repoRoot, f));
     h.update(readFileSync(f));
   }
-  // Relative dirs: moving the checkout must not force a rebuild.
-  h.update(JSON.stringify(jobs.map((j) => ({ ...j, dir: relative(repoRoot, j.dir) }))));
   return h.digest('hex');
 }
 
@@ -140,19 +160,34 @@ function buildJobs(k8sVersion) {
   const clientGo = requiredVersion(join(helmDir, 'go.mod'), 'k8s.io/client-go');
   return [
     {
+      name: 'kubernetes',
+      binaries: ['kube-apiserver', 'kubectl', 'etcd'],
       dir: envtestDir,
       // ./cmd/etcd is upstream etcdmain; its own version string is a constant
       // in go.etcd.io/etcd/api/v3/version, so the -X flags only affect k8s.
       pkgs: ['k8s.io/kubernetes/cmd/kube-apiserver', 'k8s.io/kubernetes/cmd/kubectl', './cmd/etcd'],
       ldflags: k8sLdflags(k8sVersion),
     },
-    { dir: helmDir, pkgs: ['helm.sh/helm/v3/cmd/helm'], ldflags: helmLdflags(helmVersion, clientGo) },
+    {
+      name: 'helm',
+      binaries: ['helm'],
+      dir: helmDir,
+      pkgs: ['helm.sh/helm/v3/cmd/helm'],
+      ldflags: helmLdflags(helmVersion, clientGo),
+    },
+    {
+      name: 'argocd-health',
+      binaries: ['argocd-health'],
+      dir: argocdHealthDir,
+      pkgs: ['.'],
+      ldflags: '-s -w',
+    },
   ];
 }
 
 function goBuild(job, outDir) {
   const started = Date.now();
-  const what = job.pkgs.map((p) => p.split('/').pop()).join(', ');
+  const what = job.binaries.join(', ');
   log(`building ${what} in ${relative(repoRoot, job.dir)} ...`);
   const child = spawn(
     'go',
@@ -205,36 +240,40 @@ async function main() {
     : join(homedir(), '.cache', 'sluice', 'envtest');
   const versionDir = join(cacheRoot, k8sVersion);
   const binDir = join(versionDir, 'bin');
-  const stampFile = join(versionDir, 'stamp');
+  const stampDir = join(versionDir, 'stamps');
 
-  const jobs = buildJobs(k8sVersion);
-  const stamp = computeStamp(jobs);
-  const upToDate =
-    existsSync(stampFile) &&
-    readFileSync(stampFile, 'utf8').trim() === stamp &&
-    BINARIES.every((b) => existsSync(join(binDir, b)));
-  if (upToDate) {
+  const go = goVersion();
+  const jobs = buildJobs(k8sVersion).map((job) => ({ job, stamp: computeStamp(job, go) }));
+  const stampFile = (job) => join(stampDir, job.name);
+  const stale = jobs.filter(
+    ({ job, stamp }) =>
+      !(existsSync(stampFile(job)) && readFileSync(stampFile(job), 'utf8').trim() === stamp) ||
+      !job.binaries.every((b) => existsSync(join(binDir, b))),
+  );
+  if (stale.length === 0) {
     log(`up to date (Kubernetes ${k8sVersion})`);
     printResult(binDir);
     return;
   }
 
-  // Build into a private staging dir and swap it in at the end, so an
-  // interrupted or concurrent build never leaves a half-written bin/.
-  mkdirSync(versionDir, { recursive: true });
+  // Build into a private staging dir and move each binary in at the end (a rename, so a concurrent reader
+  // sees the old file or the new one, never half of one); an interrupted build leaves bin/ as it was.
+  mkdirSync(binDir, { recursive: true });
+  mkdirSync(stampDir, { recursive: true });
   const staging = join(versionDir, `bin.tmp-${process.pid}`);
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging);
   try {
-    // The two modules share almost no packages, so building them side by
-    // side fills the cores while the other waits on downloads or its linker.
-    await Promise.all(jobs.map((job) => goBuild(job, staging)));
-    const missing = BINARIES.filter((b) => !existsSync(join(staging, b)));
-    if (missing.length) throw new Error(`go build produced no ${missing.join(', ')}`);
-    rmSync(stampFile, { force: true });
-    rmSync(binDir, { recursive: true, force: true });
-    renameSync(staging, binDir);
-    writeFileSync(stampFile, `${stamp}\n`);
+    // The modules share almost no packages, so building them side by side fills the cores while one waits
+    // on downloads or its linker.
+    await Promise.all(stale.map(({ job }) => goBuild(job, staging)));
+    for (const { job, stamp } of stale) {
+      const missing = job.binaries.filter((b) => !existsSync(join(staging, b)));
+      if (missing.length) throw new Error(`go build produced no ${missing.join(', ')}`);
+      rmSync(stampFile(job), { force: true });
+      for (const b of job.binaries) renameSync(join(staging, b), join(binDir, b));
+      writeFileSync(stampFile(job), `${stamp}\n`);
+    }
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }

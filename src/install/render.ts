@@ -47,8 +47,12 @@ export function renderInstallFiles(kinds: readonly KindSchema[] = KINDS): Genera
   for (const [i, kind] of kinds.entries()) {
     const crd = structuredClone(crds[i]!) as { metadata: Record<string, unknown> };
     // Helm never upgrades crds/, so the CRDs are templates; keep them when the release is uninstalled, or
-    // every sluice resource in the cluster would go with them.
-    crd.metadata.annotations = { 'helm.sh/resource-policy': 'keep' };
+    // every sluice resource in the cluster would go with them. Argo CD ignores Helm's annotation and has its
+    // own: never prune them, and apply them server-side (no last-applied annotation on a large object).
+    crd.metadata.annotations = {
+      'helm.sh/resource-policy': 'keep',
+      'argocd.argoproj.io/sync-options': 'Delete=false,ServerSideApply=true',
+    };
     const path = `charts/sluice/templates/crds/${kind.plural}.${GROUP}.yaml`;
     files.push({
       path,

@@ -152,7 +152,10 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     for (const kind of KINDS) {
       const name = `${kind.plural}.${GROUP}`;
       const crd = find(objects, 'CustomResourceDefinition', name)!;
-      expect(crd.metadata.annotations).toEqual({ 'helm.sh/resource-policy': 'keep' });
+      expect(crd.metadata.annotations).toEqual({
+        'helm.sh/resource-policy': 'keep',
+        'argocd.argoproj.io/sync-options': 'Delete=false,ServerSideApply=true',
+      });
       const committed = parseManifests(
         readFileSync(join(chartDir, '..', '..', 'crds', `${name}.yaml`), 'utf8'),
       )[0]!;
