@@ -34,6 +34,14 @@ export default defineConfig({
           globalSetup: ['test/harness/globalSetup.ts'],
         },
       },
+      {
+        extends: true,
+        test: {
+          name: 'image',
+          // The Dockerfile's steps run without Docker, and the result started under Node 24 (npm's node@24).
+          include: ['test/image/**/*.test.ts'],
+        },
+      },
     ],
   },
 });
