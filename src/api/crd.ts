@@ -25,7 +25,15 @@ export interface KindSchema {
 
 const COMMON_COLUMNS: PrinterColumn[] = [
   { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
+  // Why it is (not) Ready at a glance: Creating, WaitingForReference, CloudFailed, ...
+  { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason' },
   { name: 'Synced', type: 'string', jsonPath: '.status.conditions[?(@.type=="Synced")].status' },
+  {
+    name: 'Message',
+    type: 'string',
+    jsonPath: '.status.conditions[?(@.type=="Ready")].message',
+    priority: 1,
+  },
   { name: 'ID', type: 'string', jsonPath: '.status.id' },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ];
