@@ -1,22 +1,21 @@
 // `npm run demo [-- --keep]`: the whole of sluice on this machine. Builds the control plane when it is not
-// cached yet, starts it, the emulator and the operator, creates the credentials Secret, applies
-// deploy/examples/, waits for Ready, and shows what a user sees. Without --keep it stops everything and
+// cached yet, starts it and the emulator, installs sluice with its Helm chart and runs the operator from the
+// chart's Deployment arguments and RBAC (scripts/demo-install.ts), applies deploy/examples/, waits for Ready,
+// and shows what a user sees. Without --keep it stops everything and
 // exits 0; with --keep it stays up for a person to play with kubectl.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CoreV1Api, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
-import { pino } from 'pino';
 import { parseAllDocuments } from 'yaml';
 import { startEmulator } from '../src/emulator/server.ts';
-import { OperatorConfig } from '../src/operator/config.ts';
-import { startOperator } from '../src/operator/run.ts';
 import { ensureControlPlaneBinaries, findAssets, repoRoot } from '../test/harness/assets.ts';
 import { startControlPlane } from '../test/harness/controlPlane.ts';
+import { installWithHelm } from './demo-install.ts';
 
 const NAMESPACE = 'sluice-demo';
-const CREDENTIALS = 'sluice-cloud';
+const OPERATOR_NAMESPACE = 'sluice-system';
 const { values: flags } = parseArgs({ options: { keep: { type: 'boolean', default: false } } });
 const say = (message: string) => console.log(`[demo] ${message}`);
 
@@ -24,47 +23,24 @@ const say = (message: string) => console.log(`[demo] ${message}`);
 ensureControlPlaneBinaries();
 const kubeconfig = join(repoRoot, '.sluice', 'kubeconfig');
 mkdirSync(join(repoRoot, '.sluice'), { recursive: true });
-const cluster = await startControlPlane({ kubeconfigPath: kubeconfig });
+// No CRDs from crds/: the chart installs them.
+const cluster = await startControlPlane({ kubeconfigPath: kubeconfig, crdDir: false });
 say(`control plane ready at ${cluster.server} in ${(cluster.startupMs / 1000).toFixed(1)} s`);
 
 // 2. The cloud: the emulator, with services taking a second per state change like a (fast) real cloud.
 const emulator = await startEmulator({ port: 0, transitionMs: 1000, logger: false });
 say(`emulator at ${emulator.url}`);
 
-// 3. The credentials Secret the operator reads, in the demo namespace.
+// 3. sluice itself: `helm install`, then the operator with the chart's arguments and RBAC only.
 const { KubeConfig } = await import('@kubernetes/client-node');
 const kc = new KubeConfig();
 kc.loadFromFile(kubeconfig);
 const core = kc.makeApiClient(CoreV1Api);
-await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
-const { organizationId, keyId, keySecret, alertsToken } = emulator.credentials;
-await core.createNamespacedSecret({
-  namespace: NAMESPACE,
-  body: {
-    metadata: { name: CREDENTIALS },
-    stringData: {
-      organizationId,
-      keyId,
-      keySecret,
-      managementUrl: emulator.url,
-      alertsUrl: emulator.url,
-      alertsToken,
-    },
-  },
-});
+const operator = await installWithHelm({ kubeconfig, kc, emulator, namespace: OPERATOR_NAMESPACE, say });
+say(`operator running (metrics at ${operator.metricsUrl}/metrics)`);
 
-// 4. The operator, as `sluice run` would start it.
-const operator = await startOperator(
-  OperatorConfig.parse({
-    kubeconfig,
-    credentialsSecret: `${NAMESPACE}/${CREDENTIALS}`,
-    pollInterval: '500ms',
-    metricsBindAddress: ':0',
-    healthProbeBindAddress: ':0',
-  }),
-  pino({ level: 'warn' }),
-);
-say(`operator running (metrics at ${operator.metrics?.url}/metrics)`);
+// 4. A namespace for the examples.
+await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
 
 // 5. The examples, as `kubectl apply -f deploy/examples/` would create them.
 const objects = KubernetesObjectApi.makeApiClient(kc);

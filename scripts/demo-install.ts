@@ -1,0 +1,132 @@
+// The demo's install step: sluice the way a user installs it. `helm install` of charts/sluice into the demo
+// cluster (CRDs, ServiceAccount, RBAC, the credentials Secret, the Deployment), then, because this control
+// plane has no kubelet to run the Deployment, `sluice run` started here with exactly the Deployment's
+// arguments and a kubeconfig holding only a token of the chart's ServiceAccount (TokenRequest), so the operator
+// has the chart's RBAC and nothing more.
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { GROUP } from '../src/api/common.ts';
+import { KINDS } from '../src/kinds.ts';
+import type { Emulator } from '../src/emulator/server.ts';
+import { repoRoot } from '../test/harness/assets.ts';
+import { waitEstablished } from '../test/harness/crds.ts';
+import {
+  chartDir,
+  helmBin,
+  helmWithValues,
+  kubectlBin,
+  operatorArgs,
+  operatorPodTemplate,
+  parseManifests,
+  run,
+  serviceAccountKubeconfig,
+} from '../test/harness/install.ts';
+import { freePort } from '../test/harness/processes.ts';
+
+export interface InstalledOperator {
+  /** The Deployment's arguments the operator runs with. */
+  args: string[];
+  metricsUrl: string;
+  logFile: string;
+  stop(): Promise<void>;
+}
+
+export async function installWithHelm(opts: {
+  kubeconfig: string;
+  kc: KubeConfig;
+  emulator: Emulator;
+  namespace: string;
+  release?: string;
+  say: (message: string) => void;
+}): Promise<InstalledOperator> {
+  const { kubeconfig, kc, emulator, namespace, release = 'sluice', say } = opts;
+  const { organizationId, keyId, keySecret, alertsToken } = emulator.credentials;
+  helmWithValues(
+    [
+      'install',
+      release,
+      chartDir,
+      '--namespace',
+      namespace,
+      '--create-namespace',
+      '--kubeconfig',
+      kubeconfig,
+    ],
+    {
+      credentials: {
+        organizationId,
+        keyId,
+        keySecret,
+        managementUrl: emulator.url,
+        alertsUrl: emulator.url,
+        alertsToken,
+      },
+      operator: { pollInterval: '500ms' },
+    },
+  );
+  await waitEstablished(
+    kc,
+    KINDS.map((k) => `${k.plural}.${GROUP}`),
+  );
+  // helm cached the apiserver's discovery (~/.kube/cache) before the CRDs existed; kubectl would trust that
+  // cache and not know `kubectl get sluice`. api-resources always rediscovers and rewrites it.
+  run(kubectlBin(), ['api-resources', '--api-group', GROUP, '--kubeconfig', kubeconfig]);
+  say(`helm install ${release} charts/sluice -n ${namespace}: CRDs, RBAC, credentials Secret, Deployment`);
+
+  const manifests = parseManifests(
+    run(helmBin(), ['get', 'manifest', release, '--namespace', namespace, '--kubeconfig', kubeconfig]),
+  );
+  const args = operatorArgs(manifests);
+  const serviceAccount = operatorPodTemplate(manifests).spec.serviceAccountName!;
+  const operatorKubeconfig = join(repoRoot, '.sluice', 'operator-kubeconfig');
+  writeFileSync(operatorKubeconfig, await serviceAccountKubeconfig(kc, namespace, serviceAccount), {
+    mode: 0o600,
+  });
+
+  // The Deployment's ports may be taken on this machine: the probe and metrics servers move to free ones.
+  const [metricsPort, probePort] = [await freePort(), await freePort()];
+  const logFile = join(repoRoot, '.sluice', 'operator.log');
+  const log = openSync(logFile, 'w');
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      join(repoRoot, 'src', 'cli.ts'),
+      ...args,
+      `--kubeconfig=${operatorKubeconfig}`,
+      `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+      `--health-probe-bind-address=127.0.0.1:${probePort}`,
+    ],
+    { cwd: repoRoot, stdio: ['ignore', log, log] },
+  );
+  closeSync(log);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+
+  // Ready once every cache has synced: the ServiceAccount could list and watch what it needs.
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`sluice run exited (${child.exitCode}); see ${logFile}`);
+    const ready = await fetch(`http://127.0.0.1:${probePort}/readyz`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (ready) break;
+    if (Date.now() > deadline) throw new Error(`sluice run not ready after 30 s; see ${logFile}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  say(
+    `sluice run ${args.slice(1).join(' ')}  (as ServiceAccount ${namespace}/${serviceAccount}; log ${logFile})`,
+  );
+  return {
+    args,
+    metricsUrl: `http://127.0.0.1:${metricsPort}`,
+    logFile,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
