@@ -126,7 +126,7 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     expect(find(objects, 'Role', 'sluice')!.metadata.namespace).toBe('data');
     // The credentials Secret stays in the release namespace: exactly that one Secret may be read there.
     expect(find(objects, 'Role', 'sluice-credentials')!.rules).toEqual([
-      { apiGroups: [''], resources: ['secrets'], resourceNames: ['cloud'], verbs: ['get'] },
+      { apiGroups: [''], resources: ['secrets'], resourceNames: ['cloud'], verbs: ['get', 'list', 'watch'] },
     ]);
     expect(operatorArgs(objects)).toEqual(
       expect.arrayContaining(['--namespace=data', '--credentials-secret=sluice-system/cloud']),

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { API_VERSION } from '../../../src/api/common.ts';
 import { startEmulator, type Emulator } from '../../../src/emulator/server.ts';
 import { repoRoot } from '../../harness/assets.ts';
 import { startControlPlane, type ControlPlane } from '../../harness/controlPlane.ts';
@@ -25,6 +26,7 @@ import {
   type Manifest,
 } from '../../harness/install.ts';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
+import { kafkaPipe } from '../operator/pipe-fixtures.ts';
 
 const RELEASE_NS = 'sluice-system';
 const APPS_NS = 'apps';
@@ -35,7 +37,7 @@ interface Rule {
   resources: string[];
   verbs: string[];
 }
-type Step = 'ok' | 'ready' | 'events' | 'delete';
+type Step = 'ok' | 'ready' | 'events' | 'pipe-ready' | 'pipe-delete' | 'delete';
 
 /** Installs everything the chart renders except the Deployment (there is no kubelet to run it). */
 function installChart(kubeconfig: string, objects: Manifest[]): void {
@@ -144,20 +146,18 @@ describe.skipIf(clusterSkipReason())('the chart RBAC is all the operator needs',
   }
 
   /**
-   * The DatabaseService lifecycle, created and deleted by an admin, reconciled by the operator: Ready with its
-   * connection Secret, Events recorded, and under deletionPolicy Delete gone from Kubernetes and the cloud.
+   * The DatabaseService and Pipe lifecycles, created and deleted by an admin, reconciled by the operator: the
+   * service Ready with its connection Secret and Events recorded, a Pipe into it Ready, then the Pipe and the
+   * service (deletionPolicy Delete) gone from Kubernetes and from the cloud.
    * Returns the first step that did not happen.
    */
   async function lifecycle(namespace: string, timeoutMs: number): Promise<Step> {
     const objectsApi = KubernetesObjectApi.makeApiClient(admin);
     const core = admin.makeApiClient(CoreV1Api);
     const name = `rbac-${++counter}`;
-    const ref = { apiVersion: 'sluice.dev/v1alpha1', kind: 'DatabaseService', metadata: { name, namespace } };
-    await objectsApi.create({
-      ...ref,
-      spec: { name: `rbac test ${counter}`, provider: 'aws', region: 'us-east-1', deletionPolicy: 'Delete' },
-    } as never);
-    const read = async () => {
+    const service = { apiVersion: API_VERSION, kind: 'DatabaseService', metadata: { name, namespace } };
+    const pipe = { apiVersion: API_VERSION, kind: 'Pipe', metadata: { name: `${name}-orders`, namespace } };
+    const read = async (ref: typeof service) => {
       try {
         return (await objectsApi.read(ref as never)) as unknown as {
           status?: { id?: string; conditions?: { type: string; status: string }[] };
@@ -167,6 +167,8 @@ describe.skipIf(clusterSkipReason())('the chart RBAC is all the operator needs',
         throw error;
       }
     };
+    const isReady = async (ref: typeof service) =>
+      !!(await read(ref))?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
     const secretExists = async () => {
       try {
         await core.readNamespacedSecret({ name: `${name}-connection`, namespace });
@@ -175,30 +177,50 @@ describe.skipIf(clusterSkipReason())('the chart RBAC is all the operator needs',
         return false;
       }
     };
-    const ready = await until(async () => {
-      const r = await read();
-      const isReady = r?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
-      return !!isReady && (await secretExists());
-    }, timeoutMs);
-    if (!ready) return 'ready';
-    const id = (await read())!.status!.id!;
+    const cloudDeletes = async (route: string) => {
+      const { calls } = await fetch(`${emulator.url}/_emulator/calls`).then(
+        (r) => r.json() as Promise<{ calls: { method: string; route: string }[] }>,
+      );
+      return calls.filter((c) => c.method === 'DELETE' && c.route.endsWith(route)).length;
+    };
+
+    await objectsApi.create({
+      ...service,
+      spec: { name: `rbac test ${counter}`, provider: 'aws', region: 'us-east-1', deletionPolicy: 'Delete' },
+    } as never);
+    if (!(await until(async () => (await isReady(service)) && (await secretExists()), timeoutMs)))
+      return 'ready';
     const events = await core.listNamespacedEvent({
       namespace,
       fieldSelector: `involvedObject.name=${name}`,
     });
     if (!events.items.some((e) => e.reason === 'Created')) return 'events';
-    await objectsApi.delete(ref as never);
-    const gone = await until(async () => (await read()) === undefined, timeoutMs);
-    if (!gone) return 'delete';
-    const cloud = await fetch(`${emulator.url}/_emulator/calls`).then(
-      (r) => r.json() as Promise<{ calls: { method: string; path?: string; route: string }[] }>,
-    );
-    return cloud.calls.some((c) => c.method === 'DELETE' && c.route.endsWith(':serviceId')) && id
-      ? 'ok'
-      : 'delete';
+
+    // A Pipe into the service, with its Kafka credentials in a Secret of the namespace.
+    await core.createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: { name: `${name}-kafka` },
+        stringData: { username: 'ingest', password: 'kafka-pass' },
+      },
+    });
+    await objectsApi.create({
+      ...pipe,
+      spec: kafkaPipe(`orders ${counter}`, { service: name, credentialsSecret: `${name}-kafka` }),
+    } as never);
+    if (!(await until(() => isReady(pipe), timeoutMs))) return 'pipe-ready';
+    const pipeDeletes = await cloudDeletes(':pipeId');
+    await objectsApi.delete(pipe as never);
+    if (!(await until(async () => (await read(pipe)) === undefined, timeoutMs))) return 'pipe-delete';
+    if ((await cloudDeletes(':pipeId')) !== pipeDeletes + 1) return 'pipe-delete';
+
+    const serviceDeletes = await cloudDeletes(':serviceId');
+    await objectsApi.delete(service as never);
+    if (!(await until(async () => (await read(service)) === undefined, timeoutMs))) return 'delete';
+    return (await cloudDeletes(':serviceId')) === serviceDeletes + 1 ? 'ok' : 'delete';
   }
 
-  it('runs the DatabaseService lifecycle with the ServiceAccount token and the Deployment arguments only', async () => {
+  it('runs the DatabaseService and Pipe lifecycles with the ServiceAccount token and the Deployment arguments only', async () => {
     const args = operatorArgs(objects);
     expect(args).toEqual(
       expect.arrayContaining([
