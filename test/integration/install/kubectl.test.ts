@@ -50,6 +50,7 @@ describe.skipIf(clusterSkipReason())('kubectl on the sluice kinds', () => {
       'STATE',
       'READY',
       'REASON',
+      'SYNCED',
       'ID',
       'AGE',
     ]);
