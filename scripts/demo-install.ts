@@ -3,8 +3,7 @@
 // plane has no kubelet to run the Deployment, `sluice run` started here with exactly the Deployment's
 // arguments and a kubeconfig holding only a token of the chart's ServiceAccount (TokenRequest), so the operator
 // has the chart's RBAC and nothing more.
-import { spawn } from 'node:child_process';
-import { closeSync, openSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { GROUP } from '../src/api/common.ts';
@@ -13,6 +12,7 @@ import type { Emulator } from '../src/emulator/server.ts';
 import { repoRoot } from '../test/harness/assets.ts';
 import { waitEstablished } from '../test/harness/crds.ts';
 import {
+  chartCredentials,
   chartDir,
   helmBin,
   helmWithValues,
@@ -22,6 +22,7 @@ import {
   parseManifests,
   run,
   serviceAccountKubeconfig,
+  spawnSluiceRun,
 } from '../test/harness/install.ts';
 import { freePort } from '../test/harness/processes.ts';
 
@@ -42,7 +43,6 @@ export async function installWithHelm(opts: {
   say: (message: string) => void;
 }): Promise<InstalledOperator> {
   const { kubeconfig, kc, emulator, namespace, release = 'sluice', say } = opts;
-  const { organizationId, keyId, keySecret, alertsToken } = emulator.credentials;
   helmWithValues(
     [
       'install',
@@ -55,14 +55,7 @@ export async function installWithHelm(opts: {
       kubeconfig,
     ],
     {
-      credentials: {
-        organizationId,
-        keyId,
-        keySecret,
-        managementUrl: emulator.url,
-        alertsUrl: emulator.url,
-        alertsToken,
-      },
+      credentials: chartCredentials(emulator),
       operator: { pollInterval: '500ms' },
     },
   );
@@ -88,27 +81,19 @@ export async function installWithHelm(opts: {
   // The Deployment's ports may be taken on this machine: the probe and metrics servers move to free ones.
   const [metricsPort, probePort] = [await freePort(), await freePort()];
   const logFile = join(repoRoot, '.sluice', 'operator.log');
-  const log = openSync(logFile, 'w');
-  const child = spawn(
-    process.execPath,
-    [
-      '--import',
-      'tsx',
-      join(repoRoot, 'src', 'cli.ts'),
-      ...args,
-      `--kubeconfig=${operatorKubeconfig}`,
-      `--metrics-bind-address=127.0.0.1:${metricsPort}`,
-      `--health-probe-bind-address=127.0.0.1:${probePort}`,
-    ],
-    { cwd: repoRoot, stdio: ['ignore', log, log] },
-  );
-  closeSync(log);
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const operator = spawnSluiceRun({
+    args,
+    kubeconfig: operatorKubeconfig,
+    logFile,
+    metricsAddress: `127.0.0.1:${metricsPort}`,
+    probeAddress: `127.0.0.1:${probePort}`,
+  });
 
   // Ready once every cache has synced: the ServiceAccount could list and watch what it needs.
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`sluice run exited (${child.exitCode}); see ${logFile}`);
+    if (operator.child.exitCode !== null)
+      throw new Error(`sluice run exited (${operator.child.exitCode}); see ${logFile}`);
     const ready = await fetch(`http://127.0.0.1:${probePort}/readyz`).then(
       (r) => r.ok,
       () => false,
@@ -124,9 +109,6 @@ export async function installWithHelm(opts: {
     args,
     metricsUrl: `http://127.0.0.1:${metricsPort}`,
     logFile,
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
-    },
+    stop: operator.stop,
   };
 }

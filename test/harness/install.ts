@@ -1,7 +1,7 @@
 // The install paths as a user runs them, for tests and the demo: `helm template` / `helm install`,
 // `kubectl kustomize`, `kubectl apply`, and a kubeconfig holding only a ServiceAccount's token.
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
@@ -141,4 +141,71 @@ export async function serviceAccountKubeconfig(
     caPem,
     token: request.status!.token,
   });
+}
+
+export interface RunningSluice {
+  child: ChildProcess;
+  logFile: string;
+  /** SIGTERM, SIGKILL after 5 s; resolves once the process has exited. */
+  stop(): Promise<void>;
+}
+
+/**
+ * `sluice run` from this checkout's sources (never a stale dist/) with a Deployment's arguments, as the identity
+ * in `kubeconfig`, stdout and stderr to `logFile`. The probe and metrics servers move to the given addresses
+ * (default: free ports), since the Deployment's ports may be taken on this machine.
+ */
+export function spawnSluiceRun(opts: {
+  args: string[];
+  kubeconfig: string;
+  logFile: string;
+  metricsAddress?: string;
+  probeAddress?: string;
+}): RunningSluice {
+  const log = openSync(opts.logFile, 'w');
+  let child: ChildProcess;
+  try {
+    child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        join(repoRoot, 'src', 'cli.ts'),
+        ...opts.args,
+        `--kubeconfig=${opts.kubeconfig}`,
+        `--metrics-bind-address=${opts.metricsAddress ?? '127.0.0.1:0'}`,
+        `--health-probe-bind-address=${opts.probeAddress ?? '127.0.0.1:0'}`,
+      ],
+      { cwd: repoRoot, stdio: ['ignore', log, log] },
+    );
+  } finally {
+    closeSync(log);
+  }
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  return {
+    child,
+    logFile: opts.logFile,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/** The chart's `credentials` values for an emulator: the operator's default Secret, created by the chart. */
+export function chartCredentials(emulator: {
+  url: string;
+  credentials: { organizationId: string; keyId: string; keySecret: string; alertsToken: string };
+}): Record<string, string> {
+  const { organizationId, keyId, keySecret, alertsToken } = emulator.credentials;
+  return {
+    organizationId,
+    keyId,
+    keySecret,
+    managementUrl: emulator.url,
+    alertsUrl: emulator.url,
+    alertsToken,
+  };
 }

@@ -6,24 +6,25 @@
 // This file starts its own control plane: it enables the OwnerReferencesPermissionEnforcement admission
 // plugin (on in OpenShift and many hardened clusters), under which owning a connection Secret with
 // blockOwnerDeletion needs `update` on <kind>/finalizers.
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, openSync, closeSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_VERSION } from '../../../src/api/common.ts';
 import { startEmulator, type Emulator } from '../../../src/emulator/server.ts';
-import { repoRoot } from '../../harness/assets.ts';
 import { startControlPlane, type ControlPlane } from '../../harness/controlPlane.ts';
 import {
+  chartCredentials,
   find,
   helmTemplate,
   kubectlApply,
   operatorArgs,
   parseManifests,
   serviceAccountKubeconfig,
+  spawnSluiceRun,
   type Manifest,
+  type RunningSluice,
 } from '../../harness/install.ts';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { kafkaPipe } from '../operator/pipe-fixtures.ts';
@@ -66,7 +67,6 @@ describe.skipIf(clusterSkipReason())('the chart RBAC is all the operator needs',
     emulator = await startEmulator({ port: 0, transitionMs: 0, rateLimit: 'off', logger: false });
     const core = admin.makeApiClient(CoreV1Api);
     for (const name of [RELEASE_NS, APPS_NS]) await core.createNamespace({ body: { metadata: { name } } });
-    const { organizationId, keyId, keySecret, alertsToken } = emulator.credentials;
     objects = parseManifests(
       helmTemplate({
         release: RELEASE,
@@ -74,14 +74,7 @@ describe.skipIf(clusterSkipReason())('the chart RBAC is all the operator needs',
         values: {
           // Two replicas: leader election on, so the Lease rule is exercised too.
           replicas: 2,
-          credentials: {
-            organizationId,
-            keyId,
-            keySecret,
-            managementUrl: emulator.url,
-            alertsUrl: emulator.url,
-            alertsToken,
-          },
+          credentials: chartCredentials(emulator),
           operator: { pollInterval: '200ms', managementQuota: 'off' },
         },
       }),
@@ -96,44 +89,14 @@ describe.skipIf(clusterSkipReason())('the chart RBAC is all the operator needs',
   });
 
   /** `sluice run` with the chart's arguments, as the ServiceAccount (probe and metrics ports moved to free ones). */
-  async function startOperator(
-    args: string[],
-    serviceAccount: string,
-  ): Promise<ChildProcess & { logFile: string }> {
+  async function startOperator(args: string[], serviceAccount: string): Promise<RunningSluice> {
     const kubeconfig = join(dir, `kubeconfig-${serviceAccount}`);
     writeFileSync(kubeconfig, await serviceAccountKubeconfig(admin, RELEASE_NS, serviceAccount), {
       mode: 0o600,
     });
     const logFile = join(dir, `operator-${++counter}.log`);
     logFiles.push(logFile);
-    const log = openSync(logFile, 'w');
-    try {
-      const child = spawn(
-        process.execPath,
-        [
-          '--import',
-          'tsx',
-          join(repoRoot, 'src', 'cli.ts'),
-          ...args,
-          `--kubeconfig=${kubeconfig}`,
-          '--metrics-bind-address=127.0.0.1:0',
-          '--health-probe-bind-address=127.0.0.1:0',
-        ],
-        { cwd: repoRoot, stdio: ['ignore', log, log] },
-      );
-      return Object.assign(child, { logFile });
-    } finally {
-      closeSync(log);
-    }
-  }
-
-  async function stopOperator(child: ChildProcess): Promise<void> {
-    if (child.exitCode !== null) return;
-    const exited = new Promise((r) => child.once('exit', r));
-    child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-    await exited;
-    clearTimeout(timer);
+    return spawnSluiceRun({ args, kubeconfig, logFile });
   }
 
   async function until(test: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
@@ -239,7 +202,7 @@ describe.skipIf(clusterSkipReason())('the chart RBAC is all the operator needs',
       });
       expect(lease).toBeTruthy();
     } finally {
-      await stopOperator(operator);
+      await operator.stop();
     }
   }, 60_000);
 
@@ -274,7 +237,7 @@ describe.skipIf(clusterSkipReason())('the chart RBAC is all the operator needs',
       try {
         expect(await lifecycle(APPS_NS, 6_000)).toBe(breaks);
       } finally {
-        await stopOperator(operator);
+        await operator.stop();
         installChart(cp.kubeconfig, objects);
       }
     },
@@ -302,7 +265,7 @@ describe.skipIf(clusterSkipReason())('the chart RBAC is all the operator needs',
     try {
       expect(await lifecycle('team', 20_000)).toBe('ok');
     } finally {
-      await stopOperator(operator);
+      await operator.stop();
     }
     // Not a word of the credentials in what the operator printed.
     for (const file of logFiles) expect(readFileSync(file, 'utf8')).not.toContain(keySecret);
