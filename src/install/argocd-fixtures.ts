@@ -165,6 +165,36 @@ export const HEALTH_CASES: HealthCase[] = [
       resource(kind, { conditions: [failedSync('CredentialsMissing', 'Secret data/cloud not found')] }),
   },
   {
+    name: 'secret-missing',
+    about: 'a Secret the spec references does not exist (or lacks the key)',
+    expected: { status: 'Degraded', message: 'Secret data/kafka-user not found' },
+    object: (kind) =>
+      resource(kind, { conditions: [failedSync('SecretMissing', 'Secret data/kafka-user not found')] }),
+  },
+  {
+    name: 'cannot-rotate',
+    about: 'a referenced Secret changed, but the cloud cannot change that connection string in place',
+    expected: { status: 'Degraded', message: 'source.kafka: restore the Secret or create a new Pipe' },
+    kinds: ['Pipe'],
+    object: (kind) =>
+      resource(kind, {
+        conditions: [
+          failedSync('CannotRotate', 'source.kafka: restore the Secret or create a new Pipe'),
+          ready(),
+        ],
+      }),
+  },
+  {
+    name: 'conflict',
+    about: 'another resource already manages the same cloud object',
+    expected: { status: 'Degraded', message: 'Pipe orders already manages this for the same service' },
+    kinds: ['Pipe', 'QueryEndpoint', 'Alert', 'ReversePrivateEndpoint'],
+    object: (kind) =>
+      resource(kind, {
+        conditions: [ok, notReady('Conflict', 'Pipe orders already manages this for the same service')],
+      }),
+  },
+  {
     name: 'external-missing',
     about: 'the cloud resource was deleted behind sluice',
     expected: { status: 'Degraded', message: 'c0ffee00 is gone' },

@@ -52,11 +52,14 @@ if generation ~= nil and (observed == nil or observed < generation) then
 end
 
 if synced ~= nil and synced.status == "False" then
-  -- The cloud refused the spec, or the user must fix credentials or an adoption id: retrying will not help.
+  -- The cloud refused the spec, or the user must fix credentials, a referenced Secret, an adoption id or a
+  -- rotated connection string: retrying will not help.
   local userMustAct = {
     CloudRequestRejected = true,
     CredentialsMissing = true,
+    SecretMissing = true,
     ExternalNotFound = true,
+    CannotRotate = true,
   }
   if userMustAct[synced.reason] then
     return result("Degraded", messageOf(synced, synced.reason))
@@ -72,10 +75,12 @@ if ready ~= nil and ready.status == "True" then
 end
 
 if ready ~= nil then
+  -- Conflict: another resource already manages the same cloud object.
   local failed = {
     CloudFailed = true,
     ExternalMissing = true,
     Drifted = true,
+    Conflict = true,
   }
   if failed[ready.reason] then
     return result("Degraded", messageOf(ready, ready.reason))
