@@ -172,6 +172,18 @@ export const HEALTH_CASES: HealthCase[] = [
       resource(kind, { conditions: [failedSync('SecretMissing', 'Secret data/kafka-user not found')] }),
   },
   {
+    name: 'secret-conflict',
+    about:
+      'the connection Secret named in the spec belongs to another resource; sluice will not write into it',
+    expected: { status: 'Degraded', message: 'Secret data/shared is controlled by DatabaseService other' },
+    object: (kind) =>
+      resource(kind, {
+        conditions: [
+          failedSync('SecretConflict', 'Secret data/shared is controlled by DatabaseService other'),
+        ],
+      }),
+  },
+  {
     name: 'cannot-rotate',
     about: 'a referenced Secret changed, but the cloud cannot change that connection string in place',
     expected: { status: 'Degraded', message: 'source.kafka: restore the Secret or create a new Pipe' },

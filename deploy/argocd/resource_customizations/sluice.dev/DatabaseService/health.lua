@@ -52,12 +52,13 @@ if generation ~= nil and (observed == nil or observed < generation) then
 end
 
 if synced ~= nil and synced.status == "False" then
-  -- The cloud refused the spec, or the user must fix credentials, a referenced Secret, an adoption id or a
-  -- rotated connection string: retrying will not help.
+  -- The cloud refused the spec, or the user must fix credentials, a referenced Secret (missing, or another
+  -- resource's), an adoption id or a rotated connection string: retrying will not help.
   local userMustAct = {
     CloudRequestRejected = true,
     CredentialsMissing = true,
     SecretMissing = true,
+    SecretConflict = true,
     ExternalNotFound = true,
     CannotRotate = true,
   }
