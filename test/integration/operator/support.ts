@@ -250,8 +250,11 @@ export async function startOperatorEnv(
     spawnOperator(flags = [], stdio = 'ignore') {
       return spawn(
         process.execPath,
+        // The sources, never a dist/ that a build may have left behind older than them.
         [
-          join(repoRoot, 'bin', 'sluice.js'),
+          '--import',
+          'tsx',
+          join(repoRoot, 'src', 'cli.ts'),
           'run',
           `--kubeconfig=${testKubeconfigPath()}`,
           `--namespace=${ns.name}`,
