@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ManagedObject } from '../runtime/managed/types.ts';
 import {
   BYOC_REPLICA_MEMORY,
   COMPLIANCE_TYPES,
@@ -258,3 +259,9 @@ export const DatabaseServiceStatus = z
   })
   .describe('What sluice last observed in the cloud.');
 export type DatabaseServiceStatus = z.infer<typeof DatabaseServiceStatus>;
+
+/** A DatabaseService object as the operator reads it. */
+export interface DatabaseService extends ManagedObject {
+  spec: DatabaseServiceSpec;
+  status?: DatabaseServiceStatus;
+}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ManagedObject } from '../runtime/managed/types.ts';
 import {
   DESTINATION_ENGINE_TYPES,
   KAFKA_AUTHENTICATIONS,
@@ -412,3 +413,9 @@ export const PipeStatus = z
   })
   .describe('What sluice last observed in the cloud.');
 export type PipeStatus = z.infer<typeof PipeStatus>;
+
+/** A Pipe object as the operator reads it. */
+export interface Pipe extends ManagedObject {
+  spec: PipeSpec & { serviceRef?: { name: string }; serviceId?: string };
+  status?: PipeStatus;
+}

@@ -1,9 +1,9 @@
 import { GROUP, VERSION } from '../api/common.ts';
-import { DatabaseServiceSpec, DatabaseServiceStatus } from '../api/database-service.ts';
+import { DatabaseServiceSpec, DatabaseServiceStatus, type DatabaseService } from '../api/database-service.ts';
 import { ApiError } from '../cloud/errors.ts';
 import type { Service } from '../cloud/schemas/service.ts';
-import type { ExternalClient, ManagedObject, Observation } from '../runtime/managed/types.ts';
-import type { CloudConnection } from './cloud.ts';
+import type { ExternalClient, Observation } from '../runtime/managed/types.ts';
+import type { CloudConnection } from '../operator/cloud-connection.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 import {
   availability,
@@ -12,11 +12,6 @@ import {
   UID_TAG,
   type ServiceDiff,
 } from './database-service-diff.ts';
-
-export interface DatabaseService extends ManagedObject {
-  spec: DatabaseServiceSpec;
-  status?: DatabaseServiceStatus;
-}
 
 export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
   kind: 'DatabaseService',
@@ -62,7 +57,7 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     return {
       exists: true,
       // The diff itself is what update needs: the PATCH and command for exactly the service observed.
-      snapshot: diff,
+      plan: diff,
       differences: diff.differences,
       ...availability(resource.spec, service),
       status: {
@@ -105,8 +100,8 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     };
   }
 
-  async update(_resource: DatabaseService, id: string, observation: { snapshot: ServiceDiff }) {
-    const { patch, replicaScaling, command } = observation.snapshot;
+  async update(_resource: DatabaseService, id: string, observation: { plan: ServiceDiff }) {
+    const { patch, replicaScaling, command } = observation.plan;
     if (Object.keys(patch).length > 0)
       await this.cloud.management.updateService(id, patch, { priority: 'user' });
     if (replicaScaling)

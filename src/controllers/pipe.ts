@@ -1,11 +1,11 @@
 import { GROUP, VERSION } from '../api/common.ts';
-import { PipeSpec, PipeStatus } from '../api/pipe.ts';
+import { PipeSpec, PipeStatus, type Pipe } from '../api/pipe.ts';
 import { ApiError } from '../cloud/errors.ts';
 import type { Pipe as CloudPipe } from '../cloud/schemas/pipe.ts';
 import { ReconcileError, Waiting } from '../runtime/managed/errors.ts';
 import { onlyReference } from '../runtime/managed/references.ts';
 import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
-import type { CloudConnection } from './cloud.ts';
+import type { CloudConnection } from '../operator/cloud-connection.ts';
 import {
   diffPipe,
   pipeAvailability,
@@ -16,13 +16,8 @@ import {
   unrotatableChanges,
   type PipePlan,
 } from './pipe-diff.ts';
-import { serviceReference, ServiceGate, type ServiceScoped } from './service-reference.ts';
+import { serviceReference, ServiceGate } from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
-
-export interface Pipe extends ServiceScoped {
-  spec: PipeSpec;
-  status?: PipeStatus;
-}
 
 /** A DELETE the cloud refuses while the service is stopped is the user's to unblock; retry calmly. */
 const DELETE_BLOCKED_RETRY_MS = 30_000;
@@ -115,7 +110,7 @@ class PipeClient implements ExternalClient<Pipe, PipePlan> {
     const availability = pipeAvailability(resource.spec, pipe.state);
     return {
       exists: true,
-      snapshot: plan,
+      plan,
       differences: plan.differences,
       ...(availability.available && notReady
         ? {
@@ -137,8 +132,8 @@ class PipeClient implements ExternalClient<Pipe, PipePlan> {
   }
 
   /** PATCH, then PUT settings, then the state command: each only when the plan has it. */
-  async update(_resource: Pipe, id: string, observation: { snapshot: PipePlan }): Promise<void> {
-    const { patch, settings, command } = observation.snapshot;
+  async update(_resource: Pipe, id: string, observation: { plan: PipePlan }): Promise<void> {
+    const { patch, settings, command } = observation.plan;
     const user = { priority: 'user' as const };
     if (patch) await this.service.call(() => this.management.updatePipe(this.serviceId, id, patch, user));
     if (settings) {

@@ -1,6 +1,6 @@
 import type { KindSchema } from '../api/crd.ts';
 import type { ManagedKind, ManagedObject } from '../runtime/managed/types.ts';
-import type { CloudConnection } from './cloud.ts';
+import type { CloudConnection } from '../operator/cloud-connection.ts';
 
 /**
  * One entry of the kind registry: what the CRD generator needs (names, zod schemas, printer columns) and what

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DURATION_HINT, tryParseDurationMs } from '../runtime/duration.ts';
-import { parseBindAddress } from '../runtime/health.ts';
+import { parseBindAddress } from '../runtime/health-and-metrics-servers.ts';
 
 const duration = z.string().transform((text, ctx) => {
   const ms = tryParseDurationMs(text);

@@ -6,7 +6,7 @@ import type { CloudHooks } from '../cloud/hooks.ts';
 import type { ClientOptions } from '../cloud/http.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
 import type { Priority, QuotaLimit } from '../cloud/quota.ts';
-import type { CloudConnection } from '../controllers/cloud.ts';
+import type { CloudConnection } from './cloud-connection.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
 import type { SecretReader } from '../runtime/managed/secret-references.ts';
 import type { ManagedObject } from '../runtime/managed/types.ts';

@@ -8,7 +8,7 @@ import {
   startHealthProbeServer,
   startMetricsServer,
   type RunningServer,
-} from '../runtime/health.ts';
+} from '../runtime/health-and-metrics-servers.ts';
 import { LeaderElector } from '../runtime/leader-election.ts';
 import { EventRecorder } from '../runtime/managed/events.ts';
 import { KubeWriter } from '../runtime/managed/kube-writer.ts';
@@ -17,7 +17,7 @@ import { OperatorMetrics } from '../runtime/metrics.ts';
 import { CloudClients } from './credentials.ts';
 import type { OperatorConfig } from './config.ts';
 import { KINDS } from '../kinds.ts';
-import type { CloudConnection } from '../controllers/cloud.ts';
+import type { CloudConnection } from './cloud-connection.ts';
 import { shutDownInOrder } from './shutdown.ts';
 
 export interface RunningOperator {

@@ -1,4 +1,5 @@
 import { pino, type Logger } from 'pino';
+import type { Priority } from '../../cloud/quota.ts';
 import type { Condition } from '../../api/common.ts';
 import { objectKey, type ReadonlyCache } from '../cache.ts';
 import { removeCondition, setCondition, type ConditionInput } from '../conditions.ts';
@@ -27,15 +28,13 @@ import type {
   Observation,
 } from './types.ts';
 
-export type CallPriority = 'user' | 'poll';
-
 export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, S> {
   kind: ManagedKind<R, Cloud, S>;
   cache: ReadonlyCache<R>;
   writer: KubeWriter;
   events: EventRecorder;
   /** Resolves the cloud clients for a resource (its own credentials Secret or the operator's). */
-  cloudFor(resource: R, priority: CallPriority): Promise<Cloud>;
+  cloudFor(resource: R, priority: Priority): Promise<Cloud>;
   /** Finds referenced sluice objects in the operator's caches. */
   lookup?: ObjectLookup;
   /** Reads referenced Secrets from the operator's cache. */
@@ -156,7 +155,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
       return this.wait(draft, new Waiting('Conflict', message), true);
     }
     const secrets = this.resolveSecrets(resource);
-    const priority: CallPriority =
+    const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
     const external = await this.connect(resource, priority, resolution.resolved, secrets);
 
@@ -285,7 +284,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
 
   private async connect(
     resource: R,
-    priority: CallPriority,
+    priority: Priority,
     references: ResolvedReferences,
     secrets: ResolvedSecrets,
   ): Promise<ExternalClient<R, S>> {

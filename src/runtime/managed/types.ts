@@ -30,13 +30,13 @@ export interface ManagedStatus {
 /** Values for the resource's connection Secret: every value is a string and may be a secret. */
 export type ConnectionDetails = Record<string, string>;
 
-/** What the cloud says about a resource, compared with its spec. `S` is the kind's view of the cloud object. */
+/** What the cloud says about a resource, compared with its spec. `P` is the kind's plan: the calls that fix it. */
 export type Observation<S = unknown> =
   | { exists: false }
   | {
       exists: true;
-      /** The cloud object as observed, handed back to `update` so it works from exactly what was seen. */
-      snapshot: S;
+      /** The calls that turn what was observed into the spec, computed once and handed back to `update`. */
+      plan: S;
       /** Names of the spec fields whose cloud value differs (empty when up to date). */
       differences: string[];
       /** True when the cloud resource is usable in the desired state (e.g. a service is running). */

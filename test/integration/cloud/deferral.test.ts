@@ -31,7 +31,7 @@ function listingKind(): ManagedKind<Widget, ManagementClient, number> {
       const external = new FakeCloud();
       external.observe = async () => {
         await cloud.listServices();
-        return { exists: true, snapshot: 0, differences: [], available: true, status: {} };
+        return { exists: true, plan: 0, differences: [], available: true, status: {} };
       };
       return external;
     },

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { CoreV1Api, KubernetesObjectApi, PatchStrategy, type KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { ManagementClient } from '../../../src/cloud/management-client.ts';
-import type { DatabaseService } from '../../../src/controllers/database-service.ts';
+import type { DatabaseService } from '../../../src/api/database-service.ts';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../../src/emulator/server.ts';
 import { OperatorConfig, type OperatorFlags } from '../../../src/operator/config.ts';
 import { startOperator, type RunningOperator } from '../../../src/operator/run.ts';

@@ -165,7 +165,7 @@ export class FakeCloud implements ExternalClient<Widget, number> {
     const differences = found.size === _resource.spec.size ? [] : ['size'];
     return {
       exists: true,
-      snapshot: found.size,
+      plan: found.size,
       differences,
       available: found.ready,
       status: { size: found.size },

@@ -6,7 +6,7 @@ import {
   startMetricsServer,
   syncedCheck,
   type RunningServer,
-} from '../../../src/runtime/health.ts';
+} from '../../../src/runtime/health-and-metrics-servers.ts';
 import { OperatorMetrics } from '../../../src/runtime/metrics.ts';
 
 describe('parseBindAddress', () => {
