@@ -1,9 +1,9 @@
 import { GROUP, VERSION } from '../api/common.ts';
 import { DatabaseServiceSpec, DatabaseServiceStatus, type DatabaseService } from '../api/database-service.ts';
-import { ApiError } from '../cloud/errors.ts';
 import type { Service } from '../cloud/schemas/service.ts';
 import type { ExternalClient, Observation } from '../runtime/managed/types.ts';
 import type { CloudConnection } from '../operator/cloud-connection.ts';
+import { ignoreNotFound } from './cloud-calls.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 import {
   availability,
@@ -121,7 +121,7 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
         return 'pending';
       case 'stopped':
       case 'failed':
-        await this.ignoreNotFound(this.cloud.management.deleteService(id, { priority: 'user' }));
+        await ignoreNotFound(this.cloud.management.deleteService(id, { priority: 'user' }));
         return 'pending';
       default:
         return 'pending';
@@ -134,16 +134,7 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
   }
 
   private getService(id: string): Promise<Service | undefined> {
-    return this.ignoreNotFound(this.cloud.management.getService(id, this.calls));
-  }
-
-  private async ignoreNotFound<T>(call: Promise<T>): Promise<T | undefined> {
-    try {
-      return await call;
-    } catch (error) {
-      if (error instanceof ApiError && error.status === 404) return undefined;
-      throw error;
-    }
+    return ignoreNotFound(this.cloud.management.getService(id, this.calls));
   }
 }
 

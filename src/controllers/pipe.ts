@@ -6,6 +6,7 @@ import { ReconcileError, Waiting } from '../runtime/managed/errors.ts';
 import { onlyReference } from '../runtime/managed/references.ts';
 import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
 import type { CloudConnection } from '../operator/cloud-connection.ts';
+import { createdSince, ignoreNotFound } from './cloud-calls.ts';
 import {
   diffPipe,
   pipeAvailability,
@@ -73,18 +74,14 @@ class PipeClient implements ExternalClient<Pipe, PipePlan> {
     if (!intent) return undefined;
     const { name, destination } = resource.spec;
     const pipes = await this.management.listPipes(this.serviceId, this.calls);
-    return pipes
-      .filter((pipe) => {
-        const observed = pipe.destination as { database?: string; table?: string };
-        return (
-          pipe.name === name &&
-          observed.database === destination.database &&
-          observed.table === destination.table &&
-          pipe.createdAt !== undefined &&
-          new Date(pipe.createdAt) >= intent
-        );
-      })
-      .sort((a, b) => a.createdAt!.localeCompare(b.createdAt!))[0]?.id;
+    return createdSince(pipes, intent, (pipe) => {
+      const observed = pipe.destination as { database?: string; table?: string };
+      return (
+        pipe.name === name &&
+        observed.database === destination.database &&
+        observed.table === destination.table
+      );
+    });
   }
 
   async prepareCreate(): Promise<void> {
@@ -92,7 +89,7 @@ class PipeClient implements ExternalClient<Pipe, PipePlan> {
   }
 
   async observe(resource: Pipe, id: string): Promise<Observation<PipePlan>> {
-    const pipe = await this.ignoreNotFound(this.management.getPipe(this.serviceId, id, this.calls));
+    const pipe = await ignoreNotFound(this.management.getPipe(this.serviceId, id, this.calls));
     if (!pipe) return { exists: false };
     const { secrets } = this.context;
     const stuck = unrotatableChanges(resource.spec, secrets.rotated);
@@ -145,7 +142,7 @@ class PipeClient implements ExternalClient<Pipe, PipePlan> {
   }
 
   async delete(_resource: Pipe, id: string): Promise<'gone' | 'pending'> {
-    const pipe = await this.ignoreNotFound(this.management.getPipe(this.serviceId, id, this.calls));
+    const pipe = await ignoreNotFound(this.management.getPipe(this.serviceId, id, this.calls));
     if (!pipe) return 'gone';
     try {
       await this.service.call(() => this.management.deletePipe(this.serviceId, id, { priority: 'user' }));
@@ -169,7 +166,7 @@ class PipeClient implements ExternalClient<Pipe, PipePlan> {
     const ids = resource.spec.source.kafka?.reversePrivateEndpointIds ?? [];
     return Promise.all(
       ids.map(async (endpointId) => {
-        const endpoint = await this.ignoreNotFound(
+        const endpoint = await ignoreNotFound(
           this.management.getReversePrivateEndpoint(this.serviceId, endpointId, this.calls),
         );
         return {
@@ -180,15 +177,6 @@ class PipeClient implements ExternalClient<Pipe, PipePlan> {
         };
       }),
     );
-  }
-
-  private async ignoreNotFound<T>(call: Promise<T>): Promise<T | undefined> {
-    try {
-      return await call;
-    } catch (error) {
-      if (error instanceof ApiError && error.isNotFound()) return undefined;
-      throw error;
-    }
   }
 }
 
