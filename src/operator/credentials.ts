@@ -5,7 +5,7 @@ import { AlertingClient } from '../cloud/alerting-client.ts';
 import type { CloudHooks } from '../cloud/hooks.ts';
 import type { ClientOptions } from '../cloud/http.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
-import type { Priority, QuotaLimit } from '../cloud/quota.ts';
+import { QuotaRegistry, type Priority, type QuotaLimit } from '../cloud/quota.ts';
 import type { CloudConnection } from './cloud-connection.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
 import type { SecretReader } from '../runtime/managed/secret-references.ts';
@@ -35,6 +35,11 @@ interface CachedClients {
  */
 export class CloudClients {
   private readonly cache = new Map<string, CachedClients>();
+  /**
+   * This operator's budgets, one per API key or token: shared by the clients of every Secret with that key
+   * (and kept across a rotation), and set by this operator's flags, whatever else in the process used the key.
+   */
+  private readonly quotas = new QuotaRegistry();
 
   constructor(
     private readonly options: {
@@ -115,6 +120,7 @@ export class CloudClients {
       dispatcher: this.options.dispatcher,
       hooks: this.options.hooks,
       logger: this.options.logger,
+      quotaRegistry: this.quotas,
       ...(maxWaitMs === undefined ? {} : { maxWaitMs }),
       ...(signal ? { signal } : {}),
     };
