@@ -1,3 +1,4 @@
+import { alertKind } from './controllers/alert.ts';
 import { databaseServiceKind } from './controllers/database-service.ts';
 import { pipeKind } from './controllers/pipe.ts';
 import type { SluiceKind } from './controllers/sluice-kind.ts';
@@ -8,7 +9,7 @@ import type { ManagedObject } from './runtime/managed/types.ts';
  * per entry, and the RBAC rules grant exactly these resources.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of kinds with different object types
-export const KINDS: readonly SluiceKind<any, any>[] = [databaseServiceKind, pipeKind];
+export const KINDS: readonly SluiceKind<any, any>[] = [databaseServiceKind, pipeKind, alertKind];
 
 export type AnyKind = SluiceKind<ManagedObject, unknown>;
 

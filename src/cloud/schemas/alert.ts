@@ -7,9 +7,15 @@ export const ALERT_SOURCES = ['tile', 'search'] as const;
 export const ALERT_STATES = ['OK', 'PENDING', 'ALERT'] as const;
 export const ALERT_NAME_MAX = 512;
 export const ALERT_MESSAGE_MAX = 4096;
-
 /** Webhook is the only channel type. */
-export const AlertChannel = z.strictObject({ type: z.literal('webhook'), webhookId: NonEmptyString });
+export const ALERT_CHANNEL_TYPES = ['webhook'] as const;
+/** The request fields each source needs: a dashboard tile, or a saved search. */
+export const ALERT_SOURCE_FIELDS = {
+  tile: ['dashboardId', 'tileId'],
+  search: ['savedSearchId'],
+} as const satisfies Record<(typeof ALERT_SOURCES)[number], readonly string[]>;
+
+export const AlertChannel = z.strictObject({ type: z.enum(ALERT_CHANNEL_TYPES), webhookId: NonEmptyString });
 
 /** Alert create (operation 10) and replace (PUT, extension) body. */
 export const AlertRequest = z
@@ -27,9 +33,7 @@ export const AlertRequest = z
     message: z.string().max(ALERT_MESSAGE_MAX).optional(),
   })
   .superRefine((body, ctx) => {
-    const required =
-      body.source === 'tile' ? (['dashboardId', 'tileId'] as const) : (['savedSearchId'] as const);
-    for (const field of required) {
+    for (const field of ALERT_SOURCE_FIELDS[body.source]) {
       if (body[field] === undefined) {
         ctx.addIssue({ code: 'custom', path: [field], message: `is required when source is ${body.source}` });
       }

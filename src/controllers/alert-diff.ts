@@ -1,0 +1,73 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { AlertSpec } from '../api/alert.ts';
+import type { AlertBody } from '../cloud/alerting-client.ts';
+import type { Alert } from '../cloud/schemas/alert.ts';
+
+/** The request fields, in the order the API documents them; the spec carries each under its own name. */
+const BODY_FIELDS = [
+  'threshold',
+  'interval',
+  'source',
+  'thresholdType',
+  'channel',
+  'dashboardId',
+  'tileId',
+  'savedSearchId',
+  'groupBy',
+  'name',
+  'message',
+] as const satisfies readonly (keyof AlertBody)[];
+type BodyField = (typeof BODY_FIELDS)[number];
+
+/** The fields that say which alert a body is (besides when it was created): what it is named and watches. */
+const IDENTITY_FIELDS = ['name', 'source', 'dashboardId', 'tileId', 'savedSearchId'] as const;
+
+/**
+ * The create and replace body: every field the spec sets. The replace (PUT) clears what it does not carry,
+ * so it is always the whole desired alert, never just the fields that differ.
+ */
+export function alertBody(spec: AlertSpec): AlertBody {
+  const body: Record<string, unknown> = {};
+  for (const field of BODY_FIELDS) {
+    if (spec[field] !== undefined) body[field] = field === 'channel' ? { ...spec.channel } : spec[field];
+  }
+  return body as AlertBody;
+}
+
+/** An alert as the API reports it, in the request's terms (`dashboard` → `dashboardId`, `savedSearch` → `savedSearchId`). */
+export function observedBody(alert: Alert): Partial<Record<BodyField, unknown>> {
+  const { dashboard, savedSearch, channel } = alert;
+  const named: Record<string, unknown> = {
+    ...alert,
+    dashboardId: dashboard,
+    savedSearchId: savedSearch,
+    channel: { type: channel.type, webhookId: channel.webhookId },
+  };
+  return Object.fromEntries(
+    BODY_FIELDS.filter((field) => named[field] !== undefined).map((field) => [field, named[field]]),
+  );
+}
+
+/** The spec fields whose cloud value differs (a field the spec leaves out differs when the cloud has one). */
+export function diffAlert(spec: AlertSpec, alert: Alert): string[] {
+  const desired: Partial<Record<BodyField, unknown>> = alertBody(spec);
+  const observed = observedBody(alert);
+  return BODY_FIELDS.filter((field) => !isDeepStrictEqual(desired[field], observed[field]));
+}
+
+/** Whether the cloud alert is the one this spec would create: same name and same watched object. */
+export function isAlertFor(spec: AlertSpec, alert: Alert): boolean {
+  const desired: Partial<Record<BodyField, unknown>> = alertBody(spec);
+  const observed = observedBody(alert);
+  return IDENTITY_FIELDS.every((field) => desired[field] === observed[field]);
+}
+
+/** Status fields as the cloud reports them. */
+export function alertStatus(alert: Alert): Record<string, unknown> {
+  const { state, team, silenced, createdAt, updatedAt } = alert;
+  return Object.fromEntries(
+    Object.entries({ state, team, silenced, createdAt, updatedAt }).filter(
+      ([, value]) => value !== undefined,
+    ),
+  );
+}

@@ -1,0 +1,70 @@
+import { AlertSpec, AlertStatus, type Alert } from '../api/alert.ts';
+import { GROUP, VERSION } from '../api/common.ts';
+import type { AlertBody } from '../cloud/alerting-client.ts';
+import type { CloudConnection } from '../operator/cloud-connection.ts';
+import type { ExternalClient, Observation } from '../runtime/managed/types.ts';
+import { alertBody, alertStatus, diffAlert, isAlertFor } from './alert-diff.ts';
+import { createdSince, ignoreNotFound } from './cloud-calls.ts';
+import type { SluiceKind } from './sluice-kind.ts';
+
+export const alertKind: SluiceKind<Alert, AlertBody> = {
+  kind: 'Alert',
+  group: GROUP,
+  version: VERSION,
+  plural: 'alerts',
+  singular: 'alert',
+  shortNames: [],
+  description: 'An alert of the alerting API on a dashboard tile or a saved search, managed by sluice.',
+  spec: AlertSpec,
+  status: AlertStatus,
+  printerColumns: [
+    { name: 'State', type: 'string', jsonPath: '.status.state' },
+    { name: 'Interval', type: 'string', jsonPath: '.spec.interval' },
+  ],
+  defaultDeletionPolicy: 'Delete',
+  connect: (_resource, { cloud }) => new AlertClient(cloud),
+};
+
+/** Over the alerting API: create (POST), observe (GET), replace (PUT of the whole alert), delete. */
+class AlertClient implements ExternalClient<Alert, AlertBody> {
+  constructor(private readonly cloud: CloudConnection) {}
+
+  private get calls() {
+    return { priority: this.cloud.priority };
+  }
+
+  /**
+   * Alerts carry no tags: after a crash, the alert is the one with this name and watched object that the
+   * cloud created after the intent was recorded. Without an intent a look-alike is never adopted.
+   */
+  async findCreated(resource: Alert, intent: Date | undefined): Promise<string | undefined> {
+    if (!intent) return undefined;
+    const alerts = await this.cloud.alerting.listAlerts(this.calls);
+    return createdSince(alerts, intent, (alert) => isAlertFor(resource.spec, alert));
+  }
+
+  /** The plan is the whole desired body: the PUT replaces the alert, so it never carries less. */
+  async observe(resource: Alert, id: string): Promise<Observation<AlertBody>> {
+    const alert = await ignoreNotFound(this.cloud.alerting.getAlert(id, this.calls));
+    if (!alert) return { exists: false };
+    const differences = diffAlert(resource.spec, alert);
+    // A firing alert works as it should: its state is shown in status, it does not make the resource unready.
+    const plan = alertBody(resource.spec);
+    return { exists: true, plan, differences, available: true, status: alertStatus(alert) };
+  }
+
+  async create(resource: Alert) {
+    const alert = await this.cloud.alerting.createAlert(alertBody(resource.spec), { priority: 'user' });
+    return { externalId: alert.id };
+  }
+
+  async update(_resource: Alert, id: string, observation: { plan: AlertBody }): Promise<void> {
+    await this.cloud.alerting.replaceAlert(id, observation.plan, { priority: 'user' });
+  }
+
+  /** The DELETE answers `{}` once the alert is gone; a 404 means it already was. */
+  async delete(_resource: Alert, id: string): Promise<'gone'> {
+    await ignoreNotFound(this.cloud.alerting.deleteAlert(id, { priority: 'user' }));
+    return 'gone';
+  }
+}
