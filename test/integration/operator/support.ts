@@ -2,6 +2,7 @@ import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process'
 import { join } from 'node:path';
 import { CoreV1Api, KubernetesObjectApi, PatchStrategy, type KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
+import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
 import { ManagementClient } from '../../../src/cloud/management-client.ts';
 import type { DatabaseService } from '../../../src/api/database-service.ts';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../../src/emulator/server.ts';
@@ -23,6 +24,8 @@ export interface OperatorEnv {
   emulator: Emulator;
   /** A client of the same organization, for out-of-band changes and for looking at the cloud. */
   cloud: ManagementClient;
+  /** An alerting client of the same token, unthrottled, for out-of-band changes to alerts. */
+  alerting: AlertingClient;
   objects: KubernetesObjectApi;
   core: CoreV1Api;
   operator?: RunningOperator;
@@ -117,6 +120,10 @@ export async function startOperatorEnv(
     },
   });
   const cloud = new ManagementClient({ baseUrl: emulator.url, ...credentials }, { quota: false });
+  const alerting = new AlertingClient(
+    { baseUrl: emulator.url, token: credentials.alertsToken },
+    { quota: false },
+  );
   const kindOperations = <T extends SluiceObject>(kind: string): KindOperations<T> => {
     const ref = (name: string) => ({
       apiVersion: 'sluice.dev/v1alpha1',
@@ -173,6 +180,7 @@ export async function startOperatorEnv(
     kc: ns.kc,
     emulator,
     cloud,
+    alerting,
     objects,
     core,
     logs: [],
@@ -279,6 +287,7 @@ export async function startOperatorEnv(
     async close() {
       await env.stopOperator();
       await cloud.close();
+      await alerting.close();
       await emulator.stop();
       await ns.delete();
     },

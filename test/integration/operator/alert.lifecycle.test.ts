@@ -1,0 +1,147 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clusterSkipReason } from '../../harness/testCluster.ts';
+import { ALERT, ALERTS, searchAlert, tileAlert } from './alert-fixtures.ts';
+import {
+  condition,
+  isReady,
+  startOperatorEnv,
+  writes,
+  type OperatorEnv,
+  type SluiceObject,
+} from './support.ts';
+
+const ready = (a: SluiceObject | undefined) => isReady(a) && a?.status?.id !== undefined;
+const FAST_SYNC = { 'sluice.dev/sync-interval': '1s' };
+
+async function until(what: string, test: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!test()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe.skipIf(clusterSkipReason())('Alert lifecycle on a real apiserver against the emulator', () => {
+  let env: OperatorEnv;
+  const alerts = () => env.of<SluiceObject>('Alert');
+  const stored = (id: string) => env.emulator.store.alerts.get(id);
+
+  beforeAll(async () => {
+    env = await startOperatorEnv('alert-lifecycle');
+    await env.startOperator();
+  });
+  afterAll(async () => env?.close());
+
+  it('creates the alert with one POST of the spec body; Ready with id, state, team, silenced and timestamps', async () => {
+    await alerts().apply('cpu', tileAlert('cpu'));
+    const alert = await alerts().waitFor('cpu', 'Ready', ready);
+
+    const cloud = stored(alert.status!.id!)!;
+    expect(cloud).toMatchObject({ name: 'cpu', dashboard: 'dash-1', tileId: 'tile-1', threshold: 100 });
+    expect(alert.status).toMatchObject({
+      state: 'OK',
+      team: cloud.team,
+      silenced: false,
+      createdAt: cloud.createdAt,
+      updatedAt: cloud.updatedAt,
+      observedGeneration: alert.metadata.generation,
+    });
+    expect(condition(alert, 'Synced')).toMatchObject({ status: 'True' });
+    const posts = (await env.calls()).filter((c) => c.method === 'POST' && c.route === ALERTS);
+    expect(posts.map((c) => c.body)).toEqual([tileAlert('cpu')]);
+  });
+
+  it('applies an edit as exactly one PUT carrying the whole desired body, optional fields included', async () => {
+    await alerts().apply('errors', searchAlert('errors'));
+    const created = await alerts().waitFor('errors', 'Ready', ready);
+    await env.clearCalls();
+
+    await alerts().patchSpec('errors', { threshold: 5, message: 'too few requests' });
+    await alerts().waitFor('errors', 'edit Ready', (a) => ready(a) && a!.status!.observedGeneration === 2);
+    const changes = writes(await env.calls());
+    expect(changes.map((c) => `${c.method} ${c.route}`)).toEqual([`PUT ${ALERT}`]);
+    expect(changes[0]!.body).toEqual({ ...searchAlert('errors'), threshold: 5, message: 'too few requests' });
+    expect(stored(created.status!.id!)).toMatchObject({
+      threshold: 5,
+      message: 'too few requests',
+      savedSearch: 'search-1',
+      groupBy: 'service',
+    });
+  });
+
+  it('corrects an out-of-band change within the sync interval with one PUT of the whole spec', async () => {
+    await alerts().apply('disk', tileAlert('disk'), FAST_SYNC);
+    const id = (await alerts().waitFor('disk', 'Ready', ready)).status!.id!;
+    await env.clearCalls();
+
+    // Someone replaces the alert outside sluice: a new threshold, the message and tile gone.
+    const { message: _message, ...rest } = tileAlert('disk');
+    await env.alerting.replaceAlert(id, { ...rest, threshold: 1, tileId: 'tile-9' });
+    await until('the alert restored', () => stored(id)?.threshold === 100, 10_000);
+
+    const changes = writes(await env.calls());
+    expect(changes.map((c) => `${c.method} ${c.route}`)).toEqual([`PUT ${ALERT}`, `PUT ${ALERT}`]);
+    expect(changes[1]!.body).toEqual(tileAlert('disk'));
+    expect(stored(id)).toMatchObject({ message: 'disk is above 100', tileId: 'tile-1' });
+  });
+
+  it('shows the evaluator moving the state to ALERT in status while Ready stays True, and sends nothing', async () => {
+    await alerts().apply('firing', tileAlert('firing'), FAST_SYNC);
+    const id = (await alerts().waitFor('firing', 'Ready', ready)).status!.id!;
+    await env.clearCalls();
+
+    await env.forceState({ kind: 'alert', id, state: 'ALERT' });
+    const firing = await alerts().waitFor('firing', 'state ALERT', (a) => a?.status?.state === 'ALERT');
+    expect(condition(firing, 'Ready')).toMatchObject({ status: 'True', reason: 'Available' });
+    expect(condition(firing, 'Synced')).toMatchObject({ status: 'True' });
+    expect(writes(await env.calls())).toEqual([]);
+
+    await env.forceState({ kind: 'alert', id, state: 'OK' });
+    await alerts().waitFor('firing', 'state OK', (a) => isReady(a) && a?.status?.state === 'OK');
+  });
+
+  it('creates the alert again when it is gone from the cloud (a 404 on GET)', async () => {
+    await alerts().apply('lost', tileAlert('lost'), FAST_SYNC);
+    const first = (await alerts().waitFor('lost', 'Ready', ready)).status!.id!;
+    await env.alerting.deleteAlert(first);
+
+    const again = await alerts().waitFor(
+      'lost',
+      'Ready with a new id',
+      (a) => ready(a) && a!.status!.id !== first,
+    );
+    expect(stored(again.status!.id!)).toMatchObject({ name: 'lost' });
+    expect([...env.emulator.store.alerts.values()].filter((a) => a.name === 'lost')).toHaveLength(1);
+  });
+
+  it('deletes the cloud alert under deletionPolicy Delete and leaves it under Orphan', async () => {
+    await alerts().apply('deleted', tileAlert('deleted'));
+    await alerts().apply('orphaned', { ...tileAlert('orphaned'), deletionPolicy: 'Orphan' });
+    const deleted = (await alerts().waitFor('deleted', 'Ready', ready)).status!.id!;
+    const orphaned = (await alerts().waitFor('orphaned', 'Ready', ready)).status!.id!;
+    await env.clearCalls();
+
+    await alerts().remove('deleted');
+    await alerts().remove('orphaned');
+    await alerts().waitFor('deleted', 'gone', (a) => a === undefined);
+    await alerts().waitFor('orphaned', 'gone', (a) => a === undefined);
+
+    expect(stored(deleted)).toBeUndefined();
+    expect(stored(orphaned)).toMatchObject({ name: 'orphaned' });
+    const changes = writes(await env.calls());
+    expect(changes.map((c) => `${c.method} ${c.path}`)).toEqual([`DELETE ${ALERTS}/${deleted}`]);
+  });
+
+  it('never shows the alerting token in logs, status or Events', async () => {
+    const token = env.emulator.credentials.alertsToken;
+    // The logs did see alerting calls (debug level), so the check below looked at them.
+    expect(env.logs.some((line) => line.includes(ALERTS))).toBe(true);
+    const events = await env.core.listNamespacedEvent({ namespace: env.namespace });
+    const objects = await Promise.all(
+      ['cpu', 'errors', 'disk', 'firing', 'lost'].map((n) => alerts().get(n)),
+    );
+    expect(events.items.length).toBeGreaterThan(0);
+    const everything = JSON.stringify([env.logs, objects, events.items]);
+    expect(everything).not.toContain(token);
+  });
+});
