@@ -1,5 +1,5 @@
 import { KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 
 /** What the apiserver answered: 'accepted', or its refusal (the body, which names the field and the rule). */
@@ -68,4 +68,27 @@ export function useAdmission(kind: string, prefix: string): Admission {
     create: (name, spec) => api!.create(name, spec),
     patch: (name, spec) => api!.patch(name, spec),
   };
+}
+
+type Spec = Record<string, unknown>;
+
+/** A copy of a spec with the dotted `path` set to `value`, or removed when `value` is undefined. */
+export function edit(spec: Spec, path: string, value: unknown): Spec {
+  const copy = structuredClone(spec);
+  const keys = path.split('.');
+  let node = copy;
+  for (const key of keys.slice(0, -1)) node = (node[key] ??= {}) as Spec;
+  if (value === undefined) delete node[keys.at(-1)!];
+  else node[keys.at(-1)!] = value;
+  return copy;
+}
+
+/** How the apiserver names a spec field in its messages: `spec.a.b[0].c`. */
+export const named = (path: string) => `spec.${path.replace(/\.(\d+)/g, '[$1]')}`;
+
+/** Expects the apiserver to refuse, with every one of `messages` in its answer. */
+export async function expectRefused(answer: Promise<Answer>, ...messages: string[]): Promise<void> {
+  const text = await answer;
+  expect(text).not.toBe('accepted');
+  for (const message of messages) expect(text).toContain(message);
 }

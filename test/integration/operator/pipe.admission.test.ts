@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
-import { useAdmission } from './admission.ts';
+import { edit, expectRefused, named, useAdmission } from './admission.ts';
 import { kafkaPipe, kinesisPipe, objectStoragePipe, postgresPipe } from './pipe-fixtures.ts';
 
 const fixtures = {
@@ -10,26 +10,12 @@ const fixtures = {
   postgres: postgresPipe('replica'),
 };
 type Kind = keyof typeof fixtures;
-type Spec = Record<string, unknown>;
 
-/** A copy of a spec with the dotted `path` set to `value`, or removed when `value` is undefined. */
-function edit(spec: Spec, path: string, value: unknown): Spec {
-  const copy = structuredClone(spec);
-  const keys = path.split('.');
-  let node = copy;
-  for (const key of keys.slice(0, -1)) node = (node[key] ??= {}) as Spec;
-  if (value === undefined) delete node[keys.at(-1)!];
-  else node[keys.at(-1)!] = value;
-  return copy;
-}
 /** The fixture of the source kind a `source.<kind>.…` path names (kafka for any other path), edited. */
 const editFixture = (path: string, value: unknown) => {
   const [top, kind] = path.split('.');
   return edit(fixtures[top === 'source' && kind! in fixtures ? (kind as Kind) : 'kafka'], path, value);
 };
-/** How the apiserver names a spec field in its messages: `spec.a.b[0].c`. */
-const named = (path: string) => `spec.${path.replace(/\.(\d+)/g, '[$1]')}`;
-
 /** Inclusive bounds of the integer pipe settings, as api-spec.md states them. */
 const SETTING_BOUNDS: Record<string, [number, number]> = {
   streaming_max_insert_wait_ms: [500, 60_000],
@@ -64,12 +50,6 @@ describe.skipIf(clusterSkipReason())(
   'Pipe admission (CRD schema and CEL rules on the real apiserver)',
   () => {
     const api = useAdmission('Pipe', 'pipe');
-
-    const expectRefused = async (answer: Promise<string>, ...messages: string[]) => {
-      const text = await answer;
-      expect(text).not.toBe('accepted');
-      for (const message of messages) expect(text).toContain(message);
-    };
 
     it('accepts a kafka pipe and fills in the defaults: state Running, deletionPolicy Delete', async () => {
       const created = await api.create('defaults', fixtures.kafka);
