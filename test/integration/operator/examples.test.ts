@@ -3,7 +3,10 @@ import { join } from 'node:path';
 import { KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AlertSpec } from '../../../src/api/alert.ts';
 import type { PipeSpec } from '../../../src/api/pipe.ts';
+import { AlertRequest } from '../../../src/cloud/schemas/alert.ts';
+import { alertBody } from '../../../src/controllers/alert-diff.ts';
 import { pipeSecretUses } from '../../../src/controllers/pipe-diff.ts';
 import { repoRoot } from '../../harness/assets.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
@@ -25,6 +28,7 @@ const examples = readdirSync(examplesDir)
 const named = (kind: string) =>
   new Map(examples.filter((e) => e.object.kind === kind).map((e) => [e.object.metadata!.name!, e]));
 const pipes = examples.filter((e) => e.object.kind === 'Pipe');
+const alerts = examples.filter((e) => e.object.kind === 'Alert');
 
 describe('deploy/examples', () => {
   it('holds a kafka and a one-shot object-storage Pipe', () => {
@@ -49,6 +53,13 @@ describe('deploy/examples', () => {
       }
     },
   );
+
+  it('holds an Alert whose body the alerting API accepts', () => {
+    expect(alerts).toHaveLength(1);
+    for (const alert of alerts) {
+      expect(AlertRequest.safeParse(alertBody(alert.object.spec as AlertSpec)).error).toBeUndefined();
+    }
+  });
 
   describe.skipIf(clusterSkipReason())('on the real apiserver', () => {
     let ns: TestNamespace;
