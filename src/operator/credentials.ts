@@ -23,11 +23,19 @@ export interface SecretRef {
   name: string;
 }
 
+/** The clients a Secret's keys allow: each API's only when all of its keys are present, else what is missing. */
 interface CachedClients {
   fingerprint: string;
-  management: ManagementClient;
-  alerting?: AlertingClient;
+  management: ManagementClient | string[];
+  alerting: AlertingClient | string[];
 }
+
+const closeAll = (clients: CachedClients) =>
+  Promise.all(
+    [clients.management, clients.alerting].map((client) =>
+      Array.isArray(client) ? undefined : client.close(),
+    ),
+  );
 
 /**
  * Turns credentials Secrets into cloud clients. Clients are kept per Secret and rebuilt when its values
@@ -62,25 +70,28 @@ export class CloudClients {
   async connectionFor(resource: ManagedObject, priority: Priority): Promise<CloudConnection> {
     const ref = this.secretRefOf(resource);
     const clients = this.clientsFor(ref);
-    const where = `Secret ${ref.namespace}/${ref.name}`;
+    // Each API's keys are needed only by the kinds that call it: an Alert's Secret may hold only the alerting keys.
+    const usable = <C>(client: C | string[], api: string): C => {
+      if (!Array.isArray(client)) return client;
+      throw new ReconcileError(
+        'CredentialsMissing',
+        `Secret ${ref.namespace}/${ref.name} has no key ${client.join(', ')} (for the ${api} API)`,
+        CREDENTIALS_RETRY_MS,
+      );
+    };
     return {
-      management: clients.management,
+      get management(): ManagementClient {
+        return usable(clients.management, 'management');
+      },
       get alerting(): AlertingClient {
-        if (!clients.alerting) {
-          throw new ReconcileError(
-            'CredentialsMissing',
-            `${where} needs keys ${ALERTING_KEYS.join(' and ')} for the alerting API`,
-            CREDENTIALS_RETRY_MS,
-          );
-        }
-        return clients.alerting;
+        return usable(clients.alerting, 'alerting');
       },
       priority,
     };
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.cache.values()].flatMap((c) => [c.management.close(), c.alerting?.close()]));
+    await Promise.all([...this.cache.values()].map(closeAll));
     this.cache.clear();
   }
 
@@ -96,14 +107,11 @@ export class CloudClients {
   }
 
   private clientsFor(ref: SecretRef): CachedClients {
-    const where = `Secret ${ref.namespace}/${ref.name}`;
     const data = this.options.secrets.get(ref.namespace, ref.name)?.data;
-    if (!data) throw new ReconcileError('CredentialsMissing', `${where} not found`, CREDENTIALS_RETRY_MS);
-    const missing = MANAGEMENT_KEYS.filter((key) => !data[key]);
-    if (missing.length > 0) {
+    if (!data) {
       throw new ReconcileError(
         'CredentialsMissing',
-        `${where} has no key ${missing.join(', ')}`,
+        `Secret ${ref.namespace}/${ref.name} not found`,
         CREDENTIALS_RETRY_MS,
       );
     }
@@ -113,7 +121,7 @@ export class CloudClients {
       .digest('hex');
     const cached = this.cache.get(cacheKey);
     if (cached?.fingerprint === fingerprint) return cached;
-    if (cached) void Promise.all([cached.management.close(), cached.alerting?.close()]);
+    if (cached) void closeAll(cached);
 
     const { quotas = {}, maxWaitMs, signal } = this.options;
     const clientOptions: ClientOptions = {
@@ -127,25 +135,30 @@ export class CloudClients {
     // Each API gets its own budget; left unset, the client keeps the API's published limit.
     const withQuota = (quota: QuotaLimit | false | undefined): ClientOptions =>
       quota === undefined ? clientOptions : { ...clientOptions, quota };
+    const missing = (keys: readonly string[]) => keys.filter((key) => !data[key]);
+    const management = missing(MANAGEMENT_KEYS);
+    const alerting = missing(ALERTING_KEYS);
     const clients: CachedClients = {
       fingerprint,
-      management: new ManagementClient(
-        {
-          baseUrl: data.managementUrl!,
-          organizationId: data.organizationId!,
-          keyId: data.keyId!,
-          keySecret: data.keySecret!,
-        },
-        withQuota(quotas.management),
-      ),
-      ...(data.alertsUrl && data.alertsToken
-        ? {
-            alerting: new AlertingClient(
-              { baseUrl: data.alertsUrl, token: data.alertsToken },
+      management:
+        management.length > 0
+          ? management
+          : new ManagementClient(
+              {
+                baseUrl: data.managementUrl!,
+                organizationId: data.organizationId!,
+                keyId: data.keyId!,
+                keySecret: data.keySecret!,
+              },
+              withQuota(quotas.management),
+            ),
+      alerting:
+        alerting.length > 0
+          ? alerting
+          : new AlertingClient(
+              { baseUrl: data.alertsUrl!, token: data.alertsToken! },
               withQuota(quotas.alerting),
             ),
-          }
-        : {}),
     };
     this.cache.set(cacheKey, clients);
     return clients;

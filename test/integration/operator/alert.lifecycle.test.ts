@@ -132,13 +132,32 @@ describe.skipIf(clusterSkipReason())('Alert lifecycle on a real apiserver agains
     expect(changes.map((c) => `${c.method} ${c.path}`)).toEqual([`DELETE ${ALERTS}/${deleted}`]);
   });
 
+  it('works with a Secret of its own holding only the alerting keys, and names a missing one in Synced', async () => {
+    const { url, credentials } = env.emulator;
+    await env.putSecret('alerts-only', { alertsUrl: url, alertsToken: credentials.alertsToken });
+    await env.putSecret('no-token', { alertsUrl: url });
+    await alerts().apply('own', { ...tileAlert('own'), credentialsRef: { name: 'alerts-only' } });
+    await alerts().apply('tokenless', { ...tileAlert('tokenless'), credentialsRef: { name: 'no-token' } });
+
+    const own = await alerts().waitFor('own', 'Ready', ready);
+    expect(stored(own.status!.id!)).toMatchObject({ name: 'own' });
+    const tokenless = await alerts().waitFor(
+      'tokenless',
+      'CredentialsMissing',
+      (a) => condition(a, 'Synced')?.reason === 'CredentialsMissing',
+    );
+    expect(condition(tokenless, 'Synced')!.message).toBe(
+      `Secret ${env.namespace}/no-token has no key alertsToken (for the alerting API)`,
+    );
+  });
+
   it('never shows the alerting token in logs, status or Events', async () => {
     const token = env.emulator.credentials.alertsToken;
     // The logs did see alerting calls (debug level), so the check below looked at them.
     expect(env.logs.some((line) => line.includes(ALERTS))).toBe(true);
     const events = await env.core.listNamespacedEvent({ namespace: env.namespace });
     const objects = await Promise.all(
-      ['cpu', 'errors', 'disk', 'firing', 'lost'].map((n) => alerts().get(n)),
+      ['cpu', 'errors', 'disk', 'firing', 'lost', 'own', 'tokenless'].map((n) => alerts().get(n)),
     );
     expect(events.items.length).toBeGreaterThan(0);
     const everything = JSON.stringify([env.logs, objects, events.items]);
