@@ -1,20 +1,21 @@
-import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { ALERTS, tileAlert } from './alert-fixtures.ts';
-import { isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from './support.ts';
+import {
+  crashDuringCreate,
+  isReady,
+  startOperatorEnv,
+  type OperatorEnv,
+  type SluiceObject,
+} from './support.ts';
 
 describe.skipIf(clusterSkipReason())('crash-safe alert create (no tags: the create intent)', () => {
   let env: OperatorEnv;
-  let child: ChildProcess | undefined;
 
   beforeAll(async () => {
     env = await startOperatorEnv('alert-crash');
   });
-  afterAll(async () => {
-    child?.kill('SIGKILL');
-    await env?.close();
-  });
+  afterAll(async () => env?.close());
 
   it('after a kill -9 between the alert POST and the status write, exactly one alert exists and is adopted, and a foreign look-alike is not', async () => {
     // Someone else's alert with the same name on the same tile, created before sluice records its intent.
@@ -22,25 +23,13 @@ describe.skipIf(clusterSkipReason())('crash-safe alert create (no tags: the crea
     const foreign = await env.alerting.createAlert(spec);
     const alertsNamed = () => [...env.emulator.store.alerts.values()].filter((a) => a.name === 'phoenix');
 
-    // The emulator creates the alert but holds its answer back, so the operator dies knowing no id.
-    await env.fault({ method: 'POST', route: ALERTS, phase: 'response', latencyMs: 60_000 });
-    child = env.spawnOperator();
-    await env.of('Alert').apply('phoenix', spec);
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline && alertsNamed().length < 2) await new Promise((r) => setTimeout(r, 50));
-    child.kill('SIGKILL');
-    await new Promise((resolve) => child!.once('exit', resolve));
-    expect(alertsNamed()).toHaveLength(2);
-    const orphaned = (await env.of<SluiceObject>('Alert').get('phoenix'))!;
+    const { orphaned, ready } = await crashDuringCreate(
+      env,
+      { kind: 'Alert', name: 'phoenix', spec },
+      { route: ALERTS, created: () => alertsNamed().length, count: 2 },
+    );
     expect(orphaned.status?.id).toBeUndefined();
     expect(orphaned.metadata.annotations?.['sluice.dev/create-pending']).toBeDefined();
-
-    await env.fault();
-    await env.clearCalls();
-    await env.startOperator();
-    const ready = await env
-      .of<SluiceObject>('Alert')
-      .waitFor('phoenix', 'Ready after restart', (a) => isReady(a) && a?.status?.id !== undefined);
 
     const ours = alertsNamed().find((a) => a.id !== foreign.id)!;
     expect(ready.status!.id).toBe(ours.id);

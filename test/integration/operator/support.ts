@@ -303,3 +303,42 @@ export const isReady = (resource: SluiceObject | DatabaseService | undefined) =>
 
 /** Calls that changed something in the cloud (everything but GETs). */
 export const writes = (calls: CallRecord[]) => calls.filter((c) => c.method !== 'GET');
+
+/**
+ * The crash a create must survive: with the answer of every `route` POST held back by the emulator, a spawned
+ * operator creates `name` and is killed with SIGKILL once `created()` (what the cloud holds) reaches `count`,
+ * so it dies knowing no id. Then the fault and the call log are cleared and an in-process operator starts.
+ * Returns the object as the crash left it and as it is once Ready with an id.
+ */
+export async function crashDuringCreate(
+  env: OperatorEnv,
+  target: { kind: string; name: string; spec: Record<string, unknown> },
+  create: { route: string; created: () => number; count: number },
+): Promise<{ orphaned: SluiceObject; ready: SluiceObject }> {
+  const objects = env.of<SluiceObject>(target.kind);
+  await env.fault({ method: 'POST', route: create.route, phase: 'response', latencyMs: 60_000 });
+  const child = env.spawnOperator();
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  try {
+    await objects.apply(target.name, target.spec);
+    const deadline = Date.now() + 30_000;
+    while (Date.now() < deadline && create.created() < create.count)
+      await new Promise((r) => setTimeout(r, 50));
+  } finally {
+    child.kill('SIGKILL');
+    await exited;
+  }
+  if (create.created() !== create.count) {
+    throw new Error(`the cloud holds ${create.created()} instead of ${create.count} after the crash`);
+  }
+  const orphaned = (await objects.get(target.name))!;
+  await env.fault();
+  await env.clearCalls();
+  await env.startOperator();
+  const ready = await objects.waitFor(
+    target.name,
+    'Ready after restart',
+    (o) => isReady(o) && o?.status?.id !== undefined,
+  );
+  return { orphaned, ready };
+}
