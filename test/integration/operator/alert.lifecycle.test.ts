@@ -132,6 +132,22 @@ describe.skipIf(clusterSkipReason())('Alert lifecycle on a real apiserver agains
     expect(changes.map((c) => `${c.method} ${c.path}`)).toEqual([`DELETE ${ALERTS}/${deleted}`]);
   });
 
+  it('shows an alerting API error in Synced with the API message, then creates the alert on retry', async () => {
+    await env.fault({ method: 'POST', route: ALERTS, status: 400, count: 1 });
+    await alerts().apply('refused', tileAlert('refused'));
+    const failed = await alerts().waitFor(
+      'refused',
+      'Synced=False',
+      (a) => condition(a, 'Synced')?.status === 'False',
+    );
+    expect(condition(failed, 'Synced')).toMatchObject({ reason: 'CloudRequestRejected' });
+    expect(condition(failed, 'Synced')!.message).toContain('injected fault');
+    await alerts().waitFor('refused', 'Ready after the retry', ready, 30_000);
+    const refusals = (await env.calls()).filter((c) => c.route === ALERTS && c.status === 400);
+    expect(refusals).toHaveLength(1);
+    expect([...env.emulator.store.alerts.values()].filter((a) => a.name === 'refused')).toHaveLength(1);
+  }, 40_000);
+
   it('works with a Secret of its own holding only the alerting keys, and names a missing one in Synced', async () => {
     const { url, credentials } = env.emulator;
     await env.putSecret('alerts-only', { alertsUrl: url, alertsToken: credentials.alertsToken });
@@ -157,7 +173,7 @@ describe.skipIf(clusterSkipReason())('Alert lifecycle on a real apiserver agains
     expect(env.logs.some((line) => line.includes(ALERTS))).toBe(true);
     const events = await env.core.listNamespacedEvent({ namespace: env.namespace });
     const objects = await Promise.all(
-      ['cpu', 'errors', 'disk', 'firing', 'lost', 'own', 'tokenless'].map((n) => alerts().get(n)),
+      ['cpu', 'errors', 'disk', 'firing', 'lost', 'refused', 'own', 'tokenless'].map((n) => alerts().get(n)),
     );
     expect(events.items.length).toBeGreaterThan(0);
     const everything = JSON.stringify([env.logs, objects, events.items]);
