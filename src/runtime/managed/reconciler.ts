@@ -193,6 +193,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
         'ExternalMissing',
         `${kind.kind} ${id} no longer exists in the cloud`,
       );
+      // The intent was for the object that is gone: what was created since is not ours to adopt.
+      if (createIntentOf(resource)) {
+        resource = await this.writeMetadata(resource, draft, { [ANNOTATIONS.createPending]: null });
+      }
       delete draft.status.id;
       draft.setCondition({
         type: 'Ready',
@@ -267,11 +271,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     return { requeueAfterMs: this.nextPoll(resource) };
   }
 
-  /** Adds the finalizer when missing and sets the given annotations, in one guarded metadata write. */
+  /** Adds the finalizer when missing and sets (or, with null, removes) annotations, in one guarded write. */
   private async writeMetadata(
     resource: R,
     draft: StatusDraft<R>,
-    annotations: Record<string, string>,
+    annotations: Record<string, string | null>,
   ): Promise<R> {
     const finalizers = resource.metadata.finalizers ?? [];
     const updated = await this.options.writer.patchMetadata(this.options.kind, resource, {

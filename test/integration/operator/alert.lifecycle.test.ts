@@ -100,9 +100,11 @@ describe.skipIf(clusterSkipReason())('Alert lifecycle on a real apiserver agains
     await alerts().waitFor('firing', 'state OK', (a) => isReady(a) && a?.status?.state === 'OK');
   });
 
-  it('creates the alert again when it is gone from the cloud (a 404 on GET)', async () => {
+  it('creates the alert again when it is gone from the cloud (a 404 on GET), adopting no look-alike made since', async () => {
     await alerts().apply('lost', tileAlert('lost'), FAST_SYNC);
     const first = (await alerts().waitFor('lost', 'Ready', ready)).status!.id!;
+    // Someone else's alert of the same name, made after sluice's create: never sluice's to adopt.
+    const foreign = await env.alerting.createAlert(tileAlert('lost'));
     await env.alerting.deleteAlert(first);
 
     const again = await alerts().waitFor(
@@ -110,8 +112,9 @@ describe.skipIf(clusterSkipReason())('Alert lifecycle on a real apiserver agains
       'Ready with a new id',
       (a) => ready(a) && a!.status!.id !== first,
     );
+    expect(again.status!.id).not.toBe(foreign.id);
     expect(stored(again.status!.id!)).toMatchObject({ name: 'lost' });
-    expect([...env.emulator.store.alerts.values()].filter((a) => a.name === 'lost')).toHaveLength(1);
+    expect([...env.emulator.store.alerts.values()].filter((a) => a.name === 'lost')).toHaveLength(2);
   });
 
   it('deletes the cloud alert under deletionPolicy Delete and leaves it under Orphan', async () => {
