@@ -153,7 +153,7 @@ export class FakeCloud implements ExternalClient<Widget, number> {
   readonly calls: string[] = [];
   private nextId = 1;
 
-  async findCreated(resource: Widget): Promise<string | undefined> {
+  async findCreated(resource: Widget, _intent?: Date): Promise<string | undefined> {
     this.calls.push('findCreated');
     return [...this.widgets].find(([, w]) => w.uid === resource.metadata.uid)?.[0];
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DeferredRequestError } from '../../../../src/cloud/errors.ts';
-import { FINALIZER } from '../../../../src/runtime/managed/annotations.ts';
+import { ANNOTATIONS, FINALIZER } from '../../../../src/runtime/managed/annotations.ts';
 import { ReconcileError } from '../../../../src/runtime/managed/errors.ts';
 import { ManagedReconciler } from '../../../../src/runtime/managed/reconciler.ts';
 import { FakeCache, FakeCloud, FakeServer, fakeEvents, widget, widgetKind, type Widget } from './fakes.ts';
@@ -163,6 +163,29 @@ describe('ManagedReconciler', () => {
 
     expect(t.server.secrets.get('a-connection')!.data.password).toBe('reset-w-1');
     expect(t.events.map((e) => e.reason)).toContain('ConnectionDetailsRecovered');
+  });
+
+  it('drops the create intent when the cloud resource is found gone, so a look-alike made since is not adopted', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    const id = await makeReady(t, 'a');
+    expect(t.server.get('a').metadata.annotations?.[ANNOTATIONS.createPending]).toBeDefined();
+    const intents: (Date | undefined)[] = [];
+    t.cloud.findCreated = async (_resource, intent) => {
+      intents.push(intent);
+      return undefined;
+    };
+
+    t.cloud.widgets.delete(id);
+    expect(await t.reconcile('a')).toEqual({ requeue: true });
+    t.sync('a');
+    expect(t.server.get('a').metadata.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+    expect(t.server.get('a').status?.id).toBeUndefined();
+    expect(t.events).toContainEqual(expect.objectContaining({ reason: 'ExternalMissing' }));
+
+    await t.reconcile('a');
+    expect(intents).toEqual([undefined]);
+    expect(t.server.get('a').status?.id).not.toBe(id);
   });
 
   it('deletes the cloud resource, then releases the finalizer, with deletionPolicy Delete', async () => {
