@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Agent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/cloud/logging.ts';
+import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
 import { CloudClients } from '../../../src/operator/credentials.ts';
 import type { SecretReader } from '../../../src/runtime/managed/secret-references.ts';
 import type { ManagedObject } from '../../../src/runtime/managed/types.ts';
@@ -14,8 +15,8 @@ const resource: ManagedObject = {
 };
 
 /** Credentials with a fresh key and token, so each test registers its own quota schedulers. */
-function fakeSecrets(): SecretReader {
-  const data = {
+function fakeSecrets(only?: readonly string[]): SecretReader {
+  const all: Record<string, string> = {
     organizationId: 'org',
     keyId: `key-${randomUUID()}`,
     keySecret: 'secret',
@@ -23,6 +24,7 @@ function fakeSecrets(): SecretReader {
     alertsUrl: 'http://127.0.0.1:1',
     alertsToken: `token-${randomUUID()}`,
   };
+  const data = only ? Object.fromEntries(only.map((key) => [key, all[key]!])) : all;
   return { get: () => ({ data, resourceVersion: '1' }) };
 }
 
@@ -33,9 +35,12 @@ describe('CloudClients', () => {
     await clouds?.close();
   });
 
-  const connect = (quotas: ConstructorParameters<typeof CloudClients>[0]['quotas']) => {
+  const connect = (
+    quotas: ConstructorParameters<typeof CloudClients>[0]['quotas'],
+    keys?: readonly string[],
+  ) => {
     clouds = new CloudClients({
-      secrets: fakeSecrets(),
+      secrets: fakeSecrets(keys),
       defaultSecret: { namespace: 'sys', name: 'cloud' },
       dispatcher,
       hooks: {},
@@ -60,5 +65,34 @@ describe('CloudClients', () => {
       (await connect({ management: { requests: 3, windowMs: 1_000 } })).management.quota?.limit,
     ).toMatchObject({ requests: 3, windowMs: 1_000 });
     expect((await connect({ management: false })).management.quota).toBeUndefined();
+  });
+
+  it('builds each API’s client from its own keys only, and names the keys an API lacks', async () => {
+    const alertsOnly = await connect({}, ['alertsUrl', 'alertsToken']);
+    expect(alertsOnly.alerting.quota?.limit).toMatchObject({ requests: 100, windowMs: 60_000 });
+    expect(() => alertsOnly.management).toThrow(
+      'Secret sys/cloud has no key organizationId, keyId, keySecret, managementUrl (for the management API)',
+    );
+    const noToken = await connect({}, ['organizationId', 'keyId', 'keySecret', 'managementUrl', 'alertsUrl']);
+    expect(noToken.management.quota).toBeDefined();
+    expect(() => noToken.alerting).toThrow('Secret sys/cloud has no key alertsToken (for the alerting API)');
+  });
+
+  it('keeps its own budgets: the flag governs even when the process registered the key first', async () => {
+    const secrets = fakeSecrets();
+    const data = secrets.get('sys', 'cloud')!.data!;
+    const earlier = new AlertingClient({ baseUrl: data.alertsUrl!, token: data.alertsToken! });
+    clouds = new CloudClients({
+      secrets,
+      defaultSecret: { namespace: 'sys', name: 'cloud' },
+      dispatcher,
+      hooks: {},
+      logger: silentLogger,
+      quotas: { alerting: { requests: 5, windowMs: 1_000 } },
+    });
+    const cloud = await clouds.connectionFor(resource, 'poll');
+    expect(earlier.quota?.limit).toMatchObject({ requests: 100 });
+    expect(cloud.alerting.quota?.limit).toMatchObject({ requests: 5, windowMs: 1_000 });
+    await earlier.close();
   });
 });
