@@ -69,16 +69,12 @@ export const AlertSpec = withRules(
 );
 export type AlertSpec = z.infer<typeof AlertSpec>;
 
+const STATE = `The evaluator's state: ${ALERT_STATES.join(', ')}. A firing alert (ALERT) is still Ready: it is working.`;
+
 export const AlertStatus = z
   .object({
     ...managedStatusFields,
-    state: z
-      .string()
-      .max(64)
-      .optional()
-      .describe(
-        `The evaluator's state: ${ALERT_STATES.join(', ')}. A firing alert (ALERT) is still Ready: it is working.`,
-      ),
+    state: z.string().max(64).optional().describe(STATE),
     team: z.string().max(253).optional().describe('The team the alert belongs to.'),
     silenced: z.boolean().optional().describe('Whether notifications are silenced.'),
     createdAt: z.string().max(64).optional().describe('When the cloud created the alert (ISO 8601).'),
