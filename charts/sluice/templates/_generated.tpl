@@ -5,6 +5,7 @@
   resources:
     - databaseservices
     - pipes
+    - alerts
   verbs:
     - list
     - watch
@@ -14,6 +15,7 @@
   resources:
     - databaseservices/status
     - pipes/status
+    - alerts/status
   verbs:
     - patch
 - apiGroups:
@@ -21,6 +23,7 @@
   resources:
     - databaseservices/finalizers
     - pipes/finalizers
+    - alerts/finalizers
   verbs:
     - update
 - apiGroups:
@@ -53,7 +56,7 @@
 {{- define "sluice.healthCheckKinds" }}
 - DatabaseService
 - Pipe
-- QueryEndpoint
 - Alert
+- QueryEndpoint
 - ReversePrivateEndpoint
 {{- end }}

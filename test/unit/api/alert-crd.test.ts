@@ -1,20 +1,21 @@
 import { describe, expect, it } from 'vitest';
-import { customResourceDefinition } from '../../../src/api/crd.ts';
+import { customResourceDefinition, type KindSchema } from '../../../src/api/crd.ts';
 import { alertKind } from '../../../src/controllers/alert.ts';
+import { databaseServiceKind } from '../../../src/controllers/database-service.ts';
+
+const columnsOf = (kind: KindSchema) =>
+  (
+    customResourceDefinition(kind) as {
+      spec: { versions: { additionalPrinterColumns: { name: string; jsonPath: string }[] }[] };
+    }
+  ).spec.versions[0]!.additionalPrinterColumns.map((c) => `${c.name} ${c.jsonPath}`);
 
 describe('the Alert CRD', () => {
-  it('shows STATE and INTERVAL before the common READY, SYNCED, ID and AGE columns', () => {
-    const crd = customResourceDefinition(alertKind) as {
-      spec: { versions: { additionalPrinterColumns: { name: string; jsonPath: string }[] }[] };
-    };
-    const columns = crd.spec.versions[0]!.additionalPrinterColumns;
-    expect(columns.map((c) => `${c.name} ${c.jsonPath}`)).toEqual([
-      'State .status.state',
-      'Interval .spec.interval',
-      'Ready .status.conditions[?(@.type=="Ready")].status',
-      'Synced .status.conditions[?(@.type=="Synced")].status',
-      'ID .status.id',
-      'Age .metadata.creationTimestamp',
-    ]);
+  it('shows STATE and INTERVAL, then the columns every kind has', () => {
+    const common = columnsOf(databaseServiceKind).slice(databaseServiceKind.printerColumns.length);
+    expect(columnsOf(alertKind)).toEqual(['State .status.state', 'Interval .spec.interval', ...common]);
+    expect(common.map((c) => c.split(' ')[0])).toEqual(
+      expect.arrayContaining(['Ready', 'Synced', 'ID', 'Age']),
+    );
   });
 });
