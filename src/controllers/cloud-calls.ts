@@ -23,3 +23,18 @@ export function createdSince<T extends { id: string; createdAt?: string | undefi
     .filter((o) => o.createdAt !== undefined && new Date(o.createdAt) >= intent && matches(o))
     .sort((a, b) => a.createdAt!.localeCompare(b.createdAt!))[0]?.id;
 }
+
+/**
+ * One step of a delete the cloud may finish later: `gone` once the GET answers 404; otherwise one DELETE
+ * (none while the object is already on its way out, `deleting`) and `pending`, so the reconciler polls.
+ */
+export async function deleteUntilGone<T>(
+  get: () => Promise<T>,
+  remove: () => Promise<unknown>,
+  deleting: (found: T) => boolean = () => false,
+): Promise<'gone' | 'pending'> {
+  const found = await ignoreNotFound(get());
+  if (found === undefined) return 'gone';
+  if (!deleting(found)) await ignoreNotFound(remove());
+  return 'pending';
+}

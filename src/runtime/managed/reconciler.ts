@@ -293,7 +293,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     secrets: ResolvedSecrets,
   ): Promise<ExternalClient<R, S>> {
     const cloud = await this.options.cloudFor(resource, priority);
-    const context: ConnectContext<Cloud> = { cloud, references, secrets };
+    const claimedBy = (id: string) => {
+      const owner = this.options.cache
+        .list()
+        .find((peer) => peer.metadata.uid !== resource.metadata.uid && peer.status?.id === id);
+      return owner && objectKey(owner);
+    };
+    const context: ConnectContext<Cloud> = { cloud, references, secrets, claimedBy };
     return this.options.kind.connect(resource, context);
   }
 

@@ -94,6 +94,12 @@ export interface ConnectContext<Cloud> {
   references: ResolvedReferences;
   /** The values of the Secrets the spec references, and which of them rotated. */
   secrets: ResolvedSecrets;
+  /**
+   * The `namespace/name` of another object of the same kind whose status already holds this cloud id, as
+   * the operator's cache sees it: for `findCreated` of a kind without tags, which must not adopt what
+   * another object manages.
+   */
+  claimedBy(id: string): string | undefined;
 }
 
 /** A kind as the runtime knows it. */
