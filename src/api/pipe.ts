@@ -24,6 +24,7 @@ import {
 } from '../cloud/schemas/pipe.ts';
 import { LocalObjectReference, managedSpecFields, managedStatusFields } from './common.ts';
 import { immutable, presenceFixed, withRules } from './meta.ts';
+import { serviceFields, serviceIdStatus, serviceRules } from './service-scoped.ts';
 
 // The spec mirrors the pipe creation body of the management API under the same names; credentials never
 // appear in it: each credential object is a `…SecretRef` to a Secret whose keys are the API's field names.
@@ -312,13 +313,7 @@ export const DESIRED_PIPE_STATES = ['Running', 'Stopped'] as const;
 export const PipeSpec = withRules(
   z
     .object({
-      serviceRef: LocalObjectReference.optional().describe(
-        'The DatabaseService (in this namespace) the pipe writes to. Exactly one of serviceRef and serviceId.',
-      ),
-      serviceId: z
-        .uuid()
-        .optional()
-        .describe('The cloud id of a service sluice does not manage, instead of serviceRef.'),
+      ...serviceFields('the pipe writes to'),
       name: text('The pipe name in the cloud.', 255),
       source: PipeSourceSpec,
       destination: Destination,
@@ -344,11 +339,7 @@ export const PipeSpec = withRules(
       ...managedSpecFields('Delete'),
     })
     .describe('The desired pipe.'),
-  {
-    rule: 'has(self.serviceRef) != has(self.serviceId)',
-    message: 'exactly one of serviceRef and serviceId must be set',
-    fieldPath: '.serviceRef',
-  },
+  ...serviceRules(REPLACE),
   {
     rule: 'has(self.source.postgres) || has(self.destination.table)',
     message: 'destination.table is required unless the source is postgres',
@@ -364,15 +355,13 @@ export const PipeSpec = withRules(
     message: 'fieldMappings must cover every destination.columns[].name (as a destinationField)',
     fieldPath: '.fieldMappings',
   },
-  immutable('serviceRef', REPLACE),
-  immutable('serviceId', REPLACE),
 );
 export type PipeSpec = z.infer<typeof PipeSpec>;
 
 export const PipeStatus = z
   .object({
     ...managedStatusFields,
-    serviceId: z.string().max(64).optional().describe('The cloud id of the service the pipe belongs to.'),
+    serviceId: serviceIdStatus('the pipe belongs to'),
     source: z
       .string()
       .max(32)
@@ -401,7 +390,7 @@ export const PipeStatus = z
           privateDnsNames: list(z.string().max(253).describe('A DNS name.'), 'Private DNS names.').optional(),
         })
         .describe('A reverse private endpoint the kafka source uses.'),
-      'The reverse private endpoints of source.kafka.reversePrivateEndpointIds, as the cloud reports them.',
+      'The reverse private endpoints of source.kafka (by id and by reference), as the cloud reports them.',
       10,
     ).optional(),
     secretVersions: z
