@@ -1,6 +1,7 @@
 import { alertKind } from './controllers/alert.ts';
 import { databaseServiceKind } from './controllers/database-service.ts';
 import { pipeKind } from './controllers/pipe.ts';
+import { queryEndpointKind } from './controllers/query-endpoint.ts';
 import type { SluiceKind } from './controllers/sluice-kind.ts';
 import type { ManagedObject } from './runtime/managed/types.ts';
 
@@ -9,7 +10,12 @@ import type { ManagedObject } from './runtime/managed/types.ts';
  * per entry, and the RBAC rules grant exactly these resources.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of kinds with different object types
-export const KINDS: readonly SluiceKind<any, any>[] = [databaseServiceKind, pipeKind, alertKind];
+export const KINDS: readonly SluiceKind<any, any>[] = [
+  databaseServiceKind,
+  pipeKind,
+  alertKind,
+  queryEndpointKind,
+];
 
 export type AnyKind = SluiceKind<ManagedObject, unknown>;
 

@@ -1,0 +1,45 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { QueryEndpointSpec } from '../api/query-endpoint.ts';
+import type { QueryEndpointBody } from '../cloud/management-client.ts';
+import type { QueryEndpoint } from '../cloud/schemas/query-endpoint.ts';
+
+/** The upsert body: the whole configuration, since the cloud removes whatever a POST leaves out. */
+export function queryEndpointBody(spec: QueryEndpointSpec): QueryEndpointBody {
+  return {
+    roles: spec.roles,
+    ...(spec.openApiKeys ? { openApiKeys: spec.openApiKeys } : {}),
+    ...(spec.allowedOrigins !== undefined ? { allowedOrigins: spec.allowedOrigins } : {}),
+  };
+}
+
+/** A list compared as a set: order and repeats do not matter, absent is empty. */
+const asSet = (items: readonly string[] | undefined) => [...new Set(items ?? [])].sort();
+/** Origins compared as a set of trimmed entries, so `a.com, b.com` equals `b.com,a.com`. */
+const origins = (value: string | undefined) =>
+  asSet(
+    (value ?? '')
+      .split(',')
+      .map((origin) => origin.trim())
+      .filter((origin) => origin !== ''),
+  );
+
+/** The spec fields whose cloud value differs; any of them is corrected by one upsert of the whole spec. */
+export function diffQueryEndpoint(spec: QueryEndpointSpec, observed: QueryEndpoint): string[] {
+  const differences: string[] = [];
+  if (!isDeepStrictEqual(asSet(spec.roles), asSet(observed.roles))) differences.push('roles');
+  if (!isDeepStrictEqual(asSet(spec.openApiKeys), asSet(observed.openApiKeys)))
+    differences.push('openApiKeys');
+  if (!isDeepStrictEqual(origins(spec.allowedOrigins), origins(observed.allowedOrigins))) {
+    differences.push('allowedOrigins');
+  }
+  return differences;
+}
+
+/** The configuration as the cloud reports it, for status. */
+export function queryEndpointStatus(observed: QueryEndpoint): Record<string, unknown> {
+  return {
+    roles: observed.roles ?? [],
+    openApiKeys: observed.openApiKeys ?? [],
+    ...(observed.allowedOrigins !== undefined ? { allowedOrigins: observed.allowedOrigins } : {}),
+  };
+}
