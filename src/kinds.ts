@@ -2,6 +2,7 @@ import { alertKind } from './controllers/alert.ts';
 import { databaseServiceKind } from './controllers/database-service.ts';
 import { pipeKind } from './controllers/pipe.ts';
 import { queryEndpointKind } from './controllers/query-endpoint.ts';
+import { reversePrivateEndpointKind } from './controllers/reverse-private-endpoint.ts';
 import type { SluiceKind } from './controllers/sluice-kind.ts';
 import type { ManagedObject } from './runtime/managed/types.ts';
 
@@ -15,6 +16,7 @@ export const KINDS: readonly SluiceKind<any, any>[] = [
   pipeKind,
   alertKind,
   queryEndpointKind,
+  reversePrivateEndpointKind,
 ];
 
 export type AnyKind = SluiceKind<ManagedObject, unknown>;

@@ -8,7 +8,7 @@ export const RPE_STATUSES = [
 ] as const; // prettier-ignore
 
 /** Fields each endpoint type needs: a VPC endpoint service, a shared VPC resource, or an MSK cluster. */
-const REQUIRED_BY_TYPE = {
+export const RPE_FIELDS_BY_TYPE = {
   VPC_ENDPOINT_SERVICE: ['vpcEndpointServiceName'],
   VPC_RESOURCE: ['vpcResourceConfigurationId', 'vpcResourceShareArn'],
   MSK_MULTI_VPC: ['mskClusterArn', 'mskAuthentication'],
@@ -26,7 +26,7 @@ export const ReversePrivateEndpointCreateRequest = z
     mskAuthentication: z.enum(MSK_AUTHENTICATIONS).optional(),
   })
   .superRefine((body, ctx) => {
-    for (const field of REQUIRED_BY_TYPE[body.type]) {
+    for (const field of RPE_FIELDS_BY_TYPE[body.type]) {
       if (body[field] === undefined) {
         ctx.addIssue({ code: 'custom', path: [field], message: `is required when type is ${body.type}` });
       }

@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import {
+  MSK_AUTHENTICATIONS,
+  RPE_FIELDS_BY_TYPE,
+  RPE_STATUSES,
+  RPE_TYPES,
+} from '../cloud/schemas/reverse-private-endpoint.ts';
+import { managedSpecFields, managedStatusFields } from './common.ts';
+import { immutable, withRules, type CelRule } from './meta.ts';
+import { serviceFields, serviceIdStatus, serviceRules } from './service-scoped.ts';
+
+// The spec is the endpoint creation body of the management API under the same names. The API has no update,
+// so every cloud field is fixed at creation.
+
+const REPLACE = 'cannot change after create; create a new ReversePrivateEndpoint';
+const text = (description: string, max = 2048) => z.string().min(1).max(max).describe(description);
+
+/** The type-specific fields: each is required with its type and refused with the others. */
+const TYPE_FIELD_RULES: CelRule[] = Object.entries(RPE_FIELDS_BY_TYPE).flatMap(([type, fields]) =>
+  fields.map((field) => ({
+    rule: `has(self.${field}) == (self.type == '${type}')`,
+    message: `${field} is required with type ${type} and allowed only with it`,
+    fieldPath: `.${field}`,
+  })),
+);
+const CLOUD_FIELDS = ['description', 'type', ...Object.values(RPE_FIELDS_BY_TYPE).flat()];
+
+export const ReversePrivateEndpointSpec = withRules(
+  z
+    .object({
+      ...serviceFields('whose pipes use the endpoint'),
+      description: text('What the endpoint is for; sluice also finds a crashed create by it.', 255),
+      type: z
+        .enum(RPE_TYPES)
+        .describe(
+          'VPC_ENDPOINT_SERVICE (needs vpcEndpointServiceName), VPC_RESOURCE (needs vpcResourceConfigurationId and vpcResourceShareArn) or MSK_MULTI_VPC (needs mskClusterArn and mskAuthentication).',
+        ),
+      vpcEndpointServiceName: text(
+        'The VPC endpoint service to connect to (VPC_ENDPOINT_SERVICE).',
+      ).optional(),
+      vpcResourceConfigurationId: text('The VPC resource configuration id (VPC_RESOURCE).').optional(),
+      vpcResourceShareArn: text('The ARN of the resource share (VPC_RESOURCE).').optional(),
+      mskClusterArn: text('The ARN of the MSK cluster (MSK_MULTI_VPC).').optional(),
+      mskAuthentication: z
+        .enum(MSK_AUTHENTICATIONS)
+        .optional()
+        .describe('How pipes authenticate to the MSK cluster: SASL_IAM or SASL_SCRAM (MSK_MULTI_VPC).'),
+      ...managedSpecFields('Delete'),
+    })
+    .describe('The desired reverse private endpoint.'),
+  ...serviceRules(REPLACE),
+  ...TYPE_FIELD_RULES,
+  ...CLOUD_FIELDS.map((field) => immutable(field, REPLACE)),
+);
+export type ReversePrivateEndpointSpec = z.infer<typeof ReversePrivateEndpointSpec>;
+
+const dnsNames = (description: string) =>
+  z.array(z.string().max(253).describe('A DNS name.')).max(100).optional().describe(description);
+
+export const ReversePrivateEndpointStatus = z
+  .object({
+    ...managedStatusFields,
+    serviceId: serviceIdStatus('the endpoint belongs to'),
+    status: z
+      .string()
+      .max(64)
+      .optional()
+      .describe(`The endpoint's status as the cloud reports it: ${RPE_STATUSES.join(', ')}.`),
+    endpointId: z
+      .string()
+      .max(253)
+      .optional()
+      .describe('The cloud-side endpoint id, the connection to accept on your side.'),
+    dnsNames: dnsNames('DNS names of the endpoint.'),
+    privateDnsNames: dnsNames('Private DNS names of the endpoint.'),
+  })
+  .describe('What sluice last observed in the cloud.');
+export type ReversePrivateEndpointStatus = z.infer<typeof ReversePrivateEndpointStatus>;

@@ -1,0 +1,74 @@
+import type { ReversePrivateEndpointSpec } from '../api/reverse-private-endpoint.ts';
+import type { ReversePrivateEndpointCreateBody } from '../cloud/management-client.ts';
+import {
+  RPE_FIELDS_BY_TYPE,
+  type ReversePrivateEndpoint,
+} from '../cloud/schemas/reverse-private-endpoint.ts';
+import type { Observation } from '../runtime/managed/types.ts';
+
+/** The fields that make an endpoint what it is: description, type and the fields of that type. */
+function identityFields(spec: ReversePrivateEndpointSpec): (keyof ReversePrivateEndpointCreateBody)[] {
+  return ['description', 'type', ...RPE_FIELDS_BY_TYPE[spec.type]];
+}
+
+/** The create body: exactly the identity fields of the spec. */
+export function rpeCreateBody(spec: ReversePrivateEndpointSpec): ReversePrivateEndpointCreateBody {
+  return Object.fromEntries(
+    identityFields(spec).map((field) => [field, spec[field]]),
+  ) as ReversePrivateEndpointCreateBody;
+}
+
+/** The identity fields whose cloud value differs from the spec (the API cannot change any of them). */
+export function rpeDifferences(spec: ReversePrivateEndpointSpec, endpoint: ReversePrivateEndpoint): string[] {
+  return identityFields(spec).filter((field) => spec[field] !== endpoint[field]);
+}
+
+/** What a dependant (a Pipe) and the endpoint's own status show of it. */
+export function endpointStatusOf(endpoint: Partial<ReversePrivateEndpoint>) {
+  return {
+    ...(endpoint.status ? { status: endpoint.status } : {}),
+    ...(endpoint.dnsNames ? { dnsNames: endpoint.dnsNames } : {}),
+    ...(endpoint.privateDnsNames ? { privateDnsNames: endpoint.privateDnsNames } : {}),
+  };
+}
+
+/** Statuses that end the endpoint: it will not become Ready without a new one. */
+const FINAL_STATUSES: Record<string, string> = {
+  Rejected: 'the connection was rejected on your side',
+  Expired: 'the connection was not accepted in time and expired',
+  Failed: 'the cloud reports the endpoint Failed',
+};
+
+export type EndpointAvailability = Pick<
+  Extract<Observation, { exists: true }>,
+  'available' | 'waitingFor' | 'failed' | 'reason'
+>;
+
+/**
+ * Ready only when the cloud says Ready. PendingAcceptance waits for the user, who must accept the connection
+ * on their side (the endpoint id names it); Rejected, Expired and Failed are final and reported as such.
+ */
+export function rpeAvailability(
+  spec: ReversePrivateEndpointSpec,
+  endpoint: ReversePrivateEndpoint,
+): EndpointAvailability {
+  const { status } = endpoint;
+  if (status === 'Ready') return { available: true };
+  const final = FINAL_STATUSES[status];
+  if (final) {
+    return {
+      available: false,
+      failed: `${final}; delete this ReversePrivateEndpoint and create it again`,
+      reason: status,
+    };
+  }
+  if (status === 'PendingAcceptance') {
+    const target = RPE_FIELDS_BY_TYPE[spec.type].map((field) => spec[field]).join(' / ');
+    return {
+      available: false,
+      reason: 'PendingAcceptance',
+      waitingFor: `accept the connection from endpoint ${endpoint.endpointId ?? endpoint.id} on your side (${target})`,
+    };
+  }
+  return { available: false, reason: status, waitingFor: `the endpoint is ${status}` };
+}

@@ -1,0 +1,154 @@
+import { GROUP, VERSION } from '../api/common.ts';
+import { ReversePrivateEndpointSpec, ReversePrivateEndpointStatus } from '../api/reverse-private-endpoint.ts';
+import type { ReversePrivateEndpoint as CloudEndpoint } from '../cloud/schemas/reverse-private-endpoint.ts';
+import { ReconcileError } from '../runtime/managed/errors.ts';
+import { onlyReference, type ReferenceList } from '../runtime/managed/references.ts';
+import type { ConnectContext, ExternalClient, ManagedObject, Observation } from '../runtime/managed/types.ts';
+import { deleteUntilGone, unlessNotFound, type CloudConnection } from './cloud.ts';
+import {
+  endpointStatusOf,
+  rpeAvailability,
+  rpeCreateBody,
+  rpeDifferences,
+} from './reverse-private-endpoint-diff.ts';
+import { serviceReference, type ServiceScoped } from './service-reference.ts';
+import type { SluiceKind } from './sluice-kind.ts';
+
+export interface ReversePrivateEndpoint extends ServiceScoped {
+  spec: ReversePrivateEndpointSpec;
+  status?: ReversePrivateEndpointStatus;
+}
+
+/** What only the user can resolve (which look-alike to adopt, an endpoint that differs) is retried calmly. */
+const USER_ACTION_RETRY_MS = 60_000;
+
+export const reversePrivateEndpointKind: SluiceKind<ReversePrivateEndpoint, CloudEndpoint> = {
+  kind: 'ReversePrivateEndpoint',
+  group: GROUP,
+  version: VERSION,
+  plural: 'reverseprivateendpoints',
+  singular: 'reverseprivateendpoint',
+  shortNames: ['rpe'],
+  description:
+    'A reverse private endpoint through which the pipes of a cloud database service reach a private source, managed by sluice.',
+  spec: ReversePrivateEndpointSpec,
+  status: ReversePrivateEndpointStatus,
+  printerColumns: [
+    { name: 'Service', type: 'string', jsonPath: '.spec.serviceRef.name' },
+    { name: 'Type', type: 'string', jsonPath: '.spec.type' },
+    { name: 'Status', type: 'string', jsonPath: '.status.status' },
+  ],
+  defaultDeletionPolicy: 'Delete',
+  references: [serviceReference<ReversePrivateEndpoint>()],
+  connect: (_resource, context) => new ReversePrivateEndpointClient(context),
+};
+
+/**
+ * A list of ReversePrivateEndpoint objects another kind waits for (a Pipe's kafka source): each must be
+ * Ready in the cloud before the dependant goes on.
+ */
+export function reversePrivateEndpointReferences<R extends ManagedObject>(
+  name: string,
+  objectNames: (resource: R) => string[],
+): ReferenceList<R> {
+  return {
+    name,
+    kind: reversePrivateEndpointKind.kind,
+    objectNames,
+    notUsableBecause: (endpoint) => {
+      const status = endpoint.status?.status;
+      return status === 'Ready'
+        ? undefined
+        : `is ${typeof status === 'string' ? status : 'not observed yet'}`;
+    },
+  };
+}
+
+class ReversePrivateEndpointClient implements ExternalClient<ReversePrivateEndpoint, CloudEndpoint> {
+  private readonly serviceId: string;
+
+  constructor(private readonly context: ConnectContext<CloudConnection>) {
+    this.serviceId = onlyReference(context.references, 'service').id;
+  }
+
+  private get management() {
+    return this.context.cloud.management;
+  }
+
+  private get calls() {
+    return { priority: this.context.cloud.priority };
+  }
+
+  /**
+   * Endpoints carry no tags and no creation time: after a crash, the endpoint is the service's one with the
+   * same description, type and type fields that no other ReversePrivateEndpoint manages. Without an intent
+   * nothing is adopted; with several candidates nothing is either, and the user is told how to choose.
+   */
+  async findCreated(resource: ReversePrivateEndpoint, intent: Date | undefined): Promise<string | undefined> {
+    if (!intent) return undefined;
+    const endpoints = await this.management.listReversePrivateEndpoints(this.serviceId, this.calls);
+    const candidates = endpoints.filter(
+      (endpoint) =>
+        rpeDifferences(resource.spec, endpoint).length === 0 &&
+        endpoint.status !== 'Deleting' &&
+        this.context.claimedBy(endpoint.id) === undefined,
+    );
+    if (candidates.length > 1) {
+      throw new ReconcileError(
+        'AmbiguousAdoption',
+        `a create of this endpoint may have been lost, and ${candidates.length} endpoints of service ${this.serviceId} match it (${candidates.map((e) => e.id).join(', ')}); set the annotation sluice.dev/external-id to the one to adopt`,
+        USER_ACTION_RETRY_MS,
+      );
+    }
+    return candidates[0]?.id;
+  }
+
+  async observe(resource: ReversePrivateEndpoint, id: string): Promise<Observation<CloudEndpoint>> {
+    const endpoint = await unlessNotFound(this.get(id));
+    if (!endpoint) return { exists: false };
+    return {
+      exists: true,
+      snapshot: endpoint,
+      differences: rpeDifferences(resource.spec, endpoint),
+      ...rpeAvailability(resource.spec, endpoint),
+      status: {
+        ...endpointStatusOf(endpoint),
+        ...(endpoint.endpointId ? { endpointId: endpoint.endpointId } : {}),
+      },
+    };
+  }
+
+  async create(resource: ReversePrivateEndpoint) {
+    const endpoint = await this.management.createReversePrivateEndpoint(
+      this.serviceId,
+      rpeCreateBody(resource.spec),
+      { priority: 'user' },
+    );
+    return { externalId: endpoint.id };
+  }
+
+  /** Only reached when the cloud endpoint differs from the spec (e.g. one adopted by id): the API cannot fix it. */
+  update(
+    _resource: ReversePrivateEndpoint,
+    id: string,
+    observation: { differences: string[] },
+  ): Promise<void> {
+    throw new ReconcileError(
+      'CannotUpdate',
+      `endpoint ${id} differs in ${observation.differences.join(', ')}, and the cloud cannot change an endpoint; create a new ReversePrivateEndpoint`,
+      USER_ACTION_RETRY_MS,
+    );
+  }
+
+  delete(_resource: ReversePrivateEndpoint, id: string): Promise<'gone' | 'pending'> {
+    return deleteUntilGone(
+      () => this.get(id),
+      () => this.management.deleteReversePrivateEndpoint(this.serviceId, id, { priority: 'user' }),
+      (endpoint) => endpoint.status === 'Deleting',
+    );
+  }
+
+  private get(id: string) {
+    return this.management.getReversePrivateEndpoint(this.serviceId, id, this.calls);
+  }
+}
