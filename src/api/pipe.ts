@@ -103,6 +103,11 @@ const KafkaSource = fixedAtCreate(
         'Reverse private endpoints the pipe reaches the brokers through.',
         10,
       ).optional(),
+      reversePrivateEndpointRefs: list(
+        LocalObjectReference.describe('A ReversePrivateEndpoint in this namespace.'),
+        'ReversePrivateEndpoint objects (in this namespace) the pipe reaches the brokers through, besides reversePrivateEndpointIds; the pipe waits until each is Ready.',
+        10,
+      ).optional(),
       credentialsSecretRef: secretRef('username and password').optional(),
     })
     .describe('A Kafka (or Kafka-compatible) source.'),

@@ -64,13 +64,30 @@ export function unrotatableChanges(spec: PipeSpec, rotated: ReadonlySet<string>)
 /** Secret values by the referencing field (`source.kafka.credentialsSecretRef`). */
 export type SecretValues = (field: string) => Readonly<Record<string, string>> | undefined;
 
-/** The create body: the spec's cloud fields, each `…SecretRef` replaced by the Secret's values. */
-export function pipeCreateBody(spec: PipeSpec, secrets: SecretValues): PipeCreateBody {
+/** The kafka source's reverse private endpoint ids: those it names by id, then those it references. */
+export function kafkaEndpointIds(spec: PipeSpec, referenced: readonly string[]): string[] {
+  return [...new Set([...(spec.source.kafka?.reversePrivateEndpointIds ?? []), ...referenced])];
+}
+
+/**
+ * The create body: the spec's cloud fields, each `…SecretRef` replaced by the Secret's values, and the
+ * referenced reverse private endpoints (`reversePrivateEndpointRefs`, resolved by the caller) as ids.
+ */
+export function pipeCreateBody(
+  spec: PipeSpec,
+  secrets: SecretValues,
+  referencedEndpointIds: readonly string[] = [],
+): PipeCreateBody {
   const kind = sourceKindOf(spec);
   const source = withoutSecretRefs(spec.source[kind]) as Record<string, unknown>;
   for (const field of CREDENTIAL_FIELDS.filter((f) => f.source === kind)) {
     const values = secrets(fieldName(field));
     if (values) writePath(source, field.target, credentialValue(field, values));
+  }
+  if (kind === 'kafka') {
+    delete source.reversePrivateEndpointRefs;
+    const ids = kafkaEndpointIds(spec, referencedEndpointIds);
+    if (ids.length > 0) source.reversePrivateEndpointIds = ids;
   }
   return {
     name: spec.name,

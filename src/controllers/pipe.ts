@@ -1,14 +1,14 @@
 import { GROUP, VERSION } from '../api/common.ts';
 import { PipeSpec, PipeStatus, type Pipe } from '../api/pipe.ts';
-import { ApiError } from '../cloud/errors.ts';
 import type { Pipe as CloudPipe } from '../cloud/schemas/pipe.ts';
 import { ReconcileError, Waiting } from '../runtime/managed/errors.ts';
 import { onlyReference } from '../runtime/managed/references.ts';
 import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
 import type { CloudConnection } from '../operator/cloud-connection.ts';
-import { createdSince, ignoreNotFound } from './cloud-calls.ts';
+import { createdSince, deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
 import {
   diffPipe,
+  kafkaEndpointIds,
   pipeAvailability,
   pipeCreateBody,
   pipeSecretUses,
@@ -17,6 +17,8 @@ import {
   unrotatableChanges,
   type PipePlan,
 } from './pipe-diff.ts';
+import { reversePrivateEndpointReferences } from './reverse-private-endpoint.ts';
+import { endpointStatusOf } from './reverse-private-endpoint-diff.ts';
 import { serviceReference, ServiceGate } from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 
@@ -41,7 +43,13 @@ export const pipeKind: SluiceKind<Pipe, PipePlan> = {
     { name: 'State', type: 'string', jsonPath: '.status.state' },
   ],
   defaultDeletionPolicy: 'Delete',
-  references: [serviceReference<Pipe>()],
+  references: [
+    serviceReference<Pipe>(),
+    reversePrivateEndpointReferences<Pipe>(
+      'reversePrivateEndpoints',
+      (pipe) => pipe.spec.source.kafka?.reversePrivateEndpointRefs?.map((ref) => ref.name) ?? [],
+    ),
+  ],
   secretReferences: (resource) => pipeSecretUses(resource.spec),
   connect: (_resource, context) => new PipeClient(context),
 };
@@ -121,7 +129,11 @@ class PipeClient implements ExternalClient<Pipe, PipePlan> {
 
   async create(resource: Pipe) {
     const { secrets } = this.context;
-    const body = pipeCreateBody(resource.spec, (field) => secrets.values(field));
+    const body = pipeCreateBody(
+      resource.spec,
+      (field) => secrets.values(field),
+      this.referencedEndpoints.map((endpoint) => endpoint.id),
+    );
     const pipe = await this.service.call(() =>
       this.management.createPipe(this.serviceId, body, { priority: 'user' }),
     );
@@ -141,13 +153,19 @@ class PipeClient implements ExternalClient<Pipe, PipePlan> {
     }
   }
 
-  async delete(_resource: Pipe, id: string): Promise<'gone' | 'pending'> {
-    const pipe = await ignoreNotFound(this.management.getPipe(this.serviceId, id, this.calls));
-    if (!pipe) return 'gone';
+  delete(_resource: Pipe, id: string): Promise<'gone' | 'pending'> {
+    return deleteUntilGone(
+      () => this.management.getPipe(this.serviceId, id, this.calls),
+      () => this.deletePipe(id),
+    );
+  }
+
+  private async deletePipe(id: string): Promise<void> {
     try {
       await this.service.call(() => this.management.deletePipe(this.serviceId, id, { priority: 'user' }));
     } catch (error) {
-      if (error instanceof Waiting && error.message.includes('is stopped')) {
+      if (!(error instanceof Waiting)) throw error;
+      if (error.message.includes('is stopped')) {
         // The cloud refuses (424) while the service is stopped: keep the finalizer and say what unblocks it.
         throw new ReconcileError(
           'DeleteBlocked',
@@ -155,26 +173,29 @@ class PipeClient implements ExternalClient<Pipe, PipePlan> {
           DELETE_BLOCKED_RETRY_MS,
         );
       }
-      if (error instanceof Waiting) return 'pending';
-      if (!(error instanceof ApiError && error.isNotFound())) throw error;
+      // Otherwise the service is being woken: the next poll deletes.
     }
-    return 'pending';
   }
 
-  /** Contract operation 8 for each endpoint the kafka source names. */
+  /** The ReversePrivateEndpoint objects the kafka source references, resolved (and Ready) by the reconciler. */
+  private get referencedEndpoints() {
+    return this.context.references.reversePrivateEndpoints ?? [];
+  }
+
+  /**
+   * The kafka source's endpoints as the cloud reports them: those named by id with contract operation 8,
+   * those referenced from their objects' status (already observed, so no call is spent on them).
+   */
   private async reversePrivateEndpoints(resource: Pipe) {
-    const ids = resource.spec.source.kafka?.reversePrivateEndpointIds ?? [];
+    const referenced = new Map(this.referencedEndpoints.map((endpoint) => [endpoint.id, endpoint.object]));
     return Promise.all(
-      ids.map(async (endpointId) => {
-        const endpoint = await ignoreNotFound(
-          this.management.getReversePrivateEndpoint(this.serviceId, endpointId, this.calls),
-        );
-        return {
-          id: endpointId,
-          status: endpoint?.status ?? 'NotFound',
-          ...(endpoint?.dnsNames ? { dnsNames: endpoint.dnsNames } : {}),
-          ...(endpoint?.privateDnsNames ? { privateDnsNames: endpoint.privateDnsNames } : {}),
-        };
+      kafkaEndpointIds(resource.spec, [...referenced.keys()]).map(async (endpointId) => {
+        const endpoint = referenced.has(endpointId)
+          ? referenced.get(endpointId)?.status
+          : await ignoreNotFound(
+              this.management.getReversePrivateEndpoint(this.serviceId, endpointId, this.calls),
+            );
+        return { id: endpointId, status: 'NotFound', ...endpointStatusOf(endpoint ?? {}) };
       }),
     );
   }

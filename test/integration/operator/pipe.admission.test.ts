@@ -162,6 +162,11 @@ describe.skipIf(clusterSkipReason())(
           named('source.kafka.reversePrivateEndpointIds[0]'),
         ],
         [
+          'a reverse private endpoint reference that is no object name',
+          editFixture('source.kafka.reversePrivateEndpointRefs', [{ name: 'MSK_Endpoint' }]),
+          named('source.kafka.reversePrivateEndpointRefs[0].name'),
+        ],
+        [
           'a postgres pipe with destination.table',
           edit(fixtures.postgres, 'destination.table', 'orders'),
           'destination of a postgres pipe names only database',
@@ -236,6 +241,7 @@ describe.skipIf(clusterSkipReason())(
         edit(kafka, 'source.kafka', {
           ...kafka.source.kafka,
           consumerGroup: 'sluice',
+          reversePrivateEndpointRefs: [{ name: 'msk' }],
           schemaRegistry: {
             url: 'https://registry.example.com',
             credentialsSecretRef: { name: 'registry-user' },
@@ -264,6 +270,8 @@ describe.skipIf(clusterSkipReason())(
         ['kafka', 'source.kafka.format', 'Avro'],
         ['kafka', 'source.kafka.schemaRegistry.url', 'https://other.example.com'],
         ['kafka', 'source.kafka.schemaRegistry', null],
+        ['kafka', 'source.kafka.reversePrivateEndpointRefs', [{ name: 'msk' }, { name: 'other' }]],
+        ['kafka', 'source.kafka.reversePrivateEndpointRefs', null],
         ['storage', 'source.objectStorage.url', 'https://bucket.s3.amazonaws.com/other/*'],
         ['storage', 'source.objectStorage.isContinuous', true],
         ['kafka', 'destination.database', 'other'],

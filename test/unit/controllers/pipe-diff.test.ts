@@ -272,6 +272,22 @@ describe('pipeCreateBody', () => {
     expect(JSON.stringify(body)).not.toContain('SecretRef');
   });
 
+  it('sends referenced reverse private endpoints as ids after those named by id, and never the references', () => {
+    const desired = spec({
+      source: {
+        kafka: {
+          ...kafka,
+          reversePrivateEndpointIds: ['rpe-by-id'],
+          reversePrivateEndpointRefs: [{ name: 'gateway' }, { name: 'msk' }],
+        },
+      },
+    });
+    const body = pipeCreateBody(desired, secrets, ['rpe-gateway', 'rpe-by-id', 'rpe-msk']);
+    expect(body.source.kafka?.reversePrivateEndpointIds).toEqual(['rpe-by-id', 'rpe-gateway', 'rpe-msk']);
+    expect(JSON.stringify(body)).not.toContain('reversePrivateEndpointRefs');
+    expect(pipeCreateBody(spec(), secrets).source.kafka).not.toHaveProperty('reversePrivateEndpointIds');
+  });
+
   it('sends a connection string Secret as the string itself, an access key as an object', () => {
     const desired = objectStorage({
       accessKeySecretRef: { name: 's3-key' },
