@@ -37,18 +37,30 @@ describe('deploy/examples', () => {
     expect(sources[1]!.objectStorage!.isContinuous).not.toBe(true);
   });
 
+  it('holds a QueryEndpoint and a ReversePrivateEndpoint', () => {
+    expect(named('QueryEndpoint').size).toBe(1);
+    expect(named('ReversePrivateEndpoint').size).toBe(1);
+  });
+
+  const before = (other: (typeof examples)[number] | undefined, example: (typeof examples)[number]) =>
+    other !== undefined && examples.indexOf(other) < examples.indexOf(example);
+
+  it.each(examples.filter((e) => e.object.spec?.serviceRef).map((e) => [e.label, e]))(
+    '%s: references a DatabaseService applied before it',
+    (_label, example) => {
+      const { serviceRef } = example.object.spec as { serviceRef: { name: string } };
+      expect(before(named('DatabaseService').get(serviceRef.name), example)).toBe(true);
+    },
+  );
+
   it.each(pipes.map((e) => [e.label, e]))(
-    '%s: references a DatabaseService applied before it, and Secrets of its own file with the keys it needs',
+    '%s: references Secrets of its own file, applied before it, with the keys it needs',
     (_label, pipe) => {
-      const spec = pipe.object.spec as PipeSpec;
-      const before = (other: (typeof examples)[number] | undefined) =>
-        other !== undefined && examples.indexOf(other) < examples.indexOf(pipe);
-      expect(before(named('DatabaseService').get(spec.serviceRef!.name))).toBe(true);
-      const uses = pipeSecretUses(spec);
+      const uses = pipeSecretUses(pipe.object.spec as PipeSpec);
       expect(uses.length).toBeGreaterThan(0);
       for (const use of uses) {
         const secret = named('Secret').get(use.secretName);
-        expect(before(secret) && secret!.file === pipe.file, use.field).toBe(true);
+        expect(before(secret, pipe) && secret!.file === pipe.file, use.field).toBe(true);
         expect(Object.keys(secret!.object.stringData ?? {}).sort()).toEqual([...use.keys].sort());
       }
     },
