@@ -22,9 +22,9 @@ import {
   SCALING_BOUNDS,
   SOURCE_KINDS,
 } from '../cloud/schemas/pipe.ts';
-import { LocalObjectReference, managedSpecFields, managedStatusFields } from './common.ts';
+import { LocalObjectReference, managedSpecFields } from './common.ts';
 import { immutable, presenceFixed, withRules } from './meta.ts';
-import { serviceFields, serviceIdStatus, serviceRules } from './service-scoped.ts';
+import { serviceFields, serviceScopedStatusFields, serviceRules } from './service-scoped.ts';
 
 // The spec mirrors the pipe creation body of the management API under the same names; credentials never
 // appear in it: each credential object is a `…SecretRef` to a Secret whose keys are the API's field names.
@@ -365,8 +365,7 @@ export type PipeSpec = z.infer<typeof PipeSpec>;
 
 export const PipeStatus = z
   .object({
-    ...managedStatusFields,
-    serviceId: serviceIdStatus('the pipe belongs to'),
+    ...serviceScopedStatusFields('the pipe belongs to'),
     source: z
       .string()
       .max(32)

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { QUERY_ENDPOINT_ROLES } from '../cloud/schemas/query-endpoint.ts';
-import { managedSpecFields, managedStatusFields } from './common.ts';
+import { managedSpecFields } from './common.ts';
 import { withRules } from './meta.ts';
-import { serviceFields, serviceIdStatus, serviceRules } from './service-scoped.ts';
+import { serviceFields, serviceScopedStatusFields, serviceRules } from './service-scoped.ts';
 
 // The spec is the body of the query endpoint upsert (operation 9) under the same names, plus the service.
 
@@ -57,8 +57,7 @@ export type QueryEndpointSpec = z.infer<typeof QueryEndpointSpec>;
 
 export const QueryEndpointStatus = z
   .object({
-    ...managedStatusFields,
-    serviceId: serviceIdStatus('the endpoint belongs to'),
+    ...serviceScopedStatusFields('the endpoint belongs to'),
     roles: z
       .array(z.string().max(64).describe('A role.'))
       .max(16)

@@ -5,9 +5,9 @@ import {
   RPE_STATUSES,
   RPE_TYPES,
 } from '../cloud/schemas/reverse-private-endpoint.ts';
-import { managedSpecFields, managedStatusFields } from './common.ts';
+import { managedSpecFields } from './common.ts';
 import { immutable, withRules, type CelRule } from './meta.ts';
-import { serviceFields, serviceIdStatus, serviceRules } from './service-scoped.ts';
+import { serviceFields, serviceScopedStatusFields, serviceRules } from './service-scoped.ts';
 
 // The spec is the endpoint creation body of the management API under the same names. The API has no update,
 // so every cloud field is fixed at creation.
@@ -59,8 +59,7 @@ const dnsNames = (description: string) =>
 
 export const ReversePrivateEndpointStatus = z
   .object({
-    ...managedStatusFields,
-    serviceId: serviceIdStatus('the endpoint belongs to'),
+    ...serviceScopedStatusFields('the endpoint belongs to'),
     status: z
       .string()
       .max(64)

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { LocalObjectReference } from './common.ts';
+import { LocalObjectReference, managedStatusFields } from './common.ts';
 import { immutable, type CelRule } from './meta.ts';
 
 // The fields and rules every kind that lives in a cloud service shares (a Pipe, a query endpoint, a reverse
@@ -27,6 +27,8 @@ export const serviceRules = (hint: string): CelRule[] => [
   immutable('serviceId', hint),
 ];
 
-/** The status field that keeps the resolved service id (so a delete works once the service is gone). */
-export const serviceIdStatus = (what: string) =>
-  z.string().max(64).optional().describe(`The cloud id of the service ${what}.`);
+/** The status fields every managed kind has, and the resolved service id (a delete needs it once the service is gone). */
+export const serviceScopedStatusFields = (what: string) => ({
+  ...managedStatusFields,
+  serviceId: z.string().max(64).optional().describe(`The cloud id of the service ${what}.`),
+});

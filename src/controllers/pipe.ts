@@ -2,7 +2,6 @@ import { GROUP, VERSION } from '../api/common.ts';
 import { PipeSpec, PipeStatus, type Pipe } from '../api/pipe.ts';
 import type { Pipe as CloudPipe } from '../cloud/schemas/pipe.ts';
 import { ReconcileError, Waiting } from '../runtime/managed/errors.ts';
-import { onlyReference } from '../runtime/managed/references.ts';
 import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
 import type { CloudConnection } from '../operator/cloud-connection.ts';
 import { createdSince, deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
@@ -19,7 +18,12 @@ import {
 } from './pipe-diff.ts';
 import { reversePrivateEndpointReferences } from './reverse-private-endpoint.ts';
 import { endpointStatusOf } from './reverse-private-endpoint-diff.ts';
-import { serviceReference, ServiceGate } from './service-reference.ts';
+import {
+  SERVICE_COLUMN,
+  serviceReference,
+  ServiceGate,
+  ServiceScopedClient,
+} from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 
 /** A DELETE the cloud refuses while the service is stopped is the user's to unblock; retry calmly. */
@@ -38,7 +42,7 @@ export const pipeKind: SluiceKind<Pipe, PipePlan> = {
   spec: PipeSpec,
   status: PipeStatus,
   printerColumns: [
-    { name: 'Service', type: 'string', jsonPath: '.spec.serviceRef.name' },
+    SERVICE_COLUMN,
     { name: 'Source', type: 'string', jsonPath: '.status.source' },
     { name: 'State', type: 'string', jsonPath: '.status.state' },
   ],
@@ -54,23 +58,12 @@ export const pipeKind: SluiceKind<Pipe, PipePlan> = {
   connect: (_resource, context) => new PipeClient(context),
 };
 
-class PipeClient implements ExternalClient<Pipe, PipePlan> {
-  private readonly serviceId: string;
+class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, PipePlan> {
   private readonly service: ServiceGate;
 
-  constructor(private readonly context: ConnectContext<CloudConnection>) {
-    // The reconciler resolves the reference (or waits) before it connects a client.
-    const service = onlyReference(context.references, 'service');
-    this.serviceId = service.id;
-    this.service = new ServiceGate(context.cloud.management, service, context.cloud.priority);
-  }
-
-  private get management() {
-    return this.context.cloud.management;
-  }
-
-  private get calls() {
-    return { priority: this.context.cloud.priority };
+  constructor(context: ConnectContext<CloudConnection>) {
+    super(context);
+    this.service = new ServiceGate(context.cloud.management, this.serviceReference, context.cloud.priority);
   }
 
   /**

@@ -1,11 +1,15 @@
 import { GROUP, VERSION } from '../api/common.ts';
 import { QueryEndpointSpec, QueryEndpointStatus } from '../api/query-endpoint.ts';
 import type { QueryEndpoint as CloudQueryEndpoint } from '../cloud/schemas/query-endpoint.ts';
-import { onlyReference } from '../runtime/managed/references.ts';
-import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
-import { deleteUntilGone, unlessNotFound, type CloudConnection } from './cloud.ts';
+import type { ExternalClient, Observation } from '../runtime/managed/types.ts';
+import { deleteUntilGone, unlessNotFound } from './cloud.ts';
 import { diffQueryEndpoint, queryEndpointBody, queryEndpointStatus } from './query-endpoint-diff.ts';
-import { serviceReference, type ServiceScoped } from './service-reference.ts';
+import {
+  SERVICE_COLUMN,
+  serviceReference,
+  ServiceScopedClient,
+  type ServiceScoped,
+} from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 
 export interface QueryEndpoint extends ServiceScoped {
@@ -24,10 +28,7 @@ export const queryEndpointKind: SluiceKind<QueryEndpoint> = {
     "The query endpoint of a cloud database service, managed by sluice: applying one takes over the service's query endpoint.",
   spec: QueryEndpointSpec,
   status: QueryEndpointStatus,
-  printerColumns: [
-    { name: 'Service', type: 'string', jsonPath: '.spec.serviceRef.name' },
-    { name: 'Roles', type: 'string', jsonPath: '.spec.roles' },
-  ],
+  printerColumns: [SERVICE_COLUMN, { name: 'Roles', type: 'string', jsonPath: '.spec.roles' }],
   defaultDeletionPolicy: 'Delete',
   references: [serviceReference<QueryEndpoint>()],
   // A service has one query endpoint: a second QueryEndpoint for it waits (Conflict) instead of fighting.
@@ -36,25 +37,14 @@ export const queryEndpointKind: SluiceKind<QueryEndpoint> = {
 };
 
 /** The service's query endpoint: one per service, written by an idempotent upsert of the whole configuration. */
-class QueryEndpointClient implements ExternalClient<QueryEndpoint> {
-  private readonly serviceId: string;
-
-  constructor(private readonly context: ConnectContext<CloudConnection>) {
-    this.serviceId = onlyReference(context.references, 'service').id;
-  }
-
-  private get management() {
-    return this.context.cloud.management;
-  }
-
+class QueryEndpointClient extends ServiceScopedClient implements ExternalClient<QueryEndpoint> {
   /** Nothing to find: the upsert is idempotent, so a create lost in a crash is simply sent again. */
   findCreated(): Promise<string | undefined> {
     return Promise.resolve(undefined);
   }
 
   async observe(resource: QueryEndpoint): Promise<Observation<CloudQueryEndpoint>> {
-    const calls = { priority: this.context.cloud.priority };
-    const endpoint = await unlessNotFound(this.management.getQueryEndpoint(this.serviceId, calls));
+    const endpoint = await unlessNotFound(this.management.getQueryEndpoint(this.serviceId, this.calls));
     if (!endpoint) return { exists: false };
     return {
       exists: true,
@@ -76,7 +66,7 @@ class QueryEndpointClient implements ExternalClient<QueryEndpoint> {
 
   delete(): Promise<'gone' | 'pending'> {
     return deleteUntilGone(
-      () => this.management.getQueryEndpoint(this.serviceId, { priority: this.context.cloud.priority }),
+      () => this.management.getQueryEndpoint(this.serviceId, this.calls),
       () => this.management.deleteQueryEndpoint(this.serviceId, { priority: 'user' }),
     );
   }

@@ -2,16 +2,21 @@ import { GROUP, VERSION } from '../api/common.ts';
 import { ReversePrivateEndpointSpec, ReversePrivateEndpointStatus } from '../api/reverse-private-endpoint.ts';
 import type { ReversePrivateEndpoint as CloudEndpoint } from '../cloud/schemas/reverse-private-endpoint.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
-import { onlyReference, type ReferenceList } from '../runtime/managed/references.ts';
-import type { ConnectContext, ExternalClient, ManagedObject, Observation } from '../runtime/managed/types.ts';
-import { deleteUntilGone, unlessNotFound, type CloudConnection } from './cloud.ts';
+import type { ReferenceList } from '../runtime/managed/references.ts';
+import type { ExternalClient, ManagedObject, Observation } from '../runtime/managed/types.ts';
+import { deleteUntilGone, unlessNotFound } from './cloud.ts';
 import {
   endpointStatusOf,
   rpeAvailability,
   rpeCreateBody,
   rpeDifferences,
 } from './reverse-private-endpoint-diff.ts';
-import { serviceReference, type ServiceScoped } from './service-reference.ts';
+import {
+  SERVICE_COLUMN,
+  serviceReference,
+  ServiceScopedClient,
+  type ServiceScoped,
+} from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 
 export interface ReversePrivateEndpoint extends ServiceScoped {
@@ -34,7 +39,7 @@ export const reversePrivateEndpointKind: SluiceKind<ReversePrivateEndpoint, Clou
   spec: ReversePrivateEndpointSpec,
   status: ReversePrivateEndpointStatus,
   printerColumns: [
-    { name: 'Service', type: 'string', jsonPath: '.spec.serviceRef.name' },
+    SERVICE_COLUMN,
     { name: 'Type', type: 'string', jsonPath: '.spec.type' },
     { name: 'Status', type: 'string', jsonPath: '.status.status' },
   ],
@@ -64,21 +69,10 @@ export function reversePrivateEndpointReferences<R extends ManagedObject>(
   };
 }
 
-class ReversePrivateEndpointClient implements ExternalClient<ReversePrivateEndpoint, CloudEndpoint> {
-  private readonly serviceId: string;
-
-  constructor(private readonly context: ConnectContext<CloudConnection>) {
-    this.serviceId = onlyReference(context.references, 'service').id;
-  }
-
-  private get management() {
-    return this.context.cloud.management;
-  }
-
-  private get calls() {
-    return { priority: this.context.cloud.priority };
-  }
-
+class ReversePrivateEndpointClient
+  extends ServiceScopedClient
+  implements ExternalClient<ReversePrivateEndpoint, CloudEndpoint>
+{
   /**
    * Endpoints carry no tags and no creation time: after a crash, the endpoint is the service's one with the
    * same description, type and type fields that no other ReversePrivateEndpoint manages. Without an intent

@@ -1,14 +1,27 @@
+import type { PrinterColumn } from '../api/crd.ts';
 import { ApiError } from '../cloud/errors.ts';
 import type { ManagementClient } from '../cloud/management-client.ts';
 import type { Priority } from '../cloud/quota.ts';
 import { Waiting } from '../runtime/managed/errors.ts';
-import type { ReferenceDeclaration, ResolvedReference } from '../runtime/managed/references.ts';
-import type { ManagedObject } from '../runtime/managed/types.ts';
+import {
+  onlyReference,
+  type ReferenceDeclaration,
+  type ResolvedReference,
+} from '../runtime/managed/references.ts';
+import type { ConnectContext, ManagedObject } from '../runtime/managed/types.ts';
+import type { CloudConnection } from './cloud.ts';
 
 /** A spec that names its service by `serviceRef` (a DatabaseService here) or by a plain `serviceId`. */
 export interface ServiceScoped extends ManagedObject {
   spec: ManagedObject['spec'] & { serviceRef?: { name: string }; serviceId?: string };
 }
+
+/** The printer column of every service-scoped kind: the DatabaseService it names (empty for a serviceId). */
+export const SERVICE_COLUMN: PrinterColumn = {
+  name: 'Service',
+  type: 'string',
+  jsonPath: '.spec.serviceRef.name',
+};
 
 /** Cloud states in which a dependant can work with the service (an idle one is woken when needed). */
 const USABLE_STATES = ['running', 'idle', 'awaking'];
@@ -77,5 +90,26 @@ export class ServiceGate {
       );
     }
     throw new Waiting('WaitingForReference', `${this.label} is ${state}`);
+  }
+}
+
+/** What the client of every service-scoped kind starts from: its resolved service and the cloud to call. */
+export abstract class ServiceScopedClient {
+  protected readonly serviceId: string;
+  /** The service the reconciler resolved (or waited for) before it connected this client. */
+  protected readonly serviceReference: ResolvedReference;
+
+  constructor(protected readonly context: ConnectContext<CloudConnection>) {
+    this.serviceReference = onlyReference(context.references, 'service');
+    this.serviceId = this.serviceReference.id;
+  }
+
+  protected get management() {
+    return this.context.cloud.management;
+  }
+
+  /** Options for reads and polls: the priority of this reconcile (changes are sent as `user`). */
+  protected get calls() {
+    return { priority: this.context.cloud.priority };
   }
 }

@@ -1,5 +1,5 @@
 import { KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
-import { afterAll, beforeAll, expect } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 
 /** What the apiserver answered: 'accepted', or its refusal (the body, which names the field and the rule). */
@@ -91,4 +91,51 @@ export async function expectRefused(answer: Promise<Answer>, ...messages: string
   const text = await answer;
   expect(text).not.toBe('accepted');
   for (const message of messages) expect(text).toContain(message);
+}
+
+/** A service id in the shape the CRDs take (a uuid), for specs that name a service sluice does not manage. */
+export const SERVICE_ID = '5f0c8e4a-1b2c-4d3e-8f90-123456789abc';
+
+/**
+ * The tests of what every service-scoped kind takes from `src/api/service-scoped.ts` and `managedSpecFields`,
+ * declared in the calling suite: `valid` names its service by `serviceRef`; `replace` ends the immutability
+ * message (`cannot change after create; create a new <Kind>`).
+ */
+export function serviceScopedAdmissionTests(
+  api: Admission,
+  valid: Record<string, unknown>,
+  replace: string,
+): void {
+  const { serviceRef: _ref, ...unnamed } = valid;
+  const byId = { ...unnamed, serviceId: SERVICE_ID };
+
+  it('accepts the service by serviceRef or by serviceId, and defaults deletionPolicy to Delete', async () => {
+    expect((await api.create('by-ref', valid)).spec).toMatchObject({ deletionPolicy: 'Delete' });
+    expect((await api.create('by-id', byId)).spec).toMatchObject({ deletionPolicy: 'Delete' });
+  });
+
+  it.each([
+    ['neither serviceRef nor serviceId', unnamed, ['exactly one of serviceRef and serviceId']],
+    ['both serviceRef and serviceId', { ...valid, serviceId: SERVICE_ID }, ['exactly one of serviceRef']],
+    ['a serviceId that is not a uuid', { ...unnamed, serviceId: 'svc-1' }, ['spec.serviceId']],
+    [
+      'an unknown deletion policy',
+      { ...valid, deletionPolicy: 'Keep' },
+      ['spec.deletionPolicy', 'Unsupported value'],
+    ],
+  ])('refuses %s, naming the field', async (_what, spec, messages) => {
+    await expectRefused(api.admit(spec), ...messages);
+  });
+
+  it.each([
+    ['by-ref', 'serviceRef', { serviceRef: { name: 'other' } }],
+    ['by-ref', 'serviceRef', { serviceRef: null, serviceId: SERVICE_ID }],
+    ['by-id', 'serviceId', { serviceId: '0e6a2f3c-9d41-4b7e-a2c5-6f8d9e0a1b2c' }],
+  ])('%s: refuses to move it to another service, naming %s', async (name, field, change) => {
+    await expectRefused(api.patch(name, change), `${field} ${replace}`);
+  });
+
+  it('by-ref: lets the deletion policy change', async () => {
+    expect(await api.patch('by-ref', { deletionPolicy: 'Orphan' })).toBe('accepted');
+  });
 }

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
-import { edit, expectRefused, named, useAdmission } from './admission.ts';
+import { edit, expectRefused, named, SERVICE_ID, useAdmission } from './admission.ts';
 import { kafkaPipe, kinesisPipe, objectStoragePipe, postgresPipe } from './pipe-fixtures.ts';
 
 const fixtures = {
@@ -44,7 +44,6 @@ const scalingAt = (bound: 0 | 1) =>
   Object.fromEntries(Object.entries(SCALING_BOUNDS).map(([key, bounds]) => [key, bounds[bound]]));
 
 const REPLACE = 'cannot change after create; create a new Pipe';
-const SERVICE_ID = '5f0c8e4a-1b2c-4d3e-8f90-123456789abc';
 
 describe.skipIf(clusterSkipReason())(
   'Pipe admission (CRD schema and CEL rules on the real apiserver)',
