@@ -3,6 +3,7 @@ import { DeferredRequestError } from '../../../../src/cloud/errors.ts';
 import { ANNOTATIONS, FINALIZER } from '../../../../src/runtime/managed/annotations.ts';
 import { ReconcileError } from '../../../../src/runtime/managed/errors.ts';
 import { ManagedReconciler } from '../../../../src/runtime/managed/reconciler.ts';
+import type { ConnectContext } from '../../../../src/runtime/managed/types.ts';
 import { FakeCache, FakeCloud, FakeServer, fakeEvents, widget, widgetKind, type Widget } from './fakes.ts';
 
 const SYNC_MS = 600_000;
@@ -83,6 +84,37 @@ describe('ManagedReconciler', () => {
     expect(t.cloud.calls).not.toContain('create');
     expect(t.server.get('a').status?.id).toBe('w-9');
     expect(t.events.map((e) => e.reason)).toContain('Adopted');
+  });
+
+  it('tells the kind which other object of the kind holds a cloud id, never the resource itself', async () => {
+    const server = new FakeServer();
+    const cache = new FakeCache();
+    const cloud = new FakeCloud();
+    const contexts: ConnectContext<FakeCloud>[] = [];
+    const reconciler = new ManagedReconciler({
+      kind: {
+        ...widgetKind(cloud),
+        connect: (_resource, context) => {
+          contexts.push(context);
+          return cloud;
+        },
+      },
+      cache,
+      writer: server.writer(),
+      events: fakeEvents().recorder,
+      cloudFor: async () => cloud,
+      syncIntervalMs: SYNC_MS,
+      pollIntervalMs: POLL_MS,
+    });
+    cache.set(server.put({ ...widget('holder'), status: { id: 'w-7' } }));
+    cache.set(server.put({ ...widget('self'), status: { id: 'w-8' } }));
+
+    await reconciler.reconcile('ns/self');
+
+    const [context] = contexts;
+    expect(context!.claimedBy('w-7')).toBe('ns/holder');
+    expect(context!.claimedBy('w-8')).toBeUndefined();
+    expect(context!.claimedBy('w-9')).toBeUndefined();
   });
 
   it('reports Ready once the cloud resource is available, and checks again at the sync interval', async () => {
