@@ -116,6 +116,20 @@ describe.skipIf(clusterSkipReason())('QueryEndpoint on a real apiserver against 
     });
   });
 
+  it('sends the configuration again when the query endpoint was deleted out of band', async () => {
+    const { serviceId } = (await endpoints().get('taken'))!.status as { serviceId: string };
+    await endpoints().annotate('taken', { 'sluice.dev/sync-interval': '1s' });
+    await env.cloud.deleteQueryEndpoint(serviceId);
+    await env.clearCalls();
+
+    const deadline = Date.now() + 10_000;
+    while (inCloud(serviceId) === undefined && Date.now() < deadline) await sleep(100);
+    expect(inCloud(serviceId)).toMatchObject({ roles: ['sql_console_read_only'], openApiKeys: ['key-1'] });
+    const endpoint = await endpoints().waitFor('taken', 'Ready again', readyAt(1));
+    expect(endpoint.status!.id).toBe(inCloud(serviceId)!.id);
+    expect(summary(writes(await env.calls()))).toEqual([`POST ${QUERY_ENDPOINT}`]);
+  });
+
   it('lets one QueryEndpoint own a service: a second waits with Conflict, sends nothing, and takes over once the first is deleted', async () => {
     const serviceId = await readyService('contested');
     await endpoints().apply('owner', endpointSpec('contested'));

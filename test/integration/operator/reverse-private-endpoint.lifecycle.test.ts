@@ -142,6 +142,22 @@ describe.skipIf(clusterSkipReason())(
       ]);
     }, 60_000);
 
+    it('waits for the Pipes that reference it before deleting the cloud endpoint', async () => {
+      const gateway = await endpoints().waitFor('gateway', 'Ready', readyWithId);
+      await endpoints().remove('gateway');
+      const waiting = await endpoints().waitFor(
+        'gateway',
+        'waiting for dependants',
+        reasonIs('WaitingForDependants'),
+      );
+      expect(condition(waiting, 'Ready')!.message).toBe('waiting for Pipe via-endpoint to be deleted first');
+      expect(inCloud(gateway.status!.id!)?.status).toBe('Ready');
+
+      await pipes().remove('via-endpoint');
+      await endpoints().waitFor('gateway', 'gone', (e) => e === undefined, 30_000);
+      expect(inCloud(gateway.status!.id!)).toBeUndefined();
+    }, 60_000);
+
     it('deletes under deletionPolicy Delete (Deleting until the cloud answers 404) and leaves it under Orphan', async () => {
       await endpoints().apply('doomed', rpeSpec('vpcResource', 'analytics'));
       const doomed = await endpoints().waitFor('doomed', 'Ready', readyWithId);
