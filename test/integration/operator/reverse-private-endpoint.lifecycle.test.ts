@@ -177,7 +177,7 @@ describe.skipIf(clusterSkipReason())(
       expect(summary(writes(await env.calls()))).toEqual([`DELETE ${RPE}`]);
     }, 60_000);
 
-    describe('crash-safe create (no tags, no creation time: the intent and the spec)', () => {
+    describe('adoption: crash-safe create (no tags, no creation time: the intent and the spec) and sluice.dev/external-id', () => {
       /** Applies an endpoint as if a create had been started for it at `intent` and its answer lost. */
       const applyWithIntent = (
         name: string,
@@ -229,6 +229,27 @@ describe.skipIf(clusterSkipReason())(
         const adopted = await endpoints().waitFor('unsure', 'Ready', readyWithId);
         expect(adopted.status!.id).toBe(other.id);
         expect(writes(await env.calls())).toEqual([]);
+      });
+
+      it('reports an endpoint adopted by sluice.dev/external-id that differs from the spec, and changes nothing', async () => {
+        const foreign = await env.cloud.createReversePrivateEndpoint(
+          serviceId,
+          cloudBody(rpeSpec('msk', 'analytics', { description: 'made elsewhere' })),
+        );
+        await env.clearCalls();
+        await endpoints().apply('adopted', rpeSpec('msk', 'analytics', { description: 'as I want it' }), {
+          'sluice.dev/external-id': foreign.id,
+        });
+        const refused = await endpoints().waitFor(
+          'adopted',
+          'CannotUpdate',
+          (e) => condition(e, 'Synced')?.reason === 'CannotUpdate',
+        );
+        expect(condition(refused, 'Synced')!.message).toBe(
+          `endpoint ${foreign.id} differs in description, and the cloud cannot change an endpoint; create a new ReversePrivateEndpoint`,
+        );
+        expect(writes(await env.calls())).toEqual([]);
+        expect(inCloud(foreign.id)?.description).toBe('made elsewhere');
       });
 
       it('after a kill -9 between the POST and the status write, exactly one endpoint exists and is adopted', async () => {
