@@ -28,8 +28,8 @@ import type { SluiceKind } from './sluice-kind.ts';
 
 /** A DELETE the cloud refuses while the service is stopped is the user's to unblock; retry calmly. */
 const DELETE_BLOCKED_RETRY_MS = 30_000;
-/** A connection string that cannot be sent stays so until the user acts; no need to look often. */
-const CANNOT_ROTATE_RETRY_MS = 60_000;
+/** What stays wrong until the user acts (a connection string, an endpoint of another service): look seldom. */
+const USER_ACTION_RETRY_MS = 60_000;
 
 export const pipeKind: SluiceKind<Pipe, PipePlan> = {
   kind: 'Pipe',
@@ -86,6 +86,17 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
   }
 
   async prepareCreate(): Promise<void> {
+    const foreign = this.referencedEndpoints.find(
+      (endpoint) => endpoint.object?.status?.serviceId !== this.serviceId,
+    );
+    if (foreign) {
+      // The cloud reaches a source only through an endpoint of the pipe's own service.
+      throw new ReconcileError(
+        'InvalidReference',
+        `ReversePrivateEndpoint ${foreign.object?.metadata.name} belongs to service ${String(foreign.object?.status?.serviceId)}, not to this pipe's service ${this.serviceId}`,
+        USER_ACTION_RETRY_MS,
+      );
+    }
     await this.service.ensureRunning();
   }
 
@@ -99,7 +110,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       throw new ReconcileError(
         'CannotRotate',
         `${stuck.join(', ')}: the Secret changed, but the cloud cannot change a connection string in place; restore the Secret or create a new Pipe`,
-        CANNOT_ROTATE_RETRY_MS,
+        USER_ACTION_RETRY_MS,
       );
     }
     const plan = diffPipe(resource.spec, pipe, secrets.rotated, (field) => secrets.values(field));

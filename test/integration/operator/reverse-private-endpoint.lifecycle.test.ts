@@ -142,6 +142,28 @@ describe.skipIf(clusterSkipReason())(
       ]);
     }, 60_000);
 
+    it('refuses, before any POST, a Pipe that references an endpoint of another service', async () => {
+      await env.apply('elsewhere', { name: 'elsewhere' });
+      await env.waitFor('elsewhere', 'service Ready', isReady, 30_000);
+      await endpoints().apply('foreign', rpeSpec('msk', 'elsewhere', { description: 'foreign' }));
+      const foreign = await endpoints().waitFor('foreign', 'Ready', readyWithId);
+      await env.clearCalls();
+      const spec = kafkaPipe('crossed');
+      await pipes().apply('crossed', {
+        ...spec,
+        source: { kafka: { ...spec.source.kafka, reversePrivateEndpointRefs: [{ name: 'foreign' }] } },
+      });
+      const refused = await pipes().waitFor(
+        'crossed',
+        'InvalidReference',
+        (p) => condition(p, 'Synced')?.reason === 'InvalidReference',
+      );
+      expect(condition(refused, 'Synced')!.message).toBe(
+        `ReversePrivateEndpoint foreign belongs to service ${foreign.status!.serviceId}, not to this pipe's service ${serviceId}`,
+      );
+      expect(writes(await env.calls())).toEqual([]);
+    });
+
     it('waits for the Pipes that reference it before deleting the cloud endpoint', async () => {
       const gateway = await endpoints().waitFor('gateway', 'Ready', readyWithId);
       await endpoints().remove('gateway');
