@@ -2,7 +2,7 @@ import { GROUP, VERSION } from '../api/common.ts';
 import { QueryEndpointSpec, QueryEndpointStatus } from '../api/query-endpoint.ts';
 import type { QueryEndpoint as CloudQueryEndpoint } from '../cloud/schemas/query-endpoint.ts';
 import type { ExternalClient, Observation } from '../runtime/managed/types.ts';
-import { deleteUntilGone, unlessNotFound } from './cloud.ts';
+import { deleteUntilGone, ignoreNotFound } from './cloud.ts';
 import { diffQueryEndpoint, queryEndpointBody, queryEndpointStatus } from './query-endpoint-diff.ts';
 import {
   SERVICE_COLUMN,
@@ -44,7 +44,7 @@ class QueryEndpointClient extends ServiceScopedClient implements ExternalClient<
   }
 
   async observe(resource: QueryEndpoint): Promise<Observation<CloudQueryEndpoint>> {
-    const endpoint = await unlessNotFound(this.management.getQueryEndpoint(this.serviceId, this.calls));
+    const endpoint = await ignoreNotFound(this.management.getQueryEndpoint(this.serviceId, this.calls));
     if (!endpoint) return { exists: false };
     return {
       exists: true,

@@ -4,7 +4,7 @@ import type { ReversePrivateEndpoint as CloudEndpoint } from '../cloud/schemas/r
 import { ReconcileError } from '../runtime/managed/errors.ts';
 import type { ReferenceList } from '../runtime/managed/references.ts';
 import type { ExternalClient, ManagedObject, Observation } from '../runtime/managed/types.ts';
-import { deleteUntilGone, unlessNotFound } from './cloud.ts';
+import { deleteUntilGone, ignoreNotFound } from './cloud.ts';
 import {
   endpointStatusOf,
   rpeAvailability,
@@ -98,7 +98,7 @@ class ReversePrivateEndpointClient
   }
 
   async observe(resource: ReversePrivateEndpoint, id: string): Promise<Observation<CloudEndpoint>> {
-    const endpoint = await unlessNotFound(this.get(id));
+    const endpoint = await ignoreNotFound(this.get(id));
     if (!endpoint) return { exists: false };
     return {
       exists: true,
