@@ -196,6 +196,44 @@ export const HEALTH_CASES: HealthCase[] = [
         ],
       }),
   },
+  ...(
+    [
+      ['Rejected', 'the connection was rejected on your side'],
+      ['Expired', 'the connection was not accepted in time and expired'],
+      ['Failed', 'the cloud reports the endpoint Failed'],
+    ] as const
+  ).map(([reason, message]): HealthCase => ({
+    name: `endpoint-${reason.toLowerCase()}`,
+    about: `the cloud reports the endpoint ${reason}: only a new endpoint helps`,
+    expected: { status: 'Degraded', message },
+    kinds: ['ReversePrivateEndpoint'],
+    object: (kind) => resource(kind, { conditions: [ok, notReady(reason, message)] }),
+  })),
+  ...(
+    [
+      ['AmbiguousAdoption', 'set the annotation sluice.dev/external-id to the one to adopt'],
+      ['CannotUpdate', 'endpoint c0ffee00 differs in description; create a new ReversePrivateEndpoint'],
+    ] as const
+  ).map(([reason, message]): HealthCase => ({
+    name: reason.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase(),
+    about: 'the user must choose or replace the endpoint; retrying will not help',
+    expected: { status: 'Degraded', message },
+    kinds: ['ReversePrivateEndpoint'],
+    object: (kind) => resource(kind, { conditions: [failedSync(reason, message)] }),
+  })),
+  {
+    name: 'invalid-reference',
+    about: 'a referenced ReversePrivateEndpoint belongs to another service than the pipe',
+    expected: { status: 'Degraded', message: 'ReversePrivateEndpoint msk belongs to service other' },
+    kinds: ['Pipe'],
+    object: (kind) =>
+      resource(kind, {
+        conditions: [
+          failedSync('InvalidReference', 'ReversePrivateEndpoint msk belongs to service other'),
+          notReady('Creating', 'being created'),
+        ],
+      }),
+  },
   {
     name: 'conflict',
     about: 'another resource already manages the same cloud object',

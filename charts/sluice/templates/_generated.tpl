@@ -5,7 +5,8 @@
   resources:
     - databaseservices
     - pipes
-    - alerts
+    - queryendpoints
+    - reverseprivateendpoints
   verbs:
     - list
     - watch
@@ -15,7 +16,8 @@
   resources:
     - databaseservices/status
     - pipes/status
-    - alerts/status
+    - queryendpoints/status
+    - reverseprivateendpoints/status
   verbs:
     - patch
 - apiGroups:
@@ -23,7 +25,8 @@
   resources:
     - databaseservices/finalizers
     - pipes/finalizers
-    - alerts/finalizers
+    - queryendpoints/finalizers
+    - reverseprivateendpoints/finalizers
   verbs:
     - update
 - apiGroups:
@@ -56,7 +59,7 @@
 {{- define "sluice.healthCheckKinds" }}
 - DatabaseService
 - Pipe
-- Alert
 - QueryEndpoint
 - ReversePrivateEndpoint
+- Alert
 {{- end }}

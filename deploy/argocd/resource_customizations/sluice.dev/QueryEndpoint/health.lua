@@ -53,7 +53,8 @@ end
 
 if synced ~= nil and synced.status == "False" then
   -- The cloud refused the spec, or the user must fix credentials, a referenced Secret (missing, or another
-  -- resource's), an adoption id or a rotated connection string: retrying will not help.
+  -- resource's), an adoption id, a rotated connection string, a reference to another service's endpoint,
+  -- an endpoint that differs from its immutable spec, or choose among look-alikes: retrying will not help.
   local userMustAct = {
     CloudRequestRejected = true,
     CredentialsMissing = true,
@@ -61,6 +62,9 @@ if synced ~= nil and synced.status == "False" then
     SecretConflict = true,
     ExternalNotFound = true,
     CannotRotate = true,
+    InvalidReference = true,
+    CannotUpdate = true,
+    AmbiguousAdoption = true,
   }
   if userMustAct[synced.reason] then
     return result("Degraded", messageOf(synced, synced.reason))
@@ -76,12 +80,16 @@ if ready ~= nil and ready.status == "True" then
 end
 
 if ready ~= nil then
-  -- Conflict: another resource already manages the same cloud object.
+  -- Conflict: another resource already manages the same cloud object. Rejected, Expired, Failed: a reverse
+  -- private endpoint's connection was refused, not accepted in time, or failed; only a new one helps.
   local failed = {
     CloudFailed = true,
     ExternalMissing = true,
     Drifted = true,
     Conflict = true,
+    Rejected = true,
+    Expired = true,
+    Failed = true,
   }
   if failed[ready.reason] then
     return result("Degraded", messageOf(ready, ready.reason))
