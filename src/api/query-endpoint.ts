@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ManagedObject } from '../runtime/managed/types.ts';
 import { QUERY_ENDPOINT_ROLES } from '../cloud/schemas/query-endpoint.ts';
 import { managedSpecFields } from './common.ts';
 import { withRules } from './meta.ts';
@@ -72,3 +73,9 @@ export const QueryEndpointStatus = z
   })
   .describe('What sluice last observed in the cloud.');
 export type QueryEndpointStatus = z.infer<typeof QueryEndpointStatus>;
+
+/** A QueryEndpoint object as the operator reads it. */
+export interface QueryEndpoint extends ManagedObject {
+  spec: QueryEndpointSpec;
+  status?: QueryEndpointStatus;
+}

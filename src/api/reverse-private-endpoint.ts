@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ManagedObject } from '../runtime/managed/types.ts';
 import {
   MSK_AUTHENTICATIONS,
   RPE_FIELDS_BY_TYPE,
@@ -75,3 +76,9 @@ export const ReversePrivateEndpointStatus = z
   })
   .describe('What sluice last observed in the cloud.');
 export type ReversePrivateEndpointStatus = z.infer<typeof ReversePrivateEndpointStatus>;
+
+/** A ReversePrivateEndpoint object as the operator reads it. */
+export interface ReversePrivateEndpoint extends ManagedObject {
+  spec: ReversePrivateEndpointSpec;
+  status?: ReversePrivateEndpointStatus;
+}

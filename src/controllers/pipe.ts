@@ -18,12 +18,7 @@ import {
 } from './pipe-diff.ts';
 import { reversePrivateEndpointReferences } from './reverse-private-endpoint.ts';
 import { endpointStatusOf } from './reverse-private-endpoint-diff.ts';
-import {
-  SERVICE_COLUMN,
-  serviceReference,
-  ServiceGate,
-  ServiceScopedClient,
-} from './service-reference.ts';
+import { SERVICE_COLUMN, serviceReference, ServiceGate, ServiceScopedClient } from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 
 /** A DELETE the cloud refuses while the service is stopped is the user's to unblock; retry calmly. */

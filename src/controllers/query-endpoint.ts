@@ -1,23 +1,13 @@
 import { GROUP, VERSION } from '../api/common.ts';
-import { QueryEndpointSpec, QueryEndpointStatus } from '../api/query-endpoint.ts';
-import type { QueryEndpoint as CloudQueryEndpoint } from '../cloud/schemas/query-endpoint.ts';
+import { QueryEndpointSpec, QueryEndpointStatus, type QueryEndpoint } from '../api/query-endpoint.ts';
+import type { QueryEndpointBody } from '../cloud/management-client.ts';
 import type { ExternalClient, Observation } from '../runtime/managed/types.ts';
-import { deleteUntilGone, ignoreNotFound } from './cloud.ts';
+import { deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
 import { diffQueryEndpoint, queryEndpointBody, queryEndpointStatus } from './query-endpoint-diff.ts';
-import {
-  SERVICE_COLUMN,
-  serviceReference,
-  ServiceScopedClient,
-  type ServiceScoped,
-} from './service-reference.ts';
+import { SERVICE_COLUMN, serviceReference, ServiceScopedClient } from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 
-export interface QueryEndpoint extends ServiceScoped {
-  spec: QueryEndpointSpec;
-  status?: QueryEndpointStatus;
-}
-
-export const queryEndpointKind: SluiceKind<QueryEndpoint> = {
+export const queryEndpointKind: SluiceKind<QueryEndpoint, QueryEndpointBody> = {
   kind: 'QueryEndpoint',
   group: GROUP,
   version: VERSION,
@@ -37,18 +27,22 @@ export const queryEndpointKind: SluiceKind<QueryEndpoint> = {
 };
 
 /** The service's query endpoint: one per service, written by an idempotent upsert of the whole configuration. */
-class QueryEndpointClient extends ServiceScopedClient implements ExternalClient<QueryEndpoint> {
+class QueryEndpointClient
+  extends ServiceScopedClient
+  implements ExternalClient<QueryEndpoint, QueryEndpointBody>
+{
   /** Nothing to find: the upsert is idempotent, so a create lost in a crash is simply sent again. */
   findCreated(): Promise<string | undefined> {
     return Promise.resolve(undefined);
   }
 
-  async observe(resource: QueryEndpoint): Promise<Observation<CloudQueryEndpoint>> {
+  async observe(resource: QueryEndpoint): Promise<Observation<QueryEndpointBody>> {
     const endpoint = await ignoreNotFound(this.management.getQueryEndpoint(this.serviceId, this.calls));
     if (!endpoint) return { exists: false };
     return {
       exists: true,
-      snapshot: endpoint,
+      // Whatever differs, the fix is the same: the whole configuration, sent once.
+      plan: queryEndpointBody(resource.spec),
       differences: diffQueryEndpoint(resource.spec, endpoint),
       available: true,
       status: queryEndpointStatus(endpoint),
@@ -56,12 +50,12 @@ class QueryEndpointClient extends ServiceScopedClient implements ExternalClient<
   }
 
   async create(resource: QueryEndpoint) {
-    return { externalId: (await this.upsert(resource)).id };
+    return { externalId: (await this.upsert(queryEndpointBody(resource.spec))).id };
   }
 
   /** One POST of the whole spec corrects any difference: the cloud replaces the configuration. */
-  async update(resource: QueryEndpoint): Promise<void> {
-    await this.upsert(resource);
+  async update(_resource: QueryEndpoint, _id: string, observation: { plan: QueryEndpointBody }) {
+    await this.upsert(observation.plan);
   }
 
   delete(): Promise<'gone' | 'pending'> {
@@ -71,9 +65,7 @@ class QueryEndpointClient extends ServiceScopedClient implements ExternalClient<
     );
   }
 
-  private upsert(resource: QueryEndpoint) {
-    return this.management.upsertQueryEndpoint(this.serviceId, queryEndpointBody(resource.spec), {
-      priority: 'user',
-    });
+  private upsert(body: QueryEndpointBody) {
+    return this.management.upsertQueryEndpoint(this.serviceId, body, { priority: 'user' });
   }
 }

@@ -1,33 +1,26 @@
 import { GROUP, VERSION } from '../api/common.ts';
-import { ReversePrivateEndpointSpec, ReversePrivateEndpointStatus } from '../api/reverse-private-endpoint.ts';
-import type { ReversePrivateEndpoint as CloudEndpoint } from '../cloud/schemas/reverse-private-endpoint.ts';
+import {
+  ReversePrivateEndpointSpec,
+  ReversePrivateEndpointStatus,
+  type ReversePrivateEndpoint,
+} from '../api/reverse-private-endpoint.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
 import type { ReferenceList } from '../runtime/managed/references.ts';
 import type { ExternalClient, ManagedObject, Observation } from '../runtime/managed/types.ts';
-import { deleteUntilGone, ignoreNotFound } from './cloud.ts';
+import { deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
 import {
   endpointStatusOf,
   rpeAvailability,
   rpeCreateBody,
   rpeDifferences,
 } from './reverse-private-endpoint-diff.ts';
-import {
-  SERVICE_COLUMN,
-  serviceReference,
-  ServiceScopedClient,
-  type ServiceScoped,
-} from './service-reference.ts';
+import { SERVICE_COLUMN, serviceReference, ServiceScopedClient } from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
-
-export interface ReversePrivateEndpoint extends ServiceScoped {
-  spec: ReversePrivateEndpointSpec;
-  status?: ReversePrivateEndpointStatus;
-}
 
 /** What only the user can resolve (which look-alike to adopt, an endpoint that differs) is retried calmly. */
 const USER_ACTION_RETRY_MS = 60_000;
 
-export const reversePrivateEndpointKind: SluiceKind<ReversePrivateEndpoint, CloudEndpoint> = {
+export const reversePrivateEndpointKind: SluiceKind<ReversePrivateEndpoint, undefined> = {
   kind: 'ReversePrivateEndpoint',
   group: GROUP,
   version: VERSION,
@@ -71,7 +64,7 @@ export function reversePrivateEndpointReferences<R extends ManagedObject>(
 
 class ReversePrivateEndpointClient
   extends ServiceScopedClient
-  implements ExternalClient<ReversePrivateEndpoint, CloudEndpoint>
+  implements ExternalClient<ReversePrivateEndpoint, undefined>
 {
   /**
    * Endpoints carry no tags and no creation time: after a crash, the endpoint is the service's one with the
@@ -97,12 +90,13 @@ class ReversePrivateEndpointClient
     return candidates[0]?.id;
   }
 
-  async observe(resource: ReversePrivateEndpoint, id: string): Promise<Observation<CloudEndpoint>> {
+  async observe(resource: ReversePrivateEndpoint, id: string): Promise<Observation<undefined>> {
     const endpoint = await ignoreNotFound(this.get(id));
     if (!endpoint) return { exists: false };
     return {
       exists: true,
-      snapshot: endpoint,
+      // No call changes an endpoint: a difference is reported by `update`, never fixed.
+      plan: undefined,
       differences: rpeDifferences(resource.spec, endpoint),
       ...rpeAvailability(resource.spec, endpoint),
       status: {

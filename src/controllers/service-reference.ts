@@ -9,7 +9,7 @@ import {
   type ResolvedReference,
 } from '../runtime/managed/references.ts';
 import type { ConnectContext, ManagedObject } from '../runtime/managed/types.ts';
-import type { CloudConnection } from './cloud.ts';
+import type { CloudConnection } from '../operator/cloud-connection.ts';
 
 /** A spec that names its service by `serviceRef` (a DatabaseService here) or by a plain `serviceId`. */
 export interface ServiceScoped extends ManagedObject {
