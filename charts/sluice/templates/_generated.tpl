@@ -5,6 +5,7 @@
   resources:
     - databaseservices
     - pipes
+    - alerts
     - queryendpoints
     - reverseprivateendpoints
   verbs:
@@ -16,6 +17,7 @@
   resources:
     - databaseservices/status
     - pipes/status
+    - alerts/status
     - queryendpoints/status
     - reverseprivateendpoints/status
   verbs:
@@ -25,6 +27,7 @@
   resources:
     - databaseservices/finalizers
     - pipes/finalizers
+    - alerts/finalizers
     - queryendpoints/finalizers
     - reverseprivateendpoints/finalizers
   verbs:
@@ -59,7 +62,7 @@
 {{- define "sluice.healthCheckKinds" }}
 - DatabaseService
 - Pipe
+- Alert
 - QueryEndpoint
 - ReversePrivateEndpoint
-- Alert
 {{- end }}
