@@ -4,6 +4,7 @@ import { kafkaPipe, PIPES } from './pipe-fixtures.ts';
 import { rpeSpec } from './rpe-fixtures.ts';
 import {
   condition,
+  crashDuringCreate,
   isReady,
   startOperatorEnv,
   writes,
@@ -276,29 +277,19 @@ describe.skipIf(clusterSkipReason())(
 
       it('after a kill -9 between the POST and the status write, exactly one endpoint exists and is adopted', async () => {
         await env.stopOperator();
-        const spec = rpeSpec('msk', 'analytics', { description: 'phoenix' });
         const named = () =>
           [...env.emulator.store.rpesOf(serviceId).values()].filter((e) => e.description === 'phoenix');
-        // The emulator creates the endpoint but holds its answer back, so the operator dies knowing no id.
-        await env.fault({ method: 'POST', route: RPES, phase: 'response', latencyMs: 60_000 });
-        const child = env.spawnOperator();
-        try {
-          await endpoints().apply('phoenix', spec);
-          const deadline = Date.now() + 30_000;
-          while (Date.now() < deadline && named().length === 0) await sleep(50);
-        } finally {
-          child.kill('SIGKILL');
-          await new Promise((resolve) => child.once('exit', resolve));
-        }
-        expect(named()).toHaveLength(1);
-        const orphaned = (await endpoints().get('phoenix'))!;
+        const { orphaned, ready } = await crashDuringCreate(
+          env,
+          {
+            kind: 'ReversePrivateEndpoint',
+            name: 'phoenix',
+            spec: rpeSpec('msk', 'analytics', { description: 'phoenix' }),
+          },
+          { route: RPES, created: () => named().length, count: 1 },
+        );
         expect(orphaned.status?.id).toBeUndefined();
         expect(orphaned.metadata.annotations?.['sluice.dev/create-pending']).toBeDefined();
-
-        await env.fault();
-        await env.clearCalls();
-        await env.startOperator({ managementQuota: '100/1s' });
-        const ready = await endpoints().waitFor('phoenix', 'Ready after restart', readyWithId, 30_000);
         expect(ready.status!.id).toBe(named()[0]!.id);
         expect(named()).toHaveLength(1);
         expect(writes(await env.calls())).toEqual([]);
