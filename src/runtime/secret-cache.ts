@@ -27,6 +27,7 @@ export class SecretCache implements SecretReader {
             Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
           ),
           resourceVersion: secret.metadata.resourceVersion ?? '',
+          ...(secret.metadata.ownerReferences ? { ownerReferences: secret.metadata.ownerReferences } : {}),
         };
       }
     }

@@ -14,12 +14,12 @@ export interface KindPath {
 }
 
 interface OwnerReference {
-  uid: string;
+  uid?: string;
   controller?: boolean;
 }
 
 interface SecretObject {
-  metadata: { name: string; resourceVersion?: string; ownerReferences?: OwnerReference[] };
+  metadata: { name: string; resourceVersion?: string; ownerReferences?: readonly OwnerReference[] };
   data?: Record<string, string>;
 }
 
@@ -100,17 +100,27 @@ export class KubeWriter {
    * Creates the connection Secret owned by the resource (so it goes when the resource goes), or merges the
    * given values into it, leaving other keys as they are. Only a Secret the resource controls is written
    * (else `SecretConflict`); the resourceVersion of the checked Secret guards the patch, so an ownership
-   * change in between fails (409) instead of being written over.
+   * change in between fails (409) instead of being written over. `checkedVersion` is the version of the
+   * Secret the caller already found controlled (from the cache): the patch then needs no GET first, and
+   * falls back to reading it only when that version is stale.
    */
   async writeConnectionSecret(
     owner: ManagedObject,
     name: string,
     details: ConnectionDetails,
     exists: boolean,
+    checkedVersion?: string,
   ): Promise<void> {
     const namespace = owner.metadata.namespace;
     const data = encode(details);
-    if (exists && (await this.patchIfControlled(owner, name, data))) return;
+    if (exists && checkedVersion !== undefined) {
+      const patched = await this.patchSecret(namespace, name, data, checkedVersion).catch((error) => {
+        if (error instanceof KubeApiError && error.statusCode === 409) return 'stale' as const;
+        throw error;
+      });
+      if (patched === true) return;
+      if (patched === 'stale' && (await this.patchIfControlled(owner, name, data))) return;
+    } else if (exists && (await this.patchIfControlled(owner, name, data))) return;
     const secret = {
       apiVersion: 'v1',
       kind: 'Secret',
@@ -151,9 +161,24 @@ export class KubeWriter {
     const secret = await this.getSecret(namespace, name);
     if (!secret) return false;
     assertControlledBy(secret, owner);
-    const metadata = { resourceVersion: secret.metadata.resourceVersion };
-    await this.request('PATCH', secretPath(namespace, name), { metadata, data }, MERGE_PATCH);
-    return true;
+    return this.patchSecret(namespace, name, data, secret.metadata.resourceVersion);
+  }
+
+  /** Merges `data` into the Secret at exactly `resourceVersion`; false when it does not exist. */
+  private async patchSecret(
+    namespace: string,
+    name: string,
+    data: Record<string, string>,
+    resourceVersion: string | undefined,
+  ): Promise<boolean> {
+    try {
+      const metadata = { resourceVersion };
+      await this.request('PATCH', secretPath(namespace, name), { metadata, data }, MERGE_PATCH);
+      return true;
+    } catch (error) {
+      if (error instanceof KubeApiError && error.statusCode === 404) return false;
+      throw error;
+    }
   }
 
   async createEvent(

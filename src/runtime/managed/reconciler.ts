@@ -9,7 +9,7 @@ import type { Requeue } from '../workers.ts';
 import { ANNOTATIONS, FINALIZER } from './annotations.ts';
 import { deferralOf, messageOf, ReconcileError, reasonOf, retryFloorOf, Waiting } from './errors.ts';
 import type { EventRecorder } from './events.ts';
-import type { KubeWriter } from './kube-writer.ts';
+import { assertControlledBy, type KubeWriter } from './kube-writer.ts';
 import {
   keptReferenceIds,
   resolveReferences,
@@ -17,7 +17,12 @@ import {
   type ObjectLookup,
   type ResolvedReferences,
 } from './references.ts';
-import { resolveSecrets, type ResolvedSecrets, type SecretReader } from './secret-references.ts';
+import {
+  resolveSecrets,
+  type ResolvedSecrets,
+  type SecretReader,
+  type SecretSnapshot,
+} from './secret-references.ts';
 import { StatusExpectations } from './status-expectations.ts';
 import type {
   ConnectContext,
@@ -39,6 +44,11 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, S> {
   lookup?: ObjectLookup;
   /** Reads referenced Secrets from the operator's cache. */
   secrets?: SecretReader;
+  /**
+   * Reads connection Secrets from the operator's cache (with their owners); without it they are read from
+   * the apiserver with a GET per reconcile.
+   */
+  connectionSecrets?: SecretReader;
   /** Objects that reference this one and still exist (`Pipe orders`): a Delete waits for them. */
   dependantsOf?(resource: R): string[];
   /** Drift-check interval for resources that are in sync (`--sync-interval`). */
@@ -51,6 +61,9 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, S> {
   logger?: Logger;
   now?: () => Date;
 }
+
+/** The connection Secret's values; its version when read from the cache. */
+type ConnectionSecret = Pick<SecretSnapshot, 'data'> & Partial<SecretSnapshot>;
 
 type Existing<S> = Extract<Observation<S>, { exists: true }>;
 
@@ -245,7 +258,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     const { kind, events } = this.options;
     await external.prepareCreate?.(resource);
     // A password that could not be stored would be lost: refuse someone else's Secret before creating.
-    if (kind.connectionSecret) await this.readConnectionSecret(resource);
+    const existing = kind.connectionSecret ? await this.readConnectionSecret(resource) : undefined;
     // The intent goes on the object before the call, in the same write as the finalizer: after a crash
     // that loses the answer, `findCreated` matches only what was created after it.
     resource = await this.writeMetadata(resource, draft, {
@@ -264,7 +277,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     });
     await this.flushStatus(draft);
     if (kind.connectionSecret && creation.connectionDetails) {
-      await this.writeSecretValues(resource, creation.connectionDetails);
+      await this.writeSecretValues(resource, creation.connectionDetails, existing);
     }
     events.record(resource, 'Normal', 'Created', `created ${kind.kind} ${creation.externalId}`);
     draft.waiting = true;
@@ -459,7 +472,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     if (!secret) return;
     const current = await this.readConnectionSecret(resource);
     const values = { ...observation.connectionDetails };
-    const missing = secret.requiredKeys.filter((key) => !current?.[key] && !values[key]);
+    const missing = secret.requiredKeys.filter((key) => !current?.data[key] && !values[key]);
     if (missing.length > 0 && external.recoverConnectionDetails) {
       Object.assign(values, await external.recoverConnectionDetails(resource, id));
       this.options.events.record(
@@ -469,26 +482,36 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
         `restored ${missing.join(', ')} in Secret ${secret.name(resource)}`,
       );
     }
-    if (Object.entries(values).some(([key, value]) => current?.[key] !== value)) {
-      await this.options.writer.writeConnectionSecret(
-        resource,
-        secret.name(resource),
-        values,
-        current !== undefined,
-      );
+    if (Object.entries(values).some(([key, value]) => current?.data[key] !== value)) {
+      await this.writeSecretValues(resource, values, current);
     }
   }
 
-  private async writeSecretValues(resource: R, values: Record<string, string>): Promise<void> {
+  /** Writes into the connection Secret as last read (`current`); a stale read costs a retry, not a loss. */
+  private async writeSecretValues(
+    resource: R,
+    values: Record<string, string>,
+    current: ConnectionSecret | undefined,
+  ): Promise<void> {
     const name = this.options.kind.connectionSecret!.name(resource);
-    const current = await this.readConnectionSecret(resource);
-    await this.options.writer.writeConnectionSecret(resource, name, values, current !== undefined);
+    const exists = current !== undefined;
+    await this.options.writer.writeConnectionSecret(resource, name, values, exists, current?.resourceVersion);
   }
 
-  /** The connection Secret's values; a Secret this resource does not control is a `SecretConflict`. */
-  private readConnectionSecret(resource: R): Promise<Record<string, string> | undefined> {
+  /**
+   * The connection Secret (from the cache when there is one); a Secret this resource does not control is
+   * a `SecretConflict`. From the apiserver, the version is not known and the writer reads it again.
+   */
+  private async readConnectionSecret(resource: R): Promise<ConnectionSecret | undefined> {
     const name = this.options.kind.connectionSecret!.name(resource);
-    return this.options.writer.readConnectionSecret(resource, name);
+    const cache = this.options.connectionSecrets;
+    if (!cache) {
+      const data = await this.options.writer.readConnectionSecret(resource, name);
+      return data && { data };
+    }
+    const secret = cache.get(resource.metadata.namespace, name);
+    if (secret) assertControlledBy({ metadata: { name, ownerReferences: secret.ownerReferences } }, resource);
+    return secret;
   }
 
   /** Writes status only when it changed, so a no-op reconcile makes no write and moves no timestamp. */

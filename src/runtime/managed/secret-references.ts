@@ -5,6 +5,8 @@ import type { ManagedObject } from './types.ts';
 export interface SecretSnapshot {
   data: Readonly<Record<string, string>>;
   resourceVersion: string;
+  /** Who controls the Secret: a connection Secret is written only when its resource does. */
+  ownerReferences?: readonly { uid?: string; controller?: boolean }[];
 }
 
 /** Reads Secrets from the operator's cache (a watch), never from the apiserver per reconcile. */

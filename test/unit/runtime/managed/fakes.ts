@@ -5,6 +5,7 @@ import {
   type KindPath,
   type KubeWriter,
 } from '../../../../src/runtime/managed/kube-writer.ts';
+import type { SecretReader } from '../../../../src/runtime/managed/secret-references.ts';
 import type {
   ConnectionDetails,
   ExternalClient,
@@ -42,6 +43,8 @@ export class FakeServer {
   readonly objects = new Map<string, Widget>();
   readonly secrets = new Map<string, StoredSecret>();
   readonly statusWrites: ManagedStatus[] = [];
+  /** Connection Secret reads that went to the apiserver (a GET each). */
+  secretGets = 0;
   private resourceVersion = 1;
 
   put(object: Widget): Widget {
@@ -108,6 +111,7 @@ export class FakeServer {
         writer.patchMetadata(kind, resource, { finalizers }),
       getSecretData: async (_namespace: string, name: string) => this.secrets.get(name)?.data,
       readConnectionSecret: async (owner: ManagedObject, name: string) => {
+        this.secretGets++;
         const secret = this.secrets.get(name);
         if (secret) assertControlledBy({ metadata: { name, ...secret } }, owner);
         return secret?.data;
@@ -122,6 +126,22 @@ export class FakeServer {
       },
     };
     return writer as KubeWriter;
+  }
+
+  /** The operator's Secret cache, here always in step with the server. */
+  secretCache(): SecretReader {
+    return {
+      get: (_namespace, name) => {
+        const secret = this.secrets.get(name);
+        return (
+          secret && {
+            data: { ...secret.data },
+            resourceVersion: '1',
+            ownerReferences: secret.ownerReferences,
+          }
+        );
+      },
+    };
   }
 }
 

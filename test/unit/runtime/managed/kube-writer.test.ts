@@ -170,6 +170,22 @@ describe('KubeWriter', () => {
       expect(patch.body).toMatchObject({ metadata: { resourceVersion: checked } });
     });
 
+    it('patches at the version the caller checked without reading the Secret, and re-checks a stale one', async () => {
+      server.putSecret('a-connection', { password: 'old' }, controlledByOwner);
+      const checked = server.secrets.get('a-connection')!.metadata.resourceVersion!;
+
+      await writer.writeConnectionSecret(owner, 'a-connection', { password: 'new' }, true, checked);
+      expect(server.writes()).toHaveLength(1);
+      expect(server.values('a-connection')).toEqual({ password: 'new' });
+
+      // The cache lagged: the version is stale, so the Secret is read and checked again, then patched.
+      server.putSecret('a-connection', { password: 'theirs' }, []);
+      await expect(
+        writer.writeConnectionSecret(owner, 'a-connection', { password: 'pw' }, true, checked),
+      ).rejects.toMatchObject({ reason: 'SecretConflict' });
+      expect(server.values('a-connection')).toEqual({ password: 'theirs' });
+    });
+
     it('creates a missing Secret controlled by the resource and labelled as managed by sluice', async () => {
       await writer.writeConnectionSecret(owner, 'a-connection', { password: 'pw' }, false);
 

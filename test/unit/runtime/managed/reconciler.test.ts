@@ -9,7 +9,7 @@ import { FakeCache, FakeCloud, FakeServer, fakeEvents, widget, widgetKind, type 
 const SYNC_MS = 600_000;
 const POLL_MS = 1_000;
 
-function setup(signal?: AbortSignal) {
+function setup(signal?: AbortSignal, { secretCache = false } = {}) {
   const server = new FakeServer();
   const cache = new FakeCache();
   const cloud = new FakeCloud();
@@ -23,6 +23,7 @@ function setup(signal?: AbortSignal) {
     syncIntervalMs: SYNC_MS,
     pollIntervalMs: POLL_MS,
     ...(signal ? { signal } : {}),
+    ...(secretCache ? { connectionSecrets: server.secretCache() } : {}),
   });
   return {
     server,
@@ -234,9 +235,12 @@ describe('ManagedReconciler', () => {
     expect(t.server.get('a').metadata.finalizers).toEqual([]);
   });
 
-  describe('connection Secret ownership', () => {
+  describe.each([
+    ['read from the apiserver', false],
+    ['read from the Secret cache', true],
+  ])('connection Secret ownership, %s', (_mode, secretCache) => {
     it('refuses a Secret it does not control before creating anything: Synced=False SecretConflict, nothing written', async () => {
-      const t = setup();
+      const t = setup(undefined, { secretCache });
       t.server.putSecret('app-config', { token: 'keep-me' });
       t.apply(widget('a', { connectionSecret: 'app-config' }));
 
@@ -250,7 +254,7 @@ describe('ManagedReconciler', () => {
     });
 
     it('leaves another resource’s Secret and password alone when a second resource names it', async () => {
-      const t = setup();
+      const t = setup(undefined, { secretCache });
       t.apply(widget('first', { connectionSecret: 'shared' }));
       await makeReady(t, 'first');
       const before = structuredClone(t.server.secrets.get('shared'));
@@ -264,6 +268,17 @@ describe('ManagedReconciler', () => {
       expect(t.cloud.calls).not.toContain('recover');
       expect(t.condition('second', 'Synced')).toMatchObject({ status: 'False', reason: 'SecretConflict' });
     });
+  });
+
+  it('with the Secret cache, creates and keeps the connection Secret without reading it from the apiserver', async () => {
+    const t = setup(undefined, { secretCache: true });
+    t.apply(widget('a'));
+    await makeReady(t, 'a');
+    delete t.server.secrets.get('a-connection')!.data.password;
+    await t.reconcile('a');
+
+    expect(t.server.secretGets).toBe(0);
+    expect(t.server.secrets.get('a-connection')!.data.password).toBe('reset-w-1');
   });
 
   it('writes status again when the cached object lags behind its own last write', async () => {
