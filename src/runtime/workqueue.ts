@@ -2,6 +2,9 @@ import { systemClock, type Clock, type TimerHandle } from '../clock.ts';
 import { noopWorkQueueMetrics, type WorkQueueMetrics } from './metrics.ts';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.ts';
 
+type Lane = 'due' | 'fresh';
+const LANES: readonly Lane[] = ['due', 'fresh'];
+
 export interface WorkQueueOptions {
   clock?: Clock;
   /** Defaults to client-go's controller limiter: max(per-key 5 ms → 5 min, 10 qps / burst 100). */
@@ -16,14 +19,24 @@ export interface WorkQueueOptions {
  *   `done(key)`, so the latest state is always reconciled once more but never concurrently;
  * - `addAfter` delays an add (the earliest pending time for a key wins) and `addRateLimited` delays it by
  *   the rate limiter's backoff, which `forget` resets.
+ * Unlike client-go's FIFO, a delayed add that falls due (a poll after a create, a retry) goes before keys
+ * added by events: work already started finishes before a backlog of new keys is begun, so a burst of
+ * thousands shows steady progress instead of one wall of Ready at the end.
  */
 export class WorkQueue {
   private readonly clock: Clock;
   private readonly rateLimiter: RateLimiter;
   private readonly metrics: WorkQueueMetrics;
 
-  /** Keys ready for a worker, in order. Every key here is also in `dirty`. */
-  private readonly ready: string[] = [];
+  /** Keys ready for a worker: delayed adds that fell due, then new work, each in order. */
+  private readonly lists: Record<Lane, string[]> = { due: [], fresh: [] };
+  /**
+   * The lane of each dirty key's live entry; an entry in the other list is stale (the key was promoted,
+   * or already taken) and skipped.
+   */
+  private readonly lanes = new Map<string, Lane>();
+  /** Number of keys ready for a worker (live entries). */
+  private waiting = 0;
   /** Keys that need processing: waiting in `ready`, or added again while being processed. */
   private readonly dirty = new Set<string>();
   /** Keys held by a worker, with the time it took them. */
@@ -48,7 +61,7 @@ export class WorkQueue {
 
   /** Number of keys ready for a worker (not counting delayed or in-flight ones). */
   get length(): number {
-    return this.ready.length;
+    return this.waiting;
   }
 
   get isShuttingDown(): boolean {
@@ -56,12 +69,7 @@ export class WorkQueue {
   }
 
   add(key: string): void {
-    if (this.shuttingDown || this.dirty.has(key)) return;
-    this.dirty.add(key);
-    this.addedAt.set(key, this.clock.now());
-    this.metrics.added();
-    if (this.processing.has(key)) return; // queued again by done()
-    this.enqueue(key);
+    this.addIn(key, 'fresh');
   }
 
   /** Adds `key` after `delayMs`; if the key is already scheduled, the earlier time is kept. */
@@ -97,7 +105,7 @@ export class WorkQueue {
    */
   get(): Promise<string | undefined> {
     if (this.shuttingDown) return Promise.resolve(undefined);
-    const key = this.ready.shift();
+    const key = this.nextReady();
     if (key !== undefined) return Promise.resolve(this.take(key));
     return new Promise((resolve) => this.getters.push(resolve));
   }
@@ -132,19 +140,53 @@ export class WorkQueue {
     return new Promise((resolve) => this.drainWaiters.push(resolve));
   }
 
+  private addIn(key: string, lane: Lane): void {
+    if (this.shuttingDown) return;
+    if (this.dirty.has(key)) {
+      // Already waiting behind new work: a due requeue moves it ahead (its old entry turns stale).
+      if (lane === 'due' && this.lanes.get(key) === 'fresh') {
+        this.lanes.set(key, 'due');
+        if (!this.processing.has(key)) this.lists.due.push(key);
+      }
+      return;
+    }
+    this.dirty.add(key);
+    this.lanes.set(key, lane);
+    this.addedAt.set(key, this.clock.now());
+    this.metrics.added();
+    if (this.processing.has(key)) return; // queued again by done()
+    this.enqueue(key);
+  }
+
   private enqueue(key: string): void {
     const getter = this.getters.shift();
     if (getter) {
       getter(this.take(key));
     } else {
-      this.ready.push(key);
-      this.metrics.depth(this.ready.length);
+      this.lists[this.lanes.get(key) ?? 'fresh'].push(key);
+      this.waiting++;
+      this.metrics.depth(this.waiting);
     }
+  }
+
+  /** The first live entry, due lane first; `undefined` when none waits. */
+  private nextReady(): string | undefined {
+    for (const lane of LANES) {
+      const list = this.lists[lane];
+      for (let key = list.shift(); key !== undefined; key = list.shift()) {
+        if (this.lanes.get(key) === lane && this.dirty.has(key) && !this.processing.has(key)) {
+          this.waiting--;
+          return key;
+        }
+      }
+    }
+    return undefined;
   }
 
   private take(key: string): string {
     const now = this.clock.now();
-    this.metrics.depth(this.ready.length);
+    this.metrics.depth(this.waiting);
+    this.lanes.delete(key);
     this.metrics.queued((now - (this.addedAt.get(key) ?? now)) / 1000);
     this.addedAt.delete(key);
     this.dirty.delete(key);
@@ -173,7 +215,7 @@ export class WorkQueue {
     for (const [key, at] of this.delayed) {
       if (at > now) continue;
       this.delayed.delete(key);
-      this.add(key);
+      this.addIn(key, 'due');
     }
     this.armDelayTimer();
   }

@@ -77,6 +77,40 @@ describe('WorkQueue', () => {
     expect(queue.length).toBe(1);
   });
 
+  it('hands out a delayed add that fell due before keys that were never started', async () => {
+    const { clock, queue } = newQueue();
+    queue.addAfter('ns/started', 100);
+    for (const key of ['ns/new-1', 'ns/new-2']) queue.add(key);
+    clock.advance(100);
+    queue.add('ns/new-3');
+
+    expect(await drain(queue)).toEqual(['ns/started', 'ns/new-1', 'ns/new-2', 'ns/new-3']);
+  });
+
+  it('moves a key waiting behind new work ahead when its delayed add falls due, and hands it out once', async () => {
+    const { clock, queue } = newQueue();
+    queue.add('ns/new-1');
+    queue.add('ns/started'); // an event for it arrived while its poll was pending
+    queue.addAfter('ns/started', 100);
+    clock.advance(100);
+
+    expect(queue.length).toBe(2);
+    expect(await drain(queue)).toEqual(['ns/started', 'ns/new-1']);
+  });
+
+  it('queues a key that fell due while being processed in the due lane again on done', async () => {
+    const { clock, queue } = newQueue();
+    queue.add('ns/started');
+    const key = (await queue.get())!;
+    queue.add('ns/new-1');
+    queue.add(key);
+    queue.addAfter(key, 10);
+    clock.advance(10);
+    queue.done(key);
+
+    expect(await drain(queue)).toEqual(['ns/started', 'ns/new-1']);
+  });
+
   it('keeps the earliest time when a key is delayed twice, whichever comes first', async () => {
     const { clock, queue } = newQueue();
     queue.addAfter('ns/later-first', 200);
