@@ -25,7 +25,10 @@ export function splitKey(key: string): { namespace?: string; name: string } {
 }
 
 export interface ReadonlyCache<T extends KubeObject> {
-  /** A copy of the cached object: callers may modify it without corrupting the cache. */
+  /**
+   * The cached object itself, deeply frozen: shared by every reader without a copy per read (a deep clone
+   * per read was a large share of the operator's CPU at thousands of objects). Copy before modifying.
+   */
   get(key: string): T | undefined;
   list(): T[];
   keys(): string[];
@@ -41,12 +44,11 @@ export class ObjectCache<T extends KubeObject> implements ReadonlyCache<T> {
   }
 
   get(key: string): T | undefined {
-    const object = this.objects.get(key);
-    return object && structuredClone(object);
+    return this.objects.get(key);
   }
 
   list(): T[] {
-    return [...this.objects.values()].map((object) => structuredClone(object));
+    return [...this.objects.values()];
   }
 
   keys(): string[] {
@@ -56,7 +58,7 @@ export class ObjectCache<T extends KubeObject> implements ReadonlyCache<T> {
   /** Stores the object and returns its key. */
   upsert(object: T): string {
     const key = objectKey(object);
-    this.objects.set(key, object);
+    this.objects.set(key, deepFreeze(object));
     return key;
   }
 
@@ -73,8 +75,15 @@ export class ObjectCache<T extends KubeObject> implements ReadonlyCache<T> {
    */
   replace(objects: T[]): string[] {
     const previous = this.objects;
-    this.objects = new Map(objects.map((object) => [objectKey(object), object]));
+    this.objects = new Map(objects.map((object) => [objectKey(object), deepFreeze(object)]));
     const gone = [...previous.keys()].filter((key) => !this.objects.has(key));
     return [...this.objects.keys(), ...gone];
   }
+}
+
+/** Freezes `value` and everything it holds, so a reader that modifies a cached object fails loudly. */
+function deepFreeze<V>(value: V): V {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  for (const field of Object.values(value)) deepFreeze(field);
+  return Object.freeze(value);
 }
