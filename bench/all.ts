@@ -1,0 +1,44 @@
+// `npm run bench [-- --scale-count 500 --memory-objects 2000 --only scale,quota]`: every benchmark on one
+// control plane, one after the other, then one summary table with target and pass/fail per figure. A flag
+// of a benchmark is passed as `--<benchmark>-<flag>`.
+import { parseArgs } from 'node:util';
+import { idle } from './idle.ts';
+import { latency } from './latency.ts';
+import { memory } from './memory.ts';
+import { quota } from './quota.ts';
+import { scale } from './scale.ts';
+import { printTable, startCluster, writeResult, type Benchmark, type Figure } from './harness.ts';
+
+const BENCHMARKS: Benchmark[] = [scale, memory, quota, idle, latency];
+
+const flagsOf = (benchmark: Benchmark) =>
+  Object.entries(benchmark.flags).map(([flag, value]) => [`${benchmark.name}-${flag}`, flag, value] as const);
+const { values } = parseArgs({
+  strict: true,
+  options: {
+    only: { type: 'string', default: BENCHMARKS.map((b) => b.name).join(',') },
+    ...Object.fromEntries(
+      BENCHMARKS.flatMap(flagsOf).map(([option, , value]) => [option, { type: 'string', default: value }]),
+    ),
+  },
+});
+
+const cluster = await startCluster();
+const figures: Figure[] = [];
+try {
+  for (const benchmark of BENCHMARKS.filter((b) => String(values.only).split(',').includes(b.name))) {
+    const args = Object.fromEntries(
+      flagsOf(benchmark).map(([option, flag]) => [flag, String((values as Record<string, unknown>)[option])]),
+    );
+    console.log(`\n— ${benchmark.name} ${JSON.stringify(args)}`);
+    const result = await benchmark.run(cluster, args);
+    printTable(result);
+    writeResult(benchmark.name, args, result);
+    figures.push(...result);
+  }
+} finally {
+  await cluster.stop();
+}
+console.log('\nSummary');
+printTable(figures);
+writeResult('all', values, figures);

@@ -1,0 +1,381 @@
+// The shared harness of the benchmarks (bench/<name>.ts): the control plane, namespaces, the emulator and
+// the operator in this process, bulk applies, Ready tracking, apiserver request counts, and the table and
+// JSON result every benchmark prints and writes. Numbers, not assertions.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import { pathToFileURL } from 'node:url';
+import { KubeConfig } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { startEmulator, type Emulator } from '../src/emulator/server.ts';
+import type { RateLimitOption } from '../src/emulator/rate-limit.ts';
+import { OperatorConfig, type OperatorFlags } from '../src/operator/config.ts';
+import { startOperator, type RunningOperator } from '../src/operator/run.ts';
+import { Informer } from '../src/runtime/informer.ts';
+import { kubeRequestJson } from '../src/runtime/kube-http.ts';
+import type { ManagedObject } from '../src/runtime/managed/types.ts';
+import { startControlPlane, type ControlPlane } from '../test/harness/controlPlane.ts';
+
+export const GROUP = 'sluice.dev';
+export const VERSION = 'v1alpha1';
+export const KINDS = {
+  DatabaseService: { group: GROUP, version: VERSION, plural: 'databaseservices' },
+  Pipe: { group: GROUP, version: VERSION, plural: 'pipes' },
+} as const;
+export type BenchKind = keyof typeof KINDS;
+
+/** One figure of a benchmark: the value, its target and whether it is met (undefined: no target). */
+export interface Figure {
+  benchmark: string;
+  figure: string;
+  value: number;
+  unit?: string;
+  target?: string;
+  pass?: boolean;
+}
+
+export const figure = (
+  benchmark: string,
+  name: string,
+  value: number,
+  { unit, max }: { unit?: string; max?: number } = {},
+): Figure => ({
+  benchmark,
+  figure: name,
+  value,
+  ...(unit ? { unit } : {}),
+  ...(max !== undefined ? { target: `≤ ${max}${unit ? ` ${unit}` : ''}`, pass: value <= max } : {}),
+});
+
+export interface Cluster {
+  plane: ControlPlane;
+  kubeConfig: KubeConfig;
+  /** JSON request to the apiserver, counted in `requests` (the benchmark's own load). */
+  kube<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T>;
+  requests: number;
+  stop(): Promise<void>;
+}
+
+export async function startCluster(): Promise<Cluster> {
+  const plane = await startControlPlane();
+  const kubeConfig = new KubeConfig();
+  kubeConfig.loadFromFile(plane.kubeconfig);
+  const cluster: Cluster = {
+    plane,
+    kubeConfig,
+    requests: 0,
+    kube: (method, path, body, contentType) => {
+      cluster.requests++;
+      return kubeRequestJson(kubeConfig, { method, path, body, ...(contentType ? { contentType } : {}) });
+    },
+    stop: () => plane.stop(),
+  };
+  return cluster;
+}
+
+/** The apiserver's own `apiserver_request_total`, by `<verb> <resource>`. */
+export async function apiserverRequests(cluster: Cluster): Promise<Map<string, number>> {
+  const options: https.RequestOptions = {};
+  await cluster.kubeConfig.applyToHTTPSOptions(options);
+  const server = cluster.kubeConfig.getCurrentCluster()!.server;
+  const text = await new Promise<string>((resolve, reject) => {
+    https
+      .get(`${server}/metrics`, options, (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve(body));
+        response.on('error', reject);
+      })
+      .on('error', reject);
+  });
+  const counts = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith('apiserver_request_total{')) continue;
+    const label = (name: string) => new RegExp(`[{,]${name}="([^"]*)"`).exec(line)?.[1] ?? '';
+    const key = `${label('verb')} ${label('resource')}`;
+    counts.set(key, (counts.get(key) ?? 0) + Number(line.split(' ').at(-1)));
+  }
+  return counts;
+}
+
+/**
+ * Counts the requests the operator sends, as the apiserver counts them, from `since` on: every verb on
+ * sluice kinds, Secrets and Events except the benchmark's own creates of the objects and the LIST/WATCH of
+ * informers (a constant few per run, not per object).
+ */
+export async function operatorRequests(
+  cluster: Cluster,
+  since = new Map<string, number>(),
+): Promise<{ total: number; byVerb: Record<string, number>; counts: Map<string, number> }> {
+  const counts = await apiserverRequests(cluster);
+  const byVerb: Record<string, number> = {};
+  let total = 0;
+  for (const [key, value] of counts) {
+    const [verb, resource] = key.split(' ') as [string, string];
+    const ours =
+      ['databaseservices', 'pipes', 'secrets', 'events'].includes(resource) &&
+      !['LIST', 'WATCH'].includes(verb) &&
+      !(verb === 'POST' && (resource === 'databaseservices' || resource === 'pipes'));
+    const delta = value - (since.get(key) ?? 0);
+    if (!ours || delta === 0) continue;
+    byVerb[key] = delta;
+    total += delta;
+  }
+  return { total, byVerb, counts };
+}
+
+let namespaces = 0;
+
+/** A fresh namespace with the cloud credentials Secret and the kafka credentials the pipes use. */
+export async function createNamespace(
+  cluster: Cluster,
+  prefix: string,
+  emulator?: Emulator,
+): Promise<string> {
+  const namespace = `${prefix}-${++namespaces}-${Date.now() % 100_000}`;
+  await cluster.kube('POST', '/api/v1/namespaces', { metadata: { name: namespace } });
+  const secret = (name: string, stringData: Record<string, string>) =>
+    cluster.kube('POST', `/api/v1/namespaces/${namespace}/secrets`, { metadata: { name }, stringData });
+  await secret('kafka', { username: 'bench', password: 'bench-password' });
+  if (emulator) {
+    const { organizationId, keyId, keySecret } = emulator.credentials;
+    await secret('cloud', { organizationId, keyId, keySecret, managementUrl: emulator.url });
+  }
+  return namespace;
+}
+
+export interface StackOptions {
+  rateLimit?: RateLimitOption;
+  flags?: Partial<OperatorFlags>;
+}
+
+export interface Stack {
+  emulator: Emulator;
+  namespace: string;
+  operator: RunningOperator;
+  stop(): Promise<void>;
+}
+
+/** The emulator (--transition-ms 0) and the operator in this process, watching one new namespace. */
+export async function startStack(
+  cluster: Cluster,
+  prefix: string,
+  options: StackOptions = {},
+): Promise<Stack> {
+  const emulator = await startEmulator({
+    port: 0,
+    transitionMs: 0,
+    logger: false,
+    rateLimit: options.rateLimit ?? 'off',
+  });
+  const namespace = await createNamespace(cluster, prefix, emulator);
+  const flags: OperatorFlags = {
+    kubeconfig: cluster.plane.kubeconfig,
+    namespace,
+    credentialsSecret: `${namespace}/cloud`,
+    metricsBindAddress: '0',
+    healthProbeBindAddress: '0',
+    managementQuota: 'off',
+    ...options.flags,
+  };
+  const operator = await startOperator(
+    OperatorConfig.parse(flags),
+    pino({ level: process.env.BENCH_LOG ?? 'silent' }),
+  );
+  return {
+    emulator,
+    namespace,
+    operator,
+    stop: async () => {
+      await operator.stop();
+      await emulator.stop();
+    },
+  };
+}
+
+interface CallRecord {
+  method: string;
+  path: string;
+  status: number;
+  timestamp: string;
+}
+
+/** The emulator's call log (kept calls) and counts since it was last cleared. */
+export async function cloudCalls(
+  stack: Stack,
+): Promise<{ calls: CallRecord[]; answered: number; tooMany: number; reads: number; writes: number }> {
+  const log = (await (await fetch(`${stack.emulator.url}/_emulator/calls`)).json()) as {
+    calls: CallRecord[];
+  };
+  const answered = log.calls.filter((call) => call.status !== 429);
+  return {
+    calls: log.calls,
+    answered: answered.length,
+    tooMany: log.calls.length - answered.length,
+    reads: answered.filter((call) => call.method === 'GET').length,
+    writes: answered.filter((call) => call.method !== 'GET').length,
+  };
+}
+
+export const clearCloudCalls = (stack: Stack) =>
+  fetch(`${stack.emulator.url}/_emulator/calls`, { method: 'DELETE' });
+
+/** The objects of a mixed run: half services, half kafka pipes each into one of those services. */
+export function mixedObjects(
+  count: number,
+): { kind: BenchKind; name: string; spec: Record<string, unknown> }[] {
+  const services = Math.ceil(count / 2);
+  return Array.from({ length: count }, (_, i) =>
+    i % 2 === 0 || i / 2 >= services
+      ? { kind: 'DatabaseService' as const, name: `svc-${i}`, spec: serviceSpec(i) }
+      : { kind: 'Pipe' as const, name: `pipe-${i}`, spec: pipeSpec(i, `svc-${i - 1}`) },
+  );
+}
+
+export const serviceSpec = (i: number) => ({ name: `bench ${i}`, provider: 'aws', region: 'us-east-1' });
+
+export const pipeSpec = (i: number, service: string) => ({
+  serviceRef: { name: service },
+  name: `bench pipe ${i}`,
+  source: {
+    kafka: { brokers: 'broker:9092', topics: `topic-${i}`, credentialsSecretRef: { name: 'kafka' } },
+  },
+  destination: { database: 'default', table: `events_${i}` },
+});
+
+export const objectPath = (kind: BenchKind, namespace: string, name = '') =>
+  `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${KINDS[kind].plural}${name ? `/${name}` : ''}`;
+
+/** Runs `work` over `items` with at most `concurrency` in flight. */
+export async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>) {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await work(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+}
+
+/** Creates the objects (16 in flight: a burst, as `kubectl apply -f dir/` of many files would send it). */
+export async function applyAll(
+  cluster: Cluster,
+  namespace: string,
+  objects: ReturnType<typeof mixedObjects>,
+  appliedAt?: Map<string, number>,
+): Promise<void> {
+  await pool(objects, 16, async ({ kind, name, spec }) => {
+    appliedAt?.set(`${kind}/${name}`, performance.now());
+    await cluster.kube('POST', objectPath(kind, namespace), {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind,
+      metadata: { name, namespace },
+      spec,
+    });
+  });
+}
+
+const isReady = (object: ManagedObject) =>
+  object.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+
+/** Watches the benchmark's kinds in a namespace (one LIST and WATCH each) and notes when each is Ready. */
+export class ReadyTracker {
+  readonly readyAt = new Map<string, number>();
+  private readonly informers: Informer<ManagedObject>[];
+  private waiters: Array<() => void> = [];
+
+  constructor(cluster: Cluster, namespace: string) {
+    this.informers = Object.entries(KINDS).map(([kind, resource]) => {
+      const informer = new Informer<ManagedObject>({ kubeConfig: cluster.kubeConfig, resource, namespace });
+      informer.subscribe((key) => {
+        const object = informer.cache.get(key);
+        const id = `${kind}/${key.slice(key.indexOf('/') + 1)}`;
+        if (object && isReady(object) && !this.readyAt.has(id)) {
+          this.readyAt.set(id, performance.now());
+          this.waiters.splice(0).forEach((wake) => wake());
+        }
+      });
+      informer.start();
+      return informer;
+    });
+  }
+
+  /** Resolves once `count` objects are Ready; rejects after `timeoutMs`. */
+  async waitFor(count: number, timeoutMs: number): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    while (this.readyAt.size < count) {
+      if (performance.now() > deadline) {
+        throw new Error(`only ${this.readyAt.size} of ${count} Ready after ${timeoutMs / 1000} s`);
+      }
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve);
+        setTimeout(resolve, 1_000);
+      });
+    }
+  }
+
+  stop = () => Promise.all(this.informers.map((informer) => informer.stop()));
+}
+
+export function percentile(values: readonly number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
+}
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Prints the figures as a table. */
+export function printTable(figures: readonly Figure[]): void {
+  const rows = figures.map((f) => [
+    f.benchmark,
+    f.figure,
+    `${round(f.value)}${f.unit ? ` ${f.unit}` : ''}`,
+    f.target ?? '',
+    f.pass === undefined ? '' : f.pass ? 'pass' : 'FAIL',
+  ]);
+  const header = ['benchmark', 'figure', 'value', 'target', ''];
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i]!.length)));
+  for (const row of [header, ...rows]) console.log(row.map((cell, i) => cell.padEnd(widths[i]!)).join('  '));
+}
+
+const round = (value: number) =>
+  Math.abs(value) >= 100 ? value.toFixed(0) : Math.abs(value) >= 10 ? value.toFixed(1) : value.toFixed(2);
+
+/** Writes `bench/results/<name>.json`: the figures and the parameters that produced them. */
+export function writeResult(name: string, parameters: Record<string, unknown>, figures: readonly Figure[]) {
+  const dir = new URL('./results/', import.meta.url);
+  mkdirSync(dir, { recursive: true });
+  const result = { benchmark: name, at: new Date().toISOString(), parameters, figures };
+  writeFileSync(new URL(`${name}.json`, dir), `${JSON.stringify(result, null, 2)}\n`);
+}
+
+/** A benchmark: run on a cluster with its parsed flags, returning its figures. */
+export interface Benchmark {
+  name: string;
+  /** Flags and their defaults (all strings, as `parseArgs` reads them). */
+  flags: Record<string, string>;
+  run(cluster: Cluster, args: Record<string, string>): Promise<Figure[]>;
+}
+
+/** Whether the module at `url` is the script node was started with (not imported by `bench/all.ts`). */
+export const isMain = (url: string) =>
+  process.argv[1] !== undefined && url === pathToFileURL(process.argv[1]).href;
+
+/** Runs one benchmark as a script: its own control plane, its table, its JSON result. */
+export async function main(benchmark: Benchmark, argv = process.argv.slice(2)): Promise<void> {
+  const { parseArgs } = await import('node:util');
+  const options = Object.fromEntries(
+    Object.entries(benchmark.flags).map(([name, value]) => [
+      name,
+      { type: 'string' as const, default: value },
+    ]),
+  );
+  const { values } = parseArgs({ args: argv, options });
+  const cluster = await startCluster();
+  try {
+    const args = values as Record<string, string>;
+    const figures = await benchmark.run(cluster, args);
+    printTable(figures);
+    writeResult(benchmark.name, args, figures);
+  } finally {
+    await cluster.stop();
+  }
+}

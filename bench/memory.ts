@@ -1,0 +1,80 @@
+// `npm run bench:memory [-- --objects 10000 --entry bin/sluice.js]`: the operator as its own process (as it
+// runs in production: `sluice run`), its RSS idle with no objects and settled with N objects Ready.
+// `--entry` picks what runs: bin/sluice.js (tsx, or the compiled dist/ once built) or a compiled cli.js.
+import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { startEmulator } from '../src/emulator/server.ts';
+import {
+  applyAll,
+  createNamespace,
+  figure,
+  isMain,
+  main,
+  mixedObjects,
+  ReadyTracker,
+  sleep,
+  type Benchmark,
+} from './harness.ts';
+
+/** Resident set size of a process, in MB (from /proc: Linux only). */
+function rssMb(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb) / 1024;
+}
+
+/** The highest RSS over a few seconds: the sample a memory limit would have to allow. */
+async function peakRss(pid: number, seconds: number): Promise<number> {
+  let peak = 0;
+  for (let i = 0; i < seconds * 4; i++) {
+    peak = Math.max(peak, rssMb(pid));
+    await sleep(250);
+  }
+  return peak;
+}
+
+export const memory: Benchmark = {
+  name: 'memory',
+  flags: { objects: '10000', entry: 'bin/sluice.js', 'settle-s': '15', 'timeout-s': '900' },
+  async run(cluster, args) {
+    const count = Number(args.objects);
+    const emulator = await startEmulator({ port: 0, transitionMs: 0, logger: false, rateLimit: 'off' });
+    const namespace = await createNamespace(cluster, 'memory', emulator);
+    const operator = spawn(
+      process.execPath,
+      [
+        args.entry!,
+        'run',
+        `--kubeconfig=${cluster.plane.kubeconfig}`,
+        `--namespace=${namespace}`,
+        `--credentials-secret=${namespace}/cloud`,
+        '--management-quota=off',
+        '--metrics-bind-address=0',
+        '--health-probe-bind-address=0',
+        '--log-level=warn',
+      ],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    try {
+      const settle = Number(args['settle-s']);
+      await sleep(settle * 1000);
+      const idleMb = await peakRss(operator.pid!, 5);
+      const tracker = new ReadyTracker(cluster, namespace);
+      await applyAll(cluster, namespace, mixedObjects(count));
+      await tracker.waitFor(count, Number(args['timeout-s']) * 1000);
+      await tracker.stop();
+      await sleep(settle * 1000);
+      const settledMb = await peakRss(operator.pid!, 5);
+      const name = `memory (${args.entry})`;
+      return [
+        figure(name, 'RSS idle, 0 objects', idleMb, { unit: 'MB', max: 90 }),
+        figure(name, `RSS settled, ${count} objects`, settledMb, { unit: 'MB', max: 150 }),
+      ];
+    } finally {
+      operator.kill('SIGTERM');
+      await new Promise((resolve) => operator.once('exit', resolve));
+      await emulator.stop();
+    }
+  },
+};
+
+if (isMain(import.meta.url)) await main(memory);

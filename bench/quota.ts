@@ -1,0 +1,47 @@
+// `npm run bench:quota [-- --services 100 --pipes 100 --limit 20/1s]`: the emulator and the operator at the
+// same scaled rate limit. The time to all Ready is compared with the least time the calls made could take at
+// that rate (calls ÷ rate); a 429 would mean the operator's scheduler let a call through too early.
+import {
+  applyAll,
+  cloudCalls,
+  figure,
+  isMain,
+  main,
+  mixedObjects,
+  ReadyTracker,
+  startStack,
+  type Benchmark,
+} from './harness.ts';
+
+export const quota: Benchmark = {
+  name: 'quota',
+  flags: { objects: '200', requests: '20', 'window-s': '1', 'timeout-s': '600' },
+  async run(cluster, args) {
+    const count = Number(args.objects);
+    const requests = Number(args.requests);
+    const windowSeconds = Number(args['window-s']);
+    const stack = await startStack(cluster, 'quota', {
+      rateLimit: { requests, windowSeconds },
+      flags: { managementQuota: `${requests}/${windowSeconds}s` },
+    });
+    const tracker = new ReadyTracker(cluster, stack.namespace);
+    const started = performance.now();
+    await applyAll(cluster, stack.namespace, mixedObjects(count));
+    await tracker.waitFor(count, Number(args['timeout-s']) * 1000);
+    const seconds = (Math.max(...tracker.readyAt.values()) - started) / 1000;
+    const calls = await cloudCalls(stack);
+    await tracker.stop();
+    await stack.stop();
+
+    const floorSeconds = calls.answered / (requests / windowSeconds);
+    const name = `quota (${count} objects, ${requests}/${windowSeconds} s)`;
+    return [
+      figure(name, 'time to all Ready', seconds, { unit: 's' }),
+      figure(name, 'cloud calls made (not 429)', calls.answered),
+      figure(name, 'time ÷ (calls ÷ rate)', seconds / floorSeconds, { max: 1.1 }),
+      figure(name, '429s earned', calls.tooMany, { max: 0 }),
+    ];
+  },
+};
+
+if (isMain(import.meta.url)) await main(quota);

@@ -1,0 +1,115 @@
+// `npm run bench:scale [-- --count 2000 --concurrency 4]`: a burst of N objects (half DatabaseServices, half
+// kafka Pipes each into one of them) to all Ready, against the floor measured in the same run: a script that
+// makes only the writes a correct operator cannot avoid (create the object, add the finalizer, create the
+// connection Secret of a service, patch status once), with as many writers as the operator has workers.
+import {
+  applyAll,
+  cloudCalls,
+  createNamespace,
+  figure,
+  isMain,
+  main,
+  mixedObjects,
+  objectPath,
+  operatorRequests,
+  percentile,
+  pool,
+  ReadyTracker,
+  startStack,
+  type Benchmark,
+  type Cluster,
+} from './harness.ts';
+
+const MERGE_PATCH = 'application/merge-patch+json';
+
+/** The floor: per object, the writes no correct operator avoids, started as soon as the object exists. */
+async function floor(cluster: Cluster, count: number, writers: number): Promise<number> {
+  const namespace = await createNamespace(cluster, 'floor');
+  const objects = mixedObjects(count);
+  const created: typeof objects = [];
+  const sleeping: Array<() => void> = [];
+  const wake = () => sleeping.splice(0).forEach((resolve) => resolve());
+  let applying = true;
+  const started = performance.now();
+  const writes = async () => {
+    for (;;) {
+      const object = created.shift();
+      if (!object) {
+        if (!applying) return;
+        await new Promise<void>((resolve) => sleeping.push(resolve));
+        continue;
+      }
+      const path = objectPath(object.kind, namespace, object.name);
+      await cluster.kube('PATCH', path, { metadata: { finalizers: ['sluice.dev/finalizer'] } }, MERGE_PATCH);
+      if (object.kind === 'DatabaseService') {
+        await cluster.kube('POST', `/api/v1/namespaces/${namespace}/secrets`, {
+          metadata: { name: `${object.name}-connection` },
+          stringData: { username: 'default', password: 'floor-password', host: 'h', port: '9440' },
+        });
+      }
+      const condition = { type: 'Ready', status: 'True', reason: 'Available', observedGeneration: 1 };
+      await cluster.kube(
+        'PATCH',
+        `${path}/status`,
+        {
+          status: {
+            id: object.name,
+            conditions: [{ ...condition, lastTransitionTime: new Date().toISOString() }],
+          },
+        },
+        MERGE_PATCH,
+      );
+    }
+  };
+  const writing = Promise.all(Array.from({ length: writers }, writes));
+  await pool(objects, 16, async (object) => {
+    await applyAll(cluster, namespace, [object]);
+    created.push(object);
+    wake();
+  });
+  applying = false;
+  wake();
+  await writing;
+  return performance.now() - started;
+}
+
+export const scale: Benchmark = {
+  name: 'scale',
+  flags: { count: '2000', concurrency: '4', 'timeout-s': '900' },
+  async run(cluster, args) {
+    const count = Number(args.count);
+    const concurrency = Number(args.concurrency);
+    const floorMs = await floor(cluster, count, concurrency * 2);
+
+    const stack = await startStack(cluster, 'scale', { flags: { concurrency: String(concurrency) } });
+    const tracker = new ReadyTracker(cluster, stack.namespace);
+    const appliedAt = new Map<string, number>();
+    const before = await operatorRequests(cluster);
+    const started = performance.now();
+    await applyAll(cluster, stack.namespace, mixedObjects(count), appliedAt);
+    await tracker.waitFor(count, Number(args['timeout-s']) * 1000);
+    const totalMs = Math.max(...tracker.readyAt.values()) - started;
+    // The benchmark's own requests in between are its creates, which operatorRequests leaves out.
+    const requests = await operatorRequests(cluster, before.counts);
+    console.log('apiserver requests by the operator per object:');
+    for (const [key, n] of Object.entries(requests.byVerb))
+      console.log(`  ${key.padEnd(24)} ${(n / count).toFixed(2)}`);
+    const cloud = await cloudCalls(stack);
+    const latencies = [...tracker.readyAt].map(([id, at]) => at - appliedAt.get(id)!);
+    await tracker.stop();
+    await stack.stop();
+
+    const name = `scale (N=${count})`;
+    return [
+      figure(name, 'time to all Ready, operator', totalMs / 1000, { unit: 's' }),
+      figure(name, 'time to all Ready, floor script', floorMs / 1000, { unit: 's' }),
+      figure(name, 'operator time ÷ floor', totalMs / floorMs, { max: 1.3 }),
+      figure(name, 'apiserver requests per object', requests.total / count, { max: 5 }),
+      figure(name, 'p50 apply→Ready ÷ total time', percentile(latencies, 0.5) / totalMs, { max: 0.5 }),
+      figure(name, 'p50 apply→Ready', percentile(latencies, 0.5) / 1000, { unit: 's' }),
+      figure(name, 'cloud calls per object', cloud.answered / count),
+    ];
+  },
+};
+
+if (isMain(import.meta.url)) await main(scale);
