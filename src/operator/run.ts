@@ -1,7 +1,7 @@
-import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { createCloudAgent } from '../cloud/http.ts';
 import { createLogger } from '../cloud/logging.ts';
+import { loadKubeAccess } from '../runtime/kube-config.ts';
 import { closeKubeConnections } from '../runtime/kube-http.ts';
 import {
   HealthChecks,
@@ -35,9 +35,7 @@ export interface RunningOperator {
  */
 export async function startOperator(config: OperatorConfig, logger?: Logger): Promise<RunningOperator> {
   const log = logger ?? createLogger({ level: config.logLevel });
-  const kubeConfig = new KubeConfig();
-  if (config.kubeconfig) kubeConfig.loadFromFile(config.kubeconfig);
-  else kubeConfig.loadFromDefault();
+  const kubeConfig = await loadKubeAccess(config.kubeconfig);
 
   const metrics = new OperatorMetrics({ processMetrics: true });
   const kube = new KubeWriter(kubeConfig);

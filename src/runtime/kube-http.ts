@@ -2,11 +2,11 @@ import http from 'node:http';
 import https from 'node:https';
 import { createHash } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeAccess } from './kube-config.ts';
 
 /**
  * Minimal kind-agnostic HTTP to the kube-apiserver. Authentication and TLS come from client-node's
- * `KubeConfig.applyToHTTPSOptions` — the same path its `Watch` class takes — but the request is ours, so
+ * `KubeAccess.applyToHTTPSOptions` — the same path its `Watch` class takes — but the request is ours, so
  * it can be aborted at any moment. client-node's `Watch.watch()` only hands out its AbortController once
  * response headers arrive, so a server that never answers would hold the socket forever.
  */
@@ -44,7 +44,7 @@ export interface KubeRequest {
 }
 
 /** Sends the request and parses the JSON answer; throws `KubeApiError` for any non-2xx status. */
-export async function kubeRequestJson<T>(kubeConfig: KubeConfig, request: KubeRequest): Promise<T> {
+export async function kubeRequestJson<T>(kubeConfig: KubeAccess, request: KubeRequest): Promise<T> {
   const response = await send(kubeConfig, request, { pooled: true });
   const text = await readBody(response);
   if (!isSuccess(response)) throw apiError(request, response, text);
@@ -53,7 +53,7 @@ export async function kubeRequestJson<T>(kubeConfig: KubeConfig, request: KubeRe
 
 /** Opens a streaming GET (a watch); throws `KubeApiError` unless the server answers 200. */
 export async function kubeOpenStream(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeAccess,
   request: KubeRequest,
 ): Promise<http.IncomingMessage> {
   // A watch holds its connection for minutes: it gets its own, never a pooled one that an abort could
@@ -134,16 +134,16 @@ function sharedAgent(
 }
 
 /**
- * Applying a KubeConfig reads its certificates and builds an agent (about 150 µs), and identifying the agent
+ * Applying a KubeAccess reads its certificates and builds an agent (about 150 µs), and identifying the agent
  * hashes the CA bundle: done per request, that was a large share of the operator's CPU in a burst. Pooled
  * requests reuse the applied options (auth headers included) for this long, so a rotated token or
  * certificate is still picked up promptly.
  */
 const REAPPLY_AFTER_MS = 1_000;
-let applied = new WeakMap<KubeConfig, { options: https.RequestOptions; at: number }>();
+let applied = new WeakMap<KubeAccess, { options: https.RequestOptions; at: number }>();
 
 async function pooledOptions(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeAccess,
   transport: typeof http | typeof https,
 ): Promise<https.RequestOptions> {
   const now = performance.now();
@@ -178,7 +178,7 @@ export function isGone(error: unknown): boolean {
 }
 
 async function send(
-  kubeConfig: KubeConfig,
+  kubeConfig: KubeAccess,
   request: KubeRequest,
   { pooled }: { pooled: boolean },
 ): Promise<http.IncomingMessage> {

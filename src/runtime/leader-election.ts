@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeAccess } from './kube-config.ts';
 import { pino, type Logger } from 'pino';
 import { KubeApiError, kubeRequestJson } from './kube-http.ts';
 
 export interface LeaderElectionOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeAccess;
   /** Namespace and name of the coordination.k8s.io/v1 Lease. */
   namespace: string;
   name: string;

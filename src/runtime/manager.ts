@@ -1,4 +1,4 @@
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeAccess } from './kube-config.ts';
 import type { Logger } from 'pino';
 import { objectKey } from './cache.ts';
 import { Controller } from './controller.ts';
@@ -22,7 +22,7 @@ export interface ManagerOptions<Cloud> extends Pick<
   ManagedReconcilerOptions<ManagedObject, Cloud, unknown>,
   'writer' | 'events' | 'cloudFor' | 'syncIntervalMs' | 'pollIntervalMs' | 'maxPollIntervalMs' | 'signal'
 > {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeAccess;
   kinds: readonly ManagedKind<ManagedObject, Cloud, unknown>[];
   /** Watch one namespace only; all namespaces when omitted. */
   namespace?: string;

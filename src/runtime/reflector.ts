@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeAccess } from './kube-config.ts';
 import { pino, type Logger } from 'pino';
 import { JitteredBackoff } from './backoff.ts';
 import { ObjectCache, type KubeObject, type ReadonlyCache } from './cache.ts';
@@ -20,7 +20,7 @@ export interface ResourceType {
 }
 
 export interface ReflectorOptions {
-  kubeConfig: KubeConfig;
+  kubeConfig: KubeAccess;
   resource: ResourceType;
   /** Mirror one namespace only; all namespaces when omitted. */
   namespace?: string;

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { KubeAccess } from '../kube-config.ts';
 import { KubeApiError, kubeRequestJson } from '../kube-http.ts';
 import { MANAGED_BY_LABEL } from './annotations.ts';
 import { ReconcileError } from './errors.ts';
@@ -44,7 +44,7 @@ export function assertControlledBy(secret: SecretObject, owner: ManagedObject): 
 
 /** The writes the reconciler makes to Kubernetes: status, finalizers, connection Secrets and Events. */
 export class KubeWriter {
-  constructor(private readonly kubeConfig: KubeConfig) {}
+  constructor(private readonly kubeConfig: KubeAccess) {}
 
   /**
    * Replaces the status with a JSON merge patch; fields the new status drops, at any depth, are sent as null
