@@ -315,6 +315,22 @@ export class ReadyTracker {
   stop = () => Promise.all(this.informers.map((informer) => informer.stop()));
 }
 
+/** Applies `count` mixed objects into the stack's namespace and waits until all are Ready. */
+export async function applyAndWait(cluster: Cluster, stack: Stack, count: number, timeoutSeconds: string) {
+  const tracker = new ReadyTracker(cluster, stack.namespace);
+  const objects = mixedObjects(count);
+  const appliedAt = new Map<string, number>();
+  const startedAt = performance.now();
+  try {
+    await applyAll(cluster, stack.namespace, objects, appliedAt);
+    await tracker.waitFor(count, Number(timeoutSeconds) * 1000);
+  } finally {
+    await tracker.stop();
+  }
+  const lastReadyAt = Math.max(...tracker.readyAt.values());
+  return { objects, appliedAt, readyAt: tracker.readyAt, startedAt, lastReadyAt };
+}
+
 export function percentile(values: readonly number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;

@@ -3,15 +3,13 @@
 // checks of --sync-interval imply.
 import { parseDurationMs } from '../src/runtime/duration.ts';
 import {
-  applyAll,
+  applyAndWait,
   clearCloudCalls,
   cloudCalls,
   figure,
   isMain,
   main,
-  mixedObjects,
   operatorRequests,
-  ReadyTracker,
   sleep,
   startStack,
   type Benchmark,
@@ -25,9 +23,7 @@ export const idle: Benchmark = {
     const windowSeconds = Number(args['window-s']);
     const syncMs = parseDurationMs(args['sync-interval']!, 'sync-interval');
     const stack = await startStack(cluster, 'idle', { flags: { syncInterval: args['sync-interval']! } });
-    const tracker = new ReadyTracker(cluster, stack.namespace);
-    await applyAll(cluster, stack.namespace, mixedObjects(count));
-    await tracker.waitFor(count, Number(args['timeout-s']) * 1000);
+    await applyAndWait(cluster, stack, count, args['timeout-s']!);
     // Let the reconciles triggered by the operator's own last writes finish before the window opens.
     await sleep(Number(args['settle-s']) * 1000);
     await clearCloudCalls(stack);
@@ -35,7 +31,6 @@ export const idle: Benchmark = {
     await sleep(windowSeconds * 1000);
     const kube = await operatorRequests(cluster, before.counts);
     const cloud = await cloudCalls(stack);
-    await tracker.stop();
     await stack.stop();
 
     const kubeWrites = Object.entries(kube.byVerb)

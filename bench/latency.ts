@@ -2,16 +2,14 @@
 // DatabaseService's spec at a time; measured is the time from sending the edit to the cloud PATCH arriving
 // at the emulator (both clocks are this process's).
 import {
-  applyAll,
+  applyAndWait,
   clearCloudCalls,
   cloudCalls,
   figure,
   isMain,
   main,
-  mixedObjects,
   objectPath,
   percentile,
-  ReadyTracker,
   sleep,
   startStack,
   type Benchmark,
@@ -25,10 +23,7 @@ export const latency: Benchmark = {
   async run(cluster, args) {
     const count = Number(args.objects);
     const stack = await startStack(cluster, 'latency');
-    const tracker = new ReadyTracker(cluster, stack.namespace);
-    const objects = mixedObjects(count);
-    await applyAll(cluster, stack.namespace, objects);
-    await tracker.waitFor(count, Number(args['timeout-s']) * 1000);
+    const { objects } = await applyAndWait(cluster, stack, count, args['timeout-s']!);
 
     const services = objects.filter((o) => o.kind === 'DatabaseService');
     const latencies: number[] = [];
@@ -49,7 +44,6 @@ export const latency: Benchmark = {
       }
       if (call) latencies.push(Date.parse(call.timestamp) - editedAt);
     }
-    await tracker.stop();
     await stack.stop();
 
     const name = `latency (${count} objects, ${latencies.length} edits)`;

@@ -1,17 +1,7 @@
 // `npm run bench:quota [-- --services 100 --pipes 100 --limit 20/1s]`: the emulator and the operator at the
 // same scaled rate limit. The time to all Ready is compared with the least time the calls made could take at
 // that rate (calls ÷ rate); a 429 would mean the operator's scheduler let a call through too early.
-import {
-  applyAll,
-  cloudCalls,
-  figure,
-  isMain,
-  main,
-  mixedObjects,
-  ReadyTracker,
-  startStack,
-  type Benchmark,
-} from './harness.ts';
+import { applyAndWait, cloudCalls, figure, isMain, main, startStack, type Benchmark } from './harness.ts';
 
 export const quota: Benchmark = {
   name: 'quota',
@@ -24,13 +14,9 @@ export const quota: Benchmark = {
       rateLimit: { requests, windowSeconds },
       flags: { managementQuota: `${requests}/${windowSeconds}s` },
     });
-    const tracker = new ReadyTracker(cluster, stack.namespace);
-    const started = performance.now();
-    await applyAll(cluster, stack.namespace, mixedObjects(count));
-    await tracker.waitFor(count, Number(args['timeout-s']) * 1000);
-    const seconds = (Math.max(...tracker.readyAt.values()) - started) / 1000;
+    const { startedAt, lastReadyAt } = await applyAndWait(cluster, stack, count, args['timeout-s']!);
+    const seconds = (lastReadyAt - startedAt) / 1000;
     const calls = await cloudCalls(stack);
-    await tracker.stop();
     await stack.stop();
 
     const floorSeconds = calls.answered / (requests / windowSeconds);

@@ -4,6 +4,7 @@
 // connection Secret of a service, patch status once), with as many writers as the operator has workers.
 import {
   applyAll,
+  applyAndWait,
   cloudCalls,
   createNamespace,
   figure,
@@ -14,7 +15,6 @@ import {
   operatorRequests,
   percentile,
   pool,
-  ReadyTracker,
   startStack,
   type Benchmark,
   type Cluster,
@@ -82,21 +82,21 @@ export const scale: Benchmark = {
     const floorMs = await floor(cluster, count, concurrency * 2);
 
     const stack = await startStack(cluster, 'scale', { flags: { concurrency: String(concurrency) } });
-    const tracker = new ReadyTracker(cluster, stack.namespace);
-    const appliedAt = new Map<string, number>();
     const before = await operatorRequests(cluster);
-    const started = performance.now();
-    await applyAll(cluster, stack.namespace, mixedObjects(count), appliedAt);
-    await tracker.waitFor(count, Number(args['timeout-s']) * 1000);
-    const totalMs = Math.max(...tracker.readyAt.values()) - started;
+    const { appliedAt, readyAt, startedAt, lastReadyAt } = await applyAndWait(
+      cluster,
+      stack,
+      count,
+      args['timeout-s']!,
+    );
+    const totalMs = lastReadyAt - startedAt;
     // The benchmark's own requests in between are its creates, which operatorRequests leaves out.
     const requests = await operatorRequests(cluster, before.counts);
     console.log('apiserver requests by the operator per object:');
     for (const [key, n] of Object.entries(requests.byVerb))
       console.log(`  ${key.padEnd(24)} ${(n / count).toFixed(2)}`);
     const cloud = await cloudCalls(stack);
-    const latencies = [...tracker.readyAt].map(([id, at]) => at - appliedAt.get(id)!);
-    await tracker.stop();
+    const latencies = [...readyAt].map(([id, at]) => at - appliedAt.get(id)!);
     await stack.stop();
 
     const name = `scale (N=${count})`;
