@@ -3,6 +3,7 @@
 // table and every finding; exits 1 when a scenario found a duplicate, an orphan, a secret or did not converge.
 import { parseArgs } from 'node:util';
 import { startControlPlane } from '../test/harness/controlPlane.ts';
+import { admissionBadInput, contractBadInput } from '../test/chaos/bad-input-run.ts';
 import { FULL, runSuite, summaryTable } from '../test/chaos/suite.ts';
 
 const { values: args } = parseArgs({
@@ -35,6 +36,16 @@ try {
     ];
     for (const finding of findings) console.log(`  ${r.scenario}: ${finding}`);
     if (findings.length > 0 || r.converged !== r.objects) failed = true;
+  }
+  for (const [what, result] of [
+    ['admission', await admissionBadInput(cluster.kubeconfig)],
+    ['emulator contract', await contractBadInput()],
+  ] as const) {
+    console.log(
+      `bad input, ${what}: ${result.tried} cases, ${result.failures.length} not refused as they should be`,
+    );
+    for (const failure of result.failures) console.log(`  ${failure}`);
+    if (result.failures.length > 0) failed = true;
   }
 } finally {
   await cluster.stop();
