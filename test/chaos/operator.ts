@@ -22,6 +22,10 @@ export class ChaosOperator {
     for (const stream of [child.stdout!, child.stderr!])
       stream.on('data', (chunk: Buffer) => this.output.push(chunk.toString('utf8')));
     this.child = child;
+    // A run that dies (Ctrl-C, a failed assertion's worker exit) must not leave an operator behind.
+    const orphaned = () => child.kill('SIGKILL');
+    process.once('exit', orphaned);
+    child.once('exit', () => process.removeListener('exit', orphaned));
   }
 
   /** kill -9, then a new process at once (as a Deployment's restart would, only faster). */

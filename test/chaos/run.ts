@@ -39,6 +39,8 @@ export interface ChaosResult {
   converged: number;
   /** Longest time from an object's last change (create or edit) to Ready, in ms. */
   maxConvergeMs: number;
+  /** 429s the cloud answered: each one's Retry-After is checked against the later calls of its key. */
+  rateLimited: number;
   retryAfterViolations: string[];
   secretFindings: string[];
 }
@@ -278,6 +280,7 @@ export async function runChaos(scenario: ChaosScenario): Promise<ChaosResult> {
         [...removed].filter((k) => !listed.some((i) => key({ kind: i.kind, name: i.metadata.name }) === k))
           .length,
       maxConvergeMs: Math.max(0, ...[...readyAt].map(([k, at]) => at - (changedAt.get(k) ?? at))),
+      rateLimited: calls.filter((c) => c.status === 429).length,
       retryAfterViolations: retryAfterViolations(calls, RETRY_AFTER_S * 1000),
       secretFindings: secretScan(texts, secretValues),
     };

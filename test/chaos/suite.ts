@@ -63,7 +63,8 @@ export function summaryTable(results: ChaosResult[]): string {
       'orphans',
       'converged',
       'max time to converge',
-      'Retry-After violations',
+      '429s',
+      'calls inside Retry-After',
       'secrets found',
     ],
     ...results.map((r) => [
@@ -76,6 +77,7 @@ export function summaryTable(results: ChaosResult[]): string {
       String(r.orphans.length),
       `${r.converged}/${r.objects}`,
       `${(r.maxConvergeMs / 1000).toFixed(1)} s`,
+      String(r.rateLimited),
       String(r.retryAfterViolations.length),
       String(r.secretFindings.length),
     ]),
