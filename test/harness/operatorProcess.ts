@@ -16,8 +16,11 @@ export interface SluiceRunOptions {
 export function spawnSluiceRun(options: SluiceRunOptions): ChildProcess {
   return spawn(
     process.execPath,
+    // The sources, never a dist/ that a build may have left behind older than them.
     [
-      join(repoRoot, 'bin', 'sluice.js'),
+      '--import',
+      'tsx',
+      join(repoRoot, 'src', 'cli.ts'),
       'run',
       `--kubeconfig=${options.kubeconfig}`,
       `--namespace=${options.namespace}`,
