@@ -32,6 +32,9 @@ export interface ChaosResult {
   kills: number;
   faultsInjected: number;
   restarts: number;
+  /** Objects renamed and deleted right after the apiserver restart. */
+  renamed: number;
+  deleted: number;
   duplicates: string[];
   orphans: string[];
   mismatched: string[];
@@ -273,6 +276,8 @@ export async function runChaos(scenario: ChaosScenario): Promise<ChaosResult> {
       kills: operator.kills,
       faultsInjected: faults.faults.reduce((sum, f) => sum + f.applied, 0),
       restarts,
+      renamed: renamed.size,
+      deleted: removed.size,
       ...owned,
       // A deleted object counts as converged once it is gone.
       converged:

@@ -36,6 +36,8 @@ describe.skipIf(clusterSkipReason())('chaos (reduced size)', () => {
     }
     expect(results.find((r) => r.scenario === 'kill -9')!.kills).toBe(REDUCED.kills);
     expect(results.find((r) => r.scenario === 'cloud faults')!.faultsInjected).toBeGreaterThan(0);
+    const restart = results.find((r) => r.scenario === 'apiserver restart');
+    if (restart) expect(Math.min(restart.renamed, restart.deleted)).toBeGreaterThan(0);
   });
 
   it('no call of a key arrives inside the Retry-After of a 429 that key earned', () => {
