@@ -2,12 +2,16 @@
 // applied in a seeded random order while the operator is killed, the cloud fails or the apiserver restarts;
 // then everything is compared: cloud against manifests, call log against Retry-After, output against secrets.
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
 import { mulberry32 } from '../../src/emulator/faults.ts';
 import { startEmulator } from '../../src/emulator/server.ts';
 import { ownership, retryAfterViolations, secretScan, type ObjectState } from './checks.ts';
 import { CHAOS_KINDS, chaosKind, generateManifests, type CloudResource, type Manifest } from './kinds.ts';
 import { ChaosOperator } from './operator.ts';
+import { startCuttableProxy } from './proxy.ts';
 
 export interface ChaosScenario {
   name: string;
@@ -17,6 +21,8 @@ export interface ChaosScenario {
   kills?: number;
   /** Share of cloud calls (0..1) answered with a fault, spread evenly over FAULT_KINDS. */
   faultRate?: number;
+  /** Times the operator's connections to the apiserver (its watches with them) are cut, at random moments. */
+  cuts?: number;
   /** Restarts the apiserver halfway through the creates; renames and deletions follow at once. */
   restartApiserver?: () => Promise<void>;
   seed?: number;
@@ -32,6 +38,9 @@ export interface ChaosResult {
   kills: number;
   faultsInjected: number;
   restarts: number;
+  /** Cuts of the operator's apiserver connections, and how many connections they cut. */
+  cuts: number;
+  connectionsCut: number;
   /** Objects renamed and deleted right after the apiserver restart. */
   renamed: number;
   deleted: number;
@@ -83,8 +92,21 @@ export async function runChaos(scenario: ChaosScenario): Promise<ChaosResult> {
     seed: scenario.seed ?? 1,
   });
   const control = (path: string, init?: RequestInit) => fetch(`${emulator.url}/_emulator/${path}`, init);
+  // The operator reaches the apiserver through a proxy that can cut its connections.
+  const server = new URL(kc.getCurrentCluster()!.server);
+  const proxy = await startCuttableProxy(Number(server.port));
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-chaos-'));
+  const operatorKubeconfig = join(dir, 'kubeconfig');
+  const proxied = new KubeConfig();
+  proxied.loadFromOptions({
+    clusters: kc.clusters.map((c) => ({ ...c, server: `https://127.0.0.1:${proxy.port}` })),
+    users: kc.users,
+    contexts: kc.contexts,
+    currentContext: kc.currentContext,
+  });
+  writeFileSync(operatorKubeconfig, proxied.exportConfig(), { mode: 0o600 });
   const operator = new ChaosOperator({
-    kubeconfig: scenario.kubeconfig,
+    kubeconfig: operatorKubeconfig,
     namespace,
     credentialsSecret: `${namespace}/cloud`,
     // A quota scheduler (generous, so it adds no waits) is what makes a 429's Retry-After hold the whole key.
@@ -157,30 +179,32 @@ export async function runChaos(scenario: ChaosScenario): Promise<ChaosResult> {
           restarts += 1;
           // Right after the restart, while the operator's watches are being re-established: edits and deletions
           // it must not miss.
-          for (const done of order.slice(0, index).map((o) => o.m)) {
-            const roll = random();
-            if (roll < 0.15) {
-              const patch = chaosKind(done.kind).rename(done.spec);
-              renamed.set(key(done), { ...done.spec, ...patch });
-              changedAt.set(key(done), Date.now());
-              readyAt.delete(key(done));
-              await withRetry(`rename ${key(done)}`, () =>
-                objects.patch(
-                  { ...ref(done), spec: patch } as never,
-                  undefined,
-                  undefined,
-                  'chaos',
-                  undefined,
-                  PatchStrategy.MergePatch,
-                ),
-              );
-            } else if (
-              roll < 0.3 &&
-              !manifests.some((o) => chaosKind(o.kind).references?.includes(done.kind))
-            ) {
-              removed.add(key(done));
-              await withRetry(`delete ${key(done)}`, () => objects.delete(ref(done)));
-            }
+          const done = order.slice(0, index).map((o) => o.m);
+          const share = (list: Manifest[]) => list.slice(0, Math.ceil(0.15 * list.length));
+          for (const object of share(done)) {
+            const patch = chaosKind(object.kind).rename(object.spec);
+            renamed.set(key(object), { ...object.spec, ...patch });
+            changedAt.set(key(object), Date.now());
+            readyAt.delete(key(object));
+            await withRetry(`rename ${key(object)}`, () =>
+              objects.patch(
+                { ...ref(object), spec: patch } as never,
+                undefined,
+                undefined,
+                'chaos',
+                undefined,
+                PatchStrategy.MergePatch,
+              ),
+            );
+          }
+          // Only objects nothing references: deleting a referenced one is a different test (the references').
+          const unreferenced = done.filter(
+            (o) =>
+              !renamed.has(key(o)) && !manifests.some((r) => chaosKind(r.kind).references?.includes(o.kind)),
+          );
+          for (const object of share(unreferenced)) {
+            removed.add(key(object));
+            await withRetry(`delete ${key(object)}`, () => objects.delete(ref(object)));
           }
         }
         changedAt.set(key(m), Date.now());
@@ -228,7 +252,16 @@ export async function runChaos(scenario: ChaosScenario): Promise<ChaosResult> {
         await sleep(250);
       }
     })();
-    await Promise.all([applying, killing]);
+    let cuts = 0;
+    let connectionsCut = 0;
+    const cutting = (async () => {
+      for (let i = 0; i < (scenario.cuts ?? 0); i++) {
+        await sleep(random() * ((2 * spreadMs) / (scenario.cuts ?? 1)));
+        connectionsCut += proxy.cutAll();
+        cuts += 1;
+      }
+    })();
+    await Promise.all([applying, killing, cutting]);
     applied = true;
     log(`${scenario.name}: ${order.length} applied, ${operator.kills} kills; waiting for convergence`);
     await polling;
@@ -276,6 +309,8 @@ export async function runChaos(scenario: ChaosScenario): Promise<ChaosResult> {
       kills: operator.kills,
       faultsInjected: faults.faults.reduce((sum, f) => sum + f.applied, 0),
       restarts,
+      cuts,
+      connectionsCut,
       renamed: renamed.size,
       deleted: removed.size,
       ...owned,
@@ -292,5 +327,7 @@ export async function runChaos(scenario: ChaosScenario): Promise<ChaosResult> {
   } finally {
     await operator.stop();
     await emulator.stop();
+    await proxy.stop();
+    rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -40,7 +40,8 @@ export async function runSuite(
     results.push(
       await runChaos({
         ...common,
-        name: 'apiserver restart',
+        name: 'apiserver restart, watch cuts',
+        cuts: 3,
         kills: 0,
         faultRate: 0,
         restartApiserver: () => cluster.restartApiserver!(),
@@ -59,6 +60,7 @@ export function summaryTable(results: ChaosResult[]): string {
       'kills',
       'faults injected',
       'apiserver restarts',
+      'watch cuts (connections)',
       'renamed / deleted after',
       'duplicates',
       'orphans',
@@ -74,6 +76,7 @@ export function summaryTable(results: ChaosResult[]): string {
       String(r.kills),
       String(r.faultsInjected),
       String(r.restarts),
+      r.cuts ? `${r.cuts} (${r.connectionsCut})` : '-',
       r.restarts ? `${r.renamed} / ${r.deleted}` : '-',
       String(r.duplicates.length),
       String(r.orphans.length),
