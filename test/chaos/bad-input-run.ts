@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { z } from 'zod';
 import { customResourceDefinition } from '../../src/api/crd.ts';
+import { AlertRequest } from '../../src/cloud/schemas/alert.ts';
 import { PipeCreateRequest } from '../../src/cloud/schemas/pipe.ts';
 import { ServiceCreateRequest } from '../../src/cloud/schemas/service.ts';
 import { startEmulator } from '../../src/emulator/server.ts';
@@ -65,13 +66,13 @@ const CONTRACT = [
   {
     what: 'POST services',
     schema: ServiceCreateRequest,
-    path: () => 'services',
+    path: () => 'v1/organizations/:org/services',
     bodies: () => bases('DatabaseService').map((m) => m.spec),
   },
   {
     what: 'POST pipes',
     schema: PipeCreateRequest,
-    path: (serviceId: string) => `services/${serviceId}/pipes`,
+    path: (serviceId: string) => `v1/organizations/:org/services/${serviceId}/pipes`,
     // The operator sends credentials from the referenced Secrets; the bounds are the same without them.
     bodies: () =>
       bases('Pipe').map(({ spec }) => {
@@ -79,30 +80,36 @@ const CONTRACT = [
         return JSON.parse(JSON.stringify(body, (k, v: unknown) => (k.endsWith('SecretRef') ? undefined : v)));
       }),
   },
+  {
+    what: 'POST alerts',
+    schema: AlertRequest,
+    path: () => 'api/v2/alerts',
+    bodies: () => bases('Alert').map((m) => m.spec),
+  },
 ];
 
 export async function contractBadInput(): Promise<BadInputResult> {
   const emulator = await startEmulator({ port: 0, transitionMs: 0, rateLimit: 'off', logger: false });
-  const { organizationId, keyId, keySecret } = emulator.credentials;
+  const { organizationId, keyId, keySecret, alertsToken } = emulator.credentials;
   const post = async (path: string, body: unknown) => {
-    const response = await fetch(`${emulator.url}/v1/organizations/${organizationId}/${path}`, {
+    const authorization = path.startsWith('api/')
+      ? `Bearer ${alertsToken}`
+      : `Basic ${Buffer.from(`${keyId}:${keySecret}`).toString('base64')}`;
+    const response = await fetch(`${emulator.url}/${path.replace(':org', organizationId)}`, {
       method: 'POST',
-      headers: {
-        authorization: `Basic ${Buffer.from(`${keyId}:${keySecret}`).toString('base64')}`,
-        'content-type': 'application/json',
-      },
+      headers: { authorization, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });
     return { status: response.status, text: await response.text() };
   };
   // What exists, not its state: the base service moves on to running by itself meanwhile.
   const ids = () => {
-    const { services, pipes } = emulator.store.snapshot();
-    return JSON.stringify([...services, ...pipes].map((r) => r.id));
+    const { services, pipes, alerts } = emulator.store.snapshot();
+    return JSON.stringify([...services, ...pipes, ...alerts].map((r) => r.id));
   };
   const result: BadInputResult = { tried: 0, failures: [] };
   try {
-    const created = await post('services', bases('DatabaseService')[0]!.spec);
+    const created = await post(CONTRACT[0]!.path(''), bases('DatabaseService')[0]!.spec);
     const serviceId = (JSON.parse(created.text) as { result: { service: { id: string } } }).result.service.id;
     for (const route of CONTRACT) {
       const schema = z.toJSONSchema(route.schema, { io: 'input', unrepresentable: 'any' }) as SchemaNode;

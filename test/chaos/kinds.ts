@@ -2,6 +2,7 @@
 // keeps that kind's cloud resources. One entry per kind of src/kinds.ts (a unit test keeps them in step), so a
 // new kind joins every chaos scenario by adding its entry here.
 import type { Store } from '../../src/emulator/store.ts';
+import { searchAlert, tileAlert } from '../integration/operator/alert-fixtures.ts';
 import {
   kafkaPipe,
   kinesisPipe,
@@ -57,6 +58,14 @@ export const CHAOS_KINDS: ChaosKind[] = [
     },
     cloud: (store) =>
       [...store.pipes.values()].flatMap((pipes) => [...pipes.values()].map(({ id, name }) => ({ id, name }))),
+    cloudName: (spec) => String(spec.name),
+  },
+  {
+    kind: 'Alert',
+    spec: (name, n) => (n % 2 ? searchAlert : tileAlert)(name),
+    rename: (spec) => ({ name: `${String(spec.name)}-v2` }),
+    secrets: {},
+    cloud: (store) => [...store.alerts.values()].map(({ id, name }) => ({ id, name: name ?? '' })),
     cloudName: (spec) => String(spec.name),
   },
 ];

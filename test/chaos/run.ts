@@ -110,7 +110,7 @@ export async function runChaos(scenario: ChaosScenario): Promise<ChaosResult> {
     namespace,
     credentialsSecret: `${namespace}/cloud`,
     // A quota scheduler (generous, so it adds no waits) is what makes a 429's Retry-After hold the whole key.
-    flags: ['--log-level=debug', '--management-quota=10000/10s'],
+    flags: ['--log-level=debug', '--management-quota=10000/10s', '--alerting-quota=10000/60s'],
   });
   try {
     await core.createNamespace({ body: { metadata: { name: namespace } } });
