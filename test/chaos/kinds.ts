@@ -3,6 +3,7 @@
 // new kind joins every chaos scenario by adding its entry here.
 import type { Store } from '../../src/emulator/store.ts';
 import { searchAlert, tileAlert } from '../integration/operator/alert-fixtures.ts';
+import { rpeSpec } from '../integration/operator/rpe-fixtures.ts';
 import {
   kafkaPipe,
   kinesisPipe,
@@ -22,8 +23,11 @@ export interface ChaosKind {
   references?: string[];
   /** The spec of object `name`, the `n`-th of this kind in the run; `refs` maps a referenced kind to a name. */
   spec(name: string, n: number, refs: Record<string, string>): Record<string, unknown>;
-  /** A spec change that the operator must carry to the cloud (checked by the cloud name it produces). */
-  rename(spec: Record<string, unknown>): Record<string, unknown>;
+  /**
+   * A spec change that the operator must carry to the cloud (checked by the cloud name it produces); absent
+   * for a kind whose cloud fields are all fixed at create.
+   */
+  rename?(spec: Record<string, unknown>): Record<string, unknown>;
   /** Secrets the manifests reference: created once per run, and their values are scanned for. */
   secrets: Record<string, Record<string, string>>;
   /** This kind's resources in the emulator. */
@@ -67,6 +71,36 @@ export const CHAOS_KINDS: ChaosKind[] = [
     secrets: {},
     cloud: (store) => [...store.alerts.values()].map(({ id, name }) => ({ id, name: name ?? '' })),
     cloudName: (spec) => String(spec.name),
+  },
+  {
+    // One per service (a second one is a Conflict): each references a service of its own.
+    kind: 'QueryEndpoint',
+    references: ['DatabaseService'],
+    spec: (name, _n, refs) => ({
+      serviceRef: { name: refs.DatabaseService },
+      roles: ['sql_console_read_only'],
+      allowedOrigins: `${name}.example.com`,
+    }),
+    rename: (spec) => ({ allowedOrigins: `v2.${String(spec.allowedOrigins)}` }),
+    secrets: {},
+    cloud: (store) =>
+      [...store.queryEndpoints.values()].map(({ id, allowedOrigins }) => ({
+        id,
+        name: allowedOrigins ?? '',
+      })),
+    cloudName: (spec) => String(spec.allowedOrigins),
+  },
+  {
+    kind: 'ReversePrivateEndpoint',
+    references: ['DatabaseService'],
+    spec: (name, n, refs) =>
+      rpeSpec(n % 2 ? 'vpcResource' : 'msk', refs.DatabaseService!, { description: name }),
+    secrets: {},
+    cloud: (store) =>
+      [...store.rpes.values()].flatMap((rpes) =>
+        [...rpes.values()].map(({ id, description }) => ({ id, name: description })),
+      ),
+    cloudName: (spec) => String(spec.description),
   },
 ];
 

@@ -181,8 +181,8 @@ export async function runChaos(scenario: ChaosScenario): Promise<ChaosResult> {
           // it must not miss.
           const done = order.slice(0, index).map((o) => o.m);
           const share = (list: Manifest[]) => list.slice(0, Math.ceil(0.15 * list.length));
-          for (const object of share(done)) {
-            const patch = chaosKind(object.kind).rename(object.spec);
+          for (const object of share(done.filter((o) => chaosKind(o.kind).rename))) {
+            const patch = chaosKind(object.kind).rename!(object.spec);
             renamed.set(key(object), { ...object.spec, ...patch });
             changedAt.set(key(object), Date.now());
             readyAt.delete(key(object));
