@@ -18,8 +18,8 @@ export interface BadInputResult {
   failures: string[];
 }
 
-/** Valid bases of each kind: enough manifests that every variant (each pipe source) appears. */
-const bases = (kind: string) => generateManifests(16).filter((m) => m.kind === kind);
+/** Valid bases of each kind: enough manifests that every variant of every kind (each pipe source) appears. */
+const bases = (kind: string) => generateManifests(40).filter((m) => m.kind === kind);
 
 const unique = (cases: BadCase[]) => {
   const seen = new Set<string>();
