@@ -56,6 +56,11 @@ export interface ControlPlane {
   startupMs: number;
   /** Stops what was started and deletes its temp files; idempotent. */
   stop(): Promise<void>;
+  /**
+   * Local control plane only: stops kube-apiserver (etcd and its data stay) and starts it again on the same
+   * port with the same certificates and token, so clients keep their kubeconfig but lose every watch.
+   */
+  restartApiserver?(): Promise<void>;
 }
 
 /** The requested kind of cluster cannot run here; callers should skip, not fail. */
@@ -267,31 +272,28 @@ async function startLocalOnce(
 
     // etcd and the apiserver start concurrently: the apiserver retries its
     // etcd connection, and overlapping the two startups saves seconds.
-    const apiserver = startProcess(
-      'kube-apiserver',
-      assets.kubeApiserver,
-      [
-        `--etcd-servers=${etcdUrl}`,
-        `--cert-dir=${certDir}`, // self-signed serving cert + CA, generated on start
-        '--bind-address=127.0.0.1',
-        '--advertise-address=127.0.0.1',
-        `--secure-port=${apiPort}`,
-        '--service-cluster-ip-range=10.0.0.0/24',
-        '--allow-privileged=true',
-        '--authorization-mode=RBAC',
-        `--token-auth-file=${join(tmp, 'tokens.csv')}`,
-        '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
-        `--service-account-key-file=${join(tmp, 'sa.pub')}`,
-        `--service-account-signing-key-file=${join(tmp, 'sa.key')}`,
-        // As envtest does: with no controller-manager, no token controller
-        // creates the "default" ServiceAccount, and this plugin would then
-        // reject every Pod.
-        '--disable-admission-plugins=ServiceAccount',
-        ...(opts.apiserverArgs ?? []),
-      ],
-      join(tmp, 'kube-apiserver.log'),
-    );
-    processes.push(apiserver);
+    const apiserverArgs = [
+      `--etcd-servers=${etcdUrl}`,
+      `--cert-dir=${certDir}`, // self-signed serving cert + CA, generated on start
+      '--bind-address=127.0.0.1',
+      '--advertise-address=127.0.0.1',
+      `--secure-port=${apiPort}`,
+      '--service-cluster-ip-range=10.0.0.0/24',
+      '--allow-privileged=true',
+      '--authorization-mode=RBAC',
+      `--token-auth-file=${join(tmp, 'tokens.csv')}`,
+      '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
+      `--service-account-key-file=${join(tmp, 'sa.pub')}`,
+      `--service-account-signing-key-file=${join(tmp, 'sa.key')}`,
+      // As envtest does: with no controller-manager, no token controller
+      // creates the "default" ServiceAccount, and this plugin would then
+      // reject every Pod.
+      '--disable-admission-plugins=ServiceAccount',
+      ...(opts.apiserverArgs ?? []),
+    ];
+    const startApiserver = () =>
+      startProcess('kube-apiserver', assets.kubeApiserver, apiserverArgs, join(tmp, 'kube-apiserver.log'));
+    processes.push(startApiserver());
 
     const server = `https://127.0.0.1:${apiPort}`;
     opts.log?.(`waiting for kube-apiserver at ${server} ...`);
@@ -303,7 +305,14 @@ async function startLocalOnce(
     const kubeconfig = join(tmp, 'kubeconfig');
     writeFileSync(kubeconfig, kubeconfigYaml, { mode: 0o600 });
     if (opts.kubeconfigPath) writeKubeconfig(opts.kubeconfigPath, kubeconfigYaml);
-    return { kind: 'envtest', kubeconfig, kubeconfigYaml, server, startupMs: 0, stop };
+    const restartApiserver = async (): Promise<void> => {
+      const index = processes.findIndex((p) => p.name === 'kube-apiserver');
+      await stopProcess(processes[index]!);
+      // The cert dir keeps the serving certificate it generated, so the kubeconfig's CA stays valid.
+      processes[index] = startApiserver();
+      await waitReady(server, processes, opts.startTimeoutMs ?? 60_000);
+    };
+    return { kind: 'envtest', kubeconfig, kubeconfigYaml, server, startupMs: 0, stop, restartApiserver };
   } catch (err) {
     const logs = processes
       .map((p) => `--- ${p.name} (last lines of ${p.logFile}) ---\n${logTail(p)}`)

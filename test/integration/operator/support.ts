@@ -1,5 +1,4 @@
-import { spawn, type ChildProcess, type StdioOptions } from 'node:child_process';
-import { join } from 'node:path';
+import type { ChildProcess, StdioOptions } from 'node:child_process';
 import { CoreV1Api, KubernetesObjectApi, PatchStrategy, type KubeConfig } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
@@ -10,7 +9,7 @@ import { OperatorConfig, type OperatorFlags } from '../../../src/operator/config
 import { startOperator, type RunningOperator } from '../../../src/operator/run.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 import { testKubeconfigPath } from '../../harness/testCluster.ts';
-import { repoRoot } from '../../harness/assets.ts';
+import { spawnSluiceRun } from '../../harness/operatorProcess.ts';
 import type { CallRecord } from '../../../src/emulator/call-log.ts';
 
 export type { CallRecord };
@@ -256,26 +255,13 @@ export async function startOperatorEnv(
       });
     },
     spawnOperator(flags = [], stdio = 'ignore') {
-      return spawn(
-        process.execPath,
-        // The sources, never a dist/ that a build may have left behind older than them.
-        [
-          '--import',
-          'tsx',
-          join(repoRoot, 'src', 'cli.ts'),
-          'run',
-          `--kubeconfig=${testKubeconfigPath()}`,
-          `--namespace=${ns.name}`,
-          `--credentials-secret=${ns.name}/${CREDENTIALS_SECRET}`,
-          '--poll-interval=200ms',
-          '--management-quota=off',
-          '--metrics-bind-address=0',
-          '--health-probe-bind-address=0',
-          '--log-level=warn',
-          ...flags,
-        ],
-        { stdio },
-      );
+      return spawnSluiceRun({
+        kubeconfig: testKubeconfigPath(),
+        namespace: ns.name,
+        credentialsSecret: `${ns.name}/${CREDENTIALS_SECRET}`,
+        flags,
+        stdio,
+      });
     },
     async calls() {
       const response = await fetch(controlUrl('calls'));
