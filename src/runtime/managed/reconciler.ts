@@ -117,7 +117,12 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     } catch (error) {
       // Another process may lead by now: an aborted reconcile records nothing, its successor looks again.
       if (this.options.signal?.aborted) throw error;
-      if (error instanceof Waiting) return this.wait(draft, error);
+      if (error instanceof Waiting) {
+        // Not a failure, but still the truth to record: the try's status write was skipped by the throw.
+        const next = this.wait(draft, error);
+        await this.flushStatus(draft);
+        return next;
+      }
       const deferMs = deferralOf(error);
       if (deferMs !== undefined) {
         this.logger.debug({ key, requeueAfterMs: deferMs }, 'cloud call deferred; requeued');

@@ -1,4 +1,5 @@
 import { ObjectCache } from '../../../../src/runtime/cache.ts';
+import { Waiting } from '../../../../src/runtime/managed/errors.ts';
 import type { EventRecorder } from '../../../../src/runtime/managed/events.ts';
 import {
   assertControlledBy,
@@ -171,7 +172,13 @@ export function fakeEvents(): { recorder: EventRecorder; events: RecordedEvent[]
 export class FakeCloud implements ExternalClient<Widget, number> {
   readonly widgets = new Map<string, { size: number; ready: boolean; uid: string }>();
   readonly calls: string[] = [];
+  /** When set, `prepareCreate` waits with this message (as a Pipe waits for its service to wake up). */
+  waitBeforeCreate: string | undefined;
   private nextId = 1;
+
+  async prepareCreate(): Promise<void> {
+    if (this.waitBeforeCreate) throw new Waiting('WaitingForReference', this.waitBeforeCreate);
+  }
 
   async findCreated(resource: Widget, _intent?: Date): Promise<string | undefined> {
     this.calls.push('findCreated');

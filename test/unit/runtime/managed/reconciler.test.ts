@@ -118,6 +118,23 @@ describe('ManagedReconciler', () => {
     expect(context!.claimedBy('w-9')).toBeUndefined();
   });
 
+  it('records a wait the kind’s client reports in Ready, keeps Synced, and polls without a Warning', async () => {
+    const t = setup();
+    t.cloud.waitBeforeCreate = 'service analytics was idle and is being woken up';
+    t.apply(widget('a'));
+
+    expect(await t.reconcile('a')).toEqual({ requeueAfterMs: POLL_MS });
+
+    expect(t.cloud.calls).not.toContain('create');
+    expect(t.condition('a', 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'WaitingForReference',
+      message: 'service analytics was idle and is being woken up',
+    });
+    expect(t.condition('a', 'Synced')).toMatchObject({ status: 'True' });
+    expect(t.events.filter((e) => e.type === 'Warning')).toEqual([]);
+  });
+
   it('reports Ready once the cloud resource is available, and checks again at the sync interval', async () => {
     const t = setup();
     t.apply(widget('a'));
