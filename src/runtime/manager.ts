@@ -1,6 +1,6 @@
 import type { KubeAccess } from './kube-config.ts';
 import type { Logger } from 'pino';
-import { objectKey } from './cache.ts';
+import { objectKey, splitKey } from './cache.ts';
 import { Controller } from './controller.ts';
 import { Informer } from './informer.ts';
 import { MANAGED_BY_LABEL } from './managed/annotations.ts';
@@ -130,7 +130,7 @@ export class Manager<Cloud> {
 
   private onObjectChange(kind: ManagedKind<ManagedObject, Cloud, unknown>, key: string): void {
     const object = this.informers.get(kind.kind)!.cache.get(key);
-    const self = dependencyKey(kind.kind, ...splitNamespaced(key));
+    const self = dependencyKey(kind.kind, key);
     const before = this.dependencies.set(self, object ? dependenciesOf(kind, object) : []);
     this.controllers.get(kind.kind)!.onResourceChange(key);
     if (!object && kind.exclusiveOn) {
@@ -144,7 +144,7 @@ export class Manager<Cloud> {
 
   private onSecretChange(informer: Informer<SecretObject>, key: string): void {
     const secret = informer.cache.get(key);
-    this.notifyDependants(dependencyKey(SECRET, ...splitNamespaced(key)), secret?.metadata.resourceVersion);
+    this.notifyDependants(dependencyKey(SECRET, key), secret?.metadata.resourceVersion);
     this.onConnectionSecretChange(key, secret);
   }
 
@@ -159,7 +159,7 @@ export class Manager<Cloud> {
       const owner = secret?.metadata.ownerReferences?.find((ref) => ref.kind === kind.kind);
       if (secret && owner && isConnectionSecret) {
         const ownerKey = objectKey({ metadata: { name: owner.name, namespace: secret.metadata.namespace } });
-        this.secretOwners.set(secretKey, dependencyKey(kind.kind, ...splitNamespaced(ownerKey)));
+        this.secretOwners.set(secretKey, dependencyKey(kind.kind, ownerKey));
         const data = secret.data ?? {};
         if (kind.connectionSecret.requiredKeys.some((k) => !data[k])) this.enqueue(kind.kind, ownerKey);
         return;
@@ -195,19 +195,13 @@ export class Manager<Cloud> {
 
   /** Dependants of a sluice object that still exist, named for a condition: `Pipe orders`. */
   private existingDependantsOf(kind: string, resource: ManagedObject): string[] {
-    const self = dependencyKey(kind, resource.metadata.namespace, resource.metadata.name);
     return this.dependencies
-      .dependantsOf(self)
+      .dependantsOf(dependencyKey(kind, objectKey(resource)))
       .map(splitDependencyKey)
       .filter(({ kind: k, key }) => this.informers.get(k)?.cache.get(key) !== undefined)
-      .map(({ kind: k, key }) => `${k} ${key.slice(key.indexOf('/') + 1)}`)
+      .map(({ kind: k, key }) => `${k} ${splitKey(key).name}`)
       .sort();
   }
-}
-
-function splitNamespaced(key: string): [string, string] {
-  const slash = key.indexOf('/');
-  return [key.slice(0, slash), key.slice(slash + 1)];
 }
 
 /** Every object a resource depends on: referenced sluice objects, referenced Secrets, its credentials. */
@@ -215,17 +209,18 @@ function dependenciesOf<Cloud>(
   kind: ManagedKind<ManagedObject, Cloud, unknown>,
   object: ManagedObject,
 ): string[] {
-  const namespace = object.metadata.namespace;
+  const inNamespace = (name: string) =>
+    objectKey({ metadata: { namespace: object.metadata.namespace, name } });
   const keys = new Set<string>();
   for (const reference of kind.references ?? []) {
     for (const name of referencedNames(reference, object))
-      keys.add(dependencyKey(reference.kind, namespace, name));
+      keys.add(dependencyKey(reference.kind, inNamespace(name)));
   }
   for (const use of kind.secretReferences?.(object) ?? []) {
-    keys.add(dependencyKey(SECRET, namespace, use.secretName));
+    keys.add(dependencyKey(SECRET, inNamespace(use.secretName)));
   }
   const credentials = object.spec.credentialsRef?.name;
-  if (credentials) keys.add(dependencyKey(SECRET, namespace, credentials));
+  if (credentials) keys.add(dependencyKey(SECRET, inNamespace(credentials)));
   return [...keys];
 }
 

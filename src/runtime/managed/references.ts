@@ -129,9 +129,11 @@ export function keptReferenceIds<R extends ManagedObject>(
   return kept;
 }
 
-/** `Kind/namespace/name`: one key space for every object a resource can depend on (sluice kinds, Secrets). */
-export const dependencyKey = (kind: string, namespace: string, name: string) =>
-  `${kind}/${namespace}/${name}`;
+/**
+ * `Kind/namespace/name` from a kind and a cache key (`namespace/name`): one key space for every object a
+ * resource can depend on (sluice kinds, Secrets).
+ */
+export const dependencyKey = (kind: string, key: string) => `${kind}/${key}`;
 
 /** Splits a dependency key back into the kind and the cache key (`namespace/name`). */
 export function splitDependencyKey(key: string): { kind: string; key: string } {
