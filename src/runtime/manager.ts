@@ -173,12 +173,19 @@ export class Manager<Cloud> {
     }
   }
 
-  /** Enqueues every dependant of `dependency` when what they rely on (`state`) changed. */
+  /**
+   * Enqueues every dependant of `dependency` when what they rely on (`state`) changed. The last state is
+   * kept only for objects something depends on: a new dependant is enqueued by its own change anyway, so
+   * remembering every Secret and object of the namespace would cost memory and buy nothing.
+   */
   private notifyDependants(dependency: string, state: string | undefined): void {
-    if (this.referencedStates.get(dependency) === state) return;
-    if (state === undefined) this.referencedStates.delete(dependency);
+    const dependants = this.dependencies.dependantsOf(dependency);
+    const unchanged =
+      this.referencedStates.has(dependency) && this.referencedStates.get(dependency) === state;
+    if (dependants.length === 0 || state === undefined) this.referencedStates.delete(dependency);
     else this.referencedStates.set(dependency, state);
-    for (const dependant of this.dependencies.dependantsOf(dependency)) {
+    if (dependants.length === 0 || unchanged) return;
+    for (const dependant of dependants) {
       const { kind, key } = splitDependencyKey(dependant);
       this.enqueue(kind, key);
     }
