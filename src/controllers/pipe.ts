@@ -1,7 +1,7 @@
 import { GROUP, VERSION } from '../api/common.ts';
 import { PipeSpec, PipeStatus, type Pipe } from '../api/pipe.ts';
 import type { Pipe as CloudPipe } from '../cloud/schemas/pipe.ts';
-import { ReconcileError, Waiting } from '../runtime/managed/errors.ts';
+import { ReconcileError } from '../runtime/managed/errors.ts';
 import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
 import type { CloudConnection } from '../operator/cloud-connection.ts';
 import { createdSince, deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
@@ -18,7 +18,13 @@ import {
 } from './pipe-diff.ts';
 import { reversePrivateEndpointReferences } from './reverse-private-endpoint.ts';
 import { endpointStatusOf } from './reverse-private-endpoint-diff.ts';
-import { SERVICE_COLUMN, serviceReference, ServiceGate, ServiceScopedClient } from './service-reference.ts';
+import {
+  SERVICE_COLUMN,
+  serviceReference,
+  ServiceGate,
+  ServiceNotRunning,
+  ServiceScopedClient,
+} from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 
 /** A DELETE the cloud refuses while the service is stopped is the user's to unblock; retry calmly. */
@@ -163,8 +169,8 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
     try {
       await this.service.call(() => this.management.deletePipe(this.serviceId, id, { priority: 'user' }));
     } catch (error) {
-      if (!(error instanceof Waiting)) throw error;
-      if (error.message.includes('is stopped')) {
+      if (!(error instanceof ServiceNotRunning)) throw error;
+      if (error.state === 'stopped') {
         // The cloud refuses (424) while the service is stopped: keep the finalizer and say what unblocks it.
         throw new ReconcileError(
           'DeleteBlocked',

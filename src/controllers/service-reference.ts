@@ -17,6 +17,16 @@ export interface ServiceScoped extends ManagedObject {
 }
 
 /** The printer column of every service-scoped kind: the DatabaseService it names (empty for a serviceId). */
+/** A wait on the service, with the state it was found in, so a caller can tell stopped from waking. */
+export class ServiceNotRunning extends Waiting {
+  constructor(
+    readonly state: string,
+    message: string,
+  ) {
+    super('WaitingForReference', message);
+  }
+}
+
 export const SERVICE_COLUMN: PrinterColumn = {
   name: 'Service',
   type: 'string',
@@ -81,15 +91,15 @@ export class ServiceGate {
   private async waitFor(state: string): Promise<never> {
     if (state === 'idle') {
       await this.management.changeServiceState(this.service.id, 'awake', { priority: 'user' });
-      throw new Waiting('WaitingForReference', `${this.label} was idle and is being woken up`);
+      throw new ServiceNotRunning(state, `${this.label} was idle and is being woken up`);
     }
     if (state === 'stopped') {
-      throw new Waiting(
-        'WaitingForReference',
+      throw new ServiceNotRunning(
+        state,
         `${this.label}: service is stopped (sluice never starts a service for its dependants)`,
       );
     }
-    throw new Waiting('WaitingForReference', `${this.label} is ${state}`);
+    throw new ServiceNotRunning(state, `${this.label} is ${state}`);
   }
 }
 
