@@ -1,6 +1,7 @@
 import type { KubeObject } from './cache.ts';
 import type { Informer } from './informer.ts';
 import type { SecretReader, SecretSnapshot } from './managed/secret-references.ts';
+import { decodeSecretData } from './secret-data.ts';
 
 export interface SecretObject extends KubeObject {
   metadata: KubeObject['metadata'] & {
@@ -23,9 +24,7 @@ export class SecretCache implements SecretReader {
       const secret = informer.cache.get(`${namespace}/${name}`);
       if (secret) {
         return {
-          data: Object.fromEntries(
-            Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]),
-          ),
+          data: decodeSecretData(secret.data ?? {}),
           resourceVersion: secret.metadata.resourceVersion ?? '',
           ...(secret.metadata.ownerReferences ? { ownerReferences: secret.metadata.ownerReferences } : {}),
         };

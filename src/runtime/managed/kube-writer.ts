@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import type { KubeAccess } from '../kube-config.ts';
 import { KubeApiError, kubeRequestJson } from '../kube-http.ts';
+import { decodeSecretData, encodeSecretData } from '../secret-data.ts';
 import { MANAGED_BY_LABEL } from './annotations.ts';
 import { ReconcileError } from './errors.ts';
 import type { ConnectionDetails, ManagedObject, ManagedStatus } from './types.ts';
@@ -79,7 +80,7 @@ export class KubeWriter {
 
   async getSecretData(namespace: string, name: string): Promise<Record<string, string> | undefined> {
     const secret = await this.getSecret(namespace, name);
-    return secret && decode(secret.data ?? {});
+    return secret && decodeSecretData(secret.data ?? {});
   }
 
   /**
@@ -93,7 +94,7 @@ export class KubeWriter {
     const secret = await this.getSecret(owner.metadata.namespace, name);
     if (!secret) return undefined;
     assertControlledBy(secret, owner);
-    return decode(secret.data ?? {});
+    return decodeSecretData(secret.data ?? {});
   }
 
   /**
@@ -112,7 +113,7 @@ export class KubeWriter {
     checkedVersion?: string,
   ): Promise<void> {
     const namespace = owner.metadata.namespace;
-    const data = encode(details);
+    const data = encodeSecretData(details);
     if (exists && checkedVersion !== undefined) {
       const patched = await this.patchSecret(namespace, name, data, checkedVersion).catch((error) => {
         if (error instanceof KubeApiError && error.statusCode === 409) return 'stale' as const;
@@ -249,8 +250,3 @@ export function objectPath(kind: KindPath, resource: ManagedObject): string {
 }
 
 const secretPath = (namespace: string, name: string) => `/api/v1/namespaces/${namespace}/secrets/${name}`;
-
-const encode = (values: Record<string, string>) =>
-  Object.fromEntries(Object.entries(values).map(([k, v]) => [k, Buffer.from(v, 'utf8').toString('base64')]));
-const decode = (values: Record<string, string>) =>
-  Object.fromEntries(Object.entries(values).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
