@@ -153,7 +153,9 @@ export class Manager<Cloud> {
    * restored promptly. The reconciler's own writes leave the Secret complete and so trigger nothing.
    */
   private onConnectionSecretChange(secretKey: string, secret: SecretObject | undefined): void {
-    const isConnectionSecret = secret?.metadata.labels?.[Object.keys(MANAGED_BY_LABEL)[0]!] !== undefined;
+    const isConnectionSecret = Object.entries(MANAGED_BY_LABEL).every(
+      ([label, value]) => secret?.metadata.labels?.[label] === value,
+    );
     for (const kind of this.options.kinds) {
       if (!kind.connectionSecret) continue;
       const owner = secret?.metadata.ownerReferences?.find((ref) => ref.kind === kind.kind);
