@@ -5,7 +5,7 @@ import {
   type ReversePrivateEndpoint,
 } from '../api/reverse-private-endpoint.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
-import type { ReferenceList } from '../runtime/managed/references.ts';
+import { NOT_READY_YET, type ReferenceList } from '../runtime/managed/references.ts';
 import type { ExternalClient, ManagedObject, Observation } from '../runtime/managed/types.ts';
 import { deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
 import {
@@ -55,9 +55,9 @@ export function reversePrivateEndpointReferences<R extends ManagedObject>(
     objectNames,
     notUsableBecause: (endpoint) => {
       const status = endpoint.status?.status;
-      return status === 'Ready'
-        ? undefined
-        : `is ${typeof status === 'string' ? status : 'not observed yet'}`;
+      if (status === 'Ready') return undefined;
+      // PendingAcceptance lasts until someone acts, and Rejected, Expired and Failed for good: worth naming.
+      return typeof status === 'string' && status !== 'Provisioning' ? `is ${status}` : NOT_READY_YET;
     },
   };
 }

@@ -4,6 +4,7 @@ import type { ManagementClient } from '../cloud/management-client.ts';
 import type { Priority } from '../cloud/quota.ts';
 import { Waiting } from '../runtime/managed/errors.ts';
 import {
+  NOT_READY_YET,
   onlyReference,
   type ReferenceDeclaration,
   type ResolvedReference,
@@ -46,9 +47,8 @@ export function serviceReference<R extends ServiceScoped>(): ReferenceDeclaratio
     statusField: 'serviceId',
     notUsableBecause: (service) => {
       const state = service.status?.state;
-      if (typeof state !== 'string') return 'has no cloud state yet';
       if (state === 'stopped') return 'is stopped (sluice never starts a service for its dependants)';
-      return USABLE_STATES.includes(state) ? undefined : `is ${state}`;
+      return typeof state === 'string' && USABLE_STATES.includes(state) ? undefined : NOT_READY_YET;
     },
   };
 }

@@ -5,9 +5,19 @@ interface ReferenceCommon {
   name: string;
   /** The referenced kind, e.g. `DatabaseService`. */
   kind: string;
-  /** Why the referenced object cannot be used yet (`is provisioning`), or undefined when it can. */
+  /**
+   * Why the referenced object cannot be used (`is stopped`), `NOT_READY_YET` while it is still on its way, or
+   * undefined when it can be used.
+   */
   notUsableBecause?(target: ManagedObject): string | undefined;
 }
+
+/**
+ * The wait on a referenced object that is still on its way (no cloud id yet, provisioning, ...): one message
+ * for all of its steps, so a dependant's status is written once for the whole wait instead of once per step
+ * of the other object, whose own status has the detail.
+ */
+export const NOT_READY_YET = 'is not ready yet';
 
 /**
  * A reference from one sluice kind to another in the same namespace (a Pipe's `spec.serviceRef` to a
@@ -83,7 +93,7 @@ export function resolveReferences<R extends ManagedObject>(
       if (!target) return { waitingFor: `${what} does not exist yet` };
       if (target.metadata.deletionTimestamp) return { waitingFor: `${what} is being deleted` };
       const id = target.status?.id;
-      if (!id) return { waitingFor: `${what} has no cloud id yet` };
+      if (!id) return { waitingFor: `${what} ${NOT_READY_YET}` };
       const because = declaration.notUsableBecause?.(target);
       if (because) return { waitingFor: `${what} ${because}` };
       references.push({ id, object: target });
