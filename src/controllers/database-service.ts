@@ -42,7 +42,10 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     return { priority: this.cloud.priority };
   }
 
-  async findCreated(resource: DatabaseService): Promise<string | undefined> {
+  async findCreated(resource: DatabaseService, intent: Date | undefined): Promise<string | undefined> {
+    // No intent, no create was ever sent for this object (the intent is written before every create): a new
+    // service costs no look-up. With one, the uid tag finds exactly what was created for it.
+    if (!intent) return undefined;
     const found = await this.cloud.management.listServices(
       { tags: { [UID_TAG]: resource.metadata.uid } },
       this.calls,

@@ -55,8 +55,11 @@ describe.skipIf(clusterSkipReason())(
         ].sort(),
       );
 
-      const posts = (await env.calls()).filter((c) => c.method === 'POST' && c.route === SERVICES);
+      const calls = await env.calls();
+      const posts = calls.filter((c) => c.method === 'POST' && c.route === SERVICES);
       expect(posts).toHaveLength(1);
+      // A new object has no create intent, so nothing was created for it before: no look-up by tag.
+      expect(calls.filter((c) => c.method === 'GET' && c.route === SERVICES)).toEqual([]);
     });
 
     it('sends exactly one PATCH carrying only the changed name and the ipAccessList diff', async () => {
