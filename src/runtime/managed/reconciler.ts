@@ -280,10 +280,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
       reason: 'Creating',
       message: `${kind.kind} is being created`,
     });
-    await this.flushStatus(draft);
-    if (kind.connectionSecret && creation.connectionDetails) {
-      await this.writeSecretValues(resource, creation.connectionDetails, existing);
-    }
+    // Status and connection Secret at once: neither waits for the other, and a write that fails is retried
+    // from what the other kept (the id in status; a lost password is recovered by the next reconcile).
+    const details = kind.connectionSecret ? creation.connectionDetails : undefined;
+    await allSettledOrThrow([
+      this.flushStatus(draft),
+      details ? this.writeSecretValues(resource, details, existing) : undefined,
+    ]);
     events.record(resource, 'Normal', 'Created', `created ${kind.kind} ${creation.externalId}`);
     draft.waiting = true;
     return { requeueAfterMs: this.nextPoll(resource) };
@@ -542,6 +545,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
       return this.options.syncIntervalMs;
     }
   }
+}
+
+/** Waits for every write to end, then throws the first failure: none is left running unobserved. */
+async function allSettledOrThrow(writes: readonly (Promise<unknown> | undefined)[]): Promise<void> {
+  const results = await Promise.allSettled(writes);
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** The status being built during one reconcile, compared with what was read before it is written. */
