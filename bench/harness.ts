@@ -1,15 +1,15 @@
 // The shared harness of the benchmarks (bench/<name>.ts): the control plane, namespaces, the emulator and
 // the operator in this process, bulk applies, Ready tracking, apiserver request counts, and the table and
 // JSON result every benchmark prints and writes. Numbers, not assertions.
+import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
+import net from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
-import { pino } from 'pino';
 import { startEmulator, type Emulator } from '../src/emulator/server.ts';
 import type { RateLimitOption } from '../src/emulator/rate-limit.ts';
-import { OperatorConfig, type OperatorFlags } from '../src/operator/config.ts';
-import { startOperator, type RunningOperator } from '../src/operator/run.ts';
+import type { OperatorFlags } from '../src/operator/config.ts';
 import { Informer } from '../src/runtime/informer.ts';
 import { kubeRequestJson } from '../src/runtime/kube-http.ts';
 import type { ManagedObject } from '../src/runtime/managed/types.ts';
@@ -147,16 +147,22 @@ export async function createNamespace(
 export interface StackOptions {
   rateLimit?: RateLimitOption;
   flags?: Partial<OperatorFlags>;
+  /** What runs the operator: bin/sluice.js (tsx, or the compiled dist/ once built) or a compiled cli.js. */
+  entry?: string;
 }
 
 export interface Stack {
   emulator: Emulator;
   namespace: string;
-  operator: RunningOperator;
+  operator: OperatorProcess;
   stop(): Promise<void>;
 }
 
-/** The emulator (--transition-ms 0) and the operator in this process, watching one new namespace. */
+/**
+ * The emulator (--transition-ms 0) in this process and the operator as its own process, as it runs in
+ * production, watching one new namespace. In this process the operator would share one thread with the
+ * emulator and the benchmark's own watches, and be measured for their work too.
+ */
 export async function startStack(
   cluster: Cluster,
   prefix: string,
@@ -169,19 +175,7 @@ export async function startStack(
     rateLimit: options.rateLimit ?? 'off',
   });
   const namespace = await createNamespace(cluster, prefix, emulator);
-  const flags: OperatorFlags = {
-    kubeconfig: cluster.plane.kubeconfig,
-    namespace,
-    credentialsSecret: `${namespace}/cloud`,
-    metricsBindAddress: '0',
-    healthProbeBindAddress: '0',
-    managementQuota: 'off',
-    ...options.flags,
-  };
-  const operator = await startOperator(
-    OperatorConfig.parse(flags),
-    pino({ level: process.env.BENCH_LOG ?? 'silent' }),
-  );
+  const operator = await startOperatorProcess(cluster, namespace, options.flags, options.entry);
   return {
     emulator,
     namespace,
@@ -191,6 +185,74 @@ export async function startStack(
       await emulator.stop();
     },
   };
+}
+
+export interface OperatorProcess {
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * `sluice run` watching `namespace` with the cloud credentials `createNamespace` put there, management quota
+ * off unless `flags` say otherwise; resolves once its informers are synced (`/readyz`).
+ */
+export async function startOperatorProcess(
+  cluster: Cluster,
+  namespace: string,
+  flags: Partial<OperatorFlags> = {},
+  entry = 'bin/sluice.js',
+): Promise<OperatorProcess> {
+  const probePort = await freePort();
+  const all: Partial<OperatorFlags> = {
+    kubeconfig: cluster.plane.kubeconfig,
+    namespace,
+    credentialsSecret: `${namespace}/cloud`,
+    metricsBindAddress: '0',
+    healthProbeBindAddress: `127.0.0.1:${probePort}`,
+    managementQuota: 'off',
+    logLevel: (process.env.BENCH_LOG as OperatorFlags['logLevel']) ?? 'warn',
+    ...flags,
+  };
+  const args = Object.entries(all).map(
+    ([flag, value]) => `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}=${String(value)}`,
+  );
+  // e.g. BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the operator alone.
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...nodeArgs, entry, 'run', ...args], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  const deadline = performance.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null)
+      throw new Error(`the operator exited with ${child.exitCode} before it was ready`);
+    const ready = await fetch(`http://127.0.0.1:${probePort}/readyz`).then(
+      (response) => response.ok,
+      () => false,
+    );
+    if (ready) return { pid: child.pid!, stop };
+    if (performance.now() > deadline) {
+      await stop();
+      throw new Error('the operator was not ready within 60 s');
+    }
+    await sleep(100);
+  }
+}
+
+/** A TCP port nobody listens on right now. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 interface CallRecord {

@@ -2,18 +2,16 @@
 // runs in production: `sluice run`), its RSS idle with no objects and settled with N objects Ready.
 // `--entry` picks what runs: bin/sluice.js (tsx, or the compiled dist/ once built) or a compiled cli.js.
 // Defaults to 2,000 objects: the target's 10,000 take about 9 minutes on the 2-core machine.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { startEmulator } from '../src/emulator/server.ts';
 import {
   applyAll,
-  createNamespace,
   figure,
   isMain,
   main,
   mixedObjects,
   ReadyTracker,
   sleep,
+  startStack,
   type Benchmark,
 } from './harness.ts';
 
@@ -38,42 +36,25 @@ export const memory: Benchmark = {
   flags: { objects: '2000', entry: 'bin/sluice.js', 'settle-s': '15', 'timeout-s': '900' },
   async run(cluster, args) {
     const count = Number(args.objects);
-    const emulator = await startEmulator({ port: 0, transitionMs: 0, logger: false, rateLimit: 'off' });
-    const namespace = await createNamespace(cluster, 'memory', emulator);
-    const operator = spawn(
-      process.execPath,
-      [
-        args.entry!,
-        'run',
-        `--kubeconfig=${cluster.plane.kubeconfig}`,
-        `--namespace=${namespace}`,
-        `--credentials-secret=${namespace}/cloud`,
-        '--management-quota=off',
-        '--metrics-bind-address=0',
-        '--health-probe-bind-address=0',
-        '--log-level=warn',
-      ],
-      { stdio: ['ignore', 'ignore', 'inherit'] },
-    );
+    const stack = await startStack(cluster, 'memory', { entry: args.entry! });
+    const { namespace, operator } = stack;
     try {
       const settle = Number(args['settle-s']);
       await sleep(settle * 1000);
-      const idleMb = await peakRss(operator.pid!, 5);
+      const idleMb = await peakRss(operator.pid, 5);
       const tracker = new ReadyTracker(cluster, namespace);
       await applyAll(cluster, namespace, mixedObjects(count));
       await tracker.waitFor(count, Number(args['timeout-s']) * 1000);
       await tracker.stop();
       await sleep(settle * 1000);
-      const settledMb = await peakRss(operator.pid!, 5);
+      const settledMb = await peakRss(operator.pid, 5);
       const name = `memory (${args.entry})`;
       return [
         figure(name, 'RSS idle, 0 objects', idleMb, { unit: 'MB', max: 90 }),
         figure(name, `RSS settled, ${count} objects`, settledMb, { unit: 'MB', max: 150 }),
       ];
     } finally {
-      operator.kill('SIGTERM');
-      await new Promise((resolve) => operator.once('exit', resolve));
-      await emulator.stop();
+      await stack.stop();
     }
   },
 };

@@ -96,6 +96,21 @@ export const scale: Benchmark = {
     for (const [key, n] of Object.entries(requests.byVerb))
       console.log(`  ${key.padEnd(24)} ${(n / count).toFixed(2)}`);
     const cloud = await cloudCalls(stack);
+    if (process.env.BENCH_DEBUG) {
+      const since = (at: number) => ((at - startedAt) / 1000).toFixed(1);
+      const ready = [...readyAt.values()].sort((a, b) => a - b);
+      console.log(
+        'applied by',
+        since(Math.max(...appliedAt.values())),
+        's; Ready at deciles:',
+        [0.1, 0.5, 0.9, 0.95, 0.99, 1].map((q) => since(percentile(ready, q))).join(' '),
+      );
+      const late = [...readyAt].sort((a, b) => b[1] - a[1]).slice(0, 10);
+      console.log(
+        'last Ready:',
+        late.map(([id, at]) => `${id} applied ${since(appliedAt.get(id)!)} ready ${since(at)}`).join('\n  '),
+      );
+    }
     const latencies = [...readyAt].map(([id, at]) => at - appliedAt.get(id)!);
     await stack.stop();
 
