@@ -17,6 +17,16 @@ export const quota: Benchmark = {
     const { startedAt, lastReadyAt } = await applyAndWait(cluster, stack, count, args['timeout-s']!);
     const seconds = (lastReadyAt - startedAt) / 1000;
     const calls = await cloudCalls(stack);
+    if (process.env.BENCH_DEBUG) {
+      // Calls answered per second of the run: a second below the rate is budget left unused.
+      const perSecond: number[] = [];
+      const firstAt = Math.min(...calls.calls.map((call) => Date.parse(call.timestamp)));
+      for (const call of calls.calls) {
+        const second = Math.floor((Date.parse(call.timestamp) - firstAt) / 1000);
+        perSecond[second] = (perSecond[second] ?? 0) + 1;
+      }
+      console.log('calls per second:', Array.from(perSecond, (n) => n ?? 0).join(' '));
+    }
     await stack.stop();
 
     const floorSeconds = calls.answered / (requests / windowSeconds);

@@ -340,3 +340,29 @@ describe('QuotaScheduler with a wait deadline', () => {
     expect(grantedAt).toBe(12_100);
   });
 });
+
+describe('QuotaScheduler safety margin', () => {
+  it('defaults to 100 ms for the real windows and to 1 % of a shorter one, so a scaled limit loses the same share', () => {
+    const margin = (windowMs: number) =>
+      new QuotaScheduler('k', { requests: 1, windowMs }).limit.safetyMarginMs;
+    expect(margin(10_000)).toBe(100);
+    expect(margin(60_000)).toBe(100);
+    expect(margin(1_000)).toBe(10);
+    expect(
+      new QuotaScheduler('k', { requests: 1, windowMs: 1_000, safetyMarginMs: 50 }).limit.safetyMarginMs,
+    ).toBe(50);
+  });
+
+  it('holds a slot for window + the default margin after release at a scaled window', async () => {
+    const clock = new ManualClock();
+    const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 1_000 }, clock);
+    const { log } = acquireMany(scheduler, clock, 2);
+    await settle();
+    clock.advance(1_009);
+    await settle();
+    expect(log).toHaveLength(1);
+    clock.advance(1);
+    await settle();
+    expect(log.map((entry) => entry.at)).toEqual([0, 1_010]);
+  });
+});
