@@ -12,9 +12,21 @@ export class StatusExpectations {
 
   /** True when `next` needs no write: the cached object shows it, and so does our last write, if any. */
   upToDate(cached: ManagedObject, next: ManagedStatus): boolean {
+    const key = objectKey(cached);
+    let last = this.written.get(key);
+    if (last?.uid === cached.metadata.uid && isDeepStrictEqual(cached.status ?? {}, last.status)) {
+      // The cache shows our write, and every later state it shows is newer: the expectation is met, and
+      // holding a copy of every object's status for good would cost memory in proportion to the objects.
+      this.written.delete(key);
+      last = undefined;
+    }
     if (!isDeepStrictEqual(next, cached.status ?? {})) return false;
-    const last = this.written.get(objectKey(cached));
     return last === undefined || last.uid !== cached.metadata.uid || isDeepStrictEqual(next, last.status);
+  }
+
+  /** Objects whose last written status the cache has not shown yet. */
+  get pending(): number {
+    return this.written.size;
   }
 
   wrote(resource: ManagedObject, status: ManagedStatus): void {

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { StatusExpectations } from '../../../../src/runtime/managed/status-expectations.ts';
+import type { ManagedObject, ManagedStatus } from '../../../../src/runtime/managed/types.ts';
+
+const object = (status?: ManagedStatus): ManagedObject => ({
+  metadata: { name: 'orders', namespace: 'team', uid: 'u-1' },
+  spec: {},
+  ...(status ? { status } : {}),
+});
+const ready = (value: 'True' | 'False'): ManagedStatus => ({
+  conditions: [
+    {
+      type: 'Ready',
+      status: value,
+      reason: value === 'True' ? 'Available' : 'Creating',
+      lastTransitionTime: '2026-11-24T00:00:00Z',
+    },
+  ],
+});
+
+describe('StatusExpectations', () => {
+  it('does not trust a cache that still shows an older status than the one this process wrote', () => {
+    const expectations = new StatusExpectations();
+    expectations.wrote(object(), ready('False'));
+    // The cache lags: it still shows Ready=True from before our write of Ready=False.
+    expect(expectations.upToDate(object(ready('True')), ready('True'))).toBe(false);
+  });
+
+  it('forgets the written status once the cache shows it, so it holds nothing per settled object', () => {
+    const expectations = new StatusExpectations();
+    expectations.wrote(object(), ready('True'));
+    expect(expectations.pending).toBe(1);
+    expect(expectations.upToDate(object(ready('True')), ready('True'))).toBe(true);
+    expect(expectations.pending).toBe(0);
+    // From then on the cache alone decides.
+    expect(expectations.upToDate(object(ready('True')), ready('False'))).toBe(false);
+  });
+
+  it('keeps the expectation while the cache shows something else', () => {
+    const expectations = new StatusExpectations();
+    expectations.wrote(object(), ready('True'));
+    expectations.upToDate(object(ready('False')), ready('True'));
+    expect(expectations.pending).toBe(1);
+  });
+});
