@@ -22,5 +22,7 @@ COPY bin ./bin
 # distroless's nonroot user; the chart's pod security context runs as the same uid.
 USER 65532:65532
 EXPOSE 8080 8081
-ENTRYPOINT ["/nodejs/bin/node", "/app/bin/sluice.js"]
+# A young generation of 2 MB instead of V8's default 16 MB per semi-space: the operator keeps few short-lived
+# objects, and at 10,000 objects this is tens of MB of RSS (bench:memory runs the operator with these flags).
+ENTRYPOINT ["/nodejs/bin/node", "--max-semi-space-size=2", "/app/bin/sluice.js"]
 CMD ["run"]

@@ -13,6 +13,7 @@ import type { OperatorFlags } from '../src/operator/config.ts';
 import { Informer } from '../src/runtime/informer.ts';
 import { kubeRequestJson } from '../src/runtime/kube-http.ts';
 import type { ManagedObject } from '../src/runtime/managed/types.ts';
+import { imageNodeFlags } from '../scripts/image-layout.ts';
 import { startControlPlane, type ControlPlane } from '../test/harness/controlPlane.ts';
 
 export const GROUP = 'sluice.dev';
@@ -216,8 +217,9 @@ export async function startOperatorProcess(
   const args = Object.entries(all).map(
     ([flag, value]) => `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}=${String(value)}`,
   );
-  // e.g. BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' to profile the operator alone.
-  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  // The image's node flags, as it runs in production; plus e.g. BENCH_NODE_ARGS='--cpu-prof
+  // --cpu-prof-dir=/tmp/prof' to profile the operator alone.
+  const nodeArgs = [...imageNodeFlags(), ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
   const child = spawn(process.execPath, [...nodeArgs, entry, 'run', ...args], {
     stdio: ['ignore', 'inherit', 'inherit'],
   });

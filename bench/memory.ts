@@ -48,6 +48,11 @@ export const memory: Benchmark = {
       await tracker.stop();
       await sleep(settle * 1000);
       const settledMb = await peakRss(operator.pid, 5);
+      if (process.env.BENCH_HEAP_SNAPSHOT) {
+        // With BENCH_NODE_ARGS=--heapsnapshot-signal=SIGUSR2: the operator writes a snapshot to its cwd.
+        process.kill(operator.pid, 'SIGUSR2');
+        await sleep(20_000);
+      }
       const name = `memory (${args.entry})`;
       return [
         figure(name, 'RSS idle, 0 objects', idleMb, { unit: 'MB', max: 90 }),

@@ -46,6 +46,17 @@ function instructions(text: string): { op: string; args: string }[] {
     });
 }
 
+/**
+ * The node flags of the image's ENTRYPOINT (between the node binary and the script), so what runs the operator
+ * elsewhere (the benchmarks) runs it as the image does.
+ */
+export function imageNodeFlags(dockerfile = new URL('../Dockerfile', import.meta.url)): string[] {
+  const entrypoint = instructions(readFileSync(dockerfile, 'utf8')).findLast((i) => i.op === 'ENTRYPOINT');
+  if (!entrypoint) throw new Error('Dockerfile: no ENTRYPOINT');
+  const [, ...rest] = JSON.parse(entrypoint.args) as string[];
+  return rest.filter((arg) => arg.startsWith('--'));
+}
+
 /** Top-level names .dockerignore excludes from the build context. */
 function ignoredNames(): Set<string> {
   const file = join(repoRoot, '.dockerignore');

@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildImageLayout, diskUsage, type ImageLayout } from '../../scripts/image-layout.ts';
+import { buildImageLayout, diskUsage, imageNodeFlags, type ImageLayout } from '../../scripts/image-layout.ts';
 import { node24 } from '../support/node24.ts';
 
 const repoRoot = join(import.meta.dirname, '..', '..');
@@ -55,6 +55,11 @@ describe('container image layout (the Dockerfile steps, run without Docker)', ()
     expect(help).toMatch(/^Usage: sluice run \[options\]/);
     expect(help).toContain('--leader-elect');
     expect(runImage(['version']).trim()).toBe(pkg.version);
+  });
+
+  it('starts node with the image flags the benchmarks measure (a small young generation)', () => {
+    expect(layout.entrypoint).toEqual(['/nodejs/bin/node', ...imageNodeFlags(), '/app/bin/sluice.js']);
+    expect(imageNodeFlags()).toContain('--max-semi-space-size=2');
   });
 
   it('holds compiled JavaScript and production dependencies only', () => {
