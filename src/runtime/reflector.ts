@@ -385,9 +385,19 @@ function isTooLargeResourceVersion(status: KubeStatus | undefined): boolean {
   return status?.message?.includes('Too large resource version') ?? false;
 }
 
-/** Drops managedFields: large, never read by the operator, and a cache-memory cost for every object. */
+/** kubectl's copy of the whole object as last applied (for a Secret, its data too). */
+const LAST_APPLIED = 'kubectl.kubernetes.io/last-applied-configuration';
+
+/**
+ * Drops managedFields and kubectl's last-applied copy: large, never read by the operator, and a cache-memory
+ * cost for every object (the copy can double an object's size).
+ */
 function prepare<T extends KubeObject>(object: T): T {
-  if (object.metadata && 'managedFields' in object.metadata) delete object.metadata.managedFields;
+  const metadata = object.metadata;
+  if (!metadata) return object;
+  if ('managedFields' in metadata) delete metadata.managedFields;
+  const annotations = metadata.annotations as Record<string, string> | undefined;
+  if (annotations && LAST_APPLIED in annotations) delete annotations[LAST_APPLIED];
   return object;
 }
 

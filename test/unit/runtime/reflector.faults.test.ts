@@ -69,16 +69,22 @@ describe('Reflector against a fake apiserver', () => {
     expect(cachedKeys()).toEqual(['ns/a', 'ns/b', 'ns/c']);
   });
 
-  it('strips managedFields from listed and watched objects and fills in apiVersion and kind on list items', async () => {
+  it('strips managedFields and kubectl’s last-applied copy from listed and watched objects and fills in apiVersion and kind on list items', async () => {
     const managedFields = [{ manager: 'kubectl', operation: 'Apply', fieldsV1: {} }];
-    api.put(widget('ns', 'listed', { metadata: { namespace: 'ns', name: 'listed', managedFields } }));
+    const annotations = {
+      'kubectl.kubernetes.io/last-applied-configuration': '{"spec":{"size":1}}',
+      'sluice.dev/paused': 'true',
+    };
+    const metadata = (name: string) => ({ namespace: 'ns', name, managedFields, annotations });
+    api.put(widget('ns', 'listed', { metadata: metadata('listed') }));
     await startReflector();
-    api.put(widget('ns', 'watched', { metadata: { namespace: 'ns', name: 'watched', managedFields } }));
+    api.put(widget('ns', 'watched', { metadata: metadata('watched') }));
     await vi.waitFor(() => expect(reflector!.cache.get('ns/watched')).toBeDefined(), until);
 
     for (const key of ['ns/listed', 'ns/watched']) {
       const cached = reflector!.cache.get(key)!;
       expect(cached.metadata).not.toHaveProperty('managedFields');
+      expect(cached.metadata.annotations).toEqual({ 'sluice.dev/paused': 'true' });
       expect(cached).toMatchObject({ apiVersion: 'example.dev/v1', kind: 'Widget' });
     }
   });
