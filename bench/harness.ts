@@ -9,20 +9,26 @@ import { pathToFileURL } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startEmulator, type Emulator } from '../src/emulator/server.ts';
 import type { RateLimitOption } from '../src/emulator/rate-limit.ts';
+import { KINDS as SLUICE_KINDS } from '../src/kinds.ts';
 import type { OperatorFlags } from '../src/operator/config.ts';
 import { Informer } from '../src/runtime/informer.ts';
 import { kubeRequestJson } from '../src/runtime/kube-http.ts';
 import type { ManagedObject } from '../src/runtime/managed/types.ts';
 import { imageNodeFlags } from '../scripts/image-layout.ts';
+import { CHAOS_KINDS, generateManifests } from '../test/chaos/kinds.ts';
 import { startControlPlane, type ControlPlane } from '../test/harness/controlPlane.ts';
 
-export const GROUP = 'sluice.dev';
-export const VERSION = 'v1alpha1';
-export const KINDS = {
-  DatabaseService: { group: GROUP, version: VERSION, plural: 'databaseservices' },
-  Pipe: { group: GROUP, version: VERSION, plural: 'pipes' },
-} as const;
-export type BenchKind = keyof typeof KINDS;
+/** Every sluice kind's resource, from the kind registry. */
+export const KINDS: Record<string, { group: string; version: string; plural: string }> = Object.fromEntries(
+  SLUICE_KINDS.map(({ kind, group, version, plural }) => [kind, { group, version, plural }]),
+);
+export type BenchKind = string;
+
+/**
+ * Which objects a benchmark applies: `pairs` is the issue's mix for scale and quota (half DatabaseServices, half
+ * kafka Pipes each into one of them); `all` takes every kind in turn, as the chaos suite generates them.
+ */
+export type Mix = 'pairs' | 'all';
 
 /** One figure of a benchmark: the value, its target and whether it is met (undefined: no target). */
 export interface Figure {
@@ -113,10 +119,11 @@ export async function operatorRequests(
   let total = 0;
   for (const [key, value] of counts) {
     const [verb, resource] = key.split(' ') as [string, string];
+    const sluice = Object.values(KINDS).some((kind) => kind.plural === resource);
     const ours =
-      ['databaseservices', 'pipes', 'secrets', 'events'].includes(resource) &&
+      (sluice || ['secrets', 'events'].includes(resource)) &&
       !['LIST', 'WATCH'].includes(verb) &&
-      !(verb === 'POST' && (resource === 'databaseservices' || resource === 'pipes'));
+      !(verb === 'POST' && sluice);
     const delta = value - (since.get(key) ?? 0);
     if (!ours || delta === 0) continue;
     byVerb[key] = delta;
@@ -138,9 +145,20 @@ export async function createNamespace(
   const secret = (name: string, stringData: Record<string, string>) =>
     cluster.kube('POST', `/api/v1/namespaces/${namespace}/secrets`, { metadata: { name }, stringData });
   await secret('kafka', { username: 'bench', password: 'bench-password' });
+  // The Secrets the `all` mix's pipes reference.
+  for (const [name, data] of CHAOS_KINDS.flatMap((kind) => Object.entries(kind.secrets))) {
+    await secret(name, data);
+  }
   if (emulator) {
-    const { organizationId, keyId, keySecret } = emulator.credentials;
-    await secret('cloud', { organizationId, keyId, keySecret, managementUrl: emulator.url });
+    const { organizationId, keyId, keySecret, alertsToken } = emulator.credentials;
+    await secret('cloud', {
+      organizationId,
+      keyId,
+      keySecret,
+      managementUrl: emulator.url,
+      alertsUrl: emulator.url,
+      alertsToken,
+    });
   }
   return namespace;
 }
@@ -211,6 +229,7 @@ export async function startOperatorProcess(
     metricsBindAddress: '0',
     healthProbeBindAddress: `127.0.0.1:${probePort}`,
     managementQuota: 'off',
+    alertingQuota: 'off',
     logLevel: (process.env.BENCH_LOG as OperatorFlags['logLevel']) ?? 'warn',
     ...flags,
   };
@@ -284,10 +303,21 @@ export async function cloudCalls(
 export const clearCloudCalls = (stack: Stack) =>
   fetch(`${stack.emulator.url}/_emulator/calls`, { method: 'DELETE' });
 
-/** The objects of a mixed run: half services, half kafka pipes each into one of those services. */
-export function mixedObjects(
-  count: number,
-): { kind: BenchKind; name: string; spec: Record<string, unknown> }[] {
+export interface BenchObject {
+  kind: BenchKind;
+  name: string;
+  spec: Record<string, unknown>;
+}
+
+/** The `count` objects of a run with `mix`. */
+export function benchObjects(count: number, mix: Mix = 'pairs'): BenchObject[] {
+  if (mix === 'all') return generateManifests(count, CHAOS_KINDS, 'bench');
+  if (mix !== 'pairs') throw new Error(`--mix must be pairs or all, got ${String(mix)}`);
+  return pairedObjects(count);
+}
+
+/** Half services, half kafka pipes each into one of those services. */
+function pairedObjects(count: number): BenchObject[] {
   const services = Math.ceil(count / 2);
   return Array.from({ length: count }, (_, i) =>
     i % 2 === 0 || i / 2 >= services
@@ -308,7 +338,7 @@ export const pipeSpec = (i: number, service: string) => ({
 });
 
 export const objectPath = (kind: BenchKind, namespace: string, name = '') =>
-  `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${KINDS[kind].plural}${name ? `/${name}` : ''}`;
+  `/apis/${KINDS[kind]!.group}/${KINDS[kind]!.version}/namespaces/${namespace}/${KINDS[kind]!.plural}${name ? `/${name}` : ''}`;
 
 /** Runs `work` over `items` with at most `concurrency` in flight. */
 export async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>) {
@@ -323,13 +353,13 @@ export async function pool<T>(items: readonly T[], concurrency: number, work: (i
 export async function applyAll(
   cluster: Cluster,
   namespace: string,
-  objects: ReturnType<typeof mixedObjects>,
+  objects: readonly BenchObject[],
   appliedAt?: Map<string, number>,
 ): Promise<void> {
   await pool(objects, 16, async ({ kind, name, spec }) => {
     appliedAt?.set(`${kind}/${name}`, performance.now());
     await cluster.kube('POST', objectPath(kind, namespace), {
-      apiVersion: `${GROUP}/${VERSION}`,
+      apiVersion: `${KINDS[kind]!.group}/${KINDS[kind]!.version}`,
       kind,
       metadata: { name, namespace },
       spec,
@@ -380,9 +410,15 @@ export class ReadyTracker {
 }
 
 /** Applies `count` mixed objects into the stack's namespace and waits until all are Ready. */
-export async function applyAndWait(cluster: Cluster, stack: Stack, count: number, timeoutSeconds: string) {
+export async function applyAndWait(
+  cluster: Cluster,
+  stack: Stack,
+  count: number,
+  timeoutSeconds: string,
+  mix: Mix = 'pairs',
+) {
   const tracker = new ReadyTracker(cluster, stack.namespace);
-  const objects = mixedObjects(count);
+  const objects = benchObjects(count, mix);
   const appliedAt = new Map<string, number>();
   const startedAt = performance.now();
   try {

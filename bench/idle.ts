@@ -13,17 +13,25 @@ import {
   sleep,
   startStack,
   type Benchmark,
+  type Mix,
 } from './harness.ts';
 
 export const idle: Benchmark = {
   name: 'idle',
-  flags: { objects: '1000', 'window-s': '120', 'sync-interval': '10m', 'settle-s': '10', 'timeout-s': '600' },
+  flags: {
+    objects: '1000',
+    mix: 'all',
+    'window-s': '120',
+    'sync-interval': '10m',
+    'settle-s': '10',
+    'timeout-s': '600',
+  },
   async run(cluster, args) {
     const count = Number(args.objects);
     const windowSeconds = Number(args['window-s']);
     const syncMs = parseDurationMs(args['sync-interval']!, 'sync-interval');
     const stack = await startStack(cluster, 'idle', { flags: { syncInterval: args['sync-interval']! } });
-    await applyAndWait(cluster, stack, count, args['timeout-s']!);
+    await applyAndWait(cluster, stack, count, args['timeout-s']!, args.mix as Mix);
     // Let the reconciles triggered by the operator's own last writes finish before the window opens.
     await sleep(Number(args['settle-s']) * 1000);
     await clearCloudCalls(stack);

@@ -8,7 +8,8 @@ import {
   figure,
   isMain,
   main,
-  mixedObjects,
+  benchObjects,
+  type Mix,
   ReadyTracker,
   sleep,
   startStack,
@@ -33,7 +34,7 @@ async function peakRss(pid: number, seconds: number): Promise<number> {
 
 export const memory: Benchmark = {
   name: 'memory',
-  flags: { objects: '2000', entry: 'bin/sluice.js', 'settle-s': '15', 'timeout-s': '900' },
+  flags: { objects: '2000', entry: 'bin/sluice.js', mix: 'all', 'settle-s': '15', 'timeout-s': '900' },
   async run(cluster, args) {
     const count = Number(args.objects);
     const stack = await startStack(cluster, 'memory', { entry: args.entry! });
@@ -43,7 +44,7 @@ export const memory: Benchmark = {
       await sleep(settle * 1000);
       const idleMb = await peakRss(operator.pid, 5);
       const tracker = new ReadyTracker(cluster, namespace);
-      await applyAll(cluster, namespace, mixedObjects(count));
+      await applyAll(cluster, namespace, benchObjects(count, args.mix as Mix));
       await tracker.waitFor(count, Number(args['timeout-s']) * 1000);
       await tracker.stop();
       await sleep(settle * 1000);

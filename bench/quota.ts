@@ -1,11 +1,20 @@
 // `npm run bench:quota [-- --services 100 --pipes 100 --limit 20/1s]`: the emulator and the operator at the
 // same scaled rate limit. The time to all Ready is compared with the least time the calls made could take at
 // that rate (calls ÷ rate); a 429 would mean the operator's scheduler let a call through too early.
-import { applyAndWait, cloudCalls, figure, isMain, main, startStack, type Benchmark } from './harness.ts';
+import {
+  applyAndWait,
+  type Mix,
+  cloudCalls,
+  figure,
+  isMain,
+  main,
+  startStack,
+  type Benchmark,
+} from './harness.ts';
 
 export const quota: Benchmark = {
   name: 'quota',
-  flags: { objects: '200', requests: '20', 'window-s': '1', 'timeout-s': '600' },
+  flags: { objects: '200', requests: '20', 'window-s': '1', mix: 'pairs', 'timeout-s': '600' },
   async run(cluster, args) {
     const count = Number(args.objects);
     const requests = Number(args.requests);
@@ -14,7 +23,8 @@ export const quota: Benchmark = {
       rateLimit: { requests, windowSeconds },
       flags: { managementQuota: `${requests}/${windowSeconds}s` },
     });
-    const { startedAt, lastReadyAt } = await applyAndWait(cluster, stack, count, args['timeout-s']!);
+    const mix = args.mix as Mix;
+    const { startedAt, lastReadyAt } = await applyAndWait(cluster, stack, count, args['timeout-s']!, mix);
     const seconds = (lastReadyAt - startedAt) / 1000;
     const calls = await cloudCalls(stack);
     if (process.env.BENCH_DEBUG) {
@@ -30,7 +40,7 @@ export const quota: Benchmark = {
     await stack.stop();
 
     const floorSeconds = calls.answered / (requests / windowSeconds);
-    const name = `quota (${count} objects, ${requests}/${windowSeconds} s)`;
+    const name = `quota (${count} objects${mix === 'pairs' ? '' : `, ${mix} kinds`}, ${requests}/${windowSeconds} s)`;
     return [
       figure(name, 'time to all Ready', seconds, { unit: 's' }),
       figure(name, 'cloud calls made (not 429)', calls.answered),

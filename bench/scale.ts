@@ -2,6 +2,7 @@
 // kafka Pipes each into one of them) to all Ready, against the floor measured in the same run: a script that
 // makes only the writes a correct operator cannot avoid (create the object, add the finalizer, create the
 // connection Secret of a service, patch status once), with as many writers as the operator has workers.
+import { kindNamed } from '../src/kinds.ts';
 import {
   applyAll,
   applyAndWait,
@@ -10,7 +11,8 @@ import {
   figure,
   isMain,
   main,
-  mixedObjects,
+  benchObjects,
+  type Mix,
   objectPath,
   operatorRequests,
   percentile,
@@ -23,9 +25,9 @@ import {
 const MERGE_PATCH = 'application/merge-patch+json';
 
 /** The floor: per object, the writes no correct operator avoids, started as soon as the object exists. */
-async function floor(cluster: Cluster, count: number, writers: number): Promise<number> {
+async function floor(cluster: Cluster, count: number, writers: number, mix: Mix): Promise<number> {
   const namespace = await createNamespace(cluster, 'floor');
-  const objects = mixedObjects(count);
+  const objects = benchObjects(count, mix);
   const created: typeof objects = [];
   const sleeping: Array<() => void> = [];
   const wake = () => sleeping.splice(0).forEach((resolve) => resolve());
@@ -41,7 +43,7 @@ async function floor(cluster: Cluster, count: number, writers: number): Promise<
       }
       const path = objectPath(object.kind, namespace, object.name);
       await cluster.kube('PATCH', path, { metadata: { finalizers: ['sluice.dev/finalizer'] } }, MERGE_PATCH);
-      if (object.kind === 'DatabaseService') {
+      if (kindNamed(object.kind)?.connectionSecret) {
         await cluster.kube('POST', `/api/v1/namespaces/${namespace}/secrets`, {
           metadata: { name: `${object.name}-connection` },
           stringData: { username: 'default', password: 'floor-password', host: 'h', port: '9440' },
@@ -75,11 +77,12 @@ async function floor(cluster: Cluster, count: number, writers: number): Promise<
 
 export const scale: Benchmark = {
   name: 'scale',
-  flags: { count: '2000', concurrency: '4', 'timeout-s': '900' },
+  flags: { count: '2000', concurrency: '4', mix: 'pairs', 'timeout-s': '900' },
   async run(cluster, args) {
     const count = Number(args.count);
     const concurrency = Number(args.concurrency);
-    const floorMs = await floor(cluster, count, concurrency * 2);
+    const mix = args.mix as Mix;
+    const floorMs = await floor(cluster, count, concurrency * 2, mix);
 
     const stack = await startStack(cluster, 'scale', { flags: { concurrency: String(concurrency) } });
     const before = await operatorRequests(cluster);
@@ -88,6 +91,7 @@ export const scale: Benchmark = {
       stack,
       count,
       args['timeout-s']!,
+      mix,
     );
     const totalMs = lastReadyAt - startedAt;
     // The benchmark's own requests in between are its creates, which operatorRequests leaves out.
@@ -114,7 +118,7 @@ export const scale: Benchmark = {
     const latencies = [...readyAt].map(([id, at]) => at - appliedAt.get(id)!);
     await stack.stop();
 
-    const name = `scale (N=${count})`;
+    const name = `scale (N=${count}${mix === 'pairs' ? '' : `, ${mix} kinds`})`;
     return [
       figure(name, 'time to all Ready, operator', totalMs / 1000, { unit: 's' }),
       figure(name, 'time to all Ready, floor script', floorMs / 1000, { unit: 's' }),

@@ -114,7 +114,11 @@ export interface Manifest {
  * `count` manifests, kinds in turn (the registry order puts referenced kinds first); each reference names the
  * newest object of that kind generated before it, so every object's reference exists in the run.
  */
-export function generateManifests(count: number, kinds: ChaosKind[] = CHAOS_KINDS): Manifest[] {
+export function generateManifests(
+  count: number,
+  kinds: ChaosKind[] = CHAOS_KINDS,
+  prefix = 'chaos',
+): Manifest[] {
   const newest: Record<string, string> = {};
   const perKind: Record<string, number> = {};
   const manifests: Manifest[] = [];
@@ -122,7 +126,7 @@ export function generateManifests(count: number, kinds: ChaosKind[] = CHAOS_KIND
     const kind = kinds[i % kinds.length]!;
     if (kind.references?.some((ref) => newest[ref] === undefined)) continue;
     const n = (perKind[kind.kind] = (perKind[kind.kind] ?? -1) + 1);
-    const name = `chaos-${kind.kind.toLowerCase()}-${n}`;
+    const name = `${prefix}-${kind.kind.toLowerCase()}-${n}`;
     manifests.push({ kind: kind.kind, name, spec: kind.spec(name, n, newest) });
     newest[kind.kind] = name;
   }
