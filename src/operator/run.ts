@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { createCloudAgent } from '../cloud/http.ts';
 import { createLogger } from '../cloud/logging.ts';
@@ -43,6 +44,8 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   const dispatcher = createCloudAgent();
   // Aborts every cloud call in flight: at once when leadership is lost, after the grace period on stop().
   const work = new AbortController();
+  // Every cloud call in flight listens on it (concurrency × kinds of them): not a leak, so no warning.
+  setMaxListeners(0, work.signal);
   const manager: Manager<CloudConnection> = new Manager<CloudConnection>({
     kubeConfig,
     kinds: KINDS,
