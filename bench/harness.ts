@@ -17,6 +17,7 @@ import type { ManagedObject } from '../src/runtime/managed/types.ts';
 import { imageNodeFlags } from '../scripts/image-layout.ts';
 import { CHAOS_KINDS, generateManifests } from '../test/chaos/kinds.ts';
 import { startControlPlane, type ControlPlane } from '../test/harness/controlPlane.ts';
+import { chartCredentials } from '../test/harness/install.ts';
 
 /** Every sluice kind's resource, from the kind registry. */
 export const KINDS: Record<string, { group: string; version: string; plural: string }> = Object.fromEntries(
@@ -149,17 +150,7 @@ export async function createNamespace(
   for (const [name, data] of CHAOS_KINDS.flatMap((kind) => Object.entries(kind.secrets))) {
     await secret(name, data);
   }
-  if (emulator) {
-    const { organizationId, keyId, keySecret, alertsToken } = emulator.credentials;
-    await secret('cloud', {
-      organizationId,
-      keyId,
-      keySecret,
-      managementUrl: emulator.url,
-      alertsUrl: emulator.url,
-      alertsToken,
-    });
-  }
+  if (emulator) await secret('cloud', chartCredentials(emulator));
   return namespace;
 }
 
