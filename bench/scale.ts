@@ -98,7 +98,7 @@ export const scale: Benchmark = {
     const requests = await operatorRequests(cluster, before.counts);
     console.log('apiserver requests by the operator per object:');
     for (const [key, n] of Object.entries(requests.byVerb))
-      console.log(`  ${key.padEnd(24)} ${(n / count).toFixed(2)}`);
+      console.log(`  ${key.padEnd(24)} ${(n / count).toFixed(2)} (${n})`);
     const cloud = await cloudCalls(stack);
     if (process.env.BENCH_DEBUG) {
       const since = (at: number) => ((at - startedAt) / 1000).toFixed(1);
