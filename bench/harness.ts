@@ -8,6 +8,7 @@ import net from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startEmulator, type Emulator } from '../src/emulator/server.ts';
+import type { CallRecord } from '../src/emulator/call-log.ts';
 import type { RateLimitOption } from '../src/emulator/rate-limit.ts';
 import { KINDS as SLUICE_KINDS } from '../src/kinds.ts';
 import type { OperatorFlags } from '../src/operator/config.ts';
@@ -15,7 +16,7 @@ import { Informer } from '../src/runtime/informer.ts';
 import { kubeRequestJson } from '../src/runtime/kube-http.ts';
 import type { ManagedObject } from '../src/runtime/managed/types.ts';
 import { imageNodeFlags } from '../scripts/image-layout.ts';
-import { CHAOS_KINDS, generateManifests } from '../test/chaos/kinds.ts';
+import { benchObjects, mixSecrets, type BenchObject, type Mix } from './mixes.ts';
 import { startControlPlane, type ControlPlane } from '../test/harness/controlPlane.ts';
 import { chartCredentials } from '../test/harness/install.ts';
 
@@ -25,11 +26,7 @@ export const KINDS: Record<string, { group: string; version: string; plural: str
 );
 export type BenchKind = string;
 
-/**
- * Which objects a benchmark applies: `pairs` is the issue's mix for scale and quota (half DatabaseServices, half
- * kafka Pipes each into one of them); `all` takes every kind in turn, as the chaos suite generates them.
- */
-export type Mix = 'pairs' | 'all';
+export { benchObjects, type BenchObject, type Mix } from './mixes.ts';
 
 /** One figure of a benchmark: the value, its target and whether it is met (undefined: no target). */
 export interface Figure {
@@ -135,7 +132,7 @@ export async function operatorRequests(
 
 let namespaces = 0;
 
-/** A fresh namespace with the cloud credentials Secret and the kafka credentials the pipes use. */
+/** A fresh namespace with the cloud credentials Secret and the Secrets the objects of the mixes reference. */
 export async function createNamespace(
   cluster: Cluster,
   prefix: string,
@@ -145,11 +142,7 @@ export async function createNamespace(
   await cluster.kube('POST', '/api/v1/namespaces', { metadata: { name: namespace } });
   const secret = (name: string, stringData: Record<string, string>) =>
     cluster.kube('POST', `/api/v1/namespaces/${namespace}/secrets`, { metadata: { name }, stringData });
-  await secret('kafka', { username: 'bench', password: 'bench-password' });
-  // The Secrets the `all` mix's pipes reference.
-  for (const [name, data] of CHAOS_KINDS.flatMap((kind) => Object.entries(kind.secrets))) {
-    await secret(name, data);
-  }
+  for (const [name, data] of Object.entries(mixSecrets())) await secret(name, data);
   if (emulator) await secret('cloud', chartCredentials(emulator));
   return namespace;
 }
@@ -267,13 +260,6 @@ function freePort(): Promise<number> {
   });
 }
 
-interface CallRecord {
-  method: string;
-  path: string;
-  status: number;
-  timestamp: string;
-}
-
 /** The emulator's call log (kept calls) and counts since it was last cleared. */
 export async function cloudCalls(
   stack: Stack,
@@ -293,40 +279,6 @@ export async function cloudCalls(
 
 export const clearCloudCalls = (stack: Stack) =>
   fetch(`${stack.emulator.url}/_emulator/calls`, { method: 'DELETE' });
-
-export interface BenchObject {
-  kind: BenchKind;
-  name: string;
-  spec: Record<string, unknown>;
-}
-
-/** The `count` objects of a run with `mix`. */
-export function benchObjects(count: number, mix: Mix = 'pairs'): BenchObject[] {
-  if (mix === 'all') return generateManifests(count, CHAOS_KINDS, 'bench');
-  if (mix !== 'pairs') throw new Error(`--mix must be pairs or all, got ${String(mix)}`);
-  return pairedObjects(count);
-}
-
-/** Half services, half kafka pipes each into one of those services. */
-function pairedObjects(count: number): BenchObject[] {
-  const services = Math.ceil(count / 2);
-  return Array.from({ length: count }, (_, i) =>
-    i % 2 === 0 || i / 2 >= services
-      ? { kind: 'DatabaseService' as const, name: `svc-${i}`, spec: serviceSpec(i) }
-      : { kind: 'Pipe' as const, name: `pipe-${i}`, spec: pipeSpec(i, `svc-${i - 1}`) },
-  );
-}
-
-export const serviceSpec = (i: number) => ({ name: `bench ${i}`, provider: 'aws', region: 'us-east-1' });
-
-export const pipeSpec = (i: number, service: string) => ({
-  serviceRef: { name: service },
-  name: `bench pipe ${i}`,
-  source: {
-    kafka: { brokers: 'broker:9092', topics: `topic-${i}`, credentialsSecretRef: { name: 'kafka' } },
-  },
-  destination: { database: 'default', table: `events_${i}` },
-});
 
 export const objectPath = (kind: BenchKind, namespace: string, name = '') =>
   `/apis/${KINDS[kind]!.group}/${KINDS[kind]!.version}/namespaces/${namespace}/${KINDS[kind]!.plural}${name ? `/${name}` : ''}`;

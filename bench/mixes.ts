@@ -1,0 +1,27 @@
+// Which objects a benchmark applies. The n-th object of a kind is the chaos suite's (test/chaos/kinds.ts), so
+// the benchmarks and the chaos runs write every kind one way.
+import { chaosKind, CHAOS_KINDS, generateManifests, pipeKind, type Manifest } from '../test/chaos/kinds.ts';
+import { kafkaPipe } from '../test/integration/operator/pipe-fixtures.ts';
+
+/**
+ * `pairs` is the issue's mix for scale and quota: half DatabaseServices, half kafka Pipes each into the
+ * service just before it. `all` takes every kind in turn, each dependant on a service of the run.
+ */
+export type Mix = 'pairs' | 'all';
+
+const MIX_KINDS = {
+  pairs: [chaosKind('DatabaseService'), pipeKind([kafkaPipe])],
+  all: CHAOS_KINDS,
+};
+
+export type BenchObject = Manifest;
+
+/** The first `count` objects of `mix`. */
+export function benchObjects(count: number, mix: Mix = 'pairs'): BenchObject[] {
+  if (!Object.hasOwn(MIX_KINDS, mix)) throw new Error(`--mix must be pairs or all, got ${String(mix)}`);
+  return generateManifests(count, MIX_KINDS[mix], 'bench');
+}
+
+/** The Secrets the objects of every mix reference, by name: created in each benchmark namespace. */
+export const mixSecrets = (): Record<string, Record<string, string>> =>
+  Object.assign({}, ...CHAOS_KINDS.map((kind) => kind.secrets));
