@@ -148,7 +148,10 @@ export async function createNamespace(
 }
 
 export interface StackOptions {
+  /** The emulator's management API limit per key; `'off'` (the default) lifts the alerting limit as well. */
   rateLimit?: RateLimitOption;
+  /** The emulator's alerting API limit per token, when `rateLimit` is on; else the real 100 per 60 s. */
+  alertsRateLimit?: RateLimitOption;
   flags?: Partial<OperatorFlags>;
   /** What runs the operator: bin/sluice.js (tsx, or the compiled dist/ once built) or a compiled cli.js. */
   entry?: string;
@@ -176,6 +179,7 @@ export async function startStack(
     transitionMs: 0,
     logger: false,
     rateLimit: options.rateLimit ?? 'off',
+    ...(options.alertsRateLimit ? { alertsRateLimit: options.alertsRateLimit } : {}),
   });
   const namespace = await createNamespace(cluster, prefix, emulator);
   const operator = await startOperatorProcess(cluster, namespace, options.flags, options.entry);
@@ -196,8 +200,9 @@ export interface OperatorProcess {
 }
 
 /**
- * `sluice run` watching `namespace` with the cloud credentials `createNamespace` put there, management quota
- * off unless `flags` say otherwise; resolves once its informers are synced (`/readyz`).
+ * `sluice run` watching `namespace` with the cloud credentials `createNamespace` put there, management and
+ * alerting quota off unless `flags` say otherwise (the emulator is unlimited but in bench:quota); resolves once
+ * its informers are synced (`/readyz`).
  */
 export async function startOperatorProcess(
   cluster: Cluster,

@@ -1,6 +1,7 @@
-// `npm run bench:quota [-- --services 100 --pipes 100 --limit 20/1s]`: the emulator and the operator at the
-// same scaled rate limit. The time to all Ready is compared with the least time the calls made could take at
-// that rate (calls ÷ rate); a 429 would mean the operator's scheduler let a call through too early.
+// `npm run bench:quota [-- --objects 200 --requests 20 --window-s 1 --mix pairs]`: the emulator and the operator
+// at the same scaled rate limit. The time to all Ready is compared with the least time the calls made could take
+// at that rate (calls ÷ rate); a 429 would mean the operator's scheduler let a call through too early. With
+// `--mix all` the Alerts' calls go to the alerting API, a budget of its own per token, scaled to the same limit.
 import {
   applyAndWait,
   type Mix,
@@ -19,9 +20,12 @@ export const quota: Benchmark = {
     const count = Number(args.objects);
     const requests = Number(args.requests);
     const windowSeconds = Number(args['window-s']);
+    const limit = { requests, windowSeconds };
+    const quotaFlag = `${requests}/${windowSeconds}s`;
     const stack = await startStack(cluster, 'quota', {
-      rateLimit: { requests, windowSeconds },
-      flags: { managementQuota: `${requests}/${windowSeconds}s` },
+      rateLimit: limit,
+      alertsRateLimit: limit,
+      flags: { managementQuota: quotaFlag, alertingQuota: quotaFlag },
     });
     const mix = args.mix as Mix;
     const { startedAt, lastReadyAt } = await applyAndWait(cluster, stack, count, args['timeout-s']!, mix);
@@ -39,12 +43,17 @@ export const quota: Benchmark = {
     }
     await stack.stop();
 
-    const floorSeconds = calls.answered / (requests / windowSeconds);
-    const name = `quota (${count} objects${mix === 'pairs' ? '' : `, ${mix} kinds`}, ${requests}/${windowSeconds} s)`;
+    // The two APIs' budgets are spent side by side, so the least time is the busier one's.
+    const alerting = calls.calls.filter((call) => call.key === 'alerts' && call.status !== 429).length;
+    const floorSeconds = Math.max(calls.answered - alerting, alerting) / (requests / windowSeconds);
+    // The issue sets the time target for its mix (100 services + 100 pipes); other mixes are reported beside it.
+    const issueMix = mix === 'pairs';
+    const name = `quota (${count} objects${issueMix ? '' : `, ${mix} kinds`}, ${requests}/${windowSeconds} s)`;
     return [
       figure(name, 'time to all Ready', seconds, { unit: 's' }),
       figure(name, 'cloud calls made (not 429)', calls.answered),
-      figure(name, 'time ÷ (calls ÷ rate)', seconds / floorSeconds, { max: 1.1 }),
+      ...(alerting ? [figure(name, 'of which alerting API', alerting)] : []),
+      figure(name, 'time ÷ (calls ÷ rate)', seconds / floorSeconds, issueMix ? { max: 1.1 } : {}),
       figure(name, '429s earned', calls.tooMany, { max: 0 }),
     ];
   },
