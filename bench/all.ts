@@ -9,7 +9,17 @@ import { quota } from './quota.ts';
 import { scale } from './scale.ts';
 import { printTable, startCluster, writeResult, type Benchmark, type Figure } from './harness.ts';
 
-const BENCHMARKS: Benchmark[] = [scale, memory, quota, idle, latency];
+/**
+ * A benchmark over every kind in turn, beside the issue's services-and-pipes mix that its targets are set for
+ * (`--scale-all-count`, `--only scale-all`, `bench/results/scale-all.json`).
+ */
+const everyKind = (benchmark: Benchmark): Benchmark => ({
+  ...benchmark,
+  name: `${benchmark.name}-all`,
+  flags: { ...benchmark.flags, mix: 'all' },
+});
+
+const BENCHMARKS: Benchmark[] = [scale, everyKind(scale), memory, quota, everyKind(quota), idle, latency];
 
 const flagsOf = (benchmark: Benchmark) =>
   Object.entries(benchmark.flags).map(([flag, value]) => [`${benchmark.name}-${flag}`, flag, value] as const);
