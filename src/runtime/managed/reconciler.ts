@@ -100,12 +100,15 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     );
   }
 
+  /** The cache changed for `key`: a status this process wrote may show there now. */
+  readonly observe = (key: string): void => this.statuses.observe(key, this.options.cache.get(key));
+
   /** The worker entry point: reconciles one `namespace/name` key. Throws to ask for a backoff retry. */
   readonly reconcile = async (key: string): Promise<Requeue | void> => {
     const cached = this.options.cache.get(key);
     if (!cached) {
       this.polls.forget(key);
-      this.statuses.forget(key);
+      this.statuses.observe(key, undefined);
       return;
     }
     const draft = new StatusDraft(cached, this.now);
@@ -528,6 +531,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     if (this.statuses.upToDate(draft.resource, next)) return;
     const updated = await this.options.writer.patchStatus(this.options.kind, draft.resource, next);
     this.statuses.wrote(draft.resource, next);
+    // The watch may have delivered the write before the response did.
+    this.observe(objectKey(draft.resource));
     draft.rebase(updated);
   }
 

@@ -12,16 +12,23 @@ export class StatusExpectations {
 
   /** True when `next` needs no write: the cached object shows it, and so does our last write, if any. */
   upToDate(cached: ManagedObject, next: ManagedStatus): boolean {
-    const key = objectKey(cached);
-    let last = this.written.get(key);
-    if (last?.uid === cached.metadata.uid && isDeepStrictEqual(cached.status ?? {}, last.status)) {
-      // The cache shows our write, and every later state it shows is newer: the expectation is met, and
-      // holding a copy of every object's status for good would cost memory in proportion to the objects.
-      this.written.delete(key);
-      last = undefined;
-    }
+    this.observe(objectKey(cached), cached);
+    const last = this.written.get(objectKey(cached));
     if (!isDeepStrictEqual(next, cached.status ?? {})) return false;
     return last === undefined || last.uid !== cached.metadata.uid || isDeepStrictEqual(next, last.status);
+  }
+
+  /**
+   * What the cache shows now for `key` (undefined: gone). Once it shows our write, every later state it
+   * shows is newer: the expectation is met and forgotten, so a settled object costs nothing here. Called
+   * on every cache change, since after its last write an object may not be reconciled again for a long time.
+   */
+  observe(key: string, cached: ManagedObject | undefined): void {
+    const last = this.written.get(key);
+    if (last === undefined) return;
+    if (cached?.metadata.uid !== last.uid || isDeepStrictEqual(cached.status ?? {}, last.status)) {
+      this.written.delete(key);
+    }
   }
 
   /** Objects whose last written status the cache has not shown yet. */
@@ -31,10 +38,5 @@ export class StatusExpectations {
 
   wrote(resource: ManagedObject, status: ManagedStatus): void {
     this.written.set(objectKey(resource), { uid: resource.metadata.uid, status: structuredClone(status) });
-  }
-
-  /** The object is gone. */
-  forget(key: string): void {
-    this.written.delete(key);
   }
 }

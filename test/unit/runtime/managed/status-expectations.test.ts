@@ -42,4 +42,25 @@ describe('StatusExpectations', () => {
     expectations.upToDate(object(ready('False')), ready('True'));
     expect(expectations.pending).toBe(1);
   });
+
+  it('forgets the written status when a cache change shows it, without another reconcile', () => {
+    const expectations = new StatusExpectations();
+    expectations.wrote(object(), ready('True'));
+    expectations.observe('team/orders', object(ready('False')));
+    expect(expectations.pending).toBe(1);
+    expectations.observe('team/orders', object(ready('True')));
+    expect(expectations.pending).toBe(0);
+  });
+
+  it('forgets the written status of an object that is gone or was created again', () => {
+    const expectations = new StatusExpectations();
+    expectations.wrote(object(), ready('True'));
+    expectations.observe('team/orders', undefined);
+    expect(expectations.pending).toBe(0);
+    expectations.wrote(object(), ready('True'));
+    const recreated = object(ready('False'));
+    recreated.metadata.uid = 'u-2';
+    expectations.observe('team/orders', recreated);
+    expect(expectations.pending).toBe(0);
+  });
 });
