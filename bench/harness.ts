@@ -254,7 +254,7 @@ export async function startOperatorProcess(
 }
 
 /** A TCP port nobody listens on right now. */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

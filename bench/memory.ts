@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import {
   applyAll,
   figure,
+  freePort,
   isMain,
   main,
   benchObjects,
@@ -20,6 +21,14 @@ import {
 function rssMb(pid: number): number {
   const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
   return Number(kb) / 1024;
+}
+
+/** Resident memory by kind (anonymous: heaps and malloc; file: the node binary and libraries), in MB. */
+function residentKinds(pid: number): string {
+  const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8');
+  const mb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(rollup)?.[1]) / 1024;
+  const anonymous = mb('Anonymous');
+  return `resident anonymous ${anonymous.toFixed(1)} MB, file-backed ${(mb('Rss') - anonymous).toFixed(1)} MB`;
 }
 
 /** The highest RSS over a few seconds: the sample a memory limit would have to allow. */
@@ -44,17 +53,50 @@ function rssSampler(pid: number): { readonly maxMb: number; stop(): void } {
   };
 }
 
+/**
+ * Where the RSS is, from the operator's own process metrics: V8's heap (used of committed, by space) and
+ * memory outside it (buffers), so a change is judged by what it moves.
+ */
+async function heapBreakdown(metricsPort: number): Promise<string> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  const mb = (name: string, space?: string) => {
+    const line = text
+      .split('\n')
+      .find((l) => l.startsWith(name) && (space === undefined || l.includes(`space="${space}"`)));
+    return (Number(line?.split(' ').at(-1)) / 2 ** 20).toFixed(1);
+  };
+  const spaces = ['new', 'old', 'code', 'large_object', 'map']
+    .map((space) => {
+      const used = mb('nodejs_heap_space_size_used_bytes', space);
+      return `${space} ${used}/${mb('nodejs_heap_space_size_total_bytes', space)}`;
+    })
+    .join(', ');
+  return (
+    `heap used ${mb('nodejs_heap_size_used_bytes')} of ${mb('nodejs_heap_size_total_bytes')} MB ` +
+    `(${spaces}), external ${mb('nodejs_external_memory_bytes')} MB`
+  );
+}
+
 export const memory: Benchmark = {
   name: 'memory',
   flags: { objects: '2000', entry: 'bin/sluice.js', mix: 'all', 'settle-s': '60', 'timeout-s': '900' },
   async run(cluster, args) {
     const count = Number(args.objects);
-    const stack = await startStack(cluster, 'memory', { entry: args.entry! });
+    const metricsPort = await freePort();
+    const stack = await startStack(cluster, 'memory', {
+      entry: args.entry!,
+      flags: { metricsBindAddress: `127.0.0.1:${metricsPort}` },
+    });
+    const debug = async (when: string) => {
+      if (!process.env.BENCH_DEBUG) return;
+      console.log(`${when}: ${await heapBreakdown(metricsPort)}; ${residentKinds(stack.operator.pid)}`);
+    };
     const { namespace, operator } = stack;
     try {
       const settle = Number(args['settle-s']);
       await sleep(settle * 1000);
       const idleMb = await peakRss(operator.pid, 5);
+      await debug('idle');
       const peak = rssSampler(operator.pid);
       const tracker = new ReadyTracker(cluster, namespace);
       await applyAll(cluster, namespace, benchObjects(count, args.mix as Mix));
@@ -69,6 +111,7 @@ export const memory: Benchmark = {
         await sleep(5000);
       }
       const settledMb = await peakRss(operator.pid, 5);
+      await debug('settled');
       if (process.env.BENCH_HEAP_SNAPSHOT) {
         // With BENCH_NODE_ARGS=--heapsnapshot-signal=SIGUSR2: the operator writes a snapshot to its cwd.
         process.kill(operator.pid, 'SIGUSR2');
