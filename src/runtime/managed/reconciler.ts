@@ -71,6 +71,12 @@ const NO_SECRETS: SecretReader = { get: () => undefined };
 /** Deleting needs no credentials of the resource itself (a DELETE sends none). */
 const EMPTY_SECRETS: ResolvedSecrets = { values: () => undefined, rotated: new Set(), versions: {} };
 
+/**
+ * How long a new object's reference to an object not in the cache goes unreported: objects applied together
+ * (one manifest, one Argo CD sync) arrive through separate watches within about a second.
+ */
+export const REFERENCE_ARRIVAL_GRACE_MS = 5_000;
+
 /** The time recorded before the last create call, if any. */
 function createIntentOf(resource: ManagedObject): Date | undefined {
   const text = resource.metadata.annotations?.[ANNOTATIONS.createPending];
@@ -167,6 +173,14 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
 
     const resolution = resolveReferences(resource, kind.references ?? [], this.lookup);
     if ('waitingFor' in resolution) {
+      const graceMs = resolution.missing ? this.arrivalGraceLeft(resource) : 0;
+      if (graceMs > 0) {
+        // Objects applied together reach the operator through one watch per kind, in any order: the one
+        // referenced may be on its way. Say nothing yet (a status written now would be rewritten a moment
+        // later); its arrival wakes this object through the dependency index, else the grace runs out.
+        draft.discard();
+        return { requeueAfterMs: graceMs };
+      }
       return this.wait(draft, new Waiting('WaitingForReference', resolution.waitingFor), true);
     }
     Object.assign(draft.status, keptReferenceIds(kind.references ?? [], resolution.resolved));
@@ -534,6 +548,19 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     // The watch may have delivered the write before the response did.
     this.observe(objectKey(draft.resource));
     draft.rebase(updated);
+  }
+
+  /**
+   * How much longer a new object (no condition reported yet) waits before it reports a referenced object
+   * that is not there: up to `REFERENCE_ARRIVAL_GRACE_MS` from its creation.
+   */
+  private arrivalGraceLeft(resource: R): number {
+    if (resource.status?.conditions?.length) return 0;
+    const created = Date.parse(resource.metadata.creationTimestamp ?? '');
+    if (Number.isNaN(created)) return 0;
+    const left = created + REFERENCE_ARRIVAL_GRACE_MS - this.now().getTime();
+    // A clock behind the apiserver's must not stretch the grace.
+    return Math.min(Math.max(0, left), REFERENCE_ARRIVAL_GRACE_MS);
   }
 
   private nextPoll(resource: R): number {

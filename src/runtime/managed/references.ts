@@ -68,7 +68,8 @@ export function onlyReference(references: ResolvedReferences, name: string): Res
 /** Looks a sluice object up in the operator's caches. */
 export type ObjectLookup = (kind: string, namespace: string, name: string) => ManagedObject | undefined;
 
-export type ReferenceResolution = { resolved: ResolvedReferences } | { waitingFor: string };
+/** `missing`: the wait is for an object the cache does not have (yet): it may be on its way. */
+export type ReferenceResolution = { resolved: ResolvedReferences } | { waitingFor: string; missing?: true };
 
 /**
  * Resolves every reference of a resource that is being reconciled. A reference that cannot be used yet is a
@@ -90,7 +91,7 @@ export function resolveReferences<R extends ManagedObject>(
     for (const name of names) {
       const what = `${declaration.kind} ${name}`;
       const target = lookup(declaration.kind, resource.metadata.namespace, name);
-      if (!target) return { waitingFor: `${what} does not exist yet` };
+      if (!target) return { waitingFor: `${what} does not exist yet`, missing: true };
       if (target.metadata.deletionTimestamp) return { waitingFor: `${what} is being deleted` };
       const id = target.status?.id;
       if (!id) return { waitingFor: `${what} ${NOT_READY_YET}` };

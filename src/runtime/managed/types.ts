@@ -9,6 +9,7 @@ export interface ManagedObject extends KubeObject {
     namespace: string;
     uid: string;
     generation?: number;
+    creationTimestamp?: string;
     deletionTimestamp?: string;
     finalizers?: string[];
     annotations?: Record<string, string>;

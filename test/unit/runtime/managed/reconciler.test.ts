@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { DeferredRequestError } from '../../../../src/cloud/errors.ts';
 import { ANNOTATIONS, FINALIZER } from '../../../../src/runtime/managed/annotations.ts';
 import { ReconcileError } from '../../../../src/runtime/managed/errors.ts';
-import { ManagedReconciler } from '../../../../src/runtime/managed/reconciler.ts';
-import type { ConnectContext } from '../../../../src/runtime/managed/types.ts';
+import { ManagedReconciler, REFERENCE_ARRIVAL_GRACE_MS } from '../../../../src/runtime/managed/reconciler.ts';
+import type { ConnectContext, ManagedKind, ManagedObject } from '../../../../src/runtime/managed/types.ts';
 import { FakeCache, FakeCloud, FakeServer, fakeEvents, widget, widgetKind, type Widget } from './fakes.ts';
 
 const SYNC_MS = 600_000;
@@ -365,5 +365,107 @@ describe('ManagedReconciler', () => {
     expect(t.server.get('a').metadata.generation).toBe(2);
     expect(status.observedGeneration).toBe(1);
     expect(status.conditions!.map((c) => c.observedGeneration)).toEqual([1, 1]);
+  });
+});
+
+describe('ManagedReconciler, a reference to an object the cache does not have', () => {
+  const CREATED = '2026-11-24T10:00:00Z';
+  const at = (seconds: number) => new Date(Date.parse(CREATED) + seconds * 1000);
+
+  function setupReferencing(target: { id?: string } | undefined, clock: { now: Date }) {
+    const server = new FakeServer();
+    const cache = new FakeCache();
+    const cloud = new FakeCloud();
+    const gadgets = new Map<string, ManagedObject>();
+    if (target)
+      gadgets.set('g', { metadata: { name: 'g', namespace: 'ns', uid: 'g-1' }, spec: {}, status: target });
+    const kind: ManagedKind<Widget, FakeCloud, number> = {
+      ...widgetKind(cloud),
+      references: [
+        {
+          name: 'gadget',
+          kind: 'Gadget',
+          objectName: (resource) => resource.spec.gadget as string,
+          plainId: () => undefined,
+          statusField: 'gadgetId',
+        },
+      ],
+    };
+    const reconciler = new ManagedReconciler({
+      kind,
+      cache,
+      writer: server.writer(),
+      events: fakeEvents().recorder,
+      cloudFor: async () => cloud,
+      syncIntervalMs: SYNC_MS,
+      pollIntervalMs: POLL_MS,
+      lookup: (_kind, _namespace, name) => gadgets.get(name),
+      now: () => clock.now,
+    });
+    const object = widget('a', { gadget: 'g' } as Partial<Widget['spec']>);
+    object.metadata.creationTimestamp = CREATED;
+    cache.set(server.put(object));
+    return { server, cache, cloud, gadgets, reconcile: () => reconciler.reconcile('ns/a') };
+  }
+
+  it('says nothing for a few seconds after the object was created: the referenced one may be on its way', async () => {
+    const clock = { now: at(1) };
+    const t = setupReferencing(undefined, clock);
+
+    expect(await t.reconcile()).toEqual({ requeueAfterMs: REFERENCE_ARRIVAL_GRACE_MS - 1000 });
+    expect(t.server.statusWrites).toEqual([]);
+    expect(t.cloud.calls).toEqual([]);
+
+    // It arrived within the grace: the first status written is the create's, not a wait.
+    t.gadgets.set('g', {
+      metadata: { name: 'g', namespace: 'ns', uid: 'g-1' },
+      spec: {},
+      status: { id: 'g-1' },
+    });
+    await t.reconcile();
+    expect(t.cloud.calls).toContain('create');
+    expect(t.server.statusWrites.flatMap((s) => s.conditions ?? []).map((c) => c.reason)).not.toContain(
+      'WaitingForReference',
+    );
+  });
+
+  it('reports the missing object once the grace has run out', async () => {
+    const clock = { now: at(1) };
+    const t = setupReferencing(undefined, clock);
+    await t.reconcile();
+
+    clock.now = at(REFERENCE_ARRIVAL_GRACE_MS / 1000);
+    expect(await t.reconcile()).toEqual({ requeueAfterMs: SYNC_MS });
+    const ready = t.server.get('a').status?.conditions?.find((c) => c.type === 'Ready');
+    expect(ready).toMatchObject({
+      status: 'False',
+      reason: 'WaitingForReference',
+      message: 'Gadget g does not exist yet',
+    });
+  });
+
+  it('reports at once an object that reported before, or a referenced object that exists but is not ready', async () => {
+    const clock = { now: at(1) };
+    const reported = setupReferencing(undefined, clock);
+    reported.cache.set(
+      reported.server.put({
+        ...reported.server.get('a'),
+        status: {
+          conditions: [
+            { type: 'Ready', status: 'True', reason: 'Available', message: '', lastTransitionTime: CREATED },
+          ],
+        },
+      }),
+    );
+    await reported.reconcile();
+    expect(reported.server.get('a').status?.conditions?.find((c) => c.type === 'Ready')?.message).toBe(
+      'Gadget g does not exist yet',
+    );
+
+    const notReady = setupReferencing({}, clock);
+    await notReady.reconcile();
+    expect(notReady.server.get('a').status?.conditions?.find((c) => c.type === 'Ready')?.message).toBe(
+      'Gadget g is not ready yet',
+    );
   });
 });
