@@ -117,7 +117,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
       this.statuses.observe(key, undefined);
       return;
     }
-    const draft = new StatusDraft(cached, this.now);
+    const draft = new StatusDraft(cached, this.now, this.statuses.ahead(cached));
     try {
       const next = await this.reconcileObject(cached, draft);
       if (!draft.discarded) await this.flushStatus(draft);
@@ -543,8 +543,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
   private async flushStatus(draft: StatusDraft<R>): Promise<void> {
     const next = draft.result();
     if (this.statuses.upToDate(draft.resource, next)) return;
-    const updated = await this.options.writer.patchStatus(this.options.kind, draft.resource, next);
-    this.statuses.wrote(draft.resource, next);
+    // Patched from what the server holds: our last write, when the cache has not shown it yet.
+    const ahead = this.statuses.ahead(draft.resource);
+    const from = ahead ? { ...draft.resource, status: ahead } : draft.resource;
+    const updated = await this.options.writer.patchStatus(this.options.kind, from, next);
+    this.statuses.wrote(draft.resource, next, updated, draft.readVersions);
     // The watch may have delivered the write before the response did.
     this.observe(objectKey(draft.resource));
     draft.rebase(updated);
@@ -595,11 +598,17 @@ class StatusDraft<R extends ManagedObject> {
   private readonly generation: number | undefined;
   private observedGeneration: number | undefined;
 
+  /** The version this reconcile read from the cache. */
+  readonly readVersions: string[];
+
+  /** `ahead`: our last written status, when the cache has not shown it yet: the status to build on. */
   constructor(
     public resource: R,
     private readonly now: () => Date,
+    ahead?: ManagedStatus,
   ) {
-    this.status = structuredClone(resource.status ?? {});
+    this.status = structuredClone(ahead ?? resource.status ?? {});
+    this.readVersions = resource.metadata.resourceVersion ? [resource.metadata.resourceVersion] : [];
     this.generation = resource.metadata.generation;
     this.observedGeneration = this.generation;
   }

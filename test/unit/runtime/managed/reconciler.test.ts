@@ -468,4 +468,17 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
       'Gadget g is not ready yet',
     );
   });
+
+  it('does not write the same status again while the cache has not shown its first write', async () => {
+    const clock = { now: at(REFERENCE_ARRIVAL_GRACE_MS / 1000 + 1) };
+    const t = setupReferencing(undefined, clock);
+    await t.reconcile();
+    // Woken again (say, by another object) before the watch delivered the write: the cache is as before.
+    clock.now = at(REFERENCE_ARRIVAL_GRACE_MS / 1000 + 2);
+    await t.reconcile();
+
+    expect(t.server.statusWrites).toHaveLength(1);
+    const ready = t.server.get('a').status?.conditions?.find((c) => c.type === 'Ready');
+    expect(ready?.lastTransitionTime).toBe(at(REFERENCE_ARRIVAL_GRACE_MS / 1000 + 1).toISOString());
+  });
 });
