@@ -40,6 +40,12 @@ export const quota: Benchmark = {
         perSecond[second] = (perSecond[second] ?? 0) + 1;
       }
       console.log('calls per second:', Array.from(perSecond, (n) => n ?? 0).join(' '));
+      // Where the time outside the calls goes: before the first call, after the last.
+      const lastAt = Math.max(...calls.calls.map((call) => Date.parse(call.timestamp)));
+      const since = (epochMs: number) => ((epochMs - performance.timeOrigin - startedAt) / 1000).toFixed(2);
+      console.log(
+        `first call at ${since(firstAt)} s, last at ${since(lastAt)} s, last Ready at ${seconds.toFixed(2)} s`,
+      );
     }
     await stack.stop();
 
