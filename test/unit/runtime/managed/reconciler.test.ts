@@ -2,12 +2,35 @@ import { describe, expect, it } from 'vitest';
 import { DeferredRequestError } from '../../../../src/cloud/errors.ts';
 import { ANNOTATIONS, FINALIZER } from '../../../../src/runtime/managed/annotations.ts';
 import { ReconcileError } from '../../../../src/runtime/managed/errors.ts';
-import { ManagedReconciler, REFERENCE_ARRIVAL_GRACE_MS } from '../../../../src/runtime/managed/reconciler.ts';
+import {
+  ManagedReconciler,
+  REFERENCE_ARRIVAL_GRACE_MS,
+  type ManagedReconcilerOptions,
+} from '../../../../src/runtime/managed/reconciler.ts';
 import type { ConnectContext, ManagedKind, ManagedObject } from '../../../../src/runtime/managed/types.ts';
 import { FakeCache, FakeCloud, FakeServer, fakeEvents, widget, widgetKind, type Widget } from './fakes.ts';
 
 const SYNC_MS = 600_000;
 const POLL_MS = 1_000;
+
+/** A reconciler of widgets over the fakes, with the test's intervals; `options` replace the defaults. */
+function fakeReconciler(
+  server: FakeServer,
+  cache: FakeCache,
+  cloud: FakeCloud,
+  options: Partial<ManagedReconcilerOptions<Widget, FakeCloud, number>> = {},
+) {
+  return new ManagedReconciler({
+    kind: widgetKind(cloud),
+    cache,
+    writer: server.writer(),
+    events: fakeEvents().recorder,
+    cloudFor: async () => cloud,
+    syncIntervalMs: SYNC_MS,
+    pollIntervalMs: POLL_MS,
+    ...options,
+  });
+}
 
 function setup(signal?: AbortSignal, { secretCache = false } = {}) {
   const server = new FakeServer();
@@ -92,7 +115,7 @@ describe('ManagedReconciler', () => {
     const cache = new FakeCache();
     const cloud = new FakeCloud();
     const contexts: ConnectContext<FakeCloud>[] = [];
-    const reconciler = new ManagedReconciler({
+    const reconciler = fakeReconciler(server, cache, cloud, {
       kind: {
         ...widgetKind(cloud),
         connect: (_resource, context) => {
@@ -100,12 +123,6 @@ describe('ManagedReconciler', () => {
           return cloud;
         },
       },
-      cache,
-      writer: server.writer(),
-      events: fakeEvents().recorder,
-      cloudFor: async () => cloud,
-      syncIntervalMs: SYNC_MS,
-      pollIntervalMs: POLL_MS,
     });
     cache.set(server.put({ ...widget('holder'), status: { id: 'w-7' } }));
     cache.set(server.put({ ...widget('self'), status: { id: 'w-8' } }));
@@ -391,14 +408,8 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
         },
       ],
     };
-    const reconciler = new ManagedReconciler({
+    const reconciler = fakeReconciler(server, cache, cloud, {
       kind,
-      cache,
-      writer: server.writer(),
-      events: fakeEvents().recorder,
-      cloudFor: async () => cloud,
-      syncIntervalMs: SYNC_MS,
-      pollIntervalMs: POLL_MS,
       lookup: (_kind, _namespace, name) => gadgets.get(name),
       now: () => clock.now,
     });
