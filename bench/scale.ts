@@ -1,4 +1,4 @@
-// `npm run bench:scale [-- --count 2000 --concurrency 4 --mix pairs]`: a burst of N objects (half
+// `npm run bench:scale [-- --count 2000 --concurrency 8 --mix pairs]`: a burst of N objects (half
 // DatabaseServices, half kafka Pipes each into one of them; `--mix all`: every kind in turn) to all Ready,
 // against the floor measured in the same run: a script that makes only the writes a correct operator cannot
 // avoid (create the object, add the finalizer, create the connection Secret of a service, patch status once),
@@ -118,7 +118,7 @@ async function floor(
 
 export const scale: Benchmark = {
   name: 'scale',
-  flags: { count: '2000', concurrency: '4', mix: 'pairs', 'timeout-s': '900' },
+  flags: { count: '2000', concurrency: '8', mix: 'pairs', 'timeout-s': '900' },
   async run(cluster, args) {
     const count = Number(args.count);
     const concurrency = Number(args.concurrency);

@@ -12,7 +12,7 @@ export function runCommand(): Command {
     )
     .option('--namespace <name>', 'watch only this namespace (default: all)')
     .option('--credentials-secret <namespace/name>', 'Secret with the cloud credentials used by default')
-    .option('--concurrency <n>', 'resources reconciled at once, per kind', '4')
+    .option('--concurrency <n>', 'resources reconciled at once, per kind', '8')
     .option('--sync-interval <duration>', 'how often an in-sync resource is checked for drift', '10m')
     .option(
       '--poll-interval <duration>',

@@ -51,7 +51,7 @@ export const OperatorConfig = z.object({
   kubeconfig: z.string().optional(),
   namespace: z.string().optional(),
   credentialsSecret: secretRef.optional(),
-  concurrency: z.coerce.number().int().min(1).max(64).default(4),
+  concurrency: z.coerce.number().int().min(1).max(64).default(8),
   syncInterval: duration.default(10 * 60_000),
   pollInterval: duration.default(2_000),
   leaderElect: z.boolean().default(false),

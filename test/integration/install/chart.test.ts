@@ -35,7 +35,7 @@ const allFeatures = (watchNamespace: string, argocdNamespace: string) => ({
     alertsToken: 'not-a-real-token',
   },
   operator: {
-    concurrency: 8,
+    concurrency: 12,
     syncInterval: '5m',
     pollInterval: '1s',
     logLevel: 'debug',
