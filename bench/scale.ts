@@ -1,8 +1,8 @@
 // `npm run bench:scale [-- --count 2000 --concurrency <the operator's default> --mix pairs]`: a burst of N
 // objects (half DatabaseServices, half kafka Pipes each into one of them; `--mix all`: every kind in turn)
 // to all Ready, against the floor measured in the same run: a script that makes only the writes a correct
-// operator cannot avoid (create the object, add the finalizer, create the connection Secret of a service, patch status once),
-// with as many writers as the operator has workers.
+// operator cannot avoid (create the object, add the finalizer, create the connection Secret of a service,
+// patch status once), with as many writers as the operator has workers.
 import { kindNamed } from '../src/kinds.ts';
 import { OperatorConfig } from '../src/operator/config.ts';
 import { KubeWriter } from '../src/runtime/managed/kube-writer.ts';
