@@ -12,12 +12,16 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          // Pure code, and everything that needs only the emulator (started per file on a free port).
-          include: [
-            'test/unit/**/*.test.ts',
-            'test/contract/**/*.test.ts',
-            'test/integration/cloud/**/*.test.ts',
-          ],
+          // Pure code: no server, no child process, no network.
+          include: ['test/unit/**/*.test.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'emulator',
+          // The emulator's contract and the cloud clients over real HTTP (an emulator per file on a free port).
+          include: ['test/contract/**/*.test.ts', 'test/integration/cloud/**/*.test.ts'],
         },
       },
       {

@@ -1,10 +1,55 @@
 import type { Reporter, SerializedError, TestModule } from 'vitest/node';
 
+/** When each project's first file started and its last one ended, and the files' own summed time. */
+export interface ProjectTime {
+  project: string;
+  files: number;
+  /** From the first file's start to the last file's end: what the project adds to the run's wall time. */
+  wallMs: number;
+  /** The files' durations added up (tests and hooks): larger than the wall time when files run in parallel. */
+  summedMs: number;
+}
+
+interface Span {
+  files: number;
+  startedAt: number;
+  endedAt: number;
+  summedMs: number;
+}
+
+/** One line per project, slowest first: `cluster: 41 files, 312.4 s wall, 598.1 s summed`. */
+export function formatProjectTimes(times: readonly ProjectTime[]): string {
+  return [...times]
+    .sort((a, b) => b.wallMs - a.wallMs)
+    .map(
+      ({ project, files, wallMs, summedMs }) =>
+        `${project}: ${files} files, ${(wallMs / 1000).toFixed(1)} s wall, ${(summedMs / 1000).toFixed(1)} s summed`,
+    )
+    .join('\n');
+}
+
 /**
- * Prints one plain closing line, `tests: N passed, N failed, N skipped`, after vitest's own summary, so CI
- * logs carry a runner-neutral count that tools can read without knowing vitest's format.
+ * Prints each project's time, then one plain closing line, `tests: N passed, N failed, N skipped`, after
+ * vitest's own summary, so CI logs carry a runner-neutral count that tools can read without knowing vitest's
+ * format, and show where the suite's time goes.
  */
 export default class SummaryReporter implements Reporter {
+  private readonly spans = new Map<string, Span>();
+
+  onTestModuleStart(testModule: TestModule): void {
+    const name = testModule.project.name || 'default';
+    const span = this.spans.get(name) ?? { files: 0, startedAt: Date.now(), endedAt: 0, summedMs: 0 };
+    span.files++;
+    this.spans.set(name, span);
+  }
+
+  onTestModuleEnd(testModule: TestModule): void {
+    const span = this.spans.get(testModule.project.name || 'default');
+    if (!span) return;
+    span.endedAt = Math.max(span.endedAt, Date.now());
+    span.summedMs += testModule.diagnostic().duration;
+  }
+
   onTestRunEnd(
     testModules: ReadonlyArray<TestModule>,
     unhandledErrors: ReadonlyArray<SerializedError>,
@@ -22,6 +67,13 @@ export default class SummaryReporter implements Reporter {
     }
     // An unhandled error fails the run even when every test passed; the count must say so.
     counts.failed += unhandledErrors.length;
+    const times = [...this.spans].map(([project, span]) => ({
+      project,
+      files: span.files,
+      wallMs: Math.max(0, span.endedAt - span.startedAt),
+      summedMs: span.summedMs,
+    }));
+    if (times.length > 0) process.stdout.write(`\n${formatProjectTimes(times)}\n`);
     process.stdout.write(
       `\ntests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`,
     );
