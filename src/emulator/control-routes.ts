@@ -65,6 +65,19 @@ export function registerControlRoutes(app: App, ctx: EmulatorContext, deps: Cont
     return {};
   });
 
+  // Hold every state where it is (steps that fall due wait), so a test reads an intermediate state on state.
+  app.post('/_emulator/transitions/hold', control, () => {
+    ctx.transitions.hold();
+    return {};
+  });
+
+  app.post('/_emulator/transitions/release', control, () => {
+    ctx.transitions.release();
+    return {};
+  });
+
+  app.post('/_emulator/transitions/advance', control, () => ({ advanced: ctx.transitions.advance() }));
+
   app.post('/_emulator/state', { ...control, schema: { body: ForceStateRequest } }, (request) => {
     const body = request.body;
     const id = body.id.toLowerCase();

@@ -7,6 +7,7 @@ import {
   expectStays,
   mgmt,
   recordStates,
+  stepStates,
   startContractEmulator,
 } from './support/api.ts';
 import type { ApiClient, Emulator } from './support/api.ts';
@@ -65,7 +66,9 @@ describe('pipe states by source kind', () => {
   });
 
   it('postgres: Provisioning → Setup → Snapshot → Running', async () => {
-    const { pipe, seen } = await lifecycle('postgres', 'Running');
+    await control(emu).holdTransitions();
+    const pipe = await createPipe(api, serviceId, 'postgres');
+    const seen = await stepStates(emu, stateOf(pipe.id), (s) => s === 'Running');
     expect(seen).toEqual(['Provisioning', 'Setup', 'Snapshot', 'Running']);
     await expectStays(stateOf(pipe.id), 'Running', TRANSITION_MS * 3);
   });

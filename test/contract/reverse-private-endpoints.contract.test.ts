@@ -7,6 +7,7 @@ import {
   expectOk,
   mgmt,
   recordStates,
+  stepStates,
   startContractEmulator,
   UUID,
 } from './support/api.ts';
@@ -125,8 +126,9 @@ describe('status transitions', () => {
   it('delete: Deleting, then 404', async () => {
     const rpe = await create();
     await recordStates(statusOf(rpe.id), (s) => s === 'Ready', { first: rpe.status });
+    await control(emu).holdTransitions();
     expectOk(await api.delete(rpePath(rpe.id)));
-    const seen = await recordStates(statusOf(rpe.id), (s) => s === '404');
+    const seen = await stepStates(emu, statusOf(rpe.id), (s) => s === '404');
     expect(seen).toEqual(['Deleting', '404']);
     expect(await list()).toEqual([]);
   });

@@ -7,6 +7,7 @@ import {
   expectOk,
   mgmt,
   recordStates,
+  stepStates,
   expectStays,
   startContractEmulator,
 } from './support/api.ts';
@@ -130,9 +131,10 @@ describe('delete (extension)', () => {
   it('from stopped: terminating, then 404', async () => {
     const service = await createRunningService(api);
     await transition(service.id, 'stop', 'stopped');
+    await control(emu).holdTransitions();
     expect(await api.delete(servicePath(service.id))).toMatchObject({ status: 200 });
-    expect((await getService(api, service.id)).state).toBe('terminating');
-    const seen = await recordStates(
+    const seen = await stepStates(
+      emu,
       async () => {
         const reply = await api.get(servicePath(service.id));
         return reply.status === 404 ? '404' : reply.body.result.state;

@@ -173,6 +173,11 @@ export function control(emu: Emulator) {
     clearFaults: () => ok('DELETE', '/_emulator/faults'),
     forceState: (kind: 'service' | 'pipe' | 'reversePrivateEndpoint' | 'alert', id: string, state: string) =>
       ok('POST', '/_emulator/state', { kind, id, state }),
+    holdTransitions: () => ok('POST', '/_emulator/transitions/hold', {}),
+    releaseTransitions: () => ok('POST', '/_emulator/transitions/release', {}),
+    /** While held: takes the steps waiting now; how many. */
+    advanceTransitions: async (): Promise<number> =>
+      (await ok('POST', '/_emulator/transitions/advance', {})).advanced,
   };
 }
 
@@ -272,6 +277,35 @@ export async function recordStates(
       throw new Error(`state never settled; saw ${JSON.stringify(seen)}`);
     }
     await sleep(intervalMs);
+  }
+}
+
+/**
+ * Records every state a resource passes through, one step at a time, with the emulator's transitions held:
+ * each state is read before the next step is let through, so none is missed however slowly the machine
+ * answers. Call `control(emu).holdTransitions()` before the command that starts the plan.
+ */
+export async function stepStates(
+  emu: Emulator,
+  read: () => Promise<string | undefined>,
+  done: (state: string | undefined) => boolean,
+  { timeoutMs = 5_000 }: { timeoutMs?: number } = {},
+): Promise<Array<string | undefined>> {
+  const seen: Array<string | undefined> = [];
+  const deadline = Date.now() + timeoutMs;
+  try {
+    for (;;) {
+      const state = await read();
+      if (seen.at(-1) !== state) seen.push(state);
+      if (done(state)) return seen;
+      // The next step falls due after the emulator's transition time: wait for it, then take it.
+      while ((await control(emu).advanceTransitions()) === 0) {
+        if (Date.now() > deadline) throw new Error(`state never settled; saw ${JSON.stringify(seen)}`);
+        await sleep(5);
+      }
+    }
+  } finally {
+    await control(emu).releaseTransitions();
   }
 }
 

@@ -48,4 +48,46 @@ describe('Transitions', () => {
     t.clear();
     expect(t.pending).toBe(0);
   });
+
+  it('while held, keeps each resource where it is and takes the due steps on release, in order', () => {
+    const seen: string[] = [];
+    const t = new Transitions(10);
+    t.run('a', ['stopping', 'stopped'], (step) => seen.push(`a:${step}`));
+    t.run('b', ['terminating', 'gone'], (step) => seen.push(`b:${step}`));
+    t.hold();
+    vi.advanceTimersByTime(1_000);
+    expect(seen).toEqual(['a:stopping', 'b:terminating']);
+    expect(t.pending).toBe(2);
+    t.release();
+    expect(seen).toEqual(['a:stopping', 'b:terminating', 'a:stopped', 'b:gone']);
+    expect(t.pending).toBe(0);
+  });
+
+  it('a plan replaced while held does not take the old held step', () => {
+    const seen: string[] = [];
+    const t = new Transitions(10);
+    t.run('r', ['stopping', 'stopped'], (step) => seen.push(step));
+    t.hold();
+    vi.advanceTimersByTime(10);
+    t.run('r', ['starting', 'running'], (step) => seen.push(step));
+    t.release();
+    vi.advanceTimersByTime(10);
+    expect(seen).toEqual(['stopping', 'starting', 'running']);
+  });
+
+  it('advance takes the steps waiting now and stays held, one step per resource at a time', () => {
+    const seen: string[] = [];
+    const t = new Transitions(10);
+    t.hold();
+    t.run('r', ['Provisioning', 'Setup', 'Snapshot', 'Running'], (step) => seen.push(step));
+    expect(t.advance()).toBe(0);
+    vi.advanceTimersByTime(1_000);
+    expect(seen).toEqual(['Provisioning']);
+    expect(t.advance()).toBe(1);
+    vi.advanceTimersByTime(1_000);
+    expect(seen).toEqual(['Provisioning', 'Setup']);
+    t.release();
+    vi.advanceTimersByTime(1_000);
+    expect(seen).toEqual(['Provisioning', 'Setup', 'Snapshot', 'Running']);
+  });
 });
