@@ -311,6 +311,12 @@ export const DatabaseServiceStatus = z
       .max(500)
       .optional()
       .describe('The IP access list as the cloud reports it.'),
+    secretVersions: z
+      .record(z.string(), z.string().describe('resourceVersion.'))
+      .optional()
+      .describe(
+        'The version of the passwordSecretRef Secret whose password the cloud has; a change sets the new password.',
+      ),
   })
   .describe('What sluice last observed in the cloud.');
 export type DatabaseServiceStatus = z.infer<typeof DatabaseServiceStatus>;
