@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import type { ManagedObject } from '../runtime/managed/types.ts';
 import {
+  AUTOSCALING_MODES,
+  AUTOSCALING_REPLICAS,
   BYOC_REPLICA_MEMORY,
   COMPLIANCE_TYPES,
   IDLE_TIMEOUT_MINUTES_MIN,
@@ -16,7 +18,7 @@ import {
   TOGGLEABLE_ENDPOINT_PROTOCOLS,
   TOTAL_MEMORY,
 } from '../cloud/schemas/service.ts';
-import { LocalObjectReference, managedSpecFields, managedStatusFields } from './common.ts';
+import { LocalObjectReference, managedSpecFields, managedStatusFields, ObjectName } from './common.ts';
 import { immutable, withRules } from './meta.ts';
 
 // The spec mirrors the service creation body of the management API under the same names, so the contract's
@@ -56,6 +58,31 @@ const EndpointToggle = z
   .describe('Enables or disables one optional endpoint.');
 
 const byocMemory = BYOC_REPLICA_MEMORY.join(', ');
+
+const replicaBound = (what: string) =>
+  z
+    .number()
+    .int()
+    .min(AUTOSCALING_REPLICAS.min)
+    .max(AUTOSCALING_REPLICAS.max)
+    .optional()
+    .describe(
+      `${what} replica count of horizontal autoscaling, ${AUTOSCALING_REPLICAS.min}..${AUTOSCALING_REPLICAS.max}; only with autoscalingMode horizontal.`,
+    );
+
+const PasswordSecretReference = z
+  .object({
+    name: ObjectName.describe('Name of a Secret in the same namespace.'),
+    key: z
+      .string()
+      .min(1)
+      .max(253)
+      .regex(/^[-._a-zA-Z0-9]+$/)
+      .describe('The key of the Secret that holds the password.'),
+  })
+  .describe('A key of a Secret in the same namespace.');
+
+const HORIZONTAL = "has(self.autoscalingMode) && self.autoscalingMode == 'horizontal'";
 
 /**
  * Fields the API offers no way to change after create (api-behaviour.md), plus the deprecated totals and the
@@ -117,6 +144,14 @@ export const DatabaseServiceSpec = withRules(
         .min(IDLE_TIMEOUT_MINUTES_MIN)
         .optional()
         .describe(`Minutes without queries before the service idles; at least ${IDLE_TIMEOUT_MINUTES_MIN}.`),
+      autoscalingMode: z
+        .enum(AUTOSCALING_MODES)
+        .optional()
+        .describe(
+          'vertical scales memory per replica between minReplicaMemoryGb and maxReplicaMemoryGb (the cloud default); horizontal scales the replica count between minReplicas and maxReplicas at one replica size (minReplicaMemoryGb equal to maxReplicaMemoryGb).',
+        ),
+      minReplicas: replicaBound('Lowest'),
+      maxReplicas: replicaBound('Highest'),
       releaseChannel: z
         .enum(RELEASE_CHANNELS)
         .optional()
@@ -180,6 +215,9 @@ export const DatabaseServiceSpec = withRules(
         .default('Running')
         .describe('Desired state: Running or Stopped. Defaults to Running.'),
       ...managedSpecFields('Orphan'),
+      passwordSecretRef: PasswordSecretReference.optional().describe(
+        "The service's password, kept in a Secret you own: sluice sets it in the cloud by hash (the password itself never leaves the cluster) after create and whenever the value changes, and copies it to the connection Secret. Without it the cloud generates the password.",
+      ),
       connectionSecret: LocalObjectReference.optional().describe(
         'Secret to write connection details to (username, password, host, port, one host/port per protocol). Defaults to <metadata.name>-connection.',
       ),
@@ -209,6 +247,23 @@ export const DatabaseServiceSpec = withRules(
     rule: `!has(self.numReplicas) || has(self.dataWarehouseId) || self.numReplicas >= ${NUM_REPLICAS.firstInWarehouseMin}`,
     message: `numReplicas must be at least ${NUM_REPLICAS.firstInWarehouseMin} for the first service in a warehouse`,
     fieldPath: '.numReplicas',
+  },
+  {
+    rule: `(!has(self.minReplicas) && !has(self.maxReplicas)) || (${HORIZONTAL})`,
+    message: 'minReplicas and maxReplicas are allowed only when autoscalingMode is horizontal',
+    fieldPath: '.autoscalingMode',
+  },
+  {
+    rule: `!(${HORIZONTAL}) || (has(self.minReplicas) && has(self.maxReplicas) && self.minReplicas <= self.maxReplicas)`,
+    message:
+      'autoscalingMode horizontal needs minReplicas and maxReplicas, minReplicas not above maxReplicas',
+    fieldPath: '.minReplicas',
+  },
+  {
+    rule: `!(${HORIZONTAL}) || (has(self.minReplicaMemoryGb) && has(self.maxReplicaMemoryGb) && self.minReplicaMemoryGb == self.maxReplicaMemoryGb)`,
+    message:
+      'autoscalingMode horizontal needs minReplicaMemoryGb and maxReplicaMemoryGb, and they must be equal',
+    fieldPath: '.minReplicaMemoryGb',
   },
   {
     rule: "!has(self.releaseChannel) || !has(self.tier) || self.tier != 'development'",
@@ -256,6 +311,12 @@ export const DatabaseServiceStatus = z
       .max(500)
       .optional()
       .describe('The IP access list as the cloud reports it.'),
+    secretVersions: z
+      .record(z.string(), z.string().describe('resourceVersion.'))
+      .optional()
+      .describe(
+        'The version of the passwordSecretRef Secret whose password the cloud has; a change sets the new password.',
+      ),
   })
   .describe('What sluice last observed in the cloud.');
 export type DatabaseServiceStatus = z.infer<typeof DatabaseServiceStatus>;

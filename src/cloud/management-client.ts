@@ -11,11 +11,13 @@ import {
   parseJson,
   type RequestSpec,
 } from './http.ts';
+import type { PasswordHashes } from './password-hash.ts';
 import { MANAGEMENT_QUOTA, quotaKey } from './quota.ts';
 import { ManagementErrorBody, managementEnvelope } from './schemas/common.ts';
 import {
   BackupConfiguration,
   PasswordResetResult,
+  PasswordSetResult,
   PrivateEndpointConfig,
   type ReplicaScalingRequest,
   Service,
@@ -185,6 +187,21 @@ export class ManagementClient extends CloudClient {
       `${SERVICE}/password`,
       { serviceId },
       { body: {}, schema: PasswordResetResult },
+      options,
+    );
+  }
+
+  /** Extension: sets the default user's password to one the caller chose, sent only as its hashes. */
+  async setServicePasswordHash(
+    serviceId: string,
+    hashes: PasswordHashes,
+    options?: CallOptions,
+  ): Promise<void> {
+    await this.send(
+      'PATCH',
+      `${SERVICE}/password`,
+      { serviceId },
+      { body: hashes, schema: PasswordSetResult },
       options,
     );
   }

@@ -11,6 +11,8 @@ export interface ServiceDiff {
   patch: ServiceUpdateRequest;
   /** The replicaScaling PATCH body, present when a sizing field differs: only the sizing keys that differ. */
   replicaScaling?: ReplicaScalingRequest;
+  /** Set the password from `passwordSecretRef` (by hash): the cloud has not been given its current value. */
+  setPassword?: boolean;
   /** The state command that moves the cloud towards the desired state, when one is due now. */
   command?: Extract<ServiceCommand, 'start' | 'stop'>;
   /** Spec field names that differ, for conditions and Events. */

@@ -1,7 +1,9 @@
 import { GROUP, VERSION } from '../api/common.ts';
 import { DatabaseServiceSpec, DatabaseServiceStatus, type DatabaseService } from '../api/database-service.ts';
 import type { Service } from '../cloud/schemas/service.ts';
-import type { ExternalClient, Observation } from '../runtime/managed/types.ts';
+import { passwordHashes } from '../cloud/password-hash.ts';
+import type { SecretUse } from '../runtime/managed/secret-references.ts';
+import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
 import type { CloudConnection } from '../operator/cloud-connection.ts';
 import { ignoreNotFound } from './cloud-calls.ts';
 import type { SluiceKind } from './sluice-kind.ts';
@@ -32,11 +34,37 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
     name: (resource) => resource.spec.connectionSecret?.name ?? `${resource.metadata.name}-connection`,
     requiredKeys: ['password'],
   },
-  connect: (_resource, { cloud }) => new DatabaseServiceClient(cloud),
+  secretReferences: (resource) => passwordSecretUses(resource),
+  connect: (resource, context) => new DatabaseServiceClient(context.cloud, ownedPassword(resource, context)),
 };
 
+const PASSWORD_FIELD = 'passwordSecretRef';
+
+function passwordSecretUses(resource: DatabaseService): SecretUse[] {
+  const ref = resource.spec.passwordSecretRef;
+  return ref ? [{ field: PASSWORD_FIELD, secretName: ref.name, keys: [ref.key] }] : [];
+}
+
+/** The password the user keeps in `passwordSecretRef`, and whether the cloud still has to be given it. */
+interface OwnedPassword {
+  value: string;
+  changed: boolean;
+}
+
+function ownedPassword(
+  resource: DatabaseService,
+  { secrets }: ConnectContext<CloudConnection>,
+): OwnedPassword | undefined {
+  const ref = resource.spec.passwordSecretRef;
+  const value = ref && secrets.values(PASSWORD_FIELD)?.[ref.key];
+  return value === undefined ? undefined : { value, changed: secrets.rotated.has(PASSWORD_FIELD) };
+}
+
 class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDiff> {
-  constructor(private readonly cloud: CloudConnection) {}
+  constructor(
+    private readonly cloud: CloudConnection,
+    private readonly password: OwnedPassword | undefined,
+  ) {}
 
   private get calls() {
     return { priority: this.cloud.priority };
@@ -57,6 +85,11 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     const service = await this.getService(id);
     if (!service) return { exists: false };
     const diff = diffService(resource.spec, resource.metadata.uid, service);
+    // The cloud never tells its password: a changed Secret (or one never sent, as on adoption) is the difference.
+    if (this.password?.changed) {
+      diff.setPassword = true;
+      diff.differences.push(PASSWORD_FIELD);
+    }
     return {
       exists: true,
       // The diff itself is what update needs: the PATCH and command for exactly the service observed.
@@ -79,7 +112,11 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
           ...(description ? { description } : {}),
         })),
       },
-      connectionDetails: connectionDetails(service),
+      // The owned password is the connection Secret's: it never needs recovering by a reset.
+      connectionDetails: {
+        ...connectionDetails(service),
+        ...(this.password ? { password: this.password.value } : {}),
+      },
     };
   }
 
@@ -91,20 +128,25 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
       credentialsRef: _credentialsRef,
       connectionSecret: _connectionSecret,
       transparentDataEncryptionKeyId: _rotation,
+      passwordSecretRef: _password,
       ...cloudFields
     } = resource.spec;
-    const { service, password } = await this.cloud.management.createService(
+    const { service, password: generated } = await this.cloud.management.createService(
       { ...cloudFields, tags: desiredTags(resource.spec, resource.metadata.uid) },
       { priority: 'user' },
     );
+    // An owned password replaces the generated one at once. Should this call fail, the service is found
+    // again by its tag and, its Secret never recorded as sent, the password is set by the next reconcile.
+    if (this.password) await this.setPassword(service.id, this.password.value);
     return {
       externalId: service.id,
-      connectionDetails: { ...connectionDetails(service), password },
+      connectionDetails: { ...connectionDetails(service), password: this.password?.value ?? generated },
     };
   }
 
   async update(_resource: DatabaseService, id: string, observation: { plan: ServiceDiff }) {
-    const { patch, replicaScaling, command } = observation.plan;
+    const { patch, replicaScaling, command, setPassword } = observation.plan;
+    if (setPassword && this.password) await this.setPassword(id, this.password.value);
     if (Object.keys(patch).length > 0)
       await this.cloud.management.updateService(id, patch, { priority: 'user' });
     if (replicaScaling)
@@ -132,8 +174,13 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
   }
 
   async recoverConnectionDetails(_resource: DatabaseService, id: string) {
+    if (this.password) return { password: this.password.value };
     const { password } = await this.cloud.management.resetServicePassword(id, { priority: 'user' });
     return { password };
+  }
+
+  private setPassword(id: string, password: string): Promise<void> {
+    return this.cloud.management.setServicePasswordHash(id, passwordHashes(password), { priority: 'user' });
   }
 
   private getService(id: string): Promise<Service | undefined> {

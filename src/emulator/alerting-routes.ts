@@ -26,6 +26,11 @@ function fromRequest(body: AlertRequest) {
     dashboard: body.dashboardId,
     savedSearch: body.savedSearchId,
     groupBy: body.groupBy,
+    scheduleStartAt: body.scheduleStartAt ?? null,
+    scheduleOffsetMinutes: body.scheduleOffsetMinutes,
+    numConsecutiveWindows: body.numConsecutiveWindows,
+    thresholdMax: body.thresholdMax,
+    note: body.note,
   };
 }
 

@@ -43,6 +43,8 @@ declare module 'fastify' {
 /** What the routes share. */
 export interface EmulatorContext {
   readonly organizationId: string;
+  /** The management key id the emulator accepts (the keys list shows it, never its secret). */
+  readonly keyId: string;
   readonly paid: boolean;
   /** The fixed team every alert belongs to. */
   readonly teamId: string;

@@ -80,9 +80,13 @@ export function registerServiceRoutes(app: App, ctx: EmulatorContext): void {
               ),
             );
       const minReplicaMemoryGb = body.minReplicaMemoryGb ?? perReplica(body.minTotalMemoryGb) ?? defaults.min;
+      // A horizontally scaled service has one replica size: its upper bound defaults to the lower one.
+      const horizontal = body.autoscalingMode === 'horizontal';
       const maxReplicaMemoryGb = Math.max(
         minReplicaMemoryGb,
-        body.maxReplicaMemoryGb ?? perReplica(body.maxTotalMemoryGb) ?? defaults.max,
+        body.maxReplicaMemoryGb ??
+          perReplica(body.maxTotalMemoryGb) ??
+          (horizontal ? minReplicaMemoryGb : defaults.max),
       );
       const { password, passwordSha256 } = newPassword();
       const tde = body.hasTransparentDataEncryption === true;
@@ -102,6 +106,9 @@ export function registerServiceRoutes(app: App, ctx: EmulatorContext): void {
         numReplicas,
         idleScaling: body.idleScaling ?? true,
         idleTimeoutMinutes: body.idleTimeoutMinutes ?? 15,
+        autoscalingMode: body.autoscalingMode ?? 'vertical',
+        minReplicas: body.minReplicas,
+        maxReplicas: body.maxReplicas,
         ipAccessList: applyListEdit([], { add: body.ipAccessList }, ipEntryIdentity),
         encryptionKey: body.encryptionKey,
         encryptionAssumedRoleIdentifier: body.encryptionAssumedRoleIdentifier,
@@ -213,8 +220,17 @@ export function registerServiceRoutes(app: App, ctx: EmulatorContext): void {
       const { serviceId } = request.params as ServiceParamsType;
       const service = requireService(ctx, serviceId);
       requireNotTerminating(service);
+      const { newPasswordHash, newDoubleSha1Hash } = request.body;
+      if (newPasswordHash !== undefined) {
+        // The caller chose the password and sent only its hashes: there is nothing to return.
+        service.passwordSha256 = Buffer.from(newPasswordHash, 'base64').toString('hex');
+        service.passwordDoubleSha1 = newDoubleSha1Hash?.toLowerCase();
+        ctx.changed();
+        return ok({});
+      }
       const { password, passwordSha256 } = newPassword();
       service.passwordSha256 = passwordSha256;
+      service.passwordDoubleSha1 = undefined;
       ctx.changed();
       return ok({ password });
     },

@@ -19,6 +19,7 @@ import { FaultTable } from './faults.ts';
 import { installGate } from './gate.ts';
 import { resumeAll } from './lifecycle.ts';
 import { EMPTY_BODY_ALLOWED, registerServiceRoutes } from './management-routes.ts';
+import { registerOrganizationRoutes } from './organization-routes.ts';
 import { registerPipeRoutes } from './pipe-routes.ts';
 import { registerServiceConfigRoutes } from './service-config-routes.ts';
 import { FixedWindowRateLimiter } from './rate-limit.ts';
@@ -124,6 +125,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   const ctx: EmulatorContext = {
     organizationId: credentials.organizationId,
+    keyId: credentials.keyId,
     paid: options.unpaid !== true,
     // One fixed team per organization, derived from its id so it survives restarts.
     teamId: credentials.organizationId.replace(/-/g, '').slice(0, 24),
@@ -211,6 +213,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   registerPipeRoutes(app, ctx);
   registerEndpointRoutes(app, ctx);
   registerAlertingRoutes(app, ctx);
+  registerOrganizationRoutes(app, ctx);
   registerControlRoutes(app, ctx, {
     calls,
     faults,

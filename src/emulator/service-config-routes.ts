@@ -41,6 +41,11 @@ export function registerServiceConfigRoutes(app: App, ctx: EmulatorContext): voi
         (field) => body[field] !== undefined && body[field] !== service[field],
       );
       Object.assign(service, body);
+      // The replica range belongs to horizontal scaling; going vertical drops it.
+      if (service.autoscalingMode !== 'horizontal') {
+        delete service.minReplicas;
+        delete service.maxReplicas;
+      }
       // The deprecated totals follow the per-replica values.
       service.minTotalMemoryGb = service.minReplicaMemoryGb * service.numReplicas;
       service.maxTotalMemoryGb = service.maxReplicaMemoryGb * service.numReplicas;

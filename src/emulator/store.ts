@@ -5,7 +5,7 @@
 import type { AlertChannel } from '../cloud/schemas/alert.ts';
 import type { FieldMapping, PipeSettings, PipeSource, PipeState, SourceKind } from '../cloud/schemas/pipe.ts';
 import type { Destination } from '../cloud/schemas/pipe.ts';
-import type { IpAccessEntry, ServiceState, Tag } from '../cloud/schemas/service.ts';
+import type { AutoscalingMode, IpAccessEntry, ServiceState, Tag } from '../cloud/schemas/service.ts';
 import type { RpeStatus, RpeType } from './state-machines.ts';
 import type { z } from 'zod';
 
@@ -25,6 +25,11 @@ export interface ServiceRecord {
   numReplicas: number;
   idleScaling: boolean;
   idleTimeoutMinutes: number;
+  /** Optional so state files written before autoscaling modes existed still load (they mean vertical). */
+  autoscalingMode?: AutoscalingMode;
+  /** The replica range of a horizontally scaled service. */
+  minReplicas?: number;
+  maxReplicas?: number;
   ipAccessList: IpAccessEntry[];
   encryptionKey?: string;
   encryptionAssumedRoleIdentifier?: string;
@@ -44,6 +49,8 @@ export interface ServiceRecord {
   tags: Tag[];
   /** Only a hash is kept: nothing ever reads a password back, and state files should not hold it. */
   passwordSha256: string;
+  /** Hex SHA-1(SHA-1(password)), when the password was set by hash with one (the MySQL protocol's form). */
+  passwordDoubleSha1?: string;
 }
 
 export interface PipeScalingRecord {
@@ -113,14 +120,35 @@ export interface AlertRecord {
   dashboard?: string;
   savedSearch?: string;
   groupBy?: string;
+  /** ISO 8601; null when the alert has no schedule start. */
+  scheduleStartAt?: string | null;
+  scheduleOffsetMinutes?: number;
+  numConsecutiveWindows?: number;
+  thresholdMax?: number;
+  note?: string;
   silenced: boolean;
   createdAt: string;
   updatedAt: string;
 }
 
+/** The organization's own settings (extension). */
+export interface OrganizationRecord {
+  name: string;
+  createdAt: string;
+  enableCoreDumps: boolean;
+}
+
+const newOrganization = (): OrganizationRecord => ({
+  name: 'sluice emulator',
+  createdAt: new Date().toISOString(),
+  enableCoreDumps: false,
+});
+
 /** What a state file holds. */
 export interface Snapshot {
   version: 1;
+  /** Absent in state files written before the organization settings existed. */
+  organization?: OrganizationRecord;
   services: ServiceRecord[];
   pipes: PipeRecord[];
   reversePrivateEndpoints: RpeRecord[];
@@ -137,6 +165,7 @@ export class Store {
   /** serviceId → query endpoint */
   readonly queryEndpoints = new Map<string, QueryEndpointRecord>();
   readonly alerts = new Map<string, AlertRecord>();
+  organization = newOrganization();
 
   pipesOf(serviceId: string): ReadonlyMap<string, PipeRecord> {
     return this.pipes.get(serviceId) ?? EMPTY;
@@ -202,11 +231,13 @@ export class Store {
     this.rpes.clear();
     this.queryEndpoints.clear();
     this.alerts.clear();
+    this.organization = newOrganization();
   }
 
   snapshot(): Snapshot {
     return {
       version: 1,
+      organization: { ...this.organization },
       services: [...this.services.values()],
       pipes: [...this.pipes.values()].flatMap((pipes) => [...pipes.values()]),
       reversePrivateEndpoints: [...this.rpes.values()].flatMap((rpes) => [...rpes.values()]),
@@ -222,6 +253,7 @@ export class Store {
     for (const rpe of snapshot.reversePrivateEndpoints) this.addRpe(rpe);
     for (const endpoint of snapshot.queryEndpoints) this.queryEndpoints.set(endpoint.serviceId, endpoint);
     for (const alert of snapshot.alerts) this.alerts.set(alert.id, alert);
+    if (snapshot.organization) this.organization = { ...snapshot.organization };
   }
 }
 

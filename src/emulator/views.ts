@@ -2,7 +2,6 @@
  * Resources as the APIs answer with them. Secrets (pipe credentials, access keys, schema registry credentials),
  * `validateSamples` and `destination.roles` are stored but never leave through here; passwords are not stored.
  */
-import { PIPE_SETTING_KEYS } from '../cloud/schemas/pipe.ts';
 import type { PipeSettings } from '../cloud/schemas/pipe.ts';
 import type { AlertRecord, PipeRecord, QueryEndpointRecord, RpeRecord, ServiceRecord } from './store.ts';
 
@@ -35,6 +34,8 @@ export function serviceView(s: ServiceRecord) {
     numReplicas: s.numReplicas,
     idleScaling: s.idleScaling,
     idleTimeoutMinutes: s.idleTimeoutMinutes,
+    autoscalingMode: s.autoscalingMode ?? 'vertical',
+    ...(s.autoscalingMode === 'horizontal' ? { minReplicas: s.minReplicas, maxReplicas: s.maxReplicas } : {}),
     ipAccessList: s.ipAccessList.map((entry) => ({ ...entry })),
     createdAt: s.createdAt,
     encryptionKey: s.encryptionKey,
@@ -73,11 +74,9 @@ export function backupConfigurationView() {
   return { backupPeriodInHours: 24, backupRetentionPeriodInHours: 24, backupStartTime: '00:00' };
 }
 
-/** Every setting key, with its value or null for the service default. */
-export function settingsView(settings: PipeSettings): Record<string, number | boolean | null> {
-  const view: Record<string, number | boolean | null> = {};
-  for (const key of PIPE_SETTING_KEYS) view[key] = settings[key] ?? null;
-  return view;
+/** Only the keys that were set, as the real API answers: a key at the service default is absent, not null. */
+export function settingsView(settings: PipeSettings): PipeSettings {
+  return { ...settings };
 }
 
 /** Drops the secrets of one source kind. */
@@ -130,6 +129,10 @@ export function queryEndpointView(endpoint: QueryEndpointRecord) {
   return { id, openApiKeys, roles, allowedOrigins };
 }
 
+/**
+ * The alert with both spellings of the watched object: the contract's `dashboard`/`savedSearch` and the real
+ * API's `dashboardId`/`savedSearchId`, which its official client reads back. `source` is echoed as sent.
+ */
 export function alertView(alert: AlertRecord) {
-  return { ...alert };
+  return { ...alert, dashboardId: alert.dashboard, savedSearchId: alert.savedSearch };
 }

@@ -44,7 +44,7 @@ function expectPlainUnauthorized(reply: Reply): void {
 }
 
 describe('create (operation 10)', () => {
-  it('a tile alert: 200 {data: alert}, state OK, dashboardId returned as dashboard', async () => {
+  it('a tile alert: 200 {data: alert}, state OK, dashboardId returned as dashboard and as dashboardId', async () => {
     const before = Date.now();
     const alert = await createAlert(alerts, alertBody('tile'));
     expect(alert.id).toBeTypeOf('string');
@@ -60,17 +60,17 @@ describe('create (operation 10)', () => {
       tileId: 'tile-1',
       state: 'OK',
     });
-    expect(alert).not.toHaveProperty('dashboardId');
+    expect(alert.dashboardId).toBe('dash-1');
     for (const field of ['createdAt', 'updatedAt']) {
       expect(alert[field]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$/);
       expect(Date.parse(alert[field])).toBeGreaterThanOrEqual(before - 1000);
     }
   });
 
-  it('a search alert: savedSearchId returned as savedSearch, with groupBy', async () => {
+  it('a search alert: savedSearchId returned as savedSearch and as savedSearchId, with groupBy', async () => {
     const alert = await createAlert(alerts, alertBody('search'));
     expect(alert).toMatchObject({ source: 'search', savedSearch: 'search-1', groupBy: 'host', state: 'OK' });
-    expect(alert).not.toHaveProperty('savedSearchId');
+    expect(alert.savedSearchId).toBe('search-1');
   });
 
   it('accepts every interval, threshold type and source', async () => {

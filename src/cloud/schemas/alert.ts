@@ -14,6 +14,14 @@ export const ALERT_SOURCE_FIELDS = {
   tile: ['dashboardId', 'tileId'],
   search: ['savedSearchId'],
 } as const satisfies Record<(typeof ALERT_SOURCES)[number], readonly string[]>;
+/** The real API's own spelling of the saved-search source, which its official client sends. */
+export const SAVED_SEARCH_SOURCE_ALIAS = 'saved_search';
+/** Every source a request may name: the contract's and the real API's spelling of a saved search. */
+export const ALERT_REQUEST_SOURCES = [...ALERT_SOURCES, SAVED_SEARCH_SOURCE_ALIAS] as const;
+const REQUEST_SOURCE_FIELDS: Record<(typeof ALERT_REQUEST_SOURCES)[number], readonly string[]> = {
+  ...ALERT_SOURCE_FIELDS,
+  [SAVED_SEARCH_SOURCE_ALIAS]: ALERT_SOURCE_FIELDS.search,
+};
 
 export const AlertChannel = z.strictObject({ type: z.enum(ALERT_CHANNEL_TYPES), webhookId: NonEmptyString });
 
@@ -22,7 +30,7 @@ export const AlertRequest = z
   .strictObject({
     threshold: z.number(),
     interval: z.enum(ALERT_INTERVALS),
-    source: z.enum(ALERT_SOURCES),
+    source: z.enum(ALERT_REQUEST_SOURCES),
     thresholdType: z.enum(ALERT_THRESHOLD_TYPES),
     channel: AlertChannel,
     dashboardId: NonEmptyString.optional(),
@@ -31,9 +39,15 @@ export const AlertRequest = z
     groupBy: NonEmptyString.optional(),
     name: z.string().max(ALERT_NAME_MAX).optional(),
     message: z.string().max(ALERT_MESSAGE_MAX).optional(),
+    // The real API's scheduling and range fields (its official client sends them); null = none.
+    scheduleStartAt: z.iso.datetime({ offset: true }).nullable().optional(),
+    scheduleOffsetMinutes: z.number().int().min(0).optional(),
+    numConsecutiveWindows: z.number().int().min(1).optional(),
+    thresholdMax: z.number().optional(),
+    note: z.string().optional(),
   })
   .superRefine((body, ctx) => {
-    for (const field of ALERT_SOURCE_FIELDS[body.source]) {
+    for (const field of REQUEST_SOURCE_FIELDS[body.source] as ReadonlyArray<keyof typeof body>) {
       if (body[field] === undefined) {
         ctx.addIssue({ code: 'custom', path: [field], message: `is required when source is ${body.source}` });
       }
@@ -55,6 +69,8 @@ export const Alert = z.looseObject({
   tileId: z.string().optional(),
   dashboard: z.string().optional(),
   savedSearch: z.string().optional(),
+  dashboardId: z.string().optional(),
+  savedSearchId: z.string().optional(),
   groupBy: z.string().optional(),
   silenced: z.boolean().optional(),
   createdAt: z.string().optional(),

@@ -76,11 +76,18 @@ const booleanSettings = Object.fromEntries(
   PIPE_BOOLEAN_SETTINGS.map((key) => [key, z.boolean().nullable().optional()]),
 ) as { [K in (typeof PIPE_BOOLEAN_SETTINGS)[number]]: z.ZodOptional<z.ZodNullable<z.ZodBoolean>> };
 
-/** Pipe settings: every key optional; null resets a key to the service default. */
-export const PipeSettings = z.strictObject({ ...integerSettings, ...booleanSettings });
+const knownSettings = { ...integerSettings, ...booleanSettings };
+
+/**
+ * Pipe settings: every key optional; null resets a key to the service default. The contract's keys keep their
+ * bounds; the real API also takes other keys with a string, number or boolean value (e.g. `kafka_read_committed`).
+ */
+export const PipeSettings = z
+  .object(knownSettings)
+  .catchall(z.union([z.string(), z.number(), z.boolean()]).nullable());
 export type PipeSettings = z.infer<typeof PipeSettings>;
-export type PipeSettingKey = keyof PipeSettings;
-export const PIPE_SETTING_KEYS = Object.keys(PipeSettings.shape) as PipeSettingKey[];
+export type PipeSettingKey = keyof typeof knownSettings;
+export const PIPE_SETTING_KEYS = Object.keys(knownSettings) as PipeSettingKey[];
 
 /** Operation 7 body: a merge, so an empty object would change nothing and is refused. */
 export const PipeSettingsRequest = PipeSettings.refine((body) => Object.keys(body).length > 0, {

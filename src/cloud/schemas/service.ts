@@ -40,6 +40,11 @@ export const SERVICE_NAME_MAX = 50;
 export const REPLICA_MEMORY = { min: 8, max: 356, step: 4, unpaidMax: 120 } as const;
 export const TOTAL_MEMORY = { min: 24, max: 1068, step: 12, unpaidMax: 360 } as const;
 export const NUM_REPLICAS = { min: 1, max: 20, firstInWarehouseMin: 2 } as const;
+/** `vertical` scales memory per replica; `horizontal` scales the replica count (extension). */
+export const AUTOSCALING_MODES = ['vertical', 'horizontal'] as const;
+export type AutoscalingMode = (typeof AUTOSCALING_MODES)[number];
+/** Bounds of `minReplicas`/`maxReplicas`, the range a horizontally scaled service moves in. */
+export const AUTOSCALING_REPLICAS = { min: 1, max: 20 } as const;
 export const IDLE_TIMEOUT_MINUTES_MIN = 5;
 export const BYOC_REPLICA_MEMORY = [48, 116, 172, 232] as const;
 export const MAX_TAGS = 50;
@@ -81,6 +86,9 @@ const sizingShape = {
   numReplicas: z.number().int().min(NUM_REPLICAS.min).max(NUM_REPLICAS.max).optional(),
   idleScaling: z.boolean().optional(),
   idleTimeoutMinutes: z.number().min(IDLE_TIMEOUT_MINUTES_MIN).optional(),
+  autoscalingMode: z.enum(AUTOSCALING_MODES).optional(),
+  minReplicas: z.number().int().min(AUTOSCALING_REPLICAS.min).max(AUTOSCALING_REPLICAS.max).optional(),
+  maxReplicas: z.number().int().min(AUTOSCALING_REPLICAS.min).max(AUTOSCALING_REPLICAS.max).optional(),
 };
 export type Sizing = z.infer<z.ZodObject<typeof sizingShape>>;
 export type SizingField = keyof Sizing;
@@ -179,6 +187,8 @@ export function sizingIssue(
       ? { path: 'minReplicaMemoryGb', message: 'must not exceed maxReplicaMemoryGb' }
       : { path: 'maxReplicaMemoryGb', message: 'must not be less than minReplicaMemoryGb' };
   }
+  const autoscaling = autoscalingIssue(next, changed);
+  if (autoscaling) return autoscaling;
   if (
     context.firstInWarehouse &&
     changed.has('numReplicas') &&
@@ -188,6 +198,40 @@ export function sizingIssue(
     return {
       path: 'numReplicas',
       message: `must be at least ${NUM_REPLICAS.firstInWarehouseMin} for the first service in a warehouse`,
+    };
+  }
+  return undefined;
+}
+
+/**
+ * Horizontal autoscaling moves the replica count between `minReplicas` and `maxReplicas` at one fixed memory size,
+ * so it needs both bounds (min ≤ max) and equal replica memory bounds; the replica bounds mean nothing vertically.
+ */
+function autoscalingIssue(
+  next: Sizing,
+  changed: ReadonlySet<string>,
+): { path: SizingField; message: string } | undefined {
+  const { minReplicas, maxReplicas } = next;
+  if (next.autoscalingMode !== 'horizontal') {
+    for (const field of ['minReplicas', 'maxReplicas'] as const) {
+      if (changed.has(field))
+        return { path: field, message: 'is allowed only when autoscalingMode is horizontal' };
+    }
+    return undefined;
+  }
+  for (const field of ['minReplicas', 'maxReplicas'] as const) {
+    if (next[field] === undefined)
+      return { path: field, message: 'is required when autoscalingMode is horizontal' };
+  }
+  if (minReplicas! > maxReplicas!) {
+    return changed.has('minReplicas')
+      ? { path: 'minReplicas', message: 'must not exceed maxReplicas' }
+      : { path: 'maxReplicas', message: 'must not be less than minReplicas' };
+  }
+  if (next.minReplicaMemoryGb !== next.maxReplicaMemoryGb) {
+    return {
+      path: changed.has('minReplicaMemoryGb') ? 'minReplicaMemoryGb' : 'maxReplicaMemoryGb',
+      message: 'must equal the other replica memory bound when autoscalingMode is horizontal',
     };
   }
   return undefined;
@@ -272,9 +316,27 @@ export const SERVICE_COMMANDS = ['start', 'stop', 'awake'] as const;
 export const ServiceStateRequest = z.strictObject({ command: z.enum(SERVICE_COMMANDS) });
 export type ServiceCommand = (typeof SERVICE_COMMANDS)[number];
 
-/** Password reset (extension) takes an empty body. */
-export const PasswordResetRequest = z.strictObject({});
+/** base64 of a SHA-256 digest (32 bytes) and hex of a SHA-1 digest (20 bytes). */
+const SHA256_BASE64 = /^[A-Za-z0-9+/]{43}=$/;
+const SHA1_HEX = /^[0-9a-fA-F]{40}$/;
+
+/**
+ * Password change (extension): `{}` resets to a generated password (returned); `newPasswordHash` (base64 SHA-256
+ * of the password) sets one the caller chose without sending it, `newDoubleSha1Hash` (hex SHA-1 of SHA-1, for
+ * the MySQL protocol) beside it. The double SHA-1 alone is ignored, as by the real API.
+ */
+export const PasswordResetRequest = z.strictObject({
+  newPasswordHash: z
+    .string()
+    .regex(SHA256_BASE64, { error: 'must be the base64 of a SHA-256 digest' })
+    .optional(),
+  newDoubleSha1Hash: z.string().regex(SHA1_HEX, { error: 'must be the hex of a SHA-1 digest' }).optional(),
+});
+export type PasswordResetRequest = z.infer<typeof PasswordResetRequest>;
+/** The answer to `{}`: the generated password. */
 export const PasswordResetResult = z.looseObject({ password: z.string() });
+/** The answer to a hash: the password was the caller's, so nothing is returned. */
+export const PasswordSetResult = z.looseObject({});
 
 export const ServiceEndpoint = z.looseObject({
   protocol: z.string(),
@@ -301,6 +363,9 @@ export const Service = z.looseObject({
   numReplicas: z.number().optional(),
   idleScaling: z.boolean().optional(),
   idleTimeoutMinutes: z.number().optional(),
+  autoscalingMode: z.string().optional(),
+  minReplicas: z.number().optional(),
+  maxReplicas: z.number().optional(),
   ipAccessList: z.array(z.looseObject({ source: z.string(), description: z.string().optional() })).optional(),
   createdAt: z.string().optional(),
   encryptionKey: z.string().optional(),

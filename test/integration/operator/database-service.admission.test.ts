@@ -3,6 +3,14 @@ import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { useAdmission } from './admission.ts';
 
 const valid = { name: 'analytics', provider: 'aws', region: 'us-east-1' };
+const horizontal = {
+  ...valid,
+  autoscalingMode: 'horizontal',
+  minReplicas: 2,
+  maxReplicas: 6,
+  minReplicaMemoryGb: 16,
+  maxReplicaMemoryGb: 16,
+};
 
 describe.skipIf(clusterSkipReason())(
   'DatabaseService admission (CRD schema and CEL rules on the real apiserver)',
@@ -38,6 +46,26 @@ describe.skipIf(clusterSkipReason())(
         { ...valid, tier: 'development', releaseChannel: 'fast' },
         'releaseChannel is allowed only for production services',
       ],
+      [{ ...valid, autoscalingMode: 'diagonal' }, 'spec.autoscalingMode'],
+      [
+        { ...valid, minReplicas: 2, maxReplicas: 4 },
+        'minReplicas and maxReplicas are allowed only when autoscalingMode is horizontal',
+      ],
+      [
+        { ...horizontal, maxReplicas: undefined },
+        'autoscalingMode horizontal needs minReplicas and maxReplicas',
+      ],
+      [{ ...horizontal, minReplicas: 5, maxReplicas: 4 }, 'minReplicas not above maxReplicas'],
+      [{ ...horizontal, maxReplicas: 21 }, 'spec.maxReplicas'],
+      [
+        { ...horizontal, maxReplicaMemoryGb: 32 },
+        'autoscalingMode horizontal needs minReplicaMemoryGb and maxReplicaMemoryGb, and they must be equal',
+      ],
+      [{ ...valid, passwordSecretRef: { name: 'db-password' } }, 'spec.passwordSecretRef.key'],
+      [
+        { ...valid, passwordSecretRef: { name: 'Not_A_Name', key: 'password' } },
+        'spec.passwordSecretRef.name',
+      ],
       [{ ...valid, state: 'Paused' }, 'spec.state'],
       [{ ...valid, deletionPolicy: 'Keep' }, 'spec.deletionPolicy'],
     ])('rejects %j naming %s', async (spec, named) => {
@@ -52,6 +80,12 @@ describe.skipIf(clusterSkipReason())(
         { ...valid, minTotalMemoryGb: 24, maxTotalMemoryGb: 1068, idleTimeoutMinutes: 5, numReplicas: 2 },
         { ...valid, byocId: 'b-1', minReplicaMemoryGb: 48, maxReplicaMemoryGb: 232 },
         { ...valid, isReadonly: false },
+        { ...horizontal, minReplicas: 1, maxReplicas: 20 },
+        {
+          ...valid,
+          autoscalingMode: 'vertical',
+          passwordSecretRef: { name: 'db-password', key: 'password' },
+        },
         {
           ...valid,
           dataWarehouseId: '5f0c8e4a-1b2c-4d3e-8f90-123456789abc',

@@ -125,6 +125,41 @@ describe('diffService', () => {
     expect(diffService(spec(), uid, service(sized))).toEqual({ patch: {}, differences: [] });
   });
 
+  const horizontal = {
+    autoscalingMode: 'horizontal' as const,
+    minReplicas: 2,
+    maxReplicas: 6,
+    minReplicaMemoryGb: 16,
+    maxReplicaMemoryGb: 16,
+  };
+
+  it('switches a vertical service to horizontal with the mode, the range and the size that differs', () => {
+    const diff = diffService(spec(horizontal), uid, service({ ...sized, autoscalingMode: 'vertical' }));
+    expect(diff.replicaScaling).toEqual({
+      autoscalingMode: 'horizontal',
+      minReplicas: 2,
+      maxReplicas: 6,
+      maxReplicaMemoryGb: 16,
+    });
+    expect(diff.differences).toEqual(['maxReplicaMemoryGb', 'autoscalingMode', 'minReplicas', 'maxReplicas']);
+  });
+
+  it('a horizontal service as the spec wants it needs no call; a changed range only the range', () => {
+    const observed = service({ ...sized, ...horizontal });
+    expect(diffService(spec(horizontal), uid, observed)).toEqual({ patch: {}, differences: [] });
+    expect(diffService(spec({ ...horizontal, maxReplicas: 10 }), uid, observed).replicaScaling).toEqual({
+      maxReplicas: 10,
+    });
+  });
+
+  it('back to vertical sends the mode alone; a spec without a mode leaves it to the cloud', () => {
+    const observed = service({ ...sized, ...horizontal });
+    expect(diffService(spec({ autoscalingMode: 'vertical' }), uid, observed).replicaScaling).toEqual({
+      autoscalingMode: 'vertical',
+    });
+    expect(diffService(spec(), uid, observed)).toEqual({ patch: {}, differences: [] });
+  });
+
   it('resizes and stops in one pass when both changed', () => {
     const diff = diffService(spec({ numReplicas: 5, state: 'Stopped' }), uid, service(sized));
     expect(diff).toMatchObject({ replicaScaling: { numReplicas: 5 }, command: 'stop' });

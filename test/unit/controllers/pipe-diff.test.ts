@@ -160,6 +160,25 @@ describe('diffPipe', () => {
   });
 });
 
+describe('diffPipe: settings as the real API answers them (only the keys that were set)', () => {
+  it('a pipe whose settings hold only the keys set is not drift, whether the spec sets some or none', () => {
+    expect(diff(spec(), pipe({ settings: {} }))).toEqual({ differences: [] });
+    const settings = { engine_max_threads: 8, engine_parallel_view_processing: false };
+    expect(diff(spec({ settings }), pipe({ settings }))).toEqual({ differences: [] });
+  });
+
+  it('a key outside the contract set in the cloud by someone else is not drift', () => {
+    expect(diff(spec(), pipe({ settings: { kafka_read_committed: true } }))).toEqual({ differences: [] });
+  });
+
+  it('a key the spec sets that the answer leaves out is sent', () => {
+    expect(diff(spec({ settings: { engine_max_threads: 8 } }), pipe({ settings: {} }))).toEqual({
+      differences: ['settings.engine_max_threads'],
+      settings: { engine_max_threads: 8 },
+    });
+  });
+});
+
 describe('diffSettings', () => {
   it('sends only the settings keys that differ', () => {
     expect(
