@@ -197,7 +197,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
       const message = `${kind.kind} ${owner} already manages this for the same ${kind.exclusiveOn}`;
       return this.wait(draft, new Waiting('Conflict', message), true);
     }
-    const secrets = this.resolveSecrets(resource);
+    const secrets = this.resolveSecrets(resource, draft.status);
     const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
     const external = await this.connect(resource, priority, resolution.resolved, secrets);
@@ -349,12 +349,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     return this.options.kind.connect(resource, context);
   }
 
-  private resolveSecrets(resource: R): ResolvedSecrets {
+  /** `status`: the freshest known, this process's last write when the cache does not show it yet. */
+  private resolveSecrets(resource: R, status: ManagedStatus): ResolvedSecrets {
     const uses = this.options.kind.secretReferences?.(resource) ?? [];
     if (uses.length > 0 && !this.options.secrets) {
       throw new Error(`${this.options.kind.kind} references Secrets but the reconciler has no Secret cache`);
     }
-    const { secretDigests: digests, secretVersions: versions } = resource.status ?? {};
+    const { secretDigests: digests, secretVersions: versions } = status;
     const key = uses.length > 0 ? this.options.secretDigestKey?.(resource) : undefined;
     return resolveSecrets(resource, uses, this.options.secrets ?? NO_SECRETS, { digests, versions }, key);
   }
