@@ -148,6 +148,11 @@ describe.skipIf(clusterSkipReason())('Pipe credentials rotate by content, not by
     );
     expect(condition(after, 'Ready')).toMatchObject({ status: 'True' });
     expect(writes(await env.calls())).toEqual([]);
+    // Said once in the log; a Pipe sluice created itself never is.
+    const rebaselined = (name: string) =>
+      env.logs.filter((line) => line.includes('taken as what the cloud has') && line.includes(`/${name}"`));
+    expect(rebaselined('adopted')).toHaveLength(1);
+    expect(rebaselined('labelled')).toEqual([]);
   });
 
   it('a Pipe an earlier version left in CannotRotate after a label is Ready after the upgrade, with no call', async () => {
