@@ -64,3 +64,41 @@ export const managedStatusFields = {
     .optional()
     .describe('The metadata.generation the status was last computed for.'),
 };
+
+/**
+ * Status fields of a kind whose spec references Secrets (`…SecretRef`): what the cloud was last sent, as
+ * keyed digests (never the values), and the resourceVersion-only record earlier versions kept.
+ */
+export const secretRecordStatusFields = {
+  secretDigests: z
+    .object({
+      keyId: z
+        .string()
+        .max(64)
+        .describe(
+          'Fingerprint of the key the digests are made with; under a new key they are recorded again.',
+        ),
+      fields: z
+        .record(
+          z.string().max(253),
+          z
+            .object({
+              secret: z.string().max(253).describe('The Secret the values came from.'),
+              resourceVersion: z.string().max(64).describe("The Secret's resourceVersion then."),
+              digest: z.string().max(64).describe('HMAC-SHA-256 of the values the field uses.'),
+            })
+            .describe('One …SecretRef field.'),
+        )
+        .describe('By spec field, e.g. source.kafka.credentialsSecretRef.'),
+    })
+    .optional()
+    .describe(
+      'Keyed digests of the Secret values the cloud has, by spec field: a change of the values sends them, a change of labels or annotations does not.',
+    ),
+  secretVersions: z
+    .record(z.string(), z.string().describe('resourceVersion.'))
+    .optional()
+    .describe(
+      'Recorded by earlier versions of sluice (resourceVersion by Secret); replaced by secretDigests.',
+    ),
+};

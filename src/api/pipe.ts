@@ -22,7 +22,7 @@ import {
   SCALING_BOUNDS,
   SOURCE_KINDS,
 } from '../cloud/schemas/pipe.ts';
-import { LocalObjectReference, managedSpecFields } from './common.ts';
+import { LocalObjectReference, managedSpecFields, secretRecordStatusFields } from './common.ts';
 import { immutable, presenceFixed, withRules } from './meta.ts';
 import { serviceFields, serviceScopedStatusFields, serviceRules } from './service-scoped.ts';
 
@@ -397,12 +397,7 @@ export const PipeStatus = z
       'The reverse private endpoints of source.kafka (by id and by reference), as the cloud reports them.',
       10,
     ).optional(),
-    secretVersions: z
-      .record(z.string(), z.string().describe('resourceVersion.'))
-      .optional()
-      .describe(
-        'resourceVersion of each referenced Secret whose values the cloud has; a change sends the new credentials.',
-      ),
+    ...secretRecordStatusFields,
   })
   .describe('What sluice last observed in the cloud.');
 export type PipeStatus = z.infer<typeof PipeStatus>;

@@ -46,14 +46,18 @@ export function pipeSecretUses(spec: PipeSpec): SecretUse[] {
   const uses: SecretUse[] = [];
   for (const field of CREDENTIAL_FIELDS) {
     const ref = readPath(spec.source[field.source], field.ref) as { name: string } | undefined;
-    if (ref) uses.push({ field: fieldName(field), secretName: ref.name, keys: field.keys });
+    if (!ref) continue;
+    const use: SecretUse = { field: fieldName(field), secretName: ref.name, keys: field.keys };
+    // When sluice cannot tell whether the values changed, it must not send what the PATCH cannot carry.
+    uses.push(field.rotatable ? use : { ...use, replaceable: false });
   }
   return uses;
 }
 
 /**
- * `…SecretRef` fields whose Secret changed but whose value the API cannot replace in place (the PATCH takes
- * no connection string): the change reaches the cloud only with a new Pipe.
+ * `…SecretRef` fields whose values changed (by content: a label on the Secret is no change) but which the
+ * API cannot replace in place (the PATCH takes no connection string): the change reaches the cloud only with
+ * a new Pipe, or goes away when the Secret's values are restored.
  */
 export function unrotatableChanges(spec: PipeSpec, rotated: ReadonlySet<string>): string[] {
   return CREDENTIAL_FIELDS.filter((f) => f.source === sourceKindOf(spec) && !f.rotatable)

@@ -107,7 +107,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
     const { secrets } = this.context;
     const stuck = unrotatableChanges(resource.spec, secrets.rotated);
     if (stuck.length > 0) {
-      // Not recorded as sent (the versions stay), so this keeps saying so until the Secret or Pipe changes.
+      // Not recorded as sent (the digests stay), so this keeps saying so until the values or the Pipe change.
       throw new ReconcileError(
         'CannotRotate',
         `${stuck.join(', ')}: the Secret changed, but the cloud cannot change a connection string in place; restore the Secret or create a new Pipe`,

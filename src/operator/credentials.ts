@@ -8,6 +8,7 @@ import { ManagementClient } from '../cloud/management-client.ts';
 import { QuotaRegistry, type Priority, type QuotaLimit } from '../cloud/quota.ts';
 import type { CloudConnection } from './cloud-connection.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
+import { deriveDigestKey, type DigestKey } from '../runtime/managed/secret-digests.ts';
 import type { SecretReader } from '../runtime/managed/secret-references.ts';
 import type { ManagedObject } from '../runtime/managed/types.ts';
 
@@ -88,6 +89,24 @@ export class CloudClients {
       },
       priority,
     };
+  }
+
+  /**
+   * The key for status digests of the Secrets a resource references, derived from the secret of the
+   * credentials it is reconciled with: whoever can read that Secret can already act with the credentials.
+   */
+  secretDigestKey(resource: ManagedObject): DigestKey {
+    const ref = this.secretRefOf(resource);
+    const data = this.options.secrets.get(ref.namespace, ref.name)?.data ?? {};
+    const secret = data.keySecret ?? data.alertsToken;
+    if (!secret) {
+      throw new ReconcileError(
+        'CredentialsMissing',
+        `Secret ${ref.namespace}/${ref.name} has no key keySecret or alertsToken`,
+        CREDENTIALS_RETRY_MS,
+      );
+    }
+    return deriveDigestKey(secret);
   }
 
   async close(): Promise<void> {

@@ -57,6 +57,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     writer: kube,
     events,
     cloudFor: (resource, priority) => clouds.connectionFor(resource, priority),
+    secretDigestKey: (resource) => clouds.secretDigestKey(resource),
     syncIntervalMs: config.syncInterval,
     pollIntervalMs: config.pollInterval,
     signal: work.signal,

@@ -20,7 +20,14 @@ const SECRET = 'Secret';
 
 export interface ManagerOptions<Cloud> extends Pick<
   ManagedReconcilerOptions<ManagedObject, Cloud, unknown>,
-  'writer' | 'events' | 'cloudFor' | 'syncIntervalMs' | 'pollIntervalMs' | 'maxPollIntervalMs' | 'signal'
+  | 'writer'
+  | 'events'
+  | 'cloudFor'
+  | 'secretDigestKey'
+  | 'syncIntervalMs'
+  | 'pollIntervalMs'
+  | 'maxPollIntervalMs'
+  | 'signal'
 > {
   kubeConfig: KubeAccess;
   kinds: readonly ManagedKind<ManagedObject, Cloud, unknown>[];

@@ -23,6 +23,7 @@ import {
   type SecretReader,
   type SecretSnapshot,
 } from './secret-references.ts';
+import type { DigestKey } from './secret-digests.ts';
 import { StatusExpectations } from './status-expectations.ts';
 import type {
   ConnectContext,
@@ -44,6 +45,8 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, S> {
   lookup?: ObjectLookup;
   /** Reads referenced Secrets from the operator's cache. */
   secrets?: SecretReader;
+  /** The key for status digests of referenced Secrets' values (derived from the resource's credentials). */
+  secretDigestKey?(resource: R): DigestKey;
   /**
    * Reads connection Secrets from the operator's cache (with their owners); without it they are read from
    * the apiserver with a GET per reconcile.
@@ -69,7 +72,12 @@ type Existing<S> = Extract<Observation<S>, { exists: true }>;
 
 const NO_SECRETS: SecretReader = { get: () => undefined };
 /** Deleting needs no credentials of the resource itself (a DELETE sends none). */
-const EMPTY_SECRETS: ResolvedSecrets = { values: () => undefined, rotated: new Set(), versions: {} };
+const EMPTY_SECRETS: ResolvedSecrets = {
+  values: () => undefined,
+  rotated: new Set(),
+  digests: undefined,
+  rebaselined: [],
+};
 
 /**
  * How long a new object's reference to an object not in the cache goes unreported: objects applied together
@@ -189,7 +197,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
       const message = `${kind.kind} ${owner} already manages this for the same ${kind.exclusiveOn}`;
       return this.wait(draft, new Waiting('Conflict', message), true);
     }
-    const secrets = this.resolveSecrets(resource);
+    const secrets = this.resolveSecrets(resource, draft.status);
     const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
     const external = await this.connect(resource, priority, resolution.resolved, secrets);
@@ -289,7 +297,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     const creation = await external.create(resource);
     // The id goes to status at once: every later step, and every restart, works from it.
     draft.status.id = creation.externalId;
-    this.recordSecretVersions(draft, secrets);
+    this.recordSecretVersions(draft, secrets, true);
     draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
     draft.setCondition({
       type: 'Ready',
@@ -341,23 +349,30 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     return this.options.kind.connect(resource, context);
   }
 
-  private resolveSecrets(resource: R): ResolvedSecrets {
+  /** `status`: the freshest known, this process's last write when the cache does not show it yet. */
+  private resolveSecrets(resource: R, status: ManagedStatus): ResolvedSecrets {
     const uses = this.options.kind.secretReferences?.(resource) ?? [];
     if (uses.length > 0 && !this.options.secrets) {
       throw new Error(`${this.options.kind.kind} references Secrets but the reconciler has no Secret cache`);
     }
-    return resolveSecrets(
-      resource,
-      uses,
-      this.options.secrets ?? NO_SECRETS,
-      resource.status?.secretVersions,
-    );
+    const { secretDigests: digests, secretVersions: versions } = status;
+    const key = uses.length > 0 ? this.options.secretDigestKey?.(resource) : undefined;
+    return resolveSecrets(resource, uses, this.options.secrets ?? NO_SECRETS, { digests, versions }, key);
   }
 
-  /** Status keeps which Secret versions the cloud has (never their values), to notice a rotation. */
-  private recordSecretVersions(draft: StatusDraft<R>, secrets: ResolvedSecrets): void {
-    if (Object.keys(secrets.versions).length > 0) draft.status.secretVersions = { ...secrets.versions };
-    else delete draft.status.secretVersions;
+  /**
+   * Status keeps keyed digests of the Secret values the cloud has (never the values), to notice a rotation;
+   * the resourceVersion-only record of earlier versions goes once digests replace it. `created`: the create
+   * call sent every value.
+   */
+  private recordSecretVersions(draft: StatusDraft<R>, secrets: ResolvedSecrets, created = false): void {
+    delete draft.status.secretVersions;
+    if (!secrets.digests) return void delete draft.status.secretDigests;
+    draft.status.secretDigests = secrets.digests;
+    for (const { field, why } of created ? [] : secrets.rebaselined) {
+      const key = objectKey(draft.resource);
+      this.logger.info({ key, field, why }, 'Secret values taken as what the cloud has; nothing sent');
+    }
   }
 
   /**

@@ -21,11 +21,29 @@ export interface ManagedObject extends KubeObject {
 
 export interface ManagedStatus {
   id?: string;
-  /** resourceVersion of each referenced Secret whose values the cloud was last sent. */
+  /** What the cloud was last sent from each referenced Secret, as keyed digests: never the values. */
+  secretDigests?: SecretDigests;
+  /** resourceVersion per referenced Secret, as earlier versions recorded it: read once to migrate. */
   secretVersions?: Record<string, string>;
   conditions?: Condition[];
   observedGeneration?: number;
   [field: string]: unknown;
+}
+
+/** Keyed digests of the Secret values each `…SecretRef` field last sent to the cloud. */
+export interface SecretDigests {
+  /** Fingerprint of the digest key (`DigestKey.id`): digests under another key cannot be compared. */
+  keyId: string;
+  /** By spec field (`source.kafka.credentialsSecretRef`). */
+  fields: Record<string, SecretDigest>;
+}
+
+export interface SecretDigest {
+  /** The Secret the values came from, and its resourceVersion then. */
+  secret: string;
+  resourceVersion: string;
+  /** HMAC-SHA-256 of the field's values (`digestOf`). */
+  digest: string;
 }
 
 /** Values for the resource's connection Secret: every value is a string and may be a secret. */

@@ -347,7 +347,7 @@ describe('pipeCreateBody', () => {
 });
 
 describe('pipeSecretUses', () => {
-  it('lists each referenced Secret with the keys its field needs', () => {
+  it('lists each referenced Secret with the keys its field needs, a connection string as not replaceable', () => {
     expect(pipeSecretUses(spec())).toEqual([
       { field: CREDENTIALS, secretName: 'kafka-user', keys: ['username', 'password'] },
       { field: REGISTRY_CREDENTIALS, secretName: 'registry-user', keys: ['username', 'password'] },
@@ -369,6 +369,7 @@ describe('pipeSecretUses', () => {
         field: 'source.objectStorage.connectionStringSecretRef',
         secretName: 'azure',
         keys: ['connectionString'],
+        replaceable: false,
       },
     ]);
   });

@@ -95,4 +95,22 @@ describe('CloudClients', () => {
     expect(cloud.alerting.quota?.limit).toMatchObject({ requests: 5, windowMs: 1_000 });
     await earlier.close();
   });
+
+  it('derives the Secret digest key from the credentials the resource uses: stable, and new with a new key secret', () => {
+    const digestKey = (data: Record<string, string>, ref?: string) =>
+      new CloudClients({
+        secrets: { get: () => ({ data, resourceVersion: '1' }) },
+        defaultSecret: { namespace: 'sys', name: 'cloud' },
+        dispatcher,
+        hooks: {},
+        logger: silentLogger,
+      }).secretDigestKey(ref ? { ...resource, spec: { credentialsRef: { name: ref } } } : resource);
+    const first = digestKey({ keySecret: 'secret-one' });
+    expect(digestKey({ keySecret: 'secret-one', keyId: 'other' }).id).toBe(first.id);
+    expect(digestKey({ keySecret: 'secret-two' }).id).not.toBe(first.id);
+    expect(digestKey({ alertsToken: 'token-only' }).id).not.toBe(first.id);
+    expect(() => digestKey({ organizationId: 'org' }, 'own')).toThrow(
+      'Secret ns/own has no key keySecret or alertsToken',
+    );
+  });
 });
