@@ -18,7 +18,13 @@ import {
   TOGGLEABLE_ENDPOINT_PROTOCOLS,
   TOTAL_MEMORY,
 } from '../cloud/schemas/service.ts';
-import { LocalObjectReference, managedSpecFields, managedStatusFields, ObjectName } from './common.ts';
+import {
+  LocalObjectReference,
+  managedSpecFields,
+  managedStatusFields,
+  ObjectName,
+  secretRecordStatusFields,
+} from './common.ts';
 import { immutable, withRules } from './meta.ts';
 
 // The spec mirrors the service creation body of the management API under the same names, so the contract's
@@ -311,12 +317,8 @@ export const DatabaseServiceStatus = z
       .max(500)
       .optional()
       .describe('The IP access list as the cloud reports it.'),
-    secretVersions: z
-      .record(z.string(), z.string().describe('resourceVersion.'))
-      .optional()
-      .describe(
-        'The version of the passwordSecretRef Secret whose password the cloud has; a change sets the new password.',
-      ),
+    // The passwordSecretRef Secret's digest: a change of its value sets the new password.
+    secretDigests: secretRecordStatusFields.secretDigests,
   })
   .describe('What sluice last observed in the cloud.');
 export type DatabaseServiceStatus = z.infer<typeof DatabaseServiceStatus>;
