@@ -10,6 +10,8 @@ export async function ignoreNotFound<T>(call: Promise<T>): Promise<T | undefined
   }
 }
 
+export const CREATED_AT_TOLERANCE_MS = 10_000;
+
 /**
  * For kinds without a marker on the cloud object: the id of the first object that `matches` and that the cloud
  * created at or after `intent`, the time recorded before the create call. Anything older is someone else's.
