@@ -1,7 +1,7 @@
 import { GROUP, VERSION } from '../api/common.ts';
 import { DatabaseServiceSpec, DatabaseServiceStatus, type DatabaseService } from '../api/database-service.ts';
 import type { Service } from '../cloud/schemas/service.ts';
-import type { ExternalClient, Observation } from '../runtime/managed/types.ts';
+import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
 import type { CloudConnection } from '../operator/cloud-connection.ts';
 import { ignoreNotFound } from './cloud-calls.ts';
 import type { SluiceKind } from './sluice-kind.ts';
@@ -32,11 +32,14 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
     name: (resource) => resource.spec.connectionSecret?.name ?? `${resource.metadata.name}-connection`,
     requiredKeys: ['password'],
   },
-  connect: (_resource, { cloud }) => new DatabaseServiceClient(cloud),
+  connect: (_resource, { cloud, claimedBy }) => new DatabaseServiceClient(cloud, claimedBy),
 };
 
 class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDiff> {
-  constructor(private readonly cloud: CloudConnection) {}
+  constructor(
+    private readonly cloud: CloudConnection,
+    private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
+  ) {}
 
   private get calls() {
     return { priority: this.cloud.priority };
@@ -44,13 +47,16 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
 
   async findCreated(resource: DatabaseService, intent: Date | undefined): Promise<string | undefined> {
     // No intent, no create was ever sent for this object (the intent is written before every create): a new
-    // service costs no look-up. With one, the uid tag finds exactly what was created for it.
+    // service costs no look-up. With one, the uid tag finds exactly what was created for it, unless another
+    // DatabaseService has taken that service over.
     if (!intent) return undefined;
     const found = await this.cloud.management.listServices(
       { tags: { [UID_TAG]: resource.metadata.uid } },
       this.calls,
     );
-    return found.sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? ''))[0]?.id;
+    return found
+      .filter((service) => this.claimedBy(service.id) === undefined)
+      .sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? ''))[0]?.id;
   }
 
   async observe(resource: DatabaseService, id: string): Promise<Observation<ServiceDiff>> {
