@@ -32,6 +32,8 @@ describe.skipIf(clusterSkipReason())('a referenced object replaced under a depen
     // object applied again creates a new one.
     await env.remove('analytics');
     await env.waitFor('analytics', 'gone', (s) => s === undefined);
+    // The garbage collector removes the connection Secret it owned (the test control plane runs none).
+    await env.core.deleteNamespacedSecret({ name: 'analytics-connection', namespace: env.namespace });
     await env.clearCalls();
     await env.apply('analytics', { name: 'analytics' });
     const newServiceId = (
