@@ -35,7 +35,8 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
     requiredKeys: ['password'],
   },
   secretReferences: (resource) => passwordSecretUses(resource),
-  connect: (resource, context) => new DatabaseServiceClient(context.cloud, ownedPassword(resource, context)),
+  connect: (resource, context) =>
+    new DatabaseServiceClient(context.cloud, ownedPassword(resource, context), context.claimedBy),
 };
 
 const PASSWORD_FIELD = 'passwordSecretRef';
@@ -64,6 +65,7 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
   constructor(
     private readonly cloud: CloudConnection,
     private readonly password: OwnedPassword | undefined,
+    private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
   ) {}
 
   private get calls() {
@@ -72,13 +74,16 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
 
   async findCreated(resource: DatabaseService, intent: Date | undefined): Promise<string | undefined> {
     // No intent, no create was ever sent for this object (the intent is written before every create): a new
-    // service costs no look-up. With one, the uid tag finds exactly what was created for it.
+    // service costs no look-up. With one, the uid tag finds exactly what was created for it, unless another
+    // DatabaseService has taken that service over.
     if (!intent) return undefined;
     const found = await this.cloud.management.listServices(
       { tags: { [UID_TAG]: resource.metadata.uid } },
       this.calls,
     );
-    return found.sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? ''))[0]?.id;
+    return found
+      .filter((service) => this.claimedBy(service.id) === undefined)
+      .sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? ''))[0]?.id;
   }
 
   async observe(resource: DatabaseService, id: string): Promise<Observation<ServiceDiff>> {

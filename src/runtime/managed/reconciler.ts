@@ -12,9 +12,11 @@ import type { EventRecorder } from './events.ts';
 import { assertControlledBy, type KubeWriter } from './kube-writer.ts';
 import {
   keptReferenceIds,
+  replacedReference,
   resolveReferences,
   resolveReferencesForDelete,
   type ObjectLookup,
+  type ReplacedReference,
   type ResolvedReferences,
 } from './references.ts';
 import {
@@ -191,6 +193,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
       }
       return this.wait(draft, new Waiting('WaitingForReference', resolution.waitingFor), true);
     }
+    const replaced = resource.status?.id
+      ? replacedReference(resource, kind.references ?? [], resolution.resolved)
+      : undefined;
+    if (replaced) return this.reportReplacedReference(resource, replaced, draft);
     Object.assign(draft.status, keptReferenceIds(kind.references ?? [], resolution.resolved));
     const owner = this.exclusiveOwner(resource, resolution.resolved);
     if (owner) {
@@ -277,6 +283,26 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
       .sort((a, b) => order(a).localeCompare(order(b)));
     const owner = claimants[0];
     return owner && owner.metadata.uid !== resource.metadata.uid ? objectKey(owner) : undefined;
+  }
+
+  /**
+   * The cloud object lives under the referenced object's old cloud id (kept in status): following the new
+   * one would lose it there and create a second one. Nothing is done in the cloud until the user chooses;
+   * deleting still works, from the kept id.
+   */
+  private reportReplacedReference(resource: R, replaced: ReplacedReference, draft: StatusDraft<R>): Requeue {
+    const { kind } = this.options;
+    const { what, statusField, kept, now } = replaced;
+    const id = resource.status?.id ?? '';
+    const message =
+      `${what} now refers to ${now}, but ${kind.kind} ${id} was made under ${kept} (status.${statusField}); ` +
+      `nothing is changed in the cloud. Delete this ${kind.kind} (its deletionPolicy applies to ${id} under ${kept}) ` +
+      `and apply it again to make one under ${now}, or make ${what} manage ${kept} again (${ANNOTATIONS.externalId})`;
+    const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
+    if (ready?.reason !== 'ReferenceReplaced') {
+      this.options.events.record(resource, 'Warning', 'ReferenceReplaced', message);
+    }
+    return this.wait(draft, new Waiting('ReferenceReplaced', message), true);
   }
 
   private async create(
@@ -463,6 +489,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
         return this.wait(draft, new Waiting('WaitingForDependants', message), true);
       }
       const references = resolveReferencesForDelete(resource, kind.references ?? [], this.lookup);
+      const owner = this.exclusiveOwner(resource, references);
+      if (owner) {
+        // One cloud object per referenced object, and another object manages it now: not this one's to delete.
+        const message = `left the ${kind.exclusiveOn}'s ${kind.kind} in the cloud: ${owner} manages it`;
+        events.record(resource, 'Normal', 'Orphaned', message);
+        return this.removeFinalizer(resource, draft);
+      }
       const missing = Object.values(references).filter((resolved) => resolved.length === 0);
       if (missing.length > 0 && !id && !createIntentOf(resource)) {
         // Never created: no reference was ever resolved, so nothing can exist in the cloud.

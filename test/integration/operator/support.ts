@@ -54,6 +54,8 @@ export interface OperatorEnv {
   putSecret(name: string, values: Record<string, string>): Promise<void>;
   /** Forces a cloud object into a state through the emulator's control route. */
   forceState(body: Record<string, unknown>): Promise<void>;
+  /** Sets the clock behind the emulator's `createdAt`/`updatedAt` (`{}` restores the host's clock). */
+  setClock(setting: { offsetMs?: number; precision?: 'millisecond' | 'second' }): Promise<void>;
   /** Adds a fault through the emulator's control route (`DELETE` clears them all when `fault` is omitted). */
   fault(fault?: Record<string, unknown>): Promise<void>;
   /**
@@ -236,6 +238,14 @@ export async function startOperatorEnv(
         body: JSON.stringify(body),
       });
       if (!response.ok) throw new Error(`force state failed: ${response.status} ${await response.text()}`);
+    },
+    async setClock(setting) {
+      const response = await fetch(controlUrl('clock'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(setting),
+      });
+      if (!response.ok) throw new Error(`set clock failed: ${response.status} ${await response.text()}`);
     },
     async secret(name) {
       try {
