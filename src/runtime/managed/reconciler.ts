@@ -631,7 +631,7 @@ class StatusDraft<R extends ManagedObject> {
   recordFailure(reason: string, message: string): void {
     this.setCondition({ type: 'Synced', status: 'False', reason, message });
     const ready = this.status.conditions?.find((c) => c.type === 'Ready');
-    if (ready?.observedGeneration === this.generation && !this.changingCloud) return;
+    if (ready && ready.observedGeneration === this.generation && !this.changingCloud) return;
     this.setCondition({
       type: 'Ready',
       status: 'False',
