@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { argoHealthOf } from '../../harness/argocd-health.ts';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { condition, isReady, startOperatorEnv, type OperatorEnv } from './support.ts';
@@ -16,8 +16,11 @@ describe.skipIf(clusterSkipReason())('DatabaseService status while the cloud fai
     env = await startOperatorEnv('dbs-failure-status');
     await env.startOperator();
     await env.apply('orders', { name: 'orders' });
+    await env.apply('ledger', { name: 'ledger' });
     await env.waitFor('orders', 'Ready', isReady);
+    await env.waitFor('ledger', 'Ready', isReady);
   });
+  afterEach(async () => env?.fault());
   afterAll(async () => env?.close());
 
   it('a spec edit the cloud answers 500 to: Ready=False (SyncFailed) for the new generation, Argo CD not Healthy; Ready again once the cloud takes it', async () => {
@@ -57,14 +60,14 @@ describe.skipIf(clusterSkipReason())('DatabaseService status while the cloud fai
   });
 
   it('a drift check that fails on a 500 keeps Ready=True of a spec the cloud matched: Synced=False, Argo CD Healthy', async () => {
-    const before = (await env.get('orders'))!;
+    const before = (await env.get('ledger'))!;
     expect(isReady(before)).toBe(true);
     await env.fault({ method: 'GET', route: SERVICE, status: 500 });
     // Any annotation change makes the operator look at the cloud again.
-    await env.annotate('orders', { 'example.com/look-again': '1' });
+    await env.annotate('ledger', { 'example.com/look-again': '1' });
 
     const looked = await env.waitFor(
-      'orders',
+      'ledger',
       'the failed drift check in Synced',
       (r) => condition(r, 'Synced')?.status === 'False',
     );
@@ -75,6 +78,6 @@ describe.skipIf(clusterSkipReason())('DatabaseService status while the cloud fai
     expect(argoHealthOf(looked).status).toBe('Healthy');
 
     await env.fault();
-    await env.waitFor('orders', 'Synced again', (r) => condition(r, 'Synced')?.status === 'True', 60_000);
+    await env.waitFor('ledger', 'Synced again', (r) => condition(r, 'Synced')?.status === 'True', 60_000);
   });
 });
