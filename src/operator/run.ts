@@ -97,8 +97,11 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   const startControllers = (leading?: AbortSignal) => {
     if (stopping) return;
     leading?.addEventListener('abort', () => work.abort(), { once: true });
-    log.info({ controllers: manager.kinds }, 'starting controllers');
-    manager.start();
+    log.info(
+      { controllers: manager.kinds },
+      'starting controllers; workers start once every cache has synced',
+    );
+    void manager.start();
   };
   const shutdown = async (how: 'stopped' | 'lost-leadership') => {
     stopping ??= (async () => {

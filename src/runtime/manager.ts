@@ -55,6 +55,8 @@ export class Manager<Cloud> {
   private readonly referencedStates = new Map<string, string>();
   /** Connection Secret key → owner dependency key, so the owner is found again when its Secret goes. */
   private readonly secretOwners = new Map<string, string>();
+  private starting?: Promise<void>;
+  private stopped = false;
 
   constructor(private readonly options: ManagerOptions<Cloud>) {
     const { kubeConfig, namespace, logger } = options;
@@ -120,19 +122,41 @@ export class Manager<Cloud> {
     return [...this.controllers.keys()];
   }
 
-  start(): void {
-    for (const informer of [...this.secretInformers, ...this.informers.values()]) informer.start();
-    for (const controller of this.controllers.values()) controller.start();
+  /**
+   * Starts every watch at once and the workers once every cache has synced (controller-runtime's
+   * WaitForCacheSync): a reconcile that ran on a partial cache would take a Secret or a dependant not yet
+   * listed for gone, and act on that (reset a password, delete past a dependant). Changes seen meanwhile
+   * wait in the queues. Resolves when the workers have started, or at once after stop().
+   */
+  start(): Promise<void> {
+    for (const informer of this.allInformers()) informer.start();
+    this.starting ??= Promise.all(this.allInformers().map((informer) => informer.waitForSync())).then(
+      () => {
+        if (this.stopped) return;
+        this.options.logger.info('every cache has synced; starting workers');
+        for (const controller of this.controllers.values()) controller.start();
+      },
+      // Only stop() ends a reflector before it synced (a failing list is retried forever).
+      () => undefined,
+    );
+    return this.starting;
   }
 
+  /** True once every cache has synced: the same set of caches the workers wait for (readyz). */
   hasSynced(): boolean {
-    return [...this.secretInformers, ...this.informers.values()].every((informer) => informer.hasSynced());
+    return this.allInformers().every((informer) => informer.hasSynced());
   }
 
   /** Stops taking work and waits for every reconcile in flight, then stops the watches. */
   async stop(): Promise<void> {
+    this.stopped = true;
     await Promise.all([...this.controllers.values()].map((controller) => controller.stop()));
-    await Promise.all([...this.secretInformers, ...this.informers.values()].map((i) => i.stop()));
+    await Promise.all(this.allInformers().map((i) => i.stop()));
+    await this.starting;
+  }
+
+  private allInformers(): Informer[] {
+    return [...this.secretInformers, ...this.informers.values()];
   }
 
   private onObjectChange(kind: ManagedKind<ManagedObject, Cloud, unknown>, key: string): void {

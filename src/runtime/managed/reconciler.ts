@@ -147,12 +147,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
         this.logger.debug({ key, requeueAfterMs: deferMs }, 'cloud call deferred; requeued');
         return { requeueAfterMs: deferMs };
       }
-      draft.setCondition({
-        type: 'Synced',
-        status: 'False',
-        reason: reasonOf(error),
-        message: messageOf(error),
-      });
+      draft.recordFailure(reasonOf(error), messageOf(error));
       await this.flushStatus(draft).catch((statusError: unknown) =>
         this.logger.warn({ key, err: messageOf(statusError) }, 'could not record the failure in status'),
       );
@@ -320,6 +315,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     resource = await this.writeMetadata(resource, draft, {
       [ANNOTATIONS.createPending]: this.now().toISOString(),
     });
+    draft.changingCloud = true;
     const creation = await external.create(resource);
     // The id goes to status at once: every later step, and every restart, works from it.
     draft.status.id = creation.externalId;
@@ -441,6 +437,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
         draft.setCondition({ type: 'Ready', status: 'False', reason: 'Drifted', message });
         return { requeueAfterMs: this.syncInterval(resource) };
       }
+      draft.changingCloud = true;
       await external.update(resource, id, observation);
       this.recordSecretVersions(draft, secrets);
       events.record(resource, 'Normal', 'Updated', `updated ${listed}`);
@@ -642,6 +639,8 @@ class StatusDraft<R extends ManagedObject> {
   status: ManagedStatus;
   waiting = false;
   discarded = false;
+  /** Set just before a call that changes the cloud to match the spec (create, update). */
+  changingCloud = false;
   /** The generation this reconcile read and acts on; writes may return a newer one, edited meanwhile. */
   private readonly generation: number | undefined;
   private observedGeneration: number | undefined;
@@ -668,6 +667,25 @@ class StatusDraft<R extends ManagedObject> {
   setCondition(condition: Omit<ConditionInput, 'observedGeneration'>): void {
     const next = { ...condition, observedGeneration: this.generation };
     this.status.conditions = setCondition(this.status.conditions ?? [], next, this.now);
+  }
+
+  /**
+   * A failed reconcile: Synced=False with the cause, and Ready=False (`SyncFailed`) unless Ready already
+   * describes this very generation and nothing was sent to change the cloud. So a spec edit or drift the
+   * cloud would not take never leaves an earlier Ready=True standing, while a failed look at a resource
+   * that matched this spec (a drift check's transient 500) or a failed poll of a wait keeps its Ready and
+   * does not flap: the cloud was not found to differ, and Synced tells of the failure.
+   */
+  recordFailure(reason: string, message: string): void {
+    this.setCondition({ type: 'Synced', status: 'False', reason, message });
+    const ready = this.status.conditions?.find((c) => c.type === 'Ready');
+    if (ready && ready.observedGeneration === this.generation && !this.changingCloud) return;
+    this.setCondition({
+      type: 'Ready',
+      status: 'False',
+      reason: 'SyncFailed',
+      message: `the last attempt to make the cloud match the spec failed: ${message}`,
+    });
   }
 
   removeCondition(type: 'Drifted'): void {
