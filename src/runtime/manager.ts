@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { objectKey, splitKey } from './cache.ts';
 import { Controller } from './controller.ts';
 import { Informer } from './informer.ts';
+import { informerFor, type SharedInformer } from './namespaced-informers.ts';
 import { MANAGED_BY_LABEL } from './managed/annotations.ts';
 import type { ManagedReconcilerOptions } from './managed/reconciler.ts';
 import {
@@ -24,8 +25,8 @@ export interface ManagerOptions<Cloud> extends Pick<
 > {
   kubeConfig: KubeAccess;
   kinds: readonly ManagedKind<ManagedObject, Cloud, unknown>[];
-  /** Watch one namespace only; all namespaces when omitted. */
-  namespace?: string;
+  /** Watch only these namespaces; all namespaces when omitted or empty. */
+  namespaces?: readonly string[];
   /** Single Secrets to mirror beyond the watched namespace (the operator's credentials Secret). */
   extraSecrets?: readonly { namespace: string; name: string }[];
   concurrency: number;
@@ -40,7 +41,7 @@ export interface ManagerOptions<Cloud> extends Pick<
  */
 export class Manager<Cloud> {
   readonly secrets: SecretCache;
-  private readonly informers = new Map<string, Informer<ManagedObject>>();
+  private readonly informers = new Map<string, SharedInformer<ManagedObject>>();
   private readonly secretInformers: Informer<SecretObject>[] = [];
   private readonly controllers = new Map<string, Controller<ManagedObject, Cloud, unknown>>();
   private readonly dependencies = new DependencyIndex();
@@ -50,20 +51,23 @@ export class Manager<Cloud> {
   private readonly secretOwners = new Map<string, string>();
 
   constructor(private readonly options: ManagerOptions<Cloud>) {
-    const { kubeConfig, namespace, logger } = options;
+    const { kubeConfig, logger } = options;
+    const namespaces = options.namespaces?.length ? options.namespaces : undefined;
     const kindsByName = new Map(options.kinds.map((kind) => [kind.kind, kind]));
     const lookup: ObjectLookup = (kind, ns, name) => this.informers.get(kind)?.cache.get(`${ns}/${name}`);
 
-    this.secretInformers.push(
-      new Informer<SecretObject>({
-        kubeConfig,
-        resource: { group: '', version: 'v1', plural: 'secrets' },
-        ...(namespace ? { namespace } : {}),
-        logger: logger.child({ reflector: 'secrets' }),
-      }),
-    );
+    for (const namespace of namespaces ?? [undefined]) {
+      this.secretInformers.push(
+        new Informer<SecretObject>({
+          kubeConfig,
+          resource: { group: '', version: 'v1', plural: 'secrets' },
+          ...(namespace ? { namespace } : {}),
+          logger: logger.child({ reflector: 'secrets' }),
+        }),
+      );
+    }
     for (const extra of options.extraSecrets ?? []) {
-      if (!namespace || extra.namespace === namespace) continue;
+      if (!namespaces || namespaces.includes(extra.namespace)) continue;
       this.secretInformers.push(
         new Informer<SecretObject>({
           kubeConfig,
@@ -77,10 +81,9 @@ export class Manager<Cloud> {
     this.secrets = new SecretCache(this.secretInformers);
 
     for (const kind of options.kinds) {
-      const informer = new Informer<ManagedObject>({
+      const informer = informerFor<ManagedObject>(namespaces, {
         kubeConfig,
         resource: kind,
-        ...(namespace ? { namespace } : {}),
         logger: logger.child({ reflector: kind.plural }),
       });
       this.informers.set(kind.kind, informer);
