@@ -5,7 +5,7 @@ import { Controller } from './controller.ts';
 import { Informer } from './informer.ts';
 import { informerFor, type SharedInformer } from './namespaced-informers.ts';
 import { MANAGED_BY_LABEL } from './managed/annotations.ts';
-import type { ManagedReconcilerOptions } from './managed/reconciler.ts';
+import { ALREADY_MANAGED, type ManagedReconcilerOptions } from './managed/reconciler.ts';
 import {
   dependencyKey,
   DependencyIndex,
@@ -139,6 +139,12 @@ export class Manager<Cloud> {
     if (!object && kind.exclusiveOn) {
       // The owner of a one-per-service cloud object is gone: a waiting claimant may take over.
       for (const peer of this.informers.get(kind.kind)!.cache.keys()) this.enqueue(kind.kind, peer);
+    } else if (!object) {
+      // The holder of a cloud id may be gone: an object refused it may adopt it now.
+      for (const peer of this.informers.get(kind.kind)!.cache.list()) {
+        const ready = peer.status?.conditions?.find((c) => c.type === 'Ready');
+        if (ready?.reason === ALREADY_MANAGED) this.enqueue(kind.kind, objectKey(peer));
+      }
     }
     // A referenced object that is being deleted waits for its dependants: tell it when one changes or goes.
     for (const dependency of before) this.enqueueIfDeleting(dependency);
