@@ -303,10 +303,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
   private claimOf(object: R): Claim {
     const key = objectKey(object);
     const granted = this.granted.get(key);
-    const recordedId =
-      this.statuses.ahead(object)?.id ??
-      object.status?.id ??
-      (granted?.uid === object.metadata.uid ? granted.id : undefined);
+    const status = this.statuses.ahead(object) ?? object.status;
+    const recordedId = status?.id ?? (granted?.uid === object.metadata.uid ? granted.id : undefined);
     return {
       key,
       uid: object.metadata.uid,
