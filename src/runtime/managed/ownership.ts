@@ -30,3 +30,36 @@ export function holderOf(id: string, claims: readonly Claim[]): Claim | undefine
     ].join('\u0000');
   return claims.filter((claim) => claimedId(claim) === id).sort((a, b) => rank(a).localeCompare(rank(b)))[0];
 }
+
+/**
+ * The keys of the objects that may claim each id (status, annotation, or a grant of this process), kept as
+ * the cache changes: finding an id's claimants costs a look-up, not a pass over every object.
+ */
+export class ClaimIndex {
+  private readonly idsByKey = new Map<string, string[]>();
+  private readonly keysById = new Map<string, Set<string>>();
+
+  /** What `key` may claim now (nothing once it is gone). */
+  set(key: string, ids: readonly (string | undefined)[]): void {
+    for (const id of this.idsByKey.get(key) ?? []) {
+      const keys = this.keysById.get(id);
+      keys?.delete(key);
+      if (keys?.size === 0) this.keysById.delete(id);
+    }
+    const claimed = [...new Set(ids.filter((id): id is string => id !== undefined && id !== ''))];
+    if (claimed.length === 0) {
+      this.idsByKey.delete(key);
+      return;
+    }
+    this.idsByKey.set(key, claimed);
+    for (const id of claimed) {
+      const keys = this.keysById.get(id) ?? new Set<string>();
+      keys.add(key);
+      this.keysById.set(id, keys);
+    }
+  }
+
+  keysOf(id: string): string[] {
+    return [...(this.keysById.get(id) ?? [])];
+  }
+}

@@ -10,7 +10,7 @@ import { ANNOTATIONS, FINALIZER } from './annotations.ts';
 import { deferralOf, messageOf, ReconcileError, reasonOf, retryFloorOf, Waiting } from './errors.ts';
 import type { EventRecorder } from './events.ts';
 import { assertControlledBy, type KubeWriter } from './kube-writer.ts';
-import { holderOf, type Claim } from './ownership.ts';
+import { ClaimIndex, holderOf, type Claim } from './ownership.ts';
 import {
   keptReferenceIds,
   resolveReferences,
@@ -108,6 +108,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
    * made here is seen by every later decision of this process at once, whatever the cache shows yet.
    */
   private readonly granted = new Map<string, { uid: string; id: string }>();
+  private readonly claims = new ClaimIndex();
 
   constructor(private readonly options: ManagedReconcilerOptions<R, Cloud, S>) {
     this.logger = options.logger ?? pino({ enabled: false });
@@ -119,7 +120,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
   }
 
   /** The cache changed for `key`: a status this process wrote may show there now. */
-  readonly observe = (key: string): void => this.statuses.observe(key, this.options.cache.get(key));
+  readonly observe = (key: string): void => {
+    const cached = this.options.cache.get(key);
+    this.statuses.observe(key, cached);
+    this.indexClaims(key, cached);
+  };
 
   /** The worker entry point: reconciles one `namespace/name` key. Throws to ask for a backoff retry. */
   readonly reconcile = async (key: string): Promise<Requeue | void> => {
@@ -128,8 +133,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
       this.polls.forget(key);
       this.granted.delete(key);
       this.statuses.observe(key, undefined);
+      this.claims.set(key, []);
       return;
     }
+    this.indexClaims(key, cached);
     const draft = new StatusDraft(cached, this.now, this.statuses.ahead(cached));
     try {
       const next = await this.reconcileObject(cached, draft);
@@ -277,27 +284,30 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
   private otherHolderOf(resource: R, id: string): string | undefined {
     const { cache } = this.options;
     const uid = resource.metadata.uid;
-    // A cheap look at every object first: this runs on every reconcile.
-    const peers = cache
-      .list()
-      .filter(
-        (peer) =>
-          peer.metadata.uid !== uid &&
-          (peer.status?.id === id ||
-            peer.metadata.annotations?.[ANNOTATIONS.externalId] === id ||
-            this.statuses.ahead(peer)?.id === id),
-      );
-    for (const [key, granted] of this.granted) {
-      const peer = granted.id === id && granted.uid !== uid ? cache.get(key) : undefined;
-      if (peer?.metadata.uid === granted.uid && !peers.includes(peer)) peers.push(peer);
-    }
+    const peers = this.claims
+      .keysOf(id)
+      .map((key) => cache.get(key))
+      .filter((peer): peer is R => peer !== undefined && peer.metadata.uid !== uid);
     const holder = holderOf(
       id,
       [resource, ...peers].map((object) => this.claimOf(object)),
     );
-    if (holder && holder.uid !== resource.metadata.uid) return holder.key;
-    this.granted.set(objectKey(resource), { uid: resource.metadata.uid, id });
+    if (holder && holder.uid !== uid) return holder.key;
+    const key = objectKey(resource);
+    this.granted.set(key, { uid, id });
+    this.indexClaims(key, resource);
     return undefined;
+  }
+
+  /** Indexes what `object` may claim: its (last written) status id, its annotation, its grant. */
+  private indexClaims(key: string, object: R | undefined): void {
+    if (!object) return this.claims.set(key, []);
+    const granted = this.granted.get(key);
+    this.claims.set(key, [
+      (this.statuses.ahead(object) ?? object.status)?.id,
+      object.metadata.annotations?.[ANNOTATIONS.externalId],
+      granted?.uid === object.metadata.uid ? granted.id : undefined,
+    ]);
   }
 
   private claimOf(object: R): Claim {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { holderOf, type Claim } from '../../../../src/runtime/managed/ownership.ts';
+import { ClaimIndex, holderOf, type Claim } from '../../../../src/runtime/managed/ownership.ts';
 
 const claim = (key: string, fields: Partial<Claim> = {}): Claim => ({
   key,
@@ -40,5 +40,19 @@ describe('holderOf', () => {
     const adopter = claim('a/later', { externalId: 's-1', creationTimestamp: '2025-06-01T00:00:00Z' });
     expect(holderOf('s-1', [moved, adopter])).toBe(adopter);
     expect(holderOf('s-2', [moved, adopter])).toBe(moved);
+  });
+});
+
+describe('ClaimIndex', () => {
+  it('finds the objects that may claim an id, and forgets what an object no longer names', () => {
+    const index = new ClaimIndex();
+    index.set('a/x', ['s-1', undefined]);
+    index.set('b/y', ['s-2', 's-1', 's-1']);
+    expect(index.keysOf('s-1').sort()).toEqual(['a/x', 'b/y']);
+
+    index.set('b/y', ['s-2']);
+    index.set('a/x', []);
+    expect(index.keysOf('s-1')).toEqual([]);
+    expect(index.keysOf('s-2')).toEqual(['b/y']);
   });
 });

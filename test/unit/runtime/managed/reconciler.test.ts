@@ -53,13 +53,15 @@ function setup(signal?: AbortSignal, { secretCache = false } = {}) {
     cache,
     cloud,
     events,
-    /** Creates the object on the server and lets the cache see it. */
+    /** Creates the object on the server and lets the cache see it (and tell the reconciler, as a watch does). */
     apply(object: Widget) {
       cache.set(server.put(object));
+      reconciler.observe(`ns/${object.metadata.name}`);
     },
     /** The cache catches up with the server. */
     sync(name: string) {
       cache.set(server.get(name));
+      reconciler.observe(`ns/${name}`);
     },
     reconcile: (name: string) => reconciler.reconcile(`ns/${name}`),
     condition: (name: string, type: string) =>
