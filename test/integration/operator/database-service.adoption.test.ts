@@ -61,7 +61,7 @@ describe.skipIf(clusterSkipReason())('DatabaseService adopting an id another obj
     });
   }
 
-  it('two objects adopting one unheld id at once: the older holds it, the other is AlreadyManaged naming it', async () => {
+  it('two objects adopting one unheld id at once: the older holds it, the other is AlreadyManaged naming it until it is deleted', async () => {
     const { service } = await a.cloud.createService({ name: 'shared', provider: 'aws', region: 'us-east-1' });
     await a.apply('shared-1', { name: 'shared' }, { [EXTERNAL_ID]: service.id });
     await a.apply('shared-2', { name: 'shared' }, { [EXTERNAL_ID]: service.id });
@@ -71,6 +71,11 @@ describe.skipIf(clusterSkipReason())('DatabaseService adopting an id another obj
     const refused = await alreadyManaged(a, 'shared-2');
     expect(condition(refused, 'Ready')!.message).toContain(`${a.namespace}/shared-1`);
     expect(refused.status!.id).toBeUndefined();
+
+    // The holder deleted (deletionPolicy Orphan): the one refused is woken and adopts the service at once.
+    await a.remove('shared-1');
+    const adopted = await a.waitFor('shared-2', 'Ready with the id', (r) => isReady(r) && !!r?.status?.id);
+    expect(adopted.status!.id).toBe(service.id);
   });
 });
 
