@@ -319,6 +319,18 @@ export const DatabaseServiceStatus = z
       .describe('The IP access list as the cloud reports it.'),
     // The passwordSecretRef Secret's digest: a change of its value sets the new password.
     secretDigests: secretRecordStatusFields.secretDigests,
+    passwordReset: z
+      .string()
+      .max(1024)
+      .optional()
+      .describe('The value of the sluice.dev/reset-password annotation last acted on (one reset per value).'),
+    unknownConnectionKeys: z
+      .array(z.string().max(64).describe('A key of the connection Secret.'))
+      .max(8)
+      .optional()
+      .describe(
+        'Keys the connection Secret lacks because sluice does not know them: the password of an adopted service, until the sluice.dev/reset-password annotation asks for a reset.',
+      ),
   })
   .describe('What sluice last observed in the cloud.');
 export type DatabaseServiceStatus = z.infer<typeof DatabaseServiceStatus>;

@@ -2,6 +2,7 @@ import { GROUP, VERSION } from '../api/common.ts';
 import { DatabaseServiceSpec, DatabaseServiceStatus, type DatabaseService } from '../api/database-service.ts';
 import type { Service } from '../cloud/schemas/service.ts';
 import { passwordHashes } from '../cloud/password-hash.ts';
+import { ANNOTATIONS } from '../runtime/managed/annotations.ts';
 import type { SecretUse } from '../runtime/managed/secret-references.ts';
 import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
 import type { CloudConnection } from '../operator/cloud-connection.ts';
@@ -89,7 +90,9 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
   async observe(resource: DatabaseService, id: string): Promise<Observation<ServiceDiff>> {
     const service = await this.getService(id);
     if (!service) return { exists: false };
-    const diff = diffService(resource.spec, resource.metadata.uid, service);
+    // An adopted service changes only where the spec says: no marker tag (its id is in status already).
+    const adopted = resource.metadata.annotations?.[ANNOTATIONS.externalId] !== undefined;
+    const diff = diffService(resource.spec, adopted ? undefined : resource.metadata.uid, service);
     // The cloud never tells its password: a changed Secret (or one never sent, as on adoption) is the difference.
     if (this.password?.changed) {
       diff.setPassword = true;

@@ -247,6 +247,18 @@ export const HEALTH_CASES: HealthCase[] = [
       }),
   },
   {
+    name: 'already-managed',
+    about: 'the adopted id is one another resource of the kind already manages',
+    expected: { status: 'Degraded', message: 'DatabaseService team-a/orders already manages c0ffee00' },
+    object: (kind) =>
+      resource(kind, {
+        conditions: [
+          ok,
+          notReady('AlreadyManaged', 'DatabaseService team-a/orders already manages c0ffee00'),
+        ],
+      }),
+  },
+  {
     name: 'external-missing',
     about: 'the cloud resource was deleted behind sluice',
     expected: { status: 'Degraded', message: 'c0ffee00 is gone' },

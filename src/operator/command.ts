@@ -10,7 +10,7 @@ export function runCommand(): Command {
       '--kubeconfig <path>',
       'kubeconfig file (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)',
     )
-    .option('--namespace <name>', 'watch only this namespace (default: all)')
+    .option('--namespace <name>', 'watch only this namespace, or these (a,b,c) (default: all)')
     .option('--credentials-secret <namespace/name>', 'Secret with the cloud credentials used by default')
     .option('--concurrency <n>', 'resources reconciled at once, per kind', '8')
     .option('--sync-interval <duration>', 'how often an in-sync resource is checked for drift', '10m')

@@ -49,7 +49,12 @@ const quota = z.string().transform((text, ctx) => {
 /** `sluice run` options, validated once at start-up so a bad flag fails with its name before anything runs. */
 export const OperatorConfig = z.object({
   kubeconfig: z.string().optional(),
-  namespace: z.string().optional(),
+  namespace: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(,[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
+      error: 'must be a namespace or a comma-separated list of namespaces',
+    })
+    .optional(),
   credentialsSecret: secretRef.optional(),
   concurrency: z.coerce.number().int().min(1).max(64).default(8),
   syncInterval: duration.default(10 * 60_000),

@@ -49,7 +49,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   const manager: Manager<CloudConnection> = new Manager<CloudConnection>({
     kubeConfig,
     kinds: KINDS,
-    ...(config.namespace ? { namespace: config.namespace } : {}),
+    ...(config.namespace ? { namespaces: config.namespace.split(',') } : {}),
     ...(config.credentialsSecret ? { extraSecrets: [config.credentialsSecret] } : {}),
     concurrency: config.concurrency,
     metrics,

@@ -91,18 +91,25 @@ export interface KindOperations<T extends SluiceObject> {
   waitFor(name: string, what: string, test: (r: T | undefined) => boolean, timeoutMs?: number): Promise<T>;
 }
 
+/**
+ * `sharing`: another env whose emulator (one organization) this one uses too, for a second namespace; the
+ * emulator stays that env's to stop.
+ */
 export async function startOperatorEnv(
   prefix: string,
   emulatorOptions: EmulatorOptions = {},
+  { sharing }: { sharing?: OperatorEnv } = {},
 ): Promise<OperatorEnv> {
   const ns: TestNamespace = await createTestNamespace(prefix);
-  const emulator = await startEmulator({
-    port: 0,
-    transitionMs: 0,
-    rateLimit: 'off',
-    logger: false,
-    ...emulatorOptions,
-  });
+  const emulator =
+    sharing?.emulator ??
+    (await startEmulator({
+      port: 0,
+      transitionMs: 0,
+      rateLimit: 'off',
+      logger: false,
+      ...emulatorOptions,
+    }));
   const { credentials } = emulator;
   const core = ns.kc.makeApiClient(CoreV1Api);
   const objects = KubernetesObjectApi.makeApiClient(ns.kc);
@@ -284,7 +291,7 @@ export async function startOperatorEnv(
       await env.stopOperator();
       await cloud.close();
       await alerting.close();
-      await emulator.stop();
+      if (!sharing) await emulator.stop();
       await ns.delete();
     },
   };

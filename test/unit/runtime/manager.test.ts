@@ -114,7 +114,7 @@ describe('Manager', () => {
     manager = new Manager<FakeCloud>({
       kubeConfig: localKubeConfig(api.server),
       kinds: [widgetKind(cloud) as unknown as ManagedKind<ManagedObject, FakeCloud, unknown>],
-      namespace: 'ns',
+      namespaces: ['ns'],
       concurrency: 2,
       metrics: new OperatorMetrics(),
       logger: pino({ enabled: false }),
@@ -157,7 +157,7 @@ describe('Manager', () => {
     manager = new Manager<FakeCloud>({
       kubeConfig: localKubeConfig(api.server),
       kinds: [widgetKind(cloud) as unknown as ManagedKind<ManagedObject, FakeCloud, unknown>],
-      namespace: 'ns',
+      namespaces: ['ns'],
       concurrency: 1,
       metrics: new OperatorMetrics(),
       logger: pino({ enabled: false }),

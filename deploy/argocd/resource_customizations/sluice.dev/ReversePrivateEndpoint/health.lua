@@ -86,13 +86,14 @@ if ready ~= nil and ready.status == "True" then
 end
 
 if ready ~= nil then
-  -- Conflict: another resource already manages the same cloud object. Rejected, Expired, Failed: a reverse
+  -- Conflict, AlreadyManaged: another resource already manages the same cloud object. Rejected, Expired, Failed: a reverse
   -- private endpoint's connection was refused, not accepted in time, or failed; only a new one helps.
   local failed = {
     CloudFailed = true,
     ExternalMissing = true,
     Drifted = true,
     Conflict = true,
+    AlreadyManaged = true,
     Rejected = true,
     Expired = true,
     Failed = true,
