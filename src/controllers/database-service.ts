@@ -44,7 +44,11 @@ const PASSWORD_FIELD = 'passwordSecretRef';
 
 function passwordSecretUses(resource: DatabaseService): SecretUse[] {
   const ref = resource.spec.passwordSecretRef;
-  return ref ? [{ field: PASSWORD_FIELD, secretName: ref.name, keys: [ref.key] }] : [];
+  // The spec asks the cloud to take this password: set it (by hash) whenever sluice has no record of having
+  // done so, on adoption too, so the connection Secret never carries a password the service does not have.
+  return ref
+    ? [{ field: PASSWORD_FIELD, secretName: ref.name, keys: [ref.key], sendWhenUnrecorded: true }]
+    : [];
 }
 
 /** The password the user keeps in `passwordSecretRef`, and whether the cloud still has to be given it. */
