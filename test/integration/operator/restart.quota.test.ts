@@ -13,7 +13,7 @@ const variants = [
     name: 'under the real quota (10 requests / 10 s per key, the emulator limiting too)',
     emulator: { rateLimit: { requests: 10, windowSeconds: 10 } },
     flags: ['--management-quota=10/10s'],
-    readyWithinMs: 150_000,
+    readyWithinMs: 240_000,
   },
   {
     name: 'with the quota lifted (1000 requests / 1 s on both sides)',

@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +23,7 @@ const variants = [
     name: 'under the real quota (the chart default 10/10s, the emulator limiting too)',
     emulator: { rateLimit: { requests: 10, windowSeconds: 10 } },
     operator: {},
-    readyWithinMs: 150_000,
+    readyWithinMs: 240_000,
   },
   {
     name: 'with the quota lifted (1000 requests / 1 s on both sides)',
@@ -31,6 +32,14 @@ const variants = [
     readyWithinMs: 60_000,
   },
 ];
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
 
 async function until(what: string, test: () => boolean | Promise<boolean>, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
@@ -75,14 +84,21 @@ describe.skipIf(clusterSkipReason())(
               }),
             ),
           );
-          const pod = (name: string) => {
+          const pod = async (name: string) => {
+            const probePort = await freePort();
             const running = spawnSluiceRun({
               args,
               kubeconfig: testKubeconfigPath()!,
               logFile: join(dir, `${name}.log`),
+              probeAddress: `127.0.0.1:${probePort}`,
             });
             processes.push(running);
-            return running;
+            const ready = () =>
+              fetch(`http://127.0.0.1:${probePort}/readyz`).then(
+                (r) => r.ok,
+                () => false,
+              );
+            return { ...running, ready };
           };
           const log = (running: RunningSluice) => {
             try {
@@ -91,22 +107,25 @@ describe.skipIf(clusterSkipReason())(
               return '';
             }
           };
-          // Creates stay in flight: the cloud creates at once but answers late.
-          await env.fault({ method: 'POST', route: SERVICES, phase: 'response', latencyMs: 1_500 });
+          // Creates stay in flight: the cloud takes 5 s to act on one, so a second reconciler looking for it by
+          // its tag meanwhile finds nothing.
+          await env.fault({ method: 'POST', route: SERVICES, latencyMs: 5_000 });
 
-          const old = pod('old');
+          const old = await pod('old');
           await Promise.all(
             Array.from({ length: RESOURCES }, (_, i) => env.apply(`db-${i}`, { name: `db ${i}` })),
           );
           await until('the old pod creating', () => env.emulator.store.services.size >= 3);
 
-          // The new pod is up (reconciling, or waiting for the Lease) while the old one still works ...
-          const next = pod('new');
-          await until('the new pod running', () =>
-            /"msg":"(campaigning for leadership|starting controllers)"/.test(log(next)),
+          // The new pod starts while the old one still works. As a RollingUpdate would, the old one is stopped
+          // once the new one is Ready (its caches synced, its workers running) ... or, as a standby never gets
+          // Ready, once it saw the old one hold the Lease.
+          const next = await pod('new');
+          await until(
+            'the new pod Ready or standing by',
+            async () => (await next.ready()) || log(next).includes('"msg":"new leader observed"'),
           );
           expect(env.emulator.store.services.size).toBeLessThan(RESOURCES);
-          // ... and only then is the old one stopped.
           old.child.kill('SIGTERM');
           await new Promise((resolve) =>
             old.child.exitCode !== null || old.child.signalCode !== null
