@@ -243,6 +243,8 @@ describe.skipIf(clusterSkipReason())('helm chart on the real apiserver', () => {
         'clusterrolebinding',
         'customresourcedefinition',
         'deployment',
+        'role',
+        'rolebinding',
         'service',
         'serviceaccount',
       ].sort(),
