@@ -5,7 +5,7 @@ import { AlertingClient } from '../cloud/alerting-client.ts';
 import type { CloudHooks } from '../cloud/hooks.ts';
 import type { ClientOptions } from '../cloud/http.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
-import { QuotaRegistry, type Priority, type QuotaLimit } from '../cloud/quota.ts';
+import { QuotaRegistry, type Priority, type QuotaLimit, type QuotaStart } from '../cloud/quota.ts';
 import type { CloudConnection } from './cloud-connection.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
 import { deriveDigestKey, type DigestKey } from '../runtime/managed/secret-digests.ts';
@@ -48,7 +48,7 @@ export class CloudClients {
    * This operator's budgets, one per API key or token: shared by the clients of every Secret with that key
    * (and kept across a rotation), and set by this operator's flags, whatever else in the process used the key.
    */
-  private readonly quotas = new QuotaRegistry();
+  private readonly quotas: QuotaRegistry;
 
   constructor(
     private readonly options: {
@@ -61,12 +61,16 @@ export class CloudClients {
       logger: Logger;
       /** Client-side budgets per key (false = unthrottled); the clients' defaults are the cloud's limits. */
       quotas?: { management?: QuotaLimit | false; alerting?: QuotaLimit | false };
+      /** How a key's budget starts when it is first used (what a predecessor may have spent of it). */
+      quotaStart?: () => QuotaStart;
       /** `--max-cloud-wait`: a call that would wait longer for quota is deferred (the key is requeued). */
       maxWaitMs?: number;
       /** Aborts every cloud call: the operator stopped leading, or its shutdown deadline passed. */
       signal?: AbortSignal;
     },
-  ) {}
+  ) {
+    this.quotas = new QuotaRegistry(undefined, options.quotaStart);
+  }
 
   async connectionFor(resource: ManagedObject, priority: Priority): Promise<CloudConnection> {
     const ref = this.secretRefOf(resource);

@@ -35,10 +35,6 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 {{- end }}
 
-{{- define "sluice.leaderElect" -}}
-{{- if gt (int .Values.replicas) 1 }}true{{ end -}}
-{{- end }}
-
 {{- define "sluice.args" -}}
 - run
 - --metrics-bind-address=:{{ .Values.metrics.port }}
@@ -49,11 +45,10 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- with .Values.watchNamespace }}
 - --namespace={{ . }}
 {{- end }}
-{{- if include "sluice.leaderElect" . }}
+{{- /* Always, whatever the replica count: a rollout or a replaced pod briefly runs two processes. */}}
 - --leader-elect
 - --leader-election-namespace={{ .Release.Namespace }}
 - --leader-election-id={{ include "sluice.fullname" . }}
-{{- end }}
 - --concurrency={{ .Values.operator.concurrency }}
 - --sync-interval={{ .Values.operator.syncInterval }}
 - --poll-interval={{ .Values.operator.pollInterval }}

@@ -94,7 +94,7 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
   });
 
   it('grants the sluice kinds (with status and finalizers), Secrets, Events and Leases, and nothing else', () => {
-    const objects = parseManifests(helmTemplate({ namespace: 'sluice-system', values: { replicas: 2 } }));
+    const objects = parseManifests(helmTemplate({ namespace: 'sluice-system' }));
     const plurals = KINDS.map((k) => k.plural);
     const granted = [
       ...resourcesOf(find(objects, 'ClusterRole')),
@@ -133,18 +133,24 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     );
   });
 
-  it('turns on leader election only with more than one replica', () => {
-    const one = parseManifests(helmTemplate({ namespace: 'ops', values: {} }));
-    const two = parseManifests(helmTemplate({ namespace: 'ops', values: { replicas: 2 } }));
-    expect(operatorArgs(one)).not.toContain('--leader-elect');
-    expect(find(one, 'Role', 'sluice-leader-election')).toBeUndefined();
-    expect(operatorArgs(two)).toEqual(
-      expect.arrayContaining([
-        '--leader-elect',
-        '--leader-election-namespace=ops',
-        '--leader-election-id=sluice',
-      ]),
-    );
+  it('elects a leader whatever the replica count, with the Lease rights, and never overlaps two pods in a rollout', () => {
+    for (const replicas of [0, 1, 3]) {
+      const objects = parseManifests(helmTemplate({ namespace: 'ops', values: { replicas } }));
+      expect(operatorArgs(objects)).toEqual(
+        expect.arrayContaining([
+          '--leader-elect',
+          '--leader-election-namespace=ops',
+          '--leader-election-id=sluice',
+        ]),
+      );
+      expect(resourcesOf(find(objects, 'Role', 'sluice-leader-election'))).toEqual([
+        'coordination.k8s.io/leases',
+      ]);
+      expect(find(objects, 'RoleBinding', 'sluice-leader-election')).toBeDefined();
+      expect((find(objects, 'Deployment')!.spec as { strategy: unknown }).strategy).toEqual({
+        type: 'Recreate',
+      });
+    }
   });
 
   it('ships every CRD as a template kept on uninstall, identical to crds/, and none with crds.enabled=false', () => {
@@ -237,6 +243,8 @@ describe.skipIf(clusterSkipReason())('helm chart on the real apiserver', () => {
         'clusterrolebinding',
         'customresourcedefinition',
         'deployment',
+        'role',
+        'rolebinding',
         'service',
         'serviceaccount',
       ].sort(),
