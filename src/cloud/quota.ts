@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { systemClock, type Clock } from '../clock.ts';
+import { armableDelay, systemClock, type Clock } from '../clock.ts';
 
 /**
  * Who is waiting for the budget: `user` (a change a person asked for) goes before `poll` (observing cloud
@@ -351,11 +351,14 @@ export class QuotaScheduler {
     if (this.timer !== undefined && this.timerAt === at) return;
     this.clearTimer();
     this.timerAt = at;
-    this.timer = this.clock.setTimeout(() => {
-      this.timer = undefined;
-      this.timerAt = Infinity;
-      this.pump();
-    }, at - now);
+    this.timer = this.clock.setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        this.pump();
+      },
+      armableDelay(at - now),
+    );
   }
 
   private clearTimer(): void {

@@ -67,6 +67,10 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   const clouds = new CloudClients({
     secrets: manager.secrets,
     ...(config.credentialsSecret ? { defaultSecret: config.credentialsSecret } : {}),
+    ...(config.operatorCredentialsNamespaces
+      ? { defaultSecretNamespaces: config.operatorCredentialsNamespaces }
+      : {}),
+    ...(config.allowedApiHosts ? { allowedApiHosts: config.allowedApiHosts } : {}),
     dispatcher,
     quotas: { management: config.managementQuota, alerting: config.alertingQuota },
     quotaStart: () => (othersCalledUntil === undefined ? {} : { othersCalledUntil }),

@@ -54,6 +54,12 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - --poll-interval={{ .Values.operator.pollInterval }}
 - --management-quota={{ .Values.operator.managementQuota }}
 - --alerting-quota={{ .Values.operator.alertingQuota }}
+{{- with .Values.operator.operatorCredentialsNamespaces }}
+- --operator-credentials-namespaces={{ join "," . }}
+{{- end }}
+{{- with .Values.operator.allowedApiHosts }}
+- --allowed-api-hosts={{ join "," . }}
+{{- end }}
 - --log-level={{ .Values.operator.logLevel }}
 {{- range .Values.operator.extraArgs }}
 - {{ . | quote }}

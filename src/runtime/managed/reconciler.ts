@@ -3,7 +3,7 @@ import type { Priority } from '../../cloud/quota.ts';
 import type { Condition } from '../../api/common.ts';
 import { objectKey, type ReadonlyCache } from '../cache.ts';
 import { removeCondition, setCondition, type ConditionInput } from '../conditions.ts';
-import { parseDurationMs } from '../duration.ts';
+import { DURATION_BOUNDS, formatDuration, parseDurationMs } from '../duration.ts';
 import { ExponentialFailureRateLimiter } from '../rate-limiter.ts';
 import type { Requeue } from '../workers.ts';
 import { ANNOTATIONS, FINALIZER } from './annotations.ts';
@@ -172,7 +172,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
         this.logger.warn({ key, err: messageOf(statusError) }, 'could not record the failure in status'),
       );
       this.options.events.record(draft.resource, 'Warning', reasonOf(error), messageOf(error));
-      this.logger.info({ key, reason: reasonOf(error), err: messageOf(error) }, 'reconcile failed');
+      const { requestId } = error as { requestId?: unknown };
+      this.logger.info(
+        { key, reason: reasonOf(error), err: messageOf(error), requestId },
+        'reconcile failed',
+      );
       // The workers read `retryAfterMs` as a floor under the backoff; the cloud's own error stays the cause.
       const floor = retryFloorOf(error);
       if (floor === undefined || error instanceof ReconcileError) throw error;
@@ -758,9 +762,15 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     const text = resource.metadata.annotations?.[ANNOTATIONS.syncInterval];
     if (text === undefined) return this.options.syncIntervalMs;
     try {
-      return parseDurationMs(text, `annotation ${ANNOTATIONS.syncInterval}`);
+      return parseDurationMs(text, `annotation ${ANNOTATIONS.syncInterval}`, DURATION_BOUNDS.syncInterval);
     } catch (error) {
-      this.options.events.record(resource, 'Warning', 'InvalidAnnotation', messageOf(error));
+      const fallback = `using ${formatDuration(this.options.syncIntervalMs)}`;
+      this.options.events.record(
+        resource,
+        'Warning',
+        'InvalidAnnotation',
+        `${messageOf(error)}; ${fallback}`,
+      );
       return this.options.syncIntervalMs;
     }
   }
@@ -786,6 +796,8 @@ class StatusDraft<R extends ManagedObject> {
 
   /** The version this reconcile read from the cache. */
   readonly readVersions: string[];
+  /** The conditions as the server holds them: a transition is measured against these. */
+  private stored: Condition[];
 
   /** `ahead`: our last written status, when the cache has not shown it yet: the status to build on. */
   constructor(
@@ -794,6 +806,7 @@ class StatusDraft<R extends ManagedObject> {
     ahead?: ManagedStatus,
   ) {
     this.status = structuredClone(ahead ?? resource.status ?? {});
+    this.stored = structuredClone(this.status.conditions ?? []);
     this.readVersions = resource.metadata.resourceVersion ? [resource.metadata.resourceVersion] : [];
     this.generation = resource.metadata.generation;
     this.observedGeneration = this.generation;
@@ -805,7 +818,11 @@ class StatusDraft<R extends ManagedObject> {
 
   setCondition(condition: Omit<ConditionInput, 'observedGeneration'>): void {
     const next = { ...condition, observedGeneration: this.generation };
-    this.status.conditions = setCondition(this.status.conditions ?? [], next, this.now);
+    // Against what is stored, not this draft: Synced set True before a call that then fails is no transition.
+    const stored = this.stored.find((c) => c.type === condition.type);
+    const [merged] = setCondition(stored ? [stored] : [], next, this.now);
+    const others = (this.status.conditions ?? []).filter((c) => c.type !== condition.type);
+    this.status.conditions = [...others, merged!];
   }
 
   /**
@@ -837,6 +854,7 @@ class StatusDraft<R extends ManagedObject> {
    */
   rebase(updated: R): void {
     this.resource = updated;
+    this.stored = structuredClone(updated.status?.conditions ?? []);
   }
 
   discard(): void {

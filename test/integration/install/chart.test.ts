@@ -39,6 +39,8 @@ const allFeatures = (watchNamespace: string, argocdNamespace: string) => ({
     syncInterval: '5m',
     pollInterval: '1s',
     logLevel: 'debug',
+    operatorCredentialsNamespaces: ['team-a', 'team-b'],
+    allowedApiHosts: ['api.example.com', '*.example.net:8443'],
     extraArgs: ['--alerting-quota=off'],
   },
   serviceAccount: { name: 'sluice-custom', annotations: { 'example.com/role': 'operator' } },
@@ -79,6 +81,16 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     ['a bad duration', { operator: { syncInterval: '10 minutes' } }, /syncInterval/],
     ['a bad log level', { operator: { logLevel: 'verbose' } }, /logLevel/],
     ['a namespace that is no DNS label', { watchNamespace: 'Data_Team' }, /watchNamespace/],
+    [
+      'an allowed API host given as a URL',
+      { operator: { allowedApiHosts: ['https://api.example.com'] } },
+      /allowedApiHosts/,
+    ],
+    [
+      'a credentials namespace that is no DNS label',
+      { operator: { operatorCredentialsNamespaces: ['Team_A'] } },
+      /operatorCredentialsNamespaces/,
+    ],
   ])('rejects %s through values.schema.json', (_what, values, message) => {
     expect(() => helmTemplate({ namespace: 'sluice-system', values })).toThrow(message);
   });
@@ -151,6 +163,28 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
         type: 'Recreate',
       });
     }
+  });
+
+  it('passes the credentials namespaces and allowed API hosts as flags, and neither by default', () => {
+    const limited = parseManifests(
+      helmTemplate({
+        namespace: 'ops',
+        values: {
+          operator: {
+            operatorCredentialsNamespaces: ['team-a', 'team-b'],
+            allowedApiHosts: ['api.example.com', '*.example.net:8443'],
+          },
+        },
+      }),
+    );
+    expect(operatorArgs(limited)).toEqual(
+      expect.arrayContaining([
+        '--operator-credentials-namespaces=team-a,team-b',
+        '--allowed-api-hosts=api.example.com,*.example.net:8443',
+      ]),
+    );
+    const open = operatorArgs(parseManifests(helmTemplate({ namespace: 'ops', values: {} })));
+    expect(open.filter((arg) => /credentials-namespaces|allowed-api-hosts/.test(arg))).toEqual([]);
   });
 
   it('ships every CRD as a template kept on uninstall, identical to crds/, and none with crds.enabled=false', () => {

@@ -201,6 +201,28 @@ describe('ManagedReconciler', () => {
     expect(t.condition('a', 'Synced')).toMatchObject({ status: 'False', reason: 'ReconcilePaused' });
   });
 
+  it('writes no status again when an update fails again the same way, however much later', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    await makeReady(t, 'a');
+    t.cloud.update = async () => {
+      throw new ReconcileError('CloudApiError', 'PATCH /widgets/:id failed: 500 INTERNAL_ERROR');
+    };
+    t.cache.set(t.server.editSpec('a', { size: 3 }));
+    await expect(t.reconcile('a')).rejects.toThrow('500');
+    t.sync('a');
+    const failed = t.condition('a', 'Synced');
+    expect(failed).toMatchObject({ status: 'False', reason: 'CloudApiError' });
+    const writes = t.server.statusWrites.length;
+
+    // Each retry passes through Synced=True before its update fails: that is no transition.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await expect(t.reconcile('a')).rejects.toThrow('500');
+
+    expect(t.server.statusWrites).toHaveLength(writes);
+    expect(t.condition('a', 'Synced')).toEqual(failed);
+  });
+
   it('records a failure in Synced and a Warning Event, and throws so the key backs off', async () => {
     const t = setup();
     t.apply(widget('a'));
