@@ -87,7 +87,13 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   });
 
   const healthz = new HealthChecks().add('ping', () => true);
-  const readyz = new HealthChecks().add('controllers-synced', () => manager.hasSynced());
+  // A standby (not leading) is ready as it is: with replicas > 1 it must not hold a rollout or `helm --wait`
+  // forever. The process that reconciles is ready once every cache has synced.
+  let reconciling = false;
+  const readyz = new HealthChecks().add(
+    'controllers-synced',
+    () => (config.leaderElect && !reconciling) || manager.hasSynced(),
+  );
   const metricsServer = await startMetricsServer({
     bindAddress: config.metricsBindAddress,
     registry: metrics.registry,
@@ -109,6 +115,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
    */
   const startControllers = (leading?: AbortSignal, predecessor?: { activeUntil: number | undefined }) => {
     if (stopping) return;
+    reconciling = true;
     const { activeUntil } = predecessor ?? { activeUntil: Date.now() };
     othersCalledUntil =
       activeUntil === undefined ? undefined : performance.now() - (Date.now() - activeUntil);
