@@ -152,6 +152,8 @@ export interface StackOptions {
   rateLimit?: RateLimitOption;
   /** The emulator's alerting API limit per token, when `rateLimit` is on; else the real 100 per 60 s. */
   alertsRateLimit?: RateLimitOption;
+  /** The emulator's time per state step (default 0: at once, still asynchronous). */
+  transitionMs?: number;
   flags?: Partial<OperatorFlags>;
   /** What runs the operator: bin/sluice.js (tsx, or the compiled dist/ once built) or a compiled cli.js. */
   entry?: string;
@@ -167,7 +169,7 @@ export interface Stack {
 const WATCH_CATCH_UP_MS = 3_000;
 
 /**
- * The emulator (--transition-ms 0) in this process and the operator as its own process, as it runs in
+ * The emulator (--transition-ms 0 unless `transitionMs` says otherwise) in this process and the operator as its own process, as it runs in
  * production, watching one new namespace. In this process the operator would share one thread with the
  * emulator and the benchmark's own watches, and be measured for their work too.
  */
@@ -178,7 +180,7 @@ export async function startStack(
 ): Promise<Stack> {
   const emulator = await startEmulator({
     port: 0,
-    transitionMs: 0,
+    transitionMs: options.transitionMs ?? 0,
     logger: false,
     rateLimit: options.rateLimit ?? 'off',
     ...(options.alertsRateLimit ? { alertsRateLimit: options.alertsRateLimit } : {}),
@@ -380,8 +382,18 @@ export async function applyAndWait(
   timeoutSeconds: string,
   mix: Mix = 'pairs',
 ) {
+  return applyObjectsAndWait(cluster, stack, benchObjects(count, mix), timeoutSeconds);
+}
+
+/** Applies `objects` into the stack's namespace and waits until all are Ready. */
+export async function applyObjectsAndWait(
+  cluster: Cluster,
+  stack: Stack,
+  objects: readonly BenchObject[],
+  timeoutSeconds: string,
+) {
+  const count = objects.length;
   const tracker = new ReadyTracker(cluster, stack.namespace);
-  const objects = benchObjects(count, mix);
   const appliedAt = new Map<string, number>();
   let startedAt = NaN;
   try {
