@@ -65,7 +65,7 @@ export const capacity: Benchmark = {
     const speedup = requests / windowMs / (REAL_QUOTA.requests / REAL_QUOTA.windowMs);
     const syncMs = Math.round(parseDurationMs(args['real-sync-interval']!, '--real-sync-interval') / speedup);
     const cycles = Number(args.cycles);
-    const editCount = Math.min(Number(args.edits), services);
+    const editCount = Math.max(1, Math.min(Number(args.edits), services));
     const limit = { requests, windowSeconds: windowMs / 1000 };
     const stack = await startStack(cluster, 'capacity', {
       rateLimit: limit,
