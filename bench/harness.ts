@@ -154,6 +154,8 @@ export interface StackOptions {
   alertsRateLimit?: RateLimitOption;
   /** The emulator's time per state step (default 0: at once, still asynchronous). */
   transitionMs?: number;
+  /** The emulator keeps its resources in this file (to be restarted on them). */
+  stateFile?: string;
   flags?: Partial<OperatorFlags>;
   /** What runs the operator: bin/sluice.js (tsx, or the compiled dist/ once built) or a compiled cli.js. */
   entry?: string;
@@ -166,7 +168,7 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-const WATCH_CATCH_UP_MS = 3_000;
+export const WATCH_CATCH_UP_MS = 3_000;
 
 /**
  * The emulator (--transition-ms 0 unless `transitionMs` says otherwise) in this process and the operator as its own process, as it runs in
@@ -182,6 +184,7 @@ export async function startStack(
     port: 0,
     transitionMs: options.transitionMs ?? 0,
     logger: false,
+    ...(options.stateFile ? { stateFile: options.stateFile } : {}),
     rateLimit: options.rateLimit ?? 'off',
     ...(options.alertsRateLimit ? { alertsRateLimit: options.alertsRateLimit } : {}),
   });
