@@ -4,9 +4,9 @@
 // calls a cycle may spend are the real ones. Speeding up the window rather than raising the requests per window
 // keeps the waits for a window to open in scale too (100 per 1 s would make a write wait up to 1 s, which is
 // 100 s real). The objects are created unthrottled, then the emulator (same state) and the operator are
-// restarted at the scaled limit; after `--warmup-cycles` intervals, over `--cycles` sync intervals: whether every object was read (a GET of it,
-// or a list it is in) within each interval, and how long spec edits made during the cycles took to reach the
-// cloud, scaled back by k to the real scale.
+// restarted at the scaled limit; after `--warmup-cycles` intervals, over `--cycles` sync intervals: whether
+// every object was read (a GET of it, or a list it is in) within each interval, and how long spec edits made
+// during the cycles took to reach the cloud, scaled back by k to the real scale.
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
