@@ -1,6 +1,6 @@
 import { pino, type Logger } from 'pino';
 import type { Priority } from '../../cloud/quota.ts';
-import type { Condition } from '../../api/common.ts';
+import type { Condition } from '../conditions.ts';
 import { objectKey, type ReadonlyCache } from '../cache.ts';
 import { removeCondition, setCondition, type ConditionInput } from '../conditions.ts';
 import { parseDurationMs } from '../duration.ts';

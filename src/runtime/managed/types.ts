@@ -1,7 +1,11 @@
-import type { Condition, DeletionPolicy } from '../../api/common.ts';
 import type { KubeObject } from '../cache.ts';
+import type { Condition } from '../conditions.ts';
 import type { ReferenceDeclaration, ResolvedReferences } from './references.ts';
 import type { ResolvedSecrets, SecretUse } from './secret-references.ts';
+
+/** What happens in the cloud when a resource is deleted: `Delete` removes the cloud resource, `Orphan` leaves it. */
+export const DELETION_POLICIES = ['Delete', 'Orphan'] as const;
+export type DeletionPolicy = (typeof DELETION_POLICIES)[number];
 
 /** The shape every sluice kind shares; the generic reconciler reads only these fields. */
 export interface ManagedObject extends KubeObject {
