@@ -6,7 +6,7 @@ import type { CloudHooks } from '../cloud/hooks.ts';
 import type { ClientOptions } from '../cloud/http.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
 import { QuotaRegistry, type Priority, type QuotaLimit } from '../cloud/quota.ts';
-import type { CloudConnection } from './cloud-connection.ts';
+import type { CloudConnection } from '../controllers/cloud-connection.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
 import { deriveDigestKey, type DigestKey } from '../runtime/managed/secret-digests.ts';
 import type { SecretReader } from '../runtime/managed/secret-references.ts';
