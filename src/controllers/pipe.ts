@@ -160,8 +160,9 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
   }
 
   /**
-   * The kafka source's endpoints as the cloud reports them: those named by id with contract operation 8,
-   * those referenced from their objects' status (already observed, so no call is spent on them).
+   * The kafka source's endpoints as the cloud reports them: those named by id read with a GET of the
+   * endpoint (`getReversePrivateEndpoint`), those referenced from their objects' status (already observed,
+   * so no call is spent on them).
    */
   private async reversePrivateEndpoints(resource: Pipe) {
     const referenced = new Map(this.referencedEndpoints.map((endpoint) => [endpoint.id, endpoint.object]));

@@ -36,10 +36,3 @@ export function setCondition(
 export function removeCondition(conditions: readonly Condition[], type: ConditionType): Condition[] {
   return conditions.filter((c) => c.type !== type);
 }
-
-export function getCondition(
-  conditions: readonly Condition[] | undefined,
-  type: ConditionType,
-): Condition | undefined {
-  return conditions?.find((c) => c.type === type);
-}

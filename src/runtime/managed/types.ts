@@ -53,13 +53,13 @@ export interface SecretDigest {
 /** Values for the resource's connection Secret: every value is a string and may be a secret. */
 export type ConnectionDetails = Record<string, string>;
 
-/** What the cloud says about a resource, compared with its spec. `P` is the kind's plan: the calls that fix it. */
-export type Observation<S = unknown> =
+/** What the cloud says about a resource, compared with its spec. `Plan` is the kind's plan: the calls that fix it. */
+export type Observation<Plan = unknown> =
   | { exists: false }
   | {
       exists: true;
       /** The calls that turn what was observed into the spec, computed once and handed back to `update`. */
-      plan: S;
+      plan: Plan;
       /** Names of the spec fields whose cloud value differs (empty when up to date). */
       differences: string[];
       /** True when the cloud resource is usable in the desired state (e.g. a service is running). */
@@ -86,7 +86,7 @@ export interface Creation {
  * What a kind implements — and all it implements. Everything else (finalizer, deletion policy, pause,
  * adoption, crash-safe create, conditions, Events, connection Secrets, requeues) is the generic reconciler's.
  */
-export interface ExternalClient<R extends ManagedObject, S = unknown> {
+export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
   /**
    * Finds what a crashed create left behind: by the marker `create` puts on the cloud resource (a tag), or,
    * for kinds without one, by matching what was created after `intent`, the time the reconciler recorded
@@ -96,13 +96,13 @@ export interface ExternalClient<R extends ManagedObject, S = unknown> {
   findCreated(resource: R, intent: Date | undefined): Promise<string | undefined>;
   /** Checks what must hold before a create (e.g. a running service); throws `Waiting` while it does not. */
   prepareCreate?(resource: R): Promise<void>;
-  observe(resource: R, externalId: string): Promise<Observation<S>>;
+  observe(resource: R, externalId: string): Promise<Observation<Plan>>;
   create(resource: R): Promise<Creation>;
   /** The minimal change for what `observe` found different. */
   update(
     resource: R,
     externalId: string,
-    observation: Extract<Observation<S>, { exists: true }>,
+    observation: Extract<Observation<Plan>, { exists: true }>,
   ): Promise<void>;
   /** Idempotent: answers `gone` once the cloud resource no longer exists (a 404 is success). */
   delete(resource: R, externalId: string): Promise<'gone' | 'pending'>;
@@ -126,7 +126,7 @@ export interface ConnectContext<Cloud> {
 }
 
 /** A kind as the runtime knows it. */
-export interface ManagedKind<R extends ManagedObject, Cloud, S = unknown> {
+export interface ManagedKind<R extends ManagedObject, Cloud, Plan = unknown> {
   kind: string;
   group: string;
   version: string;
@@ -143,5 +143,5 @@ export interface ManagedKind<R extends ManagedObject, Cloud, S = unknown> {
   exclusiveOn?: string;
   /** The Secrets a resource's spec references (`…SecretRef`), read from the operator's cache. */
   secretReferences?(resource: R): SecretUse[];
-  connect(resource: R, context: ConnectContext<Cloud>): ExternalClient<R, S>;
+  connect(resource: R, context: ConnectContext<Cloud>): ExternalClient<R, Plan>;
 }
