@@ -58,7 +58,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
     return createdSince(pipes, intent, matches, this.context.claimedBy);
   }
 
-  async prepareCreate(): Promise<void> {
+  async ensureCreatable(): Promise<void> {
     const foreign = this.referencedEndpoints.find(
       (endpoint) => endpoint.object?.status?.serviceId !== this.serviceId,
     );

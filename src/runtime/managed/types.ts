@@ -94,8 +94,11 @@ export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
    * is never adopted.
    */
   findCreated(resource: R, intent: Date | undefined): Promise<string | undefined>;
-  /** Checks what must hold before a create (e.g. a running service); throws `Waiting` while it does not. */
-  prepareCreate?(resource: R): Promise<void>;
+  /**
+   * Makes sure a create can go ahead (e.g. its service runs: an idle one is woken); throws `Waiting` while it
+   * cannot yet, or a `ReconcileError` when only a change of the spec helps.
+   */
+  ensureCreatable?(resource: R): Promise<void>;
   observe(resource: R, externalId: string): Promise<Observation<Plan>>;
   create(resource: R): Promise<Creation>;
   /** The minimal change for what `observe` found different. */
