@@ -66,7 +66,7 @@ export class Controller<R extends ManagedObject, Cloud, Plan> {
    * is left out for the same reason. Drift checks come from requeues.
    */
   onResourceChange(key: string): void {
-    this.reconciler.observe(key);
+    this.reconciler.onCacheChange(key);
     const object = this.options.cache.get(key);
     if (!object) {
       this.triggers.delete(key);

@@ -102,7 +102,6 @@ export class Manager<Cloud> {
         cache: informer.cache,
         lookup,
         secrets: this.secrets,
-        connectionSecrets: this.secrets,
         dependantsOf: (resource) => this.existingDependantsOf(kind.kind, resource),
         logger: logger.child({ controller: kind.kind }),
       });

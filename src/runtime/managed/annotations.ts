@@ -22,4 +22,14 @@ export const ANNOTATIONS = {
   resetPassword: 'sluice.dev/reset-password',
 } as const;
 
+/** The time recorded before the last create call, if any. */
+export function createIntentOf(resource: {
+  metadata: { annotations?: Record<string, string> };
+}): Date | undefined {
+  const text = resource.metadata.annotations?.[ANNOTATIONS.createPending];
+  if (text === undefined) return undefined;
+  const at = new Date(text);
+  return Number.isNaN(at.getTime()) ? undefined : at;
+}
+
 export const MANAGED_BY_LABEL = { 'app.kubernetes.io/managed-by': 'sluice' } as const;

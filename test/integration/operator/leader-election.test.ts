@@ -60,6 +60,8 @@ describe.skipIf(clusterSkipReason())('leader election', () => {
     await new Promise((r) => setTimeout(r, 1500));
     expect(await reconciles(first)).toBeGreaterThan(0);
     expect(await reconciles(second)).toBe(0);
+    // A standby is ready (with two replicas, a rollout or `helm --wait` must not wait on it forever).
+    expect((await fetch(`${second.health!.url}/readyz`)).status).toBe(200);
 
     await first.stop();
     await env.apply('two', { name: 'two' });

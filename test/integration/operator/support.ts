@@ -60,7 +60,7 @@ export interface OperatorEnv {
   fault(fault?: Record<string, unknown>): Promise<void>;
   /**
    * `sluice run` as a child process for this namespace, for tests that kill it; `flags` come last, so they
-   * override the defaults (the env's credentials, quota off, log level warn).
+   * override the defaults (the env's credentials, quotas off, log level warn).
    */
   spawnOperator(flags?: string[], stdio?: StdioOptions): ChildProcess;
   calls(): Promise<CallRecord[]>;
@@ -201,6 +201,7 @@ export async function startOperatorEnv(
         metricsBindAddress: ':0',
         healthProbeBindAddress: ':0',
         managementQuota: 'off',
+        alertingQuota: 'off',
         ...flags,
       });
       // Every line at debug level is kept, so tests can prove no secret ever reaches the log.
