@@ -1,11 +1,10 @@
 import { z } from 'zod';
+import { CONDITION_STATUSES, type Condition as ConditionShape } from '../runtime/conditions.ts';
+import { DELETION_POLICIES, type DeletionPolicy } from '../runtime/managed/types.ts';
 
 export const GROUP = 'sluice.dev';
 export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
-
-export const DELETION_POLICIES = ['Delete', 'Orphan'] as const;
-export type DeletionPolicy = (typeof DELETION_POLICIES)[number];
 
 /** A Kubernetes object name (RFC 1123 subdomain), used for references to Secrets in the same namespace. */
 export const ObjectName = z
@@ -31,7 +30,7 @@ export const managedSpecFields = (defaultPolicy: DeletionPolicy) => ({
   ),
 });
 
-export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
+// The runtime owns the condition's shape (it writes conditions); this is its schema for the CRD.
 export const Condition = z
   .object({
     type: z.string().max(316).describe('Type of condition: Ready, Synced or Drifted.'),
@@ -45,8 +44,9 @@ export const Condition = z
       .optional()
       .describe('The metadata.generation this condition was set for.'),
   })
-  .describe('One aspect of the resource, in the shape Kubernetes uses for conditions.');
-export type Condition = z.infer<typeof Condition>;
+  .describe(
+    'One aspect of the resource, in the shape Kubernetes uses for conditions.',
+  ) satisfies z.ZodType<ConditionShape>;
 
 /** Fields every managed kind has in its status. */
 export const managedStatusFields = {

@@ -618,7 +618,6 @@ export function sleep(ms: number, clock: Clock, signal?: AbortSignal): Promise<v
   });
 }
 
-/** Basic credentials as RFC 7617 encodes them. */
 /** The JSON value of a response body, or undefined when it is not JSON (e.g. a plain-text 401). */
 export function parseJson(text: string): unknown {
   try {
@@ -628,6 +627,7 @@ export function parseJson(text: string): unknown {
   }
 }
 
+/** Basic credentials as RFC 7617 encodes them. */
 export function basicAuthorization(user: string, secret: string): string {
   return `Basic ${Buffer.from(`${user}:${secret}`, 'utf8').toString('base64')}`;
 }

@@ -3,12 +3,12 @@ import { armableDelay, systemClock, type Clock } from '../clock.ts';
 
 /**
  * Who is waiting for the budget: `user` (a change a person asked for) goes before `poll` (observing cloud
- * state, drift checks), which goes before `background` (housekeeping).
+ * state, drift checks).
  */
-export const PRIORITIES = ['user', 'poll', 'background'] as const;
+export const PRIORITIES = ['user', 'poll'] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
-/** The time source of the scheduler (structurally the runtime's `Clock`; tests pass a manual one). */
+/** An API's rate limit, as the server counts it for one key. */
 export interface QuotaLimit {
   /** At most this many requests start ... */
   requests: number;
@@ -107,7 +107,7 @@ interface Slot {
  * finish rather than from the start makes this hold whatever the latency (a cold connection that delays one
  * request by a second cannot squeeze two batches into one server window).
  *
- * Waiting callers are served by priority (`user` → `poll` → `background`), first come first served within a
+ * Waiting callers are served by priority (`user` → `poll`), first come first served within a
  * priority. One scheduler exists per key (see `QuotaRegistry`) and is shared by every client of that key.
  */
 export class QuotaScheduler {
@@ -115,7 +115,7 @@ export class QuotaScheduler {
   readonly limit: Required<QuotaLimit>;
   private readonly clock: Clock;
   private slots: Slot[] = [];
-  private readonly queues: Record<Priority, Waiter[]> = { user: [], poll: [], background: [] };
+  private readonly queues: Record<Priority, Waiter[]> = { user: [], poll: [] };
   private claims: Claim[] = [];
   private pausedUntil = -Infinity;
   private timer: unknown;
@@ -208,11 +208,7 @@ export class QuotaScheduler {
 
   /** Callers waiting, per priority. */
   pending(): Record<Priority, number> {
-    return {
-      user: this.queues.user.length,
-      poll: this.queues.poll.length,
-      background: this.queues.background.length,
-    };
+    return { user: this.queues.user.length, poll: this.queues.poll.length };
   }
 
   /**
@@ -273,7 +269,7 @@ export class QuotaScheduler {
   }
 
   private waiting(): number {
-    return this.queues.user.length + this.queues.poll.length + this.queues.background.length;
+    return this.queues.user.length + this.queues.poll.length;
   }
 
   private holdMs(): number {

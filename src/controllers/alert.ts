@@ -1,27 +1,13 @@
-import { AlertSpec, AlertStatus, type Alert } from '../api/alert.ts';
-import { GROUP, VERSION } from '../api/common.ts';
+import { alertSchema, type Alert } from '../api/alert.ts';
 import type { AlertBody } from '../cloud/alerting-client.ts';
-import type { CloudConnection } from '../operator/cloud-connection.ts';
 import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
 import { alertBody, alertStatus, diffAlert, isAlertFor } from './alert-diff.ts';
 import { createdSince, ignoreNotFound } from './cloud-calls.ts';
+import type { CloudConnection } from './cloud-connection.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 
 export const alertKind: SluiceKind<Alert, AlertBody> = {
-  kind: 'Alert',
-  group: GROUP,
-  version: VERSION,
-  plural: 'alerts',
-  singular: 'alert',
-  shortNames: [],
-  description: 'An alert of the alerting API on a dashboard tile or a saved search, managed by sluice.',
-  spec: AlertSpec,
-  status: AlertStatus,
-  printerColumns: [
-    { name: 'State', type: 'string', jsonPath: '.status.state' },
-    { name: 'Interval', type: 'string', jsonPath: '.spec.interval' },
-  ],
-  defaultDeletionPolicy: 'Delete',
+  ...alertSchema,
   connect: (_resource, { cloud, claimedBy }) => new AlertClient(cloud, claimedBy),
 };
 

@@ -1,11 +1,10 @@
-import { GROUP, VERSION } from '../api/common.ts';
-import { DatabaseServiceSpec, DatabaseServiceStatus, type DatabaseService } from '../api/database-service.ts';
+import { databaseServiceSchema, type DatabaseService } from '../api/database-service.ts';
 import type { Service } from '../cloud/schemas/service.ts';
 import { passwordHashes } from '../cloud/password-hash.ts';
 import { ANNOTATIONS } from '../runtime/managed/annotations.ts';
 import type { SecretUse } from '../runtime/managed/secret-references.ts';
 import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
-import type { CloudConnection } from '../operator/cloud-connection.ts';
+import type { CloudConnection } from './cloud-connection.ts';
 import { ignoreNotFound } from './cloud-calls.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 import {
@@ -17,20 +16,7 @@ import {
 } from './database-service-diff.ts';
 
 export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
-  kind: 'DatabaseService',
-  group: GROUP,
-  version: VERSION,
-  plural: 'databaseservices',
-  singular: 'databaseservice',
-  shortNames: ['dbs'],
-  description: 'A cloud database service managed by sluice.',
-  spec: DatabaseServiceSpec,
-  status: DatabaseServiceStatus,
-  printerColumns: [
-    { name: 'Name', type: 'string', jsonPath: '.spec.name', priority: 1 },
-    { name: 'State', type: 'string', jsonPath: '.status.state' },
-  ],
-  defaultDeletionPolicy: 'Orphan',
+  ...databaseServiceSchema,
   connectionSecret: {
     name: (resource) => resource.spec.connectionSecret?.name ?? `${resource.metadata.name}-connection`,
     requiredKeys: ['password'],

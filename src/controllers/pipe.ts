@@ -1,9 +1,8 @@
-import { GROUP, VERSION } from '../api/common.ts';
-import { PipeSpec, PipeStatus, type Pipe } from '../api/pipe.ts';
+import { pipeSchema, type Pipe, type PipeStatus } from '../api/pipe.ts';
 import type { Pipe as CloudPipe } from '../cloud/schemas/pipe.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
 import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
-import type { CloudConnection } from '../operator/cloud-connection.ts';
+import type { CloudConnection } from './cloud-connection.ts';
 import { createdSince, deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
 import {
   diffPipe,
@@ -16,15 +15,8 @@ import {
   unrotatableChanges,
   type PipePlan,
 } from './pipe-diff.ts';
-import { reversePrivateEndpointReferences } from './reverse-private-endpoint.ts';
 import { endpointStatusOf } from './reverse-private-endpoint-diff.ts';
-import {
-  SERVICE_COLUMN,
-  serviceReference,
-  ServiceGate,
-  ServiceNotRunning,
-  ServiceScopedClient,
-} from './service-reference.ts';
+import { ServiceGate, ServiceNotRunning, ServiceScopedClient } from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 
 /** A DELETE the cloud refuses while the service is stopped is the user's to unblock; retry calmly. */
@@ -33,28 +25,7 @@ const DELETE_BLOCKED_RETRY_MS = 30_000;
 const USER_ACTION_RETRY_MS = 60_000;
 
 export const pipeKind: SluiceKind<Pipe, PipePlan> = {
-  kind: 'Pipe',
-  group: GROUP,
-  version: VERSION,
-  plural: 'pipes',
-  singular: 'pipe',
-  shortNames: [],
-  description: 'A data-ingestion pipe into a table of a cloud database service, managed by sluice.',
-  spec: PipeSpec,
-  status: PipeStatus,
-  printerColumns: [
-    SERVICE_COLUMN,
-    { name: 'Source', type: 'string', jsonPath: '.status.source' },
-    { name: 'State', type: 'string', jsonPath: '.status.state' },
-  ],
-  defaultDeletionPolicy: 'Delete',
-  references: [
-    serviceReference<Pipe>(),
-    reversePrivateEndpointReferences<Pipe>(
-      'reversePrivateEndpoints',
-      (pipe) => pipe.spec.source.kafka?.reversePrivateEndpointRefs?.map((ref) => ref.name) ?? [],
-    ),
-  ],
+  ...pipeSchema,
   secretReferences: (resource) => pipeSecretUses(resource.spec),
   connect: (_resource, context) => new PipeClient(context),
 };
@@ -87,7 +58,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
     return createdSince(pipes, intent, matches, this.context.claimedBy);
   }
 
-  async prepareCreate(): Promise<void> {
+  async ensureCreatable(): Promise<void> {
     const foreign = this.referencedEndpoints.find(
       (endpoint) => endpoint.object?.status?.serviceId !== this.serviceId,
     );
@@ -189,8 +160,9 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
   }
 
   /**
-   * The kafka source's endpoints as the cloud reports them: those named by id with contract operation 8,
-   * those referenced from their objects' status (already observed, so no call is spent on them).
+   * The kafka source's endpoints as the cloud reports them: those named by id read with a GET of the
+   * endpoint (`getReversePrivateEndpoint`), those referenced from their objects' status (already observed,
+   * so no call is spent on them).
    */
   private async reversePrivateEndpoints(resource: Pipe) {
     const referenced = new Map(this.referencedEndpoints.map((endpoint) => [endpoint.id, endpoint.object]));

@@ -1,12 +1,9 @@
-import { GROUP, VERSION } from '../api/common.ts';
 import {
-  ReversePrivateEndpointSpec,
-  ReversePrivateEndpointStatus,
+  reversePrivateEndpointSchema,
   type ReversePrivateEndpoint,
 } from '../api/reverse-private-endpoint.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
-import { NOT_READY_YET, type ReferenceList } from '../runtime/managed/references.ts';
-import type { ExternalClient, ManagedObject, Observation } from '../runtime/managed/types.ts';
+import type { ExternalClient, Observation } from '../runtime/managed/types.ts';
 import { deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
 import {
   endpointStatusOf,
@@ -14,53 +11,16 @@ import {
   rpeCreateBody,
   rpeDifferences,
 } from './reverse-private-endpoint-diff.ts';
-import { SERVICE_COLUMN, serviceReference, ServiceScopedClient } from './service-reference.ts';
+import { ServiceScopedClient } from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 
 /** What only the user can resolve (which look-alike to adopt, an endpoint that differs) is retried calmly. */
 const USER_ACTION_RETRY_MS = 60_000;
 
 export const reversePrivateEndpointKind: SluiceKind<ReversePrivateEndpoint, undefined> = {
-  kind: 'ReversePrivateEndpoint',
-  group: GROUP,
-  version: VERSION,
-  plural: 'reverseprivateendpoints',
-  singular: 'reverseprivateendpoint',
-  shortNames: ['rpe'],
-  description:
-    'A reverse private endpoint through which the pipes of a cloud database service reach a private source, managed by sluice.',
-  spec: ReversePrivateEndpointSpec,
-  status: ReversePrivateEndpointStatus,
-  printerColumns: [
-    SERVICE_COLUMN,
-    { name: 'Type', type: 'string', jsonPath: '.spec.type' },
-    { name: 'Status', type: 'string', jsonPath: '.status.status' },
-  ],
-  defaultDeletionPolicy: 'Delete',
-  references: [serviceReference<ReversePrivateEndpoint>()],
+  ...reversePrivateEndpointSchema,
   connect: (_resource, context) => new ReversePrivateEndpointClient(context),
 };
-
-/**
- * A list of ReversePrivateEndpoint objects another kind waits for (a Pipe's kafka source): each must be
- * Ready in the cloud before the dependant goes on.
- */
-export function reversePrivateEndpointReferences<R extends ManagedObject>(
-  name: string,
-  objectNames: (resource: R) => string[],
-): ReferenceList<R> {
-  return {
-    name,
-    kind: reversePrivateEndpointKind.kind,
-    objectNames,
-    notUsableBecause: (endpoint) => {
-      const status = endpoint.status?.status;
-      if (status === 'Ready') return undefined;
-      // PendingAcceptance lasts until someone acts, and Rejected, Expired and Failed for good: worth naming.
-      return typeof status === 'string' && status !== 'Provisioning' ? `is ${status}` : NOT_READY_YET;
-    },
-  };
-}
 
 class ReversePrivateEndpointClient
   extends ServiceScopedClient

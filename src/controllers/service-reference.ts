@@ -1,23 +1,11 @@
-import type { PrinterColumn } from '../api/crd.ts';
 import { ApiError } from '../cloud/errors.ts';
 import type { ManagementClient } from '../cloud/management-client.ts';
 import type { Priority } from '../cloud/quota.ts';
 import { Waiting } from '../runtime/managed/errors.ts';
-import {
-  NOT_READY_YET,
-  onlyReference,
-  type ReferenceDeclaration,
-  type ResolvedReference,
-} from '../runtime/managed/references.ts';
-import type { ConnectContext, ManagedObject } from '../runtime/managed/types.ts';
-import type { CloudConnection } from '../operator/cloud-connection.ts';
+import { onlyReference, type ResolvedReference } from '../runtime/managed/references.ts';
+import type { ConnectContext } from '../runtime/managed/types.ts';
+import type { CloudConnection } from './cloud-connection.ts';
 
-/** A spec that names its service by `serviceRef` (a DatabaseService here) or by a plain `serviceId`. */
-export interface ServiceScoped extends ManagedObject {
-  spec: ManagedObject['spec'] & { serviceRef?: { name: string }; serviceId?: string };
-}
-
-/** The printer column of every service-scoped kind: the DatabaseService it names (empty for a serviceId). */
 /** A wait on the service, with the state it was found in, so a caller can tell stopped from waking. */
 export class ServiceNotRunning extends Waiting {
   constructor(
@@ -26,31 +14,6 @@ export class ServiceNotRunning extends Waiting {
   ) {
     super('WaitingForReference', message);
   }
-}
-
-export const SERVICE_COLUMN: PrinterColumn = {
-  name: 'Service',
-  type: 'string',
-  jsonPath: '.spec.serviceRef.name',
-};
-
-/** Cloud states in which a dependant can work with the service (an idle one is woken when needed). */
-const USABLE_STATES = ['running', 'idle', 'awaking'];
-
-/** The reference every service-scoped kind declares: resolved id kept in `status.serviceId`. */
-export function serviceReference<R extends ServiceScoped>(): ReferenceDeclaration<R> {
-  return {
-    name: 'service',
-    kind: 'DatabaseService',
-    objectName: (resource) => resource.spec.serviceRef?.name,
-    plainId: (resource) => resource.spec.serviceId,
-    statusField: 'serviceId',
-    notUsableBecause: (service) => {
-      const state = service.status?.state;
-      if (state === 'stopped') return 'is stopped (sluice never starts a service for its dependants)';
-      return typeof state === 'string' && USABLE_STATES.includes(state) ? undefined : NOT_READY_YET;
-    },
-  };
 }
 
 /**

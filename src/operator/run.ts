@@ -18,7 +18,7 @@ import { OperatorMetrics } from '../runtime/metrics.ts';
 import { CloudClients } from './credentials.ts';
 import type { OperatorConfig } from './config.ts';
 import { KINDS } from '../kinds.ts';
-import type { CloudConnection } from './cloud-connection.ts';
+import type { CloudConnection } from '../controllers/cloud-connection.ts';
 import { shutDownInOrder } from './shutdown.ts';
 
 export interface RunningOperator {

@@ -234,7 +234,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     draft: StatusDraft<R>,
   ): Promise<Requeue> {
     const { kind, events } = this.options;
-    await external.prepareCreate?.(resource);
+    await external.ensureCreatable?.(resource);
     // A password that could not be stored would be lost: refuse someone else's Secret before creating.
     const existing = this.connections?.current(resource);
     // The intent goes on the object before the call, in the same write as the finalizer: after a crash

@@ -1,5 +1,4 @@
-import type { Condition } from '../../api/common.ts';
-import { removeCondition, setCondition, type ConditionInput } from '../conditions.ts';
+import { removeCondition, setCondition, type Condition, type ConditionInput } from '../conditions.ts';
 import type { KindPath, KubeWriter } from './kube-writer.ts';
 import { StatusExpectations } from './status-expectations.ts';
 import type { ManagedObject, ManagedStatus } from './types.ts';
