@@ -1,6 +1,6 @@
 import { ReconcileError } from './errors.ts';
 import { digestOf, type DigestKey } from './secret-digests.ts';
-import type { ManagedObject, SecretDigest, SecretDigests } from './types.ts';
+import type { ManagedObject, SecretDigest, SecretDigests } from './managed-object.ts';
 
 /** A Secret as the operator's cache holds it: decoded values and the version that identifies them. */
 export interface SecretSnapshot {
