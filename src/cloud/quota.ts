@@ -1,12 +1,9 @@
 import { createHash } from 'node:crypto';
 import { armableDelay, systemClock, type Clock } from '../clock.ts';
 
-/**
- * Who is waiting for the budget: `user` (a change a person asked for) goes before `poll` (observing cloud
- * state, drift checks), which goes before `background` (housekeeping).
- */
-export const PRIORITIES = ['user', 'poll', 'background'] as const;
-export type Priority = (typeof PRIORITIES)[number];
+import { PRIORITIES, type Priority } from '../runtime/priority.ts';
+
+export { PRIORITIES, type Priority };
 
 /** The time source of the scheduler (structurally the runtime's `Clock`; tests pass a manual one). */
 export interface QuotaLimit {

@@ -2,6 +2,7 @@ import { GROUP, VERSION } from '../api/common.ts';
 import { PipeSpec, PipeStatus, type Pipe } from '../api/pipe.ts';
 import type { Pipe as CloudPipe } from '../cloud/schemas/pipe.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
+import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
 import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
 import type { CloudConnection } from '../operator/cloud-connection.ts';
 import { createdSince, deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
@@ -26,11 +27,6 @@ import {
   ServiceScopedClient,
 } from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
-
-/** A DELETE the cloud refuses while the service is stopped is the user's to unblock; retry calmly. */
-const DELETE_BLOCKED_RETRY_MS = 30_000;
-/** What stays wrong until the user acts (a connection string, an endpoint of another service): look seldom. */
-const USER_ACTION_RETRY_MS = 60_000;
 
 export const pipeKind: SluiceKind<Pipe, PipePlan> = {
   kind: 'Pipe',
@@ -96,7 +92,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       throw new ReconcileError(
         'InvalidReference',
         `ReversePrivateEndpoint ${foreign.object?.metadata.name} belongs to service ${String(foreign.object?.status?.serviceId)}, not to this pipe's service ${this.serviceId}`,
-        USER_ACTION_RETRY_MS,
+        RETRY_DELAYS.userAction,
       );
     }
     await this.service.ensureRunning();
@@ -112,7 +108,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       throw new ReconcileError(
         'CannotRotate',
         `${stuck.join(', ')}: the Secret changed, but the cloud cannot change a connection string in place; restore the Secret or create a new Pipe`,
-        USER_ACTION_RETRY_MS,
+        RETRY_DELAYS.userAction,
       );
     }
     const plan = diffPipe(resource.spec, pipe, secrets.rotated, (field) => secrets.values(field));
@@ -176,7 +172,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
         throw new ReconcileError(
           'DeleteBlocked',
           `cannot delete pipe ${id}: ${this.service.label} is stopped; start the service or set deletionPolicy: Orphan`,
-          DELETE_BLOCKED_RETRY_MS,
+          RETRY_DELAYS.deleteBlocked,
         );
       }
       // Otherwise the service is being woken: the next poll deletes.

@@ -5,6 +5,7 @@ import {
   type ReversePrivateEndpoint,
 } from '../api/reverse-private-endpoint.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
+import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
 import { NOT_READY_YET, type ReferenceList } from '../runtime/managed/references.ts';
 import type { ExternalClient, ManagedObject, Observation } from '../runtime/managed/types.ts';
 import { deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
@@ -16,9 +17,6 @@ import {
 } from './reverse-private-endpoint-diff.ts';
 import { SERVICE_COLUMN, serviceReference, ServiceScopedClient } from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
-
-/** What only the user can resolve (which look-alike to adopt, an endpoint that differs) is retried calmly. */
-const USER_ACTION_RETRY_MS = 60_000;
 
 export const reversePrivateEndpointKind: SluiceKind<ReversePrivateEndpoint, undefined> = {
   kind: 'ReversePrivateEndpoint',
@@ -84,7 +82,7 @@ class ReversePrivateEndpointClient
       throw new ReconcileError(
         'AmbiguousAdoption',
         `a create of this endpoint may have been lost, and ${candidates.length} endpoints of service ${this.serviceId} match it (${candidates.map((e) => e.id).join(', ')}); set the annotation sluice.dev/external-id to the one to adopt`,
-        USER_ACTION_RETRY_MS,
+        RETRY_DELAYS.userAction,
       );
     }
     return candidates[0]?.id;
@@ -124,7 +122,7 @@ class ReversePrivateEndpointClient
     throw new ReconcileError(
       'CannotUpdate',
       `endpoint ${id} differs in ${observation.differences.join(', ')}, and the cloud cannot change an endpoint; create a new ReversePrivateEndpoint`,
-      USER_ACTION_RETRY_MS,
+      RETRY_DELAYS.userAction,
     );
   }
 

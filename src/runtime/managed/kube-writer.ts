@@ -4,6 +4,7 @@ import { KubeApiError, kubeRequestJson } from '../kube-http.ts';
 import { decodeSecretData, encodeSecretData } from '../secret-data.ts';
 import { MANAGED_BY_LABEL } from './annotations.ts';
 import { ReconcileError } from './errors.ts';
+import { RETRY_DELAYS } from '../retry-delays.ts';
 import type { ConnectionDetails, ManagedObject, ManagedStatus } from './types.ts';
 
 const MERGE_PATCH = 'application/merge-patch+json';
@@ -24,9 +25,6 @@ interface SecretObject {
   data?: Record<string, string>;
 }
 
-/** The user must rename or remove the Secret; retrying sooner than this only adds noise. */
-const SECRET_CONFLICT_RETRY_MS = 10_000;
-
 /**
  * Throws `SecretConflict` unless `owner` controls the Secret (an owner reference with `controller: true`
  * and its uid). Without this, a resource could write its password into any Secret of its namespace, and
@@ -39,7 +37,7 @@ export function assertControlledBy(secret: SecretObject, owner: ManagedObject): 
     'SecretConflict',
     `Secret ${secret.metadata.name} exists and is not controlled by this ${owner.kind ?? 'resource'}; ` +
       'name another Secret in spec.connectionSecret.name, or delete that one',
-    SECRET_CONFLICT_RETRY_MS,
+    RETRY_DELAYS.secretConflict,
   );
 }
 

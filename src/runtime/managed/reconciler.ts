@@ -1,10 +1,11 @@
 import { pino, type Logger } from 'pino';
-import type { Priority } from '../../cloud/quota.ts';
+import type { Priority } from '../priority.ts';
 import type { Condition } from '../../api/common.ts';
 import { objectKey, type ReadonlyCache } from '../cache.ts';
 import { removeCondition, setCondition, type ConditionInput } from '../conditions.ts';
 import { DURATION_BOUNDS, formatDuration, parseDurationMs } from '../duration.ts';
 import { ExponentialFailureRateLimiter } from '../rate-limiter.ts';
+import { RETRY_DELAYS } from '../retry-delays.ts';
 import type { Requeue } from '../workers.ts';
 import { ANNOTATIONS, FINALIZER } from './annotations.ts';
 import { deferralOf, messageOf, ReconcileError, reasonOf, retryFloorOf, Waiting } from './errors.ts';
@@ -260,7 +261,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     const observation = await external.observe(resource, id);
     if (!observation.exists) {
       if (adopting) {
-        throw new ReconcileError('ExternalNotFound', `no ${kind.kind} with id ${id} exists to adopt`, 60_000);
+        throw new ReconcileError(
+          'ExternalNotFound',
+          `no ${kind.kind} with id ${id} exists to adopt`,
+          RETRY_DELAYS.userAction,
+        );
       }
       events.record(
         resource,
@@ -679,7 +684,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     const asked = resource.metadata.annotations?.[ANNOTATIONS.resetPassword];
     if (asked !== undefined && asked.length > MAX_RESET_VALUE_LENGTH) {
       const message = `annotation ${ANNOTATIONS.resetPassword} is longer than ${MAX_RESET_VALUE_LENGTH} characters`;
-      throw new ReconcileError('InvalidAnnotation', message, 60_000);
+      throw new ReconcileError('InvalidAnnotation', message, RETRY_DELAYS.userAction);
     }
     return asked !== undefined && asked !== resource.status?.passwordReset ? asked : undefined;
   }
