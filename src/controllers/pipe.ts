@@ -60,7 +60,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
 
   constructor(context: ConnectContext<CloudConnection>) {
     super(context);
-    this.service = new ServiceGate(context.cloud.management, this.serviceReference, context.cloud.priority);
+    this.service = new ServiceGate(context.cloud.management, this.serviceReference);
   }
 
   /**
@@ -71,7 +71,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
   async findCreated(resource: Pipe, intent: Date | undefined): Promise<string | undefined> {
     if (!intent) return undefined;
     const { name, destination } = resource.spec;
-    const pipes = await this.management.listPipes(this.serviceId, this.calls);
+    const pipes = await this.management.listPipes(this.serviceId);
     const matches = (pipe: CloudPipe) => {
       const observed = pipe.destination as { database?: string; table?: string };
       return (
@@ -99,7 +99,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
   }
 
   async observe(resource: Pipe, id: string): Promise<Observation<PipePlan>> {
-    const pipe = await ignoreNotFound(this.management.getPipe(this.serviceId, id, this.calls));
+    const pipe = await ignoreNotFound(this.management.getPipe(this.serviceId, id));
     if (!pipe) return { exists: false };
     const { secrets } = this.context;
     const stuck = unrotatableChanges(resource.spec, secrets.rotated);
@@ -136,35 +136,32 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       (field) => secrets.values(field),
       this.referencedEndpoints.map((endpoint) => endpoint.id),
     );
-    const pipe = await this.service.call(() =>
-      this.management.createPipe(this.serviceId, body, { priority: 'user' }),
-    );
+    const pipe = await this.service.call(() => this.management.createPipe(this.serviceId, body));
     return { externalId: pipe.id };
   }
 
   /** PATCH, then PUT settings, then the state command: each only when the plan has it. */
   async update(_resource: Pipe, id: string, observation: { plan: PipePlan }): Promise<void> {
     const { patch, settings, command } = observation.plan;
-    const user = { priority: 'user' as const };
-    if (patch) await this.service.call(() => this.management.updatePipe(this.serviceId, id, patch, user));
+    if (patch) await this.service.call(() => this.management.updatePipe(this.serviceId, id, patch));
     if (settings) {
-      await this.service.call(() => this.management.putPipeSettings(this.serviceId, id, settings, user));
+      await this.service.call(() => this.management.putPipeSettings(this.serviceId, id, settings));
     }
     if (command) {
-      await this.service.call(() => this.management.changePipeState(this.serviceId, id, command, user));
+      await this.service.call(() => this.management.changePipeState(this.serviceId, id, command));
     }
   }
 
   delete(_resource: Pipe, id: string): Promise<'gone' | 'pending'> {
     return deleteUntilGone(
-      () => this.management.getPipe(this.serviceId, id, this.calls),
+      () => this.management.getPipe(this.serviceId, id),
       () => this.deletePipe(id),
     );
   }
 
   private async deletePipe(id: string): Promise<void> {
     try {
-      await this.service.call(() => this.management.deletePipe(this.serviceId, id, { priority: 'user' }));
+      await this.service.call(() => this.management.deletePipe(this.serviceId, id));
     } catch (error) {
       if (!(error instanceof ServiceNotRunning)) throw error;
       if (error.state === 'stopped') {
@@ -194,9 +191,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       kafkaEndpointIds(resource.spec, [...referenced.keys()]).map(async (endpointId) => {
         const endpoint = referenced.has(endpointId)
           ? referenced.get(endpointId)?.status
-          : await ignoreNotFound(
-              this.management.getReversePrivateEndpoint(this.serviceId, endpointId, this.calls),
-            );
+          : await ignoreNotFound(this.management.getReversePrivateEndpoint(this.serviceId, endpointId));
         return { id: endpointId, status: 'NotFound', ...endpointStatusOf(endpoint ?? {}) };
       }),
     );

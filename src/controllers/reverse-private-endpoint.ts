@@ -71,7 +71,7 @@ class ReversePrivateEndpointClient
    */
   async findCreated(resource: ReversePrivateEndpoint, intent: Date | undefined): Promise<string | undefined> {
     if (!intent) return undefined;
-    const endpoints = await this.management.listReversePrivateEndpoints(this.serviceId, this.calls);
+    const endpoints = await this.management.listReversePrivateEndpoints(this.serviceId);
     const candidates = endpoints.filter(
       (endpoint) =>
         rpeDifferences(resource.spec, endpoint).length === 0 &&
@@ -108,7 +108,6 @@ class ReversePrivateEndpointClient
     const endpoint = await this.management.createReversePrivateEndpoint(
       this.serviceId,
       rpeCreateBody(resource.spec),
-      { priority: 'user' },
     );
     return { externalId: endpoint.id };
   }
@@ -129,12 +128,12 @@ class ReversePrivateEndpointClient
   delete(_resource: ReversePrivateEndpoint, id: string): Promise<'gone' | 'pending'> {
     return deleteUntilGone(
       () => this.get(id),
-      () => this.management.deleteReversePrivateEndpoint(this.serviceId, id, { priority: 'user' }),
+      () => this.management.deleteReversePrivateEndpoint(this.serviceId, id),
       (endpoint) => endpoint.status === 'Deleting',
     );
   }
 
   private get(id: string) {
-    return this.management.getReversePrivateEndpoint(this.serviceId, id, this.calls);
+    return this.management.getReversePrivateEndpoint(this.serviceId, id);
   }
 }

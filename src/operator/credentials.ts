@@ -89,14 +89,16 @@ export class CloudClients {
       if (client instanceof ReconcileError) throw client;
       return client;
     };
+    // Reads follow the reconcile's priority, writes go as `user` (the clients' default): no call names one.
+    let management: ManagementClient | undefined;
+    let alerting: AlertingClient | undefined;
     return {
       get management(): ManagementClient {
-        return usable(clients.management);
+        return (management ??= usable(clients.management).withReadPriority(priority));
       },
       get alerting(): AlertingClient {
-        return usable(clients.alerting);
+        return (alerting ??= usable(clients.alerting).withReadPriority(priority));
       },
-      priority,
     };
   }
 
