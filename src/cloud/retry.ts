@@ -1,4 +1,5 @@
 import type { NetworkFailure } from './errors.ts';
+import { exponentialStep } from '../runtime/backoff.ts';
 
 /** How a client retries transient failures. */
 export interface RetryPolicy {
@@ -31,10 +32,7 @@ export function backoffDelay(
   policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>,
   random: () => number = Math.random,
 ): number {
-  const exponent = Math.max(0, retry - 1);
-  // 2 ** 1100 is Infinity; Math.min keeps the ceiling finite.
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** exponent);
-  return Math.floor(random() * ceiling);
+  return Math.floor(random() * exponentialStep(policy.baseDelayMs, policy.maxDelayMs, retry - 1));
 }
 
 /** An attempt that did not succeed, as far as the retry decision needs to know it. */
