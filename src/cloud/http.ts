@@ -18,14 +18,16 @@ import {
   QuotaDeferral,
   type QuotaLimit,
   type QuotaRegistry,
-  QuotaScheduler,
+  type QuotaScheduler,
   type QuotaTicket,
+  schedulerFor,
 } from './quota.ts';
 import { type AnswerContext, decodeError, decodeSuccess, type Dialect } from './responses.ts';
 import {
   classifyNetworkError,
   decideRetry,
   DEFAULT_RETRY_POLICY,
+  type FailedAttempt,
   isNeverSentCode,
   type RetryDecision,
   type RetryLimits,
@@ -133,7 +135,8 @@ export class HttpCore {
   private readonly dialect: Dialect;
   private readonly origin: string;
   private readonly basePath: string;
-  private readonly authorization: string;
+  /** Sent with every request; the authorization is never logged. */
+  private readonly headers: Readonly<Record<string, string>>;
   private readonly secrets: string[];
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
@@ -141,7 +144,6 @@ export class HttpCore {
   private readonly limits: RetryLimits;
   private readonly logger: Logger;
   private readonly hooks: CloudHooks;
-  private readonly userAgent: string;
   private readonly clock: Clock;
   private readonly random: () => number;
   private readonly signal: AbortSignal | undefined;
@@ -152,7 +154,11 @@ export class HttpCore {
     this.dialect = config.dialect;
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
-    this.authorization = config.authorization;
+    this.headers = {
+      authorization: config.authorization,
+      accept: 'application/json',
+      'user-agent': options.userAgent ?? 'sluice',
+    };
     this.secrets = [config.authorization, ...config.secrets].filter((s) => s.length > 0);
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
     this.limits = { ...DEFAULT_RETRY_POLICY, ...options.retry, maxWaitMs: options.maxWaitMs };
@@ -161,18 +167,11 @@ export class HttpCore {
     this.dispatcher = options.dispatcher ?? createCloudAgent(this.timeouts);
     this.logger = (options.logger ?? silentLogger).child({ component: 'cloud', api: this.api });
     this.hooks = options.hooks ?? {};
-    this.userAgent = options.userAgent ?? 'sluice';
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
     this.signal = options.signal;
-    const quota = options.quota;
-    if (quota === false) this.quota = undefined;
-    else if (quota instanceof QuotaScheduler) this.quota = quota;
-    else
-      this.quota = (options.quotaRegistry ?? defaultQuotaRegistry).get(
-        config.quotaKey,
-        quota ?? config.defaultQuota,
-      );
+    const registry = options.quotaRegistry ?? defaultQuotaRegistry;
+    this.quota = schedulerFor(options.quota, registry, config.quotaKey, config.defaultQuota);
   }
 
   /** Closes the client's own Agent (a dispatcher passed in options is left open). */
@@ -199,12 +198,8 @@ export class HttpCore {
     if (bodyText !== undefined && this.logger.isLevelEnabled('trace')) {
       this.logger.trace({ ...site, body: redactSecrets(request.body) }, 'cloud request body');
     }
-    const headers: Record<string, string> = {
-      authorization: this.authorization,
-      accept: 'application/json',
-      'user-agent': this.userAgent,
-      ...(bodyText === undefined ? {} : { 'content-type': 'application/json' }),
-    };
+    const headers =
+      bodyText === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
 
     for (let attempt = 1; ; attempt++) {
       if (signal?.aborted) throw this.aborted(call, attempt - 1, false);
@@ -221,6 +216,7 @@ export class HttpCore {
       });
       const durationMs = this.clock.now() - started;
       const answer: AnswerContext = { dialect: this.dialect, site, attempt, secrets, logger: this.logger };
+      const decide = (failed: FailedAttempt) => decideRetry(failed, attempt, call, this.limits, this.random);
       let decision: RetryDecision;
       let code: string;
       let error: ApiError | NetworkError;
@@ -249,13 +245,7 @@ export class HttpCore {
         );
         if (status === 429 && retryAfterMs !== undefined) this.quota?.pause(retryAfterMs);
         error = apiError;
-        decision = decideRetry(
-          { kind: 'status', status, retryAfterMs },
-          attempt,
-          call,
-          this.limits,
-          this.random,
-        );
+        decision = decide({ kind: 'status', status, retryAfterMs });
       } else {
         const classified = classifyNetworkError(outcome.error);
         code = classified.code;
@@ -267,7 +257,7 @@ export class HttpCore {
         const { failure } = classified;
         this.logger.debug({ ...site, attempt, durationMs, failure, code, sent }, 'cloud request failed');
         const causeMessage = scrub(classified.message, secrets);
-        decision = decideRetry({ kind: 'network', sent }, attempt, call, this.limits, this.random);
+        decision = decide({ kind: 'network', sent });
         const details = { ...site, attempts: attempt, retryable: true, failure, code, causeMessage };
         error =
           decision.action === 'ambiguous'
@@ -280,7 +270,12 @@ export class HttpCore {
           await this.backoff(call, attempt, code, decision.delayMs);
           continue;
         case 'defer':
-          throw this.deferred(call, attempt, decision.retryAfterMs, 'rate-limited');
+          throw new DeferredRequestError({
+            ...site,
+            attempts: attempt,
+            retryAfterMs: decision.retryAfterMs,
+            reason: 'rate-limited',
+          });
         default:
           throw error;
       }
@@ -297,7 +292,8 @@ export class HttpCore {
       if (call.signal?.aborted) throw this.aborted(call, attempt - 1, false);
       if (!(err instanceof QuotaDeferral)) throw err;
       this.logger.debug({ ...call.site, retryAfterMs: err.retryAfterMs }, 'cloud request deferred for quota');
-      throw this.deferred(call, attempt - 1, err.retryAfterMs, 'quota');
+      const { retryAfterMs } = err;
+      throw new DeferredRequestError({ ...call.site, attempts: attempt - 1, retryAfterMs, reason: 'quota' });
     }
     notify(this.hooks, this.logger, 'onQuotaWait', {
       api: this.api,
@@ -338,15 +334,6 @@ export class HttpCore {
     } catch {
       throw this.aborted(call, attempt, false);
     }
-  }
-
-  private deferred(
-    call: Call,
-    attempts: number,
-    retryAfterMs: number,
-    reason: 'quota' | 'rate-limited',
-  ): DeferredRequestError {
-    return new DeferredRequestError({ ...call.site, attempts, retryAfterMs, reason });
   }
 
   private aborted(call: Call, attempts: number, sent: boolean): RequestAbortedError {

@@ -399,6 +399,21 @@ export class QuotaRegistry {
   }
 }
 
+/**
+ * The scheduler a client spends: none for `false`, the one given, else its key's in `registry` (created with
+ * the given limit, or the API's `published` one).
+ */
+export function schedulerFor(
+  choice: QuotaLimit | QuotaScheduler | false | undefined,
+  registry: QuotaRegistry,
+  key: string,
+  published: QuotaLimit,
+): QuotaScheduler | undefined {
+  if (choice === false) return undefined;
+  if (choice instanceof QuotaScheduler) return choice;
+  return registry.get(key, choice ?? published);
+}
+
 /** The process-wide registry clients use unless given another. */
 export const defaultQuotaRegistry = new QuotaRegistry();
 
