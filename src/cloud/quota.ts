@@ -1,14 +1,11 @@
 import { createHash } from 'node:crypto';
 import { armableDelay, systemClock, type Clock } from '../clock.ts';
 
-/**
- * Who is waiting for the budget: `user` (a change a person asked for) goes before `poll` (observing cloud
- * state, drift checks).
- */
-export const PRIORITIES = ['user', 'poll'] as const;
-export type Priority = (typeof PRIORITIES)[number];
+import { PRIORITIES, type Priority } from '../runtime/priority.ts';
 
-/** An API's rate limit, as the server counts it for one key. */
+export { PRIORITIES, type Priority };
+
+/** The time source of the scheduler (structurally the runtime's `Clock`; tests pass a manual one). */
 export interface QuotaLimit {
   /** At most this many requests start ... */
   requests: number;
@@ -208,7 +205,10 @@ export class QuotaScheduler {
 
   /** Callers waiting, per priority. */
   pending(): Record<Priority, number> {
-    return { user: this.queues.user.length, poll: this.queues.poll.length };
+    return {
+      user: this.queues.user.length,
+      poll: this.queues.poll.length,
+    };
   }
 
   /**
@@ -396,6 +396,21 @@ export class QuotaRegistry {
   clear(): void {
     this.schedulers.clear();
   }
+}
+
+/**
+ * The scheduler a client spends: none for `false`, the one given, else its key's in `registry` (created with
+ * the given limit, or the API's `published` one).
+ */
+export function schedulerFor(
+  choice: QuotaLimit | QuotaScheduler | false | undefined,
+  registry: QuotaRegistry,
+  key: string,
+  published: QuotaLimit,
+): QuotaScheduler | undefined {
+  if (choice === false) return undefined;
+  if (choice instanceof QuotaScheduler) return choice;
+  return registry.get(key, choice ?? published);
 }
 
 /** The process-wide registry clients use unless given another. */

@@ -59,19 +59,12 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
   ) {}
 
-  private get calls() {
-    return { priority: this.cloud.priority };
-  }
-
   async findCreated(resource: DatabaseService, intent: Date | undefined): Promise<string | undefined> {
     // No intent, no create was ever sent for this object (the intent is written before every create): a new
     // service costs no look-up. With one, the uid tag finds exactly what was created for it, unless another
     // DatabaseService has taken that service over.
     if (!intent) return undefined;
-    const found = await this.cloud.management.listServices(
-      { tags: { [UID_TAG]: resource.metadata.uid } },
-      this.calls,
-    );
+    const found = await this.cloud.management.listServices({ tags: { [UID_TAG]: resource.metadata.uid } });
     return found
       .filter((service) => this.claimedBy(service.id) === undefined)
       .sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? ''))[0]?.id;
@@ -129,10 +122,10 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
       passwordSecretRef: _password,
       ...cloudFields
     } = resource.spec;
-    const { service, password: generated } = await this.cloud.management.createService(
-      { ...cloudFields, tags: desiredTags(resource.spec, resource.metadata.uid) },
-      { priority: 'user' },
-    );
+    const { service, password: generated } = await this.cloud.management.createService({
+      ...cloudFields,
+      tags: desiredTags(resource.spec, resource.metadata.uid),
+    });
     // An owned password replaces the generated one at once. Should this call fail, the service is found
     // again by its tag and, its Secret never recorded as sent, the password is set by the next reconcile.
     if (this.password) await this.setPassword(service.id, this.password.value);
@@ -145,11 +138,9 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
   async update(_resource: DatabaseService, id: string, observation: { plan: ServiceDiff }) {
     const { patch, replicaScaling, command, setPassword } = observation.plan;
     if (setPassword && this.password) await this.setPassword(id, this.password.value);
-    if (Object.keys(patch).length > 0)
-      await this.cloud.management.updateService(id, patch, { priority: 'user' });
-    if (replicaScaling)
-      await this.cloud.management.updateReplicaScaling(id, replicaScaling, { priority: 'user' });
-    if (command) await this.cloud.management.changeServiceState(id, command, { priority: 'user' });
+    if (Object.keys(patch).length > 0) await this.cloud.management.updateService(id, patch);
+    if (replicaScaling) await this.cloud.management.updateReplicaScaling(id, replicaScaling);
+    if (command) await this.cloud.management.changeServiceState(id, command);
   }
 
   /** Stop, wait until stopped, DELETE, wait for 404 — one step per call, the reconciler polls between. */
@@ -160,11 +151,11 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
       case 'running':
       case 'idle':
       case 'degraded':
-        await this.cloud.management.changeServiceState(id, 'stop', { priority: 'user' });
+        await this.cloud.management.changeServiceState(id, 'stop');
         return 'pending';
       case 'stopped':
       case 'failed':
-        await ignoreNotFound(this.cloud.management.deleteService(id, { priority: 'user' }));
+        await ignoreNotFound(this.cloud.management.deleteService(id));
         return 'pending';
       default:
         return 'pending';
@@ -173,16 +164,16 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
 
   async recoverConnectionDetails(_resource: DatabaseService, id: string) {
     if (this.password) return { password: this.password.value };
-    const { password } = await this.cloud.management.resetServicePassword(id, { priority: 'user' });
+    const { password } = await this.cloud.management.resetServicePassword(id);
     return { password };
   }
 
   private setPassword(id: string, password: string): Promise<void> {
-    return this.cloud.management.setServicePasswordHash(id, passwordHashes(password), { priority: 'user' });
+    return this.cloud.management.setServicePasswordHash(id, passwordHashes(password));
   }
 
   private getService(id: string): Promise<Service | undefined> {
-    return ignoreNotFound(this.cloud.management.getService(id, this.calls));
+    return ignoreNotFound(this.cloud.management.getService(id));
   }
 }
 

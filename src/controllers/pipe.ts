@@ -1,6 +1,7 @@
 import { pipeSchema, type Pipe, type PipeStatus } from '../api/pipe.ts';
 import type { Pipe as CloudPipe } from '../cloud/schemas/pipe.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
+import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
 import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
 import type { CloudConnection } from './cloud-connection.ts';
 import { createdSince, deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
@@ -19,11 +20,6 @@ import { endpointStatusOf } from './reverse-private-endpoint-diff.ts';
 import { ServiceGate, ServiceNotRunning, ServiceScopedClient } from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 
-/** A DELETE the cloud refuses while the service is stopped is the user's to unblock; retry calmly. */
-const DELETE_BLOCKED_RETRY_MS = 30_000;
-/** What stays wrong until the user acts (a connection string, an endpoint of another service): look seldom. */
-const USER_ACTION_RETRY_MS = 60_000;
-
 export const pipeKind: SluiceKind<Pipe, PipePlan> = {
   ...pipeSchema,
   secretReferences: (resource) => pipeSecretUses(resource.spec),
@@ -35,7 +31,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
 
   constructor(context: ConnectContext<CloudConnection>) {
     super(context);
-    this.service = new ServiceGate(context.cloud.management, this.serviceReference, context.cloud.priority);
+    this.service = new ServiceGate(context.cloud.management, this.serviceReference);
   }
 
   /**
@@ -46,7 +42,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
   async findCreated(resource: Pipe, intent: Date | undefined): Promise<string | undefined> {
     if (!intent) return undefined;
     const { name, destination } = resource.spec;
-    const pipes = await this.management.listPipes(this.serviceId, this.calls);
+    const pipes = await this.management.listPipes(this.serviceId);
     const matches = (pipe: CloudPipe) => {
       const observed = pipe.destination as { database?: string; table?: string };
       return (
@@ -67,14 +63,14 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       throw new ReconcileError(
         'InvalidReference',
         `ReversePrivateEndpoint ${foreign.object?.metadata.name} belongs to service ${String(foreign.object?.status?.serviceId)}, not to this pipe's service ${this.serviceId}`,
-        USER_ACTION_RETRY_MS,
+        RETRY_DELAYS.userAction,
       );
     }
     await this.service.ensureRunning();
   }
 
   async observe(resource: Pipe, id: string): Promise<Observation<PipePlan>> {
-    const pipe = await ignoreNotFound(this.management.getPipe(this.serviceId, id, this.calls));
+    const pipe = await ignoreNotFound(this.management.getPipe(this.serviceId, id));
     if (!pipe) return { exists: false };
     const { secrets } = this.context;
     const stuck = unrotatableChanges(resource.spec, secrets.rotated);
@@ -83,7 +79,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       throw new ReconcileError(
         'CannotRotate',
         `${stuck.join(', ')}: the Secret changed, but the cloud cannot change a connection string in place; restore the Secret or create a new Pipe`,
-        USER_ACTION_RETRY_MS,
+        RETRY_DELAYS.userAction,
       );
     }
     const plan = diffPipe(resource.spec, pipe, secrets.rotated, (field) => secrets.values(field));
@@ -111,35 +107,32 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       (field) => secrets.values(field),
       this.referencedEndpoints.map((endpoint) => endpoint.id),
     );
-    const pipe = await this.service.call(() =>
-      this.management.createPipe(this.serviceId, body, { priority: 'user' }),
-    );
+    const pipe = await this.service.call(() => this.management.createPipe(this.serviceId, body));
     return { externalId: pipe.id };
   }
 
   /** PATCH, then PUT settings, then the state command: each only when the plan has it. */
   async update(_resource: Pipe, id: string, observation: { plan: PipePlan }): Promise<void> {
     const { patch, settings, command } = observation.plan;
-    const user = { priority: 'user' as const };
-    if (patch) await this.service.call(() => this.management.updatePipe(this.serviceId, id, patch, user));
+    if (patch) await this.service.call(() => this.management.updatePipe(this.serviceId, id, patch));
     if (settings) {
-      await this.service.call(() => this.management.putPipeSettings(this.serviceId, id, settings, user));
+      await this.service.call(() => this.management.putPipeSettings(this.serviceId, id, settings));
     }
     if (command) {
-      await this.service.call(() => this.management.changePipeState(this.serviceId, id, command, user));
+      await this.service.call(() => this.management.changePipeState(this.serviceId, id, command));
     }
   }
 
   delete(_resource: Pipe, id: string): Promise<'gone' | 'pending'> {
     return deleteUntilGone(
-      () => this.management.getPipe(this.serviceId, id, this.calls),
+      () => this.management.getPipe(this.serviceId, id),
       () => this.deletePipe(id),
     );
   }
 
   private async deletePipe(id: string): Promise<void> {
     try {
-      await this.service.call(() => this.management.deletePipe(this.serviceId, id, { priority: 'user' }));
+      await this.service.call(() => this.management.deletePipe(this.serviceId, id));
     } catch (error) {
       if (!(error instanceof ServiceNotRunning)) throw error;
       if (error.state === 'stopped') {
@@ -147,7 +140,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
         throw new ReconcileError(
           'DeleteBlocked',
           `cannot delete pipe ${id}: ${this.service.label} is stopped; start the service or set deletionPolicy: Orphan`,
-          DELETE_BLOCKED_RETRY_MS,
+          RETRY_DELAYS.deleteBlocked,
         );
       }
       // Otherwise the service is being woken: the next poll deletes.
@@ -170,9 +163,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       kafkaEndpointIds(resource.spec, [...referenced.keys()]).map(async (endpointId) => {
         const endpoint = referenced.has(endpointId)
           ? referenced.get(endpointId)?.status
-          : await ignoreNotFound(
-              this.management.getReversePrivateEndpoint(this.serviceId, endpointId, this.calls),
-            );
+          : await ignoreNotFound(this.management.getReversePrivateEndpoint(this.serviceId, endpointId));
         return { id: endpointId, status: 'NotFound', ...endpointStatusOf(endpoint ?? {}) };
       }),
     );

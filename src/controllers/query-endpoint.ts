@@ -22,7 +22,7 @@ class QueryEndpointClient
   }
 
   async observe(resource: QueryEndpoint): Promise<Observation<QueryEndpointBody>> {
-    const endpoint = await ignoreNotFound(this.management.getQueryEndpoint(this.serviceId, this.calls));
+    const endpoint = await ignoreNotFound(this.management.getQueryEndpoint(this.serviceId));
     if (!endpoint) return { exists: false };
     return {
       exists: true,
@@ -45,12 +45,12 @@ class QueryEndpointClient
 
   delete(): Promise<'gone' | 'pending'> {
     return deleteUntilGone(
-      () => this.management.getQueryEndpoint(this.serviceId, this.calls),
-      () => this.management.deleteQueryEndpoint(this.serviceId, { priority: 'user' }),
+      () => this.management.getQueryEndpoint(this.serviceId),
+      () => this.management.deleteQueryEndpoint(this.serviceId),
     );
   }
 
   private upsert(body: QueryEndpointBody) {
-    return this.management.upsertQueryEndpoint(this.serviceId, body, { priority: 'user' });
+    return this.management.upsertQueryEndpoint(this.serviceId, body);
   }
 }

@@ -3,6 +3,7 @@ import {
   type ReversePrivateEndpoint,
 } from '../api/reverse-private-endpoint.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
+import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
 import type { ExternalClient, Observation } from '../runtime/managed/types.ts';
 import { deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
 import {
@@ -13,9 +14,6 @@ import {
 } from './reverse-private-endpoint-diff.ts';
 import { ServiceScopedClient } from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
-
-/** What only the user can resolve (which look-alike to adopt, an endpoint that differs) is retried calmly. */
-const USER_ACTION_RETRY_MS = 60_000;
 
 export const reversePrivateEndpointKind: SluiceKind<ReversePrivateEndpoint, undefined> = {
   ...reversePrivateEndpointSchema,
@@ -33,7 +31,7 @@ class ReversePrivateEndpointClient
    */
   async findCreated(resource: ReversePrivateEndpoint, intent: Date | undefined): Promise<string | undefined> {
     if (!intent) return undefined;
-    const endpoints = await this.management.listReversePrivateEndpoints(this.serviceId, this.calls);
+    const endpoints = await this.management.listReversePrivateEndpoints(this.serviceId);
     const candidates = endpoints.filter(
       (endpoint) =>
         rpeDifferences(resource.spec, endpoint).length === 0 &&
@@ -44,7 +42,7 @@ class ReversePrivateEndpointClient
       throw new ReconcileError(
         'AmbiguousAdoption',
         `a create of this endpoint may have been lost, and ${candidates.length} endpoints of service ${this.serviceId} match it (${candidates.map((e) => e.id).join(', ')}); set the annotation sluice.dev/external-id to the one to adopt`,
-        USER_ACTION_RETRY_MS,
+        RETRY_DELAYS.userAction,
       );
     }
     return candidates[0]?.id;
@@ -70,7 +68,6 @@ class ReversePrivateEndpointClient
     const endpoint = await this.management.createReversePrivateEndpoint(
       this.serviceId,
       rpeCreateBody(resource.spec),
-      { priority: 'user' },
     );
     return { externalId: endpoint.id };
   }
@@ -84,19 +81,19 @@ class ReversePrivateEndpointClient
     throw new ReconcileError(
       'CannotUpdate',
       `endpoint ${id} differs in ${observation.differences.join(', ')}, and the cloud cannot change an endpoint; create a new ReversePrivateEndpoint`,
-      USER_ACTION_RETRY_MS,
+      RETRY_DELAYS.userAction,
     );
   }
 
   delete(_resource: ReversePrivateEndpoint, id: string): Promise<'gone' | 'pending'> {
     return deleteUntilGone(
       () => this.get(id),
-      () => this.management.deleteReversePrivateEndpoint(this.serviceId, id, { priority: 'user' }),
+      () => this.management.deleteReversePrivateEndpoint(this.serviceId, id),
       (endpoint) => endpoint.status === 'Deleting',
     );
   }
 
   private get(id: string) {
-    return this.management.getReversePrivateEndpoint(this.serviceId, id, this.calls);
+    return this.management.getReversePrivateEndpoint(this.serviceId, id);
   }
 }

@@ -1,6 +1,5 @@
 import { ApiError } from '../cloud/errors.ts';
 import type { ManagementClient } from '../cloud/management-client.ts';
-import type { Priority } from '../cloud/quota.ts';
 import { Waiting } from '../runtime/managed/errors.ts';
 import { onlyReference, type ResolvedReference } from '../runtime/managed/references.ts';
 import type { ConnectContext } from '../runtime/managed/types.ts';
@@ -24,7 +23,6 @@ export class ServiceGate {
   constructor(
     private readonly management: ManagementClient,
     private readonly service: ResolvedReference,
-    private readonly priority: Priority,
   ) {}
 
   /** What the condition calls the service: the DatabaseService by name, or the plain id. */
@@ -36,7 +34,7 @@ export class ServiceGate {
   /** Returns when the service is running; wakes an idle one and throws `Waiting` until it runs. */
   async ensureRunning(): Promise<void> {
     if (this.service.object?.status?.state === 'running') return;
-    const { state } = await this.management.getService(this.service.id, { priority: this.priority });
+    const { state } = await this.management.getService(this.service.id);
     if (state !== 'running') await this.waitFor(state ?? 'unknown');
   }
 
@@ -53,7 +51,7 @@ export class ServiceGate {
 
   private async waitFor(state: string): Promise<never> {
     if (state === 'idle') {
-      await this.management.changeServiceState(this.service.id, 'awake', { priority: 'user' });
+      await this.management.changeServiceState(this.service.id, 'awake');
       throw new ServiceNotRunning(state, `${this.label} was idle and is being woken up`);
     }
     if (state === 'stopped') {
@@ -79,10 +77,5 @@ export abstract class ServiceScopedClient {
 
   protected get management() {
     return this.context.cloud.management;
-  }
-
-  /** Options for reads and polls: the priority of this reconcile (changes are sent as `user`). */
-  protected get calls() {
-    return { priority: this.context.cloud.priority };
   }
 }

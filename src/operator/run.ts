@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
-import { createCloudAgent } from '../cloud/http.ts';
+import { createCloudAgent } from '../cloud/transport.ts';
 import { createLogger } from '../cloud/logging.ts';
 import { loadKubeAccess } from '../runtime/kube-config.ts';
 import { closeKubeConnections } from '../runtime/kube-http.ts';

@@ -1,6 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { KubeAccess } from './kube-config.ts';
 import { pino, type Logger } from 'pino';
+import { apiPath, type ResourceType } from './api-path.ts';
 import { JitteredBackoff } from './backoff.ts';
 import { ObjectCache, type KubeObject, type ReadonlyCache } from './cache.ts';
 import {
@@ -12,15 +13,9 @@ import {
   type KubeStatus,
 } from './kube-http.ts';
 
-/** Which resource to mirror; `group: ''` is the core API (`/api/v1`). */
-export interface ResourceType {
-  group: string;
-  version: string;
-  plural: string;
-}
-
 export interface ReflectorOptions {
   kubeConfig: KubeAccess;
+  /** Which resource to mirror. */
   resource: ResourceType;
   /** Mirror one namespace only; all namespaces when omitted. */
   namespace?: string;
@@ -111,7 +106,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
 
   constructor(private readonly options: ReflectorOptions) {
     this.cache = this.objects;
-    this.path = resourcePath(options.resource, options.namespace);
+    this.path = apiPath(options.resource, options.namespace);
     this.logger = (options.logger ?? pino({ enabled: false })).child({
       resource: options.resource.plural,
       ...(options.namespace ? { namespace: options.namespace } : {}),
@@ -367,13 +362,6 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private async sleep(ms: number): Promise<void> {
     await delay(ms, undefined, { signal: this.stopController.signal }).catch(() => {});
   }
-}
-
-/** `/apis/<group>/<version>[/namespaces/<ns>]/<plural>`, or `/api/v1/...` for the core group. */
-export function resourcePath(resource: ResourceType, namespace?: string): string {
-  const base = resource.group ? `/apis/${resource.group}/${resource.version}` : `/api/${resource.version}`;
-  const scope = namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
-  return `${base}${scope}/${resource.plural}`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { ANNOTATIONS } from './annotations.ts';
+import { RETRY_DELAYS } from '../retry-delays.ts';
 import { ReconcileError } from './errors.ts';
 import type { EventRecorder } from './events.ts';
 import { assertControlledBy, type KubeWriter } from './kube-writer.ts';
@@ -128,7 +129,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
     const asked = resource.metadata.annotations?.[ANNOTATIONS.resetPassword];
     if (asked !== undefined && asked.length > MAX_RESET_VALUE_LENGTH) {
       const message = `annotation ${ANNOTATIONS.resetPassword} is longer than ${MAX_RESET_VALUE_LENGTH} characters`;
-      throw new ReconcileError('InvalidAnnotation', message, 60_000);
+      throw new ReconcileError('InvalidAnnotation', message, RETRY_DELAYS.userAction);
     }
     return asked !== undefined && asked !== resource.status?.passwordReset ? asked : undefined;
   }

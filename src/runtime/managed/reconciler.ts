@@ -1,5 +1,6 @@
 import { pino, type Logger } from 'pino';
-import type { Priority } from '../../cloud/quota.ts';
+import type { Priority } from '../priority.ts';
+import { RETRY_DELAYS } from '../retry-delays.ts';
 import { objectKey, type ReadonlyCache } from '../cache.ts';
 import type { Requeue } from '../workers.ts';
 import { ANNOTATIONS, createIntentOf, FINALIZER } from './annotations.ts';
@@ -216,7 +217,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const observation = await external.observe(resource, id);
     if (!observation.exists) {
       if (adopting) {
-        throw new ReconcileError('ExternalNotFound', `no ${kind.kind} with id ${id} exists to adopt`, 60_000);
+        throw new ReconcileError(
+          'ExternalNotFound',
+          `no ${kind.kind} with id ${id} exists to adopt`,
+          RETRY_DELAYS.userAction,
+        );
       }
       return this.reportExternalMissing(resource, id, draft);
     }

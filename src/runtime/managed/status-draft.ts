@@ -1,5 +1,6 @@
 import { removeCondition, setCondition, type Condition, type ConditionInput } from '../conditions.ts';
-import type { KindPath, KubeWriter } from './kube-writer.ts';
+import type { ResourceType } from '../api-path.ts';
+import type { KubeWriter } from './kube-writer.ts';
 import { StatusExpectations } from './status-expectations.ts';
 import type { ManagedObject, ManagedStatus } from './types.ts';
 
@@ -112,7 +113,7 @@ export class StatusWriter<R extends ManagedObject> {
   private readonly expectations = new StatusExpectations();
 
   constructor(
-    private readonly kind: KindPath,
+    private readonly kind: ResourceType,
     private readonly writer: KubeWriter,
     private readonly now: () => Date,
   ) {}

@@ -1,11 +1,8 @@
 import { ObjectCache } from '../../../../src/runtime/cache.ts';
 import { Waiting } from '../../../../src/runtime/managed/errors.ts';
 import type { EventRecorder } from '../../../../src/runtime/managed/events.ts';
-import {
-  assertControlledBy,
-  type KindPath,
-  type KubeWriter,
-} from '../../../../src/runtime/managed/kube-writer.ts';
+import type { ResourceType } from '../../../../src/runtime/api-path.ts';
+import { assertControlledBy, type KubeWriter } from '../../../../src/runtime/managed/kube-writer.ts';
 import type { SecretReader } from '../../../../src/runtime/managed/secret-references.ts';
 import type {
   ConnectionDetails,
@@ -85,14 +82,18 @@ export class FakeServer {
       | 'readConnectionSecret'
       | 'writeConnectionSecret'
     > = {
-      patchStatus: async <R extends ManagedObject>(_kind: KindPath, resource: R, status: ManagedStatus) => {
+      patchStatus: async <R extends ManagedObject>(
+        _kind: ResourceType,
+        resource: R,
+        status: ManagedStatus,
+      ) => {
         const object = this.get(resource.metadata.name);
         object.status = structuredClone(status);
         this.statusWrites.push(structuredClone(status));
         return this.put(object) as unknown as R;
       },
       patchMetadata: async <R extends ManagedObject>(
-        _kind: KindPath,
+        _kind: ResourceType,
         resource: R,
         change: { finalizers?: string[]; annotations?: Record<string, string | null> },
       ) => {
@@ -108,7 +109,7 @@ export class FakeServer {
         }
         return this.put(object) as unknown as R;
       },
-      setFinalizers: <R extends ManagedObject>(kind: KindPath, resource: R, finalizers: string[]) =>
+      setFinalizers: <R extends ManagedObject>(kind: ResourceType, resource: R, finalizers: string[]) =>
         writer.patchMetadata(kind, resource, { finalizers }),
       getSecretData: async (_namespace: string, name: string) => this.secrets.get(name)?.data,
       readConnectionSecret: async (owner: ManagedObject, name: string) => {

@@ -1,0 +1,41 @@
+import type { CallOptions, HttpCore, RequestSpec } from './http.ts';
+import type { Priority, QuotaScheduler } from './quota.ts';
+
+/** What both clients share besides the core: the priority of their reads, the quota view and shutdown. */
+export abstract class CloudClient {
+  /** The priority reads are sent with when a call names none (writes: `user`). */
+  private readPriority: Priority = 'poll';
+
+  protected constructor(protected readonly http: HttpCore) {}
+
+  /**
+   * This client, sharing its connection, quota and options, with its reads sent at `priority`: what one
+   * reconcile hands its kind, so that no call names a priority. Writes keep `user`: a change the cloud is
+   * to make goes first, whatever made the reconcile run.
+   */
+  withReadPriority(priority: Priority): this {
+    const bound = Object.assign(Object.create(Object.getPrototypeOf(this) as object) as this, this);
+    bound.readPriority = priority;
+    return bound;
+  }
+
+  /** The key's shared quota scheduler (undefined when the quota is off). */
+  get quota(): QuotaScheduler | undefined {
+    return this.http.quota;
+  }
+
+  /** Requests this key may start right now without waiting (Infinity when the quota is off). */
+  quotaRemaining(): number {
+    return this.http.quota?.remaining() ?? Infinity;
+  }
+
+  /** Closes the client's own Agent; a dispatcher passed in the options stays open. */
+  close(): Promise<void> {
+    return this.http.close();
+  }
+
+  protected call<T>(request: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
+    const priority = options.priority ?? (request.method === 'GET' ? this.readPriority : 'user');
+    return this.http.call(request, { ...options, priority });
+  }
+}
