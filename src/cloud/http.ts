@@ -13,6 +13,7 @@ import {
 } from './errors.ts';
 import type { CloudHooks } from './hooks.ts';
 import { collectSecrets, redactSecrets, scrub, silentLogger } from './logging.ts';
+import type { WriteRecorder } from './recorded-writes.ts';
 import {
   defaultQuotaRegistry,
   type Priority,
@@ -204,6 +205,11 @@ export class HttpCore {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 
+  /** The path a request goes to: the base URL's path, the expanded route and the query. */
+  pathOf(request: Pick<RequestSpec<unknown>, 'route' | 'params' | 'query'>): string {
+    return this.basePath + expandRoute(request.route, request.params ?? {}) + queryString(request.query);
+  }
+
   /** Send a request, retrying per policy; resolves with the parsed payload or throws a `CloudError`. */
   async call<T>(request: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
     const spec = {
@@ -216,7 +222,7 @@ export class HttpCore {
       this.signal && options.signal
         ? AbortSignal.any([this.signal, options.signal])
         : (options.signal ?? this.signal);
-    const path = this.basePath + expandRoute(spec.route, spec.params ?? {}) + queryString(spec.query);
+    const path = this.pathOf(spec);
     const site: CallSite = { api: this.api, method: spec.method, route: spec.route, path };
     const secrets = new Set([...this.secrets, ...collectSecrets(spec.body)]);
     const bodyText = spec.body === undefined ? undefined : JSON.stringify(spec.body);
@@ -521,9 +527,56 @@ export class HttpCore {
   }
 }
 
+/** What a client sends its requests through: the core, or a view of it that records writes. */
+export type HttpTransport = Pick<HttpCore, 'api' | 'quota' | 'call' | 'pathOf' | 'close'>;
+
+/** Sends reads through the core; keeps each write in the recorder and answers it without sending it. */
+class WriteRecordingTransport implements HttpTransport {
+  constructor(
+    private readonly inner: HttpTransport,
+    private readonly recorder: WriteRecorder,
+  ) {}
+
+  get api(): ApiName {
+    return this.inner.api;
+  }
+
+  get quota(): QuotaScheduler | undefined {
+    return this.inner.quota;
+  }
+
+  pathOf(request: Pick<RequestSpec<unknown>, 'route' | 'params' | 'query'>): string {
+    return this.inner.pathOf(request);
+  }
+
+  /** Writes answer `undefined`: the code paths run this way (updates) use no write's answer. */
+  call<T>(request: RequestSpec<T>, options?: CallOptions): Promise<T> {
+    if (request.method === 'GET') return this.inner.call(request, options);
+    const { method, route, body } = request;
+    const path = this.inner.pathOf(request);
+    this.recorder.record({ api: this.api, method, path, route, ...(body === undefined ? {} : { body }) });
+    return Promise.resolve(undefined as T);
+  }
+
+  /** The core belongs to the client this view was made from. */
+  close(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
 /** What both clients share besides the core: the quota view and shutdown. */
 export abstract class CloudClient {
-  protected constructor(protected readonly http: HttpCore) {}
+  protected constructor(protected readonly http: HttpTransport) {}
+
+  /**
+   * The same client, reading the cloud as usual but keeping every write in `recorder` instead of sending
+   * it: for objects sluice only observes, and for plans.
+   */
+  withWritesRecorded(recorder: WriteRecorder): this {
+    const view = Object.create(this) as this;
+    Object.defineProperty(view, 'http', { value: new WriteRecordingTransport(this.http, recorder) });
+    return view;
+  }
 
   /** The key's shared quota scheduler (undefined when the quota is off). */
   get quota(): QuotaScheduler | undefined {

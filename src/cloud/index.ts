@@ -7,3 +7,4 @@ export * from './quota.ts';
 export * from './retry.ts';
 export * from './management-client.ts';
 export * from './alerting-client.ts';
+export * from './recorded-writes.ts';

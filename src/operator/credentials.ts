@@ -3,8 +3,9 @@ import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { AlertingClient } from '../cloud/alerting-client.ts';
 import type { CloudHooks } from '../cloud/hooks.ts';
-import type { ClientOptions } from '../cloud/http.ts';
+import type { ClientOptions, CloudClient } from '../cloud/http.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
+import type { WriteRecorder } from '../cloud/recorded-writes.ts';
 import { QuotaRegistry, type Priority, type QuotaLimit, type QuotaStart } from '../cloud/quota.ts';
 import { entryFor, hostRefusal, type AllowedHosts } from './api-hosts.ts';
 import type { CloudConnection } from './cloud-connection.ts';
@@ -83,13 +84,18 @@ export class CloudClients {
     this.quotas = new QuotaRegistry(undefined, options.quotaStart);
   }
 
-  async connectionFor(resource: ManagedObject, priority: Priority): Promise<CloudConnection> {
+  /** With `writes`, the clients keep every write there instead of sending it (objects sluice only observes). */
+  async connectionFor(
+    resource: ManagedObject,
+    priority: Priority,
+    writes?: WriteRecorder,
+  ): Promise<CloudConnection> {
     const ref = this.secretRefOf(resource);
     const clients = this.clientsFor(ref);
     // Each API's keys are needed only by the kinds that call it: an Alert's Secret may hold only the alerting keys.
-    const usable = <C>(client: C | ReconcileError): C => {
+    const usable = <C extends CloudClient>(client: C | ReconcileError): C => {
       if (client instanceof ReconcileError) throw client;
-      return client;
+      return writes ? client.withWritesRecorded(writes) : client;
     };
     return {
       get management(): ManagementClient {

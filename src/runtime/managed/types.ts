@@ -1,4 +1,4 @@
-import type { Condition, DeletionPolicy } from '../../api/common.ts';
+import type { Condition, DeletionPolicy, ManagementPolicy } from '../../api/common.ts';
 import type { KubeObject } from '../cache.ts';
 import type { ReferenceDeclaration, ResolvedReferences } from './references.ts';
 import type { ResolvedSecrets, SecretUse } from './secret-references.ts';
@@ -15,7 +15,11 @@ export interface ManagedObject extends KubeObject {
     annotations?: Record<string, string>;
     labels?: Record<string, string>;
   };
-  spec: { deletionPolicy?: DeletionPolicy; credentialsRef?: { name: string } } & Record<string, unknown>;
+  spec: {
+    deletionPolicy?: DeletionPolicy;
+    managementPolicy?: ManagementPolicy;
+    credentialsRef?: { name: string };
+  } & Record<string, unknown>;
   status?: ManagedStatus;
 }
 
