@@ -8,6 +8,7 @@ import { GROUP } from '../api/common.ts';
 import { customResourceDefinition, type KindSchema } from '../api/crd.ts';
 import { KINDS } from '../kinds.ts';
 import { HEALTH_CASES } from './argocd-fixtures.ts';
+import { observeAdmissionPolicy } from './admission-policy.ts';
 import { operatorRules } from './rbac.ts';
 
 export interface GeneratedFile {
@@ -87,6 +88,15 @@ export function renderInstallFiles(kinds: readonly KindSchema[] = KINDS): Genera
       '{{- end }}\n',
   });
 
+  files.push({
+    path: 'charts/sluice/templates/admission-policy.yaml',
+    content:
+      '{{- if .Values.admissionPolicy.enabled }}\n' +
+      HEADER +
+      observeAdmissionPolicy(kinds).map(yaml).join('---\n') +
+      '{{- end }}\n',
+  });
+
   // ---- kustomize base (deploy/) ----
   files.push({ path: 'deploy/generated/crds.yaml', content: HEADER + crds.map(yaml).join('---\n') });
   files.push({
@@ -109,6 +119,11 @@ export function renderInstallFiles(kinds: readonly KindSchema[] = KINDS): Genera
       ]
         .map(yaml)
         .join('---\n'),
+  });
+
+  files.push({
+    path: 'deploy/generated/admission-policy.yaml',
+    content: HEADER + observeAdmissionPolicy(kinds).map(yaml).join('---\n'),
   });
 
   // ---- Argo CD ----
