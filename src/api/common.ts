@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CONDITION_STATUSES, type Condition as ConditionShape } from '../runtime/conditions.ts';
-import { DELETION_POLICIES, type DeletionPolicy } from '../runtime/managed/types.ts';
+import { DELETION_POLICIES, MANAGEMENT_POLICIES, type DeletionPolicy } from '../runtime/managed/types.ts';
 
 export const GROUP = 'sluice.dev';
 export const VERSION = 'v1alpha1';
@@ -24,6 +24,13 @@ export const managedSpecFields = (defaultPolicy: DeletionPolicy) => ({
     .default(defaultPolicy)
     .describe(
       `What happens in the cloud when this resource is deleted: Delete removes the cloud resource, Orphan leaves it. Defaults to ${defaultPolicy}.`,
+    ),
+  // Optional rather than defaulted: an object that never says stays exactly as it was written.
+  managementPolicy: z
+    .enum(MANAGEMENT_POLICIES)
+    .optional()
+    .describe(
+      'Full: sluice creates, updates and deletes the cloud resource. Observe: sluice only reads it and writes status, including the calls Full would send (status.pendingChanges); it never creates, changes or deletes, whatever the deletionPolicy, so an Observe object needs a status.id or the sluice.dev/external-id annotation. Defaults to Full.',
     ),
   credentialsRef: LocalObjectReference.optional().describe(
     "A Secret in this namespace with the API credentials to use instead of the operator's (keys organizationId, keyId, keySecret, managementUrl, alertsUrl, alertsToken).",
@@ -63,6 +70,29 @@ export const managedStatusFields = {
     .int()
     .optional()
     .describe('The metadata.generation the status was last computed for.'),
+  pendingChanges: z
+    .array(
+      z
+        .object({
+          method: z.string().max(16).describe('HTTP method: POST, PUT, PATCH or DELETE.'),
+          path: z.string().max(1024).describe('The request path.'),
+          fields: z
+            .array(z.string().max(253))
+            .max(64)
+            .describe('The body fields the call sets (names only, never values).'),
+        })
+        .describe('One call sluice would send.'),
+    )
+    .max(32)
+    .optional()
+    .describe(
+      'With managementPolicy Observe: the calls that would make the cloud match the spec, which switching to Full sends.',
+    ),
+  lastHandledReconcileAt: z
+    .string()
+    .max(1024)
+    .optional()
+    .describe('The last value of the sluice.dev/reconcile-requested-at annotation the operator acted on.'),
 };
 
 /**

@@ -16,6 +16,7 @@ const COMMON_COLUMNS: PrinterColumn[] = [
     priority: 1,
   },
   { name: 'ID', type: 'string', jsonPath: '.status.id' },
+  { name: 'Policy', type: 'string', jsonPath: '.spec.managementPolicy', priority: 1 },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ];
 

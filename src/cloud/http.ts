@@ -180,9 +180,13 @@ export class HttpCore {
   }
 
   /** Send a request, retrying per policy; resolves with the parsed payload or throws a `CloudError`. */
+  /** The request path as it is sent: base path, route with its parameters, query. */
+  pathOf(request: Pick<RequestSpec<unknown>, 'route' | 'params' | 'query'>): string {
+    return this.basePath + expandRoute(request.route, request.params ?? {}) + queryString(request.query);
+  }
+
   async call<T>(request: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
-    const path =
-      this.basePath + expandRoute(request.route, request.params ?? {}) + queryString(request.query);
+    const path = this.pathOf(request);
     const call: Call = {
       site: { api: this.api, method: request.method, route: request.route, path },
       priority: options.priority ?? (request.method === 'GET' ? 'poll' : 'user'),

@@ -276,6 +276,51 @@ export const HEALTH_CASES: HealthCase[] = [
       }),
   },
   {
+    name: 'observe-only-matching',
+    about: 'managementPolicy Observe and the cloud matches the spec',
+    expected: { status: 'Healthy', message: 'observed only: the cloud matches the spec' },
+    object: (kind) =>
+      resource(kind, {
+        conditions: [
+          ok,
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'ObserveOnly',
+            message: 'observed only: the cloud matches the spec',
+          },
+        ],
+      }),
+  },
+  {
+    name: 'observe-only-differs',
+    about: 'managementPolicy Observe and the cloud differs: the calls Full would send are pending',
+    expected: {
+      status: 'Progressing',
+      message:
+        'observed only: the cloud differs in name; managementPolicy Full would send PATCH /v1/organizations/o/services/c0ffee00 (name)',
+    },
+    object: (kind) =>
+      resource(kind, {
+        conditions: [
+          ok,
+          notReady(
+            'ObserveOnly',
+            'observed only: the cloud differs in name; managementPolicy Full would send PATCH /v1/organizations/o/services/c0ffee00 (name)',
+          ),
+        ],
+      }),
+  },
+  {
+    name: 'nothing-to-observe',
+    about: 'managementPolicy Observe without an id to observe: Observe never creates',
+    expected: { status: 'Degraded', message: 'managementPolicy Observe never creates' },
+    object: (kind) =>
+      resource(kind, {
+        conditions: [ok, notReady('NothingToObserve', 'managementPolicy Observe never creates')],
+      }),
+  },
+  {
     name: 'external-missing',
     about: 'the cloud resource was deleted behind sluice',
     expected: { status: 'Degraded', message: 'c0ffee00 is gone' },

@@ -9,6 +9,7 @@ import { customResourceDefinition } from '../api/crd.ts';
 import type { KindSchema } from '../api/kind-schema.ts';
 import { KIND_SCHEMAS } from '../api/kinds.ts';
 import { healthCasesOf } from './argocd-fixtures.ts';
+import { observeAdmissionPolicy } from './admission-policy.ts';
 import { operatorRules } from './rbac.ts';
 
 export interface GeneratedFile {
@@ -83,6 +84,15 @@ export function renderInstallFiles(kinds: readonly KindSchema[] = KIND_SCHEMAS):
       '{{- end }}\n',
   });
 
+  files.push({
+    path: 'charts/sluice/templates/admission-policy.yaml',
+    content:
+      '{{- if .Values.admissionPolicy.enabled }}\n' +
+      HEADER +
+      observeAdmissionPolicy(kinds).map(yaml).join('---\n') +
+      '{{- end }}\n',
+  });
+
   // ---- kustomize base (deploy/) ----
   files.push({ path: 'deploy/generated/crds.yaml', content: HEADER + crds.map(yaml).join('---\n') });
   files.push({
@@ -105,6 +115,11 @@ export function renderInstallFiles(kinds: readonly KindSchema[] = KIND_SCHEMAS):
       ]
         .map(yaml)
         .join('---\n'),
+  });
+
+  files.push({
+    path: 'deploy/generated/admission-policy.yaml',
+    content: HEADER + observeAdmissionPolicy(kinds).map(yaml).join('---\n'),
   });
 
   // ---- Argo CD ----

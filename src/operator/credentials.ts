@@ -3,8 +3,10 @@ import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { AlertingClient } from '../cloud/alerting-client.ts';
 import type { CloudHooks } from '../cloud/hooks.ts';
+import type { CloudClient } from '../cloud/cloud-client.ts';
 import type { ClientOptions } from '../cloud/http.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
+import type { WriteRecorder } from '../runtime/recorded-writes.ts';
 import { QuotaRegistry, type Priority, type QuotaLimit, type QuotaStart } from '../cloud/quota.ts';
 import type { CloudConnection } from '../controllers/cloud-connection.ts';
 import { entryFor, hostRefusal, type AllowedHosts } from './api-hosts.ts';
@@ -81,13 +83,18 @@ export class CloudClients {
     this.quotas = new QuotaRegistry(undefined, options.quotaStart);
   }
 
-  async connectionFor(resource: ManagedObject, priority: Priority): Promise<CloudConnection> {
+  /** With `writes`, the clients keep every write there instead of sending it (objects sluice only observes). */
+  async connectionFor(
+    resource: ManagedObject,
+    priority: Priority,
+    writes?: WriteRecorder,
+  ): Promise<CloudConnection> {
     const ref = this.secretRefOf(resource);
     const clients = this.clientsFor(ref);
     // Each API's keys are needed only by the kinds that call it: an Alert's Secret may hold only the alerting keys.
-    const usable = <C>(client: C | ReconcileError): C => {
+    const usable = <C extends CloudClient>(client: C | ReconcileError): C => {
       if (client instanceof ReconcileError) throw client;
-      return client;
+      return writes ? client.withWritesRecorded(writes) : client;
     };
     // Reads follow the reconcile's priority, writes go as `user` (the clients' default): no call names one.
     let management: ManagementClient | undefined;

@@ -56,7 +56,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     logger: log,
     writer: kube,
     events,
-    cloudFor: (resource, priority) => clouds.connectionFor(resource, priority),
+    cloudFor: (resource, priority, writes) => clouds.connectionFor(resource, priority, writes),
     secretDigestKey: (resource) => clouds.secretDigestKey(resource),
     syncIntervalMs: config.syncInterval,
     pollIntervalMs: config.pollInterval,

@@ -20,6 +20,8 @@ export const ANNOTATIONS = {
    * once; an adopted resource's password is never reset otherwise.
    */
   resetPassword: 'sluice.dev/reset-password',
+  /** A new value (any) asks for a reconcile at once, with a fresh cloud read; status records it when handled. */
+  reconcileRequestedAt: 'sluice.dev/reconcile-requested-at',
 } as const;
 
 /** The time recorded before the last create call, if any. */

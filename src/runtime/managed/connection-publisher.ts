@@ -3,6 +3,7 @@ import { RETRY_DELAYS } from '../retry-delays.ts';
 import { ReconcileError } from './errors.ts';
 import type { EventRecorder } from './events.ts';
 import { assertControlledBy, type KubeWriter } from './kube-writer.ts';
+import { isObserveOnly } from './observe-only.ts';
 import type { SecretReader, SecretSnapshot } from './secret-references.ts';
 import type { StatusDraft } from './status-draft.ts';
 import type { ConnectionDetails, ExternalClient, ManagedKind, ManagedObject, Observation } from './types.ts';
@@ -83,7 +84,8 @@ export class ConnectionPublisher<R extends ManagedObject> {
       current = live && { data: live };
       missing = lacking(current);
     }
-    const recover = external.recoverConnectionDetails?.bind(external);
+    // A password reset is a write to the cloud: an object sluice only observes never asks for one.
+    const recover = isObserveOnly(resource) ? undefined : external.recoverConnectionDetails?.bind(external);
     if (recover && (resetAsked !== undefined || (missing.length > 0 && !adopted))) {
       Object.assign(values, await recover(resource, id));
       const [reason, message] =

@@ -4,6 +4,7 @@ import type { ObjectClaims } from './claims.ts';
 import { Waiting } from './errors.ts';
 import type { EventRecorder } from './events.ts';
 import type { KubeWriter } from './kube-writer.ts';
+import { isObserveOnly } from './observe-only.ts';
 import type { Outcomes } from './outcomes.ts';
 import { resolveReferencesForDelete, type ObjectLookup, type ResolvedReferences } from './references.ts';
 import type { StatusDraft } from './status-draft.ts';
@@ -40,7 +41,13 @@ export class Deletion<R extends ManagedObject, P> {
       events.record(resource, 'Normal', 'Orphaned', `left ${kind.kind} ${id} to ${holder}, which manages it`);
       return this.removeFinalizer(resource, draft);
     }
-    if (policy === 'Delete') {
+    if (isObserveOnly(resource)) {
+      // Observe never writes to the cloud, a delete least of all: whatever the deletion policy, it stays.
+      if (id) {
+        const message = `left ${kind.kind} ${id} in the cloud (managementPolicy Observe)`;
+        events.record(resource, 'Normal', 'Orphaned', message);
+      }
+    } else if (policy === 'Delete') {
       const dependants = this.options.dependantsOf?.(resource) ?? [];
       if (dependants.length > 0) {
         // Deleting the cloud resource first would break them (or the cloud refuses): they go first.

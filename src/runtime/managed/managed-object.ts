@@ -9,6 +9,10 @@ import type { Condition } from '../conditions.ts';
 export const DELETION_POLICIES = ['Delete', 'Orphan'] as const;
 export type DeletionPolicy = (typeof DELETION_POLICIES)[number];
 
+/** What sluice may do in the cloud: `Full` makes it match the spec; `Observe` only reads it into status. */
+export const MANAGEMENT_POLICIES = ['Full', 'Observe'] as const;
+export type ManagementPolicy = (typeof MANAGEMENT_POLICIES)[number];
+
 /** The shape every sluice kind shares; the generic reconciler reads only these fields. */
 export interface ManagedObject extends KubeObject {
   metadata: KubeObject['metadata'] & {
@@ -21,7 +25,11 @@ export interface ManagedObject extends KubeObject {
     annotations?: Record<string, string>;
     labels?: Record<string, string>;
   };
-  spec: { deletionPolicy?: DeletionPolicy; credentialsRef?: { name: string } } & Record<string, unknown>;
+  spec: {
+    deletionPolicy?: DeletionPolicy;
+    managementPolicy?: ManagementPolicy;
+    credentialsRef?: { name: string };
+  } & Record<string, unknown>;
   status?: ManagedStatus;
 }
 

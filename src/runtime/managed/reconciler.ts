@@ -1,6 +1,7 @@
 import { pino, type Logger } from 'pino';
 import type { Priority } from '../priority.ts';
 import { RETRY_DELAYS } from '../retry-delays.ts';
+import { WriteRecorder } from '../recorded-writes.ts';
 import { objectKey, type ReadonlyCache } from '../cache.ts';
 import type { Requeue } from '../workers.ts';
 import { ANNOTATIONS, createIntentOf, FINALIZER } from './annotations.ts';
@@ -10,6 +11,7 @@ import { ReconcileError, Waiting } from './errors.ts';
 import type { EventRecorder } from './events.ts';
 import type { KubeWriter } from './kube-writer.ts';
 import { Deletion } from './deletion.ts';
+import { isObserveOnly, nothingToObserve, reportObserved } from './observe-only.ts';
 import { Outcomes } from './outcomes.ts';
 import { Pacing } from './pacing.ts';
 import {
@@ -32,8 +34,11 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
   cache: ReadonlyCache<R>;
   writer: KubeWriter;
   events: EventRecorder;
-  /** Resolves the cloud clients for a resource (its own credentials Secret or the operator's). */
-  cloudFor(resource: R, priority: Priority): Promise<Cloud>;
+  /**
+   * Resolves the cloud clients for a resource (its own credentials Secret or the operator's); with `writes`,
+   * clients that read as usual but keep every write there instead of sending it.
+   */
+  cloudFor(resource: R, priority: Priority, writes?: WriteRecorder): Promise<Cloud>;
   /** Finds referenced sluice objects in the operator's caches. */
   lookup?: ObjectLookup;
   /** The operator's Secret cache: referenced Secrets and connection Secrets (with their owners). */
@@ -159,6 +164,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       return;
     }
     if (resource.metadata.deletionTimestamp) return this.deletion.finalize(resource, draft);
+    const requestedAt = annotations[ANNOTATIONS.reconcileRequestedAt];
+    if (requestedAt !== undefined) draft.status.lastHandledReconcileAt = requestedAt;
+    // An object sluice only observes writes nothing: its writes are recorded, to show what Full would send.
+    const writes = isObserveOnly(resource) ? new WriteRecorder() : undefined;
+    if (!writes) delete draft.status.pendingChanges;
 
     const resolution = resolveReferences(resource, kind.references ?? [], this.lookup);
     if ('waitingFor' in resolution) {
@@ -192,10 +202,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       const message = `${kind.kind} ${holder} already manages ${id}; this object changes nothing in the cloud`;
       return this.outcomes.wait(draft, new Waiting(ALREADY_MANAGED, message), true);
     }
+    if (!id && writes) return this.outcomes.wait(draft, nothingToObserve(kind.kind), true);
     const secrets = this.referencedSecrets.resolve(resource, draft.status);
     const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
-    const external = await this.connect(resource, priority, resolution.resolved, secrets);
+    const external = await this.connect(resource, priority, resolution.resolved, secrets, writes);
 
     if (!id) {
       // Crash-safe create: a create whose id never reached status left a marker in the cloud, or at least an
@@ -227,7 +238,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     }
     Object.assign(draft.status, observation.status);
     await this.connections?.sync(resource, external, id, observation, draft);
-    const next = await this.converge(resource, external, id, observation, secrets, draft);
+    const next = writes
+      ? await this.reportObserved(resource, external, id, observation, writes, draft)
+      : await this.converge(resource, external, id, observation, secrets, draft);
     this.connections?.noteUnknownKeys(resource, draft);
     return next;
   }
@@ -318,6 +331,31 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     return this.outcomes.driftCheckLater(resource);
   }
 
+  /**
+   * Observe: the kind's own `update` runs against clients that record its writes, so the calls status lists
+   * are by construction those Full sends. Secret digests stay as they were: nothing was sent.
+   */
+  private async reportObserved(
+    resource: R,
+    external: ExternalClient<R, P>,
+    id: string,
+    observation: Existing<P>,
+    writes: WriteRecorder,
+    draft: StatusDraft<R>,
+  ): Promise<Requeue> {
+    if (observation.failed) {
+      return this.outcomes.cloudFailed(draft, observation.failed, observation.reason ?? 'CloudFailed');
+    }
+    draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
+    draft.removeCondition('Drifted');
+    if (observation.differences.length > 0) await external.update(resource, id, observation);
+    const waitingFor = observation.available
+      ? undefined
+      : (observation.waitingFor ?? 'waiting for the cloud');
+    reportObserved(draft, observation.differences, writes.writes, waitingFor);
+    return this.outcomes.driftCheckLater(resource);
+  }
+
   /** Adds the finalizer when missing and sets (or, with null, removes) annotations, in one guarded write. */
   private async writeMetadata(
     resource: R,
@@ -356,8 +394,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     priority: Priority,
     references: ResolvedReferences,
     secrets: ResolvedSecrets,
+    writes?: WriteRecorder,
   ): Promise<ExternalClient<R, P>> {
-    const cloud = await this.options.cloudFor(resource, priority);
+    const cloud = await this.options.cloudFor(resource, priority, writes);
     const claimedBy = (id: string) => this.claims.recordedBy(resource, id);
     const context: ConnectContext<Cloud> = { cloud, references, secrets, claimedBy };
     return this.options.kind.connect(resource, context);

@@ -4,7 +4,9 @@ import type { ResolvedSecrets, SecretUse } from './secret-references.ts';
 
 export {
   DELETION_POLICIES,
+  MANAGEMENT_POLICIES,
   type DeletionPolicy,
+  type ManagementPolicy,
   type ManagedObject,
   type ManagedStatus,
   type SecretDigest,
