@@ -77,7 +77,7 @@ export const managedStatusFields = {
           method: z.string().max(16).describe('HTTP method: POST, PUT, PATCH or DELETE.'),
           path: z.string().max(1024).describe('The request path.'),
           fields: z
-            .array(z.string().max(253))
+            .array(z.string().max(253).describe('A body field, as a dotted path (ipAccessList.add).'))
             .max(64)
             .describe('The body fields the call sets (names only, never values).'),
         })
