@@ -20,7 +20,7 @@ const bindAddress = z.string().refine(
   { error: 'must be host:port, :port or 0 (off)' },
 );
 
-const secretRef = z
+export const secretRef = z
   .string()
   .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, {
     error: 'must be <namespace>/<name>',
@@ -31,7 +31,7 @@ const secretRef = z
   });
 
 /** `10/10s` → at most 10 requests in any 10 s; `off` sends unthrottled (only for a cloud without limits). */
-const quota = z.string().transform((text, ctx) => {
+export const quota = z.string().transform((text, ctx) => {
   if (text === 'off') return false as const;
   const match = /^(\d+)\/(.+)$/.exec(text);
   const windowMs = match ? tryParseDurationMs(match[2]!) : undefined;
