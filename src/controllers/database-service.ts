@@ -1,4 +1,5 @@
 import { GROUP, VERSION } from '../api/common.ts';
+import { renderTemplate } from '../api/connection-template.ts';
 import { DatabaseServiceSpec, DatabaseServiceStatus, type DatabaseService } from '../api/database-service.ts';
 import type { Service } from '../cloud/schemas/service.ts';
 import { passwordHashes } from '../cloud/password-hash.ts';
@@ -33,6 +34,8 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
   connectionSecret: {
     name: (resource) => resource.spec.connectionSecret?.name ?? `${resource.metadata.name}-connection`,
     requiredKeys: ['password'],
+    derive: (resource, details) =>
+      renderTemplate(resource.spec.connectionSecret?.template ?? {}, details).values,
   },
   secretReferences: (resource) => passwordSecretUses(resource),
   connect: (resource, context) => new DatabaseServiceClient(context.cloud, ownedPassword(resource, context)),

@@ -88,9 +88,7 @@ export async function runExport(
   }
   if (result.secrets.length > 0) {
     const where = config.namespace ? ` -n ${config.namespace}` : '';
-    io.stderr(
-      "create these Secrets before applying (the cloud never returns their values):",
-    );
+    io.stderr('create these Secrets before applying (the cloud never returns their values):');
     for (const secret of result.secrets) {
       const literals = secret.keys.map((key) => `--from-literal=${key}=…`).join(' ');
       io.stderr(`  kubectl create secret generic ${secret.name}${where} ${literals}   # ${secret.usedBy}`);

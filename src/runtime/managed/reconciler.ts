@@ -307,7 +307,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     });
     // Status and connection Secret at once: neither waits for the other, and a write that fails is retried
     // from what the other kept (the id in status; a lost password is recovered by the next reconcile).
-    const details = kind.connectionSecret ? creation.connectionDetails : undefined;
+    const created = kind.connectionSecret ? creation.connectionDetails : undefined;
+    const details = created && { ...created, ...this.derivedValues(resource, created) };
     await allSettledOrThrow([
       this.flushStatus(draft),
       details ? this.writeSecretValues(resource, details, existing) : undefined,
@@ -522,9 +523,15 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
         `restored ${missing.join(', ')} in Secret ${secret.name(resource)}`,
       );
     }
+    Object.assign(values, this.derivedValues(resource, { ...current?.data, ...values }));
     if (Object.entries(values).some(([key, value]) => current?.data[key] !== value)) {
       await this.writeSecretValues(resource, values, current);
     }
+  }
+
+  /** The kind's keys computed from the connection details (a template), rendered from `details`. */
+  private derivedValues(resource: R, details: Record<string, string>): Record<string, string> {
+    return this.options.kind.connectionSecret?.derive?.(resource, details) ?? {};
   }
 
   /** Writes into the connection Secret as last read (`current`); a stale read costs a retry, not a loss. */
