@@ -9,6 +9,15 @@ export interface Clock {
   clearTimeout(handle: TimerHandle): void;
 }
 
+/** Node's longest timer: a longer delay (or NaN) fires after 1 ms instead, which turns a wait into a loop. */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+/**
+ * A delay Node arms as asked: at most `MAX_TIMER_DELAY_MS`. Only for timers whose callback checks what is due
+ * and arms again: a longer wait then takes more than one timer, never a 1 ms loop.
+ */
+export const armableDelay = (delayMs: number): number => Math.min(Math.max(0, delayMs), MAX_TIMER_DELAY_MS);
+
 /** Opaque: whatever the clock's setTimeout returned. */
 export type TimerHandle = unknown;
 

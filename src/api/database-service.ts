@@ -18,7 +18,12 @@ import {
   TOGGLEABLE_ENDPOINT_PROTOCOLS,
   TOTAL_MEMORY,
 } from '../cloud/schemas/service.ts';
-import { managedSpecFields, managedStatusFields, ObjectName } from './common.ts';
+import {
+  managedSpecFields,
+  managedStatusFields,
+  ObjectName,
+  secretRecordStatusFields,
+} from './common.ts';
 import {
   MAX_TEMPLATE_KEYS,
   MAX_TEMPLATE_LENGTH,
@@ -352,11 +357,19 @@ export const DatabaseServiceStatus = z
       .max(500)
       .optional()
       .describe('The IP access list as the cloud reports it.'),
-    secretVersions: z
-      .record(z.string(), z.string().describe('resourceVersion.'))
+    // The passwordSecretRef Secret's digest: a change of its value sets the new password.
+    secretDigests: secretRecordStatusFields.secretDigests,
+    passwordReset: z
+      .string()
+      .max(1024)
+      .optional()
+      .describe('The value of the sluice.dev/reset-password annotation last acted on (one reset per value).'),
+    unknownConnectionKeys: z
+      .array(z.string().max(64).describe('A key of the connection Secret.'))
+      .max(8)
       .optional()
       .describe(
-        'The version of the passwordSecretRef Secret whose password the cloud has; a change sets the new password.',
+        'Keys the connection Secret lacks because sluice does not know them: the password of an adopted service, until the sluice.dev/reset-password annotation asks for a reset.',
       ),
   })
   .describe('What sluice last observed in the cloud.');

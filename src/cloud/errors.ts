@@ -70,9 +70,10 @@ export class ApiError extends CloudError {
   readonly retryAfterMs: number | undefined;
 
   constructor(details: ApiErrorDetails) {
-    const rid = details.requestId ? ` (requestId ${details.requestId})` : '';
+    // No request id in the message: it differs per attempt, and the message becomes a condition and an
+    // Event, which must stay the same while the cause does (the id is logged, and kept in `requestId`).
     super(
-      `${details.method} ${details.route} failed: ${details.status} ${details.code}: ${details.apiMessage}${rid}`,
+      `${details.method} ${details.route} failed: ${details.status} ${details.code}: ${details.apiMessage}`,
       details,
     );
     this.status = details.status;

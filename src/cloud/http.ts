@@ -24,6 +24,7 @@ import {
 } from './quota.ts';
 import {
   backoffDelay,
+  boundServerWait,
   classifyNetworkError,
   DEFAULT_RETRY_POLICY,
   isNeverSentCode,
@@ -448,7 +449,14 @@ export class HttpCore {
   ): ApiError {
     const { status } = outcome;
     const described = this.dialect.describeError(status, outcome.text);
-    const retryAfterMs = status === 429 || status === 503 ? parseRetryAfter(outcome.headers) : undefined;
+    const advisedMs = status === 429 || status === 503 ? parseRetryAfter(outcome.headers) : undefined;
+    const retryAfterMs = advisedMs === undefined ? undefined : boundServerWait(advisedMs);
+    if (advisedMs !== retryAfterMs) {
+      this.logger.warn(
+        { ...site, status, advisedMs, retryAfterMs },
+        'Retry-After / X-RateLimit-Reset asks for a longer wait than sluice honours; waiting the longest it does',
+      );
+    }
     return new ApiError({
       ...site,
       attempts: attempt,

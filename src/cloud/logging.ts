@@ -7,7 +7,7 @@ export const REDACTED = '[REDACTED]';
  * replaced. Matched case-insensitively against the key name.
  */
 const SECRET_KEY =
-  /^(authorization|proxy-authorization|password|keysecret|secretkey|secret|token|alertstoken|credentials|accesskey|accesskeyid|apikey|api_key|x-api-key|cookie|set-cookie)$/i;
+  /^(authorization|proxy-authorization|password|keysecret|secretkey|secret|token|alertstoken|credentials|accesskey|accesskeyid|apikey|api_key|x-api-key|cookie|set-cookie|connectionstring)$/i;
 
 /**
  * pino `redact` paths: a second line of defence for anything logged as an object by code that does not use
@@ -27,6 +27,7 @@ export const REDACT_PATHS: string[] = (() => {
     'accessKey',
     'apiKey',
     'cookie',
+    'connectionString',
   ];
   const paths: string[] = [];
   for (const key of keys) {
@@ -111,9 +112,32 @@ export function scrub(text: string, secrets: Iterable<string>): string {
   let out = text;
   for (const secret of secrets) {
     if (secret.length < 4) continue;
-    for (const form of new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)])) {
+    for (const form of encodedForms(secret)) {
       if (out.includes(form)) out = out.split(form).join(REDACTED);
     }
   }
   return out;
+}
+
+/** The shortest base64 run kept as a form of a secret (as for secrets themselves): shorter ones match words. */
+const MIN_BASE64_FORM = 4;
+
+/**
+ * The ways a secret shows up in text: as is, URL-encoded, JSON-escaped, and base64 (standard and URL-safe)
+ * wherever it sits in the encoded bytes. Inside a longer base64 text (`Basic base64(user:secret)`) the
+ * secret's characters depend on its offset modulo 3, so each of the three offsets gives the run of
+ * characters that encode the secret's bytes alone.
+ */
+export function encodedForms(secret: string): Set<string> {
+  const forms = new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]);
+  const bytes = Buffer.from(secret, 'utf8');
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+    // Characters carry 6 bits: skip those holding bits of the padding before, and the last partial one.
+    const run = encoded.slice(Math.ceil((offset * 8) / 6), Math.floor(((offset + bytes.length) * 8) / 6));
+    if (run.length < MIN_BASE64_FORM) continue;
+    forms.add(run);
+    forms.add(run.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return forms;
 }

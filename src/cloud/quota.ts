@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { systemClock, type Clock } from '../clock.ts';
+import { armableDelay, systemClock, type Clock } from '../clock.ts';
 
 /**
  * Who is waiting for the budget: `user` (a change a person asked for) goes before `poll` (observing cloud
@@ -26,6 +26,17 @@ export interface QuotaLimit {
 export const MANAGEMENT_QUOTA: QuotaLimit = { requests: 10, windowMs: 10_000, safetyMarginMs: 100 };
 /** The alerting API's limit: 100 requests per minute per token. */
 export const ALERTING_QUOTA: QuotaLimit = { requests: 100, windowMs: 60_000, safetyMarginMs: 100 };
+
+/** How a scheduler starts, beyond its limit. */
+export interface QuotaStart {
+  /**
+   * Until this moment (clock time) another process may have spent this key's budget: a predecessor that was
+   * restarted or handed over leadership, whose requests the server's window still counts. The scheduler starts
+   * with every slot spent at that moment, so its first request waits until a window (+ margin) after it: at
+   * most one window, and nothing once that lies in the past. Omitted: the budget starts unspent.
+   */
+  othersCalledUntil?: number;
+}
 
 /** A granted slot. Call `release()` once the request is over (answered, failed or abandoned). */
 export interface QuotaTicket {
@@ -110,7 +121,7 @@ export class QuotaScheduler {
   private timer: unknown;
   private timerAt = Infinity;
 
-  constructor(key: string, limit: QuotaLimit, clock: Clock = systemClock) {
+  constructor(key: string, limit: QuotaLimit, clock: Clock = systemClock, start: QuotaStart = {}) {
     if (!(limit.requests >= 1) || !Number.isInteger(limit.requests)) {
       throw new RangeError(`quota requests must be a positive integer, got ${limit.requests}`);
     }
@@ -118,6 +129,12 @@ export class QuotaScheduler {
     this.key = key;
     this.limit = { safetyMarginMs: Math.min(100, limit.windowMs / 100), ...limit };
     this.clock = clock;
+    const { othersCalledUntil } = start;
+    // The server may count up to N requests of the predecessor in a window that ends a window after its last
+    // one, whatever that window's alignment: N slots released then hold exactly that long.
+    if (othersCalledUntil !== undefined && othersCalledUntil + this.holdMs() > clock.now()) {
+      this.slots = Array.from({ length: this.limit.requests }, () => ({ releasedAt: othersCalledUntil }));
+    }
   }
 
   /**
@@ -334,11 +351,14 @@ export class QuotaScheduler {
     if (this.timer !== undefined && this.timerAt === at) return;
     this.clearTimer();
     this.timerAt = at;
-    this.timer = this.clock.setTimeout(() => {
-      this.timer = undefined;
-      this.timerAt = Infinity;
-      this.pump();
-    }, at - now);
+    this.timer = this.clock.setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        this.pump();
+      },
+      armableDelay(at - now),
+    );
   }
 
   private clearTimer(): void {
@@ -355,12 +375,19 @@ export class QuotaScheduler {
 export class QuotaRegistry {
   private readonly schedulers = new Map<string, QuotaScheduler>();
 
-  constructor(private readonly clock: Clock = systemClock) {}
+  /**
+   * `start()` is asked when a key's scheduler is created (a key first used an hour after the process started
+   * inherits nothing from a predecessor any more).
+   */
+  constructor(
+    private readonly clock: Clock = systemClock,
+    private readonly start: () => QuotaStart = () => ({}),
+  ) {}
 
   get(key: string, limit: QuotaLimit): QuotaScheduler {
     let scheduler = this.schedulers.get(key);
     if (!scheduler) {
-      scheduler = new QuotaScheduler(key, limit, this.clock);
+      scheduler = new QuotaScheduler(key, limit, this.clock, this.start());
       this.schedulers.set(key, scheduler);
     }
     return scheduler;

@@ -38,7 +38,17 @@ export function backoffDelay(
 }
 
 /**
- * The wait a 429 or 503 asks for, in ms: the larger of `Retry-After` (delta seconds or an HTTP date) and
+ * The longest server-advised wait sluice honours. A `Retry-After` of days (a misconfigured proxy, a hostile
+ * host) would pause a whole key's quota and park resources past Node's timer limit; asking again after this
+ * long costs one request.
+ */
+export const MAX_SERVER_WAIT_MS = 5 * 60_000;
+
+/** A server-advised wait within [0, MAX_SERVER_WAIT_MS]. */
+export const boundServerWait = (ms: number): number => Math.min(Math.max(0, ms), MAX_SERVER_WAIT_MS);
+
+/**
+ * The wait a 429 or 503 asks for, in ms (not yet bounded, see `boundServerWait`): the larger of `Retry-After` (delta seconds or an HTTP date) and
  * `X-RateLimit-Reset` (seconds until the window resets). Undefined when neither header is usable.
  */
 export function parseRetryAfter(

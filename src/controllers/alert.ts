@@ -2,7 +2,7 @@ import { AlertSpec, AlertStatus, type Alert } from '../api/alert.ts';
 import { GROUP, VERSION } from '../api/common.ts';
 import type { AlertBody } from '../cloud/alerting-client.ts';
 import type { CloudConnection } from '../operator/cloud-connection.ts';
-import type { ExternalClient, Observation } from '../runtime/managed/types.ts';
+import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
 import { alertBody, alertStatus, diffAlert, isAlertFor } from './alert-diff.ts';
 import { createdSince, ignoreNotFound } from './cloud-calls.ts';
 import type { SluiceKind } from './sluice-kind.ts';
@@ -22,12 +22,15 @@ export const alertKind: SluiceKind<Alert, AlertBody> = {
     { name: 'Interval', type: 'string', jsonPath: '.spec.interval' },
   ],
   defaultDeletionPolicy: 'Delete',
-  connect: (_resource, { cloud }) => new AlertClient(cloud),
+  connect: (_resource, { cloud, claimedBy }) => new AlertClient(cloud, claimedBy),
 };
 
 /** Over the alerting API: create (POST), observe (GET), replace (PUT of the whole alert), delete. */
 class AlertClient implements ExternalClient<Alert, AlertBody> {
-  constructor(private readonly cloud: CloudConnection) {}
+  constructor(
+    private readonly cloud: CloudConnection,
+    private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
+  ) {}
 
   private get calls() {
     return { priority: this.cloud.priority };
@@ -35,12 +38,13 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
 
   /**
    * Alerts carry no tags: after a crash, the alert is the one with this name and watched object that the
-   * cloud created after the intent was recorded. Without an intent a look-alike is never adopted.
+   * cloud created after the intent was recorded and no other Alert holds. Without an intent a look-alike is
+   * never adopted.
    */
   async findCreated(resource: Alert, intent: Date | undefined): Promise<string | undefined> {
     if (!intent) return undefined;
     const alerts = await this.cloud.alerting.listAlerts(this.calls);
-    return createdSince(alerts, intent, (alert) => isAlertFor(resource.spec, alert));
+    return createdSince(alerts, intent, (alert) => isAlertFor(resource.spec, alert), this.claimedBy);
   }
 
   /** The plan is the whole desired body: the PUT replaces the alert, so it never carries less. */

@@ -28,7 +28,12 @@ const STOPPABLE_STATES = new Set(['running', 'idle', 'degraded']);
  * Compares the desired spec with the service the cloud reports and says what to send. Pure: the same inputs
  * always give the same PATCH, which the unit tests pin down field by field.
  */
-export function diffService(spec: DatabaseServiceSpec, uid: string, service: Service): ServiceDiff {
+/** `uid`: the object's, for its marker tag; undefined for an adopted service, which gets no tag it did not ask for. */
+export function diffService(
+  spec: DatabaseServiceSpec,
+  uid: string | undefined,
+  service: Service,
+): ServiceDiff {
   const patch: ServiceUpdateRequest = {};
   const differences: string[] = [];
   const note = (field: string) => differences.push(field);
@@ -73,7 +78,16 @@ export function diffService(spec: DatabaseServiceSpec, uid: string, service: Ser
     note('endpoints');
   }
 
-  const tagEdit = listEdit(desiredTags(spec, uid), service.tags ?? [], (t) => `${t.key}\u0000${t.value}`);
+  // Without spec.tags the cloud's tags are left as they are (an adopted service keeps its own), marker aside.
+  const keptTags = spec.tags === undefined ? (service.tags ?? []).filter((t) => t.key !== UID_TAG) : [];
+  const tagEdit =
+    spec.tags === undefined && uid === undefined
+      ? undefined
+      : listEdit(
+          [...keptTags, ...desiredTags(spec, uid)],
+          service.tags ?? [],
+          (t) => `${t.key}\u0000${t.value}`,
+        );
   if (tagEdit) {
     patch.tags = tagEdit;
     note('tags');
@@ -119,8 +133,12 @@ export function availability(
 }
 
 /** The tags a service must carry: the user's plus sluice's marker. */
-export function desiredTags(spec: DatabaseServiceSpec, uid: string): { key: string; value: string }[] {
-  return [...(spec.tags ?? []).filter((t) => t.key !== UID_TAG), { key: UID_TAG, value: uid }];
+export function desiredTags(
+  spec: DatabaseServiceSpec,
+  uid: string | undefined,
+): { key: string; value: string }[] {
+  const marker = uid === undefined ? [] : [{ key: UID_TAG, value: uid }];
+  return [...(spec.tags ?? []).filter((t) => t.key !== UID_TAG), ...marker];
 }
 
 function stateCommand(desired: 'Running' | 'Stopped', state: string): ServiceDiff['command'] {

@@ -3,6 +3,7 @@ import { renderTemplate } from '../api/connection-template.ts';
 import { DatabaseServiceSpec, DatabaseServiceStatus, type DatabaseService } from '../api/database-service.ts';
 import type { Service } from '../cloud/schemas/service.ts';
 import { passwordHashes } from '../cloud/password-hash.ts';
+import { ANNOTATIONS } from '../runtime/managed/annotations.ts';
 import type { SecretUse } from '../runtime/managed/secret-references.ts';
 import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
 import type { CloudConnection } from '../operator/cloud-connection.ts';
@@ -38,14 +39,19 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
       renderTemplate(resource.spec.connectionSecret?.template ?? {}, details).values,
   },
   secretReferences: (resource) => passwordSecretUses(resource),
-  connect: (resource, context) => new DatabaseServiceClient(context.cloud, ownedPassword(resource, context)),
+  connect: (resource, context) =>
+    new DatabaseServiceClient(context.cloud, ownedPassword(resource, context), context.claimedBy),
 };
 
 const PASSWORD_FIELD = 'passwordSecretRef';
 
 function passwordSecretUses(resource: DatabaseService): SecretUse[] {
   const ref = resource.spec.passwordSecretRef;
-  return ref ? [{ field: PASSWORD_FIELD, secretName: ref.name, keys: [ref.key] }] : [];
+  // The spec asks the cloud to take this password: set it (by hash) whenever sluice has no record of having
+  // done so, on adoption too, so the connection Secret never carries a password the service does not have.
+  return ref
+    ? [{ field: PASSWORD_FIELD, secretName: ref.name, keys: [ref.key], sendWhenUnrecorded: true }]
+    : [];
 }
 
 /** The password the user keeps in `passwordSecretRef`, and whether the cloud still has to be given it. */
@@ -67,6 +73,7 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
   constructor(
     private readonly cloud: CloudConnection,
     private readonly password: OwnedPassword | undefined,
+    private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
   ) {}
 
   private get calls() {
@@ -75,19 +82,24 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
 
   async findCreated(resource: DatabaseService, intent: Date | undefined): Promise<string | undefined> {
     // No intent, no create was ever sent for this object (the intent is written before every create): a new
-    // service costs no look-up. With one, the uid tag finds exactly what was created for it.
+    // service costs no look-up. With one, the uid tag finds exactly what was created for it, unless another
+    // DatabaseService has taken that service over.
     if (!intent) return undefined;
     const found = await this.cloud.management.listServices(
       { tags: { [UID_TAG]: resource.metadata.uid } },
       this.calls,
     );
-    return found.sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? ''))[0]?.id;
+    return found
+      .filter((service) => this.claimedBy(service.id) === undefined)
+      .sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? ''))[0]?.id;
   }
 
   async observe(resource: DatabaseService, id: string): Promise<Observation<ServiceDiff>> {
     const service = await this.getService(id);
     if (!service) return { exists: false };
-    const diff = diffService(resource.spec, resource.metadata.uid, service);
+    // An adopted service changes only where the spec says: no marker tag (its id is in status already).
+    const adopted = resource.metadata.annotations?.[ANNOTATIONS.externalId] !== undefined;
+    const diff = diffService(resource.spec, adopted ? undefined : resource.metadata.uid, service);
     // The cloud never tells its password: a changed Secret (or one never sent, as on adoption) is the difference.
     if (this.password?.changed) {
       diff.setPassword = true;

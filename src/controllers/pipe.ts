@@ -69,21 +69,22 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
 
   /**
    * Pipes carry no tags: after a crash, the pipe is the one with this name and destination that the cloud
-   * created after the intent was recorded. Without an intent nothing is adopted: a look-alike may be
+   * created after the intent was recorded (as its clock dates it) and no other Pipe holds. Without an intent nothing is adopted: a look-alike may be
    * someone else's pipe, and adopting it would later delete it.
    */
   async findCreated(resource: Pipe, intent: Date | undefined): Promise<string | undefined> {
     if (!intent) return undefined;
     const { name, destination } = resource.spec;
     const pipes = await this.management.listPipes(this.serviceId, this.calls);
-    return createdSince(pipes, intent, (pipe) => {
+    const matches = (pipe: CloudPipe) => {
       const observed = pipe.destination as { database?: string; table?: string };
       return (
         pipe.name === name &&
         observed.database === destination.database &&
         observed.table === destination.table
       );
-    });
+    };
+    return createdSince(pipes, intent, matches, this.context.claimedBy);
   }
 
   async prepareCreate(): Promise<void> {

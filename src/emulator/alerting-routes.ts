@@ -44,7 +44,7 @@ export function registerAlertingRoutes(app: App, ctx: EmulatorContext): void {
   }
 
   app.post(ALERTS, { ...alerting, schema: { body: AlertRequest } }, (request) => {
-    const now = new Date().toISOString();
+    const now = ctx.timestamp();
     const alert: AlertRecord = {
       id: newObjectId(),
       ...fromRequest(request.body),
@@ -77,7 +77,7 @@ export function registerAlertingRoutes(app: App, ctx: EmulatorContext): void {
       team: current.team,
       silenced: current.silenced,
       createdAt: current.createdAt,
-      updatedAt: new Date().toISOString(),
+      updatedAt: ctx.timestamp(),
     };
     store.alerts.set(id, alert);
     ctx.changed();

@@ -50,6 +50,8 @@ export interface EmulatorContext {
   readonly teamId: string;
   readonly store: Store;
   readonly transitions: Transitions;
+  /** Now, as the API reports a time (`createdAt`, `updatedAt`): the clock `/_emulator/clock` sets. */
+  timestamp(): string;
   /** Call after any change to the store: schedules the state file write. */
   changed(): void;
 }

@@ -1,10 +1,11 @@
-/** `/_emulator/*`: reset, call log, faults and forced states (loopback callers only, no cloud auth). */
+/** `/_emulator/*`: reset, call log, faults, clock and forced states (loopback callers only, no cloud auth). */
 import { z } from 'zod';
 import { ALERT_STATES } from '../cloud/schemas/alert.ts';
 import { PIPE_STATES } from '../cloud/schemas/pipe.ts';
 import { RPE_STATUSES } from '../cloud/schemas/reverse-private-endpoint.ts';
 import { SERVICE_STATES } from '../cloud/schemas/service.ts';
 import type { CallLog } from './call-log.ts';
+import { ClockRequest, type EmulatorClock } from './clock.ts';
 import type { App, EmulatorContext } from './context.ts';
 import { badRequest, notFound } from './errors.ts';
 import { FaultRequest } from './faults.ts';
@@ -26,6 +27,7 @@ export const ForceStateRequest = z.discriminatedUnion('kind', [
 export interface ControlDeps {
   calls: CallLog;
   faults: FaultTable;
+  clock: EmulatorClock;
   /** Route patterns of both APIs, so a fault naming a route that does not exist is refused. */
   apiRoutes: ReadonlySet<string>;
   reset(): void;
@@ -34,7 +36,7 @@ export interface ControlDeps {
 const control = { config: { api: 'control' as const } };
 
 export function registerControlRoutes(app: App, ctx: EmulatorContext, deps: ControlDeps): void {
-  const { calls, faults } = deps;
+  const { calls, faults, clock } = deps;
 
   app.post('/_emulator/reset', control, () => {
     deps.reset();
@@ -77,6 +79,13 @@ export function registerControlRoutes(app: App, ctx: EmulatorContext, deps: Cont
   });
 
   app.post('/_emulator/transitions/advance', control, () => ({ advanced: ctx.transitions.advance() }));
+
+  app.post('/_emulator/clock', { ...control, schema: { body: ClockRequest } }, (request) => {
+    clock.set(request.body);
+    return clock.get();
+  });
+
+  app.get('/_emulator/clock', control, () => clock.get());
 
   app.post('/_emulator/state', { ...control, schema: { body: ForceStateRequest } }, (request) => {
     const body = request.body;

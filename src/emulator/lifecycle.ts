@@ -32,7 +32,7 @@ function pipeApplier(ctx: EmulatorContext, pipe: PipeRecord) {
     else {
       pipe.state = step as PipeState;
       pipe.pending = remaining;
-      pipe.updatedAt = new Date().toISOString();
+      pipe.updatedAt = ctx.timestamp();
     }
     ctx.changed();
   };
@@ -89,7 +89,7 @@ export function forcePipe(ctx: EmulatorContext, pipe: PipeRecord, state: PipeSta
   ctx.transitions.cancel(pipeKey(pipe.id));
   pipe.state = state;
   pipe.pending = [];
-  pipe.updatedAt = new Date().toISOString();
+  pipe.updatedAt = ctx.timestamp();
   ctx.changed();
 }
 

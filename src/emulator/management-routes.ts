@@ -98,7 +98,7 @@ export function registerServiceRoutes(app: App, ctx: EmulatorContext): void {
         tier: body.tier,
         state: 'provisioning',
         pending: [],
-        createdAt: new Date().toISOString(),
+        createdAt: ctx.timestamp(),
         minReplicaMemoryGb,
         maxReplicaMemoryGb,
         minTotalMemoryGb: body.minTotalMemoryGb ?? minReplicaMemoryGb * numReplicas,

@@ -53,7 +53,7 @@ export function registerPipeRoutes(app: App, ctx: EmulatorContext): void {
       const body = request.body;
       const kind = SOURCE_KINDS.find((k) => body.source[k] !== undefined)!;
       const isContinuous = kind === 'objectStorage' ? body.source.objectStorage?.isContinuous === true : true;
-      const now = new Date().toISOString();
+      const now = ctx.timestamp();
       const pipe: PipeRecord = {
         id: randomUUID(),
         serviceId: service.id,
@@ -113,7 +113,7 @@ export function registerPipeRoutes(app: App, ctx: EmulatorContext): void {
     pipe.destination = destination;
     pipe.fieldMappings = fieldMappings;
     pipe.scaling = { ...pipe.scaling, ...body.scaling };
-    pipe.updatedAt = new Date().toISOString();
+    pipe.updatedAt = ctx.timestamp();
     ctx.changed();
     return ok(pipeView(pipe));
   });
@@ -138,7 +138,7 @@ export function registerPipeRoutes(app: App, ctx: EmulatorContext): void {
     (request) => {
       const pipe = forChange(request.params as PipeParamsType);
       pipe.scaling = { ...pipe.scaling, ...request.body };
-      pipe.updatedAt = new Date().toISOString();
+      pipe.updatedAt = ctx.timestamp();
       ctx.changed();
       return ok(pipeView(pipe));
     },
@@ -155,7 +155,7 @@ export function registerPipeRoutes(app: App, ctx: EmulatorContext): void {
     (request) => {
       const pipe = forChange(request.params as PipeParamsType);
       pipe.settings = mergeSettings(pipe.settings, request.body);
-      pipe.updatedAt = new Date().toISOString();
+      pipe.updatedAt = ctx.timestamp();
       ctx.changed();
       return ok(settingsView(pipe.settings));
     },

@@ -27,6 +27,7 @@ import type { RateLimitOption } from './rate-limit.ts';
 import { readStateFile, StateFileWriter } from './state-file.ts';
 import type { EmulatorCredentials } from './state-file.ts';
 import { Store } from './store.ts';
+import { EmulatorClock } from './clock.ts';
 import { Transitions } from './transitions.ts';
 
 export type { EmulatorCredentials } from './state-file.ts';
@@ -107,6 +108,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const store = new Store();
   const transitions = new Transitions(options.transitionMs ?? 2000);
   const calls = new CallLog();
+  const clock = new EmulatorClock();
   const faults = new FaultTable(options.seed ?? 1);
   const managementLimiter = new FixedWindowRateLimiter(rateLimit);
   const alertsLimiter = new FixedWindowRateLimiter(alertsRateLimit);
@@ -131,6 +133,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     teamId: credentials.organizationId.replace(/-/g, '').slice(0, 24),
     store,
     transitions,
+    timestamp: () => clock.timestamp(),
     changed: () => writer?.schedule(),
   };
 
@@ -217,9 +220,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   registerControlRoutes(app, ctx, {
     calls,
     faults,
+    clock,
     apiRoutes,
     reset: () => {
       transitions.clear();
+      clock.reset();
       store.clear();
       calls.clear();
       faults.reset();

@@ -8,6 +8,8 @@ interface Condition {
   status: 'True' | 'False';
   reason: string;
   message?: string;
+  /** The generation the condition was set for; omitted, the fixture does not say. */
+  observedGeneration?: number;
 }
 
 /** One state of a sluice resource and the health Argo CD must show for it. */
@@ -245,6 +247,18 @@ export const HEALTH_CASES: HealthCase[] = [
       }),
   },
   {
+    name: 'already-managed',
+    about: 'the adopted id is one another resource of the kind already manages',
+    expected: { status: 'Degraded', message: 'DatabaseService team-a/orders already manages c0ffee00' },
+    object: (kind) =>
+      resource(kind, {
+        conditions: [
+          ok,
+          notReady('AlreadyManaged', 'DatabaseService team-a/orders already manages c0ffee00'),
+        ],
+      }),
+  },
+  {
     name: 'external-missing',
     about: 'the cloud resource was deleted behind sluice',
     expected: { status: 'Degraded', message: 'c0ffee00 is gone' },
@@ -278,6 +292,36 @@ export const HEALTH_CASES: HealthCase[] = [
     expected: { status: 'Healthy', message: 'Available' },
     object: (kind) =>
       resource(kind, { conditions: [failedSync('CloudApiError', '503 Service Unavailable'), ready()] }),
+  },
+  {
+    name: 'update-failed',
+    about: 'the cloud answered 500 to the update of a new spec: not Ready, retried',
+    expected: { status: 'Progressing', message: 'Retrying: PATCH failed: 500 INTERNAL' },
+    object: (kind) =>
+      resource(kind, {
+        generation: 2,
+        conditions: [
+          failedSync('CloudApiError', 'PATCH failed: 500 INTERNAL'),
+          notReady(
+            'SyncFailed',
+            'the last attempt to make the cloud match the spec failed: PATCH failed: 500 INTERNAL',
+          ),
+        ],
+      }),
+  },
+  {
+    name: 'ready-for-older-generation',
+    about:
+      'Ready=True was said of generation 1 and a failure followed the edit (a status of an older sluice)',
+    expected: { status: 'Progressing', message: 'Waiting for sluice to apply generation 2' },
+    object: (kind) =>
+      resource(kind, {
+        generation: 2,
+        conditions: [
+          { ...failedSync('CloudApiError', 'PATCH failed: 500 INTERNAL'), observedGeneration: 2 },
+          { ...ready(), observedGeneration: 1 },
+        ],
+      }),
   },
   {
     name: 'paused',

@@ -68,24 +68,31 @@ if synced ~= nil and synced.status == "False" then
   if userMustAct[synced.reason] then
     return result("Degraded", messageOf(synced, synced.reason))
   end
-  -- Anything else (the cloud answered 5xx, the apiserver failed) is retried with backoff.
+  -- Anything else (the cloud answered 5xx, the apiserver failed) is retried with backoff; Ready is then
+  -- False (SyncFailed) whenever the cloud may not match the spec.
   if ready == nil or ready.status ~= "True" then
     return result("Progressing", "Retrying: " .. messageOf(synced, synced.reason))
   end
 end
 
 if ready ~= nil and ready.status == "True" then
+  -- A Ready=True said of an earlier spec says nothing of this one (sluice rewrites Ready whenever it acts
+  -- on a generation; a status left by an older version may not have).
+  if generation ~= nil and ready.observedGeneration ~= nil and ready.observedGeneration < generation then
+    return result("Progressing", "Waiting for sluice to apply generation " .. tostring(generation))
+  end
   return result("Healthy", messageOf(ready, ready.reason or "Ready"))
 end
 
 if ready ~= nil then
-  -- Conflict: another resource already manages the same cloud object. Rejected, Expired, Failed: a reverse
+  -- Conflict, AlreadyManaged: another resource already manages the same cloud object. Rejected, Expired, Failed: a reverse
   -- private endpoint's connection was refused, not accepted in time, or failed; only a new one helps.
   local failed = {
     CloudFailed = true,
     ExternalMissing = true,
     Drifted = true,
     Conflict = true,
+    AlreadyManaged = true,
     Rejected = true,
     Expired = true,
     Failed = true,

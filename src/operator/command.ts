@@ -10,8 +10,16 @@ export function runCommand(): Command {
       '--kubeconfig <path>',
       'kubeconfig file (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)',
     )
-    .option('--namespace <name>', 'watch only this namespace (default: all)')
+    .option('--namespace <name>', 'watch only this namespace, or these (a,b,c) (default: all)')
     .option('--credentials-secret <namespace/name>', 'Secret with the cloud credentials used by default')
+    .option(
+      '--operator-credentials-namespaces <a,b>',
+      'only resources in these namespaces may use --credentials-secret (default: every namespace)',
+    )
+    .option(
+      '--allowed-api-hosts <host,host:port,*.domain>',
+      "the API hosts a resource's own credentials Secret may name (default: those of --credentials-secret)",
+    )
     .option('--concurrency <n>', 'resources reconciled at once, per kind', '8')
     .option('--sync-interval <duration>', 'how often an in-sync resource is checked for drift', '10m')
     .option(

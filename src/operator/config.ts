@@ -1,12 +1,20 @@
 import { z } from 'zod';
-import { DURATION_HINT, tryParseDurationMs } from '../runtime/duration.ts';
+import {
+  DURATION_BOUNDS,
+  durationProblem,
+  tryParseDurationMs,
+  type DurationBounds,
+} from '../runtime/duration.ts';
 import { parseBindAddress } from '../runtime/health-and-metrics-servers.ts';
+import { allowedHostProblem } from './api-hosts.ts';
 
-const duration = z.string().transform((text, ctx) => {
-  const ms = tryParseDurationMs(text);
-  if (ms === undefined) ctx.addIssue({ code: 'custom', message: `${DURATION_HINT} (got "${text}")` });
-  return ms ?? z.NEVER;
-});
+/** A duration flag: refused with the accepted range when outside it, so no timer is ever armed with it. */
+const duration = (bounds: DurationBounds) =>
+  z.string().transform((text, ctx) => {
+    const problem = durationProblem(text, bounds);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+    return problem === undefined ? tryParseDurationMs(text)! : z.NEVER;
+  });
 
 const bindAddress = z.string().refine(
   (text) => {
@@ -30,30 +38,64 @@ export const secretRef = z
     return { namespace, name };
   });
 
+/** `a,b`: a comma-separated list of at least one item, each checked by `problemOf`. */
+const list = (problemOf: (item: string) => string | undefined, omitted: string) =>
+  z.string().transform((text, ctx) => {
+    const items = text
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
+    if (items.length === 0) ctx.addIssue({ code: 'custom', message: `must name at least one (${omitted})` });
+    for (const problem of items.map(problemOf).filter((p) => p !== undefined)) {
+      ctx.addIssue({ code: 'custom', message: problem });
+    }
+    return items;
+  });
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
 /** `10/10s` → at most 10 requests in any 10 s; `off` sends unthrottled (only for a cloud without limits). */
 export const quota = z.string().transform((text, ctx) => {
   if (text === 'off') return false as const;
   const match = /^(\d+)\/(.+)$/.exec(text);
-  const windowMs = match ? tryParseDurationMs(match[2]!) : undefined;
   const requests = Number(match?.[1]);
-  if (windowMs === undefined || !(requests >= 1)) {
+  if (!match || !(requests >= 1)) {
     ctx.addIssue({
       code: 'custom',
       message: `must be <requests>/<duration> (like 10/10s) or off (got "${text}")`,
     });
     return z.NEVER;
   }
+  const windowProblem = durationProblem(match[2]!, DURATION_BOUNDS.quotaWindow);
+  if (windowProblem !== undefined) {
+    ctx.addIssue({ code: 'custom', message: `its window ${windowProblem}` });
+    return z.NEVER;
+  }
+  const windowMs = tryParseDurationMs(match[2]!)!;
   return { requests, windowMs };
 });
 
 /** `sluice run` options, validated once at start-up so a bad flag fails with its name before anything runs. */
 export const OperatorConfig = z.object({
   kubeconfig: z.string().optional(),
-  namespace: z.string().optional(),
+  namespace: z
+    .string()
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(,[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
+      error: 'must be a namespace or a comma-separated list of namespaces',
+    })
+    .optional(),
   credentialsSecret: secretRef.optional(),
+  operatorCredentialsNamespaces: list(
+    (name) => (DNS_LABEL.test(name) && name.length <= 63 ? undefined : `"${name}" is no namespace name`),
+    'omit the flag to let every namespace use the operator credentials',
+  ).optional(),
+  allowedApiHosts: list(
+    (entry) => allowedHostProblem(entry.toLowerCase()),
+    "omit the flag to allow the hosts of the operator's credentials",
+  ).optional(),
   concurrency: z.coerce.number().int().min(1).max(64).default(8),
-  syncInterval: duration.default(10 * 60_000),
-  pollInterval: duration.default(2_000),
+  syncInterval: duration(DURATION_BOUNDS.syncInterval).default(10 * 60_000),
+  pollInterval: duration(DURATION_BOUNDS.pollInterval).default(2_000),
   leaderElect: z.boolean().default(false),
   leaderElectionNamespace: z.string().default('default'),
   leaderElectionId: z.string().default('sluice-operator'),
@@ -61,8 +103,8 @@ export const OperatorConfig = z.object({
   healthProbeBindAddress: bindAddress.default(':8081'),
   managementQuota: quota.default({ requests: 10, windowMs: 10_000 }),
   alertingQuota: quota.default({ requests: 100, windowMs: 60_000 }),
-  maxCloudWait: duration.default(1_000),
-  gracefulShutdownTimeout: duration.default(10_000),
+  maxCloudWait: duration(DURATION_BOUNDS.maxCloudWait).default(1_000),
+  gracefulShutdownTimeout: duration(DURATION_BOUNDS.gracefulShutdownTimeout).default(10_000),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
 });
 export type OperatorConfig = z.output<typeof OperatorConfig>;

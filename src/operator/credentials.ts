@@ -5,7 +5,8 @@ import { AlertingClient } from '../cloud/alerting-client.ts';
 import type { CloudHooks } from '../cloud/hooks.ts';
 import type { ClientOptions } from '../cloud/http.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
-import { QuotaRegistry, type Priority, type QuotaLimit } from '../cloud/quota.ts';
+import { QuotaRegistry, type Priority, type QuotaLimit, type QuotaStart } from '../cloud/quota.ts';
+import { entryFor, hostRefusal, type AllowedHosts } from './api-hosts.ts';
 import type { CloudConnection } from './cloud-connection.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
 import { deriveDigestKey, type DigestKey } from '../runtime/managed/secret-digests.ts';
@@ -24,19 +25,22 @@ export interface SecretRef {
   name: string;
 }
 
-/** The clients a Secret's keys allow: each API's only when all of its keys are present, else what is missing. */
+/** The clients a Secret's keys allow: each API's only when its keys are complete and its host allowed. */
 interface CachedClients {
   fingerprint: string;
-  management: ManagementClient | string[];
-  alerting: AlertingClient | string[];
+  management: ManagementClient | ReconcileError;
+  alerting: AlertingClient | ReconcileError;
 }
 
 const closeAll = (clients: CachedClients) =>
   Promise.all(
     [clients.management, clients.alerting].map((client) =>
-      Array.isArray(client) ? undefined : client.close(),
+      client instanceof ReconcileError ? undefined : client.close(),
     ),
   );
+
+/** The URL key of each API in a credentials Secret. */
+const URL_KEYS = { management: 'managementUrl', alerting: 'alertsUrl' } as const;
 
 /**
  * Turns credentials Secrets into cloud clients. Clients are kept per Secret and rebuilt when its values
@@ -48,7 +52,7 @@ export class CloudClients {
    * This operator's budgets, one per API key or token: shared by the clients of every Secret with that key
    * (and kept across a rotation), and set by this operator's flags, whatever else in the process used the key.
    */
-  private readonly quotas = new QuotaRegistry();
+  private readonly quotas: QuotaRegistry;
 
   constructor(
     private readonly options: {
@@ -56,36 +60,43 @@ export class CloudClients {
       secrets: SecretReader;
       /** `--credentials-secret`: used by resources without spec.credentialsRef. */
       defaultSecret?: SecretRef;
+      /** `--operator-credentials-namespaces`: the only namespaces whose resources may use `defaultSecret`. */
+      defaultSecretNamespaces?: readonly string[];
+      /**
+       * `--allowed-api-hosts`: the hosts a resource's own credentials Secret may name. Default: the hosts of
+       * `defaultSecret`'s URLs (none without one).
+       */
+      allowedApiHosts?: AllowedHosts;
       dispatcher: Dispatcher;
       hooks: CloudHooks;
       logger: Logger;
       /** Client-side budgets per key (false = unthrottled); the clients' defaults are the cloud's limits. */
       quotas?: { management?: QuotaLimit | false; alerting?: QuotaLimit | false };
+      /** How a key's budget starts when it is first used (what a predecessor may have spent of it). */
+      quotaStart?: () => QuotaStart;
       /** `--max-cloud-wait`: a call that would wait longer for quota is deferred (the key is requeued). */
       maxWaitMs?: number;
       /** Aborts every cloud call: the operator stopped leading, or its shutdown deadline passed. */
       signal?: AbortSignal;
     },
-  ) {}
+  ) {
+    this.quotas = new QuotaRegistry(undefined, options.quotaStart);
+  }
 
   async connectionFor(resource: ManagedObject, priority: Priority): Promise<CloudConnection> {
     const ref = this.secretRefOf(resource);
     const clients = this.clientsFor(ref);
     // Each API's keys are needed only by the kinds that call it: an Alert's Secret may hold only the alerting keys.
-    const usable = <C>(client: C | string[], api: string): C => {
-      if (!Array.isArray(client)) return client;
-      throw new ReconcileError(
-        'CredentialsMissing',
-        `Secret ${ref.namespace}/${ref.name} has no key ${client.join(', ')} (for the ${api} API)`,
-        CREDENTIALS_RETRY_MS,
-      );
+    const usable = <C>(client: C | ReconcileError): C => {
+      if (client instanceof ReconcileError) throw client;
+      return client;
     };
     return {
       get management(): ManagementClient {
-        return usable(clients.management, 'management');
+        return usable(clients.management);
       },
       get alerting(): AlertingClient {
-        return usable(clients.alerting, 'alerting');
+        return usable(clients.alerting);
       },
       priority,
     };
@@ -117,7 +128,18 @@ export class CloudClients {
   private secretRefOf(resource: ManagedObject): SecretRef {
     const own = resource.spec.credentialsRef?.name;
     if (own) return { namespace: resource.metadata.namespace, name: own };
-    if (this.options.defaultSecret) return this.options.defaultSecret;
+    const { defaultSecret, defaultSecretNamespaces: namespaces } = this.options;
+    const { namespace } = resource.metadata;
+    if (defaultSecret && namespaces && !namespaces.includes(namespace)) {
+      throw new ReconcileError(
+        'OperatorCredentialsNotAllowed',
+        `the operator's credentials may be used only in namespaces ${namespaces.join(', ')} ` +
+          `(--operator-credentials-namespaces), not in ${namespace}: set spec.credentialsRef to a Secret ` +
+          `of this namespace`,
+        CREDENTIALS_RETRY_MS,
+      );
+    }
+    if (defaultSecret) return defaultSecret;
     throw new ReconcileError(
       'CredentialsMissing',
       'no credentials: set spec.credentialsRef or start the operator with --credentials-secret',
@@ -135,8 +157,14 @@ export class CloudClients {
       );
     }
     const cacheKey = `${ref.namespace}/${ref.name}`;
+    // The allow-list may change without this Secret changing (it follows the operator's Secret by default).
+    const refusals = {
+      management: this.hostRefusal(ref, data, 'management'),
+      alerting: this.hostRefusal(ref, data, 'alerting'),
+    };
     const fingerprint = createHash('sha256')
       .update(JSON.stringify([...MANAGEMENT_KEYS, ...ALERTING_KEYS].map((key) => data[key] ?? '')))
+      .update(JSON.stringify(refusals))
       .digest('hex');
     const cached = this.cache.get(cacheKey);
     if (cached?.fingerprint === fingerprint) return cached;
@@ -154,32 +182,70 @@ export class CloudClients {
     // Each API gets its own budget; left unset, the client keeps the API's published limit.
     const withQuota = (quota: QuotaLimit | false | undefined): ClientOptions =>
       quota === undefined ? clientOptions : { ...clientOptions, quota };
-    const missing = (keys: readonly string[]) => keys.filter((key) => !data[key]);
-    const management = missing(MANAGEMENT_KEYS);
-    const alerting = missing(ALERTING_KEYS);
+    const refused = (api: 'management' | 'alerting', keys: readonly string[]) => {
+      const missing = keys.filter((key) => !data[key]);
+      if (missing.length > 0) {
+        return new ReconcileError(
+          'CredentialsMissing',
+          `Secret ${cacheKey} has no key ${missing.join(', ')} (for the ${api} API)`,
+          CREDENTIALS_RETRY_MS,
+        );
+      }
+      const refusal = refusals[api];
+      return refusal ? new ReconcileError('ApiHostNotAllowed', refusal, CREDENTIALS_RETRY_MS) : undefined;
+    };
+    const management = refused('management', MANAGEMENT_KEYS);
+    const alerting = refused('alerting', ALERTING_KEYS);
     const clients: CachedClients = {
       fingerprint,
       management:
-        management.length > 0
-          ? management
-          : new ManagementClient(
-              {
-                baseUrl: data.managementUrl!,
-                organizationId: data.organizationId!,
-                keyId: data.keyId!,
-                keySecret: data.keySecret!,
-              },
-              withQuota(quotas.management),
-            ),
+        management ??
+        new ManagementClient(
+          {
+            baseUrl: data.managementUrl!,
+            organizationId: data.organizationId!,
+            keyId: data.keyId!,
+            keySecret: data.keySecret!,
+          },
+          withQuota(quotas.management),
+        ),
       alerting:
-        alerting.length > 0
-          ? alerting
-          : new AlertingClient(
-              { baseUrl: data.alertsUrl!, token: data.alertsToken! },
-              withQuota(quotas.alerting),
-            ),
+        alerting ??
+        new AlertingClient(
+          { baseUrl: data.alertsUrl!, token: data.alertsToken! },
+          withQuota(quotas.alerting),
+        ),
     };
     this.cache.set(cacheKey, clients);
     return clients;
+  }
+
+  /**
+   * Why the operator may not call the API host a resource's own Secret names, or undefined. The operator's
+   * Secret is the administrator's, so it is trusted; every other Secret may name only the allowed hosts.
+   */
+  private hostRefusal(
+    ref: SecretRef,
+    data: Record<string, string>,
+    api: keyof typeof URL_KEYS,
+  ): string | undefined {
+    const key = URL_KEYS[api];
+    const url = data[key];
+    const operators = this.options.defaultSecret;
+    if (!url || (operators?.namespace === ref.namespace && operators.name === ref.name)) return undefined;
+    const allowed = this.allowedHosts();
+    const refusal = hostRefusal(url, allowed);
+    if (refusal === undefined) return undefined;
+    const listed = allowed.length > 0 ? allowed.join(', ') : 'none';
+    return `Secret ${ref.namespace}/${ref.name} key ${key} ${refusal} (allowed: ${listed}; see --allowed-api-hosts)`;
+  }
+
+  /** `--allowed-api-hosts`, else the hosts of the operator's own Secret as it is now. */
+  private allowedHosts(): AllowedHosts {
+    const { allowedApiHosts, defaultSecret } = this.options;
+    if (allowedApiHosts) return allowedApiHosts;
+    const data = defaultSecret && this.options.secrets.get(defaultSecret.namespace, defaultSecret.name)?.data;
+    const hosts = Object.values(URL_KEYS).map((key) => (data?.[key] ? entryFor(data[key]) : undefined));
+    return [...new Set(hosts.filter((host) => host !== undefined))];
   }
 }

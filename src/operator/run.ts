@@ -49,7 +49,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   const manager: Manager<CloudConnection> = new Manager<CloudConnection>({
     kubeConfig,
     kinds: KINDS,
-    ...(config.namespace ? { namespace: config.namespace } : {}),
+    ...(config.namespace ? { namespaces: config.namespace.split(',') } : {}),
     ...(config.credentialsSecret ? { extraSecrets: [config.credentialsSecret] } : {}),
     concurrency: config.concurrency,
     metrics,
@@ -62,11 +62,18 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     pollIntervalMs: config.pollInterval,
     signal: work.signal,
   });
+  // Until when (performance.now() time) a predecessor may have spent this process's keys: see startControllers.
+  let othersCalledUntil: number | undefined;
   const clouds = new CloudClients({
     secrets: manager.secrets,
     ...(config.credentialsSecret ? { defaultSecret: config.credentialsSecret } : {}),
+    ...(config.operatorCredentialsNamespaces
+      ? { defaultSecretNamespaces: config.operatorCredentialsNamespaces }
+      : {}),
+    ...(config.allowedApiHosts ? { allowedApiHosts: config.allowedApiHosts } : {}),
     dispatcher,
     quotas: { management: config.managementQuota, alerting: config.alertingQuota },
+    quotaStart: () => (othersCalledUntil === undefined ? {} : { othersCalledUntil }),
     maxWaitMs: config.maxCloudWait,
     signal: work.signal,
     logger: log,
@@ -94,11 +101,23 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   let stopping: Promise<void> | undefined;
   let finish!: (how: 'stopped' | 'lost-leadership') => void;
   const done = new Promise<'stopped' | 'lost-leadership'>((resolve) => (finish = resolve));
-  const startControllers = (leading?: AbortSignal) => {
+  /**
+   * A process that may call the cloud now may have had a predecessor (a restart, a rollout, a hand-over) whose
+   * requests the server's windows still count: every budget starts as if spent up to this moment, so the first
+   * call of a key waits at most one window. A leader knows better from the Lease: nothing when there was no
+   * holder before it, else until its predecessor stopped.
+   */
+  const startControllers = (leading?: AbortSignal, predecessor?: { activeUntil: number | undefined }) => {
     if (stopping) return;
+    const { activeUntil } = predecessor ?? { activeUntil: Date.now() };
+    othersCalledUntil =
+      activeUntil === undefined ? undefined : performance.now() - (Date.now() - activeUntil);
     leading?.addEventListener('abort', () => work.abort(), { once: true });
-    log.info({ controllers: manager.kinds }, 'starting controllers');
-    manager.start();
+    log.info(
+      { controllers: manager.kinds },
+      'starting controllers; workers start once every cache has synced',
+    );
+    void manager.start();
   };
   const shutdown = async (how: 'stopped' | 'lost-leadership') => {
     stopping ??= (async () => {

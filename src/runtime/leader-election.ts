@@ -20,8 +20,11 @@ export interface LeaderElectionOptions {
   retryPeriodSeconds?: number;
   /** On stop(), hand the lease back so the next leader need not wait out the lease duration. Default true. */
   releaseOnStop?: boolean;
-  /** Called once the lease is ours; `leading` is aborted when leadership ends for any reason. */
-  onStartedLeading(leading: AbortSignal): void;
+  /**
+   * Called once the lease is ours; `leading` is aborted when leadership ends for any reason. `predecessor`
+   * says until when the previous holder may have acted as leader (see `previousLeaderActiveUntil`).
+   */
+  onStartedLeading(leading: AbortSignal, predecessor: { activeUntil: number | undefined }): void;
   /** Called when the lease is lost (not after stop()). The operator exits: its caches may be stale. */
   onStoppedLeading(): void;
   /** Called whenever a different holder is observed, including ourselves. */
@@ -29,7 +32,7 @@ export interface LeaderElectionOptions {
   logger?: Logger;
 }
 
-interface Lease {
+export interface Lease {
   apiVersion: 'coordination.k8s.io/v1';
   kind: 'Lease';
   metadata: { name: string; namespace: string; resourceVersion?: string };
@@ -62,6 +65,8 @@ export class LeaderElector {
 
   private lastSeen: { resourceVersion: string | undefined; at: number } | undefined;
   private lease: Lease | undefined;
+  /** The lease as it was before this process took it (undefined: this process created it). */
+  private replaced: Lease | undefined;
   private leading: AbortController | undefined;
   private reportedLeader: string | undefined;
   private stopped = false;
@@ -114,8 +119,12 @@ export class LeaderElector {
     if (this.stopped) return 'stopped';
 
     this.leading = new AbortController();
-    this.logger.info('became leader');
-    this.options.onStartedLeading(this.leading.signal);
+    const activeUntil = previousLeaderActiveUntil(this.replaced, Date.now());
+    this.logger.info(
+      activeUntil === undefined ? {} : { predecessorActiveUntil: new Date(activeUntil).toISOString() },
+      'became leader',
+    );
+    this.options.onStartedLeading(this.leading.signal, { activeUntil });
     const end = await this.renewUntilLostOrStopped();
     this.leading.abort();
     this.leading = undefined;
@@ -153,6 +162,7 @@ export class LeaderElector {
       const timeout = AbortSignal.timeout(Math.max(1, Math.ceil(timeoutMs)));
       const signal = AbortSignal.any([this.stopController.signal, timeout]);
       const current = await this.getLease(signal);
+      if (!this.leading) this.replaced = current;
       if (!current) {
         this.lease = await this.write('POST', this.leaseBody(undefined, now), signal);
         this.observe(this.lease);
@@ -251,6 +261,26 @@ export class LeaderElector {
   private async sleep(ms: number): Promise<void> {
     await delay(ms, undefined, { signal: this.stopController.signal }).catch(() => {});
   }
+}
+
+/**
+ * Allowance for the clocks of two nodes: the previous holder wrote the lease's times by its own clock. NTP keeps
+ * nodes far closer; a second also covers a renewTime written with second precision.
+ */
+export const LEASE_CLOCK_SKEW_MS = 1_000;
+
+/**
+ * Until when (ms since the epoch, this process's clock) the previous holder of `lease` may have acted as leader,
+ * judged by the process that took it over at `now`: undefined when there was no lease (no holder ever), its
+ * release time when it was handed back (a holder releases only after its work stopped), else its last renewal
+ * plus the lease duration (a holder stops acting when it cannot renew in time). Never later than `now`.
+ */
+export function previousLeaderActiveUntil(lease: Lease | undefined, now: number): number | undefined {
+  if (!lease) return undefined;
+  const renewed = Date.parse(lease.spec?.renewTime ?? '');
+  if (Number.isNaN(renewed)) return now;
+  const held = lease.spec?.holderIdentity ? (lease.spec.leaseDurationSeconds ?? 0) * 1000 : 0;
+  return Math.min(now, renewed + held + LEASE_CLOCK_SKEW_MS);
 }
 
 /** metav1.MicroTime: RFC 3339 with exactly six fractional digits, which the apiserver requires. */

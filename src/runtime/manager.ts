@@ -1,10 +1,11 @@
 import type { KubeAccess } from './kube-config.ts';
 import type { Logger } from 'pino';
-import { objectKey, splitKey } from './cache.ts';
+import { objectKey, splitKey, type KubeObject } from './cache.ts';
 import { Controller } from './controller.ts';
 import { Informer } from './informer.ts';
+import { informerFor, type SharedInformer } from './namespaced-informers.ts';
 import { MANAGED_BY_LABEL } from './managed/annotations.ts';
-import type { ManagedReconcilerOptions } from './managed/reconciler.ts';
+import { ALREADY_MANAGED, type ManagedReconcilerOptions } from './managed/reconciler.ts';
 import {
   dependencyKey,
   DependencyIndex,
@@ -31,8 +32,8 @@ export interface ManagerOptions<Cloud> extends Pick<
 > {
   kubeConfig: KubeAccess;
   kinds: readonly ManagedKind<ManagedObject, Cloud, unknown>[];
-  /** Watch one namespace only; all namespaces when omitted. */
-  namespace?: string;
+  /** Watch only these namespaces; all namespaces when omitted or empty. */
+  namespaces?: readonly string[];
   /** Single Secrets to mirror beyond the watched namespace (the operator's credentials Secret). */
   extraSecrets?: readonly { namespace: string; name: string }[];
   concurrency: number;
@@ -47,7 +48,7 @@ export interface ManagerOptions<Cloud> extends Pick<
  */
 export class Manager<Cloud> {
   readonly secrets: SecretCache;
-  private readonly informers = new Map<string, Informer<ManagedObject>>();
+  private readonly informers = new Map<string, SharedInformer<ManagedObject>>();
   private readonly secretInformers: Informer<SecretObject>[] = [];
   private readonly controllers = new Map<string, Controller<ManagedObject, Cloud, unknown>>();
   private readonly dependencies = new DependencyIndex();
@@ -55,22 +56,27 @@ export class Manager<Cloud> {
   private readonly referencedStates = new Map<string, string>();
   /** Connection Secret key → owner dependency key, so the owner is found again when its Secret goes. */
   private readonly secretOwners = new Map<string, string>();
+  private starting?: Promise<void>;
+  private stopped = false;
 
   constructor(private readonly options: ManagerOptions<Cloud>) {
-    const { kubeConfig, namespace, logger } = options;
+    const { kubeConfig, logger } = options;
+    const namespaces = options.namespaces?.length ? options.namespaces : undefined;
     const kindsByName = new Map(options.kinds.map((kind) => [kind.kind, kind]));
     const lookup: ObjectLookup = (kind, ns, name) => this.informers.get(kind)?.cache.get(`${ns}/${name}`);
 
-    this.secretInformers.push(
-      new Informer<SecretObject>({
-        kubeConfig,
-        resource: { group: '', version: 'v1', plural: 'secrets' },
-        ...(namespace ? { namespace } : {}),
-        logger: logger.child({ reflector: 'secrets' }),
-      }),
-    );
+    for (const namespace of namespaces ?? [undefined]) {
+      this.secretInformers.push(
+        new Informer<SecretObject>({
+          kubeConfig,
+          resource: { group: '', version: 'v1', plural: 'secrets' },
+          ...(namespace ? { namespace } : {}),
+          logger: logger.child({ reflector: 'secrets' }),
+        }),
+      );
+    }
     for (const extra of options.extraSecrets ?? []) {
-      if (!namespace || extra.namespace === namespace) continue;
+      if (!namespaces || namespaces.includes(extra.namespace)) continue;
       this.secretInformers.push(
         new Informer<SecretObject>({
           kubeConfig,
@@ -84,10 +90,9 @@ export class Manager<Cloud> {
     this.secrets = new SecretCache(this.secretInformers);
 
     for (const kind of options.kinds) {
-      const informer = new Informer<ManagedObject>({
+      const informer = informerFor<ManagedObject>(namespaces, {
         kubeConfig,
         resource: kind,
-        ...(namespace ? { namespace } : {}),
         logger: logger.child({ reflector: kind.plural }),
       });
       this.informers.set(kind.kind, informer);
@@ -120,19 +125,41 @@ export class Manager<Cloud> {
     return [...this.controllers.keys()];
   }
 
-  start(): void {
-    for (const informer of [...this.secretInformers, ...this.informers.values()]) informer.start();
-    for (const controller of this.controllers.values()) controller.start();
+  /**
+   * Starts every watch at once and the workers once every cache has synced (controller-runtime's
+   * WaitForCacheSync): a reconcile that ran on a partial cache would take a Secret or a dependant not yet
+   * listed for gone, and act on that (reset a password, delete past a dependant). Changes seen meanwhile
+   * wait in the queues. Resolves when the workers have started, or at once after stop().
+   */
+  start(): Promise<void> {
+    for (const informer of this.allInformers()) informer.start();
+    this.starting ??= Promise.all(this.allInformers().map((informer) => informer.waitForSync())).then(
+      () => {
+        if (this.stopped) return;
+        this.options.logger.info('every cache has synced; starting workers');
+        for (const controller of this.controllers.values()) controller.start();
+      },
+      // Only stop() ends a reflector before it synced (a failing list is retried forever).
+      () => undefined,
+    );
+    return this.starting;
   }
 
+  /** True once every cache has synced: the same set of caches the workers wait for (readyz). */
   hasSynced(): boolean {
-    return [...this.secretInformers, ...this.informers.values()].every((informer) => informer.hasSynced());
+    return this.allInformers().every((informer) => informer.hasSynced());
   }
 
   /** Stops taking work and waits for every reconcile in flight, then stops the watches. */
   async stop(): Promise<void> {
+    this.stopped = true;
     await Promise.all([...this.controllers.values()].map((controller) => controller.stop()));
-    await Promise.all([...this.secretInformers, ...this.informers.values()].map((i) => i.stop()));
+    await Promise.all(this.allInformers().map((i) => i.stop()));
+    await this.starting;
+  }
+
+  private allInformers(): SharedInformer<KubeObject>[] {
+    return [...this.secretInformers, ...this.informers.values()];
   }
 
   private onObjectChange(kind: ManagedKind<ManagedObject, Cloud, unknown>, key: string): void {
@@ -143,6 +170,12 @@ export class Manager<Cloud> {
     if (!object && kind.exclusiveOn) {
       // The owner of a one-per-service cloud object is gone: a waiting claimant may take over.
       for (const peer of this.informers.get(kind.kind)!.cache.keys()) this.enqueue(kind.kind, peer);
+    } else if (!object) {
+      // The holder of a cloud id may be gone: an object refused it may adopt it now.
+      for (const peer of this.informers.get(kind.kind)!.cache.list()) {
+        const ready = peer.status?.conditions?.find((c) => c.type === 'Ready');
+        if (ready?.reason === ALREADY_MANAGED) this.enqueue(kind.kind, objectKey(peer));
+      }
     }
     // A referenced object that is being deleted waits for its dependants: tell it when one changes or goes.
     for (const dependency of before) this.enqueueIfDeleting(dependency);

@@ -1,4 +1,4 @@
-import { systemClock, type Clock, type TimerHandle } from '../clock.ts';
+import { armableDelay, systemClock, type Clock, type TimerHandle } from '../clock.ts';
 import { noopWorkQueueMetrics, type WorkQueueMetrics } from './metrics.ts';
 import { defaultControllerRateLimiter, type RateLimiter } from './rate-limiter.ts';
 
@@ -75,6 +75,8 @@ export class WorkQueue {
   /** Adds `key` after `delayMs`; if the key is already scheduled, the earlier time is kept. */
   addAfter(key: string, delayMs: number): void {
     if (this.shuttingDown) return;
+    // NaN would be due at once on every timer, Infinity never: both are bugs in the caller.
+    if (!Number.isFinite(delayMs)) throw new RangeError(`addAfter(${key}): delay ${delayMs} is not finite`);
     if (delayMs <= 0) return this.add(key);
     const at = this.clock.now() + delayMs;
     const scheduled = this.delayed.get(key);
@@ -202,9 +204,10 @@ export class WorkQueue {
     if (this.delayTimer) this.clock.clearTimeout(this.delayTimer.handle);
     this.delayTimer = undefined;
     if (earliest === Infinity) return;
+    // A key due beyond Node's timer limit takes several timers: each one releases nothing and arms the next.
     const handle = this.clock.setTimeout(
       () => this.releaseDueKeys(),
-      Math.max(0, earliest - this.clock.now()),
+      armableDelay(earliest - this.clock.now()),
     );
     this.delayTimer = { handle, at: earliest };
   }

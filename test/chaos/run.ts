@@ -110,7 +110,8 @@ export async function runChaos(scenario: ChaosScenario): Promise<ChaosResult> {
     namespace,
     credentialsSecret: `${namespace}/cloud`,
     // A quota scheduler (generous, so it adds no waits) is what makes a 429's Retry-After hold the whole key.
-    flags: ['--log-level=debug', '--management-quota=10000/10s', '--alerting-quota=10000/60s'],
+    // Short windows: a restarted process waits out one window of its predecessor's budget.
+    flags: ['--log-level=debug', '--management-quota=10000/1s', '--alerting-quota=10000/1s'],
   });
   try {
     await core.createNamespace({ body: { metadata: { name: namespace } } });

@@ -8,7 +8,7 @@ export interface SluiceRunOptions {
   namespace: string;
   /** `<namespace>/<name>` of the cloud credentials Secret. */
   credentialsSecret: string;
-  /** Come last, so they override the defaults (quota off, log level warn, no listeners). */
+  /** Come last, so they override the defaults (quotas off, log level warn, no listeners). */
   flags?: string[];
   stdio?: StdioOptions;
 }
@@ -27,6 +27,7 @@ export function spawnSluiceRun(options: SluiceRunOptions): ChildProcess {
       `--credentials-secret=${options.credentialsSecret}`,
       '--poll-interval=200ms',
       '--management-quota=off',
+      '--alerting-quota=off',
       '--metrics-bind-address=0',
       '--health-probe-bind-address=0',
       '--log-level=warn',

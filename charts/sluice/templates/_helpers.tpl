@@ -35,10 +35,6 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- end -}}
 {{- end }}
 
-{{- define "sluice.leaderElect" -}}
-{{- if gt (int .Values.replicas) 1 }}true{{ end -}}
-{{- end }}
-
 {{- define "sluice.args" -}}
 - run
 - --metrics-bind-address=:{{ .Values.metrics.port }}
@@ -49,16 +45,21 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- with .Values.watchNamespace }}
 - --namespace={{ . }}
 {{- end }}
-{{- if include "sluice.leaderElect" . }}
+{{- /* Always, whatever the replica count: a rollout or a replaced pod briefly runs two processes. */}}
 - --leader-elect
 - --leader-election-namespace={{ .Release.Namespace }}
 - --leader-election-id={{ include "sluice.fullname" . }}
-{{- end }}
 - --concurrency={{ .Values.operator.concurrency }}
 - --sync-interval={{ .Values.operator.syncInterval }}
 - --poll-interval={{ .Values.operator.pollInterval }}
 - --management-quota={{ .Values.operator.managementQuota }}
 - --alerting-quota={{ .Values.operator.alertingQuota }}
+{{- with .Values.operator.operatorCredentialsNamespaces }}
+- --operator-credentials-namespaces={{ join "," . }}
+{{- end }}
+{{- with .Values.operator.allowedApiHosts }}
+- --allowed-api-hosts={{ join "," . }}
+{{- end }}
 - --log-level={{ .Values.operator.logLevel }}
 {{- range .Values.operator.extraArgs }}
 - {{ . | quote }}

@@ -15,6 +15,11 @@ export const ANNOTATIONS = {
    * crash between the call and the status write, the cloud resource created after it is found and adopted.
    */
   createPending: 'sluice.dev/create-pending',
+  /**
+   * A value not yet in `status.passwordReset` asks for new secret connection values (a password reset)
+   * once; an adopted resource's password is never reset otherwise.
+   */
+  resetPassword: 'sluice.dev/reset-password',
 } as const;
 
 export const MANAGED_BY_LABEL = { 'app.kubernetes.io/managed-by': 'sluice' } as const;

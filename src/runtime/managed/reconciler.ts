@@ -3,18 +3,21 @@ import type { Priority } from '../../cloud/quota.ts';
 import type { Condition } from '../../api/common.ts';
 import { objectKey, type ReadonlyCache } from '../cache.ts';
 import { removeCondition, setCondition, type ConditionInput } from '../conditions.ts';
-import { parseDurationMs } from '../duration.ts';
+import { DURATION_BOUNDS, formatDuration, parseDurationMs } from '../duration.ts';
 import { ExponentialFailureRateLimiter } from '../rate-limiter.ts';
 import type { Requeue } from '../workers.ts';
 import { ANNOTATIONS, FINALIZER } from './annotations.ts';
 import { deferralOf, messageOf, ReconcileError, reasonOf, retryFloorOf, Waiting } from './errors.ts';
 import type { EventRecorder } from './events.ts';
 import { assertControlledBy, type KubeWriter } from './kube-writer.ts';
+import { ClaimIndex, holderOf, type Claim } from './ownership.ts';
 import {
   keptReferenceIds,
+  replacedReference,
   resolveReferences,
   resolveReferencesForDelete,
   type ObjectLookup,
+  type ReplacedReference,
   type ResolvedReferences,
 } from './references.ts';
 import {
@@ -85,6 +88,12 @@ const EMPTY_SECRETS: ResolvedSecrets = {
  */
 export const REFERENCE_ARRIVAL_GRACE_MS = 5_000;
 
+/** The longest reset annotation value status can record (its schema's bound). */
+const MAX_RESET_VALUE_LENGTH = 1024;
+
+/** The Ready reason of an object naming a cloud id that another object of its kind holds. */
+export const ALREADY_MANAGED = 'AlreadyManaged';
+
 /** The time recorded before the last create call, if any. */
 function createIntentOf(resource: ManagedObject): Date | undefined {
   const text = resource.metadata.annotations?.[ANNOTATIONS.createPending];
@@ -104,6 +113,12 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
   /** The growing wait per key while the cloud is still moving: poll interval, doubled, capped. */
   private readonly polls: ExponentialFailureRateLimiter;
   private readonly statuses = new StatusExpectations();
+  /**
+   * The id each object was let act on (by key, with its uid) before its status may show it: a decision
+   * made here is seen by every later decision of this process at once, whatever the cache shows yet.
+   */
+  private readonly granted = new Map<string, { uid: string; id: string }>();
+  private readonly claims = new ClaimIndex();
 
   constructor(private readonly options: ManagedReconcilerOptions<R, Cloud, S>) {
     this.logger = options.logger ?? pino({ enabled: false });
@@ -115,16 +130,23 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
   }
 
   /** The cache changed for `key`: a status this process wrote may show there now. */
-  readonly observe = (key: string): void => this.statuses.observe(key, this.options.cache.get(key));
+  readonly observe = (key: string): void => {
+    const cached = this.options.cache.get(key);
+    this.statuses.observe(key, cached);
+    this.indexClaims(key, cached);
+  };
 
   /** The worker entry point: reconciles one `namespace/name` key. Throws to ask for a backoff retry. */
   readonly reconcile = async (key: string): Promise<Requeue | void> => {
     const cached = this.options.cache.get(key);
     if (!cached) {
       this.polls.forget(key);
+      this.granted.delete(key);
       this.statuses.observe(key, undefined);
+      this.claims.set(key, []);
       return;
     }
+    this.indexClaims(key, cached);
     const draft = new StatusDraft(cached, this.now, this.statuses.ahead(cached));
     try {
       const next = await this.reconcileObject(cached, draft);
@@ -145,17 +167,16 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
         this.logger.debug({ key, requeueAfterMs: deferMs }, 'cloud call deferred; requeued');
         return { requeueAfterMs: deferMs };
       }
-      draft.setCondition({
-        type: 'Synced',
-        status: 'False',
-        reason: reasonOf(error),
-        message: messageOf(error),
-      });
+      draft.recordFailure(reasonOf(error), messageOf(error));
       await this.flushStatus(draft).catch((statusError: unknown) =>
         this.logger.warn({ key, err: messageOf(statusError) }, 'could not record the failure in status'),
       );
       this.options.events.record(draft.resource, 'Warning', reasonOf(error), messageOf(error));
-      this.logger.info({ key, reason: reasonOf(error), err: messageOf(error) }, 'reconcile failed');
+      const { requestId } = error as { requestId?: unknown };
+      this.logger.info(
+        { key, reason: reasonOf(error), err: messageOf(error), requestId },
+        'reconcile failed',
+      );
       // The workers read `retryAfterMs` as a floor under the backoff; the cloud's own error stays the cause.
       const floor = retryFloorOf(error);
       if (floor === undefined || error instanceof ReconcileError) throw error;
@@ -191,20 +212,31 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
       }
       return this.wait(draft, new Waiting('WaitingForReference', resolution.waitingFor), true);
     }
+    const replaced = resource.status?.id
+      ? replacedReference(resource, kind.references ?? [], resolution.resolved)
+      : undefined;
+    if (replaced) return this.reportReplacedReference(resource, replaced, draft);
     Object.assign(draft.status, keptReferenceIds(kind.references ?? [], resolution.resolved));
     const owner = this.exclusiveOwner(resource, resolution.resolved);
     if (owner) {
       const message = `${kind.kind} ${owner} already manages this for the same ${kind.exclusiveOn}`;
       return this.wait(draft, new Waiting('Conflict', message), true);
     }
+    let id = resource.status?.id;
+    const adopting = !id && annotations[ANNOTATIONS.externalId] !== undefined;
+    if (!id) id = annotations[ANNOTATIONS.externalId];
+    const holder = id === undefined ? undefined : this.otherHolderOf(resource, id);
+    if (holder) {
+      // Never two objects on one cloud id: no write, no password reset, no delete for this one.
+      delete draft.status.id;
+      const message = `${kind.kind} ${holder} already manages ${id}; this object changes nothing in the cloud`;
+      return this.wait(draft, new Waiting(ALREADY_MANAGED, message), true);
+    }
     const secrets = this.resolveSecrets(resource, draft.status);
     const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
     const external = await this.connect(resource, priority, resolution.resolved, secrets);
 
-    let id = resource.status?.id;
-    const adopting = !id && annotations[ANNOTATIONS.externalId] !== undefined;
-    if (!id) id = annotations[ANNOTATIONS.externalId];
     if (!id) {
       // Crash-safe create: a create whose id never reached status left a marker in the cloud, or at least an
       // intent on this object; look for what it created first.
@@ -241,6 +273,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
         resource = await this.writeMetadata(resource, draft, { [ANNOTATIONS.createPending]: null });
       }
       delete draft.status.id;
+      this.granted.delete(objectKey(resource));
       draft.setCondition({
         type: 'Ready',
         status: 'False',
@@ -250,8 +283,60 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
       return { requeue: true };
     }
     Object.assign(draft.status, observation.status);
-    await this.syncConnectionSecret(resource, external, id, observation);
-    return this.converge(resource, external, id, observation, secrets, draft);
+    await this.syncConnectionSecret(resource, external, id, observation, draft);
+    const next = await this.converge(resource, external, id, observation, secrets, draft);
+    this.noteUnknownConnectionKeys(resource, draft);
+    return next;
+  }
+
+  /**
+   * The `namespace/name` of another object of the kind (any namespace this process sees) that holds `id`,
+   * or undefined when `resource` does and may act on it (recorded at once, so a concurrent reconcile of
+   * another object claiming it sees this decision).
+   */
+  private otherHolderOf(resource: R, id: string): string | undefined {
+    const { cache } = this.options;
+    const uid = resource.metadata.uid;
+    const peers = this.claims
+      .keysOf(id)
+      .map((key) => cache.get(key))
+      .filter((peer): peer is R => peer !== undefined && peer.metadata.uid !== uid);
+    const holder = holderOf(
+      id,
+      [resource, ...peers].map((object) => this.claimOf(object)),
+    );
+    if (holder && holder.uid !== uid) return holder.key;
+    const key = objectKey(resource);
+    this.granted.set(key, { uid, id });
+    this.indexClaims(key, resource);
+    return undefined;
+  }
+
+  /** Indexes what `object` may claim: its (last written) status id, its annotation, its grant. */
+  private indexClaims(key: string, object: R | undefined): void {
+    if (!object) return this.claims.set(key, []);
+    const granted = this.granted.get(key);
+    this.claims.set(key, [
+      (this.statuses.ahead(object) ?? object.status)?.id,
+      object.metadata.annotations?.[ANNOTATIONS.externalId],
+      granted?.uid === object.metadata.uid ? granted.id : undefined,
+    ]);
+  }
+
+  private claimOf(object: R): Claim {
+    const key = objectKey(object);
+    const granted = this.granted.get(key);
+    const status = this.statuses.ahead(object) ?? object.status;
+    const recordedId = status?.id ?? (granted?.uid === object.metadata.uid ? granted.id : undefined);
+    return {
+      key,
+      uid: object.metadata.uid,
+      ...(object.metadata.creationTimestamp ? { creationTimestamp: object.metadata.creationTimestamp } : {}),
+      ...(recordedId ? { recordedId } : {}),
+      ...(object.metadata.annotations?.[ANNOTATIONS.externalId]
+        ? { externalId: object.metadata.annotations[ANNOTATIONS.externalId] }
+        : {}),
+    };
   }
 
   /**
@@ -279,6 +364,26 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     return owner && owner.metadata.uid !== resource.metadata.uid ? objectKey(owner) : undefined;
   }
 
+  /**
+   * The cloud object lives under the referenced object's old cloud id (kept in status): following the new
+   * one would lose it there and create a second one. Nothing is done in the cloud until the user chooses;
+   * deleting still works, from the kept id.
+   */
+  private reportReplacedReference(resource: R, replaced: ReplacedReference, draft: StatusDraft<R>): Requeue {
+    const { kind } = this.options;
+    const { what, statusField, kept, now } = replaced;
+    const id = resource.status?.id ?? '';
+    const message =
+      `${what} now refers to ${now}, but ${kind.kind} ${id} was made under ${kept} (status.${statusField}); ` +
+      `nothing is changed in the cloud. Delete this ${kind.kind} (its deletionPolicy applies to ${id} under ${kept}) ` +
+      `and apply it again to make one under ${now}, or make ${what} manage ${kept} again (${ANNOTATIONS.externalId})`;
+    const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
+    if (ready?.reason !== 'ReferenceReplaced') {
+      this.options.events.record(resource, 'Warning', 'ReferenceReplaced', message);
+    }
+    return this.wait(draft, new Waiting('ReferenceReplaced', message), true);
+  }
+
   private async create(
     resource: R,
     external: ExternalClient<R, S>,
@@ -294,6 +399,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     resource = await this.writeMetadata(resource, draft, {
       [ANNOTATIONS.createPending]: this.now().toISOString(),
     });
+    draft.changingCloud = true;
     const creation = await external.create(resource);
     // The id goes to status at once: every later step, and every restart, works from it.
     draft.status.id = creation.externalId;
@@ -416,6 +522,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
         draft.setCondition({ type: 'Ready', status: 'False', reason: 'Drifted', message });
         return { requeueAfterMs: this.syncInterval(resource) };
       }
+      draft.changingCloud = true;
       await external.update(resource, id, observation);
       this.recordSecretVersions(draft, secrets);
       events.record(resource, 'Normal', 'Updated', `updated ${listed}`);
@@ -456,6 +563,12 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     if (!resource.metadata.finalizers?.includes(FINALIZER)) return;
     const policy = resource.spec.deletionPolicy ?? kind.defaultDeletionPolicy;
     let id = resource.status?.id;
+    const holder = id === undefined ? undefined : this.otherHolderOf(resource, id);
+    if (holder) {
+      // Another object manages it: deleting this one must not take the other's cloud resource with it.
+      events.record(resource, 'Normal', 'Orphaned', `left ${kind.kind} ${id} to ${holder}, which manages it`);
+      return this.removeFinalizer(resource, draft);
+    }
     if (policy === 'Delete') {
       const dependants = this.options.dependantsOf?.(resource) ?? [];
       if (dependants.length > 0) {
@@ -464,6 +577,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
         return this.wait(draft, new Waiting('WaitingForDependants', message), true);
       }
       const references = resolveReferencesForDelete(resource, kind.references ?? [], this.lookup);
+      const owner = this.exclusiveOwner(resource, references);
+      if (owner) {
+        // One cloud object per referenced object, and another object manages it now: not this one's to delete.
+        const message = `left the ${kind.exclusiveOn}'s ${kind.kind} in the cloud: ${owner} manages it`;
+        events.record(resource, 'Normal', 'Orphaned', message);
+        return this.removeFinalizer(resource, draft);
+      }
       const missing = Object.values(references).filter((resolved) => resolved.length === 0);
       if (missing.length > 0 && !id && !createIntentOf(resource)) {
         // Never created: no reference was ever resolved, so nothing can exist in the cloud.
@@ -502,31 +622,84 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
   private readonly lookup: ObjectLookup = (kind, namespace, name) =>
     this.options.lookup?.(kind, namespace, name);
 
-  /** Keeps the connection Secret complete: follows the cloud's hosts and recovers lost secret values. */
+  /**
+   * Keeps the connection Secret complete: follows the cloud's hosts, and gets new secret values (a password
+   * reset) when the user asks with the reset annotation, or when sluice knew them and a live read confirms
+   * the Secret lost them. An adopted resource's values were never known to sluice: resetting them unasked
+   * would break every client using them, so they stay unknown (`status.unknownConnectionKeys`) until asked.
+   */
   private async syncConnectionSecret(
     resource: R,
     external: ExternalClient<R, S>,
     id: string,
     observation: Existing<S>,
+    draft: StatusDraft<R>,
   ) {
     const secret = this.options.kind.connectionSecret;
     if (!secret) return;
-    const current = await this.readConnectionSecret(resource);
+    let current = await this.readConnectionSecret(resource);
     const values = { ...observation.connectionDetails };
-    const missing = secret.requiredKeys.filter((key) => !current?.data[key] && !values[key]);
-    if (missing.length > 0 && external.recoverConnectionDetails) {
-      Object.assign(values, await external.recoverConnectionDetails(resource, id));
-      this.options.events.record(
-        resource,
-        'Normal',
-        'ConnectionDetailsRecovered',
-        `restored ${missing.join(', ')} in Secret ${secret.name(resource)}`,
-      );
+    const lacking = (from: ConnectionSecret | undefined) =>
+      secret.requiredKeys.filter((key) => !from?.data[key] && !values[key]);
+    const resetAsked = this.resetAsked(resource);
+    const adopted = resource.metadata.annotations?.[ANNOTATIONS.externalId] !== undefined;
+    let missing = lacking(current);
+    if (missing.length > 0 && resetAsked === undefined && !adopted && this.options.connectionSecrets) {
+      // A cache that lags (or has not synced) must not cost a password: only the apiserver's word counts.
+      const live = await this.options.writer.readConnectionSecret(resource, secret.name(resource));
+      current = live && { data: live };
+      missing = lacking(current);
+    }
+    const recover = external.recoverConnectionDetails?.bind(external);
+    if (recover && (resetAsked !== undefined || (missing.length > 0 && !adopted))) {
+      Object.assign(values, await recover(resource, id));
+      const [reason, message] =
+        resetAsked === undefined
+          ? [
+              'ConnectionDetailsRecovered',
+              `restored ${missing.join(', ')} in Secret ${secret.name(resource)}`,
+            ]
+          : [
+              'PasswordReset',
+              `reset as asked by ${ANNOTATIONS.resetPassword}, into Secret ${secret.name(resource)}`,
+            ];
+      this.options.events.record(resource, 'Normal', reason, message);
     }
     Object.assign(values, this.derivedValues(resource, { ...current?.data, ...values }));
     if (Object.entries(values).some(([key, value]) => current?.data[key] !== value)) {
       await this.writeSecretValues(resource, values, current);
     }
+    // Recorded only once the new values are stored: a failed write asks again.
+    if (resetAsked !== undefined && recover) draft.status.passwordReset = resetAsked;
+    const unknown = lacking(current);
+    if (unknown.length > 0) draft.status.unknownConnectionKeys = unknown;
+    else delete draft.status.unknownConnectionKeys;
+  }
+
+  /** The reset annotation's value when it is one not acted on yet. */
+  private resetAsked(resource: R): string | undefined {
+    const asked = resource.metadata.annotations?.[ANNOTATIONS.resetPassword];
+    if (asked !== undefined && asked.length > MAX_RESET_VALUE_LENGTH) {
+      const message = `annotation ${ANNOTATIONS.resetPassword} is longer than ${MAX_RESET_VALUE_LENGTH} characters`;
+      throw new ReconcileError('InvalidAnnotation', message, 60_000);
+    }
+    return asked !== undefined && asked !== resource.status?.passwordReset ? asked : undefined;
+  }
+
+  /** A Ready resource whose secret values are unknown says so in Ready, and how to get them. */
+  private noteUnknownConnectionKeys(resource: R, draft: StatusDraft<R>): void {
+    const unknown = draft.status.unknownConnectionKeys;
+    const ready = draft.status.conditions?.find((c) => c.type === 'Ready');
+    if (!Array.isArray(unknown) || ready?.status !== 'True') return;
+    const name = this.options.kind.connectionSecret!.name(resource);
+    draft.setCondition({
+      type: 'Ready',
+      status: 'True',
+      reason: ready.reason,
+      message:
+        `Secret ${name} has no ${unknown.join(', ')}: adopted without a reset, so unknown to sluice; ` +
+        `set the annotation ${ANNOTATIONS.resetPassword} to a new value to reset it`,
+    });
   }
 
   /** The kind's keys computed from the connection details (a template), rendered from `details`. */
@@ -596,9 +769,15 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, S = unknown> {
     const text = resource.metadata.annotations?.[ANNOTATIONS.syncInterval];
     if (text === undefined) return this.options.syncIntervalMs;
     try {
-      return parseDurationMs(text, `annotation ${ANNOTATIONS.syncInterval}`);
+      return parseDurationMs(text, `annotation ${ANNOTATIONS.syncInterval}`, DURATION_BOUNDS.syncInterval);
     } catch (error) {
-      this.options.events.record(resource, 'Warning', 'InvalidAnnotation', messageOf(error));
+      const fallback = `using ${formatDuration(this.options.syncIntervalMs)}`;
+      this.options.events.record(
+        resource,
+        'Warning',
+        'InvalidAnnotation',
+        `${messageOf(error)}; ${fallback}`,
+      );
       return this.options.syncIntervalMs;
     }
   }
@@ -616,12 +795,16 @@ class StatusDraft<R extends ManagedObject> {
   status: ManagedStatus;
   waiting = false;
   discarded = false;
+  /** Set just before a call that changes the cloud to match the spec (create, update). */
+  changingCloud = false;
   /** The generation this reconcile read and acts on; writes may return a newer one, edited meanwhile. */
   private readonly generation: number | undefined;
   private observedGeneration: number | undefined;
 
   /** The version this reconcile read from the cache. */
   readonly readVersions: string[];
+  /** The conditions as the server holds them: a transition is measured against these. */
+  private stored: Condition[];
 
   /** `ahead`: our last written status, when the cache has not shown it yet: the status to build on. */
   constructor(
@@ -630,6 +813,7 @@ class StatusDraft<R extends ManagedObject> {
     ahead?: ManagedStatus,
   ) {
     this.status = structuredClone(ahead ?? resource.status ?? {});
+    this.stored = structuredClone(this.status.conditions ?? []);
     this.readVersions = resource.metadata.resourceVersion ? [resource.metadata.resourceVersion] : [];
     this.generation = resource.metadata.generation;
     this.observedGeneration = this.generation;
@@ -641,7 +825,30 @@ class StatusDraft<R extends ManagedObject> {
 
   setCondition(condition: Omit<ConditionInput, 'observedGeneration'>): void {
     const next = { ...condition, observedGeneration: this.generation };
-    this.status.conditions = setCondition(this.status.conditions ?? [], next, this.now);
+    // Against what is stored, not this draft: Synced set True before a call that then fails is no transition.
+    const stored = this.stored.find((c) => c.type === condition.type);
+    const [merged] = setCondition(stored ? [stored] : [], next, this.now);
+    const others = (this.status.conditions ?? []).filter((c) => c.type !== condition.type);
+    this.status.conditions = [...others, merged!];
+  }
+
+  /**
+   * A failed reconcile: Synced=False with the cause, and Ready=False (`SyncFailed`) unless Ready already
+   * describes this very generation and nothing was sent to change the cloud. So a spec edit or drift the
+   * cloud would not take never leaves an earlier Ready=True standing, while a failed look at a resource
+   * that matched this spec (a drift check's transient 500) or a failed poll of a wait keeps its Ready and
+   * does not flap: the cloud was not found to differ, and Synced tells of the failure.
+   */
+  recordFailure(reason: string, message: string): void {
+    this.setCondition({ type: 'Synced', status: 'False', reason, message });
+    const ready = this.status.conditions?.find((c) => c.type === 'Ready');
+    if (ready && ready.observedGeneration === this.generation && !this.changingCloud) return;
+    this.setCondition({
+      type: 'Ready',
+      status: 'False',
+      reason: 'SyncFailed',
+      message: `the last attempt to make the cloud match the spec failed: ${message}`,
+    });
   }
 
   removeCondition(type: 'Drifted'): void {
@@ -654,6 +861,7 @@ class StatusDraft<R extends ManagedObject> {
    */
   rebase(updated: R): void {
     this.resource = updated;
+    this.stored = structuredClone(updated.status?.conditions ?? []);
   }
 
   discard(): void {

@@ -140,6 +140,36 @@ export function keptReferenceIds<R extends ManagedObject>(
   return kept;
 }
 
+/** A single reference whose object now has another cloud id than the one status kept when it was used. */
+export interface ReplacedReference {
+  /** What the spec references, e.g. `DatabaseService analytics`. */
+  what: string;
+  statusField: string;
+  kept: string;
+  now: string;
+}
+
+/**
+ * The first single reference that resolves to another cloud id than the one kept in `status` (the referenced
+ * object was deleted and applied again, and made a new cloud object), or undefined.
+ */
+export function replacedReference<R extends ManagedObject>(
+  resource: R,
+  declarations: readonly ReferenceDeclaration<R>[],
+  resolved: ResolvedReferences,
+): ReplacedReference | undefined {
+  for (const declaration of declarations) {
+    if (isList(declaration)) continue;
+    const kept = resource.status?.[declaration.statusField];
+    const now = resolved[declaration.name]?.[0]?.id;
+    if (typeof kept !== 'string' || now === undefined || now === kept) continue;
+    const name = declaration.objectName(resource);
+    const what = name === undefined ? `spec ${declaration.name} id` : `${declaration.kind} ${name}`;
+    return { what, statusField: declaration.statusField, kept, now };
+  }
+  return undefined;
+}
+
 /**
  * `Kind/namespace/name` from a kind and a cache key (`namespace/name`): one key space for every object a
  * resource can depend on (sluice kinds, Secrets).

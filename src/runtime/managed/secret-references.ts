@@ -26,6 +26,13 @@ export interface SecretUse {
    * whether the values changed, replaceable values are sent again (harmless); others are taken as unchanged.
    */
   replaceable?: boolean;
+  /**
+   * With no record of what the cloud was sent (an adopted object, or a reference added to an existing one):
+   * false (the default) takes the values as what the cloud has, since it cannot show them (a pipe's
+   * credentials); true sends them, for a value the spec asks the cloud to take that is set without harm
+   * (a password the user owns).
+   */
+  sendWhenUnrecorded?: boolean;
 }
 
 export interface ResolvedSecrets {
@@ -117,7 +124,8 @@ function unsure(
   kept: KeptSecretRecord,
   before: SecretDigest | undefined,
 ): 'rotated' | { rebaselined: string } {
-  if (!kept.digests && !kept.versions) {
+  if (!before && (use.sendWhenUnrecorded || (!kept.digests && !kept.versions))) {
+    if (use.sendWhenUnrecorded) return 'rotated';
     return { rebaselined: 'no record of what the cloud was sent (adopted, or never recorded)' };
   }
   const version = kept.digests

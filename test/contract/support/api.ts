@@ -171,6 +171,9 @@ export function control(emu: Emulator) {
     addFault: async (fault: Fault): Promise<string> => (await ok('POST', '/_emulator/faults', fault)).id,
     faults: async (): Promise<Json[]> => (await ok('GET', '/_emulator/faults')).faults,
     clearFaults: () => ok('DELETE', '/_emulator/faults'),
+    setClock: (setting: { offsetMs?: number; precision?: 'millisecond' | 'second' }) =>
+      ok('POST', '/_emulator/clock', setting),
+    clock: () => ok('GET', '/_emulator/clock'),
     forceState: (kind: 'service' | 'pipe' | 'reversePrivateEndpoint' | 'alert', id: string, state: string) =>
       ok('POST', '/_emulator/state', { kind, id, state }),
     holdTransitions: () => ok('POST', '/_emulator/transitions/hold', {}),

@@ -14,7 +14,11 @@ import {
   widgetKind,
   type Widget,
 } from '../../unit/runtime/managed/fakes.ts';
-import { type Emulator, managementClient, startTestEmulator } from './support.ts';
+import { Writable } from 'node:stream';
+import { createLogger } from '../../../src/cloud/logging.ts';
+import { MAX_SERVER_WAIT_MS } from '../../../src/cloud/retry.ts';
+import { DeferredRequestError } from '../../../src/cloud/errors.ts';
+import { addFault, type Emulator, managementClient, ROUTES, startTestEmulator } from './support.ts';
 
 let emu: Emulator | undefined;
 afterEach(async () => {
@@ -89,5 +93,41 @@ describe('a tenant whose request budget is drained', () => {
     expect(served!.at).toBeLessThan(1_500);
     // No failure was recorded for the busy tenant: its status was not touched.
     expect(server.get('busy').status).toEqual({ id: 'w-busy' });
+  });
+});
+
+describe('a server-advised wait beyond reason', () => {
+  it('is capped at the longest wait sluice honours, with a warning, and arms no timer past Node’s limit', async () => {
+    const overflows: string[] = [];
+    const onWarning = (warning: Error) => {
+      if (warning.name === 'TimeoutOverflowWarning') overflows.push(warning.message);
+    };
+    process.on('warning', onWarning);
+    try {
+      emu = await startTestEmulator();
+      const lines: string[] = [];
+      const logger = createLogger(
+        { level: 'warn' },
+        new Writable({ write: (chunk: Buffer, _e, done) => done(void lines.push(chunk.toString())) }),
+      );
+      // 100 years: as seconds in Retry-After.
+      await addFault(emu, { method: 'GET', route: ROUTES.services, status: 429, retryAfter: 3_155_760_000 });
+      const client = managementClient(emu, {
+        quota: { requests: 10, windowMs: 10_000 },
+        maxWaitMs: 1_000,
+        logger,
+      });
+      const refused = await client.listServices().catch((err: unknown) => err);
+      expect(refused).toBeInstanceOf(DeferredRequestError);
+      expect((refused as DeferredRequestError).retryAfterMs).toBe(MAX_SERVER_WAIT_MS);
+      expect(lines.join('')).toContain('asks for a longer wait than sluice honours');
+      // The key's budget is paused, not for a century: a caller waiting on it is deferred for the cap.
+      const waiting = await client.listServices().catch((err: unknown) => err);
+      expect((waiting as DeferredRequestError).retryAfterMs).toBeLessThanOrEqual(MAX_SERVER_WAIT_MS);
+      await client.close();
+      expect(overflows).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -171,6 +173,70 @@ describe('no credential ever reaches a log line or an error', () => {
     for (const secret of secrets) {
       expect(log, 'log').not.toContain(secret);
       for (const errorText of errorTexts) expect(errorText, 'error').not.toContain(secret);
+    }
+  });
+
+  it('holds for a connectionString and for base64 forms of a secret echoed in an error', async () => {
+    const AZURE = 'DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=YXp1cmUta2V5LVJ0NTU=;';
+    const { logger, text } = capture();
+    const client = managementClient(emu, { logger });
+    const { service } = await client.createService({ name: 'azure', provider: 'azure', region: 'eastus2' });
+    await eventually(
+      () => client.getService(service.id),
+      (s) => expect(s.state).toBe('running'),
+    );
+    const azurePipe = {
+      name: 'blobs',
+      source: {
+        objectStorage: { url: 'https://acct.blob.core.windows.net/c/*.json', connectionString: AZURE },
+      },
+      destination: { database: 'default', table: 'blobs' },
+    };
+    const errors: unknown[] = [];
+    await client.createPipe(service.id, azurePipe).catch((err: unknown) => errors.push(err));
+    await client.close();
+
+    // A server that echoes what it received, base64-encoded, into its error message.
+    const echo = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        const b64 = (value: string) => Buffer.from(value).toString('base64');
+        const message = `BAD_REQUEST: header ${b64(req.headers.authorization ?? '')} body ${b64(body)} url ${Buffer.from(body).toString('base64url')}`;
+        res.writeHead(400, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ status: 400, error: message, requestId: 'r-1' }));
+      });
+    });
+    await new Promise<void>((resolve) => echo.listen(0, '127.0.0.1', resolve));
+    const { organizationId, keyId } = emu.credentials;
+    const echoed = new ManagementClient(
+      {
+        baseUrl: `http://127.0.0.1:${(echo.address() as AddressInfo).port}`,
+        organizationId,
+        keyId,
+        keySecret: KEY_SECRET,
+      },
+      testOptions({ logger }),
+    );
+    await echoed.createPipe(service.id, azurePipe).catch((err: unknown) => errors.push(err));
+    await echoed.close();
+    await new Promise((resolve) => echo.close(resolve));
+
+    expect(errors).toHaveLength(1);
+    const log = text();
+    expect(log).toContain('cloud request body');
+    expect(log).toContain('cloud request failed');
+    const errorText = errors.map((err) => `${String(err)}\n${inspect(err, { depth: 10 })}`).join('\n');
+    expect(errorText).toContain('BAD_REQUEST');
+    for (const secret of [AZURE, 'YXp1cmUta2V5LVJ0NTU=', KEY_SECRET]) {
+      expect(log, 'log').not.toContain(secret);
+      expect(errorText, 'error').not.toContain(secret);
+      // Nor any base64 of it: decode every base64-looking word of the error and look inside.
+      for (const word of errorText.match(/[A-Za-z0-9+/_-]{8,}={0,2}/g) ?? []) {
+        for (const decoded of [Buffer.from(word, 'base64'), Buffer.from(word, 'base64url')]) {
+          expect(decoded.toString('latin1'), `decoded ${word}`).not.toContain(secret.slice(2, -2));
+        }
+      }
     }
   });
 });

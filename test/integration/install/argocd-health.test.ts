@@ -1,7 +1,6 @@
 // The Argo CD health checks run the way Argo CD runs them: gopher-lua through test/envtest/argocd-health
 // (built with the control plane by `npm run envtest:setup`), over every fixture of every kind.
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,33 +8,10 @@ import { parse } from 'yaml';
 import { GROUP } from '../../../src/api/common.ts';
 import { HEALTH_CASES } from '../../../src/install/argocd-fixtures.ts';
 import { healthCheckKinds, healthLua } from '../../../src/install/render.ts';
-import { assetsDir, repoRoot } from '../../harness/assets.ts';
-
-interface Result {
-  dir: string;
-  inputPath: string;
-  expected: { status: string; message: string };
-  actual?: { status: string; message: string };
-  error?: string;
-}
+import { runArgoHealthHarness as runHarness } from '../../harness/argocd-health.ts';
+import { repoRoot } from '../../harness/assets.ts';
 
 const customizations = join(repoRoot, 'deploy', 'argocd', 'resource_customizations');
-
-/** Runs the gopher-lua harness; without a prebuilt binary (KUBEBUILDER_ASSETS set), through `go run`. */
-function runHarness(dir: string): Result[] {
-  const bin = join(assetsDir(), 'argocd-health');
-  const out = existsSync(bin)
-    ? execFileSync(bin, [dir], { encoding: 'utf8' })
-    : execFileSync('go', ['run', '.', dir], {
-        cwd: join(repoRoot, 'test', 'envtest', 'argocd-health'),
-        encoding: 'utf8',
-        env: { ...process.env, GOTOOLCHAIN: 'local', CGO_ENABLED: '0', GOFLAGS: '-mod=readonly' },
-      });
-  return out
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line) as Result);
-}
 
 describe('Argo CD health checks under gopher-lua (Lua 5.1, as Argo CD runs argocd-cm scripts)', () => {
   const results = runHarness(customizations);

@@ -39,6 +39,8 @@ const allFeatures = (watchNamespace: string, argocdNamespace: string) => ({
     syncInterval: '5m',
     pollInterval: '1s',
     logLevel: 'debug',
+    operatorCredentialsNamespaces: ['team-a', 'team-b'],
+    allowedApiHosts: ['api.example.com', '*.example.net:8443'],
     extraArgs: ['--alerting-quota=off'],
   },
   serviceAccount: { name: 'sluice-custom', annotations: { 'example.com/role': 'operator' } },
@@ -79,6 +81,16 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     ['a bad duration', { operator: { syncInterval: '10 minutes' } }, /syncInterval/],
     ['a bad log level', { operator: { logLevel: 'verbose' } }, /logLevel/],
     ['a namespace that is no DNS label', { watchNamespace: 'Data_Team' }, /watchNamespace/],
+    [
+      'an allowed API host given as a URL',
+      { operator: { allowedApiHosts: ['https://api.example.com'] } },
+      /allowedApiHosts/,
+    ],
+    [
+      'a credentials namespace that is no DNS label',
+      { operator: { operatorCredentialsNamespaces: ['Team_A'] } },
+      /operatorCredentialsNamespaces/,
+    ],
   ])('rejects %s through values.schema.json', (_what, values, message) => {
     expect(() => helmTemplate({ namespace: 'sluice-system', values })).toThrow(message);
   });
@@ -94,7 +106,7 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
   });
 
   it('grants the sluice kinds (with status and finalizers), Secrets, Events and Leases, and nothing else', () => {
-    const objects = parseManifests(helmTemplate({ namespace: 'sluice-system', values: { replicas: 2 } }));
+    const objects = parseManifests(helmTemplate({ namespace: 'sluice-system' }));
     const plurals = KINDS.map((k) => k.plural);
     const granted = [
       ...resourcesOf(find(objects, 'ClusterRole')),
@@ -133,18 +145,46 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     );
   });
 
-  it('turns on leader election only with more than one replica', () => {
-    const one = parseManifests(helmTemplate({ namespace: 'ops', values: {} }));
-    const two = parseManifests(helmTemplate({ namespace: 'ops', values: { replicas: 2 } }));
-    expect(operatorArgs(one)).not.toContain('--leader-elect');
-    expect(find(one, 'Role', 'sluice-leader-election')).toBeUndefined();
-    expect(operatorArgs(two)).toEqual(
+  it('elects a leader whatever the replica count, with the Lease rights, and never overlaps two pods in a rollout', () => {
+    for (const replicas of [0, 1, 3]) {
+      const objects = parseManifests(helmTemplate({ namespace: 'ops', values: { replicas } }));
+      expect(operatorArgs(objects)).toEqual(
+        expect.arrayContaining([
+          '--leader-elect',
+          '--leader-election-namespace=ops',
+          '--leader-election-id=sluice',
+        ]),
+      );
+      expect(resourcesOf(find(objects, 'Role', 'sluice-leader-election'))).toEqual([
+        'coordination.k8s.io/leases',
+      ]);
+      expect(find(objects, 'RoleBinding', 'sluice-leader-election')).toBeDefined();
+      expect((find(objects, 'Deployment')!.spec as { strategy: unknown }).strategy).toEqual({
+        type: 'Recreate',
+      });
+    }
+  });
+
+  it('passes the credentials namespaces and allowed API hosts as flags, and neither by default', () => {
+    const limited = parseManifests(
+      helmTemplate({
+        namespace: 'ops',
+        values: {
+          operator: {
+            operatorCredentialsNamespaces: ['team-a', 'team-b'],
+            allowedApiHosts: ['api.example.com', '*.example.net:8443'],
+          },
+        },
+      }),
+    );
+    expect(operatorArgs(limited)).toEqual(
       expect.arrayContaining([
-        '--leader-elect',
-        '--leader-election-namespace=ops',
-        '--leader-election-id=sluice',
+        '--operator-credentials-namespaces=team-a,team-b',
+        '--allowed-api-hosts=api.example.com,*.example.net:8443',
       ]),
     );
+    const open = operatorArgs(parseManifests(helmTemplate({ namespace: 'ops', values: {} })));
+    expect(open.filter((arg) => /credentials-namespaces|allowed-api-hosts/.test(arg))).toEqual([]);
   });
 
   it('ships every CRD as a template kept on uninstall, identical to crds/, and none with crds.enabled=false', () => {
@@ -237,6 +277,8 @@ describe.skipIf(clusterSkipReason())('helm chart on the real apiserver', () => {
         'clusterrolebinding',
         'customresourcedefinition',
         'deployment',
+        'role',
+        'rolebinding',
         'service',
         'serviceaccount',
       ].sort(),

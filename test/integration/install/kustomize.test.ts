@@ -7,9 +7,11 @@ import {
   helmTemplate,
   kubectlApply,
   kubectlBin,
+  operatorArgs,
   operatorPodTemplate,
   parseManifests,
   run,
+  type Manifest,
 } from '../../harness/install.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
 import { dryRunOperatorPod } from './support.ts';
@@ -41,7 +43,7 @@ describe('kustomize base deploy/ (no cluster needed)', () => {
   });
 
   it('grants exactly the rules the chart grants and runs the pod exactly as hardened as the chart', () => {
-    const chart = parseManifests(helmTemplate({ namespace: 'sluice-system', values: { replicas: 2 } }));
+    const chart = parseManifests(helmTemplate({ namespace: 'sluice-system' }));
     expect(find(base, 'ClusterRole')!.rules).toEqual(find(chart, 'ClusterRole')!.rules);
     expect(find(base, 'Role')!.rules).toEqual(find(chart, 'Role', 'sluice-leader-election')!.rules);
     const [ours, theirs] = [base, chart].map(
@@ -53,6 +55,11 @@ describe('kustomize base deploy/ (no cluster needed)', () => {
         },
     );
     expect(ours!.securityContext).toEqual(theirs!.securityContext);
+    // One reconciler, as in the chart: leader election always, and no rollout overlapping two pods.
+    expect(operatorArgs(base)).toContain('--leader-elect');
+    const strategy = (objects: Manifest[]) =>
+      (find(objects, 'Deployment')!.spec as { strategy: unknown }).strategy;
+    expect(strategy(base)).toEqual(strategy(chart));
     expect(ours!.volumes).toEqual(theirs!.volumes);
     for (const field of ['securityContext', 'livenessProbe', 'readinessProbe', 'resources', 'volumeMounts'])
       expect(ours!.containers[0]![field], field).toEqual(theirs!.containers[0]![field]);

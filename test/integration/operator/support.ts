@@ -54,11 +54,13 @@ export interface OperatorEnv {
   putSecret(name: string, values: Record<string, string>): Promise<void>;
   /** Forces a cloud object into a state through the emulator's control route. */
   forceState(body: Record<string, unknown>): Promise<void>;
+  /** Sets the clock behind the emulator's `createdAt`/`updatedAt` (`{}` restores the host's clock). */
+  setClock(setting: { offsetMs?: number; precision?: 'millisecond' | 'second' }): Promise<void>;
   /** Adds a fault through the emulator's control route (`DELETE` clears them all when `fault` is omitted). */
   fault(fault?: Record<string, unknown>): Promise<void>;
   /**
    * `sluice run` as a child process for this namespace, for tests that kill it; `flags` come last, so they
-   * override the defaults (the env's credentials, quota off, log level warn).
+   * override the defaults (the env's credentials, quotas off, log level warn).
    */
   spawnOperator(flags?: string[], stdio?: StdioOptions): ChildProcess;
   calls(): Promise<CallRecord[]>;
@@ -89,18 +91,25 @@ export interface KindOperations<T extends SluiceObject> {
   waitFor(name: string, what: string, test: (r: T | undefined) => boolean, timeoutMs?: number): Promise<T>;
 }
 
+/**
+ * `sharing`: another env whose emulator (one organization) this one uses too, for a second namespace; the
+ * emulator stays that env's to stop.
+ */
 export async function startOperatorEnv(
   prefix: string,
   emulatorOptions: EmulatorOptions = {},
+  { sharing }: { sharing?: OperatorEnv } = {},
 ): Promise<OperatorEnv> {
   const ns: TestNamespace = await createTestNamespace(prefix);
-  const emulator = await startEmulator({
-    port: 0,
-    transitionMs: 0,
-    rateLimit: 'off',
-    logger: false,
-    ...emulatorOptions,
-  });
+  const emulator =
+    sharing?.emulator ??
+    (await startEmulator({
+      port: 0,
+      transitionMs: 0,
+      rateLimit: 'off',
+      logger: false,
+      ...emulatorOptions,
+    }));
   const { credentials } = emulator;
   const core = ns.kc.makeApiClient(CoreV1Api);
   const objects = KubernetesObjectApi.makeApiClient(ns.kc);
@@ -192,6 +201,7 @@ export async function startOperatorEnv(
         metricsBindAddress: ':0',
         healthProbeBindAddress: ':0',
         managementQuota: 'off',
+        alertingQuota: 'off',
         ...flags,
       });
       // Every line at debug level is kept, so tests can prove no secret ever reaches the log.
@@ -237,6 +247,14 @@ export async function startOperatorEnv(
       });
       if (!response.ok) throw new Error(`force state failed: ${response.status} ${await response.text()}`);
     },
+    async setClock(setting) {
+      const response = await fetch(controlUrl('clock'), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(setting),
+      });
+      if (!response.ok) throw new Error(`set clock failed: ${response.status} ${await response.text()}`);
+    },
     async secret(name) {
       try {
         const secret = await core.readNamespacedSecret({ name, namespace: ns.name });
@@ -274,7 +292,7 @@ export async function startOperatorEnv(
       await env.stopOperator();
       await cloud.close();
       await alerting.close();
-      await emulator.stop();
+      if (!sharing) await emulator.stop();
       await ns.delete();
     },
   };

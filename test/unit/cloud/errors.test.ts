@@ -129,9 +129,23 @@ describe('ApiError', () => {
     expect(notFound).toBeInstanceOf(Error);
     expect(notFound.name).toBe('ApiError');
     expect(notFound.message).toBe(
-      'GET /v1/organizations/:organizationId/services/:serviceId failed: 404 NOT_FOUND: service not found (requestId req-1)',
+      'GET /v1/organizations/:organizationId/services/:serviceId failed: 404 NOT_FOUND: service not found',
     );
     expect(notFound).toMatchObject({ status: 404, code: 'NOT_FOUND', requestId: 'req-1', method: 'GET' });
+  });
+
+  it('words the same failure the same way whatever its request id, so a retry repeats no Event', () => {
+    const again = new ApiError({
+      ...site,
+      status: 404,
+      code: 'NOT_FOUND',
+      apiMessage: 'service not found',
+      requestId: 'req-2',
+      retryable: false,
+      mayHaveSucceeded: false,
+    });
+    expect(again.message).toBe(notFound.message);
+    expect(again.message).not.toContain('req-');
   });
 
   it('has helpers as methods and as functions that accept anything', () => {

@@ -1,6 +1,13 @@
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { collectSecrets, createLogger, REDACTED, redactSecrets, scrub } from '../../../src/cloud/logging.ts';
+import {
+  collectSecrets,
+  createLogger,
+  encodedForms,
+  REDACTED,
+  redactSecrets,
+  scrub,
+} from '../../../src/cloud/logging.ts';
 
 function captured() {
   const chunks: string[] = [];
@@ -73,6 +80,42 @@ describe('collectSecrets and scrub', () => {
       `bad value ${REDACTED} and ${REDACTED} and ${REDACTED}`,
     );
     expect(scrub('abc', ['ab'])).toBe('abc');
+  });
+
+  const AZURE = 'DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=c2VjcmV0LWtleQ+/==;';
+
+  it('treats a connectionString (an Azure key, a pipe credential) as a secret', () => {
+    const body = { source: { objectStorage: { url: 'https://x', connectionString: AZURE } } };
+    expect(redactSecrets(body)).toEqual({
+      source: { objectStorage: { url: 'https://x', connectionString: REDACTED } },
+    });
+    expect([...collectSecrets(body)]).toEqual([AZURE]);
+  });
+
+  it('removes the base64 form of a secret, standard or URL-safe, wherever it sits in an encoded text', () => {
+    const secret = 'kafka-pw-Hn39sL2e?>';
+    for (const before of ['', 'u', 'us', 'user:', 'Basic header of ']) {
+      for (const after of ['', '!', 'trailing bytes']) {
+        const encoded = Buffer.from(`${before}${secret}${after}`).toString('base64');
+        const urlSafe = Buffer.from(`${before}${secret}${after}`).toString('base64url');
+        for (const text of [`echoed ${encoded} back`, `echoed ${urlSafe} back`]) {
+          const scrubbed = scrub(text, [secret]);
+          expect(scrubbed).toContain(REDACTED);
+          // Whatever is left cannot be decoded into the secret.
+          for (const word of scrubbed.split(/\[REDACTED\]|\s/)) {
+            expect(Buffer.from(word, 'base64').toString('latin1')).not.toContain(secret.slice(1, -1));
+          }
+        }
+      }
+    }
+    expect(scrub('nothing encoded here', [secret])).toBe('nothing encoded here');
+  });
+
+  it('lists each base64 run once per offset, none shorter than a secret may be', () => {
+    expect([...encodedForms('abcdefgh')]).toEqual(
+      expect.arrayContaining(['abcdefgh', 'YWJjZGVmZ2', 'FiY2RlZmdo', 'hYmNkZWZna']),
+    );
+    expect([...encodedForms('abcd')].every((form) => form.length >= 4)).toBe(true);
   });
 });
 

@@ -366,3 +366,53 @@ describe('QuotaScheduler safety margin', () => {
     expect(log.map((entry) => entry.at)).toEqual([0, 1_010]);
   });
 });
+
+describe('QuotaScheduler after a predecessor (restart, leadership hand-over)', () => {
+  it('counts the whole budget as spent when the predecessor may last have called, so it waits one window from then', async () => {
+    const clock = new ManualClock();
+    await clock.advanceAndSettle(3_000);
+    const scheduler = new QuotaScheduler('k', limit, clock, { othersCalledUntil: 2_000 });
+    expect(scheduler.remaining()).toBe(0);
+    const { log } = acquireMany(scheduler, clock, 11);
+    await settle();
+    expect(log).toHaveLength(0);
+
+    // Every slot returns a window + margin after the predecessor's last possible call, all at once.
+    await clock.advanceAndSettle(2_000 + 10_100 - 3_000 - 1);
+    expect(log).toHaveLength(0);
+    await clock.advanceAndSettle(1);
+    expect(log).toHaveLength(10);
+    expect(log[0]!.at).toBe(12_100);
+    // ... and from then on the budget is this process's own.
+    await clock.advanceAndSettle(10_100);
+    expect(log).toHaveLength(11);
+  });
+
+  it('waits nothing when the predecessor last called more than a window ago', async () => {
+    const clock = new ManualClock();
+    await clock.advanceAndSettle(20_000);
+    const scheduler = new QuotaScheduler('k', limit, clock, { othersCalledUntil: 9_900 });
+    expect(scheduler.remaining()).toBe(10);
+    const { log } = acquireMany(scheduler, clock, 10);
+    await settle();
+    expect(log).toHaveLength(10);
+  });
+
+  it('never waits longer than one window + margin, however busy the predecessor was', async () => {
+    const clock = new ManualClock();
+    const scheduler = new QuotaScheduler('k', limit, clock, { othersCalledUntil: clock.now() });
+    const deferred = scheduler.acquire('user', undefined, { deadlineMs: 0 });
+    await expect(deferred).rejects.toMatchObject({ name: 'QuotaDeferral', retryAfterMs: 10_100 });
+  });
+
+  it('asks the registry for the start of each key when that key is first used, not when the registry was made', async () => {
+    const clock = new ManualClock();
+    let startedAt = 0;
+    const registry = new QuotaRegistry(clock, () => ({ othersCalledUntil: startedAt }));
+    expect(registry.get('a', limit).remaining()).toBe(0);
+    await clock.advanceAndSettle(10_100);
+    expect(registry.get('a', limit).remaining()).toBe(10);
+    startedAt = clock.now();
+    expect(registry.get('b', limit).remaining()).toBe(0);
+  });
+});

@@ -68,6 +68,27 @@ describe('diffService', () => {
     expect(diff.patch).toEqual({ tags: { add: [{ key: 'team', value: 'data' }] } });
   });
 
+  it('leaves the cloud’s tags alone when the spec has none, adding only the sluice uid tag if missing', () => {
+    const own = [{ key: 'team', value: 'data' }];
+    expect(diffService(spec(), uid, service({ tags: [...own, { key: UID_TAG, value: uid }] })).patch).toEqual(
+      {},
+    );
+    expect(diffService(spec(), uid, service({ tags: own })).patch).toEqual({
+      tags: { add: [{ key: UID_TAG, value: uid }] },
+    });
+  });
+
+  it('adds no uid tag to an adopted service (no uid given), and edits tags only when the spec has them', () => {
+    const own = [{ key: 'team', value: 'data' }];
+    expect(diffService(spec(), undefined, service({ tags: own })).patch).toEqual({});
+    const retagged = diffService(
+      spec({ tags: [{ key: 'team', value: 'ml' }] }),
+      undefined,
+      service({ tags: own }),
+    );
+    expect(retagged.patch).toEqual({ tags: { add: [{ key: 'team', value: 'ml' }], remove: own } });
+  });
+
   it('enables the mysql endpoint only when the cloud lacks it', () => {
     const wanted = spec({ endpoints: [{ protocol: 'mysql', enabled: true }] });
     expect(diffService(wanted, uid, service()).patch).toEqual({

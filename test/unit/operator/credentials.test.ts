@@ -113,4 +113,114 @@ describe('CloudClients', () => {
       'Secret ns/own has no key keySecret or alertsToken',
     );
   });
+
+  /** The error a refused connection throws: its reason and message, with the credentials retry floor. */
+  const refusal = (reason: string, message: string) =>
+    expect.objectContaining({ name: 'ReconcileError', reason, message, retryAfterMs: 10_000 });
+
+  describe('what a resource’s own Secret and the operator’s Secret may be used for', () => {
+    const operatorSecret = {
+      organizationId: 'org',
+      keyId: `key-${randomUUID()}`,
+      keySecret: 'secret',
+      managementUrl: 'https://api.example.com',
+      alertsUrl: 'https://alerts.example.com',
+      alertsToken: `token-${randomUUID()}`,
+    };
+    const tenantSecret = (urls: { managementUrl: string; alertsUrl: string }) => ({
+      ...operatorSecret,
+      keyId: `key-${randomUUID()}`,
+      alertsToken: `token-${randomUUID()}`,
+      ...urls,
+    });
+    const own = (namespace: string): ManagedObject => ({
+      ...resource,
+      metadata: { ...resource.metadata, namespace },
+      spec: { credentialsRef: { name: 'own' } },
+    });
+    const borrowing = (namespace: string): ManagedObject => ({
+      ...resource,
+      metadata: { ...resource.metadata, namespace },
+    });
+    const withSecrets = (
+      tenant: Record<string, string>,
+      options: Partial<ConstructorParameters<typeof CloudClients>[0]> = {},
+    ) => {
+      const secrets: SecretReader = {
+        get: (namespace, name) =>
+          namespace === 'sys' && name === 'cloud'
+            ? { data: operatorSecret, resourceVersion: '1' }
+            : name === 'own'
+              ? { data: tenant, resourceVersion: '1' }
+              : undefined,
+      };
+      clouds = new CloudClients({
+        secrets,
+        defaultSecret: { namespace: 'sys', name: 'cloud' },
+        dispatcher,
+        hooks: {},
+        logger: silentLogger,
+        ...options,
+      });
+      return clouds;
+    };
+
+    it('lets a resource’s own Secret name the hosts of the operator’s Secret by default', async () => {
+      const cloud = await withSecrets(
+        tenantSecret({ managementUrl: 'https://api.example.com/', alertsUrl: 'https://alerts.example.com' }),
+      ).connectionFor(own('team'), 'poll');
+      expect(cloud.management.quota).toBeDefined();
+      expect(cloud.alerting.quota).toBeDefined();
+    });
+
+    it('refuses each API whose host its own Secret names and the operator may not call, naming the key', async () => {
+      const cloud = await withSecrets(
+        tenantSecret({ managementUrl: 'http://169.254.169.254', alertsUrl: 'https://alerts.example.com' }),
+      ).connectionFor(own('team'), 'poll');
+      expect(() => cloud.management).toThrow(
+        refusal(
+          'ApiHostNotAllowed',
+          'Secret team/own key managementUrl names host 169.254.169.254, which the operator may not call ' +
+            '(allowed: api.example.com, alerts.example.com; see --allowed-api-hosts)',
+        ),
+      );
+      expect(cloud.alerting.quota).toBeDefined();
+    });
+
+    it('uses --allowed-api-hosts instead of the default when given', async () => {
+      const clients = withSecrets(
+        tenantSecret({
+          managementUrl: 'https://eu.api.example.net',
+          alertsUrl: 'https://alerts.example.com',
+        }),
+        { allowedApiHosts: ['*.example.net'] },
+      );
+      const cloud = await clients.connectionFor(own('team'), 'poll');
+      expect(cloud.management.quota).toBeDefined();
+      expect(() => cloud.alerting).toThrow('key alertsUrl names host alerts.example.com');
+    });
+
+    it('trusts the operator’s own Secret whatever the list says', async () => {
+      const cloud = await withSecrets(tenantSecret({ managementUrl: 'x', alertsUrl: 'y' }), {
+        allowedApiHosts: ['elsewhere.example.org'],
+      }).connectionFor(borrowing('team'), 'poll');
+      expect(cloud.management.quota).toBeDefined();
+    });
+
+    it('lets only the listed namespaces use the operator’s Secret; a resource elsewhere may bring its own', async () => {
+      const clients = withSecrets(
+        tenantSecret({ managementUrl: 'https://api.example.com', alertsUrl: 'https://alerts.example.com' }),
+        { defaultSecretNamespaces: ['team-a', 'team-b'] },
+      );
+      expect((await clients.connectionFor(borrowing('team-a'), 'poll')).management.quota).toBeDefined();
+      await expect(clients.connectionFor(borrowing('team-c'), 'poll')).rejects.toThrow(
+        refusal(
+          'OperatorCredentialsNotAllowed',
+          "the operator's credentials may be used only in namespaces team-a, team-b " +
+            '(--operator-credentials-namespaces), not in team-c: set spec.credentialsRef to a Secret of this namespace',
+        ),
+      );
+      expect((await clients.connectionFor(own('team-c'), 'poll')).management.quota).toBeDefined();
+    });
+  });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_TIMER_DELAY_MS, type Clock } from '../../../src/clock.ts';
 import {
   BucketRateLimiter,
   ExponentialFailureRateLimiter,
@@ -125,6 +126,39 @@ describe('WorkQueue', () => {
 
     clock.advance(500);
     expect(queue.length).toBe(0);
+  });
+
+  it('never arms a timer past Node’s limit: a key due in 30 days takes a few timers, not a 1 ms loop', async () => {
+    // Node arms a longer timer (or NaN) for 1 ms instead: this clock does the same and records each delay.
+    const clock = new ManualClock();
+    const delays: number[] = [];
+    const nodeLike: Clock = {
+      now: () => clock.now(),
+      setTimeout: (callback, delayMs) => {
+        delays.push(delayMs);
+        if (delays.length > 100) throw new Error(`a timer loop: ${delays.slice(-3).join(', ')} ms`);
+        return clock.setTimeout(callback, delayMs >= 1 && delayMs <= MAX_TIMER_DELAY_MS ? delayMs : 1);
+      },
+      clearTimeout: (handle) => clock.clearTimeout(handle),
+    };
+    const queue = new WorkQueue({ clock: nodeLike });
+    const thirtyDays = 30 * 24 * 3_600_000;
+    queue.addAfter('ns/far', thirtyDays);
+    queue.addAfter('ns/near', 1_000);
+    clock.advance(1_000);
+    expect(await drain(queue)).toEqual(['ns/near']);
+    clock.advance(thirtyDays - 1_001);
+    expect(queue.length).toBe(0);
+    clock.advance(1);
+    expect(await drain(queue)).toEqual(['ns/far']);
+    expect(delays.every((ms) => ms <= MAX_TIMER_DELAY_MS)).toBe(true);
+    expect(delays.length).toBeLessThanOrEqual(4);
+  });
+
+  it('refuses a delay that is not a finite number', () => {
+    const { queue } = newQueue();
+    expect(() => queue.addAfter('ns/a', Number.NaN)).toThrow(RangeError);
+    expect(() => queue.addAfter('ns/a', Infinity)).toThrow(RangeError);
   });
 
   it('adds a key delayed by zero immediately', () => {

@@ -53,13 +53,15 @@ function setup(signal?: AbortSignal, { secretCache = false } = {}) {
     cache,
     cloud,
     events,
-    /** Creates the object on the server and lets the cache see it. */
+    /** Creates the object on the server and lets the cache see it (and tell the reconciler, as a watch does). */
     apply(object: Widget) {
       cache.set(server.put(object));
+      reconciler.observe(`ns/${object.metadata.name}`);
     },
     /** The cache catches up with the server. */
     sync(name: string) {
       cache.set(server.get(name));
+      reconciler.observe(`ns/${name}`);
     },
     reconcile: (name: string) => reconciler.reconcile(`ns/${name}`),
     condition: (name: string, type: string) =>
@@ -199,6 +201,28 @@ describe('ManagedReconciler', () => {
     expect(t.condition('a', 'Synced')).toMatchObject({ status: 'False', reason: 'ReconcilePaused' });
   });
 
+  it('writes no status again when an update fails again the same way, however much later', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    await makeReady(t, 'a');
+    t.cloud.update = async () => {
+      throw new ReconcileError('CloudApiError', 'PATCH /widgets/:id failed: 500 INTERNAL_ERROR');
+    };
+    t.cache.set(t.server.editSpec('a', { size: 3 }));
+    await expect(t.reconcile('a')).rejects.toThrow('500');
+    t.sync('a');
+    const failed = t.condition('a', 'Synced');
+    expect(failed).toMatchObject({ status: 'False', reason: 'CloudApiError' });
+    const writes = t.server.statusWrites.length;
+
+    // Each retry passes through Synced=True before its update fails: that is no transition.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await expect(t.reconcile('a')).rejects.toThrow('500');
+
+    expect(t.server.statusWrites).toHaveLength(writes);
+    expect(t.condition('a', 'Synced')).toEqual(failed);
+  });
+
   it('records a failure in Synced and a Warning Event, and throws so the key backs off', async () => {
     const t = setup();
     t.apply(widget('a'));
@@ -255,6 +279,127 @@ describe('ManagedReconciler', () => {
     expect(t.server.get('a').status?.id).not.toBe(id);
   });
 
+  describe('an id another object holds', () => {
+    const adopter = (name: string, id: string, created = '2026-01-02T00:00:00Z') => {
+      const object = widget(name);
+      object.metadata.annotations = { [ANNOTATIONS.externalId]: id };
+      object.metadata.creationTimestamp = created;
+      return object;
+    };
+
+    it('is not adopted: Ready=False AlreadyManaged naming the holder, no cloud call, no finalizer, no Secret', async () => {
+      const t = setup();
+      t.apply(widget('holder'));
+      const id = await makeReady(t, 'holder');
+      t.cloud.calls.length = 0;
+      t.apply(adopter('other', id));
+
+      await t.reconcile('other');
+
+      expect(t.cloud.calls).toEqual([]);
+      expect(t.condition('other', 'Ready')).toMatchObject({ status: 'False', reason: 'AlreadyManaged' });
+      expect(t.condition('other', 'Ready')!.message).toContain('ns/holder');
+      expect(t.server.get('other').status?.id).toBeUndefined();
+      expect(t.server.get('other').metadata.finalizers).toBeUndefined();
+      expect(t.server.secrets.has('other-connection')).toBe(false);
+    });
+
+    it('is left alone when an object that recorded it by mistake is deleted with deletionPolicy Delete', async () => {
+      const t = setup();
+      t.apply(widget('holder'));
+      const id = await makeReady(t, 'holder');
+      const twin = { ...adopter('twin', id), status: { id } };
+      twin.metadata.finalizers = [FINALIZER];
+      twin.metadata.deletionTimestamp = '2026-01-03T00:00:00Z';
+      t.apply(twin);
+
+      await t.reconcile('twin');
+
+      expect(t.cloud.calls).not.toContain('delete');
+      expect(t.cloud.widgets.has(id)).toBe(true);
+      expect(t.server.get('twin').metadata.finalizers).toEqual([]);
+    });
+
+    it('asked for by two objects at once goes to the older; the other never reaches the cloud', async () => {
+      const t = setup();
+      t.cloud.widgets.set('w-5', { size: 1, ready: true, uid: 'someone' });
+      t.apply(adopter('newer', 'w-5', '2026-01-02T00:00:00Z'));
+      t.apply(adopter('older', 'w-5', '2026-01-01T00:00:00Z'));
+
+      await Promise.all([t.reconcile('newer'), t.reconcile('older')]);
+
+      expect(t.server.get('older').status?.id).toBe('w-5');
+      expect(t.condition('newer', 'Ready')).toMatchObject({ reason: 'AlreadyManaged' });
+      expect(t.condition('newer', 'Ready')!.message).toContain('ns/older');
+    });
+
+    it('once granted in this process, stays with its holder while that reconcile has not written its status', async () => {
+      const t = setup();
+      t.cloud.widgets.set('w-5', { size: 1, ready: true, uid: 'someone' });
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const observe = t.cloud.observe.bind(t.cloud);
+      t.cloud.observe = async (resource, id) => {
+        if (resource.metadata.name === 'first') await held;
+        return observe(resource, id);
+      };
+      t.apply(adopter('first', 'w-5', '2026-01-02T00:00:00Z'));
+      const first = t.reconcile('first');
+      // An older object asking for it arrives while first's reconcile is still in the cloud.
+      t.apply(adopter('late', 'w-5', '2026-01-01T00:00:00Z'));
+
+      await t.reconcile('late');
+      release();
+      await first;
+
+      expect(t.server.get('first').status?.id).toBe('w-5');
+
+      expect(t.condition('late', 'Ready')).toMatchObject({ reason: 'AlreadyManaged' });
+      expect(t.condition('late', 'Ready')!.message).toContain('ns/first');
+    });
+  });
+
+  describe('adopting an unmanaged resource', () => {
+    const adopted = (reset?: string) => {
+      const object = widget('a');
+      object.metadata.annotations = {
+        [ANNOTATIONS.externalId]: 'w-5',
+        ...(reset ? { [ANNOTATIONS.resetPassword]: reset } : {}),
+      };
+      return object;
+    };
+
+    it('resets no password: the Secret gets the other keys, status and Ready say the password is unknown', async () => {
+      const t = setup();
+      t.cloud.widgets.set('w-5', { size: 1, ready: true, uid: 'someone' });
+      t.apply(adopted());
+
+      await t.reconcile('a');
+
+      expect(t.cloud.calls).not.toContain('recover');
+      expect(t.server.secrets.get('a-connection')!.data).toEqual({ host: 'w-5.example' });
+      expect(t.server.get('a').status?.unknownConnectionKeys).toEqual(['password']);
+      expect(t.condition('a', 'Ready')).toMatchObject({ status: 'True', reason: 'Available' });
+      expect(t.condition('a', 'Ready')!.message).toContain(ANNOTATIONS.resetPassword);
+    });
+
+    it('resets the password once per new value of the reset annotation', async () => {
+      const t = setup();
+      t.cloud.widgets.set('w-5', { size: 1, ready: true, uid: 'someone' });
+      t.apply(adopted('one'));
+      await t.reconcile('a');
+      t.sync('a');
+      await t.reconcile('a');
+
+      expect(t.cloud.calls.filter((c) => c === 'recover')).toHaveLength(1);
+      expect(t.server.secrets.get('a-connection')!.data.password).toBe('reset-w-5');
+      expect(t.server.get('a').status).toMatchObject({ passwordReset: 'one' });
+      expect(t.server.get('a').status?.unknownConnectionKeys).toBeUndefined();
+      expect(t.condition('a', 'Ready')!.message).toBeUndefined();
+      expect(t.events.map((e) => e.reason)).toContain('PasswordReset');
+    });
+  });
+
   it('deletes the cloud resource, then releases the finalizer, with deletionPolicy Delete', async () => {
     const t = setup();
     t.apply(widget('a'));
@@ -304,15 +449,42 @@ describe('ManagedReconciler', () => {
     });
   });
 
-  it('with the Secret cache, creates and keeps the connection Secret without reading it from the apiserver', async () => {
+  it('with the Secret cache, creates and keeps the connection Secret reading the apiserver only to confirm a loss', async () => {
     const t = setup(undefined, { secretCache: true });
     t.apply(widget('a'));
     await makeReady(t, 'a');
+    await t.reconcile('a');
+    expect(t.server.secretGets).toBe(0);
+
     delete t.server.secrets.get('a-connection')!.data.password;
     await t.reconcile('a');
 
-    expect(t.server.secretGets).toBe(0);
+    expect(t.server.secretGets).toBe(1);
     expect(t.server.secrets.get('a-connection')!.data.password).toBe('reset-w-1');
+  });
+
+  it('resets no password when the Secret cache says it is lost but the apiserver still has it', async () => {
+    const server = new FakeServer();
+    const cache = new FakeCache();
+    const cloud = new FakeCloud();
+    const inStep = server.secretCache();
+    let lagging = false;
+    // A cache that has not seen the Secret (not synced yet, or behind): the live read has it.
+    const connectionSecrets = {
+      get: (ns: string, name: string) => (lagging ? undefined : inStep.get(ns, name)),
+    };
+    const reconciler = fakeReconciler(server, cache, cloud, { connectionSecrets });
+    cache.set(server.put(widget('a')));
+    await reconciler.reconcile('ns/a');
+    cache.set(server.get('a'));
+    const password = server.secrets.get('a-connection')!.data.password;
+
+    lagging = true;
+    await reconciler.reconcile('ns/a');
+
+    expect(cloud.calls).not.toContain('recover');
+    expect(server.secretGets).toBe(1);
+    expect(server.secrets.get('a-connection')!.data.password).toBe(password);
   });
 
   it('writes status again when the cached object lags behind its own last write', async () => {

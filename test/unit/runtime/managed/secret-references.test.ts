@@ -139,6 +139,17 @@ describe('objects without digests', () => {
     });
   });
 
+  it('a value the spec asks the cloud to take (sendWhenUnrecorded) is sent when nothing recorded it', () => {
+    const password: SecretUse = { ...kafkaUse, sendWhenUnrecorded: true };
+    expect(resolve(kafkaSecret('100', FIRST), {}, [password]).rotated).toEqual(new Set([CREDENTIALS]));
+    // Under a digest key that changed since, a record of it counts: only a changed Secret sends it again.
+    const underOldKey = recorded(kafkaSecret('100', FIRST), [password], OTHER_KEY);
+    expect(resolve(kafkaSecret('100', FIRST), underOldKey, [password]).rotated).toEqual(new Set());
+    // Once recorded, only a change of its values sends it again.
+    const sent = recorded(kafkaSecret('100', FIRST), [password]);
+    expect(resolve(kafkaSecret('101', FIRST), sent, [password]).rotated).toEqual(new Set());
+  });
+
   it('an earlier version’s resourceVersion that still matches proves the values the same', () => {
     const secrets = resolve(kafkaSecret('100', FIRST), { versions: { 'kafka-user': '100' } });
     expect(secrets.rotated).toEqual(new Set());

@@ -1,0 +1,37 @@
+/**
+ * The import rules of src/ (`npm run lint` checks them): no cycle between files or between folders, type-only
+ * imports included, and the kind-agnostic layers (runtime, cloud) never reach up into the kinds (api,
+ * controllers) or the operator's wiring.
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-file-cycles',
+      comment: 'A cycle between files, type-only imports included.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-folder-cycles',
+      comment: 'A cycle between folders: two layers that each need the other are one layer, or misplaced code.',
+      severity: 'error',
+      scope: 'folder',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-upward-imports',
+      comment: 'runtime and cloud know nothing of the kinds or the operator; they are given what they need.',
+      severity: 'error',
+      from: { path: '^src/(runtime|cloud)/' },
+      to: { path: '^src/(api|controllers|operator)/' },
+    },
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(?!src/)' },
+  },
+};

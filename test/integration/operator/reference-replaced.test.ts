@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { clusterSkipReason } from '../../harness/testCluster.ts';
+import { kafkaPipe, PIPE, PIPES } from './pipe-fixtures.ts';
+import {
+  condition,
+  isReady,
+  startOperatorEnv,
+  writes,
+  type OperatorEnv,
+  type SluiceObject,
+} from './support.ts';
+
+describe.skipIf(clusterSkipReason())('a referenced object replaced under a dependant', () => {
+  let env: OperatorEnv;
+  const pipes = () => env.of<SluiceObject>('Pipe');
+
+  beforeAll(async () => {
+    env = await startOperatorEnv('reference-replaced');
+    await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass' });
+    await env.startOperator();
+  });
+  afterAll(async () => env?.close());
+
+  it('a Pipe whose DatabaseService was deleted (Orphan) and applied again says ReferenceReplaced naming both ids, creates no second pipe, and is still deleted from the old service', async () => {
+    await env.apply('analytics', { name: 'analytics' });
+    const oldServiceId = (await env.waitFor('analytics', 'service Ready', isReady)).status!.id!;
+    await pipes().apply('orders', kafkaPipe('orders'));
+    const pipe = await pipes().waitFor('orders', 'Ready', (p) => isReady(p) && p?.status?.id !== undefined);
+    const pipeId = pipe.status!.id!;
+
+    // Replace the DatabaseService: its default deletionPolicy (Orphan) leaves the old service, and the
+    // object applied again creates a new one.
+    await env.remove('analytics');
+    await env.waitFor('analytics', 'gone', (s) => s === undefined);
+    // The garbage collector removes the connection Secret it owned (the test control plane runs none).
+    await env.core.deleteNamespacedSecret({ name: 'analytics-connection', namespace: env.namespace });
+    await env.clearCalls();
+    await env.apply('analytics', { name: 'analytics' });
+    const newServiceId = (
+      await env.waitFor('analytics', 'new service Ready', (s) => isReady(s) && s?.status?.id !== oldServiceId)
+    ).status!.id!;
+
+    const replaced = await pipes().waitFor(
+      'orders',
+      'ReferenceReplaced',
+      (p) => condition(p, 'Ready')?.reason === 'ReferenceReplaced',
+    );
+    const ready = condition(replaced, 'Ready')!;
+    expect(ready.status).toBe('False');
+    expect(ready.message).toContain(oldServiceId);
+    expect(ready.message).toContain(newServiceId);
+    expect(replaced.status).toMatchObject({ id: pipeId, serviceId: oldServiceId });
+
+    const pipeCalls = (await env.calls()).filter((c) => c.route === PIPES || c.route === PIPE);
+    expect(writes(pipeCalls)).toEqual([]);
+    expect(env.emulator.store.pipesOf(newServiceId).size).toBe(0);
+    expect(env.emulator.store.pipesOf(oldServiceId).has(pipeId)).toBe(true);
+
+    // Deleting it deletes its pipe where it lives: under the old service, which status keeps.
+    await pipes().remove('orders');
+    await pipes().waitFor('orders', 'gone', (p) => p === undefined);
+    expect(env.emulator.store.pipesOf(oldServiceId).has(pipeId)).toBe(false);
+    const deletes = (await env.calls()).filter((c) => c.method === 'DELETE' && c.route === PIPE);
+    expect(deletes.map((c) => c.path)).toEqual([
+      expect.stringContaining(`/services/${oldServiceId}/pipes/${pipeId}`),
+    ]);
+  });
+});

@@ -1,0 +1,184 @@
+import http from 'node:http';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { FINALIZER } from '../../../src/runtime/managed/annotations.ts';
+import type { KubeWriter } from '../../../src/runtime/managed/kube-writer.ts';
+import type { ManagedKind, ManagedObject } from '../../../src/runtime/managed/types.ts';
+import { Manager } from '../../../src/runtime/manager.ts';
+import { OperatorMetrics } from '../../../src/runtime/metrics.ts';
+import { localKubeConfig } from './fake-kube-api.ts';
+import { FakeCloud, fakeEvents, widget, widgetKind } from './managed/fakes.ts';
+
+const until = { timeout: 5_000, interval: 10 };
+
+/**
+ * An apiserver serving widgets and Secrets whose Secret list answers only when the test says so, as a
+ * large namespace's Secrets arrive after its few sluice objects. Watches stay open and silent.
+ */
+class SlowSecretsApi {
+  readonly requests: string[] = [];
+  private releaseSecrets!: () => void;
+  private readonly secretsReleased = new Promise<void>((resolve) => (this.releaseSecrets = resolve));
+  private readonly watchOpened = new Set<string>();
+  private readonly openResponses = new Set<http.ServerResponse>();
+
+  constructor(
+    readonly server: http.Server,
+    private readonly lists: Record<string, unknown[]>,
+  ) {
+    server.on('request', (request, response) => void this.handle(request, response));
+  }
+
+  static async start(lists: Record<string, unknown[]>): Promise<SlowSecretsApi> {
+    const server = http.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return new SlowSecretsApi(server, lists);
+  }
+
+  releaseSecretList(): void {
+    this.releaseSecrets();
+  }
+
+  hasWatch(path: string): boolean {
+    return this.watchOpened.has(path);
+  }
+
+  async close(): Promise<void> {
+    this.releaseSecrets();
+    for (const response of this.openResponses) response.end();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(request: http.IncomingMessage, response: http.ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://fake');
+    this.requests.push(`${request.method} ${url.pathname}${url.search}`);
+    if (url.searchParams.get('watch') === 'true') {
+      this.watchOpened.add(url.pathname);
+      this.openResponses.add(response);
+      response.writeHead(200, { 'content-type': 'application/json', 'transfer-encoding': 'chunked' });
+      response.flushHeaders();
+      return;
+    }
+    if (url.pathname.endsWith('/secrets')) await this.secretsReleased;
+    const items = this.lists[url.pathname];
+    if (!items) {
+      response.writeHead(404, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ kind: 'Status', code: 404 }));
+      return;
+    }
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.end(JSON.stringify({ kind: 'List', metadata: { resourceVersion: '10' }, items }));
+  }
+}
+
+const acceptingWriter = {
+  patchStatus: async (_kind: unknown, resource: ManagedObject, status: unknown) => ({ ...resource, status }),
+  patchMetadata: async (_kind: unknown, resource: ManagedObject) => resource,
+  writeConnectionSecret: async () => undefined,
+} as unknown as KubeWriter;
+
+describe('Manager', () => {
+  let api: SlowSecretsApi | undefined;
+  let manager: Manager<FakeCloud> | undefined;
+
+  afterEach(async () => {
+    await manager?.stop();
+    await api?.close();
+  });
+
+  it('starts no reconcile before every cache has synced: a Secret listed late is not taken for lost', async () => {
+    const cloud = new FakeCloud();
+    cloud.widgets.set('w-1', { size: 1, ready: true, uid: 'uid-a' });
+    const existing = widget('a');
+    existing.metadata.finalizers = [FINALIZER];
+    existing.status = { id: 'w-1', observedGeneration: 1 };
+    const connection = {
+      metadata: {
+        name: 'a-connection',
+        namespace: 'ns',
+        resourceVersion: '5',
+        ownerReferences: [{ kind: 'Widget', name: 'a', uid: 'uid-a', controller: true }],
+      },
+      data: {
+        host: Buffer.from('w-1.example').toString('base64'),
+        password: Buffer.from('pw').toString('base64'),
+      },
+    };
+    api = await SlowSecretsApi.start({
+      '/apis/example.dev/v1/namespaces/ns/widgets': [existing],
+      '/api/v1/namespaces/ns/secrets': [connection],
+    });
+
+    const reconciles: { synced: boolean; secretCached: boolean }[] = [];
+    manager = new Manager<FakeCloud>({
+      kubeConfig: localKubeConfig(api.server),
+      kinds: [widgetKind(cloud) as unknown as ManagedKind<ManagedObject, FakeCloud, unknown>],
+      namespaces: ['ns'],
+      concurrency: 2,
+      metrics: new OperatorMetrics(),
+      logger: pino({ enabled: false }),
+      writer: acceptingWriter,
+      events: fakeEvents().recorder,
+      cloudFor: async () => {
+        reconciles.push({
+          synced: manager!.hasSynced(),
+          secretCached: manager!.secrets.get('ns', 'a-connection') !== undefined,
+        });
+        return cloud;
+      },
+      syncIntervalMs: 600_000,
+      pollIntervalMs: 600_000,
+    });
+    void manager.start();
+
+    // The widget is listed and enqueued before its watch opens; a worker would have taken it by now.
+    await vi.waitFor(
+      () => expect(api!.hasWatch('/apis/example.dev/v1/namespaces/ns/widgets')).toBe(true),
+      until,
+    );
+    expect(manager.hasSynced()).toBe(false);
+    expect(reconciles).toEqual([]);
+
+    api.releaseSecretList();
+    await vi.waitFor(() => expect(reconciles.length).toBeGreaterThan(0), until);
+    expect(reconciles.every((r) => r.synced && r.secretCached)).toBe(true);
+    await vi.waitFor(() => expect(cloud.calls).toContain('observe'), until);
+    expect(cloud.calls).not.toContain('recover');
+  });
+
+  it('stops cleanly while a cache is still listing, and never starts a worker after stop', async () => {
+    const cloud = new FakeCloud();
+    api = await SlowSecretsApi.start({
+      '/apis/example.dev/v1/namespaces/ns/widgets': [widget('a')],
+      '/api/v1/namespaces/ns/secrets': [],
+    });
+    let reconciled = 0;
+    manager = new Manager<FakeCloud>({
+      kubeConfig: localKubeConfig(api.server),
+      kinds: [widgetKind(cloud) as unknown as ManagedKind<ManagedObject, FakeCloud, unknown>],
+      namespaces: ['ns'],
+      concurrency: 1,
+      metrics: new OperatorMetrics(),
+      logger: pino({ enabled: false }),
+      writer: acceptingWriter,
+      events: fakeEvents().recorder,
+      cloudFor: async () => {
+        reconciled++;
+        return cloud;
+      },
+      syncIntervalMs: 600_000,
+      pollIntervalMs: 600_000,
+    });
+    void manager.start();
+    await vi.waitFor(
+      () => expect(api!.hasWatch('/apis/example.dev/v1/namespaces/ns/widgets')).toBe(true),
+      until,
+    );
+
+    await manager.stop();
+    api.releaseSecretList();
+    await manager.stop();
+    expect(reconciled).toBe(0);
+  });
+});
