@@ -298,8 +298,11 @@ export function exportPipe(
   const source = structuredClone((pipe.source as Record<string, Record<string, unknown>>)[kind]!);
   const secrets: ExportedSecret[] = [];
   for (const field of CREDENTIAL_FIELDS.filter((f) => f.source === kind)) {
-    const holder = readPath(source, field.ref.slice(0, -1));
-    if (holder === undefined || !HOLDS_CREDENTIAL[fieldName(field)]?.(source)) continue;
+    const holder = readPath(source, field.ref.slice(0, -1)) as Record<string, unknown> | undefined;
+    // A credential the cloud did return is never printed: it is a Secret reference like the others.
+    const returned = holder !== undefined && holder[field.target.at(-1)!] !== undefined;
+    if (returned) delete holder[field.target.at(-1)!];
+    if (holder === undefined || !(returned || HOLDS_CREDENTIAL[fieldName(field)]?.(source))) continue;
     const purpose = [kind, ...field.ref].join('-').replace(/SecretRef$/, '');
     const name = secretName(kebabCase(purpose));
     writePath(source, field.ref, { name });

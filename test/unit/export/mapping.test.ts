@@ -284,3 +284,25 @@ describe('exportAlert', () => {
     });
   });
 });
+
+describe('exportPipe with a credential the cloud returns', () => {
+  it('never prints it: the connection string becomes a Secret reference like the others', () => {
+    const observed = pipe({
+      objectStorage: {
+        url: 'https://a.blob/c/*',
+        authentication: 'CONNECTION_STRING',
+        connectionString: 'AccountKey=k',
+      },
+    });
+    const mapped = exportPipe(observed, secretName, noEndpoint);
+    expect(JSON.stringify(mapped)).not.toContain('AccountKey');
+    expect(mapped).toMatchObject({
+      spec: {
+        source: {
+          objectStorage: { connectionStringSecretRef: { name: 'orders-object-storage-connection-string' } },
+        },
+      },
+      secrets: [{ name: 'orders-object-storage-connection-string', keys: ['connectionString'] }],
+    });
+  });
+});
