@@ -2,6 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { PipeSpec } from '../api/pipe.ts';
 import type { PipeCreateBody, PipeSettingsBody, PipeUpdateBody } from '../cloud/management-client.ts';
 import {
+  PIPE_SCALING_DEFAULTS,
   PIPE_SETTING_KEYS,
   SOURCE_KINDS,
   type Pipe,
@@ -255,3 +256,82 @@ function writePath(target: Record<string, unknown>, path: readonly string[], val
   for (const key of path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
   node[path.at(-1)!] = value;
 }
+
+/**
+ * Whether a pipe's source holds the credential the cloud never returns, judged by its `authentication` (an
+ * IAM role needs none). Schema registry credentials are optional and nothing shows them: never assumed.
+ */
+const HOLDS_CREDENTIAL: Record<string, (source: Record<string, unknown>) => boolean> = {
+  'source.kafka.credentialsSecretRef': (s) => !['IAM_ROLE', 'MUTUAL_TLS'].includes(String(s.authentication)),
+  'source.kafka.schemaRegistry.credentialsSecretRef': () => false,
+  'source.objectStorage.accessKeySecretRef': (s) => s.authentication === 'IAM_USER',
+  'source.objectStorage.connectionStringSecretRef': (s) => s.authentication === 'CONNECTION_STRING',
+  'source.kinesis.accessKeySecretRef': (s) => s.authentication !== 'IAM_ROLE',
+  'source.postgres.credentialsSecretRef': (s) => s.authentication !== 'IAM_ROLE',
+};
+
+/** A Secret an exported spec references: the user creates it with these keys before applying. */
+export interface ExportedSecret {
+  field: string;
+  name: string;
+  keys: readonly string[];
+}
+
+/** Pipe states a spec can express without a state command: Paused would be started or stopped. */
+const STOPPED_STATES = ['Stopped', 'Stopping'];
+const UNEXPRESSIBLE_STATES = ['Paused', 'Pausing'];
+
+/**
+ * The spec that adopts `pipe` as it is, without its service (the caller adds `serviceRef` or `serviceId`).
+ * `secretName` names the Secret of a credential (`kafka-credentials`); `endpointRef` names the exported
+ * ReversePrivateEndpoint of an id, if there is one.
+ */
+export function exportPipe(
+  pipe: Pipe,
+  secretName: (purpose: string) => string,
+  endpointRef: (id: string) => string | undefined,
+): { spec: Record<string, unknown>; secrets: ExportedSecret[] } | { unexpressible: string } {
+  if (UNEXPRESSIBLE_STATES.includes(pipe.state))
+    return { unexpressible: `the pipe is ${pipe.state}, which a spec (Running or Stopped) cannot keep` };
+  const kind = SOURCE_KINDS.find((k) => (pipe.source as Record<string, unknown>)[k] !== undefined);
+  if (!kind) return { unexpressible: 'the cloud reports no source kind' };
+  const source = structuredClone((pipe.source as Record<string, Record<string, unknown>>)[kind]!);
+  const secrets: ExportedSecret[] = [];
+  for (const field of CREDENTIAL_FIELDS.filter((f) => f.source === kind)) {
+    const holder = readPath(source, field.ref.slice(0, -1)) as Record<string, unknown> | undefined;
+    // A credential the cloud did return is never printed: it is a Secret reference like the others.
+    const returned = holder !== undefined && holder[field.target.at(-1)!] !== undefined;
+    if (returned) delete holder[field.target.at(-1)!];
+    if (holder === undefined || !(returned || HOLDS_CREDENTIAL[fieldName(field)]?.(source))) continue;
+    const purpose = [kind, ...field.ref].join('-').replace(/SecretRef$/, '');
+    const name = secretName(kebabCase(purpose));
+    writePath(source, field.ref, { name });
+    secrets.push({ field: fieldName(field), name, keys: field.keys });
+  }
+  if (kind === 'kafka' && Array.isArray(source.reversePrivateEndpointIds)) {
+    const ids = source.reversePrivateEndpointIds as string[];
+    const refs = ids.flatMap((id) => endpointRef(id) ?? []);
+    const plain = ids.filter((id) => endpointRef(id) === undefined);
+    delete source.reversePrivateEndpointIds;
+    if (plain.length > 0) source.reversePrivateEndpointIds = plain;
+    if (refs.length > 0) source.reversePrivateEndpointRefs = refs.map((name) => ({ name }));
+  }
+  const scaling = Object.fromEntries(
+    Object.entries(pipe.scaling ?? {}).filter(
+      ([key, value]) => (PIPE_SCALING_DEFAULTS as Record<string, unknown>)[key] !== value,
+    ),
+  );
+  const settings = setSettings(pipe.settings);
+  const spec: Record<string, unknown> = {
+    name: pipe.name,
+    source: { [kind]: source },
+    destination: pipe.destination,
+    ...((pipe.fieldMappings ?? []).length > 0 ? { fieldMappings: pipe.fieldMappings } : {}),
+    ...(Object.keys(scaling).length > 0 ? { scaling } : {}),
+    ...(Object.keys(settings).length > 0 ? { settings } : {}),
+    state: STOPPED_STATES.includes(pipe.state) ? 'Stopped' : 'Running',
+  };
+  return { spec, secrets };
+}
+
+const kebabCase = (text: string) => text.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
