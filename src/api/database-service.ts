@@ -19,7 +19,6 @@ import {
   TOTAL_MEMORY,
 } from '../cloud/schemas/service.ts';
 import {
-  LocalObjectReference,
   managedSpecFields,
   managedStatusFields,
   ObjectName,
