@@ -442,9 +442,12 @@ export const PipeStatus = z
         z.unknown().meta({ 'x-kubernetes-preserve-unknown-fields': true, description: 'A setting value.' }),
       )
       .optional()
-      .describe(
-        'The extraSettings keys this Pipe sets (and those it dropped until the cloud has reset them), as the cloud reports them.',
-      ),
+      .describe('The settings outside settings that the cloud reports as set, whoever set them.'),
+    extraSettingKeys: list(
+      z.string().max(255).describe('A setting key.'),
+      'The extraSettings keys this Pipe manages: a key dropped from the spec stays here until the cloud has reset it (keys set in the cloud by others are left alone).',
+      1000,
+    ).optional(),
     reversePrivateEndpoints: list(
       z
         .object({
