@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { PipeSpec } from '../api/pipe.ts';
+import { EXTRA_SETTING_TYPES, type PipeSpec } from '../api/pipe.ts';
 import type { PipeCreateBody, PipeSettingsBody, PipeUpdateBody } from '../cloud/management-client.ts';
 import {
   PIPE_SCALING_DEFAULTS,
@@ -103,7 +103,7 @@ export function pipeCreateBody(
     destination: spec.destination,
     ...(spec.fieldMappings ? { fieldMappings: spec.fieldMappings } : {}),
     ...(spec.scaling ? { scaling: spec.scaling } : {}),
-    ...(spec.settings ? { settings: spec.settings } : {}),
+    ...(spec.settings || spec.extraSettings ? { settings: desiredSettings(spec) } : {}),
   } as PipeCreateBody;
 }
 
@@ -128,6 +128,7 @@ export function diffPipe(
   pipe: Pipe,
   rotated: ReadonlySet<string>,
   secrets: SecretValues,
+  recordedExtraKeys: readonly string[] = [],
 ): PipePlan {
   const differences: string[] = [];
   const patch: Record<string, unknown> = {};
@@ -165,7 +166,12 @@ export function diffPipe(
     patch.source = source;
   }
 
-  const settings = diffSettings(spec.settings ?? {}, (pipe.settings ?? {}) as Record<string, unknown>);
+  const observedSettings = (pipe.settings ?? {}) as Record<string, unknown>;
+  const settings = diffSettings(
+    desiredSettings(spec),
+    observedSettings,
+    extraSettingKeys(spec, recordedExtraKeys, observedSettings),
+  );
   if (settings) differences.push(...Object.keys(settings).map((key) => `settings.${key}`));
 
   const command = stateCommand(spec.state, pipe.state);
@@ -178,13 +184,39 @@ export function diffPipe(
   };
 }
 
-/** Only the keys whose value differs; a key the spec dropped but the cloud still sets is reset with null. */
+/** The settings a spec asks for: `settings` and every map of `extraSettings`, as the one map the API takes. */
+export function desiredSettings(spec: PipeSpec): Record<string, unknown> {
+  const extra = EXTRA_SETTING_TYPES.map((type) => spec.extraSettings?.[type] ?? {});
+  return Object.assign({}, spec.settings, ...extra) as Record<string, unknown>;
+}
+
+/**
+ * The keys outside the contract's twelve that this Pipe manages: those its spec sets, and those it managed
+ * before (`recorded`, kept in status) while the cloud still holds them, so dropping one from the spec resets
+ * it. A key set in the cloud outside the spec is someone else's: never drift, never reset.
+ */
+export function extraSettingKeys(
+  spec: PipeSpec,
+  recorded: readonly string[],
+  observed: Readonly<Record<string, unknown>> | undefined,
+): string[] {
+  const contract = new Set<string>(PIPE_SETTING_KEYS);
+  const wanted = Object.keys(desiredSettings(spec)).filter((key) => !contract.has(key));
+  const held = recorded.filter((key) => (observed?.[key] ?? null) !== null && !contract.has(key));
+  return [...new Set([...wanted, ...held])].sort();
+}
+
+/**
+ * Only the keys whose value differs, among the contract's twelve and the `extraKeys` sluice manages; a key
+ * the spec dropped but the cloud still sets is reset with null.
+ */
 export function diffSettings(
   desired: Readonly<Record<string, unknown>>,
   observed: Readonly<Record<string, unknown>>,
+  extraKeys: readonly string[] = [],
 ): PipeSettingsBody | undefined {
   const body: Record<string, unknown> = {};
-  for (const key of PIPE_SETTING_KEYS) {
+  for (const key of [...PIPE_SETTING_KEYS, ...extraKeys]) {
     const want = desired[key] ?? null;
     if (want !== (observed[key] ?? null)) body[key] = want;
   }
@@ -220,11 +252,20 @@ export function pipeAvailability(spec: PipeSpec, state: string): PipeAvailabilit
   };
 }
 
-/** Settings the cloud reports as set (null means default and is left out of status). */
-export function setSettings(
-  settings: Readonly<Record<string, unknown>> | undefined,
-): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(settings ?? {}).filter(([, value]) => value !== null));
+/**
+ * Settings the cloud reports as set (null means default and is left out of status): the contract's keys in
+ * `settings`, every other key in `extraSettings`.
+ */
+export function setSettings(settings: Readonly<Record<string, unknown>> | undefined): {
+  settings: Record<string, unknown>;
+  extraSettings: Record<string, unknown>;
+} {
+  const contract = new Set<string>(PIPE_SETTING_KEYS);
+  const set = Object.entries(settings ?? {}).filter(([, value]) => value !== null);
+  return {
+    settings: Object.fromEntries(set.filter(([key]) => contract.has(key))),
+    extraSettings: Object.fromEntries(set.filter(([key]) => !contract.has(key))),
+  };
 }
 
 function credentialValue(field: CredentialField, values: Readonly<Record<string, string>>): unknown {
