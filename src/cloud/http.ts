@@ -204,8 +204,35 @@ export class HttpCore {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 
+  /** Told of every write this core sends (`onWrite`). */
+  private readonly writeListeners = new Set<(write: WriteEvent) => void>();
+
+  /** Calls `listener` after every write (any method but GET) ends; returns the unsubscribe. */
+  onWrite(listener: (write: WriteEvent) => void): () => void {
+    this.writeListeners.add(listener);
+    return () => this.writeListeners.delete(listener);
+  }
+
   /** Send a request, retrying per policy; resolves with the parsed payload or throws a `CloudError`. */
   async call<T>(request: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
+    if (request.method === 'GET' || this.writeListeners.size === 0) return this.send(request, options);
+    const { route, params = {} } = request;
+    try {
+      const answer = await this.send(request, options);
+      this.tellWrite({ route, params, answer });
+      return answer;
+    } catch (error) {
+      // A write that failed may still have been applied (a timeout after the server took it).
+      this.tellWrite({ route, params });
+      throw error;
+    }
+  }
+
+  private tellWrite(write: WriteEvent): void {
+    for (const listener of this.writeListeners) listener(write);
+  }
+
+  private async send<T>(request: RequestSpec<T>, options: CallOptions): Promise<T> {
     const spec = {
       ...request,
       idempotent: request.idempotent ?? request.method !== 'POST',
@@ -521,9 +548,21 @@ export class HttpCore {
   }
 }
 
-/** What both clients share besides the core: the quota view and shutdown. */
+/** A write that ended: its route pattern and parameters, and the answer when it succeeded. */
+export interface WriteEvent {
+  route: string;
+  params: Record<string, string>;
+  answer?: unknown;
+}
+
+/** What both clients share besides the core: the quota view, writes, and shutdown. */
 export abstract class CloudClient {
   protected constructor(protected readonly http: HttpCore) {}
+
+  /** Tells `listener` of every write this client sends, once it ended (snapshots must not undo it). */
+  onWrite(listener: (write: WriteEvent) => void): () => void {
+    return this.http.onWrite(listener);
+  }
 
   /** The key's shared quota scheduler (undefined when the quota is off). */
   get quota(): QuotaScheduler | undefined {

@@ -64,7 +64,12 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
 
   constructor(context: ConnectContext<CloudConnection>) {
     super(context);
-    this.service = new ServiceGate(context.cloud.management, this.serviceReference, context.cloud.priority);
+    this.service = new ServiceGate(
+      context.cloud.management,
+      this.serviceReference,
+      context.cloud.priority,
+      context.cloud,
+    );
   }
 
   /**
@@ -103,7 +108,10 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
   }
 
   async observe(resource: Pipe, id: string): Promise<Observation<PipePlan>> {
-    const pipe = await ignoreNotFound(this.management.getPipe(this.serviceId, id, this.calls));
+    const { snapshots, freshnessMs } = this.context.cloud;
+    const pipe = await snapshots
+      .pipes(this.serviceId)
+      .read(id, freshnessMs, () => ignoreNotFound(this.management.getPipe(this.serviceId, id, this.calls)));
     if (!pipe) return { exists: false };
     const { secrets } = this.context;
     const stuck = unrotatableChanges(resource.spec, secrets.rotated);
@@ -198,9 +206,13 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       kafkaEndpointIds(resource.spec, [...referenced.keys()]).map(async (endpointId) => {
         const endpoint = referenced.has(endpointId)
           ? referenced.get(endpointId)?.status
-          : await ignoreNotFound(
-              this.management.getReversePrivateEndpoint(this.serviceId, endpointId, this.calls),
-            );
+          : await this.context.cloud.snapshots
+              .reversePrivateEndpoints(this.serviceId)
+              .read(endpointId, this.context.cloud.freshnessMs, () =>
+                ignoreNotFound(
+                  this.management.getReversePrivateEndpoint(this.serviceId, endpointId, this.calls),
+                ),
+              );
         return { id: endpointId, status: 'NotFound', ...endpointStatusOf(endpoint ?? {}) };
       }),
     );

@@ -62,6 +62,8 @@ export class ServiceGate {
     private readonly management: ManagementClient,
     private readonly service: ResolvedReference,
     private readonly priority: Priority,
+    /** The key's snapshots, and how old a snapshot this reconcile may read. */
+    private readonly observed: Pick<CloudConnection, 'snapshots' | 'freshnessMs'>,
   ) {}
 
   /** What the condition calls the service: the DatabaseService by name, or the plain id. */
@@ -73,7 +75,11 @@ export class ServiceGate {
   /** Returns when the service is running; wakes an idle one and throws `Waiting` until it runs. */
   async ensureRunning(): Promise<void> {
     if (this.service.object?.status?.state === 'running') return;
-    const { state } = await this.management.getService(this.service.id, { priority: this.priority });
+    const { snapshots, freshnessMs } = this.observed;
+    const service = await snapshots.services.read(this.service.id, freshnessMs, () =>
+      this.management.getService(this.service.id, { priority: this.priority }),
+    );
+    const state = service?.state;
     if (state !== 'running') await this.waitFor(state ?? 'unknown');
   }
 

@@ -1,6 +1,7 @@
 import type { AlertingClient } from '../cloud/alerting-client.ts';
 import type { ManagementClient } from '../cloud/management-client.ts';
 import type { Priority } from '../cloud/quota.ts';
+import type { CloudSnapshots } from '../cloud/snapshots.ts';
 
 /** The cloud as one reconcile sees it: clients for the resource's credentials, and the priority of its calls. */
 export interface CloudConnection {
@@ -8,4 +9,11 @@ export interface CloudConnection {
   alerting: AlertingClient;
   /** `user` when the spec changed since the last reconcile, `poll` for drift checks and waits. */
   priority: Priority;
+  /** The key's shared snapshots of the cloud's lists: observing reads them instead of one GET per object. */
+  snapshots: CloudSnapshots;
+  /**
+   * How old a snapshot this reconcile may observe from (ms), by what the object is doing: waiting for the
+   * cloud or just changed by its user, the poll interval; a drift check, its sync interval.
+   */
+  freshnessMs: number;
 }

@@ -5,6 +5,7 @@ import { AlertingClient } from '../cloud/alerting-client.ts';
 import type { CloudHooks } from '../cloud/hooks.ts';
 import type { ClientOptions } from '../cloud/http.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
+import { CloudSnapshots } from '../cloud/snapshots.ts';
 import { QuotaRegistry, type Priority, type QuotaLimit, type QuotaStart } from '../cloud/quota.ts';
 import { entryFor, hostRefusal, type AllowedHosts } from './api-hosts.ts';
 import type { CloudConnection } from './cloud-connection.ts';
@@ -30,14 +31,18 @@ interface CachedClients {
   fingerprint: string;
   management: ManagementClient | ReconcileError;
   alerting: AlertingClient | ReconcileError;
+  /** The key's snapshots of the cloud's lists, beside its clients (and dropped with them on a rotation). */
+  snapshots: CloudSnapshots;
 }
 
-const closeAll = (clients: CachedClients) =>
-  Promise.all(
+const closeAll = (clients: CachedClients) => {
+  clients.snapshots.close();
+  return Promise.all(
     [clients.management, clients.alerting].map((client) =>
       client instanceof ReconcileError ? undefined : client.close(),
     ),
   );
+};
 
 /** The URL key of each API in a credentials Secret. */
 const URL_KEYS = { management: 'managementUrl', alerting: 'alertsUrl' } as const;
@@ -78,12 +83,19 @@ export class CloudClients {
       maxWaitMs?: number;
       /** Aborts every cloud call: the operator stopped leading, or its shutdown deadline passed. */
       signal?: AbortSignal;
+      /** Cloud ids a snapshot's list showed added, changed or removed: the objects managing them look again. */
+      onCloudChange?(ids: string[]): void;
     },
   ) {
     this.quotas = new QuotaRegistry(undefined, options.quotaStart);
   }
 
-  async connectionFor(resource: ManagedObject, priority: Priority): Promise<CloudConnection> {
+  /** `freshnessMs`: how old a snapshot this reconcile may observe from (see `CloudConnection`). */
+  async connectionFor(
+    resource: ManagedObject,
+    priority: Priority,
+    freshnessMs = 0,
+  ): Promise<CloudConnection> {
     const ref = this.secretRefOf(resource);
     const clients = this.clientsFor(ref);
     // Each API's keys are needed only by the kinds that call it: an Alert's Secret may hold only the alerting keys.
@@ -99,6 +111,8 @@ export class CloudClients {
         return usable(clients.alerting);
       },
       priority,
+      snapshots: clients.snapshots,
+      freshnessMs,
     };
   }
 
@@ -196,7 +210,7 @@ export class CloudClients {
     };
     const management = refused('management', MANAGEMENT_KEYS);
     const alerting = refused('alerting', ALERTING_KEYS);
-    const clients: CachedClients = {
+    const clients: Omit<CachedClients, 'snapshots'> = {
       fingerprint,
       management:
         management ??
@@ -216,8 +230,17 @@ export class CloudClients {
           withQuota(quotas.alerting),
         ),
     };
-    this.cache.set(cacheKey, clients);
-    return clients;
+    const usable = <C>(client: C | ReconcileError) => (client instanceof ReconcileError ? undefined : client);
+    const { onCloudChange } = this.options;
+    const snapshots = new CloudSnapshots({
+      management: usable(clients.management),
+      alerting: usable(clients.alerting),
+      clock: { now: () => performance.now() },
+      ...(onCloudChange ? { onChange: onCloudChange } : {}),
+    });
+    const built: CachedClients = { ...clients, snapshots };
+    this.cache.set(cacheKey, built);
+    return built;
   }
 
   /**
