@@ -14,11 +14,13 @@ export interface CloudSnapshotOptions<T> {
 /**
  * What the cloud was last seen to hold for one id, and when that was known: for a listed entry when the
  * list STARTED (anything that changed later may be missing from it), for a written one when the write's
- * answer came. `value` undefined: written, but the answer was not the whole object (a stale entry).
+ * answer came. `value` undefined: written, but the answer was not the whole object (a stale entry), or,
+ * with `gone`, a GET found nothing.
  */
 interface Entry<T> {
   value: T | undefined;
   knownAt: number;
+  gone?: true;
 }
 
 /**
@@ -47,11 +49,12 @@ export class CloudSnapshot<T extends { id: string }> {
   async read(id: string, maxAgeMs: number, confirm: () => Promise<T | undefined>): Promise<T | undefined> {
     if (!this.listedSince(this.oldestAccepted(maxAgeMs))) {
       const entry = this.entries.get(id);
-      if (entry?.value && entry.knownAt >= this.oldestAccepted(maxAgeMs)) return entry.value;
+      if ((entry?.value || entry?.gone) && entry.knownAt >= this.oldestAccepted(maxAgeMs)) return entry.value;
       await this.refresh(maxAgeMs);
     }
     const entry = this.entries.get(id);
-    if (entry?.value) return entry.value;
+    // Listed, written with a whole answer, or confirmed gone since the list: no GET needed.
+    if (entry?.value || entry?.gone) return entry.value;
     const startedAt = this.options.clock.now();
     const found = await confirm();
     this.record(id, found, startedAt);
@@ -99,8 +102,7 @@ export class CloudSnapshot<T extends { id: string }> {
   private record(id: string, value: T | undefined, startedAt: number): void {
     const entry = this.entries.get(id);
     if (entry && entry.knownAt > startedAt) return;
-    if (value) this.entries.set(id, { value, knownAt: startedAt });
-    else this.entries.delete(id);
+    this.entries.set(id, value ? { value, knownAt: startedAt } : { value, knownAt: startedAt, gone: true });
   }
 
   private apply(listed: readonly T[], startedAt: number): void {
@@ -113,14 +115,14 @@ export class CloudSnapshot<T extends { id: string }> {
       // Written after this list started: the write's answer is newer than anything the list says.
       if (entry && entry.knownAt > startedAt) continue;
       // The first list reports only what was known before it; every later one reports additions too.
-      const news = entry ? !entry.value || !sameValue(entry.value, value) : !first;
+      const news = entry && !entry.gone ? !entry.value || !sameValue(entry.value, value) : !first;
       if (news) changed.push(value.id);
       this.entries.set(value.id, { value, knownAt: startedAt });
     }
     for (const [id, entry] of this.entries) {
       if (seen.has(id) || entry.knownAt > startedAt) continue;
       this.entries.delete(id);
-      changed.push(id);
+      if (!entry.gone) changed.push(id);
     }
     this.takenAt = Math.max(this.takenAt ?? startedAt, startedAt);
     if (changed.length > 0) this.options.onChange?.(changed);

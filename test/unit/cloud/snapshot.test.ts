@@ -126,6 +126,9 @@ describe('CloudSnapshot', () => {
     await answer();
     expect(await listed).toBeUndefined();
     expect(gets).toEqual(['b']);
+    // Confirmed gone: asking again while the list is fresh costs nothing.
+    expect(await snapshot.read('b', 1_000, confirm('b'))).toBeUndefined();
+    expect(gets).toEqual(['b']);
 
     // Created after the list started, so missing from it: the GET finds it and the snapshot keeps it.
     cloud.set('c', { id: 'c', state: 'provisioning' });
