@@ -18,12 +18,7 @@ import {
   TOGGLEABLE_ENDPOINT_PROTOCOLS,
   TOTAL_MEMORY,
 } from '../cloud/schemas/service.ts';
-import {
-  managedSpecFields,
-  managedStatusFields,
-  ObjectName,
-  secretRecordStatusFields,
-} from './common.ts';
+import { managedSpecFields, managedStatusFields, ObjectName, secretRecordStatusFields } from './common.ts';
 import { defineKind } from './kind-schema.ts';
 import {
   MAX_TEMPLATE_KEYS,

@@ -1,4 +1,4 @@
-import type { CallOptions, HttpCore, RequestSpec } from './http.ts';
+import type { CallOptions, HttpCore, RequestSpec, WriteEvent } from './http.ts';
 import type { Priority, QuotaScheduler } from './quota.ts';
 import type { WriteRecorder } from '../runtime/recorded-writes.ts';
 
@@ -31,6 +31,11 @@ export abstract class CloudClient {
     const bound = this.copy();
     bound.writes = recorder;
     return bound;
+  }
+
+  /** Tells `listener` of every write this client sends, once it ended (snapshots must not undo it). */
+  onWrite(listener: (write: WriteEvent) => void): () => void {
+    return this.http.onWrite(listener);
   }
 
   /** The key's shared quota scheduler (undefined when the quota is off). */

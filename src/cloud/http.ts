@@ -86,6 +86,13 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+/** A write that ended: its route pattern and parameters, and the answer when it succeeded. */
+export interface WriteEvent {
+  route: string;
+  params: Record<string, string>;
+  answer?: unknown;
+}
+
 export interface RequestSpec<T> {
   method: HttpMethod;
   /** A route pattern with `:param` placeholders, expanded with `params`. */
@@ -179,13 +186,42 @@ export class HttpCore {
     if (this.ownsDispatcher) await this.dispatcher.close();
   }
 
-  /** Send a request, retrying per policy; resolves with the parsed payload or throws a `CloudError`. */
   /** The request path as it is sent: base path, route with its parameters, query. */
   pathOf(request: Pick<RequestSpec<unknown>, 'route' | 'params' | 'query'>): string {
     return this.basePath + expandRoute(request.route, request.params ?? {}) + queryString(request.query);
   }
 
+  /** Told of every write this core sends (`onWrite`). */
+  private readonly writeListeners = new Set<(write: WriteEvent) => void>();
+
+  /** Calls `listener` after every write (any method but GET) ends; returns the unsubscribe. */
+  onWrite(listener: (write: WriteEvent) => void): () => void {
+    this.writeListeners.add(listener);
+    return () => this.writeListeners.delete(listener);
+  }
+
+  /**
+   * Send a request, retrying per policy; resolves with the parsed payload or throws a `CloudError`. Every
+   * write is told to the write listeners once it ended, failed ones too (a timeout may follow the server's act).
+   */
   async call<T>(request: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
+    if (request.method === 'GET' || this.writeListeners.size === 0) return this.send(request, options);
+    const { route, params = {} } = request;
+    try {
+      const answer = await this.send(request, options);
+      this.tellWrite({ route, params, answer });
+      return answer;
+    } catch (error) {
+      this.tellWrite({ route, params });
+      throw error;
+    }
+  }
+
+  private tellWrite(write: WriteEvent): void {
+    for (const listener of this.writeListeners) listener(write);
+  }
+
+  private async send<T>(request: RequestSpec<T>, options: CallOptions): Promise<T> {
     const path = this.pathOf(request);
     const call: Call = {
       site: { api: this.api, method: request.method, route: request.route, path },

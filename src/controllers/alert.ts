@@ -31,7 +31,10 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
 
   /** The plan is the whole desired body: the PUT replaces the alert, so it never carries less. */
   async observe(resource: Alert, id: string): Promise<Observation<AlertBody>> {
-    const alert = await ignoreNotFound(this.cloud.alerting.getAlert(id));
+    const { snapshots, freshnessMs } = this.cloud;
+    const alert = await snapshots.alerts.read(id, freshnessMs, () =>
+      ignoreNotFound(this.cloud.alerting.getAlert(id)),
+    );
     if (!alert) return { exists: false };
     const differences = diffAlert(resource.spec, alert);
     // A firing alert works as it should: its state is shown in status, it does not make the resource unready.

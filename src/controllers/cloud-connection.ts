@@ -1,5 +1,6 @@
 import type { AlertingClient } from '../cloud/alerting-client.ts';
 import type { ManagementClient } from '../cloud/management-client.ts';
+import type { CloudSnapshots } from '../cloud/snapshots.ts';
 
 /**
  * The cloud as one reconcile sees it: clients for the resource's credentials, bound to the reconcile's
@@ -9,4 +10,11 @@ import type { ManagementClient } from '../cloud/management-client.ts';
 export interface CloudConnection {
   management: ManagementClient;
   alerting: AlertingClient;
+  /** The key's shared snapshots of the cloud's lists: observing reads them instead of one GET per object. */
+  snapshots: CloudSnapshots;
+  /**
+   * How old a snapshot this reconcile may observe from (ms), by what the object is doing: waiting for the
+   * cloud or just changed by its user, the poll interval; a drift check, its sync interval.
+   */
+  freshnessMs: number;
 }

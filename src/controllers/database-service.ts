@@ -74,7 +74,8 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
   }
 
   async observe(resource: DatabaseService, id: string): Promise<Observation<ServiceDiff>> {
-    const service = await this.getService(id);
+    const { snapshots, freshnessMs } = this.cloud;
+    const service = await snapshots.services.read(id, freshnessMs, () => this.getService(id));
     if (!service) return { exists: false };
     // An adopted service changes only where the spec says: no marker tag (its id is in status already).
     const adopted = resource.metadata.annotations?.[ANNOTATIONS.externalId] !== undefined;

@@ -32,7 +32,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
 
   constructor(context: ConnectContext<CloudConnection>) {
     super(context);
-    this.service = new ServiceGate(context.cloud.management, this.serviceReference);
+    this.service = new ServiceGate(context.cloud.management, this.serviceReference, context.cloud);
   }
 
   /**
@@ -71,7 +71,10 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
   }
 
   async observe(resource: Pipe, id: string): Promise<Observation<PipePlan>> {
-    const pipe = await ignoreNotFound(this.management.getPipe(this.serviceId, id));
+    const { snapshots, freshnessMs } = this.context.cloud;
+    const pipe = await snapshots
+      .pipes(this.serviceId)
+      .read(id, freshnessMs, () => ignoreNotFound(this.management.getPipe(this.serviceId, id)));
     if (!pipe) return { exists: false };
     const { secrets } = this.context;
     const stuck = unrotatableChanges(resource.spec, secrets.rotated);
@@ -171,7 +174,11 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       kafkaEndpointIds(resource.spec, [...referenced.keys()]).map(async (endpointId) => {
         const endpoint = referenced.has(endpointId)
           ? referenced.get(endpointId)?.status
-          : await ignoreNotFound(this.management.getReversePrivateEndpoint(this.serviceId, endpointId));
+          : await this.context.cloud.snapshots
+              .reversePrivateEndpoints(this.serviceId)
+              .read(endpointId, this.context.cloud.freshnessMs, () =>
+                ignoreNotFound(this.management.getReversePrivateEndpoint(this.serviceId, endpointId)),
+              );
         return { id: endpointId, status: 'NotFound', ...endpointStatusOf(endpoint ?? {}) };
       }),
     );

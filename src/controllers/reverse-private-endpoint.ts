@@ -49,7 +49,10 @@ class ReversePrivateEndpointClient
   }
 
   async observe(resource: ReversePrivateEndpoint, id: string): Promise<Observation<undefined>> {
-    const endpoint = await ignoreNotFound(this.get(id));
+    const { snapshots, freshnessMs } = this.context.cloud;
+    const endpoint = await snapshots
+      .reversePrivateEndpoints(this.serviceId)
+      .read(id, freshnessMs, () => ignoreNotFound(this.get(id)));
     if (!endpoint) return { exists: false };
     return {
       exists: true,

@@ -23,6 +23,8 @@ export class ServiceGate {
   constructor(
     private readonly management: ManagementClient,
     private readonly service: ResolvedReference,
+    /** The key's snapshots, and how old a snapshot this reconcile may read. */
+    private readonly observed: Pick<CloudConnection, 'snapshots' | 'freshnessMs'>,
   ) {}
 
   /** What the condition calls the service: the DatabaseService by name, or the plain id. */
@@ -34,7 +36,11 @@ export class ServiceGate {
   /** Returns when the service is running; wakes an idle one and throws `Waiting` until it runs. */
   async ensureRunning(): Promise<void> {
     if (this.service.object?.status?.state === 'running') return;
-    const { state } = await this.management.getService(this.service.id);
+    const { snapshots, freshnessMs } = this.observed;
+    const service = await snapshots.services.read(this.service.id, freshnessMs, () =>
+      this.management.getService(this.service.id),
+    );
+    const state = service?.state;
     if (state !== 'running') await this.waitFor(state ?? 'unknown');
   }
 

@@ -7,7 +7,7 @@ import { ALERTING_KEYS, MANAGEMENT_KEYS } from '../operator/credentials.ts';
 import { loadKubeAccess } from '../runtime/kube-config.ts';
 import { kubeRequestJson } from '../runtime/kube-http.ts';
 import { decodeSecretData } from '../runtime/secret-data.ts';
-import type { ExportConfig } from './command.ts';
+import type { ExportConfig } from './config.ts';
 import { exportOrganization, type ExportResult, type Manifest } from './export.ts';
 
 interface Credentials {

@@ -6,6 +6,7 @@ import type { CloudHooks } from '../cloud/hooks.ts';
 import type { CloudClient } from '../cloud/cloud-client.ts';
 import type { ClientOptions } from '../cloud/http.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
+import { CloudSnapshots } from '../cloud/snapshots.ts';
 import type { WriteRecorder } from '../runtime/recorded-writes.ts';
 import { QuotaRegistry, type Priority, type QuotaLimit, type QuotaStart } from '../cloud/quota.ts';
 import type { CloudConnection } from '../controllers/cloud-connection.ts';
@@ -30,14 +31,18 @@ interface CachedClients {
   fingerprint: string;
   management: ManagementClient | ReconcileError;
   alerting: AlertingClient | ReconcileError;
+  /** The key's snapshots of the cloud's lists, beside its clients (and dropped with them on a rotation). */
+  snapshots: CloudSnapshots;
 }
 
-const closeAll = (clients: CachedClients) =>
-  Promise.all(
+const closeAll = (clients: CachedClients) => {
+  clients.snapshots.close();
+  return Promise.all(
     [clients.management, clients.alerting].map((client) =>
       client instanceof ReconcileError ? undefined : client.close(),
     ),
   );
+};
 
 /** The URL key of each API in a credentials Secret. */
 const URL_KEYS = { management: 'managementUrl', alerting: 'alertsUrl' } as const;
@@ -78,15 +83,21 @@ export class CloudClients {
       maxWaitMs?: number;
       /** Aborts every cloud call: the operator stopped leading, or its shutdown deadline passed. */
       signal?: AbortSignal;
+      /** Cloud ids a snapshot's list showed added, changed or removed: the objects managing them look again. */
+      onCloudChange?(ids: string[]): void;
     },
   ) {
     this.quotas = new QuotaRegistry(undefined, options.quotaStart);
   }
 
-  /** With `writes`, the clients keep every write there instead of sending it (objects sluice only observes). */
+  /**
+   * `freshnessMs`: how old a snapshot this reconcile may observe from (see `CloudConnection`). With
+   * `writes`, the clients keep every write there instead of sending it (objects sluice only observes).
+   */
   async connectionFor(
     resource: ManagedObject,
     priority: Priority,
+    freshnessMs = 0,
     writes?: WriteRecorder,
   ): Promise<CloudConnection> {
     const ref = this.secretRefOf(resource);
@@ -106,6 +117,8 @@ export class CloudClients {
       get alerting(): AlertingClient {
         return (alerting ??= usable(clients.alerting).withReadPriority(priority));
       },
+      snapshots: clients.snapshots,
+      freshnessMs,
     };
   }
 
@@ -203,7 +216,7 @@ export class CloudClients {
     };
     const management = refused('management', MANAGEMENT_KEYS);
     const alerting = refused('alerting', ALERTING_KEYS);
-    const clients: CachedClients = {
+    const clients: Omit<CachedClients, 'snapshots'> = {
       fingerprint,
       management:
         management ??
@@ -223,8 +236,17 @@ export class CloudClients {
           withQuota(quotas.alerting),
         ),
     };
-    this.cache.set(cacheKey, clients);
-    return clients;
+    const usable = <C>(client: C | ReconcileError) => (client instanceof ReconcileError ? undefined : client);
+    const { onCloudChange } = this.options;
+    const snapshots = new CloudSnapshots({
+      management: usable(clients.management),
+      alerting: usable(clients.alerting),
+      clock: { now: () => performance.now() },
+      ...(onCloudChange ? { onChange: onCloudChange } : {}),
+    });
+    const built: CachedClients = { ...clients, snapshots };
+    this.cache.set(cacheKey, built);
+    return built;
   }
 
   /**

@@ -56,7 +56,8 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     logger: log,
     writer: kube,
     events,
-    cloudFor: (resource, priority, writes) => clouds.connectionFor(resource, priority, writes),
+    cloudFor: (resource, priority, freshnessMs, writes) =>
+      clouds.connectionFor(resource, priority, freshnessMs, writes),
     secretDigestKey: (resource) => clouds.secretDigestKey(resource),
     syncIntervalMs: config.syncInterval,
     pollIntervalMs: config.pollInterval,
@@ -76,6 +77,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     quotaStart: () => (othersCalledUntil === undefined ? {} : { othersCalledUntil }),
     maxWaitMs: config.maxCloudWait,
     signal: work.signal,
+    onCloudChange: (ids) => manager.onCloudChange(ids),
     logger: log,
     hooks: {
       onRequest: (e) => metrics.cloud.request(e.api, e.route, e.code, e.durationMs / 1000),

@@ -54,6 +54,11 @@ export class Controller<R extends ManagedObject, Cloud, Plan> {
     await this.workers;
   }
 
+  /** The cloud objects `ids` changed: reconcile the objects of this kind that manage them. */
+  onCloudChange(ids: readonly string[]): void {
+    for (const id of ids) for (const key of this.reconciler.holdersOf(id)) this.queue.add(key);
+  }
+
   /** Reconcile this key soon (deduplicated with any pending add). */
   enqueue(key: string): void {
     this.queue.add(key);

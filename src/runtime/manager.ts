@@ -159,6 +159,14 @@ export class Manager<Cloud> {
     await this.starting;
   }
 
+  /**
+   * A snapshot's list showed these cloud objects added, changed or removed: exactly the objects managing
+   * them look again (dependants follow through their references when the status changes).
+   */
+  onCloudChange(ids: readonly string[]): void {
+    for (const controller of this.controllers.values()) controller.onCloudChange(ids);
+  }
+
   private allInformers(): SharedInformer<KubeObject>[] {
     return [...this.secretInformers, ...this.informers.values()];
   }

@@ -40,6 +40,11 @@ export class ObjectClaims<R extends ManagedObject> {
     ]);
   }
 
+  /** The keys of the objects that hold or claim `id` (status, external-id annotation, or a grant). */
+  keysHolding(id: string): string[] {
+    return this.index.keysOf(id);
+  }
+
   /** `resource` no longer acts on the id it was granted (the cloud object is gone). */
   release(resource: R): void {
     this.granted.delete(objectKey(resource));

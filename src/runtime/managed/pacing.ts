@@ -44,6 +44,18 @@ export class Pacing {
     this.polls.forget(key);
   }
 
+  /**
+   * How old a cloud snapshot may be to observe the resource, by what it is doing: a drift check (Ready, spec
+   * acted on) accepts one as old as its sync interval; a wait for the cloud, or a spec its user just
+   * changed, the poll interval (the operator's own writes replace snapshot entries, so an older snapshot
+   * never makes it send a change again).
+   */
+  freshness(resource: ManagedObject): number {
+    const ready = resource.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
+    const acted = resource.metadata.generation === resource.status?.observedGeneration;
+    return ready && acted ? this.syncInterval(resource) : this.options.pollIntervalMs;
+  }
+
   /** The resource's drift-check interval: its annotation, within bounds, else `--sync-interval`. */
   syncInterval(resource: ManagedObject): number {
     const { syncIntervalMs, events } = this.options;

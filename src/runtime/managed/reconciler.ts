@@ -35,10 +35,11 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
   writer: KubeWriter;
   events: EventRecorder;
   /**
-   * Resolves the cloud clients for a resource (its own credentials Secret or the operator's); with `writes`,
-   * clients that read as usual but keep every write there instead of sending it.
+   * Resolves the cloud clients for a resource (its own credentials Secret or the operator's); `freshnessMs`
+   * is how old a cloud snapshot its observe may read; with `writes`, clients that read as usual but keep
+   * every write there instead of sending it.
    */
-  cloudFor(resource: R, priority: Priority, writes?: WriteRecorder): Promise<Cloud>;
+  cloudFor(resource: R, priority: Priority, freshnessMs: number, writes?: WriteRecorder): Promise<Cloud>;
   /** Finds referenced sluice objects in the operator's caches. */
   lookup?: ObjectLookup;
   /** The operator's Secret cache: referenced Secrets and connection Secrets (with their owners). */
@@ -132,6 +133,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     this.statuses.observe(key, cached);
     this.claims.observe(key, cached);
   };
+
+  /** The keys of this kind's objects that manage cloud object `id`. */
+  holdersOf(id: string): string[] {
+    return this.claims.keysHolding(id);
+  }
 
   /** The worker entry point: reconciles one `namespace/name` key. Throws to ask for a backoff retry. */
   readonly reconcile = async (key: string): Promise<Requeue | void> => {
@@ -396,7 +402,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     secrets: ResolvedSecrets,
     writes?: WriteRecorder,
   ): Promise<ExternalClient<R, P>> {
-    const cloud = await this.options.cloudFor(resource, priority, writes);
+    const cloud = await this.options.cloudFor(resource, priority, this.pacing.freshness(resource), writes);
     const claimedBy = (id: string) => this.claims.recordedBy(resource, id);
     const context: ConnectContext<Cloud> = { cloud, references, secrets, claimedBy };
     return this.options.kind.connect(resource, context);

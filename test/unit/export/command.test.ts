@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ExportConfig } from '../../../src/export/command.ts';
+import { ExportConfig } from '../../../src/export/config.ts';
 
 const keys = {
   organization: '5f0c8e4a-1b2c-4d3e-8f90-123456789abc',

@@ -1,0 +1,120 @@
+import type { AlertingClient } from './alerting-client.ts';
+import type { WriteEvent } from './http.ts';
+import { MANAGEMENT_ROUTES, type ManagementClient } from './management-client.ts';
+import type { Alert } from './schemas/alert.ts';
+import type { Pipe } from './schemas/pipe.ts';
+import type { ReversePrivateEndpoint } from './schemas/reverse-private-endpoint.ts';
+import type { Service } from './schemas/service.ts';
+import { CloudSnapshot, type SnapshotClock } from './snapshot.ts';
+
+export interface CloudSnapshotsOptions {
+  /** The key's clients; a list of an API whose client is missing throws (its keys are not configured). */
+  management?: ManagementClient | undefined;
+  alerting?: AlertingClient | undefined;
+  clock: SnapshotClock;
+  /** Ids whose cloud object a list showed added, changed or removed: the objects managing them look again. */
+  onChange?(ids: string[]): void;
+}
+
+/** Lists are shared by many objects and never a user's change: they queue behind those. */
+const LIST = { priority: 'poll' } as const;
+
+/**
+ * One credentials key's snapshots of every list sluice observes by: the organization's services, each
+ * service's pipes and reverse private endpoints, the token's alerts. Every write the key's clients send
+ * replaces (or marks stale) the entry it wrote, so a snapshot taken before it never undoes it.
+ */
+export class CloudSnapshots {
+  private servicesSnapshot?: CloudSnapshot<Service>;
+  private alertsSnapshot?: CloudSnapshot<Alert>;
+  private readonly pipesByService = new Map<string, CloudSnapshot<Pipe>>();
+  private readonly endpointsByService = new Map<string, CloudSnapshot<ReversePrivateEndpoint>>();
+  private readonly unsubscribe: (() => void)[] = [];
+
+  constructor(private readonly options: CloudSnapshotsOptions) {
+    const { management, alerting } = options;
+    if (management) this.unsubscribe.push(management.onWrite((write) => this.managementWrote(write)));
+    if (alerting) this.unsubscribe.push(alerting.onWrite((write) => this.alertingWrote(write)));
+  }
+
+  get services(): CloudSnapshot<Service> {
+    return (this.servicesSnapshot ??= this.snapshot(() => this.management.listServices({}, LIST)));
+  }
+
+  get alerts(): CloudSnapshot<Alert> {
+    return (this.alertsSnapshot ??= this.snapshot(() => this.alerting.listAlerts(LIST)));
+  }
+
+  pipes(serviceId: string): CloudSnapshot<Pipe> {
+    return perService(this.pipesByService, serviceId, () =>
+      this.snapshot(() => this.management.listPipes(serviceId, LIST)),
+    );
+  }
+
+  reversePrivateEndpoints(serviceId: string): CloudSnapshot<ReversePrivateEndpoint> {
+    return perService(this.endpointsByService, serviceId, () =>
+      this.snapshot(() => this.management.listReversePrivateEndpoints(serviceId, LIST)),
+    );
+  }
+
+  /** Stops following the clients' writes (the key rotated; its snapshots are dropped with it). */
+  close(): void {
+    for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
+  }
+
+  private snapshot<T extends { id: string }>(list: () => Promise<T[]>): CloudSnapshot<T> {
+    const { clock, onChange } = this.options;
+    return new CloudSnapshot<T>({ list, clock, ...(onChange ? { onChange } : {}) });
+  }
+
+  private get management(): ManagementClient {
+    if (!this.options.management) throw new Error('no management API client for this key');
+    return this.options.management;
+  }
+
+  private get alerting(): AlertingClient {
+    if (!this.options.alerting) throw new Error('no alerting API client for this key');
+    return this.options.alerting;
+  }
+
+  /** Which entry a management write touched: the pipe or endpoint it names, else the service. */
+  private managementWrote({ route, params, answer }: WriteEvent): void {
+    const { serviceId, pipeId, reversePrivateEndpointId: endpointId } = params;
+    if (route === MANAGEMENT_ROUTES.services) return writtenNew(this.services, answer);
+    if (serviceId === undefined) return;
+    if (pipeId !== undefined) return this.pipesByService.get(serviceId)?.written(pipeId, answer as Pipe);
+    if (endpointId !== undefined) {
+      return this.endpointsByService.get(serviceId)?.written(endpointId, answer as ReversePrivateEndpoint);
+    }
+    if (route === MANAGEMENT_ROUTES.pipes) return writtenNew(this.pipes(serviceId), answer);
+    if (route === MANAGEMENT_ROUTES.reversePrivateEndpoints) {
+      return writtenNew(this.reversePrivateEndpoints(serviceId), answer);
+    }
+    // Any other write under a service (state, scaling, password, …) may change what the service shows.
+    this.servicesSnapshot?.written(serviceId, answer as Service);
+  }
+
+  private alertingWrote({ params, answer }: WriteEvent): void {
+    if (params.id !== undefined) return this.alertsSnapshot?.written(params.id, answer as Alert);
+    writtenNew(this.alerts, answer);
+  }
+}
+
+/**
+ * A create's answer goes into the snapshot at once (a service's inside `{service, password}`: only the
+ * service is kept); a create that failed has no id to mark, and the next list shows what it made.
+ */
+function writtenNew<T extends { id: string }>(snapshot: CloudSnapshot<T>, answer: unknown): void {
+  const object = (answer as { service?: T } | undefined)?.service ?? (answer as T | undefined);
+  if (typeof object?.id === 'string') snapshot.written(object.id, object);
+}
+
+function perService<T extends { id: string }>(
+  snapshots: Map<string, CloudSnapshot<T>>,
+  serviceId: string,
+  create: () => CloudSnapshot<T>,
+): CloudSnapshot<T> {
+  let snapshot = snapshots.get(serviceId);
+  if (!snapshot) snapshots.set(serviceId, (snapshot = create()));
+  return snapshot;
+}
