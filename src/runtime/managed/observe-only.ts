@@ -1,8 +1,8 @@
-import type { RecordedWrite } from '../recorded-writes.ts';
+import type { RecordedWrite, WriteRecorder } from '../recorded-writes.ts';
 import { ANNOTATIONS } from './annotations.ts';
 import { Waiting } from './errors.ts';
 import type { StatusDraft } from './status-draft.ts';
-import type { ManagedObject } from './types.ts';
+import type { ExternalClient, ManagedObject, Observation } from './types.ts';
 
 /** A call sluice would send, as status shows it: never a value, only the names of the fields it sets. */
 export interface PendingChange {
@@ -41,8 +41,8 @@ export function describePendingChange(change: PendingChange): string {
 }
 
 /** Status and Ready of an observed object: what the cloud differs in and the calls Full would send. */
-export function reportObserved(
-  draft: StatusDraft<ManagedObject>,
+export function reportObserved<R extends ManagedObject>(
+  draft: StatusDraft<R>,
   differences: readonly string[],
   writes: readonly RecordedWrite[],
   waitingFor: string | undefined,
@@ -64,6 +64,25 @@ export function reportObserved(
     ? `observed only: the cloud matches the spec, but ${waitingFor}`
     : 'observed only: the cloud matches the spec';
   draft.setCondition({ type: 'Ready', status: waitingFor ? 'False' : 'True', reason: OBSERVE_ONLY, message });
+}
+
+/**
+ * Observe: the kind's own `update` runs against clients that record its writes, so the calls status lists
+ * are by construction those Full sends. Secret digests stay as they were: nothing was sent.
+ */
+export async function recordPendingChanges<R extends ManagedObject, Plan>(
+  resource: R,
+  external: ExternalClient<R, Plan>,
+  id: string,
+  observation: Extract<Observation<Plan>, { exists: true }>,
+  writes: WriteRecorder,
+  draft: StatusDraft<R>,
+): Promise<void> {
+  draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
+  draft.removeCondition('Drifted');
+  if (observation.differences.length > 0) await external.update(resource, id, observation);
+  const waitingFor = observation.available ? undefined : (observation.waitingFor ?? 'waiting for the cloud');
+  reportObserved(draft, observation.differences, writes.writes, waitingFor);
 }
 
 /** An Observe object with no cloud id would need a create, which Observe never sends. */

@@ -7,20 +7,15 @@ import type { Requeue } from '../workers.ts';
 import { ANNOTATIONS, createIntentOf, FINALIZER } from './annotations.ts';
 import { ObjectClaims } from './claims.ts';
 import { ConnectionPublisher } from './connection-publisher.ts';
-import { ReconcileError, Waiting } from './errors.ts';
+import { ReconcileError } from './errors.ts';
 import type { EventRecorder } from './events.ts';
 import type { KubeWriter } from './kube-writer.ts';
 import { Deletion } from './deletion.ts';
-import { isObserveOnly, nothingToObserve, reportObserved } from './observe-only.ts';
+import { isObserveOnly, nothingToObserve, recordPendingChanges } from './observe-only.ts';
 import { Outcomes } from './outcomes.ts';
 import { Pacing } from './pacing.ts';
-import {
-  keptReferenceIds,
-  replacedReference,
-  resolveReferences,
-  type ObjectLookup,
-  type ResolvedReferences,
-} from './references.ts';
+import { Preconditions } from './preconditions.ts';
+import { type ObjectLookup, type ResolvedReferences } from './references.ts';
 import type { ResolvedSecrets, SecretReader } from './secret-references.ts';
 import { ReferencedSecrets } from './referenced-secrets.ts';
 import type { DigestKey } from './secret-digests.ts';
@@ -69,8 +64,7 @@ const EMPTY_SECRETS: ResolvedSecrets = {
   rebaselined: [],
 };
 
-/** The Ready reason of an object naming a cloud id that another object of its kind holds. */
-export const ALREADY_MANAGED = 'AlreadyManaged';
+export { ALREADY_MANAGED } from './preconditions.ts';
 
 /**
  * The generic managed reconciler: one instance per kind, knowing nothing of the kind beyond `ManagedKind`.
@@ -89,6 +83,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly referencedSecrets: ReferencedSecrets<R>;
   private readonly outcomes: Outcomes<R>;
   private readonly deletion: Deletion<R, P>;
+  private readonly preconditions: Preconditions<R>;
 
   constructor(private readonly options: ManagedReconcilerOptions<R, Cloud, P>) {
     const { kind, cache, writer, events } = options;
@@ -124,6 +119,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       outcomes: this.outcomes,
       lookup: this.lookup,
       connect: (resource, references) => this.connect(resource, 'user', references, EMPTY_SECRETS),
+    });
+    this.preconditions = new Preconditions({
+      kind,
+      lookup: this.lookup,
+      claims: this.claims,
+      pacing: this.pacing,
+      outcomes: this.outcomes,
     });
   }
 
@@ -176,43 +178,15 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const writes = isObserveOnly(resource) ? new WriteRecorder() : undefined;
     if (!writes) delete draft.status.pendingChanges;
 
-    const resolution = resolveReferences(resource, kind.references ?? [], this.lookup);
-    if ('waitingFor' in resolution) {
-      const graceMs = resolution.missing ? this.pacing.arrivalGraceLeft(resource) : 0;
-      if (graceMs > 0) {
-        // Objects applied together reach the operator through one watch per kind, in any order: the one
-        // referenced may be on its way. Say nothing yet (a status written now would be rewritten a moment
-        // later); its arrival wakes this object through the dependency index, else the grace runs out.
-        draft.discard();
-        return { requeueAfterMs: graceMs };
-      }
-      return this.outcomes.wait(draft, new Waiting('WaitingForReference', resolution.waitingFor), true);
-    }
-    const replaced = resource.status?.id
-      ? replacedReference(resource, kind.references ?? [], resolution.resolved)
-      : undefined;
-    if (replaced) return this.outcomes.referenceReplaced(draft, replaced);
-    Object.assign(draft.status, keptReferenceIds(kind.references ?? [], resolution.resolved));
-    const owner = this.claims.exclusiveOwner(resource, resolution.resolved);
-    if (owner) {
-      const message = `${kind.kind} ${owner} already manages this for the same ${kind.exclusiveOn}`;
-      return this.outcomes.wait(draft, new Waiting('Conflict', message), true);
-    }
-    let id = resource.status?.id;
-    const adopting = !id && annotations[ANNOTATIONS.externalId] !== undefined;
-    if (!id) id = annotations[ANNOTATIONS.externalId];
-    const holder = id === undefined ? undefined : this.claims.otherHolderOf(resource, id);
-    if (holder) {
-      // Never two objects on one cloud id: no write, no password reset, no delete for this one.
-      delete draft.status.id;
-      const message = `${kind.kind} ${holder} already manages ${id}; this object changes nothing in the cloud`;
-      return this.outcomes.wait(draft, new Waiting(ALREADY_MANAGED, message), true);
-    }
+    const cleared = this.preconditions.check(resource, draft);
+    if ('outcome' in cleared) return cleared.outcome;
+    const { references, adopting } = cleared;
+    let id = cleared.id;
     if (!id && writes) return this.outcomes.wait(draft, nothingToObserve(kind.kind), true);
     const secrets = this.referencedSecrets.resolve(resource, draft.status);
     const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
-    const external = await this.connect(resource, priority, resolution.resolved, secrets, writes);
+    const external = await this.connect(resource, priority, references, secrets, writes);
 
     if (!id) {
       // Crash-safe create: a create whose id never reached status left a marker in the cloud, or at least an
@@ -245,7 +219,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     Object.assign(draft.status, observation.status);
     await this.connections?.sync(resource, external, id, observation, draft);
     const next = writes
-      ? await this.reportObserved(resource, external, id, observation, writes, draft)
+      ? await this.observeOnly(resource, external, id, observation, writes, draft)
       : await this.converge(resource, external, id, observation, secrets, draft);
     this.connections?.noteUnknownKeys(resource, draft);
     return next;
@@ -337,11 +311,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     return this.outcomes.driftCheckLater(resource);
   }
 
-  /**
-   * Observe: the kind's own `update` runs against clients that record its writes, so the calls status lists
-   * are by construction those Full sends. Secret digests stay as they were: nothing was sent.
-   */
-  private async reportObserved(
+  /** Observe: what Full would send, recorded by the kind's own update, goes into status; nothing is sent. */
+  private async observeOnly(
     resource: R,
     external: ExternalClient<R, P>,
     id: string,
@@ -349,16 +320,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     writes: WriteRecorder,
     draft: StatusDraft<R>,
   ): Promise<Requeue> {
-    if (observation.failed) {
-      return this.outcomes.cloudFailed(draft, observation.failed, observation.reason ?? 'CloudFailed');
-    }
-    draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
-    draft.removeCondition('Drifted');
-    if (observation.differences.length > 0) await external.update(resource, id, observation);
-    const waitingFor = observation.available
-      ? undefined
-      : (observation.waitingFor ?? 'waiting for the cloud');
-    reportObserved(draft, observation.differences, writes.writes, waitingFor);
+    const { failed, reason } = observation;
+    if (failed) return this.outcomes.cloudFailed(draft, failed, reason ?? 'CloudFailed');
+    await recordPendingChanges(resource, external, id, observation, writes, draft);
     return this.outcomes.driftCheckLater(resource);
   }
 
