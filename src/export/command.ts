@@ -60,6 +60,10 @@ export function exportCommand(): Command {
     )
     .option('--out-dir <dir>', 'write one file per object here instead of printing them')
     .option(
+      '--observe',
+      'export with spec.managementPolicy: Observe: sluice then only reads what it adopts until you switch to Full',
+    )
+    .option(
       '--management-quota <n/duration>',
       'request budget of the management key; lower it when the operator shares the key',
       '10/10s',

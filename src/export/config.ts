@@ -23,6 +23,7 @@ export const ExportConfig = z
     selector: z.array(z.string().regex(TAG_SELECTOR, { error: 'must be tag:<key>=<value>' })).optional(),
     output: z.enum(['yaml', 'json']).default('yaml'),
     outDir: z.string().optional(),
+    observe: z.boolean().default(false),
     managementQuota: quota.default({ requests: 10, windowMs: 10_000 }),
     alertingQuota: quota.default({ requests: 100, windowMs: 60_000 }),
   })

@@ -33,6 +33,8 @@ export interface ExportOptions {
   concurrency?: number;
   /** One line per step, for stderr. */
   progress?: (line: string) => void;
+  /** Manifests with `managementPolicy: Observe`: sluice only reads what they adopt until switched to Full. */
+  observe?: boolean;
 }
 
 export interface Manifest {
@@ -78,7 +80,8 @@ type Mapped = { spec: Record<string, unknown> } | { unexpressible: string };
 
 /**
  * Reads the organization through the given clients (so through their quota scheduler) and writes one
- * manifest per object that adopts it unchanged: `sluice.dev/external-id`, `deletionPolicy: Orphan`, the spec
+ * manifest per object that adopts it unchanged: `sluice.dev/external-id`, `deletionPolicy: Orphan` (and with
+ * `observe`, `managementPolicy: Observe`), the spec
  * the kind's own export mapping gives, references by name between exported objects. Each spec is checked
  * against its kind's schema; one that does not fit whole is skipped with the reason, never emitted in part.
  */
@@ -106,7 +109,11 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
         ...(options.namespace ? { namespace: options.namespace } : {}),
         annotations: { [ANNOTATIONS.externalId]: id },
       },
-      spec: { ...checked.spec, deletionPolicy: 'Orphan' },
+      spec: {
+        ...checked.spec,
+        deletionPolicy: 'Orphan',
+        ...(options.observe ? { managementPolicy: 'Observe' } : {}),
+      },
     });
     return true;
   };

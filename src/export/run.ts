@@ -59,6 +59,7 @@ export async function runExport(
       ...(config.namespace ? { namespace: config.namespace } : {}),
       kinds: config.kinds,
       ...(config.tags ? { tags: config.tags } : {}),
+      observe: config.observe,
       progress: io.stderr,
     });
   } catch (error) {
