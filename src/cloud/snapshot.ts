@@ -45,8 +45,11 @@ export class CloudSnapshot<T extends { id: string }> {
    * The entry for `id` as known no longer than `maxAgeMs` ago, listing again when it is not. An id a fresh
    * list lacks (or one written since without a whole answer) is decided by `confirm`, one GET: a list and a
    * write race, so a missing entry is no proof the object is gone. Undefined when the GET finds nothing.
+   * `maxAgeMs` 0 accepts no snapshot at all: one GET.
    */
   async read(id: string, maxAgeMs: number, confirm: () => Promise<T | undefined>): Promise<T | undefined> {
+    // No age accepted (a reconcile the user asked for): a fresh read of this object, never a listed one.
+    if (maxAgeMs <= 0) return this.confirmed(id, confirm);
     if (!this.listedSince(this.oldestAccepted(maxAgeMs))) {
       const entry = this.entries.get(id);
       if ((entry?.value || entry?.gone) && entry.knownAt >= this.oldestAccepted(maxAgeMs)) return entry.value;
@@ -55,6 +58,11 @@ export class CloudSnapshot<T extends { id: string }> {
     const entry = this.entries.get(id);
     // Listed, written with a whole answer, or confirmed gone since the list: no GET needed.
     if (entry?.value || entry?.gone) return entry.value;
+    return this.confirmed(id, confirm);
+  }
+
+  /** One GET of `id`, kept as what is known of it from when the GET started. */
+  private async confirmed(id: string, confirm: () => Promise<T | undefined>): Promise<T | undefined> {
     const startedAt = this.options.clock.now();
     const found = await confirm();
     this.record(id, found, startedAt);

@@ -48,9 +48,12 @@ export class Pacing {
    * How old a cloud snapshot may be to observe the resource, by what it is doing: a drift check (Ready, spec
    * acted on) accepts one as old as its sync interval; a wait for the cloud, or a spec its user just
    * changed, the poll interval (the operator's own writes replace snapshot entries, so an older snapshot
-   * never makes it send a change again).
+   * never makes it send a change again); a reconcile its user asked for, none: a fresh read.
    */
   freshness(resource: ManagedObject): number {
+    // A reconcile the user asked for (a new sluice.dev/reconcile-requested-at) reads the cloud afresh.
+    const requested = resource.metadata.annotations?.[ANNOTATIONS.reconcileRequestedAt];
+    if (requested !== undefined && requested !== resource.status?.lastHandledReconcileAt) return 0;
     const ready = resource.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
     const acted = resource.metadata.generation === resource.status?.observedGeneration;
     return ready && acted ? this.syncInterval(resource) : this.options.pollIntervalMs;

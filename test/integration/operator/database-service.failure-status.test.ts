@@ -3,7 +3,8 @@ import { argoHealthOf } from '../../harness/argocd-health.ts';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { condition, isReady, startOperatorEnv, type OperatorEnv } from './support.ts';
 
-const SERVICE = '/v1/organizations/:organizationId/services/:serviceId';
+const SERVICES = '/v1/organizations/:organizationId/services';
+const SERVICE = `${SERVICES}/:serviceId`;
 
 /** The generation a condition was set for. */
 const generationOf = (resource: Parameters<typeof condition>[0], type: string) =>
@@ -62,9 +63,11 @@ describe.skipIf(clusterSkipReason())('DatabaseService status while the cloud fai
   it('a drift check that fails on a 500 keeps Ready=True of a spec the cloud matched: Synced=False, Argo CD Healthy', async () => {
     const before = (await env.get('ledger'))!;
     expect(isReady(before)).toBe(true);
+    // The drift check reads the organization's services list, or the service itself: both answer 500.
     await env.fault({ method: 'GET', route: SERVICE, status: 500 });
-    // Any annotation change makes the operator look at the cloud again.
-    await env.annotate('ledger', { 'example.com/look-again': '1' });
+    await env.fault({ method: 'GET', route: SERVICES, status: 500 });
+    // Drift checks every second: each reads the cloud again (a snapshot older than that is not used).
+    await env.annotate('ledger', { 'sluice.dev/sync-interval': '1s' });
 
     const looked = await env.waitFor(
       'ledger',
