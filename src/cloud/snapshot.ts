@@ -70,6 +70,15 @@ export class CloudSnapshot<T extends { id: string }> {
   }
 
   /**
+   * Every object the snapshot knows, from a list that started no earlier than `maxAgeMs` ago (listing again
+   * when there is none), with the whole answers of writes since: what a crash-safe create searches.
+   */
+  async all(maxAgeMs: number): Promise<T[]> {
+    await this.refresh(maxAgeMs);
+    return [...this.entries.values()].flatMap((entry) => (entry.value ? [entry.value] : []));
+  }
+
+  /**
    * A write to `id` was answered (or failed: it may still have been applied): the entry becomes the answer
    * when that is the whole object, else stale until a list that starts after now.
    */

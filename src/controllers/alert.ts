@@ -2,7 +2,7 @@ import { alertSchema, type Alert } from '../api/alert.ts';
 import type { AlertBody } from '../cloud/alerting-client.ts';
 import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
 import { alertBody, alertStatus, diffAlert, isAlertFor } from './alert-diff.ts';
-import { createdSince, ignoreNotFound } from './cloud-calls.ts';
+import { createdSince, ignoreNotFound, listedSince } from './cloud-calls.ts';
 import type { CloudConnection } from './cloud-connection.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 
@@ -25,7 +25,9 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
    */
   async findCreated(resource: Alert, intent: Date | undefined): Promise<string | undefined> {
     if (!intent) return undefined;
-    const alerts = await this.cloud.alerting.listAlerts();
+    // Through the snapshot (the list that finds it serves the observe that follows), from a list that
+    // started after the intent: an older one cannot show what the create made.
+    const alerts = await this.cloud.snapshots.alerts.all(listedSince(intent, this.cloud.freshnessMs));
     return createdSince(alerts, intent, (alert) => isAlertFor(resource.spec, alert), this.claimedBy);
   }
 

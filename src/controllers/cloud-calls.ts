@@ -69,3 +69,11 @@ export async function deleteUntilGone<T>(
   if (!deleting(found)) await ignoreNotFound(remove());
   return 'pending';
 }
+
+/**
+ * How old a snapshot a crash-safe create may search: no older than `freshnessMs`, and listed after `intent`
+ * (the time recorded before the create call), since an older list cannot show what the create made.
+ */
+export function listedSince(intent: Date, freshnessMs: number, now: number = Date.now()): number {
+  return Math.max(0, Math.min(freshnessMs, now - intent.getTime()));
+}

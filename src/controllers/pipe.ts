@@ -4,7 +4,7 @@ import { ReconcileError } from '../runtime/managed/errors.ts';
 import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
 import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
 import type { CloudConnection } from './cloud-connection.ts';
-import { createdSince, deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
+import { createdSince, deleteUntilGone, ignoreNotFound, listedSince } from './cloud-calls.ts';
 import {
   diffPipe,
   kafkaEndpointIds,
@@ -43,7 +43,8 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
   async findCreated(resource: Pipe, intent: Date | undefined): Promise<string | undefined> {
     if (!intent) return undefined;
     const { name, destination } = resource.spec;
-    const pipes = await this.management.listPipes(this.serviceId);
+    const { snapshots, freshnessMs } = this.context.cloud;
+    const pipes = await snapshots.pipes(this.serviceId).all(listedSince(intent, freshnessMs));
     const matches = (pipe: CloudPipe) => {
       const observed = pipe.destination as { database?: string; table?: string };
       return (

@@ -63,6 +63,7 @@ describe.skipIf(clusterSkipReason())('kubectl on the sluice kinds', () => {
       'SYNCED',
       'MESSAGE',
       'ID',
+      'POLICY',
       'AGE',
     ]);
   });

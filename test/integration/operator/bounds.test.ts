@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { condition, isReady, startOperatorEnv, type OperatorEnv } from './support.ts';
 
+const SERVICES = '/v1/organizations/:organizationId/services';
 const SERVICE = '/v1/organizations/:organizationId/services/:serviceId';
 
 describe.skipIf(clusterSkipReason())('durations out of range and repeated failures', () => {
@@ -67,9 +68,12 @@ describe.skipIf(clusterSkipReason())('durations out of range and repeated failur
       'Synced=CloudApiError',
       (r) => condition(r, 'Synced')?.reason === 'CloudApiError',
     );
+    // Each reconcile reads the service (by itself, or in the services list), then PATCHes until it gives up.
     const reconcilesSoFar = async () =>
-      (await env.calls()).filter((c) => c.method === 'GET' && c.path.endsWith(ready.status!.id!)).length;
-    // Two more reconciles fail the same way (each reads the service once, then PATCHes until it gives up).
+      (await env.calls()).filter(
+        (c) => c.method === 'GET' && (c.path.endsWith(ready.status!.id!) || c.route === SERVICES),
+      ).length;
+    // Two more reconciles fail the same way.
     const before = await reconcilesSoFar();
     const deadline = Date.now() + 40_000;
     while ((await reconcilesSoFar()) < before + 2) {

@@ -198,11 +198,29 @@ describe('CloudSnapshot', () => {
         return [{ id: 'a', state: 'running' }];
       },
     });
-    const reads = [1, 2].map(() => snapshot.read('a', 0, async () => undefined));
+    const reads = [1, 2].map(() => snapshot.read('a', 1, async () => undefined));
     await expect(Promise.all(reads)).rejects.toThrow('429');
     expect(lists).toBe(1);
     fail = false;
-    expect(await snapshot.read('a', 0, async () => undefined)).toEqual({ id: 'a', state: 'running' });
+    expect(await snapshot.read('a', 1, async () => undefined)).toEqual({ id: 'a', state: 'running' });
+  });
+});
+
+describe('a read that accepts no snapshot', () => {
+  it('is one GET of the object, never a list, and what it finds is kept', async () => {
+    const clock = new ManualClock();
+    let lists = 0;
+    const snapshot = new CloudSnapshot<Thing>({
+      clock,
+      list: async () => {
+        lists++;
+        return [{ id: 'a', state: 'running' }];
+      },
+    });
+    let gets = 0;
+    const found = await snapshot.read('a', 0, async () => (gets++, { id: 'a', state: 'stopped' }));
+    expect(found).toEqual({ id: 'a', state: 'stopped' });
+    expect([gets, lists]).toEqual([1, 0]);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CREATED_AT_TOLERANCE_MS, createdSince } from '../../../src/controllers/cloud-calls.ts';
+import { CREATED_AT_TOLERANCE_MS, createdSince, listedSince } from '../../../src/controllers/cloud-calls.ts';
 import { ReconcileError } from '../../../src/runtime/managed/errors.ts';
 
 const intent = new Date('2030-01-01T12:00:00.500Z');
@@ -76,5 +76,15 @@ describe('createdSince: what a lost create made, by its creation time', () => {
     ];
     expect(() => found(objects)).toThrow(ReconcileError);
     expect(() => found(objects)).toThrow(/a, b.*sluice\.dev\/external-id/);
+  });
+});
+
+describe('listedSince', () => {
+  it('accepts a snapshot no older than the freshness and never one listed before the intent', () => {
+    const now = Date.parse('2030-01-01T00:01:00Z');
+    expect(listedSince(new Date('2030-01-01T00:00:00Z'), 5_000, now)).toBe(5_000);
+    expect(listedSince(new Date('2030-01-01T00:00:58Z'), 5_000, now)).toBe(2_000);
+    // An intent ahead of this clock (skew): only a list made now will do.
+    expect(listedSince(new Date('2030-01-01T00:01:03Z'), 5_000, now)).toBe(0);
   });
 });
