@@ -2,9 +2,12 @@
 // control plane, one after the other, then one summary table with target and pass/fail per figure. A flag
 // of a benchmark is passed as `--<benchmark>-<flag>`.
 import { parseArgs } from 'node:util';
+import { capacity } from './capacity.ts';
+import { drift } from './drift.ts';
 import { idle } from './idle.ts';
 import { latency } from './latency.ts';
 import { memory } from './memory.ts';
+import { provision } from './provision.ts';
 import { quota } from './quota.ts';
 import { scale } from './scale.ts';
 import { printTable, startCluster, writeResult, type Benchmark, type Figure } from './harness.ts';
@@ -19,7 +22,18 @@ const everyKind = (benchmark: Benchmark): Benchmark => ({
   flags: { ...benchmark.flags, mix: 'all' },
 });
 
-const BENCHMARKS: Benchmark[] = [scale, everyKind(scale), memory, quota, everyKind(quota), idle, latency];
+const BENCHMARKS: Benchmark[] = [
+  scale,
+  everyKind(scale),
+  memory,
+  quota,
+  everyKind(quota),
+  idle,
+  latency,
+  provision,
+  drift,
+  capacity,
+];
 
 const flagsOf = (benchmark: Benchmark) =>
   Object.entries(benchmark.flags).map(([flag, value]) => [`${benchmark.name}-${flag}`, flag, value] as const);

@@ -152,6 +152,10 @@ export interface StackOptions {
   rateLimit?: RateLimitOption;
   /** The emulator's alerting API limit per token, when `rateLimit` is on; else the real 100 per 60 s. */
   alertsRateLimit?: RateLimitOption;
+  /** The emulator's time per state step (default 0: at once, still asynchronous). */
+  transitionMs?: number;
+  /** The emulator keeps its resources in this file (to be restarted on them). */
+  stateFile?: string;
   flags?: Partial<OperatorFlags>;
   /** What runs the operator: bin/sluice.js (tsx, or the compiled dist/ once built) or a compiled cli.js. */
   entry?: string;
@@ -164,10 +168,10 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-const WATCH_CATCH_UP_MS = 3_000;
+export const WATCH_CATCH_UP_MS = 3_000;
 
 /**
- * The emulator (--transition-ms 0) in this process and the operator as its own process, as it runs in
+ * The emulator (--transition-ms 0 unless `transitionMs` says otherwise) in this process and the operator as its own process, as it runs in
  * production, watching one new namespace. In this process the operator would share one thread with the
  * emulator and the benchmark's own watches, and be measured for their work too.
  */
@@ -178,8 +182,9 @@ export async function startStack(
 ): Promise<Stack> {
   const emulator = await startEmulator({
     port: 0,
-    transitionMs: 0,
+    transitionMs: options.transitionMs ?? 0,
     logger: false,
+    ...(options.stateFile ? { stateFile: options.stateFile } : {}),
     rateLimit: options.rateLimit ?? 'off',
     ...(options.alertsRateLimit ? { alertsRateLimit: options.alertsRateLimit } : {}),
   });
@@ -380,8 +385,18 @@ export async function applyAndWait(
   timeoutSeconds: string,
   mix: Mix = 'pairs',
 ) {
+  return applyObjectsAndWait(cluster, stack, benchObjects(count, mix), timeoutSeconds);
+}
+
+/** Applies `objects` into the stack's namespace and waits until all are Ready. */
+export async function applyObjectsAndWait(
+  cluster: Cluster,
+  stack: Stack,
+  objects: readonly BenchObject[],
+  timeoutSeconds: string,
+) {
+  const count = objects.length;
   const tracker = new ReadyTracker(cluster, stack.namespace);
-  const objects = benchObjects(count, mix);
   const appliedAt = new Map<string, number>();
   let startedAt = NaN;
   try {

@@ -22,6 +22,18 @@ export function benchObjects(count: number, mix: Mix = 'pairs'): BenchObject[] {
   return generateManifests(count, MIX_KINDS[mix], 'bench');
 }
 
+/**
+ * `services` DatabaseServices, each followed by `pipesPerService` kafka Pipes into it (bench:drift: 2 each,
+ * bench:capacity: 10 each).
+ */
+export function servicesWithPipes(services: number, pipesPerService: number): BenchObject[] {
+  const kinds = [
+    chaosKind('DatabaseService'),
+    ...Array.from({ length: pipesPerService }, () => pipeKind([kafkaPipe])),
+  ];
+  return generateManifests(services * (1 + pipesPerService), kinds, 'bench');
+}
+
 /** The Secrets the objects of every mix reference, by name: created in each benchmark namespace. */
 export const mixSecrets = (): Record<string, Record<string, string>> =>
   Object.assign({}, ...CHAOS_KINDS.map((kind) => kind.secrets));

@@ -5,12 +5,12 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { renderCrdFiles } from '../src/api/render.ts';
 import { renderInstallFiles } from '../src/install/render.ts';
-import { KINDS } from '../src/kinds.ts';
+import { KIND_SCHEMAS } from '../src/api/kinds.ts';
 
 const root = join(import.meta.dirname, '..');
 const dir = join(root, 'crds');
 mkdirSync(dir, { recursive: true });
-for (const { fileName, yaml } of renderCrdFiles(KINDS)) {
+for (const { fileName, yaml } of renderCrdFiles(KIND_SCHEMAS)) {
   writeFileSync(join(dir, fileName), yaml);
   console.log(`wrote crds/${fileName}`);
 }
@@ -22,7 +22,7 @@ for (const generated of [
   'deploy/argocd/resource_customizations',
 ])
   rmSync(join(root, generated), { recursive: true, force: true });
-const files = renderInstallFiles(KINDS);
+const files = renderInstallFiles(KIND_SCHEMAS);
 for (const { path, content } of files) {
   mkdirSync(dirname(join(root, path)), { recursive: true });
   writeFileSync(join(root, path), content);

@@ -4,11 +4,10 @@ import { pipeKind } from './controllers/pipe.ts';
 import { queryEndpointKind } from './controllers/query-endpoint.ts';
 import { reversePrivateEndpointKind } from './controllers/reverse-private-endpoint.ts';
 import type { SluiceKind } from './controllers/sluice-kind.ts';
-import type { ManagedObject } from './runtime/managed/types.ts';
 
 /**
- * Every kind sluice serves, once: `npm run generate` writes a CRD per entry, the operator runs a controller
- * per entry, and the RBAC rules grant exactly these resources.
+ * Every kind sluice serves, with its controller: the operator runs one per entry. Each is its schema in
+ * KIND_SCHEMAS (src/api/kinds.ts, what `npm run generate` reads) with the same kinds in the same order.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of kinds with different object types
 export const KINDS: readonly SluiceKind<any, any>[] = [
@@ -18,8 +17,6 @@ export const KINDS: readonly SluiceKind<any, any>[] = [
   queryEndpointKind,
   reversePrivateEndpointKind,
 ];
-
-export type AnyKind = SluiceKind<ManagedObject, unknown>;
 
 export function kindNamed(name: string): (typeof KINDS)[number] | undefined {
   return KINDS.find((kind) => kind.kind === name);

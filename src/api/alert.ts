@@ -11,6 +11,7 @@ import {
   ALERT_THRESHOLD_TYPES,
 } from '../cloud/schemas/alert.ts';
 import { managedSpecFields, managedStatusFields } from './common.ts';
+import { defineKind } from './kind-schema.ts';
 import { withRules, type CelRule } from './meta.ts';
 
 // The spec is the alert creation body of the alerting API under the same names. Every field can change: an
@@ -88,3 +89,17 @@ export interface Alert extends ManagedObject {
   spec: AlertSpec;
   status?: AlertStatus;
 }
+
+export const alertSchema = defineKind<Alert>({
+  kind: 'Alert',
+  plural: 'alerts',
+  singular: 'alert',
+  shortNames: [],
+  description: 'An alert of the alerting API on a dashboard tile or a saved search, managed by sluice.',
+  spec: AlertSpec,
+  status: AlertStatus,
+  printerColumns: [
+    { name: 'State', type: 'string', jsonPath: '.status.state' },
+    { name: 'Interval', type: 'string', jsonPath: '.spec.interval' },
+  ],
+});

@@ -1,11 +1,10 @@
 import { z } from 'zod';
+import { CONDITION_STATUSES, type Condition as ConditionShape } from '../runtime/conditions.ts';
+import { DELETION_POLICIES, MANAGEMENT_POLICIES, type DeletionPolicy } from '../runtime/managed/types.ts';
 
 export const GROUP = 'sluice.dev';
 export const VERSION = 'v1alpha1';
 export const API_VERSION = `${GROUP}/${VERSION}`;
-
-export const DELETION_POLICIES = ['Delete', 'Orphan'] as const;
-export type DeletionPolicy = (typeof DELETION_POLICIES)[number];
 
 /** A Kubernetes object name (RFC 1123 subdomain), used for references to Secrets in the same namespace. */
 export const ObjectName = z
@@ -26,12 +25,19 @@ export const managedSpecFields = (defaultPolicy: DeletionPolicy) => ({
     .describe(
       `What happens in the cloud when this resource is deleted: Delete removes the cloud resource, Orphan leaves it. Defaults to ${defaultPolicy}.`,
     ),
+  // Optional rather than defaulted: an object that never says stays exactly as it was written.
+  managementPolicy: z
+    .enum(MANAGEMENT_POLICIES)
+    .optional()
+    .describe(
+      'Full: sluice creates, updates and deletes the cloud resource. Observe: sluice only reads it and writes status, including the calls Full would send (status.pendingChanges); it never creates, changes or deletes, whatever the deletionPolicy, so an Observe object needs a status.id or the sluice.dev/external-id annotation. Defaults to Full.',
+    ),
   credentialsRef: LocalObjectReference.optional().describe(
     "A Secret in this namespace with the API credentials to use instead of the operator's (keys organizationId, keyId, keySecret, managementUrl, alertsUrl, alertsToken).",
   ),
 });
 
-export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
+// The runtime owns the condition's shape (it writes conditions); this is its schema for the CRD.
 export const Condition = z
   .object({
     type: z.string().max(316).describe('Type of condition: Ready, Synced or Drifted.'),
@@ -45,8 +51,9 @@ export const Condition = z
       .optional()
       .describe('The metadata.generation this condition was set for.'),
   })
-  .describe('One aspect of the resource, in the shape Kubernetes uses for conditions.');
-export type Condition = z.infer<typeof Condition>;
+  .describe(
+    'One aspect of the resource, in the shape Kubernetes uses for conditions.',
+  ) satisfies z.ZodType<ConditionShape>;
 
 /** Fields every managed kind has in its status. */
 export const managedStatusFields = {
@@ -63,6 +70,29 @@ export const managedStatusFields = {
     .int()
     .optional()
     .describe('The metadata.generation the status was last computed for.'),
+  pendingChanges: z
+    .array(
+      z
+        .object({
+          method: z.string().max(16).describe('HTTP method: POST, PUT, PATCH or DELETE.'),
+          path: z.string().max(1024).describe('The request path.'),
+          fields: z
+            .array(z.string().max(253).describe('A body field, as a dotted path (ipAccessList.add).'))
+            .max(64)
+            .describe('The body fields the call sets (names only, never values).'),
+        })
+        .describe('One call sluice would send.'),
+    )
+    .max(32)
+    .optional()
+    .describe(
+      'With managementPolicy Observe: the calls that would make the cloud match the spec, which switching to Full sends.',
+    ),
+  lastHandledReconcileAt: z
+    .string()
+    .max(1024)
+    .optional()
+    .describe('The last value of the sluice.dev/reconcile-requested-at annotation the operator acted on.'),
 };
 
 /**

@@ -1,27 +1,8 @@
 import { z } from 'zod';
 import { GROUP, VERSION } from './common.ts';
+import type { KindSchema, PrinterColumn } from './kind-schema.ts';
 
 type JsonSchema = { [key: string]: unknown };
-
-export interface PrinterColumn {
-  name: string;
-  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
-  jsonPath: string;
-  description?: string;
-  priority?: number;
-}
-
-/** What a kind tells the CRD generator; the zod schemas are the single source of truth. */
-export interface KindSchema {
-  kind: string;
-  plural: string;
-  singular: string;
-  shortNames: string[];
-  description: string;
-  spec: z.ZodType;
-  status: z.ZodType;
-  printerColumns: PrinterColumn[];
-}
 
 const COMMON_COLUMNS: PrinterColumn[] = [
   { name: 'Ready', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].status' },
@@ -35,6 +16,7 @@ const COMMON_COLUMNS: PrinterColumn[] = [
     priority: 1,
   },
   { name: 'ID', type: 'string', jsonPath: '.status.id' },
+  { name: 'Policy', type: 'string', jsonPath: '.spec.managementPolicy', priority: 1 },
   { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp' },
 ];
 

@@ -25,6 +25,7 @@ import {
   ObjectName,
   secretRecordStatusFields,
 } from './common.ts';
+import { defineKind } from './kind-schema.ts';
 import { immutable, withRules } from './meta.ts';
 
 // The spec mirrors the service creation body of the management API under the same names, so the contract's
@@ -340,3 +341,17 @@ export interface DatabaseService extends ManagedObject {
   spec: DatabaseServiceSpec;
   status?: DatabaseServiceStatus;
 }
+
+export const databaseServiceSchema = defineKind<DatabaseService>({
+  kind: 'DatabaseService',
+  plural: 'databaseservices',
+  singular: 'databaseservice',
+  shortNames: ['dbs'],
+  description: 'A cloud database service managed by sluice.',
+  spec: DatabaseServiceSpec,
+  status: DatabaseServiceStatus,
+  printerColumns: [
+    { name: 'Name', type: 'string', jsonPath: '.spec.name', priority: 1 },
+    { name: 'State', type: 'string', jsonPath: '.status.state' },
+  ],
+});

@@ -23,8 +23,16 @@ import {
   SOURCE_KINDS,
 } from '../cloud/schemas/pipe.ts';
 import { LocalObjectReference, managedSpecFields, secretRecordStatusFields } from './common.ts';
+import { defineKind } from './kind-schema.ts';
 import { immutable, presenceFixed, withRules } from './meta.ts';
-import { serviceFields, serviceScopedStatusFields, serviceRules } from './service-scoped.ts';
+import { reversePrivateEndpointReferences } from './reverse-private-endpoint.ts';
+import {
+  SERVICE_COLUMN,
+  serviceFields,
+  serviceReference,
+  serviceRules,
+  serviceScopedStatusFields,
+} from './service-scoped.ts';
 
 // The spec mirrors the pipe creation body of the management API under the same names; credentials never
 // appear in it: each credential object is a `…SecretRef` to a Secret whose keys are the API's field names.
@@ -407,3 +415,25 @@ export interface Pipe extends ManagedObject {
   spec: PipeSpec & { serviceRef?: { name: string }; serviceId?: string };
   status?: PipeStatus;
 }
+
+export const pipeSchema = defineKind<Pipe>({
+  kind: 'Pipe',
+  plural: 'pipes',
+  singular: 'pipe',
+  shortNames: [],
+  description: 'A data-ingestion pipe into a table of a cloud database service, managed by sluice.',
+  spec: PipeSpec,
+  status: PipeStatus,
+  printerColumns: [
+    SERVICE_COLUMN,
+    { name: 'Source', type: 'string', jsonPath: '.status.source' },
+    { name: 'State', type: 'string', jsonPath: '.status.state' },
+  ],
+  references: [
+    serviceReference<Pipe>(),
+    reversePrivateEndpointReferences<Pipe>(
+      'reversePrivateEndpoints',
+      (pipe) => pipe.spec.source.kafka?.reversePrivateEndpointRefs?.map((ref) => ref.name) ?? [],
+    ),
+  ],
+});

@@ -2,8 +2,15 @@ import { z } from 'zod';
 import type { ManagedObject } from '../runtime/managed/types.ts';
 import { QUERY_ENDPOINT_ROLES } from '../cloud/schemas/query-endpoint.ts';
 import { managedSpecFields } from './common.ts';
+import { defineKind } from './kind-schema.ts';
 import { withRules } from './meta.ts';
-import { serviceFields, serviceScopedStatusFields, serviceRules } from './service-scoped.ts';
+import {
+  SERVICE_COLUMN,
+  serviceFields,
+  serviceReference,
+  serviceRules,
+  serviceScopedStatusFields,
+} from './service-scoped.ts';
 
 // The spec is the body of the query endpoint upsert (operation 9) under the same names, plus the service.
 
@@ -79,3 +86,18 @@ export interface QueryEndpoint extends ManagedObject {
   spec: QueryEndpointSpec;
   status?: QueryEndpointStatus;
 }
+
+export const queryEndpointSchema = defineKind<QueryEndpoint>({
+  kind: 'QueryEndpoint',
+  plural: 'queryendpoints',
+  singular: 'queryendpoint',
+  shortNames: [],
+  description:
+    "The query endpoint of a cloud database service, managed by sluice: applying one takes over the service's query endpoint.",
+  spec: QueryEndpointSpec,
+  status: QueryEndpointStatus,
+  printerColumns: [SERVICE_COLUMN, { name: 'Roles', type: 'string', jsonPath: '.spec.roles' }],
+  references: [serviceReference<QueryEndpoint>()],
+  // A service has one query endpoint: a second QueryEndpoint for it waits (Conflict) instead of fighting.
+  exclusiveOn: 'service',
+});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { NOT_READY_YET, type ReferenceList } from '../runtime/managed/references.ts';
 import type { ManagedObject } from '../runtime/managed/types.ts';
 import {
   MSK_AUTHENTICATIONS,
@@ -7,8 +8,15 @@ import {
   RPE_TYPES,
 } from '../cloud/schemas/reverse-private-endpoint.ts';
 import { managedSpecFields } from './common.ts';
+import { defineKind } from './kind-schema.ts';
 import { immutable, withRules, type CelRule } from './meta.ts';
-import { serviceFields, serviceScopedStatusFields, serviceRules } from './service-scoped.ts';
+import {
+  SERVICE_COLUMN,
+  serviceFields,
+  serviceReference,
+  serviceRules,
+  serviceScopedStatusFields,
+} from './service-scoped.ts';
 
 // The spec is the endpoint creation body of the management API under the same names. The API has no update,
 // so every cloud field is fixed at creation.
@@ -81,4 +89,42 @@ export type ReversePrivateEndpointStatus = z.infer<typeof ReversePrivateEndpoint
 export interface ReversePrivateEndpoint extends ManagedObject {
   spec: ReversePrivateEndpointSpec;
   status?: ReversePrivateEndpointStatus;
+}
+
+export const reversePrivateEndpointSchema = defineKind<ReversePrivateEndpoint>({
+  kind: 'ReversePrivateEndpoint',
+  plural: 'reverseprivateendpoints',
+  singular: 'reverseprivateendpoint',
+  shortNames: ['rpe'],
+  description:
+    'A reverse private endpoint through which the pipes of a cloud database service reach a private source, managed by sluice.',
+  spec: ReversePrivateEndpointSpec,
+  status: ReversePrivateEndpointStatus,
+  printerColumns: [
+    SERVICE_COLUMN,
+    { name: 'Type', type: 'string', jsonPath: '.spec.type' },
+    { name: 'Status', type: 'string', jsonPath: '.status.status' },
+  ],
+  references: [serviceReference<ReversePrivateEndpoint>()],
+});
+
+/**
+ * A list of ReversePrivateEndpoint objects another kind waits for (a Pipe's kafka source): each must be
+ * Ready in the cloud before the dependant goes on.
+ */
+export function reversePrivateEndpointReferences<R extends ManagedObject>(
+  name: string,
+  objectNames: (resource: R) => string[],
+): ReferenceList<R> {
+  return {
+    name,
+    kind: reversePrivateEndpointSchema.kind,
+    objectNames,
+    notUsableBecause: (endpoint) => {
+      const status = endpoint.status?.status;
+      if (status === 'Ready') return undefined;
+      // PendingAcceptance lasts until someone acts, and Rejected, Expired and Failed for good: worth naming.
+      return typeof status === 'string' && status !== 'Provisioning' ? `is ${status}` : NOT_READY_YET;
+    },
+  };
 }

@@ -1,5 +1,8 @@
 import { z } from 'zod';
+import { NOT_READY_YET, type ReferenceDeclaration } from '../runtime/managed/references.ts';
+import type { ManagedObject } from '../runtime/managed/types.ts';
 import { LocalObjectReference, managedStatusFields } from './common.ts';
+import type { PrinterColumn } from './kind-schema.ts';
 import { immutable, type CelRule } from './meta.ts';
 
 // The fields and rules every kind that lives in a cloud service shares (a Pipe, a query endpoint, a reverse
@@ -32,3 +35,34 @@ export const serviceScopedStatusFields = (what: string) => ({
   ...managedStatusFields,
   serviceId: z.string().max(64).optional().describe(`The cloud id of the service ${what}.`),
 });
+
+/** A spec that names its service by `serviceRef` (a DatabaseService here) or by a plain `serviceId`. */
+export interface ServiceScoped extends ManagedObject {
+  spec: ManagedObject['spec'] & { serviceRef?: { name: string }; serviceId?: string };
+}
+
+/** The printer column of every service-scoped kind: the DatabaseService it names (empty for a serviceId). */
+export const SERVICE_COLUMN: PrinterColumn = {
+  name: 'Service',
+  type: 'string',
+  jsonPath: '.spec.serviceRef.name',
+};
+
+/** Cloud states in which a dependant can work with the service (an idle one is woken when needed). */
+const USABLE_STATES = ['running', 'idle', 'awaking'];
+
+/** The reference every service-scoped kind declares: resolved id kept in `status.serviceId`. */
+export function serviceReference<R extends ServiceScoped>(): ReferenceDeclaration<R> {
+  return {
+    name: 'service',
+    kind: 'DatabaseService',
+    objectName: (resource) => resource.spec.serviceRef?.name,
+    plainId: (resource) => resource.spec.serviceId,
+    statusField: 'serviceId',
+    notUsableBecause: (service) => {
+      const state = service.status?.state;
+      if (state === 'stopped') return 'is stopped (sluice never starts a service for its dependants)';
+      return typeof state === 'string' && USABLE_STATES.includes(state) ? undefined : NOT_READY_YET;
+    },
+  };
+}

@@ -1,15 +1,10 @@
 import { z } from 'zod';
 import { codeForStatus } from './errors.ts';
-import {
-  type CallOptions,
-  type ClientOptions,
-  CloudClient,
-  type Dialect,
-  HttpCore,
-  parseJson,
-} from './http.ts';
+import { CloudClient } from './cloud-client.ts';
+import { type CallOptions, type ClientOptions, HttpCore } from './http.ts';
 import { ALERTING_QUOTA, quotaKey } from './quota.ts';
 import { Alert, type AlertRequest } from './schemas/alert.ts';
+import { type Dialect, parseJson } from './responses.ts';
 import { AlertingErrorBody, alertingEnvelope } from './schemas/common.ts';
 
 export interface AlertingConfig {
@@ -64,30 +59,27 @@ export class AlertingClient extends CloudClient {
 
   /** Operation 10. NOT idempotent: after an `AmbiguousRequestError` list (match by name) before creating again. */
   createAlert(body: AlertBody, options?: CallOptions): Promise<Alert> {
-    return this.http.call({ method: 'POST', route: ALERTS, body, schema: Alert }, options);
+    return this.call({ method: 'POST', route: ALERTS, body, schema: Alert }, options);
   }
 
   /** Extension. */
   getAlert(alertId: string, options?: CallOptions): Promise<Alert> {
-    return this.http.call({ method: 'GET', route: ALERT, params: { id: alertId }, schema: Alert }, options);
+    return this.call({ method: 'GET', route: ALERT, params: { id: alertId }, schema: Alert }, options);
   }
 
   /** Extension. */
   listAlerts(options?: CallOptions): Promise<Alert[]> {
-    return this.http.call({ method: 'GET', route: ALERTS, schema: z.array(Alert) }, options);
+    return this.call({ method: 'GET', route: ALERTS, schema: z.array(Alert) }, options);
   }
 
   /** Extension: replaces the whole alert (omitted optional fields are cleared; state is kept). */
   replaceAlert(alertId: string, body: AlertBody, options?: CallOptions): Promise<Alert> {
-    return this.http.call(
-      { method: 'PUT', route: ALERT, params: { id: alertId }, body, schema: Alert },
-      options,
-    );
+    return this.call({ method: 'PUT', route: ALERT, params: { id: alertId }, body, schema: Alert }, options);
   }
 
   /** Extension; answers `{}`. */
   async deleteAlert(alertId: string, options?: CallOptions): Promise<void> {
-    await this.http.call(
+    await this.call(
       { method: 'DELETE', route: ALERT, params: { id: alertId }, schema: z.unknown(), envelope: false },
       options,
     );

@@ -1,5 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { MANAGEMENT_ERROR_CODES } from './schemas/common.ts';
+import { FAILURE, type ClassifiedError, type Failure } from '../runtime/failure.ts';
+import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
 
 /** Which of the two cloud APIs a call went to. */
 export type ApiName = 'management' | 'alerting';
@@ -62,7 +64,7 @@ export interface ApiErrorDetails extends CloudErrorDetails {
 }
 
 /** The API answered with an error status. */
-export class ApiError extends CloudError {
+export class ApiError extends CloudError implements ClassifiedError {
   readonly status: number;
   readonly code: string;
   readonly apiMessage: string;
@@ -81,6 +83,21 @@ export class ApiError extends CloudError {
     this.apiMessage = details.apiMessage;
     this.requestId = details.requestId;
     this.retryAfterMs = details.retryAfterMs;
+  }
+
+  /**
+   * A request the API refused (4xx) is reported as such; one it refused as invalid (not a 429) is refused
+   * again until the spec changes, so it is retried calmly. A server-advised wait comes first.
+   */
+  get [FAILURE](): Failure {
+    const rejected = this.status >= 400 && this.status < 500;
+    const reason = rejected ? 'CloudRequestRejected' : 'CloudApiError';
+    if (this.retryAfterMs !== undefined)
+      return { kind: 'retry-after', reason, retryAfterMs: this.retryAfterMs };
+    if (rejected && this.status !== 429) {
+      return { kind: 'terminal', reason, retryAfterMs: RETRY_DELAYS.rejectedRequest };
+    }
+    return { kind: 'retry-after', reason };
   }
 
   isBadRequest(): boolean {
@@ -185,7 +202,7 @@ export class RequestAbortedError extends CloudError {
  * or for a 429's `Retry-After`. Nothing of it reached the server (a create is safe to send again); the
  * caller should come back after `retryAfterMs` instead of holding a worker meanwhile.
  */
-export class DeferredRequestError extends CloudError {
+export class DeferredRequestError extends CloudError implements ClassifiedError {
   readonly code = 'DEFERRED';
   readonly retryAfterMs: number;
 
@@ -198,6 +215,10 @@ export class DeferredRequestError extends CloudError {
       { ...details, retryable: true, mayHaveSucceeded: false },
     );
     this.retryAfterMs = details.retryAfterMs;
+  }
+
+  get [FAILURE](): Failure {
+    return { kind: 'deferral', retryAfterMs: this.retryAfterMs };
   }
 }
 

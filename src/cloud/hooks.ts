@@ -1,3 +1,4 @@
+import type { Logger } from 'pino';
 import type { ApiName } from './errors.ts';
 import type { Priority } from './quota.ts';
 
@@ -45,4 +46,20 @@ export interface CloudHooks {
   onRequest?(event: RequestEvent): void;
   onQuotaWait?(event: QuotaWaitEvent): void;
   onRetry?(event: RetryEvent): void;
+}
+
+/** Calls hook `name` if set; a hook that throws is logged and otherwise ignored (metrics never fail a call). */
+export function notify<K extends keyof CloudHooks>(
+  hooks: CloudHooks,
+  logger: Logger,
+  name: K,
+  event: Parameters<NonNullable<CloudHooks[K]>>[0],
+): void {
+  const hook = hooks[name] as ((e: typeof event) => void) | undefined;
+  if (!hook) return;
+  try {
+    hook.call(hooks, event);
+  } catch (err) {
+    logger.warn({ hook: name, err: err instanceof Error ? err.message : String(err) }, 'cloud hook threw');
+  }
 }

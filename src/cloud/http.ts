@@ -1,17 +1,16 @@
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import {
   AmbiguousRequestError,
-  ApiError,
-  DeferredRequestError,
+  type ApiError,
   type ApiName,
   type CallSite,
+  DeferredRequestError,
   NetworkError,
   RequestAbortedError,
-  ResponseValidationError,
 } from './errors.ts';
-import type { CloudHooks } from './hooks.ts';
+import { type CloudHooks, notify } from './hooks.ts';
 import { collectSecrets, redactSecrets, scrub, silentLogger } from './logging.ts';
 import {
   defaultQuotaRegistry,
@@ -19,33 +18,31 @@ import {
   QuotaDeferral,
   type QuotaLimit,
   type QuotaRegistry,
-  QuotaScheduler,
+  type QuotaScheduler,
   type QuotaTicket,
+  schedulerFor,
 } from './quota.ts';
+import { type AnswerContext, decodeError, decodeSuccess, type Dialect } from './responses.ts';
 import {
-  backoffDelay,
-  boundServerWait,
   classifyNetworkError,
+  decideRetry,
   DEFAULT_RETRY_POLICY,
+  type FailedAttempt,
   isNeverSentCode,
-  isRetryableStatus,
-  parseRetryAfter,
+  type RetryDecision,
+  type RetryLimits,
   type RetryPolicy,
 } from './retry.ts';
-import { systemClock, type Clock } from '../clock.ts';
-
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-export interface Timeouts {
-  /** TCP (and TLS) connect. Applies to the client's own Agent only; a given dispatcher keeps its own. */
-  connectMs: number;
-  /** From sending the request until the response headers arrive. */
-  headersMs: number;
-  /** Maximum idle time between two chunks of the response body. */
-  bodyMs: number;
-}
-
-export const DEFAULT_TIMEOUTS: Timeouts = { connectMs: 5_000, headersMs: 15_000, bodyMs: 30_000 };
+import {
+  createCloudAgent,
+  DEFAULT_TIMEOUTS,
+  exchange,
+  expandRoute,
+  type HttpMethod,
+  queryString,
+  type Timeouts,
+} from './transport.ts';
+import { sleep, systemClock, type Clock } from '../clock.ts';
 
 /** Options both clients accept. */
 export interface ClientOptions {
@@ -83,30 +80,10 @@ export interface ClientOptions {
 
 /** Per-call options of every client method. */
 export interface CallOptions {
-  /** Quota priority; writes default to `user`, reads to `poll`. */
+  /** Quota priority; writes default to `user`, reads to the client's read priority (`poll` unless bound). */
   priority?: Priority;
   /** Aborts the wait for quota, a backoff sleep, or the request itself. */
   signal?: AbortSignal;
-}
-
-/** An undici Agent with sluice's timeouts; share one between clients to share connections. */
-export function createCloudAgent(timeouts: Partial<Timeouts> = {}): Agent {
-  const t = { ...DEFAULT_TIMEOUTS, ...timeouts };
-  return new Agent({
-    connect: { timeout: t.connectMs },
-    headersTimeout: t.headersMs,
-    bodyTimeout: t.bodyMs,
-    keepAliveTimeout: 4_000,
-  });
-}
-
-/** How one API wraps successes and words errors. */
-export interface Dialect {
-  api: ApiName;
-  /** The payload inside a success body, or a description of why the body is not a valid envelope. */
-  unwrap(body: unknown): { ok: true; value: unknown; requestId?: string } | { ok: false; problem: string };
-  /** Code, message and request id of an error answer (`body` is the raw text, maybe not JSON). */
-  describeError(status: number, body: string): { code: string; message: string; requestId?: string };
 }
 
 export interface RequestSpec<T> {
@@ -125,8 +102,6 @@ export interface RequestSpec<T> {
   schema: z.ZodType<T>;
   /** Default true: the body is an envelope to unwrap. */
   envelope?: boolean;
-  /** Quota priority unless the call says otherwise (default: `poll` for GET, `user` for writes). */
-  defaultPriority?: Priority;
 }
 
 export interface HttpCoreConfig {
@@ -141,13 +116,18 @@ export interface HttpCoreConfig {
   defaultQuota: QuotaLimit;
 }
 
-type AttemptOutcome =
-  | { kind: 'response'; status: number; headers: Record<string, string | string[] | undefined>; text: string }
-  | { kind: 'network'; error: unknown; sent: boolean };
+/** One call as the attempts of `HttpCore.call` share it. */
+interface Call {
+  site: CallSite;
+  priority: Priority;
+  idempotent: boolean;
+  signal: AbortSignal | undefined;
+}
 
 /**
  * The HTTP plumbing both clients share: auth header, quota, timeouts, retries with backoff, envelope
- * unwrapping, typed errors, redacted logging and metric hooks.
+ * unwrapping, typed errors, redacted logging and metric hooks. The parts live apart (`transport.ts`,
+ * `quota.ts`, `retry.ts`, `responses.ts`, `hooks.ts`); this is the loop that runs them per attempt.
  */
 export class HttpCore {
   readonly api: ApiName;
@@ -155,18 +135,17 @@ export class HttpCore {
   private readonly dialect: Dialect;
   private readonly origin: string;
   private readonly basePath: string;
-  private readonly authorization: string;
+  /** Sent with every request; the authorization is never logged. */
+  private readonly headers: Readonly<Record<string, string>>;
   private readonly secrets: string[];
   private readonly dispatcher: Dispatcher;
   private readonly ownsDispatcher: boolean;
   private readonly timeouts: Timeouts;
-  private readonly retry: RetryPolicy;
+  private readonly limits: RetryLimits;
   private readonly logger: Logger;
   private readonly hooks: CloudHooks;
-  private readonly userAgent: string;
   private readonly clock: Clock;
   private readonly random: () => number;
-  private readonly maxWaitMs: number | undefined;
   private readonly signal: AbortSignal | undefined;
 
   constructor(config: HttpCoreConfig, options: ClientOptions = {}) {
@@ -175,28 +154,24 @@ export class HttpCore {
     this.dialect = config.dialect;
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, '');
-    this.authorization = config.authorization;
+    this.headers = {
+      authorization: config.authorization,
+      accept: 'application/json',
+      'user-agent': options.userAgent ?? 'sluice',
+    };
     this.secrets = [config.authorization, ...config.secrets].filter((s) => s.length > 0);
     this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-    this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    if (!(this.retry.maxAttempts >= 1)) throw new RangeError('retry.maxAttempts must be at least 1');
+    this.limits = { ...DEFAULT_RETRY_POLICY, ...options.retry, maxWaitMs: options.maxWaitMs };
+    if (!(this.limits.maxAttempts >= 1)) throw new RangeError('retry.maxAttempts must be at least 1');
     this.ownsDispatcher = options.dispatcher === undefined;
     this.dispatcher = options.dispatcher ?? createCloudAgent(this.timeouts);
     this.logger = (options.logger ?? silentLogger).child({ component: 'cloud', api: this.api });
     this.hooks = options.hooks ?? {};
-    this.userAgent = options.userAgent ?? 'sluice';
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? Math.random;
-    this.maxWaitMs = options.maxWaitMs;
     this.signal = options.signal;
-    const quota = options.quota;
-    if (quota === false) this.quota = undefined;
-    else if (quota instanceof QuotaScheduler) this.quota = quota;
-    else
-      this.quota = (options.quotaRegistry ?? defaultQuotaRegistry).get(
-        config.quotaKey,
-        quota ?? config.defaultQuota,
-      );
+    const registry = options.quotaRegistry ?? defaultQuotaRegistry;
+    this.quota = schedulerFor(options.quota, registry, config.quotaKey, config.defaultQuota);
   }
 
   /** Closes the client's own Agent (a dispatcher passed in options is left open). */
@@ -205,429 +180,173 @@ export class HttpCore {
   }
 
   /** Send a request, retrying per policy; resolves with the parsed payload or throws a `CloudError`. */
-  async call<T>(request: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
-    const spec = {
-      ...request,
-      idempotent: request.idempotent ?? request.method !== 'POST',
-      defaultPriority: request.defaultPriority ?? (request.method === 'GET' ? 'poll' : 'user'),
-    } satisfies RequestSpec<T>;
-    const priority = options.priority ?? spec.defaultPriority;
-    const signal =
-      this.signal && options.signal
-        ? AbortSignal.any([this.signal, options.signal])
-        : (options.signal ?? this.signal);
-    const path = this.basePath + expandRoute(spec.route, spec.params ?? {}) + queryString(spec.query);
-    const site: CallSite = { api: this.api, method: spec.method, route: spec.route, path };
-    const secrets = new Set([...this.secrets, ...collectSecrets(spec.body)]);
-    const bodyText = spec.body === undefined ? undefined : JSON.stringify(spec.body);
-    if (bodyText !== undefined && this.logger.isLevelEnabled('trace')) {
-      this.logger.trace({ ...site, body: redactSecrets(spec.body) }, 'cloud request body');
-    }
-
-    for (let attempt = 1; ; attempt++) {
-      if (signal?.aborted) throw this.aborted(site, attempt - 1, false, spec.idempotent);
-      let ticket: QuotaTicket | undefined;
-      if (this.quota) {
-        try {
-          ticket = await this.quota.acquire(priority, signal, { deadlineMs: this.maxWaitMs });
-        } catch (err) {
-          if (signal?.aborted) throw this.aborted(site, attempt - 1, false, spec.idempotent);
-          if (err instanceof QuotaDeferral) {
-            this.logger.debug(
-              { ...site, retryAfterMs: err.retryAfterMs },
-              'cloud request deferred for quota',
-            );
-            throw this.deferred(site, attempt - 1, err.retryAfterMs, 'quota');
-          }
-          throw err;
-        }
-        this.emit('onQuotaWait', {
-          api: this.api,
-          key: this.quota.key,
-          priority,
-          waitMs: ticket.waitedMs,
-          remaining: ticket.remaining,
-        });
-      }
-
-      const started = this.clock.now();
-      const outcome = await this.attempt(spec.method, path, bodyText, signal);
-      const durationMs = this.clock.now() - started;
-      // The server counted the request (if it saw it) before now; a request that never left costs nothing.
-      ticket?.release(
-        outcome.kind === 'response' ||
-          (outcome.sent && !isNeverSentCode(classifyNetworkError(outcome.error).code)),
-      );
-      const lastAttempt = attempt >= this.retry.maxAttempts;
-
-      if (outcome.kind === 'response') {
-        const { status } = outcome;
-        this.emit('onRequest', {
-          api: this.api,
-          method: spec.method,
-          route: spec.route,
-          code: String(status),
-          attempt,
-          durationMs,
-          priority,
-        });
-        if (status >= 200 && status < 300) {
-          const parsed = this.parseSuccess(spec, site, attempt, outcome.text, status, secrets);
-          this.logger.debug(
-            { ...site, status, attempt, durationMs, requestId: parsed.requestId },
-            'cloud request',
-          );
-          return parsed.value;
-        }
-        const error = this.apiError(spec, site, attempt, outcome, secrets);
-        this.logger.debug(
-          { ...site, status, code: error.code, attempt, durationMs, requestId: error.requestId },
-          'cloud request failed',
-        );
-        if (status === 429 && error.retryAfterMs !== undefined) this.quota?.pause(error.retryAfterMs);
-        const retryable = isRetryableStatus(status) && (status === 429 || spec.idempotent);
-        if (!retryable || lastAttempt) throw error;
-        // Too long to hold a worker: let the caller requeue. A 429 refused the request, so it was not applied
-        // and waiting out the limit is no failure; a 503's wait stays an error the caller reports.
-        const retryAfterMs = error.retryAfterMs ?? 0;
-        if (retryAfterMs > (this.maxWaitMs ?? Infinity)) {
-          if (status === 429) throw this.deferred(site, attempt, retryAfterMs, 'rate-limited');
-          throw error;
-        }
-        if (retryAfterMs > this.retry.maxRetryAfterMs) throw error;
-        const jitter = backoffDelay(attempt, this.retry, this.random);
-        // A server-advised wait is a floor: wait at least that long, plus a little jitter so that callers
-        // released together do not arrive together.
-        const delayMs =
-          error.retryAfterMs !== undefined
-            ? error.retryAfterMs + Math.floor(this.random() * this.retry.baseDelayMs)
-            : jitter;
-        await this.backoff(site, attempt, String(status), delayMs, signal, spec.idempotent);
-        continue;
-      }
-
-      // No HTTP answer.
-      const { failure, code, message } = classifyNetworkError(outcome.error);
-      this.emit('onRequest', {
-        api: this.api,
-        method: spec.method,
-        route: spec.route,
-        code,
-        attempt,
-        durationMs,
-        priority,
-      });
-      if (signal?.aborted) throw this.aborted(site, attempt, outcome.sent, spec.idempotent);
-      const neverSent = !outcome.sent || isNeverSentCode(code);
-      const causeMessage = scrub(message, secrets);
-      this.logger.debug(
-        { ...site, attempt, durationMs, failure, code, sent: !neverSent },
-        'cloud request failed',
-      );
-      if (!neverSent && !spec.idempotent) {
-        throw new AmbiguousRequestError({
-          ...site,
-          attempts: attempt,
-          retryable: true,
-          failure,
-          code,
-          causeMessage,
-        });
-      }
-      if (lastAttempt) {
-        throw new NetworkError({
-          ...site,
-          attempts: attempt,
-          retryable: true,
-          mayHaveSucceeded: !neverSent && spec.method !== 'GET',
-          sent: !neverSent,
-          failure,
-          code,
-          causeMessage,
-        });
-      }
-      await this.backoff(
-        site,
-        attempt,
-        code,
-        backoffDelay(attempt, this.retry, this.random),
-        signal,
-        spec.idempotent,
-      );
-    }
+  /** The request path as it is sent: base path, route with its parameters, query. */
+  pathOf(request: Pick<RequestSpec<unknown>, 'route' | 'params' | 'query'>): string {
+    return this.basePath + expandRoute(request.route, request.params ?? {}) + queryString(request.query);
   }
 
-  /** One HTTP exchange. Never throws: failures come back as outcomes. */
-  private async attempt(
-    method: HttpMethod,
-    path: string,
-    bodyText: string | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<AttemptOutcome> {
-    const state = { sent: false };
-    // The request is written to a socket only after undici calls onRequestStart; an error before that
-    // (refused, DNS, connect timeout) proves the server never saw the request.
-    const dispatcher = this.dispatcher.compose(
-      (dispatch) => (opts, handler) => dispatch(opts, new SentTracker(handler, state)),
-    );
-    const headers: Record<string, string> = {
-      authorization: this.authorization,
-      accept: 'application/json',
-      'user-agent': this.userAgent,
+  async call<T>(request: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
+    const path = this.pathOf(request);
+    const call: Call = {
+      site: { api: this.api, method: request.method, route: request.route, path },
+      priority: options.priority ?? (request.method === 'GET' ? 'poll' : 'user'),
+      idempotent: request.idempotent ?? request.method !== 'POST',
+      signal:
+        this.signal && options.signal
+          ? AbortSignal.any([this.signal, options.signal])
+          : (options.signal ?? this.signal),
     };
-    if (bodyText !== undefined) headers['content-type'] = 'application/json';
-    try {
-      const response = await dispatcher.request({
+    const { site, signal } = call;
+    const secrets = new Set([...this.secrets, ...collectSecrets(request.body)]);
+    const bodyText = request.body === undefined ? undefined : JSON.stringify(request.body);
+    if (bodyText !== undefined && this.logger.isLevelEnabled('trace')) {
+      this.logger.trace({ ...site, body: redactSecrets(request.body) }, 'cloud request body');
+    }
+    const headers =
+      bodyText === undefined ? this.headers : { ...this.headers, 'content-type': 'application/json' };
+
+    for (let attempt = 1; ; attempt++) {
+      if (signal?.aborted) throw this.aborted(call, attempt - 1, false);
+      const ticket = await this.takeSlot(call, attempt);
+      const started = this.clock.now();
+      const outcome = await exchange(this.dispatcher, {
         origin: this.origin,
+        method: request.method,
         path,
-        method,
         headers,
         body: bodyText,
         signal,
-        headersTimeout: this.timeouts.headersMs,
-        bodyTimeout: this.timeouts.bodyMs,
+        timeouts: this.timeouts,
       });
-      state.sent = true;
-      const text = await response.body.text();
-      return { kind: 'response', status: response.statusCode, headers: response.headers, text };
-    } catch (error) {
-      return { kind: 'network', error, sent: state.sent };
+      const durationMs = this.clock.now() - started;
+      const answer: AnswerContext = { dialect: this.dialect, site, attempt, secrets, logger: this.logger };
+      const decide = (failed: FailedAttempt) => decideRetry(failed, attempt, call, this.limits, this.random);
+      let decision: RetryDecision;
+      let code: string;
+      let error: ApiError | NetworkError;
+
+      if (outcome.kind === 'response') {
+        // The server counted the request before it answered.
+        ticket?.release(true);
+        const { status } = outcome;
+        code = String(status);
+        this.noteRequest(call, code, attempt, durationMs);
+        if (status >= 200 && status < 300) {
+          const parsed = decodeSuccess(
+            outcome,
+            { schema: request.schema, envelope: request.envelope !== false },
+            answer,
+          );
+          const { requestId } = parsed;
+          this.logger.debug({ ...site, status, attempt, durationMs, requestId }, 'cloud request');
+          return parsed.value;
+        }
+        const apiError = decodeError(outcome, answer);
+        const { retryAfterMs, requestId } = apiError;
+        this.logger.debug(
+          { ...site, status, code: apiError.code, attempt, durationMs, requestId },
+          'cloud request failed',
+        );
+        if (status === 429 && retryAfterMs !== undefined) this.quota?.pause(retryAfterMs);
+        error = apiError;
+        decision = decide({ kind: 'status', status, retryAfterMs });
+      } else {
+        const classified = classifyNetworkError(outcome.error);
+        code = classified.code;
+        const sent = outcome.sent && !isNeverSentCode(code);
+        // A request that never left costs nothing; one that did may have been counted.
+        ticket?.release(sent);
+        this.noteRequest(call, code, attempt, durationMs);
+        if (signal?.aborted) throw this.aborted(call, attempt, outcome.sent);
+        const { failure } = classified;
+        this.logger.debug({ ...site, attempt, durationMs, failure, code, sent }, 'cloud request failed');
+        const causeMessage = scrub(classified.message, secrets);
+        decision = decide({ kind: 'network', sent });
+        const details = { ...site, attempts: attempt, retryable: true, failure, code, causeMessage };
+        error =
+          decision.action === 'ambiguous'
+            ? new AmbiguousRequestError(details)
+            : new NetworkError({ ...details, mayHaveSucceeded: sent && site.method !== 'GET', sent });
+      }
+
+      switch (decision.action) {
+        case 'retry':
+          await this.backoff(call, attempt, code, decision.delayMs);
+          continue;
+        case 'defer':
+          throw new DeferredRequestError({
+            ...site,
+            attempts: attempt,
+            retryAfterMs: decision.retryAfterMs,
+            reason: 'rate-limited',
+          });
+        default:
+          throw error;
+      }
     }
   }
 
-  private parseSuccess<T>(
-    spec: RequestSpec<T>,
-    site: CallSite,
-    attempt: number,
-    text: string,
-    status: number,
-    secrets: Set<string>,
-  ): { value: T; requestId?: string } {
-    const fail = (problem: string, requestId?: string) =>
-      new ResponseValidationError({
-        ...site,
-        attempts: attempt,
-        retryable: false,
-        // The server said 200: whatever was asked for happened.
-        mayHaveSucceeded: spec.method !== 'GET',
-        status,
-        problem: scrub(problem, secrets),
-        requestId,
-      });
-    let json: unknown;
+  /** Waits for the request budget (none when the quota is off); defers the call rather than wait too long. */
+  private async takeSlot(call: Call, attempt: number): Promise<QuotaTicket | undefined> {
+    if (!this.quota) return undefined;
+    let ticket: QuotaTicket;
     try {
-      json = text === '' ? {} : JSON.parse(text);
-    } catch {
-      throw fail('not JSON');
+      ticket = await this.quota.acquire(call.priority, call.signal, { deadlineMs: this.limits.maxWaitMs });
+    } catch (err) {
+      if (call.signal?.aborted) throw this.aborted(call, attempt - 1, false);
+      if (!(err instanceof QuotaDeferral)) throw err;
+      this.logger.debug({ ...call.site, retryAfterMs: err.retryAfterMs }, 'cloud request deferred for quota');
+      const { retryAfterMs } = err;
+      throw new DeferredRequestError({ ...call.site, attempts: attempt - 1, retryAfterMs, reason: 'quota' });
     }
-    if (this.logger.isLevelEnabled('trace')) {
-      this.logger.trace({ ...site, body: redactSecrets(json) }, 'cloud response body');
-    }
-    let payload: unknown = json;
-    let requestId: string | undefined;
-    if (spec.envelope !== false) {
-      const unwrapped = this.dialect.unwrap(json);
-      if (!unwrapped.ok) throw fail(unwrapped.problem);
-      payload = unwrapped.value;
-      requestId = unwrapped.requestId;
-    }
-    const parsed = spec.schema.safeParse(payload);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue?.path.length ? issue.path.join('.') : '(root)';
-      throw fail(`${where}: ${issue?.message ?? 'invalid'}`, requestId);
-    }
-    return requestId === undefined ? { value: parsed.data } : { value: parsed.data, requestId };
+    notify(this.hooks, this.logger, 'onQuotaWait', {
+      api: this.api,
+      key: this.quota.key,
+      priority: call.priority,
+      waitMs: ticket.waitedMs,
+      remaining: ticket.remaining,
+    });
+    return ticket;
   }
 
-  private apiError(
-    spec: RequestSpec<unknown>,
-    site: CallSite,
-    attempt: number,
-    outcome: Extract<AttemptOutcome, { kind: 'response' }>,
-    secrets: Set<string>,
-  ): ApiError {
-    const { status } = outcome;
-    const described = this.dialect.describeError(status, outcome.text);
-    const advisedMs = status === 429 || status === 503 ? parseRetryAfter(outcome.headers) : undefined;
-    const retryAfterMs = advisedMs === undefined ? undefined : boundServerWait(advisedMs);
-    if (advisedMs !== retryAfterMs) {
-      this.logger.warn(
-        { ...site, status, advisedMs, retryAfterMs },
-        'Retry-After / X-RateLimit-Reset asks for a longer wait than sluice honours; waiting the longest it does',
-      );
-    }
-    return new ApiError({
-      ...site,
-      attempts: attempt,
-      status,
-      code: described.code,
-      apiMessage: scrub(described.message, secrets),
-      requestId: described.requestId,
-      retryAfterMs,
-      retryable: isRetryableStatus(status),
-      // A 5xx to a write may come after the write was applied.
-      mayHaveSucceeded: status >= 500 && spec.method !== 'GET',
+  private noteRequest(call: Call, code: string, attempt: number, durationMs: number): void {
+    const { method, route } = call.site;
+    notify(this.hooks, this.logger, 'onRequest', {
+      api: this.api,
+      method,
+      route,
+      code,
+      attempt,
+      durationMs,
+      priority: call.priority,
     });
   }
 
-  private async backoff(
-    site: CallSite,
-    attempt: number,
-    code: string,
-    delayMs: number,
-    signal: AbortSignal | undefined,
-    idempotent: boolean,
-  ): Promise<void> {
+  private async backoff(call: Call, attempt: number, code: string, delayMs: number): Promise<void> {
+    const { site } = call;
     this.logger.warn({ ...site, attempt, code, delayMs }, 'cloud request failed; retrying');
-    this.emit('onRetry', { api: this.api, method: site.method, route: site.route, code, attempt, delayMs });
+    notify(this.hooks, this.logger, 'onRetry', {
+      api: this.api,
+      method: site.method,
+      route: site.route,
+      code,
+      attempt,
+      delayMs,
+    });
     try {
-      await sleep(delayMs, this.clock, signal);
+      await sleep(delayMs, this.clock, call.signal);
     } catch {
-      throw this.aborted(site, attempt, false, idempotent);
+      throw this.aborted(call, attempt, false);
     }
   }
 
-  private deferred(
-    site: CallSite,
-    attempts: number,
-    retryAfterMs: number,
-    reason: 'quota' | 'rate-limited',
-  ): DeferredRequestError {
-    return new DeferredRequestError({ ...site, attempts, retryAfterMs, reason });
-  }
-
-  private aborted(site: CallSite, attempts: number, sent: boolean, idempotent: boolean): RequestAbortedError {
+  private aborted(call: Call, attempts: number, sent: boolean): RequestAbortedError {
     return new RequestAbortedError({
-      ...site,
+      ...call.site,
       attempts,
       retryable: true,
       sent,
-      mayHaveSucceeded: sent && !idempotent,
+      mayHaveSucceeded: sent && !call.idempotent,
     });
   }
-
-  private emit<K extends keyof CloudHooks>(name: K, event: Parameters<NonNullable<CloudHooks[K]>>[0]): void {
-    const hook = this.hooks[name] as ((e: typeof event) => void) | undefined;
-    if (!hook) return;
-    try {
-      hook.call(this.hooks, event);
-    } catch (err) {
-      this.logger.warn(
-        { hook: name, err: err instanceof Error ? err.message : String(err) },
-        'cloud hook threw',
-      );
-    }
-  }
-}
-
-/** What both clients share besides the core: the quota view and shutdown. */
-export abstract class CloudClient {
-  protected constructor(protected readonly http: HttpCore) {}
-
-  /** The key's shared quota scheduler (undefined when the quota is off). */
-  get quota(): QuotaScheduler | undefined {
-    return this.http.quota;
-  }
-
-  /** Requests this key may start right now without waiting (Infinity when the quota is off). */
-  quotaRemaining(): number {
-    return this.http.quota?.remaining() ?? Infinity;
-  }
-
-  /** Closes the client's own Agent; a dispatcher passed in the options stays open. */
-  close(): Promise<void> {
-    return this.http.close();
-  }
-}
-
-/** Passes every event through; notes that the request is about to be written. */
-class SentTracker implements Dispatcher.DispatchHandler {
-  constructor(
-    private readonly inner: Dispatcher.DispatchHandler,
-    private readonly state: { sent: boolean },
-  ) {}
-
-  onRequestStart(controller: Dispatcher.DispatchController, context: unknown): void {
-    this.state.sent = true;
-    this.inner.onRequestStart?.(controller, context);
-  }
-  onRequestUpgrade(
-    controller: Dispatcher.DispatchController,
-    statusCode: number,
-    headers: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>[2],
-    socket: Parameters<NonNullable<Dispatcher.DispatchHandler['onRequestUpgrade']>>[3],
-  ): void {
-    this.inner.onRequestUpgrade?.(controller, statusCode, headers, socket);
-  }
-  onResponseStart(
-    controller: Dispatcher.DispatchController,
-    statusCode: number,
-    headers: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseStart']>>[2],
-    statusMessage?: string,
-  ): void {
-    this.inner.onResponseStart?.(controller, statusCode, headers, statusMessage);
-  }
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.inner.onResponseData?.(controller, chunk);
-  }
-  onResponseEnd(
-    controller: Dispatcher.DispatchController,
-    trailers: Parameters<NonNullable<Dispatcher.DispatchHandler['onResponseEnd']>>[1],
-  ): void {
-    this.inner.onResponseEnd?.(controller, trailers);
-  }
-  onResponseError(controller: Dispatcher.DispatchController, error: Error): void {
-    this.inner.onResponseError?.(controller, error);
-  }
-}
-
-/** `/a/:id/b` with `{id: 'x y'}` → `/a/x%20y/b`. Every placeholder must have a value. */
-export function expandRoute(route: string, params: Record<string, string>): string {
-  return route.replace(/:([A-Za-z][A-Za-z0-9]*)/g, (_, name: string) => {
-    const value = params[name];
-    if (value === undefined) throw new Error(`route ${route}: missing parameter ${name}`);
-    return encodeURIComponent(value);
-  });
-}
-
-function queryString(query: RequestSpec<unknown>['query']): string {
-  if (!query?.length) return '';
-  const params = new URLSearchParams();
-  for (const [key, value] of query) params.append(key, value);
-  return `?${params.toString()}`;
-}
-
-/** Resolves after `ms`; rejects with the signal's reason if it aborts first. */
-export function sleep(ms: number, clock: Clock, signal?: AbortSignal): Promise<void> {
-  if (signal?.aborted) return Promise.reject(signal.reason);
-  if (ms <= 0 && !signal) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      clock.clearTimeout(handle);
-      reject(signal!.reason);
-    };
-    const handle = clock.setTimeout(
-      () => {
-        signal?.removeEventListener('abort', onAbort);
-        resolve();
-      },
-      Math.max(0, ms),
-    );
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-/** Basic credentials as RFC 7617 encodes them. */
-/** The JSON value of a response body, or undefined when it is not JSON (e.g. a plain-text 401). */
-export function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-export function basicAuthorization(user: string, secret: string): string {
-  return `Basic ${Buffer.from(`${user}:${secret}`, 'utf8').toString('base64')}`;
 }

@@ -1,18 +1,11 @@
 import { z } from 'zod';
 import { codeForStatus, parseManagementErrorText } from './errors.ts';
-import {
-  basicAuthorization,
-  type CallOptions,
-  type ClientOptions,
-  CloudClient,
-  type Dialect,
-  HttpCore,
-  type HttpMethod,
-  parseJson,
-  type RequestSpec,
-} from './http.ts';
+import { CloudClient } from './cloud-client.ts';
+import { type CallOptions, type ClientOptions, HttpCore, type RequestSpec } from './http.ts';
+import type { HttpMethod } from './transport.ts';
 import type { PasswordHashes } from './password-hash.ts';
 import { MANAGEMENT_QUOTA, quotaKey } from './quota.ts';
+import { type Dialect, parseJson } from './responses.ts';
 import { ManagementErrorBody, managementEnvelope } from './schemas/common.ts';
 import {
   BackupConfiguration,
@@ -114,6 +107,11 @@ export const managementDialect: Dialect = {
     return { code: codeForStatus(status), message: text.trim().slice(0, 500) || `HTTP ${status}` };
   },
 };
+
+/** Basic credentials as RFC 7617 encodes them. */
+export function basicAuthorization(user: string, secret: string): string {
+  return `Basic ${Buffer.from(`${user}:${secret}`, 'utf8').toString('base64')}`;
+}
 
 /**
  * The management API (services, pipes, reverse private endpoints, query endpoints), contract operations and
@@ -417,7 +415,7 @@ export class ManagementClient extends CloudClient {
     spec: Omit<RequestSpec<T>, 'method' | 'route' | 'params'>,
     options?: CallOptions,
   ): Promise<T> {
-    return this.http.call(
+    return this.call(
       { ...spec, method, route, params: { organizationId: this.organizationId, ...params } },
       options,
     );

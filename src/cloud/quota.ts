@@ -1,12 +1,9 @@
 import { createHash } from 'node:crypto';
 import { armableDelay, systemClock, type Clock } from '../clock.ts';
 
-/**
- * Who is waiting for the budget: `user` (a change a person asked for) goes before `poll` (observing cloud
- * state, drift checks), which goes before `background` (housekeeping).
- */
-export const PRIORITIES = ['user', 'poll', 'background'] as const;
-export type Priority = (typeof PRIORITIES)[number];
+import { PRIORITIES, type Priority } from '../runtime/priority.ts';
+
+export { PRIORITIES, type Priority };
 
 /** The time source of the scheduler (structurally the runtime's `Clock`; tests pass a manual one). */
 export interface QuotaLimit {
@@ -107,7 +104,7 @@ interface Slot {
  * finish rather than from the start makes this hold whatever the latency (a cold connection that delays one
  * request by a second cannot squeeze two batches into one server window).
  *
- * Waiting callers are served by priority (`user` → `poll` → `background`), first come first served within a
+ * Waiting callers are served by priority (`user` → `poll`), first come first served within a
  * priority. One scheduler exists per key (see `QuotaRegistry`) and is shared by every client of that key.
  */
 export class QuotaScheduler {
@@ -115,7 +112,7 @@ export class QuotaScheduler {
   readonly limit: Required<QuotaLimit>;
   private readonly clock: Clock;
   private slots: Slot[] = [];
-  private readonly queues: Record<Priority, Waiter[]> = { user: [], poll: [], background: [] };
+  private readonly queues: Record<Priority, Waiter[]> = { user: [], poll: [] };
   private claims: Claim[] = [];
   private pausedUntil = -Infinity;
   private timer: unknown;
@@ -211,7 +208,6 @@ export class QuotaScheduler {
     return {
       user: this.queues.user.length,
       poll: this.queues.poll.length,
-      background: this.queues.background.length,
     };
   }
 
@@ -273,7 +269,7 @@ export class QuotaScheduler {
   }
 
   private waiting(): number {
-    return this.queues.user.length + this.queues.poll.length + this.queues.background.length;
+    return this.queues.user.length + this.queues.poll.length;
   }
 
   private holdMs(): number {
@@ -400,6 +396,21 @@ export class QuotaRegistry {
   clear(): void {
     this.schedulers.clear();
   }
+}
+
+/**
+ * The scheduler a client spends: none for `false`, the one given, else its key's in `registry` (created with
+ * the given limit, or the API's `published` one).
+ */
+export function schedulerFor(
+  choice: QuotaLimit | QuotaScheduler | false | undefined,
+  registry: QuotaRegistry,
+  key: string,
+  published: QuotaLimit,
+): QuotaScheduler | undefined {
+  if (choice === false) return undefined;
+  if (choice instanceof QuotaScheduler) return choice;
+  return registry.get(key, choice ?? published);
 }
 
 /** The process-wide registry clients use unless given another. */

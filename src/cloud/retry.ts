@@ -1,4 +1,5 @@
 import type { NetworkFailure } from './errors.ts';
+import { exponentialStep } from '../runtime/backoff.ts';
 
 /** How a client retries transient failures. */
 export interface RetryPolicy {
@@ -31,10 +32,67 @@ export function backoffDelay(
   policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>,
   random: () => number = Math.random,
 ): number {
-  const exponent = Math.max(0, retry - 1);
-  // 2 ** 1100 is Infinity; Math.min keeps the ceiling finite.
-  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** exponent);
-  return Math.floor(random() * ceiling);
+  return Math.floor(random() * exponentialStep(policy.baseDelayMs, policy.maxDelayMs, retry - 1));
+}
+
+/** An attempt that did not succeed, as far as the retry decision needs to know it. */
+export type FailedAttempt =
+  /** The server answered with an error status; `retryAfterMs` is its advised wait, already bounded. */
+  | { kind: 'status'; status: number; retryAfterMs?: number | undefined }
+  /** No answer; `sent`: the request may have reached the server (it left, and its error does not prove otherwise). */
+  | { kind: 'network'; sent: boolean };
+
+export interface RetryLimits extends RetryPolicy {
+  /** The longest a call may wait (here: for a server-advised wait) before it is deferred. */
+  maxWaitMs?: number | undefined;
+}
+
+export type RetryDecision =
+  /** Send again after `delayMs`. */
+  | { action: 'retry'; delayMs: number }
+  /** Report the failure as it is. */
+  | { action: 'give-up' }
+  /** A request that is not safe to send twice may have been applied: report that, never resend it. */
+  | { action: 'ambiguous' }
+  /** The server refused it (429) for longer than the call may wait: nothing was applied, come back later. */
+  | { action: 'defer'; retryAfterMs: number };
+
+/**
+ * Whether and when to send a failed request again, from what happened to `attempt` (1 for the first try) and
+ * whether the request is safe to send twice. Pure: `random` (uniform in [0, 1)) is the only source of jitter.
+ */
+export function decideRetry(
+  failed: FailedAttempt,
+  attempt: number,
+  request: { idempotent: boolean },
+  limits: RetryLimits,
+  random: () => number = Math.random,
+): RetryDecision {
+  const lastAttempt = attempt >= limits.maxAttempts;
+  if (failed.kind === 'network') {
+    if (failed.sent && !request.idempotent) return { action: 'ambiguous' };
+    if (lastAttempt) return { action: 'give-up' };
+    return { action: 'retry', delayMs: backoffDelay(attempt, limits, random) };
+  }
+  const { status } = failed;
+  // A 429 refused the request, so even a create is safe to send again; other failures only if idempotent.
+  const retryable = isRetryableStatus(status) && (status === 429 || request.idempotent);
+  if (!retryable || lastAttempt) return { action: 'give-up' };
+  // Too long to hold a worker: let the caller requeue. A 429 refused the request, so it was not applied
+  // and waiting out the limit is no failure; a 503's wait stays an error the caller reports.
+  const advisedMs = failed.retryAfterMs ?? 0;
+  if (advisedMs > (limits.maxWaitMs ?? Infinity)) {
+    return status === 429 ? { action: 'defer', retryAfterMs: advisedMs } : { action: 'give-up' };
+  }
+  if (advisedMs > limits.maxRetryAfterMs) return { action: 'give-up' };
+  const jitter = backoffDelay(attempt, limits, random);
+  // A server-advised wait is a floor: wait at least that long, plus a little jitter so that callers
+  // released together do not arrive together.
+  const delayMs =
+    failed.retryAfterMs !== undefined
+      ? failed.retryAfterMs + Math.floor(random() * limits.baseDelayMs)
+      : jitter;
+  return { action: 'retry', delayMs };
 }
 
 /**

@@ -1,27 +1,13 @@
-import { AlertSpec, AlertStatus, type Alert } from '../api/alert.ts';
-import { GROUP, VERSION } from '../api/common.ts';
+import { alertSchema, type Alert } from '../api/alert.ts';
 import type { AlertBody } from '../cloud/alerting-client.ts';
-import type { CloudConnection } from '../operator/cloud-connection.ts';
 import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
 import { alertBody, alertStatus, diffAlert, isAlertFor } from './alert-diff.ts';
 import { createdSince, ignoreNotFound } from './cloud-calls.ts';
+import type { CloudConnection } from './cloud-connection.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 
 export const alertKind: SluiceKind<Alert, AlertBody> = {
-  kind: 'Alert',
-  group: GROUP,
-  version: VERSION,
-  plural: 'alerts',
-  singular: 'alert',
-  shortNames: [],
-  description: 'An alert of the alerting API on a dashboard tile or a saved search, managed by sluice.',
-  spec: AlertSpec,
-  status: AlertStatus,
-  printerColumns: [
-    { name: 'State', type: 'string', jsonPath: '.status.state' },
-    { name: 'Interval', type: 'string', jsonPath: '.spec.interval' },
-  ],
-  defaultDeletionPolicy: 'Delete',
+  ...alertSchema,
   connect: (_resource, { cloud, claimedBy }) => new AlertClient(cloud, claimedBy),
 };
 
@@ -32,10 +18,6 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
     private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
   ) {}
 
-  private get calls() {
-    return { priority: this.cloud.priority };
-  }
-
   /**
    * Alerts carry no tags: after a crash, the alert is the one with this name and watched object that the
    * cloud created after the intent was recorded and no other Alert holds. Without an intent a look-alike is
@@ -43,13 +25,13 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
    */
   async findCreated(resource: Alert, intent: Date | undefined): Promise<string | undefined> {
     if (!intent) return undefined;
-    const alerts = await this.cloud.alerting.listAlerts(this.calls);
+    const alerts = await this.cloud.alerting.listAlerts();
     return createdSince(alerts, intent, (alert) => isAlertFor(resource.spec, alert), this.claimedBy);
   }
 
   /** The plan is the whole desired body: the PUT replaces the alert, so it never carries less. */
   async observe(resource: Alert, id: string): Promise<Observation<AlertBody>> {
-    const alert = await ignoreNotFound(this.cloud.alerting.getAlert(id, this.calls));
+    const alert = await ignoreNotFound(this.cloud.alerting.getAlert(id));
     if (!alert) return { exists: false };
     const differences = diffAlert(resource.spec, alert);
     // A firing alert works as it should: its state is shown in status, it does not make the resource unready.
@@ -58,17 +40,17 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
   }
 
   async create(resource: Alert) {
-    const alert = await this.cloud.alerting.createAlert(alertBody(resource.spec), { priority: 'user' });
+    const alert = await this.cloud.alerting.createAlert(alertBody(resource.spec));
     return { externalId: alert.id };
   }
 
   async update(_resource: Alert, id: string, observation: { plan: AlertBody }): Promise<void> {
-    await this.cloud.alerting.replaceAlert(id, observation.plan, { priority: 'user' });
+    await this.cloud.alerting.replaceAlert(id, observation.plan);
   }
 
   /** The DELETE answers `{}` once the alert is gone; a 404 means it already was. */
   async delete(_resource: Alert, id: string): Promise<'gone'> {
-    await ignoreNotFound(this.cloud.alerting.deleteAlert(id, { priority: 'user' }));
+    await ignoreNotFound(this.cloud.alerting.deleteAlert(id));
     return 'gone';
   }
 }

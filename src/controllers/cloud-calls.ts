@@ -1,9 +1,7 @@
 import { ApiError } from '../cloud/errors.ts';
 import { ANNOTATIONS } from '../runtime/managed/annotations.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
-
-/** Which look-alike to adopt is the user's to say: look again calmly. */
-const AMBIGUOUS_RETRY_MS = 60_000;
+import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
 
 /** The call's answer, or undefined when the cloud says the object does not exist (404). */
 export async function ignoreNotFound<T>(call: Promise<T>): Promise<T | undefined> {
@@ -51,7 +49,7 @@ export function createdSince<T extends { id: string; createdAt?: string | undefi
     throw new ReconcileError(
       'AmbiguousAdoption',
       `a create may have been lost, and ${tied.length + 1} matching objects (${ids}) are dated the same moment just before it was sent; set the annotation ${ANNOTATIONS.externalId} to the one to adopt`,
-      AMBIGUOUS_RETRY_MS,
+      RETRY_DELAYS.userAction,
     );
   }
   return latest?.id;

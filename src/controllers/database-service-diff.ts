@@ -26,9 +26,9 @@ const STOPPABLE_STATES = new Set(['running', 'idle', 'degraded']);
 
 /**
  * Compares the desired spec with the service the cloud reports and says what to send. Pure: the same inputs
- * always give the same PATCH, which the unit tests pin down field by field.
+ * always give the same PATCH, which the unit tests pin down field by field. `uid` is the object's, for its
+ * marker tag; undefined for an adopted service, which gets no tag it did not ask for.
  */
-/** `uid`: the object's, for its marker tag; undefined for an adopted service, which gets no tag it did not ask for. */
 export function diffService(
   spec: DatabaseServiceSpec,
   uid: string | undefined,

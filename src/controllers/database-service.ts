@@ -1,11 +1,10 @@
-import { GROUP, VERSION } from '../api/common.ts';
-import { DatabaseServiceSpec, DatabaseServiceStatus, type DatabaseService } from '../api/database-service.ts';
+import { databaseServiceSchema, type DatabaseService } from '../api/database-service.ts';
 import type { Service } from '../cloud/schemas/service.ts';
 import { passwordHashes } from '../cloud/password-hash.ts';
 import { ANNOTATIONS } from '../runtime/managed/annotations.ts';
 import type { SecretUse } from '../runtime/managed/secret-references.ts';
 import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
-import type { CloudConnection } from '../operator/cloud-connection.ts';
+import type { CloudConnection } from './cloud-connection.ts';
 import { ignoreNotFound } from './cloud-calls.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 import {
@@ -17,20 +16,7 @@ import {
 } from './database-service-diff.ts';
 
 export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
-  kind: 'DatabaseService',
-  group: GROUP,
-  version: VERSION,
-  plural: 'databaseservices',
-  singular: 'databaseservice',
-  shortNames: ['dbs'],
-  description: 'A cloud database service managed by sluice.',
-  spec: DatabaseServiceSpec,
-  status: DatabaseServiceStatus,
-  printerColumns: [
-    { name: 'Name', type: 'string', jsonPath: '.spec.name', priority: 1 },
-    { name: 'State', type: 'string', jsonPath: '.status.state' },
-  ],
-  defaultDeletionPolicy: 'Orphan',
+  ...databaseServiceSchema,
   connectionSecret: {
     name: (resource) => resource.spec.connectionSecret?.name ?? `${resource.metadata.name}-connection`,
     requiredKeys: ['password'],
@@ -73,19 +59,12 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
   ) {}
 
-  private get calls() {
-    return { priority: this.cloud.priority };
-  }
-
   async findCreated(resource: DatabaseService, intent: Date | undefined): Promise<string | undefined> {
     // No intent, no create was ever sent for this object (the intent is written before every create): a new
     // service costs no look-up. With one, the uid tag finds exactly what was created for it, unless another
     // DatabaseService has taken that service over.
     if (!intent) return undefined;
-    const found = await this.cloud.management.listServices(
-      { tags: { [UID_TAG]: resource.metadata.uid } },
-      this.calls,
-    );
+    const found = await this.cloud.management.listServices({ tags: { [UID_TAG]: resource.metadata.uid } });
     return found
       .filter((service) => this.claimedBy(service.id) === undefined)
       .sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? ''))[0]?.id;
@@ -143,10 +122,10 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
       passwordSecretRef: _password,
       ...cloudFields
     } = resource.spec;
-    const { service, password: generated } = await this.cloud.management.createService(
-      { ...cloudFields, tags: desiredTags(resource.spec, resource.metadata.uid) },
-      { priority: 'user' },
-    );
+    const { service, password: generated } = await this.cloud.management.createService({
+      ...cloudFields,
+      tags: desiredTags(resource.spec, resource.metadata.uid),
+    });
     // An owned password replaces the generated one at once. Should this call fail, the service is found
     // again by its tag and, its Secret never recorded as sent, the password is set by the next reconcile.
     if (this.password) await this.setPassword(service.id, this.password.value);
@@ -159,11 +138,9 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
   async update(_resource: DatabaseService, id: string, observation: { plan: ServiceDiff }) {
     const { patch, replicaScaling, command, setPassword } = observation.plan;
     if (setPassword && this.password) await this.setPassword(id, this.password.value);
-    if (Object.keys(patch).length > 0)
-      await this.cloud.management.updateService(id, patch, { priority: 'user' });
-    if (replicaScaling)
-      await this.cloud.management.updateReplicaScaling(id, replicaScaling, { priority: 'user' });
-    if (command) await this.cloud.management.changeServiceState(id, command, { priority: 'user' });
+    if (Object.keys(patch).length > 0) await this.cloud.management.updateService(id, patch);
+    if (replicaScaling) await this.cloud.management.updateReplicaScaling(id, replicaScaling);
+    if (command) await this.cloud.management.changeServiceState(id, command);
   }
 
   /** Stop, wait until stopped, DELETE, wait for 404 — one step per call, the reconciler polls between. */
@@ -174,11 +151,11 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
       case 'running':
       case 'idle':
       case 'degraded':
-        await this.cloud.management.changeServiceState(id, 'stop', { priority: 'user' });
+        await this.cloud.management.changeServiceState(id, 'stop');
         return 'pending';
       case 'stopped':
       case 'failed':
-        await ignoreNotFound(this.cloud.management.deleteService(id, { priority: 'user' }));
+        await ignoreNotFound(this.cloud.management.deleteService(id));
         return 'pending';
       default:
         return 'pending';
@@ -187,16 +164,16 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
 
   async recoverConnectionDetails(_resource: DatabaseService, id: string) {
     if (this.password) return { password: this.password.value };
-    const { password } = await this.cloud.management.resetServicePassword(id, { priority: 'user' });
+    const { password } = await this.cloud.management.resetServicePassword(id);
     return { password };
   }
 
   private setPassword(id: string, password: string): Promise<void> {
-    return this.cloud.management.setServicePasswordHash(id, passwordHashes(password), { priority: 'user' });
+    return this.cloud.management.setServicePasswordHash(id, passwordHashes(password));
   }
 
   private getService(id: string): Promise<Service | undefined> {
-    return ignoreNotFound(this.cloud.management.getService(id, this.calls));
+    return ignoreNotFound(this.cloud.management.getService(id));
   }
 }
 

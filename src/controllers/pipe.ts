@@ -1,9 +1,9 @@
-import { GROUP, VERSION } from '../api/common.ts';
-import { PipeSpec, PipeStatus, type Pipe } from '../api/pipe.ts';
+import { pipeSchema, type Pipe, type PipeStatus } from '../api/pipe.ts';
 import type { Pipe as CloudPipe } from '../cloud/schemas/pipe.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
+import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
 import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
-import type { CloudConnection } from '../operator/cloud-connection.ts';
+import type { CloudConnection } from './cloud-connection.ts';
 import { createdSince, deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
 import {
   diffPipe,
@@ -16,45 +16,12 @@ import {
   unrotatableChanges,
   type PipePlan,
 } from './pipe-diff.ts';
-import { reversePrivateEndpointReferences } from './reverse-private-endpoint.ts';
 import { endpointStatusOf } from './reverse-private-endpoint-diff.ts';
-import {
-  SERVICE_COLUMN,
-  serviceReference,
-  ServiceGate,
-  ServiceNotRunning,
-  ServiceScopedClient,
-} from './service-reference.ts';
+import { ServiceGate, ServiceNotRunning, ServiceScopedClient } from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 
-/** A DELETE the cloud refuses while the service is stopped is the user's to unblock; retry calmly. */
-const DELETE_BLOCKED_RETRY_MS = 30_000;
-/** What stays wrong until the user acts (a connection string, an endpoint of another service): look seldom. */
-const USER_ACTION_RETRY_MS = 60_000;
-
 export const pipeKind: SluiceKind<Pipe, PipePlan> = {
-  kind: 'Pipe',
-  group: GROUP,
-  version: VERSION,
-  plural: 'pipes',
-  singular: 'pipe',
-  shortNames: [],
-  description: 'A data-ingestion pipe into a table of a cloud database service, managed by sluice.',
-  spec: PipeSpec,
-  status: PipeStatus,
-  printerColumns: [
-    SERVICE_COLUMN,
-    { name: 'Source', type: 'string', jsonPath: '.status.source' },
-    { name: 'State', type: 'string', jsonPath: '.status.state' },
-  ],
-  defaultDeletionPolicy: 'Delete',
-  references: [
-    serviceReference<Pipe>(),
-    reversePrivateEndpointReferences<Pipe>(
-      'reversePrivateEndpoints',
-      (pipe) => pipe.spec.source.kafka?.reversePrivateEndpointRefs?.map((ref) => ref.name) ?? [],
-    ),
-  ],
+  ...pipeSchema,
   secretReferences: (resource) => pipeSecretUses(resource.spec),
   connect: (_resource, context) => new PipeClient(context),
 };
@@ -64,7 +31,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
 
   constructor(context: ConnectContext<CloudConnection>) {
     super(context);
-    this.service = new ServiceGate(context.cloud.management, this.serviceReference, context.cloud.priority);
+    this.service = new ServiceGate(context.cloud.management, this.serviceReference);
   }
 
   /**
@@ -75,7 +42,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
   async findCreated(resource: Pipe, intent: Date | undefined): Promise<string | undefined> {
     if (!intent) return undefined;
     const { name, destination } = resource.spec;
-    const pipes = await this.management.listPipes(this.serviceId, this.calls);
+    const pipes = await this.management.listPipes(this.serviceId);
     const matches = (pipe: CloudPipe) => {
       const observed = pipe.destination as { database?: string; table?: string };
       return (
@@ -87,7 +54,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
     return createdSince(pipes, intent, matches, this.context.claimedBy);
   }
 
-  async prepareCreate(): Promise<void> {
+  async ensureCreatable(): Promise<void> {
     const foreign = this.referencedEndpoints.find(
       (endpoint) => endpoint.object?.status?.serviceId !== this.serviceId,
     );
@@ -96,14 +63,14 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       throw new ReconcileError(
         'InvalidReference',
         `ReversePrivateEndpoint ${foreign.object?.metadata.name} belongs to service ${String(foreign.object?.status?.serviceId)}, not to this pipe's service ${this.serviceId}`,
-        USER_ACTION_RETRY_MS,
+        RETRY_DELAYS.userAction,
       );
     }
     await this.service.ensureRunning();
   }
 
   async observe(resource: Pipe, id: string): Promise<Observation<PipePlan>> {
-    const pipe = await ignoreNotFound(this.management.getPipe(this.serviceId, id, this.calls));
+    const pipe = await ignoreNotFound(this.management.getPipe(this.serviceId, id));
     if (!pipe) return { exists: false };
     const { secrets } = this.context;
     const stuck = unrotatableChanges(resource.spec, secrets.rotated);
@@ -112,7 +79,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       throw new ReconcileError(
         'CannotRotate',
         `${stuck.join(', ')}: the Secret changed, but the cloud cannot change a connection string in place; restore the Secret or create a new Pipe`,
-        USER_ACTION_RETRY_MS,
+        RETRY_DELAYS.userAction,
       );
     }
     const plan = diffPipe(resource.spec, pipe, secrets.rotated, (field) => secrets.values(field));
@@ -140,35 +107,32 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       (field) => secrets.values(field),
       this.referencedEndpoints.map((endpoint) => endpoint.id),
     );
-    const pipe = await this.service.call(() =>
-      this.management.createPipe(this.serviceId, body, { priority: 'user' }),
-    );
+    const pipe = await this.service.call(() => this.management.createPipe(this.serviceId, body));
     return { externalId: pipe.id };
   }
 
   /** PATCH, then PUT settings, then the state command: each only when the plan has it. */
   async update(_resource: Pipe, id: string, observation: { plan: PipePlan }): Promise<void> {
     const { patch, settings, command } = observation.plan;
-    const user = { priority: 'user' as const };
-    if (patch) await this.service.call(() => this.management.updatePipe(this.serviceId, id, patch, user));
+    if (patch) await this.service.call(() => this.management.updatePipe(this.serviceId, id, patch));
     if (settings) {
-      await this.service.call(() => this.management.putPipeSettings(this.serviceId, id, settings, user));
+      await this.service.call(() => this.management.putPipeSettings(this.serviceId, id, settings));
     }
     if (command) {
-      await this.service.call(() => this.management.changePipeState(this.serviceId, id, command, user));
+      await this.service.call(() => this.management.changePipeState(this.serviceId, id, command));
     }
   }
 
   delete(_resource: Pipe, id: string): Promise<'gone' | 'pending'> {
     return deleteUntilGone(
-      () => this.management.getPipe(this.serviceId, id, this.calls),
+      () => this.management.getPipe(this.serviceId, id),
       () => this.deletePipe(id),
     );
   }
 
   private async deletePipe(id: string): Promise<void> {
     try {
-      await this.service.call(() => this.management.deletePipe(this.serviceId, id, { priority: 'user' }));
+      await this.service.call(() => this.management.deletePipe(this.serviceId, id));
     } catch (error) {
       if (!(error instanceof ServiceNotRunning)) throw error;
       if (error.state === 'stopped') {
@@ -176,7 +140,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
         throw new ReconcileError(
           'DeleteBlocked',
           `cannot delete pipe ${id}: ${this.service.label} is stopped; start the service or set deletionPolicy: Orphan`,
-          DELETE_BLOCKED_RETRY_MS,
+          RETRY_DELAYS.deleteBlocked,
         );
       }
       // Otherwise the service is being woken: the next poll deletes.
@@ -189,8 +153,9 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
   }
 
   /**
-   * The kafka source's endpoints as the cloud reports them: those named by id with contract operation 8,
-   * those referenced from their objects' status (already observed, so no call is spent on them).
+   * The kafka source's endpoints as the cloud reports them: those named by id read with a GET of the
+   * endpoint (`getReversePrivateEndpoint`), those referenced from their objects' status (already observed,
+   * so no call is spent on them).
    */
   private async reversePrivateEndpoints(resource: Pipe) {
     const referenced = new Map(this.referencedEndpoints.map((endpoint) => [endpoint.id, endpoint.object]));
@@ -198,9 +163,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       kafkaEndpointIds(resource.spec, [...referenced.keys()]).map(async (endpointId) => {
         const endpoint = referenced.has(endpointId)
           ? referenced.get(endpointId)?.status
-          : await ignoreNotFound(
-              this.management.getReversePrivateEndpoint(this.serviceId, endpointId, this.calls),
-            );
+          : await ignoreNotFound(this.management.getReversePrivateEndpoint(this.serviceId, endpointId));
         return { id: endpointId, status: 'NotFound', ...endpointStatusOf(endpoint ?? {}) };
       }),
     );

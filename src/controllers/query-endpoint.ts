@@ -1,28 +1,13 @@
-import { GROUP, VERSION } from '../api/common.ts';
-import { QueryEndpointSpec, QueryEndpointStatus, type QueryEndpoint } from '../api/query-endpoint.ts';
+import { queryEndpointSchema, type QueryEndpoint } from '../api/query-endpoint.ts';
 import type { QueryEndpointBody } from '../cloud/management-client.ts';
 import type { ExternalClient, Observation } from '../runtime/managed/types.ts';
 import { deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
 import { diffQueryEndpoint, queryEndpointBody, queryEndpointStatus } from './query-endpoint-diff.ts';
-import { SERVICE_COLUMN, serviceReference, ServiceScopedClient } from './service-reference.ts';
+import { ServiceScopedClient } from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 
 export const queryEndpointKind: SluiceKind<QueryEndpoint, QueryEndpointBody> = {
-  kind: 'QueryEndpoint',
-  group: GROUP,
-  version: VERSION,
-  plural: 'queryendpoints',
-  singular: 'queryendpoint',
-  shortNames: [],
-  description:
-    "The query endpoint of a cloud database service, managed by sluice: applying one takes over the service's query endpoint.",
-  spec: QueryEndpointSpec,
-  status: QueryEndpointStatus,
-  printerColumns: [SERVICE_COLUMN, { name: 'Roles', type: 'string', jsonPath: '.spec.roles' }],
-  defaultDeletionPolicy: 'Delete',
-  references: [serviceReference<QueryEndpoint>()],
-  // A service has one query endpoint: a second QueryEndpoint for it waits (Conflict) instead of fighting.
-  exclusiveOn: 'service',
+  ...queryEndpointSchema,
   connect: (_resource, context) => new QueryEndpointClient(context),
 };
 
@@ -37,7 +22,7 @@ class QueryEndpointClient
   }
 
   async observe(resource: QueryEndpoint): Promise<Observation<QueryEndpointBody>> {
-    const endpoint = await ignoreNotFound(this.management.getQueryEndpoint(this.serviceId, this.calls));
+    const endpoint = await ignoreNotFound(this.management.getQueryEndpoint(this.serviceId));
     if (!endpoint) return { exists: false };
     return {
       exists: true,
@@ -60,12 +45,12 @@ class QueryEndpointClient
 
   delete(): Promise<'gone' | 'pending'> {
     return deleteUntilGone(
-      () => this.management.getQueryEndpoint(this.serviceId, this.calls),
-      () => this.management.deleteQueryEndpoint(this.serviceId, { priority: 'user' }),
+      () => this.management.getQueryEndpoint(this.serviceId),
+      () => this.management.deleteQueryEndpoint(this.serviceId),
     );
   }
 
   private upsert(body: QueryEndpointBody) {
-    return this.management.upsertQueryEndpoint(this.serviceId, body, { priority: 'user' });
+    return this.management.upsertQueryEndpoint(this.serviceId, body);
   }
 }

@@ -1,12 +1,10 @@
-import { GROUP, VERSION } from '../api/common.ts';
 import {
-  ReversePrivateEndpointSpec,
-  ReversePrivateEndpointStatus,
+  reversePrivateEndpointSchema,
   type ReversePrivateEndpoint,
 } from '../api/reverse-private-endpoint.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
-import { NOT_READY_YET, type ReferenceList } from '../runtime/managed/references.ts';
-import type { ExternalClient, ManagedObject, Observation } from '../runtime/managed/types.ts';
+import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
+import type { ExternalClient, Observation } from '../runtime/managed/types.ts';
 import { deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
 import {
   endpointStatusOf,
@@ -14,53 +12,13 @@ import {
   rpeCreateBody,
   rpeDifferences,
 } from './reverse-private-endpoint-diff.ts';
-import { SERVICE_COLUMN, serviceReference, ServiceScopedClient } from './service-reference.ts';
+import { ServiceScopedClient } from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 
-/** What only the user can resolve (which look-alike to adopt, an endpoint that differs) is retried calmly. */
-const USER_ACTION_RETRY_MS = 60_000;
-
 export const reversePrivateEndpointKind: SluiceKind<ReversePrivateEndpoint, undefined> = {
-  kind: 'ReversePrivateEndpoint',
-  group: GROUP,
-  version: VERSION,
-  plural: 'reverseprivateendpoints',
-  singular: 'reverseprivateendpoint',
-  shortNames: ['rpe'],
-  description:
-    'A reverse private endpoint through which the pipes of a cloud database service reach a private source, managed by sluice.',
-  spec: ReversePrivateEndpointSpec,
-  status: ReversePrivateEndpointStatus,
-  printerColumns: [
-    SERVICE_COLUMN,
-    { name: 'Type', type: 'string', jsonPath: '.spec.type' },
-    { name: 'Status', type: 'string', jsonPath: '.status.status' },
-  ],
-  defaultDeletionPolicy: 'Delete',
-  references: [serviceReference<ReversePrivateEndpoint>()],
+  ...reversePrivateEndpointSchema,
   connect: (_resource, context) => new ReversePrivateEndpointClient(context),
 };
-
-/**
- * A list of ReversePrivateEndpoint objects another kind waits for (a Pipe's kafka source): each must be
- * Ready in the cloud before the dependant goes on.
- */
-export function reversePrivateEndpointReferences<R extends ManagedObject>(
-  name: string,
-  objectNames: (resource: R) => string[],
-): ReferenceList<R> {
-  return {
-    name,
-    kind: reversePrivateEndpointKind.kind,
-    objectNames,
-    notUsableBecause: (endpoint) => {
-      const status = endpoint.status?.status;
-      if (status === 'Ready') return undefined;
-      // PendingAcceptance lasts until someone acts, and Rejected, Expired and Failed for good: worth naming.
-      return typeof status === 'string' && status !== 'Provisioning' ? `is ${status}` : NOT_READY_YET;
-    },
-  };
-}
 
 class ReversePrivateEndpointClient
   extends ServiceScopedClient
@@ -73,7 +31,7 @@ class ReversePrivateEndpointClient
    */
   async findCreated(resource: ReversePrivateEndpoint, intent: Date | undefined): Promise<string | undefined> {
     if (!intent) return undefined;
-    const endpoints = await this.management.listReversePrivateEndpoints(this.serviceId, this.calls);
+    const endpoints = await this.management.listReversePrivateEndpoints(this.serviceId);
     const candidates = endpoints.filter(
       (endpoint) =>
         rpeDifferences(resource.spec, endpoint).length === 0 &&
@@ -84,7 +42,7 @@ class ReversePrivateEndpointClient
       throw new ReconcileError(
         'AmbiguousAdoption',
         `a create of this endpoint may have been lost, and ${candidates.length} endpoints of service ${this.serviceId} match it (${candidates.map((e) => e.id).join(', ')}); set the annotation sluice.dev/external-id to the one to adopt`,
-        USER_ACTION_RETRY_MS,
+        RETRY_DELAYS.userAction,
       );
     }
     return candidates[0]?.id;
@@ -110,7 +68,6 @@ class ReversePrivateEndpointClient
     const endpoint = await this.management.createReversePrivateEndpoint(
       this.serviceId,
       rpeCreateBody(resource.spec),
-      { priority: 'user' },
     );
     return { externalId: endpoint.id };
   }
@@ -124,19 +81,19 @@ class ReversePrivateEndpointClient
     throw new ReconcileError(
       'CannotUpdate',
       `endpoint ${id} differs in ${observation.differences.join(', ')}, and the cloud cannot change an endpoint; create a new ReversePrivateEndpoint`,
-      USER_ACTION_RETRY_MS,
+      RETRY_DELAYS.userAction,
     );
   }
 
   delete(_resource: ReversePrivateEndpoint, id: string): Promise<'gone' | 'pending'> {
     return deleteUntilGone(
       () => this.get(id),
-      () => this.management.deleteReversePrivateEndpoint(this.serviceId, id, { priority: 'user' }),
+      () => this.management.deleteReversePrivateEndpoint(this.serviceId, id),
       (endpoint) => endpoint.status === 'Deleting',
     );
   }
 
   private get(id: string) {
-    return this.management.getReversePrivateEndpoint(this.serviceId, id, this.calls);
+    return this.management.getReversePrivateEndpoint(this.serviceId, id);
   }
 }

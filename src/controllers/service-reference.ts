@@ -1,23 +1,10 @@
-import type { PrinterColumn } from '../api/crd.ts';
 import { ApiError } from '../cloud/errors.ts';
 import type { ManagementClient } from '../cloud/management-client.ts';
-import type { Priority } from '../cloud/quota.ts';
 import { Waiting } from '../runtime/managed/errors.ts';
-import {
-  NOT_READY_YET,
-  onlyReference,
-  type ReferenceDeclaration,
-  type ResolvedReference,
-} from '../runtime/managed/references.ts';
-import type { ConnectContext, ManagedObject } from '../runtime/managed/types.ts';
-import type { CloudConnection } from '../operator/cloud-connection.ts';
+import { onlyReference, type ResolvedReference } from '../runtime/managed/references.ts';
+import type { ConnectContext } from '../runtime/managed/types.ts';
+import type { CloudConnection } from './cloud-connection.ts';
 
-/** A spec that names its service by `serviceRef` (a DatabaseService here) or by a plain `serviceId`. */
-export interface ServiceScoped extends ManagedObject {
-  spec: ManagedObject['spec'] & { serviceRef?: { name: string }; serviceId?: string };
-}
-
-/** The printer column of every service-scoped kind: the DatabaseService it names (empty for a serviceId). */
 /** A wait on the service, with the state it was found in, so a caller can tell stopped from waking. */
 export class ServiceNotRunning extends Waiting {
   constructor(
@@ -28,31 +15,6 @@ export class ServiceNotRunning extends Waiting {
   }
 }
 
-export const SERVICE_COLUMN: PrinterColumn = {
-  name: 'Service',
-  type: 'string',
-  jsonPath: '.spec.serviceRef.name',
-};
-
-/** Cloud states in which a dependant can work with the service (an idle one is woken when needed). */
-const USABLE_STATES = ['running', 'idle', 'awaking'];
-
-/** The reference every service-scoped kind declares: resolved id kept in `status.serviceId`. */
-export function serviceReference<R extends ServiceScoped>(): ReferenceDeclaration<R> {
-  return {
-    name: 'service',
-    kind: 'DatabaseService',
-    objectName: (resource) => resource.spec.serviceRef?.name,
-    plainId: (resource) => resource.spec.serviceId,
-    statusField: 'serviceId',
-    notUsableBecause: (service) => {
-      const state = service.status?.state;
-      if (state === 'stopped') return 'is stopped (sluice never starts a service for its dependants)';
-      return typeof state === 'string' && USABLE_STATES.includes(state) ? undefined : NOT_READY_YET;
-    },
-  };
-}
-
 /**
  * Keeps calls that need a running service honest: a service that is idle is woken (once: its next state
  * is awaking) and waited for; a stopped one is reported and left alone, because the user stopped it.
@@ -61,7 +23,6 @@ export class ServiceGate {
   constructor(
     private readonly management: ManagementClient,
     private readonly service: ResolvedReference,
-    private readonly priority: Priority,
   ) {}
 
   /** What the condition calls the service: the DatabaseService by name, or the plain id. */
@@ -73,7 +34,7 @@ export class ServiceGate {
   /** Returns when the service is running; wakes an idle one and throws `Waiting` until it runs. */
   async ensureRunning(): Promise<void> {
     if (this.service.object?.status?.state === 'running') return;
-    const { state } = await this.management.getService(this.service.id, { priority: this.priority });
+    const { state } = await this.management.getService(this.service.id);
     if (state !== 'running') await this.waitFor(state ?? 'unknown');
   }
 
@@ -90,7 +51,7 @@ export class ServiceGate {
 
   private async waitFor(state: string): Promise<never> {
     if (state === 'idle') {
-      await this.management.changeServiceState(this.service.id, 'awake', { priority: 'user' });
+      await this.management.changeServiceState(this.service.id, 'awake');
       throw new ServiceNotRunning(state, `${this.label} was idle and is being woken up`);
     }
     if (state === 'stopped') {
@@ -116,10 +77,5 @@ export abstract class ServiceScopedClient {
 
   protected get management() {
     return this.context.cloud.management;
-  }
-
-  /** Options for reads and polls: the priority of this reconcile (changes are sent as `user`). */
-  protected get calls() {
-    return { priority: this.context.cloud.priority };
   }
 }

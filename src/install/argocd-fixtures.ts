@@ -1,4 +1,5 @@
 import { API_VERSION } from '../api/common.ts';
+import type { KindSchema } from '../api/kind-schema.ts';
 
 /** Argo CD's health statuses. */
 export type HealthStatus = 'Healthy' | 'Progressing' | 'Degraded' | 'Suspended' | 'Missing' | 'Unknown';
@@ -19,10 +20,20 @@ export interface HealthCase {
   /** What the case shows, written into the fixture as a comment. */
   about: string;
   expected: { status: HealthStatus; message: string };
-  /** Only for these kinds (default: every kind). */
-  kinds?: string[];
+  /** Only for the kinds this holds for (default: every kind). */
+  appliesTo?: (kind: KindSchema) => boolean;
   object: (kind: string) => Record<string, unknown>;
 }
+
+// Which kinds a case applies to follows from what the kind declares where the runtime decides it (a kind
+// with references can wait for one, one with `exclusiveOn` can meet a Conflict); the reasons only one
+// controller raises name that kind.
+const hasReferences = (kind: KindSchema) => (kind.references?.length ?? 0) > 0;
+const isExclusive = (kind: KindSchema) => kind.exclusiveOn !== undefined;
+const only =
+  (name: string) =>
+  (kind: KindSchema): boolean =>
+    kind.kind === name;
 
 const T0 = '2026-01-01T00:00:00Z';
 const ok: Condition = { type: 'Synced', status: 'True', reason: 'ReconcileSuccess' };
@@ -120,7 +131,7 @@ export const HEALTH_CASES: HealthCase[] = [
     name: 'waiting-for-reference',
     about: 'a referenced sluice resource is not Ready yet; sluice waits for it (no sync wave needed)',
     expected: { status: 'Progressing', message: 'DatabaseService analytics is not Ready' },
-    kinds: ['Pipe', 'QueryEndpoint', 'Alert', 'ReversePrivateEndpoint'],
+    appliesTo: hasReferences,
     object: (kind) =>
       resource(kind, {
         conditions: [ok, notReady('WaitingForReference', 'DatabaseService analytics is not Ready')],
@@ -130,7 +141,7 @@ export const HEALTH_CASES: HealthCase[] = [
     name: 'pending-acceptance',
     about: 'the endpoint waits for the owner of the target service to accept the connection',
     expected: { status: 'Progressing', message: 'waiting for the connection to be accepted' },
-    kinds: ['ReversePrivateEndpoint'],
+    appliesTo: only('ReversePrivateEndpoint'),
     object: (kind) =>
       resource(kind, {
         conditions: [ok, notReady('PendingAcceptance', 'waiting for the connection to be accepted')],
@@ -189,7 +200,7 @@ export const HEALTH_CASES: HealthCase[] = [
     name: 'cannot-rotate',
     about: 'a referenced Secret changed, but the cloud cannot change that connection string in place',
     expected: { status: 'Degraded', message: 'source.kafka: restore the Secret or create a new Pipe' },
-    kinds: ['Pipe'],
+    appliesTo: only('Pipe'),
     object: (kind) =>
       resource(kind, {
         conditions: [
@@ -208,7 +219,7 @@ export const HEALTH_CASES: HealthCase[] = [
     name: `endpoint-${reason.toLowerCase()}`,
     about: `the cloud reports the endpoint ${reason}: only a new endpoint helps`,
     expected: { status: 'Degraded', message },
-    kinds: ['ReversePrivateEndpoint'],
+    appliesTo: only('ReversePrivateEndpoint'),
     object: (kind) => resource(kind, { conditions: [ok, notReady(reason, message)] }),
   })),
   ...(
@@ -220,14 +231,14 @@ export const HEALTH_CASES: HealthCase[] = [
     name: reason.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase(),
     about: 'the user must choose or replace the endpoint; retrying will not help',
     expected: { status: 'Degraded', message },
-    kinds: ['ReversePrivateEndpoint'],
+    appliesTo: only('ReversePrivateEndpoint'),
     object: (kind) => resource(kind, { conditions: [failedSync(reason, message)] }),
   })),
   {
     name: 'invalid-reference',
     about: 'a referenced ReversePrivateEndpoint belongs to another service than the pipe',
     expected: { status: 'Degraded', message: 'ReversePrivateEndpoint msk belongs to service other' },
-    kinds: ['Pipe'],
+    appliesTo: only('Pipe'),
     object: (kind) =>
       resource(kind, {
         conditions: [
@@ -238,12 +249,18 @@ export const HEALTH_CASES: HealthCase[] = [
   },
   {
     name: 'conflict',
-    about: 'another resource already manages the same cloud object',
-    expected: { status: 'Degraded', message: 'Pipe orders already manages this for the same service' },
-    kinds: ['Pipe', 'QueryEndpoint', 'Alert', 'ReversePrivateEndpoint'],
+    about: 'another object of the kind already holds what there is one of (one query endpoint per service)',
+    expected: {
+      status: 'Degraded',
+      message: 'QueryEndpoint orders already manages this for the same service',
+    },
+    appliesTo: isExclusive,
     object: (kind) =>
       resource(kind, {
-        conditions: [ok, notReady('Conflict', 'Pipe orders already manages this for the same service')],
+        conditions: [
+          ok,
+          notReady('Conflict', 'QueryEndpoint orders already manages this for the same service'),
+        ],
       }),
   },
   {
@@ -256,6 +273,51 @@ export const HEALTH_CASES: HealthCase[] = [
           ok,
           notReady('AlreadyManaged', 'DatabaseService team-a/orders already manages c0ffee00'),
         ],
+      }),
+  },
+  {
+    name: 'observe-only-matching',
+    about: 'managementPolicy Observe and the cloud matches the spec',
+    expected: { status: 'Healthy', message: 'observed only: the cloud matches the spec' },
+    object: (kind) =>
+      resource(kind, {
+        conditions: [
+          ok,
+          {
+            type: 'Ready',
+            status: 'True',
+            reason: 'ObserveOnly',
+            message: 'observed only: the cloud matches the spec',
+          },
+        ],
+      }),
+  },
+  {
+    name: 'observe-only-differs',
+    about: 'managementPolicy Observe and the cloud differs: the calls Full would send are pending',
+    expected: {
+      status: 'Progressing',
+      message:
+        'observed only: the cloud differs in name; managementPolicy Full would send PATCH /v1/organizations/o/services/c0ffee00 (name)',
+    },
+    object: (kind) =>
+      resource(kind, {
+        conditions: [
+          ok,
+          notReady(
+            'ObserveOnly',
+            'observed only: the cloud differs in name; managementPolicy Full would send PATCH /v1/organizations/o/services/c0ffee00 (name)',
+          ),
+        ],
+      }),
+  },
+  {
+    name: 'nothing-to-observe',
+    about: 'managementPolicy Observe without an id to observe: Observe never creates',
+    expected: { status: 'Degraded', message: 'managementPolicy Observe never creates' },
+    object: (kind) =>
+      resource(kind, {
+        conditions: [ok, notReady('NothingToObserve', 'managementPolicy Observe never creates')],
       }),
   },
   {
@@ -349,3 +411,7 @@ export const HEALTH_CASES: HealthCase[] = [
       }),
   },
 ];
+
+/** The cases a kind's health check is tested with. */
+export const healthCasesOf = (kind: KindSchema): HealthCase[] =>
+  HEALTH_CASES.filter((c) => c.appliesTo?.(kind) ?? true);

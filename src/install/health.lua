@@ -85,7 +85,8 @@ if ready ~= nil and ready.status == "True" then
 end
 
 if ready ~= nil then
-  -- Conflict, AlreadyManaged: another resource already manages the same cloud object. Rejected, Expired, Failed: a reverse
+  -- Conflict, AlreadyManaged: another resource already manages the same cloud object. NothingToObserve: an
+  -- Observe object without an id, which Observe never creates. Rejected, Expired, Failed: a reverse
   -- private endpoint's connection was refused, not accepted in time, or failed; only a new one helps.
   local failed = {
     CloudFailed = true,
@@ -93,6 +94,7 @@ if ready ~= nil then
     Drifted = true,
     Conflict = true,
     AlreadyManaged = true,
+    NothingToObserve = true,
     Rejected = true,
     Expired = true,
     Failed = true,
@@ -102,6 +104,8 @@ if ready ~= nil then
   end
   -- Creating, Updating, Unavailable (the cloud is changing state), WaitingForReference, PendingAcceptance,
   -- Deleting: sluice is waiting for something that will happen without the user.
+  -- ObserveOnly: the cloud differs from the spec (or is not usable yet) and sluice only watches; the message
+  -- names the calls managementPolicy Full would send.
   return result("Progressing", messageOf(ready, ready.reason))
 end
 

@@ -1,5 +1,5 @@
 import { GROUP } from '../api/common.ts';
-import type { KindSchema } from '../api/crd.ts';
+import type { KindSchema } from '../api/kind-schema.ts';
 
 /** A Kubernetes RBAC PolicyRule. */
 export interface PolicyRule {
@@ -20,8 +20,8 @@ export interface OperatorRules {
 }
 
 /**
- * The least privilege `sluice run` needs, derived from the kind registry: a new kind in KINDS (src/kinds.ts) gets its
- * rules by `npm run generate`. Every verb here is one the operator sends (see src/runtime: the reflector
+ * The least privilege `sluice run` needs, derived from the kind registry: a new kind in KIND_SCHEMAS
+ * (src/api/kinds.ts) gets its rules by `npm run generate`. Every verb here is one the operator sends (see src/runtime: the reflector
  * lists and watches, the reconciler merge-patches finalizers and status, writes connection Secrets, creates
  * Events; leader election reads, creates and replaces its Lease).
  */

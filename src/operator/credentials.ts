@@ -3,12 +3,15 @@ import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { AlertingClient } from '../cloud/alerting-client.ts';
 import type { CloudHooks } from '../cloud/hooks.ts';
+import type { CloudClient } from '../cloud/cloud-client.ts';
 import type { ClientOptions } from '../cloud/http.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
+import type { WriteRecorder } from '../runtime/recorded-writes.ts';
 import { QuotaRegistry, type Priority, type QuotaLimit, type QuotaStart } from '../cloud/quota.ts';
+import type { CloudConnection } from '../controllers/cloud-connection.ts';
 import { entryFor, hostRefusal, type AllowedHosts } from './api-hosts.ts';
-import type { CloudConnection } from './cloud-connection.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
+import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
 import { deriveDigestKey, type DigestKey } from '../runtime/managed/secret-digests.ts';
 import type { SecretReader } from '../runtime/managed/secret-references.ts';
 import type { ManagedObject } from '../runtime/managed/types.ts';
@@ -16,9 +19,6 @@ import type { ManagedObject } from '../runtime/managed/types.ts';
 /** The keys of a credentials Secret (the operator's, or a resource's own via spec.credentialsRef). */
 export const MANAGEMENT_KEYS = ['organizationId', 'keyId', 'keySecret', 'managementUrl'] as const;
 export const ALERTING_KEYS = ['alertsUrl', 'alertsToken'] as const;
-
-/** A missing Secret or key is the user's to fix; retrying sooner than this only adds noise. */
-const CREDENTIALS_RETRY_MS = 10_000;
 
 export interface SecretRef {
   namespace: string;
@@ -83,22 +83,29 @@ export class CloudClients {
     this.quotas = new QuotaRegistry(undefined, options.quotaStart);
   }
 
-  async connectionFor(resource: ManagedObject, priority: Priority): Promise<CloudConnection> {
+  /** With `writes`, the clients keep every write there instead of sending it (objects sluice only observes). */
+  async connectionFor(
+    resource: ManagedObject,
+    priority: Priority,
+    writes?: WriteRecorder,
+  ): Promise<CloudConnection> {
     const ref = this.secretRefOf(resource);
     const clients = this.clientsFor(ref);
     // Each API's keys are needed only by the kinds that call it: an Alert's Secret may hold only the alerting keys.
-    const usable = <C>(client: C | ReconcileError): C => {
+    const usable = <C extends CloudClient>(client: C | ReconcileError): C => {
       if (client instanceof ReconcileError) throw client;
-      return client;
+      return writes ? client.withWritesRecorded(writes) : client;
     };
+    // Reads follow the reconcile's priority, writes go as `user` (the clients' default): no call names one.
+    let management: ManagementClient | undefined;
+    let alerting: AlertingClient | undefined;
     return {
       get management(): ManagementClient {
-        return usable(clients.management);
+        return (management ??= usable(clients.management).withReadPriority(priority));
       },
       get alerting(): AlertingClient {
-        return usable(clients.alerting);
+        return (alerting ??= usable(clients.alerting).withReadPriority(priority));
       },
-      priority,
     };
   }
 
@@ -114,7 +121,7 @@ export class CloudClients {
       throw new ReconcileError(
         'CredentialsMissing',
         `Secret ${ref.namespace}/${ref.name} has no key keySecret or alertsToken`,
-        CREDENTIALS_RETRY_MS,
+        RETRY_DELAYS.credentials,
       );
     }
     return deriveDigestKey(secret);
@@ -136,14 +143,14 @@ export class CloudClients {
         `the operator's credentials may be used only in namespaces ${namespaces.join(', ')} ` +
           `(--operator-credentials-namespaces), not in ${namespace}: set spec.credentialsRef to a Secret ` +
           `of this namespace`,
-        CREDENTIALS_RETRY_MS,
+        RETRY_DELAYS.credentials,
       );
     }
     if (defaultSecret) return defaultSecret;
     throw new ReconcileError(
       'CredentialsMissing',
       'no credentials: set spec.credentialsRef or start the operator with --credentials-secret',
-      CREDENTIALS_RETRY_MS,
+      RETRY_DELAYS.credentials,
     );
   }
 
@@ -153,7 +160,7 @@ export class CloudClients {
       throw new ReconcileError(
         'CredentialsMissing',
         `Secret ${ref.namespace}/${ref.name} not found`,
-        CREDENTIALS_RETRY_MS,
+        RETRY_DELAYS.credentials,
       );
     }
     const cacheKey = `${ref.namespace}/${ref.name}`;
@@ -188,11 +195,11 @@ export class CloudClients {
         return new ReconcileError(
           'CredentialsMissing',
           `Secret ${cacheKey} has no key ${missing.join(', ')} (for the ${api} API)`,
-          CREDENTIALS_RETRY_MS,
+          RETRY_DELAYS.credentials,
         );
       }
       const refusal = refusals[api];
-      return refusal ? new ReconcileError('ApiHostNotAllowed', refusal, CREDENTIALS_RETRY_MS) : undefined;
+      return refusal ? new ReconcileError('ApiHostNotAllowed', refusal, RETRY_DELAYS.credentials) : undefined;
     };
     const management = refused('management', MANAGEMENT_KEYS);
     const alerting = refused('alerting', ALERTING_KEYS);

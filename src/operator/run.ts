@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
-import { createCloudAgent } from '../cloud/http.ts';
+import { createCloudAgent } from '../cloud/transport.ts';
 import { createLogger } from '../cloud/logging.ts';
 import { loadKubeAccess } from '../runtime/kube-config.ts';
 import { closeKubeConnections } from '../runtime/kube-http.ts';
@@ -18,7 +18,7 @@ import { OperatorMetrics } from '../runtime/metrics.ts';
 import { CloudClients } from './credentials.ts';
 import type { OperatorConfig } from './config.ts';
 import { KINDS } from '../kinds.ts';
-import type { CloudConnection } from './cloud-connection.ts';
+import type { CloudConnection } from '../controllers/cloud-connection.ts';
 import { shutDownInOrder } from './shutdown.ts';
 
 export interface RunningOperator {
@@ -56,7 +56,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     logger: log,
     writer: kube,
     events,
-    cloudFor: (resource, priority) => clouds.connectionFor(resource, priority),
+    cloudFor: (resource, priority, writes) => clouds.connectionFor(resource, priority, writes),
     secretDigestKey: (resource) => clouds.secretDigestKey(resource),
     syncIntervalMs: config.syncInterval,
     pollIntervalMs: config.pollInterval,

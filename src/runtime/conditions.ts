@@ -1,4 +1,17 @@
-import type { Condition } from '../api/common.ts';
+export const CONDITION_STATUSES = ['True', 'False', 'Unknown'] as const;
+
+/** One aspect of a resource, in the shape Kubernetes uses for conditions (metav1.Condition). */
+export interface Condition {
+  type: string;
+  status: (typeof CONDITION_STATUSES)[number];
+  /** A CamelCase word saying why the condition has its status. */
+  reason: string;
+  message?: string;
+  /** When `status` last changed (RFC 3339). */
+  lastTransitionTime: string;
+  /** The metadata.generation the condition was set for. */
+  observedGeneration?: number;
+}
 
 export type ConditionType = 'Ready' | 'Synced' | 'Drifted';
 export type ConditionInput = Omit<Condition, 'lastTransitionTime'>;
@@ -22,11 +35,4 @@ export function setCondition(
 
 export function removeCondition(conditions: readonly Condition[], type: ConditionType): Condition[] {
   return conditions.filter((c) => c.type !== type);
-}
-
-export function getCondition(
-  conditions: readonly Condition[] | undefined,
-  type: ConditionType,
-): Condition | undefined {
-  return conditions?.find((c) => c.type === type);
 }

@@ -7,10 +7,10 @@ import type { OperatorMetrics } from './metrics.ts';
 import { runWorkers } from './workers.ts';
 import { WorkQueue } from './workqueue.ts';
 
-export interface ControllerOptions<R extends ManagedObject, Cloud, S> extends ManagedReconcilerOptions<
+export interface ControllerOptions<R extends ManagedObject, Cloud, Plan> extends ManagedReconcilerOptions<
   R,
   Cloud,
-  S
+  Plan
 > {
   cache: ReadonlyCache<R>;
   concurrency: number;
@@ -22,14 +22,14 @@ export interface ControllerOptions<R extends ManagedObject, Cloud, S> extends Ma
  * One kind's work queue and workers running the generic managed reconciler. Knows no kind; the manager
  * feeds it keys from the shared informers.
  */
-export class Controller<R extends ManagedObject, Cloud, S> {
+export class Controller<R extends ManagedObject, Cloud, Plan> {
   private readonly queue: WorkQueue;
-  private readonly reconciler: ManagedReconciler<R, Cloud, S>;
+  private readonly reconciler: ManagedReconciler<R, Cloud, Plan>;
   /** What last triggered each key, to skip events that change nothing the reconciler acts on. */
   private readonly triggers = new Map<string, string>();
   private workers?: Promise<void>;
 
-  constructor(private readonly options: ControllerOptions<R, Cloud, S>) {
+  constructor(private readonly options: ControllerOptions<R, Cloud, Plan>) {
     this.queue = new WorkQueue({ metrics: options.metrics.workQueue(options.kind.kind.toLowerCase()) });
     this.reconciler = new ManagedReconciler(options);
   }
@@ -66,7 +66,7 @@ export class Controller<R extends ManagedObject, Cloud, S> {
    * is left out for the same reason. Drift checks come from requeues.
    */
   onResourceChange(key: string): void {
-    this.reconciler.observe(key);
+    this.reconciler.onCacheChange(key);
     const object = this.options.cache.get(key);
     if (!object) {
       this.triggers.delete(key);

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { KubeAccess } from './kube-config.ts';
 import { pino, type Logger } from 'pino';
+import { apiPath, LEASES } from './api-path.ts';
 import { KubeApiError, kubeRequestJson } from './kube-http.ts';
 
 export interface LeaderElectionOptions {
@@ -57,7 +58,6 @@ type Attempt = 'ours' | 'held-by-other' | 'failed';
 export class LeaderElector {
   readonly identity: string;
 
-  private readonly path: string;
   private readonly leaseDurationMs: number;
   private readonly renewDeadlineMs: number;
   private readonly retryPeriodMs: number;
@@ -75,7 +75,6 @@ export class LeaderElector {
 
   constructor(private readonly options: LeaderElectionOptions) {
     this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
-    this.path = `/apis/coordination.k8s.io/v1/namespaces/${encodeURIComponent(options.namespace)}/leases`;
     this.leaseDurationMs = (options.leaseDurationSeconds ?? 15) * 1000;
     this.renewDeadlineMs = (options.renewDeadlineSeconds ?? 10) * 1000;
     this.retryPeriodMs = (options.retryPeriodSeconds ?? 2) * 1000;
@@ -230,7 +229,7 @@ export class LeaderElector {
   private async getLease(signal: AbortSignal): Promise<Lease | undefined> {
     try {
       return await kubeRequestJson<Lease>(this.options.kubeConfig, {
-        path: `${this.path}/${encodeURIComponent(this.options.name)}`,
+        path: apiPath(LEASES, this.options.namespace, this.options.name),
         signal,
       });
     } catch (error) {
@@ -240,7 +239,7 @@ export class LeaderElector {
   }
 
   private write(method: 'POST' | 'PUT', lease: Lease, signal: AbortSignal): Promise<Lease> {
-    const path = method === 'POST' ? this.path : `${this.path}/${encodeURIComponent(this.options.name)}`;
+    const path = apiPath(LEASES, this.options.namespace, method === 'POST' ? undefined : this.options.name);
     return kubeRequestJson<Lease>(this.options.kubeConfig, { method, path, body: lease, signal });
   }
 

@@ -15,7 +15,9 @@ import {
 } from './managed/references.ts';
 import type { ManagedKind, ManagedObject } from './managed/types.ts';
 import type { OperatorMetrics } from './metrics.ts';
-import { SecretCache, type SecretObject } from './secret-cache.ts';
+import { SecretCache } from './secret-cache.ts';
+import type { SecretObject } from './secret-data.ts';
+import { SECRETS } from './api-path.ts';
 
 const SECRET = 'Secret';
 
@@ -69,7 +71,7 @@ export class Manager<Cloud> {
       this.secretInformers.push(
         new Informer<SecretObject>({
           kubeConfig,
-          resource: { group: '', version: 'v1', plural: 'secrets' },
+          resource: SECRETS,
           ...(namespace ? { namespace } : {}),
           logger: logger.child({ reflector: 'secrets' }),
         }),
@@ -80,7 +82,7 @@ export class Manager<Cloud> {
       this.secretInformers.push(
         new Informer<SecretObject>({
           kubeConfig,
-          resource: { group: '', version: 'v1', plural: 'secrets' },
+          resource: SECRETS,
           namespace: extra.namespace,
           fieldSelector: `metadata.name=${extra.name}`,
           logger: logger.child({ reflector: `secret ${extra.namespace}/${extra.name}` }),
@@ -102,7 +104,6 @@ export class Manager<Cloud> {
         cache: informer.cache,
         lookup,
         secrets: this.secrets,
-        connectionSecrets: this.secrets,
         dependantsOf: (resource) => this.existingDependantsOf(kind.kind, resource),
         logger: logger.child({ controller: kind.kind }),
       });

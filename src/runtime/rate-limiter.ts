@@ -1,4 +1,5 @@
 import { systemClock, type Clock } from '../clock.ts';
+import { exponentialStep } from './backoff.ts';
 
 /** Decides how long a key waits before its next retry (client-go's workqueue.RateLimiter). */
 export interface RateLimiter {
@@ -21,8 +22,7 @@ export class ExponentialFailureRateLimiter implements RateLimiter {
   when(key: string): number {
     const exponent = this.failures.get(key) ?? 0;
     this.failures.set(key, exponent + 1);
-    // 2 ** 1024 is Infinity, which Math.min handles; the cap keeps the result finite.
-    return Math.min(this.baseDelayMs * 2 ** exponent, this.maxDelayMs);
+    return exponentialStep(this.baseDelayMs, this.maxDelayMs, exponent);
   }
 
   forget(key: string): void {

@@ -1,6 +1,7 @@
 import { pino, type Logger } from 'pino';
 import { systemClock, type Clock, type TimerHandle } from '../clock.ts';
 import type { KubeAccess } from './kube-config.ts';
+import { apiPath, type ResourceType } from './api-path.ts';
 import { JitteredBackoff } from './backoff.ts';
 import { ObjectCache, type KubeObject, type ReadonlyCache } from './cache.ts';
 import {
@@ -12,15 +13,9 @@ import {
   type KubeStatus,
 } from './kube-http.ts';
 
-/** Which resource to mirror; `group: ''` is the core API (`/api/v1`). */
-export interface ResourceType {
-  group: string;
-  version: string;
-  plural: string;
-}
-
 export interface ReflectorOptions {
   kubeConfig: KubeAccess;
+  /** Which resource to mirror. */
   resource: ResourceType;
   /** Mirror one namespace only; all namespaces when omitted. */
   namespace?: string;
@@ -114,7 +109,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
 
   constructor(private readonly options: ReflectorOptions) {
     this.cache = this.objects;
-    this.path = resourcePath(options.resource, options.namespace);
+    this.path = apiPath(options.resource, options.namespace);
     this.logger = (options.logger ?? pino({ enabled: false })).child({
       resource: options.resource.plural,
       ...(options.namespace ? { namespace: options.namespace } : {}),
@@ -382,13 +377,6 @@ export class Reflector<T extends KubeObject = KubeObject> {
       stopping.addEventListener('abort', wake, { once: true });
     });
   }
-}
-
-/** `/apis/<group>/<version>[/namespaces/<ns>]/<plural>`, or `/api/v1/...` for the core group. */
-export function resourcePath(resource: ResourceType, namespace?: string): string {
-  const base = resource.group ? `/apis/${resource.group}/${resource.version}` : `/api/${resource.version}`;
-  const scope = namespace ? `/namespaces/${encodeURIComponent(namespace)}` : '';
-  return `${base}${scope}/${resource.plural}`;
 }
 
 /**

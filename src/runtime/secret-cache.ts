@@ -1,16 +1,6 @@
-import type { KubeObject } from './cache.ts';
 import type { Informer } from './informer.ts';
 import type { SecretReader, SecretSnapshot } from './managed/secret-references.ts';
-import { decodeSecretData } from './secret-data.ts';
-
-export interface SecretObject extends KubeObject {
-  metadata: KubeObject['metadata'] & {
-    namespace: string;
-    labels?: Record<string, string>;
-    ownerReferences?: { kind: string; name: string; uid?: string; controller?: boolean }[];
-  };
-  data?: Record<string, string>;
-}
+import { decodeSecretData, type SecretObject } from './secret-data.ts';
 
 /**
  * Secrets as the operator's informers hold them (one for the watched namespaces, maybe one more for the

@@ -1,5 +1,6 @@
 import { pino, type Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.ts';
+import { failureOf } from './failure.ts';
 import { noopReconcileMetrics, type ReconcileMetrics, type ReconcileResult } from './metrics.ts';
 import type { WorkQueue } from './workqueue.ts';
 
@@ -58,8 +59,7 @@ export async function runWorkers(options: WorkerPoolOptions): Promise<void> {
       }
     } catch (err) {
       // An error may set a floor under the backoff (e.g. a request the cloud refused will be refused again).
-      const floor = (err as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
-      queue.addRateLimited(key, typeof floor === 'number' ? floor : 0);
+      queue.addRateLimited(key, failureOf(err)?.retryAfterMs ?? 0);
       result = 'error';
       logger.error({ err, key, retries: queue.numRequeues(key) }, 'reconcile failed');
     } finally {

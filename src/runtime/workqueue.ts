@@ -64,10 +64,6 @@ export class WorkQueue {
     return this.waiting;
   }
 
-  get isShuttingDown(): boolean {
-    return this.shuttingDown;
-  }
-
   add(key: string): void {
     this.addIn(key, 'fresh');
   }

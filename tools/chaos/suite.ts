@@ -51,7 +51,7 @@ export async function runSuite(
   return results;
 }
 
-/** The summary table (markdown, so it can go into the README as printed). */
+/** The summary table (markdown, so it can go into docs/benchmarks.md as printed). */
 export function summaryTable(results: ChaosResult[]): string {
   const rows = [
     [

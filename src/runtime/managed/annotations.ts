@@ -20,6 +20,18 @@ export const ANNOTATIONS = {
    * once; an adopted resource's password is never reset otherwise.
    */
   resetPassword: 'sluice.dev/reset-password',
+  /** A new value (any) asks for a reconcile at once, with a fresh cloud read; status records it when handled. */
+  reconcileRequestedAt: 'sluice.dev/reconcile-requested-at',
 } as const;
+
+/** The time recorded before the last create call, if any. */
+export function createIntentOf(resource: {
+  metadata: { annotations?: Record<string, string> };
+}): Date | undefined {
+  const text = resource.metadata.annotations?.[ANNOTATIONS.createPending];
+  if (text === undefined) return undefined;
+  const at = new Date(text);
+  return Number.isNaN(at.getTime()) ? undefined : at;
+}
 
 export const MANAGED_BY_LABEL = { 'app.kubernetes.io/managed-by': 'sluice' } as const;

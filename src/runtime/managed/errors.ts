@@ -1,9 +1,13 @@
+import { FAILURE, failureOf, type ClassifiedError, type Failure } from '../failure.ts';
+
+export { retryFloorOf } from '../failure.ts';
+
 /**
  * An error the reconciler reports in the Synced condition with its own reason. `retryAfterMs` sets a floor
- * under the backoff: a request the API refused (4xx) will be refused again, so retrying in milliseconds
- * would only burn the quota.
+ * under the backoff (a delay from `RETRY_DELAYS`): what waits for the user to act is not retried in
+ * milliseconds.
  */
-export class ReconcileError extends Error {
+export class ReconcileError extends Error implements ClassifiedError {
   constructor(
     readonly reason: string,
     message: string,
@@ -12,6 +16,14 @@ export class ReconcileError extends Error {
   ) {
     super(message, options);
     this.name = 'ReconcileError';
+  }
+
+  get [FAILURE](): Failure {
+    const { reason, retryAfterMs } = this;
+    if (retryAfterMs === undefined) return { kind: 'retry-after', reason };
+    // A cloud failure wrapped to carry its floor (a server's Retry-After) stays one worth retrying.
+    if (failureOf(this.cause)?.kind === 'retry-after') return { kind: 'retry-after', reason, retryAfterMs };
+    return { kind: 'terminal', reason, retryAfterMs };
   }
 }
 
@@ -29,27 +41,10 @@ export class Waiting extends Error {
   }
 }
 
-/** Minimum wait before retrying a request the cloud rejected as invalid. */
-export const REJECTED_REQUEST_RETRY_MS = 10_000;
-
-/** The condition reason for any error: ours carry one; cloud API errors are told apart from the rest. */
+/** The condition reason for any error: a classified failure names its own; any other error is a `ReconcileError`. */
 export function reasonOf(error: unknown): string {
-  if (error instanceof ReconcileError) return error.reason;
-  if (isCloudApiError(error))
-    return error.status >= 400 && error.status < 500 ? 'CloudRequestRejected' : 'CloudApiError';
-  return 'ReconcileError';
-}
-
-/** The retry floor for an error, if it has one. */
-export function retryFloorOf(error: unknown): number | undefined {
-  if (error instanceof ReconcileError) return error.retryAfterMs;
-  // A server-advised wait (503 Retry-After) the client would not sleep through holding a worker.
-  const advised = (error as { retryAfterMs?: unknown } | undefined)?.retryAfterMs;
-  if (isCloudApiError(error) && typeof advised === 'number') return advised;
-  if (isCloudApiError(error) && error.status >= 400 && error.status < 500 && error.status !== 429) {
-    return REJECTED_REQUEST_RETRY_MS;
-  }
-  return undefined;
+  const failure = failureOf(error);
+  return failure && failure.kind !== 'deferral' ? failure.reason : 'ReconcileError';
 }
 
 /**
@@ -58,19 +53,10 @@ export function retryFloorOf(error: unknown): number | undefined {
  * That is no failure: the key is requeued for then, with no Warning, no Synced=False and no backoff.
  */
 export function deferralOf(error: unknown): number | undefined {
-  if (!(error instanceof Error) || error.name !== 'DeferredRequestError') return undefined;
-  const { retryAfterMs } = error as { retryAfterMs?: unknown };
-  return typeof retryAfterMs === 'number' ? Math.max(1, Math.ceil(retryAfterMs)) : undefined;
+  const failure = failureOf(error);
+  return failure?.kind === 'deferral' ? Math.max(1, Math.ceil(failure.retryAfterMs)) : undefined;
 }
 
 export function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-function isCloudApiError(error: unknown): error is Error & { status: number } {
-  return (
-    error instanceof Error &&
-    error.name === 'ApiError' &&
-    typeof (error as { status?: unknown }).status === 'number'
-  );
 }

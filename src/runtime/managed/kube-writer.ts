@@ -1,57 +1,53 @@
 import { hostname } from 'node:os';
+import { apiPath, EVENTS, type ResourceType, SECRETS } from '../api-path.ts';
 import type { KubeAccess } from '../kube-config.ts';
 import { KubeApiError, kubeRequestJson } from '../kube-http.ts';
-import { decodeSecretData, encodeSecretData } from '../secret-data.ts';
+import {
+  decodeSecretData,
+  encodeSecretData,
+  type OwnerReference,
+  type SecretObject,
+} from '../secret-data.ts';
 import { MANAGED_BY_LABEL } from './annotations.ts';
 import { ReconcileError } from './errors.ts';
+import { RETRY_DELAYS } from '../retry-delays.ts';
 import type { ConnectionDetails, ManagedObject, ManagedStatus } from './types.ts';
 
 const MERGE_PATCH = 'application/merge-patch+json';
 
-export interface KindPath {
-  group: string;
-  version: string;
-  plural: string;
+/** What tells who controls a Secret: its owner references (from the apiserver, or the cache's snapshot). */
+interface SecretOwners {
+  metadata: {
+    name: string;
+    ownerReferences?: readonly Pick<OwnerReference, 'uid' | 'controller'>[] | undefined;
+  };
 }
-
-interface OwnerReference {
-  uid?: string;
-  controller?: boolean;
-}
-
-interface SecretObject {
-  metadata: { name: string; resourceVersion?: string; ownerReferences?: readonly OwnerReference[] };
-  data?: Record<string, string>;
-}
-
-/** The user must rename or remove the Secret; retrying sooner than this only adds noise. */
-const SECRET_CONFLICT_RETRY_MS = 10_000;
 
 /**
  * Throws `SecretConflict` unless `owner` controls the Secret (an owner reference with `controller: true`
  * and its uid). Without this, a resource could write its password into any Secret of its namespace, and
  * two resources naming one Secret would overwrite each other's.
  */
-export function assertControlledBy(secret: SecretObject, owner: ManagedObject): void {
+export function assertControlledBy(secret: SecretOwners, owner: ManagedObject): void {
   const refs = secret.metadata.ownerReferences ?? [];
   if (refs.some((ref) => ref.controller === true && ref.uid === owner.metadata.uid)) return;
   throw new ReconcileError(
     'SecretConflict',
     `Secret ${secret.metadata.name} exists and is not controlled by this ${owner.kind ?? 'resource'}; ` +
       'name another Secret in spec.connectionSecret.name, or delete that one',
-    SECRET_CONFLICT_RETRY_MS,
+    RETRY_DELAYS.secretConflict,
   );
 }
 
 /** The writes the reconciler makes to Kubernetes: status, finalizers and annotations, connection Secrets. */
 export interface KubeWriter {
   /** Replaces the status; fields the new status drops are removed, not left behind. */
-  patchStatus<R extends ManagedObject>(kind: KindPath, resource: R, status: ManagedStatus): Promise<R>;
+  patchStatus<R extends ManagedObject>(kind: ResourceType, resource: R, status: ManagedStatus): Promise<R>;
   /** Sets the finalizer list; a concurrent change to the object fails (409) instead of being lost. */
-  setFinalizers<R extends ManagedObject>(kind: KindPath, resource: R, finalizers: string[]): Promise<R>;
+  setFinalizers<R extends ManagedObject>(kind: ResourceType, resource: R, finalizers: string[]): Promise<R>;
   /** Sets finalizers and/or annotations (null removes one) on exactly the object version that was read. */
   patchMetadata<R extends ManagedObject>(
-    kind: KindPath,
+    kind: ResourceType,
     resource: R,
     change: { finalizers?: string[]; annotations?: Record<string, string | null> },
   ): Promise<R>;
@@ -89,14 +85,18 @@ export class HttpKubeWriter implements KubeWriter, EventWriter {
    * Replaces the status with a JSON merge patch; fields the new status drops, at any depth, are sent as null
    * so the patch removes them rather than leaving stale cloud values behind.
    */
-  async patchStatus<R extends ManagedObject>(kind: KindPath, resource: R, status: ManagedStatus): Promise<R> {
+  async patchStatus<R extends ManagedObject>(
+    kind: ResourceType,
+    resource: R,
+    status: ManagedStatus,
+  ): Promise<R> {
     const patch = replacingMergePatch(resource.status ?? {}, status);
     return this.request<R>('PATCH', `${objectPath(kind, resource)}/status`, { status: patch }, MERGE_PATCH);
   }
 
   /** Sets the finalizer list; the resourceVersion makes a concurrent change fail (409) instead of being lost. */
   async setFinalizers<R extends ManagedObject>(
-    kind: KindPath,
+    kind: ResourceType,
     resource: R,
     finalizers: string[],
   ): Promise<R> {
@@ -108,7 +108,7 @@ export class HttpKubeWriter implements KubeWriter, EventWriter {
    * be recorded on exactly the object version that was read, or not at all.
    */
   async patchMetadata<R extends ManagedObject>(
-    kind: KindPath,
+    kind: ResourceType,
     resource: R,
     change: { finalizers?: string[]; annotations?: Record<string, string | null> },
   ): Promise<R> {
@@ -182,7 +182,7 @@ export class HttpKubeWriter implements KubeWriter, EventWriter {
       data,
     };
     try {
-      await this.request('POST', `/api/v1/namespaces/${namespace}/secrets`, secret);
+      await this.request('POST', apiPath(SECRETS, namespace), secret);
     } catch (error) {
       // Created meanwhile, maybe by someone else: write only if it is ours.
       if (!(error instanceof KubeApiError && error.statusCode === 409)) throw error;
@@ -212,7 +212,7 @@ export class HttpKubeWriter implements KubeWriter, EventWriter {
   ): Promise<boolean> {
     try {
       const metadata = { resourceVersion };
-      await this.request('PATCH', secretPath(namespace, name), { metadata, data }, MERGE_PATCH);
+      await this.request('PATCH', apiPath(SECRETS, namespace, name), { metadata, data }, MERGE_PATCH);
       return true;
     } catch (error) {
       if (error instanceof KubeApiError && error.statusCode === 404) return false;
@@ -229,7 +229,7 @@ export class HttpKubeWriter implements KubeWriter, EventWriter {
   ): Promise<void> {
     const namespace = regarding.metadata.namespace;
     const timestamp = now.toISOString();
-    await this.request('POST', `/api/v1/namespaces/${namespace}/events`, {
+    await this.request('POST', apiPath(EVENTS, namespace), {
       apiVersion: 'v1',
       kind: 'Event',
       metadata: { generateName: `${regarding.metadata.name}.`, namespace },
@@ -255,7 +255,7 @@ export class HttpKubeWriter implements KubeWriter, EventWriter {
 
   private async getSecret(namespace: string, name: string): Promise<SecretObject | undefined> {
     try {
-      return await this.request<SecretObject>('GET', secretPath(namespace, name));
+      return await this.request<SecretObject>('GET', apiPath(SECRETS, namespace, name));
     } catch (error) {
       if (error instanceof KubeApiError && error.statusCode === 404) return undefined;
       throw error;
@@ -282,9 +282,6 @@ export function replacingMergePatch(current: Json, next: Json): Json {
   return patch;
 }
 
-export function objectPath(kind: KindPath, resource: ManagedObject): string {
-  const { namespace, name } = resource.metadata;
-  return `/apis/${kind.group}/${kind.version}/namespaces/${namespace}/${kind.plural}/${name}`;
+export function objectPath(kind: ResourceType, resource: ManagedObject): string {
+  return apiPath(kind, resource.metadata.namespace, resource.metadata.name);
 }
-
-const secretPath = (namespace: string, name: string) => `/api/v1/namespaces/${namespace}/secrets/${name}`;

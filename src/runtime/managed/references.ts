@@ -1,4 +1,4 @@
-import type { ManagedObject } from './types.ts';
+import type { ManagedObject } from './managed-object.ts';
 
 interface ReferenceCommon {
   /** The key the kind finds the resolved references under, e.g. `service`. */

@@ -1,6 +1,7 @@
 import { ReconcileError } from './errors.ts';
+import { RETRY_DELAYS } from '../retry-delays.ts';
 import { digestOf, type DigestKey } from './secret-digests.ts';
-import type { ManagedObject, SecretDigest, SecretDigests } from './types.ts';
+import type { ManagedObject, SecretDigest, SecretDigests } from './managed-object.ts';
 
 /** A Secret as the operator's cache holds it: decoded values and the version that identifies them. */
 export interface SecretSnapshot {
@@ -53,9 +54,6 @@ export interface KeptSecretRecord {
   versions?: Readonly<Record<string, string>> | undefined;
 }
 
-/** A missing Secret or key is the user's to fix; the Secret watch brings the resource back when it appears. */
-const SECRET_MISSING_RETRY_MS = 30_000;
-
 /**
  * Reads every Secret a resource references. A missing Secret or key fails the reconcile (`Synced=False`)
  * naming the Secret, the key and the field. A field counts as rotated when the HMAC of the values it uses
@@ -77,13 +75,13 @@ export function resolveSecrets(
   for (const use of uses) {
     const secret = reader.get(namespace, use.secretName);
     const where = `Secret ${namespace}/${use.secretName} (${use.field})`;
-    if (!secret) throw new ReconcileError('SecretMissing', `${where} not found`, SECRET_MISSING_RETRY_MS);
+    if (!secret) throw new ReconcileError('SecretMissing', `${where} not found`, RETRY_DELAYS.secretMissing);
     const missing = use.keys.filter((k) => !secret.data[k]);
     if (missing.length > 0) {
       throw new ReconcileError(
         'SecretMissing',
         `${where} has no key ${missing.join(', ')}`,
-        SECRET_MISSING_RETRY_MS,
+        RETRY_DELAYS.secretMissing,
       );
     }
     if (!key) throw new Error(`no digest key for the Secrets of ${namespace}/${resource.metadata.name}`);

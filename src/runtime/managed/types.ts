@@ -1,61 +1,28 @@
-import type { Condition, DeletionPolicy } from '../../api/common.ts';
-import type { KubeObject } from '../cache.ts';
+import type { DeletionPolicy, ManagedObject } from './managed-object.ts';
 import type { ReferenceDeclaration, ResolvedReferences } from './references.ts';
 import type { ResolvedSecrets, SecretUse } from './secret-references.ts';
 
-/** The shape every sluice kind shares; the generic reconciler reads only these fields. */
-export interface ManagedObject extends KubeObject {
-  metadata: KubeObject['metadata'] & {
-    namespace: string;
-    uid: string;
-    generation?: number;
-    creationTimestamp?: string;
-    deletionTimestamp?: string;
-    finalizers?: string[];
-    annotations?: Record<string, string>;
-    labels?: Record<string, string>;
-  };
-  spec: { deletionPolicy?: DeletionPolicy; credentialsRef?: { name: string } } & Record<string, unknown>;
-  status?: ManagedStatus;
-}
-
-export interface ManagedStatus {
-  id?: string;
-  /** What the cloud was last sent from each referenced Secret, as keyed digests: never the values. */
-  secretDigests?: SecretDigests;
-  /** resourceVersion per referenced Secret, as earlier versions recorded it: read once to migrate. */
-  secretVersions?: Record<string, string>;
-  conditions?: Condition[];
-  observedGeneration?: number;
-  [field: string]: unknown;
-}
-
-/** Keyed digests of the Secret values each `…SecretRef` field last sent to the cloud. */
-export interface SecretDigests {
-  /** Fingerprint of the digest key (`DigestKey.id`): digests under another key cannot be compared. */
-  keyId: string;
-  /** By spec field (`source.kafka.credentialsSecretRef`). */
-  fields: Record<string, SecretDigest>;
-}
-
-export interface SecretDigest {
-  /** The Secret the values came from, and its resourceVersion then. */
-  secret: string;
-  resourceVersion: string;
-  /** HMAC-SHA-256 of the field's values (`digestOf`). */
-  digest: string;
-}
+export {
+  DELETION_POLICIES,
+  MANAGEMENT_POLICIES,
+  type DeletionPolicy,
+  type ManagementPolicy,
+  type ManagedObject,
+  type ManagedStatus,
+  type SecretDigest,
+  type SecretDigests,
+} from './managed-object.ts';
 
 /** Values for the resource's connection Secret: every value is a string and may be a secret. */
 export type ConnectionDetails = Record<string, string>;
 
-/** What the cloud says about a resource, compared with its spec. `P` is the kind's plan: the calls that fix it. */
-export type Observation<S = unknown> =
+/** What the cloud says about a resource, compared with its spec. `Plan` is the kind's plan: the calls that fix it. */
+export type Observation<Plan = unknown> =
   | { exists: false }
   | {
       exists: true;
       /** The calls that turn what was observed into the spec, computed once and handed back to `update`. */
-      plan: S;
+      plan: Plan;
       /** Names of the spec fields whose cloud value differs (empty when up to date). */
       differences: string[];
       /** True when the cloud resource is usable in the desired state (e.g. a service is running). */
@@ -82,7 +49,7 @@ export interface Creation {
  * What a kind implements — and all it implements. Everything else (finalizer, deletion policy, pause,
  * adoption, crash-safe create, conditions, Events, connection Secrets, requeues) is the generic reconciler's.
  */
-export interface ExternalClient<R extends ManagedObject, S = unknown> {
+export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
   /**
    * Finds what a crashed create left behind: by the marker `create` puts on the cloud resource (a tag), or,
    * for kinds without one, by matching what was created after `intent`, the time the reconciler recorded
@@ -90,15 +57,18 @@ export interface ExternalClient<R extends ManagedObject, S = unknown> {
    * is never adopted.
    */
   findCreated(resource: R, intent: Date | undefined): Promise<string | undefined>;
-  /** Checks what must hold before a create (e.g. a running service); throws `Waiting` while it does not. */
-  prepareCreate?(resource: R): Promise<void>;
-  observe(resource: R, externalId: string): Promise<Observation<S>>;
+  /**
+   * Makes sure a create can go ahead (e.g. its service runs: an idle one is woken); throws `Waiting` while it
+   * cannot yet, or a `ReconcileError` when only a change of the spec helps.
+   */
+  ensureCreatable?(resource: R): Promise<void>;
+  observe(resource: R, externalId: string): Promise<Observation<Plan>>;
   create(resource: R): Promise<Creation>;
   /** The minimal change for what `observe` found different. */
   update(
     resource: R,
     externalId: string,
-    observation: Extract<Observation<S>, { exists: true }>,
+    observation: Extract<Observation<Plan>, { exists: true }>,
   ): Promise<void>;
   /** Idempotent: answers `gone` once the cloud resource no longer exists (a 404 is success). */
   delete(resource: R, externalId: string): Promise<'gone' | 'pending'>;
@@ -122,7 +92,7 @@ export interface ConnectContext<Cloud> {
 }
 
 /** A kind as the runtime knows it. */
-export interface ManagedKind<R extends ManagedObject, Cloud, S = unknown> {
+export interface ManagedKind<R extends ManagedObject, Cloud, Plan = unknown> {
   kind: string;
   group: string;
   version: string;
@@ -139,5 +109,5 @@ export interface ManagedKind<R extends ManagedObject, Cloud, S = unknown> {
   exclusiveOn?: string;
   /** The Secrets a resource's spec references (`…SecretRef`), read from the operator's cache. */
   secretReferences?(resource: R): SecretUse[];
-  connect(resource: R, context: ConnectContext<Cloud>): ExternalClient<R, S>;
+  connect(resource: R, context: ConnectContext<Cloud>): ExternalClient<R, Plan>;
 }

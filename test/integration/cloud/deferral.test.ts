@@ -59,6 +59,7 @@ describe('a tenant whose request budget is drained', () => {
     }
     const reconciler = new ManagedReconciler({
       kind: listingKind(),
+      secrets: server.secretCache(),
       cache,
       writer: server.writer(),
       events: fakeEvents().recorder,

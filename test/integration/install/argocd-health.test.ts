@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { GROUP } from '../../../src/api/common.ts';
-import { HEALTH_CASES } from '../../../src/install/argocd-fixtures.ts';
+import { KIND_SCHEMAS } from '../../../src/api/kinds.ts';
+import { healthCasesOf } from '../../../src/install/argocd-fixtures.ts';
 import { healthCheckKinds, healthLua } from '../../../src/install/render.ts';
 import { runArgoHealthHarness as runHarness } from '../../harness/argocd-health.ts';
 import { repoRoot } from '../../../tools/cluster/assets.ts';
@@ -15,8 +16,8 @@ const customizations = join(repoRoot, 'deploy', 'argocd', 'resource_customizatio
 
 describe('Argo CD health checks under gopher-lua (Lua 5.1, as Argo CD runs argocd-cm scripts)', () => {
   const results = runHarness(customizations);
-  const cases = healthCheckKinds().flatMap((kind) =>
-    HEALTH_CASES.filter((c) => !c.kinds || c.kinds.includes(kind)).map((c) => ({ kind, ...c })),
+  const cases = KIND_SCHEMAS.flatMap((schema) =>
+    healthCasesOf(schema).map((c) => ({ kind: schema.kind, ...c })),
   );
 
   it.each(cases)('$kind $name: $expected.status "$expected.message"', ({ kind, name, expected }) => {

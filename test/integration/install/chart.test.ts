@@ -281,6 +281,8 @@ describe.skipIf(clusterSkipReason())('helm chart on the real apiserver', () => {
         'rolebinding',
         'service',
         'serviceaccount',
+        'validatingadmissionpolicy',
+        'validatingadmissionpolicybinding',
       ].sort(),
     );
     expect(kinds.filter((k) => k === 'customresourcedefinition')).toHaveLength(KINDS.length);

@@ -33,11 +33,21 @@ describe('kustomize base deploy/ (no cluster needed)', () => {
         'RoleBinding',
         'Service',
         'ServiceAccount',
+        'ValidatingAdmissionPolicy',
+        'ValidatingAdmissionPolicyBinding',
       ].sort(),
     );
     expect(base.filter((o) => o.kind === 'CustomResourceDefinition')).toHaveLength(KINDS.length);
     for (const o of base.filter(
-      (o) => !['Namespace', 'CustomResourceDefinition', 'ClusterRole', 'ClusterRoleBinding'].includes(o.kind),
+      (o) =>
+        ![
+          'Namespace',
+          'CustomResourceDefinition',
+          'ClusterRole',
+          'ClusterRoleBinding',
+          'ValidatingAdmissionPolicy',
+          'ValidatingAdmissionPolicyBinding',
+        ].includes(o.kind),
     ))
       expect(o.metadata.namespace, `${o.kind} ${o.metadata.name}`).toBe('sluice-system');
   });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { customResourceDefinition, type KindSchema } from '../../../src/api/crd.ts';
-import { alertKind } from '../../../src/controllers/alert.ts';
-import { databaseServiceKind } from '../../../src/controllers/database-service.ts';
+import { customResourceDefinition } from '../../../src/api/crd.ts';
+import type { KindSchema } from '../../../src/api/kind-schema.ts';
+import { alertSchema } from '../../../src/api/alert.ts';
+import { databaseServiceSchema } from '../../../src/api/database-service.ts';
 
 const columnsOf = (kind: KindSchema) =>
   (
@@ -12,8 +13,8 @@ const columnsOf = (kind: KindSchema) =>
 
 describe('the Alert CRD', () => {
   it('shows STATE and INTERVAL, then the columns every kind has', () => {
-    const common = columnsOf(databaseServiceKind).slice(databaseServiceKind.printerColumns.length);
-    expect(columnsOf(alertKind)).toEqual(['State .status.state', 'Interval .spec.interval', ...common]);
+    const common = columnsOf(databaseServiceSchema).slice(databaseServiceSchema.printerColumns.length);
+    expect(columnsOf(alertSchema)).toEqual(['State .status.state', 'Interval .spec.interval', ...common]);
     expect(common.map((c) => c.split(' ')[0])).toEqual(
       expect.arrayContaining(['Ready', 'Synced', 'ID', 'Age']),
     );

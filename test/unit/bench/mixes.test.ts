@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KINDS } from '../../../src/kinds.ts';
-import { benchObjects, mixSecrets, type BenchObject } from '../../../bench/mixes.ts';
+import { benchObjects, mixSecrets, servicesWithPipes, type BenchObject } from '../../../bench/mixes.ts';
 
 /** The names of the Secrets a spec references (`…SecretRef: { name }` at any depth). */
 function secretRefs(value: unknown): string[] {
@@ -52,6 +52,15 @@ describe('benchmark mixes', () => {
       }
     },
   );
+
+  it('servicesWithPipes: each service followed by its own kafka pipes, names unique', () => {
+    const objects = servicesWithPipes(3, 2);
+    expect(objects.map((o) => o.kind)).toEqual(Array(3).fill(['DatabaseService', 'Pipe', 'Pipe']).flat());
+    for (const [i, object] of objects.entries()) {
+      if (object.kind === 'Pipe') expect(serviceOf(object)).toBe(objects[i - (i % 3)]!.name);
+    }
+    expect(new Set(objects.map((o) => o.name)).size).toBe(9);
+  });
 
   it('refuses an unknown mix, naming the choices', () => {
     expect(() => benchObjects(2, 'everything' as never)).toThrow(/pairs or all/);

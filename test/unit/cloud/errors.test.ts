@@ -5,6 +5,7 @@ import {
   ApiError,
   CloudError,
   codeForStatus,
+  DeferredRequestError,
   isConflict,
   isNotFound,
   isRateLimited,
@@ -15,6 +16,8 @@ import {
   parseManagementErrorText,
 } from '../../../src/cloud/errors.ts';
 import { managementDialect } from '../../../src/cloud/management-client.ts';
+import { failureOf } from '../../../src/runtime/failure.ts';
+import { RETRY_DELAYS } from '../../../src/runtime/retry-delays.ts';
 
 const site = {
   api: 'management' as const,
@@ -191,5 +194,58 @@ describe('network errors', () => {
     expect(ambiguous.sent).toBe(true);
     expect(ambiguous.message).toMatch(/may have succeeded/);
     expect(mayHaveSucceeded(ambiguous)).toBe(true);
+  });
+});
+
+describe('what a cloud error tells the reconciler', () => {
+  const apiError = (status: number, retryAfterMs?: number) =>
+    new ApiError({
+      ...site,
+      status,
+      code: codeForStatus(status),
+      apiMessage: 'x',
+      retryAfterMs,
+      retryable: status === 429 || status >= 500,
+      mayHaveSucceeded: false,
+    });
+
+  it('a request refused as invalid is terminal: reported as rejected, retried after the table’s delay', () => {
+    for (const status of [400, 403, 404, 409, 424]) {
+      expect(failureOf(apiError(status))).toEqual({
+        kind: 'terminal',
+        reason: 'CloudRequestRejected',
+        retryAfterMs: RETRY_DELAYS.rejectedRequest,
+      });
+    }
+  });
+
+  it('a rate limit or server error is worth retrying, no sooner than the server advised', () => {
+    expect(failureOf(apiError(429, 2_000))).toEqual({
+      kind: 'retry-after',
+      reason: 'CloudRequestRejected',
+      retryAfterMs: 2_000,
+    });
+    expect(failureOf(apiError(429))).toEqual({ kind: 'retry-after', reason: 'CloudRequestRejected' });
+    expect(failureOf(apiError(503, 5_000))).toEqual({
+      kind: 'retry-after',
+      reason: 'CloudApiError',
+      retryAfterMs: 5_000,
+    });
+    expect(failureOf(apiError(500))).toEqual({ kind: 'retry-after', reason: 'CloudApiError' });
+  });
+
+  it('a call not sent for its quota is a deferral, not a failure; a network error says nothing', () => {
+    const deferred = new DeferredRequestError({ ...site, retryAfterMs: 7_500, reason: 'quota' });
+    expect(failureOf(deferred)).toEqual({ kind: 'deferral', retryAfterMs: 7_500 });
+    const network = new NetworkError({
+      ...site,
+      retryable: true,
+      mayHaveSucceeded: false,
+      sent: false,
+      failure: 'connection-refused',
+      code: 'ECONNREFUSED',
+      causeMessage: 'refused',
+    });
+    expect(failureOf(network)).toBeUndefined();
   });
 });

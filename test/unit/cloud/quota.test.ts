@@ -93,20 +93,11 @@ describe('QuotaScheduler', () => {
     await acquireMany(scheduler, clock, 10).done; // drain
     const log: Array<{ label: string; at: number }> = [];
     acquireMany(scheduler, clock, 3, 'poll', 'poll', log);
-    acquireMany(scheduler, clock, 2, 'background', 'bg', log);
     acquireMany(scheduler, clock, 2, 'user', 'user', log);
     await settle();
-    expect(scheduler.pending()).toEqual({ user: 2, poll: 3, background: 2 });
+    expect(scheduler.pending()).toEqual({ user: 2, poll: 3 });
     await clock.advanceAndSettle(30_000);
-    expect(log.map((entry) => entry.label)).toEqual([
-      'user0',
-      'user1',
-      'poll0',
-      'poll1',
-      'poll2',
-      'bg0',
-      'bg1',
-    ]);
+    expect(log.map((entry) => entry.label)).toEqual(['user0', 'user1', 'poll0', 'poll1', 'poll2']);
   });
 
   it('keeps first-come-first-served order within a priority', async () => {
@@ -152,7 +143,7 @@ describe('QuotaScheduler', () => {
     const later = scheduler.acquire('poll');
     controller.abort(new Error('stop'));
     await expect(aborted).rejects.toThrow('stop');
-    expect(scheduler.pending()).toEqual({ user: 0, poll: 1, background: 0 });
+    expect(scheduler.pending()).toEqual({ user: 0, poll: 1 });
     await clock.advanceAndSettle(1_000);
     await expect(later).resolves.toMatchObject({ waitedMs: 1_000 });
   });
@@ -277,7 +268,7 @@ describe('QuotaScheduler with a wait deadline', () => {
       name: 'QuotaDeferral',
       retryAfterMs: 10_100,
     });
-    expect(scheduler.pending()).toEqual({ user: 0, poll: 0, background: 0 });
+    expect(scheduler.pending()).toEqual({ user: 0, poll: 0 });
     expect(clock.pendingTimers).toBe(0);
   });
 

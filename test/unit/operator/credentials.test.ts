@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Agent } from 'undici';
+import { Agent, MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/cloud/logging.ts';
 import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
 import { CloudClients } from '../../../src/operator/credentials.ts';
+import type { RequestEvent } from '../../../src/cloud/hooks.ts';
 import type { SecretReader } from '../../../src/runtime/managed/secret-references.ts';
 import type { ManagedObject } from '../../../src/runtime/managed/types.ts';
 
@@ -112,6 +113,39 @@ describe('CloudClients', () => {
     expect(() => digestKey({ organizationId: 'org' }, 'own')).toThrow(
       'Secret ns/own has no key keySecret or alertsToken',
     );
+  });
+
+  it('sends a reconcile’s reads at its priority and its writes as user, the shared client left as it was', async () => {
+    // Answered in-process: every management call gets a running service.
+    const cloud = new MockAgent();
+    cloud.disableNetConnect();
+    const service = { id: 'svc', name: 'db', state: 'running' };
+    cloud
+      .get('http://127.0.0.1:1')
+      .intercept({ path: () => true, method: () => true })
+      .reply(200, { status: 200, requestId: 'r', result: service })
+      .persist();
+    const sent: Pick<RequestEvent, 'method' | 'priority'>[] = [];
+    clouds = new CloudClients({
+      secrets: fakeSecrets(),
+      defaultSecret: { namespace: 'sys', name: 'cloud' },
+      dispatcher: cloud,
+      hooks: { onRequest: ({ method, priority }) => sent.push({ method, priority }) },
+      logger: silentLogger,
+    });
+    const polling = await clouds.connectionFor(resource, 'poll');
+    await polling.management.getService('svc');
+    await polling.management.changeServiceState('svc', 'awake');
+    const changed = await clouds.connectionFor(resource, 'user');
+    await changed.management.getService('svc');
+    await polling.management.getService('svc');
+    expect(sent).toEqual([
+      { method: 'GET', priority: 'poll' },
+      { method: 'PATCH', priority: 'user' },
+      { method: 'GET', priority: 'user' },
+      { method: 'GET', priority: 'poll' },
+    ]);
+    await cloud.close();
   });
 
   /** The error a refused connection throws: its reason and message, with the credentials retry floor. */

@@ -46,6 +46,7 @@ describe('Controller event filter', () => {
       writer: acceptingWriter(),
       events: fakeEvents().recorder,
       cloudFor: async () => cloud,
+      secrets: { get: () => undefined },
       syncIntervalMs: 600_000,
       pollIntervalMs: 600_000,
     });

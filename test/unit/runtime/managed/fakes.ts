@@ -183,11 +183,11 @@ export function fakeEvents(): { recorder: EventRecorder; events: RecordedEvent[]
 export class FakeCloud implements ExternalClient<Widget, number> {
   readonly widgets = new Map<string, { size: number; ready: boolean; uid: string }>();
   readonly calls: string[] = [];
-  /** When set, `prepareCreate` waits with this message (as a Pipe waits for its service to wake up). */
+  /** When set, `ensureCreatable` waits with this message (as a Pipe waits for its service to wake up). */
   waitBeforeCreate: string | undefined;
   private nextId = 1;
 
-  async prepareCreate(): Promise<void> {
+  async ensureCreatable(): Promise<void> {
     if (this.waitBeforeCreate) throw new Waiting('WaitingForReference', this.waitBeforeCreate);
   }
 

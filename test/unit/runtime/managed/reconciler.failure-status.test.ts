@@ -25,6 +25,7 @@ function setup() {
   const cloud = new FakeCloud();
   const reconciler = new ManagedReconciler({
     kind: widgetKind(cloud),
+    secrets: server.secretCache(),
     cache,
     writer: server.writer(),
     events: fakeEvents().recorder,

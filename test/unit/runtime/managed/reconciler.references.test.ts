@@ -28,6 +28,7 @@ function setup({ exclusive = false } = {}) {
   };
   const reconciler = new ManagedReconciler({
     kind,
+    secrets: server.secretCache(),
     cache,
     writer: server.writer(),
     events: recorder,

@@ -22,6 +22,7 @@ function fakeReconciler(
 ) {
   return new ManagedReconciler({
     kind: widgetKind(cloud),
+    secrets: server.secretCache(),
     cache,
     writer: server.writer(),
     events: fakeEvents().recorder,
@@ -32,7 +33,7 @@ function fakeReconciler(
   });
 }
 
-function setup(signal?: AbortSignal, { secretCache = false } = {}) {
+function setup(signal?: AbortSignal) {
   const server = new FakeServer();
   const cache = new FakeCache();
   const cloud = new FakeCloud();
@@ -45,8 +46,8 @@ function setup(signal?: AbortSignal, { secretCache = false } = {}) {
     cloudFor: async () => cloud,
     syncIntervalMs: SYNC_MS,
     pollIntervalMs: POLL_MS,
+    secrets: server.secretCache(),
     ...(signal ? { signal } : {}),
-    ...(secretCache ? { connectionSecrets: server.secretCache() } : {}),
   });
   return {
     server,
@@ -56,12 +57,12 @@ function setup(signal?: AbortSignal, { secretCache = false } = {}) {
     /** Creates the object on the server and lets the cache see it (and tell the reconciler, as a watch does). */
     apply(object: Widget) {
       cache.set(server.put(object));
-      reconciler.observe(`ns/${object.metadata.name}`);
+      reconciler.onCacheChange(`ns/${object.metadata.name}`);
     },
     /** The cache catches up with the server. */
     sync(name: string) {
       cache.set(server.get(name));
-      reconciler.observe(`ns/${name}`);
+      reconciler.onCacheChange(`ns/${name}`);
     },
     reconcile: (name: string) => reconciler.reconcile(`ns/${name}`),
     condition: (name: string, type: string) =>
@@ -414,12 +415,9 @@ describe('ManagedReconciler', () => {
     expect(t.server.get('a').metadata.finalizers).toEqual([]);
   });
 
-  describe.each([
-    ['read from the apiserver', false],
-    ['read from the Secret cache', true],
-  ])('connection Secret ownership, %s', (_mode, secretCache) => {
+  describe('connection Secret ownership', () => {
     it('refuses a Secret it does not control before creating anything: Synced=False SecretConflict, nothing written', async () => {
-      const t = setup(undefined, { secretCache });
+      const t = setup();
       t.server.putSecret('app-config', { token: 'keep-me' });
       t.apply(widget('a', { connectionSecret: 'app-config' }));
 
@@ -433,7 +431,7 @@ describe('ManagedReconciler', () => {
     });
 
     it('leaves another resource’s Secret and password alone when a second resource names it', async () => {
-      const t = setup(undefined, { secretCache });
+      const t = setup();
       t.apply(widget('first', { connectionSecret: 'shared' }));
       await makeReady(t, 'first');
       const before = structuredClone(t.server.secrets.get('shared'));
@@ -449,8 +447,8 @@ describe('ManagedReconciler', () => {
     });
   });
 
-  it('with the Secret cache, creates and keeps the connection Secret reading the apiserver only to confirm a loss', async () => {
-    const t = setup(undefined, { secretCache: true });
+  it('creates and keeps the connection Secret from the Secret cache, reading the apiserver only to confirm a loss', async () => {
+    const t = setup();
     t.apply(widget('a'));
     await makeReady(t, 'a');
     await t.reconcile('a');
@@ -473,7 +471,7 @@ describe('ManagedReconciler', () => {
     const connectionSecrets = {
       get: (ns: string, name: string) => (lagging ? undefined : inStep.get(ns, name)),
     };
-    const reconciler = fakeReconciler(server, cache, cloud, { connectionSecrets });
+    const reconciler = fakeReconciler(server, cache, cloud, { secrets: connectionSecrets });
     cache.set(server.put(widget('a')));
     await reconciler.reconcile('ns/a');
     cache.set(server.get('a'));

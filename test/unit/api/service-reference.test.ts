@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { serviceReference, type ServiceScoped } from '../../../src/controllers/service-reference.ts';
+import { serviceReference, type ServiceScoped } from '../../../src/api/service-scoped.ts';
 import { resolveReferences } from '../../../src/runtime/managed/references.ts';
 import type { ManagedObject } from '../../../src/runtime/managed/types.ts';
 

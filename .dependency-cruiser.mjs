@@ -3,7 +3,7 @@
  * imports included, and the kind-agnostic layers (runtime, cloud) never reach up into the kinds (api,
  * controllers) or the operator's wiring.
  */
-module.exports = {
+export default {
   forbidden: [
     {
       name: 'no-file-cycles',
@@ -14,7 +14,8 @@ module.exports = {
     },
     {
       name: 'no-folder-cycles',
-      comment: 'A cycle between folders: two layers that each need the other are one layer, or misplaced code.',
+      comment:
+        'A cycle between folders: two layers that each need the other are one layer, or misplaced code.',
       severity: 'error',
       scope: 'folder',
       from: {},

@@ -1,0 +1,71 @@
+// `npm run bench:provision [-- --services 20 --transition-ms 15000]`: N services and N kafka pipes (each pipe on
+// its own service) applied at once, the emulator at the cloud's real rate limit and state steps as slow as the
+// real cloud's, the operator at its default quota. Prints time to all Ready against the least time the creates
+// and the provisioning can take (see provisionLowerBound), the cloud calls per object by route, and 429s.
+// Minutes by nature (the quota); `--services 2 --transition-ms 1000` is a smoke run.
+import { SERVICE_CREATE_STEPS, pipeRunSteps } from '../src/emulator/state-machines.ts';
+import { OperatorConfig } from '../src/operator/config.ts';
+import { callsByRoute, provisionLowerBound } from './cloud-log.ts';
+import { applyAndWait, cloudCalls, figure, isMain, main, startStack, type Benchmark } from './harness.ts';
+
+// The operator's default quota, which is also the real cloud's limit.
+const DEFAULT_QUOTA = OperatorConfig.shape.managementQuota.parse(undefined) as {
+  requests: number;
+  windowMs: number;
+};
+
+export const provision: Benchmark = {
+  name: 'provision',
+  flags: {
+    services: '20',
+    'transition-ms': '15000',
+    requests: String(DEFAULT_QUOTA.requests),
+    'window-s': String(DEFAULT_QUOTA.windowMs / 1000),
+    'timeout-s': '900',
+  },
+  async run(cluster, args) {
+    const services = Number(args.services);
+    const stepMs = Number(args['transition-ms']);
+    const requests = Number(args.requests);
+    const windowSeconds = Number(args['window-s']);
+    const stack = await startStack(cluster, 'provision', {
+      rateLimit: { requests, windowSeconds },
+      transitionMs: stepMs,
+      flags: { managementQuota: `${requests}/${windowSeconds}s` },
+    });
+    const count = services * 2;
+    const { startedAt, lastReadyAt } = await applyAndWait(cluster, stack, count, args['timeout-s']!, 'pairs');
+    const calls = await cloudCalls(stack);
+    await stack.stop();
+
+    const seconds = (lastReadyAt - startedAt) / 1000;
+    const bound = provisionLowerBound({
+      creates: count,
+      requests,
+      windowMs: windowSeconds * 1000,
+      stepMs,
+      serviceSteps: SERVICE_CREATE_STEPS,
+      pipeSteps: pipeRunSteps('kafka', true, true),
+    });
+    console.log(
+      `lower bound: ${count} creates at ${requests}/${windowSeconds} s = ${bound.createsMs / 1000} s, then the last` +
+        ` service's provisioning ${bound.serviceMs / 1000} s and its pipe's ${bound.pipeMs / 1000} s =` +
+        ` ${bound.totalMs / 1000} s (with the fixed window's bursts: ${bound.fixedWindowTotalMs / 1000} s)`,
+    );
+    const name = `provision (${services} services + ${services} pipes, ${requests}/${windowSeconds} s, ${stepMs / 1000} s per step)`;
+    const byRoute = [...callsByRoute(calls.calls)].map(([route, n]) =>
+      figure(name, `cloud calls per object: ${route}`, n / count),
+    );
+    return [
+      figure(name, 'time to all Ready', seconds, { unit: 's' }),
+      figure(name, 'lower bound', bound.totalMs / 1000, { unit: 's' }),
+      figure(name, 'time ÷ lower bound', (seconds * 1000) / bound.totalMs, { max: 1.3 }),
+      figure(name, 'time ÷ fixed-window bound', (seconds * 1000) / bound.fixedWindowTotalMs),
+      figure(name, 'cloud calls per object (not 429)', calls.answered / count, { max: 1.5 }),
+      ...byRoute,
+      figure(name, '429s earned', calls.tooMany, { max: 0 }),
+    ];
+  },
+};
+
+if (isMain(import.meta.url)) await main(provision);

@@ -1,0 +1,72 @@
+import type { CallOptions, HttpCore, RequestSpec } from './http.ts';
+import type { Priority, QuotaScheduler } from './quota.ts';
+import type { WriteRecorder } from '../runtime/recorded-writes.ts';
+
+/** What both clients share besides the core: the priority of their reads, the quota view and shutdown. */
+export abstract class CloudClient {
+  /** The priority reads are sent with when a call names none (writes: `user`). */
+  private readPriority: Priority = 'poll';
+  /** When set, writes are kept here and answered without being sent (reads still go out). */
+  private writes: WriteRecorder | undefined;
+
+  protected constructor(protected readonly http: HttpCore) {}
+
+  /**
+   * This client, sharing its connection, quota and options, with its reads sent at `priority`: what one
+   * reconcile hands its kind, so that no call names a priority. Writes keep `user`: a change the cloud is
+   * to make goes first, whatever made the reconcile run.
+   */
+  withReadPriority(priority: Priority): this {
+    const bound = this.copy();
+    bound.readPriority = priority;
+    return bound;
+  }
+
+  /**
+   * This client with every write (any method but GET) kept in `recorder` and answered with `undefined`
+   * instead of sent; reads go to the cloud as usual. Running a kind's own update against it yields, by
+   * construction, the calls the same code would send (the code paths run this way use no write's answer).
+   */
+  withWritesRecorded(recorder: WriteRecorder): this {
+    const bound = this.copy();
+    bound.writes = recorder;
+    return bound;
+  }
+
+  /** The key's shared quota scheduler (undefined when the quota is off). */
+  get quota(): QuotaScheduler | undefined {
+    return this.http.quota;
+  }
+
+  /** Requests this key may start right now without waiting (Infinity when the quota is off). */
+  quotaRemaining(): number {
+    return this.http.quota?.remaining() ?? Infinity;
+  }
+
+  /** Closes the client's own Agent; a dispatcher passed in the options stays open. */
+  close(): Promise<void> {
+    return this.http.close();
+  }
+
+  protected call<T>(request: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
+    if (this.writes && request.method !== 'GET') {
+      const { method, route, body } = request;
+      const path = this.http.pathOf(request);
+      this.writes.record({
+        api: this.http.api,
+        method,
+        path,
+        route,
+        ...(body === undefined ? {} : { body }),
+      });
+      return Promise.resolve(undefined as T);
+    }
+    const priority = options.priority ?? (request.method === 'GET' ? this.readPriority : 'user');
+    return this.http.call(request, { ...options, priority });
+  }
+
+  /** The same client (connection, quota, options), to be bound differently. */
+  private copy(): this {
+    return Object.assign(Object.create(Object.getPrototypeOf(this) as object) as this, this);
+  }
+}

@@ -1,0 +1,138 @@
+import { ANNOTATIONS } from './annotations.ts';
+import { RETRY_DELAYS } from '../retry-delays.ts';
+import { ReconcileError } from './errors.ts';
+import type { EventRecorder } from './events.ts';
+import { assertControlledBy, type KubeWriter } from './kube-writer.ts';
+import { isObserveOnly } from './observe-only.ts';
+import type { SecretReader, SecretSnapshot } from './secret-references.ts';
+import type { StatusDraft } from './status-draft.ts';
+import type { ConnectionDetails, ExternalClient, ManagedKind, ManagedObject, Observation } from './types.ts';
+
+/** The connection Secret as the cache holds it, or as the apiserver answered (no version then). */
+type ConnectionSecret = Pick<SecretSnapshot, 'data'> & Partial<SecretSnapshot>;
+
+/** The longest reset annotation value status can record (its schema's bound). */
+const MAX_RESET_VALUE_LENGTH = 1024;
+
+export interface ConnectionPublisherOptions<R extends ManagedObject> {
+  connectionSecret: NonNullable<ManagedKind<R, unknown>['connectionSecret']>;
+  writer: KubeWriter;
+  events: EventRecorder;
+  /** The operator's Secret cache (with owners): connection Secrets are never read with a GET per reconcile. */
+  secrets: SecretReader;
+}
+
+/**
+ * Keeps a resource's connection Secret: the values a create returns, the hosts and ports that follow the
+ * cloud, and the secret values (a password) recovered only on proof or on request. One per kind that has
+ * a connection Secret; the reconciler hands it what it observed.
+ */
+export class ConnectionPublisher<R extends ManagedObject> {
+  constructor(private readonly options: ConnectionPublisherOptions<R>) {}
+
+  /**
+   * The connection Secret as the cache holds it; a Secret this resource does not control is a
+   * `SecretConflict`. Read before a create: a password that could not be stored would be lost.
+   */
+  current(resource: R): ConnectionSecret | undefined {
+    const name = this.name(resource);
+    const secret = this.options.secrets.get(resource.metadata.namespace, name);
+    if (secret) assertControlledBy({ metadata: { name, ownerReferences: secret.ownerReferences } }, resource);
+    return secret;
+  }
+
+  /** Writes `values` into the Secret as last read (`current`); a stale read costs a retry, not a loss. */
+  async publish(
+    resource: R,
+    values: ConnectionDetails,
+    current: ConnectionSecret | undefined,
+  ): Promise<void> {
+    const exists = current !== undefined;
+    await this.options.writer.writeConnectionSecret(
+      resource,
+      this.name(resource),
+      values,
+      exists,
+      current?.resourceVersion,
+    );
+  }
+
+  /**
+   * Keeps the connection Secret complete: follows the cloud's hosts, and gets new secret values (a password
+   * reset) when the user asks with the reset annotation, or when sluice knew them and a live read confirms
+   * the Secret lost them. An adopted resource's values were never known to sluice: resetting them unasked
+   * would break every client using them, so they stay unknown (`status.unknownConnectionKeys`) until asked.
+   */
+  async sync(
+    resource: R,
+    external: ExternalClient<R, unknown>,
+    id: string,
+    observation: Extract<Observation<unknown>, { exists: true }>,
+    draft: StatusDraft<R>,
+  ): Promise<void> {
+    const { connectionSecret, events, writer } = this.options;
+    let current = this.current(resource);
+    const values = { ...observation.connectionDetails };
+    const lacking = (from: ConnectionSecret | undefined) =>
+      connectionSecret.requiredKeys.filter((key) => !from?.data[key] && !values[key]);
+    const resetAsked = this.resetAsked(resource);
+    const adopted = resource.metadata.annotations?.[ANNOTATIONS.externalId] !== undefined;
+    let missing = lacking(current);
+    if (missing.length > 0 && resetAsked === undefined && !adopted) {
+      // A cache that lags (or has not synced) must not cost a password: only the apiserver's word counts.
+      const live = await writer.readConnectionSecret(resource, this.name(resource));
+      current = live && { data: live };
+      missing = lacking(current);
+    }
+    // A password reset is a write to the cloud: an object sluice only observes never asks for one.
+    const recover = isObserveOnly(resource) ? undefined : external.recoverConnectionDetails?.bind(external);
+    if (recover && (resetAsked !== undefined || (missing.length > 0 && !adopted))) {
+      Object.assign(values, await recover(resource, id));
+      const [reason, message] =
+        resetAsked === undefined
+          ? ['ConnectionDetailsRecovered', `restored ${missing.join(', ')} in Secret ${this.name(resource)}`]
+          : [
+              'PasswordReset',
+              `reset as asked by ${ANNOTATIONS.resetPassword}, into Secret ${this.name(resource)}`,
+            ];
+      events.record(resource, 'Normal', reason, message);
+    }
+    if (Object.entries(values).some(([key, value]) => current?.data[key] !== value)) {
+      await this.publish(resource, values, current);
+    }
+    // Recorded only once the new values are stored: a failed write asks again.
+    if (resetAsked !== undefined && recover) draft.status.passwordReset = resetAsked;
+    const unknown = lacking(current);
+    if (unknown.length > 0) draft.status.unknownConnectionKeys = unknown;
+    else delete draft.status.unknownConnectionKeys;
+  }
+
+  /** A Ready resource whose secret values are unknown says so in Ready, and how to get them. */
+  noteUnknownKeys(resource: R, draft: StatusDraft<R>): void {
+    const unknown = draft.status.unknownConnectionKeys;
+    const ready = draft.condition('Ready');
+    if (!Array.isArray(unknown) || ready?.status !== 'True') return;
+    draft.setCondition({
+      type: 'Ready',
+      status: 'True',
+      reason: ready.reason,
+      message:
+        `Secret ${this.name(resource)} has no ${unknown.join(', ')}: adopted without a reset, so unknown to ` +
+        `sluice; set the annotation ${ANNOTATIONS.resetPassword} to a new value to reset it`,
+    });
+  }
+
+  private name(resource: R): string {
+    return this.options.connectionSecret.name(resource);
+  }
+
+  /** The reset annotation's value when it is one not acted on yet. */
+  private resetAsked(resource: R): string | undefined {
+    const asked = resource.metadata.annotations?.[ANNOTATIONS.resetPassword];
+    if (asked !== undefined && asked.length > MAX_RESET_VALUE_LENGTH) {
+      const message = `annotation ${ANNOTATIONS.resetPassword} is longer than ${MAX_RESET_VALUE_LENGTH} characters`;
+      throw new ReconcileError('InvalidAnnotation', message, RETRY_DELAYS.userAction);
+    }
+    return asked !== undefined && asked !== resource.status?.passwordReset ? asked : undefined;
+  }
+}

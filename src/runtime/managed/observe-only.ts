@@ -1,0 +1,75 @@
+import type { RecordedWrite } from '../recorded-writes.ts';
+import { ANNOTATIONS } from './annotations.ts';
+import { Waiting } from './errors.ts';
+import type { StatusDraft } from './status-draft.ts';
+import type { ManagedObject } from './types.ts';
+
+/** A call sluice would send, as status shows it: never a value, only the names of the fields it sets. */
+export interface PendingChange {
+  method: string;
+  path: string;
+  fields: string[];
+}
+
+/** The Ready reason of every object sluice only observes. */
+export const OBSERVE_ONLY = 'ObserveOnly';
+
+/** `spec.managementPolicy: Observe`: sluice reads the cloud and writes status, and never writes to the cloud. */
+export function isObserveOnly(resource: ManagedObject): boolean {
+  return resource.spec.managementPolicy === 'Observe';
+}
+
+/** Status lists at most this many calls (its schema's bound); the Ready message says how many more. */
+const MAX_LISTED = 32;
+
+/** The dotted names of the leaves of a request body (`ipAccessList.add`); arrays are leaves. */
+export function fieldNames(body: unknown, prefix = ''): string[] {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return prefix ? [prefix] : [];
+  const entries = Object.entries(body as Record<string, unknown>);
+  if (entries.length === 0) return prefix ? [prefix] : [];
+  return entries.flatMap(([key, value]) => fieldNames(value, prefix ? `${prefix}.${key}` : key));
+}
+
+export function pendingChangeOf(write: RecordedWrite): PendingChange {
+  return { method: write.method, path: write.path, fields: fieldNames(write.body) };
+}
+
+/** `PATCH /v1/…/services/s-1 (name, ipAccessList.add)`: one call in one line. */
+export function describePendingChange(change: PendingChange): string {
+  const fields = change.fields.length > 0 ? ` (${change.fields.join(', ')})` : '';
+  return `${change.method} ${change.path}${fields}`;
+}
+
+/** Status and Ready of an observed object: what the cloud differs in and the calls Full would send. */
+export function reportObserved(
+  draft: StatusDraft<ManagedObject>,
+  differences: readonly string[],
+  writes: readonly RecordedWrite[],
+  waitingFor: string | undefined,
+): void {
+  const changes = writes.map(pendingChangeOf);
+  if (changes.length > 0) draft.status.pendingChanges = changes.slice(0, MAX_LISTED);
+  else delete draft.status.pendingChanges;
+  if (differences.length > 0 || changes.length > 0) {
+    const more = changes.length > MAX_LISTED ? `; and ${changes.length - MAX_LISTED} more` : '';
+    const calls = changes.slice(0, MAX_LISTED).map(describePendingChange).join('; ');
+    const message =
+      `observed only: the cloud differs in ${differences.join(', ') || 'nothing sluice compares'}; ` +
+      `managementPolicy Full would send ${calls || 'no call'}${more}`;
+    draft.setCondition({ type: 'Ready', status: 'False', reason: OBSERVE_ONLY, message });
+    return;
+  }
+  // Matching but not usable yet (a service still starting) is not Ready, as it is not under Full.
+  const message = waitingFor
+    ? `observed only: the cloud matches the spec, but ${waitingFor}`
+    : 'observed only: the cloud matches the spec';
+  draft.setCondition({ type: 'Ready', status: waitingFor ? 'False' : 'True', reason: OBSERVE_ONLY, message });
+}
+
+/** An Observe object with no cloud id would need a create, which Observe never sends. */
+export function nothingToObserve(kind: string): Waiting {
+  return new Waiting(
+    'NothingToObserve',
+    `managementPolicy Observe never creates: set the annotation ${ANNOTATIONS.externalId} to the id of the ${kind} to observe, or managementPolicy Full to create one`,
+  );
+}

@@ -1,0 +1,45 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '..', '..', '..');
+
+/** Every repository file `entry` reaches through relative imports, type-only imports included. */
+function moduleGraph(entry: string): string[] {
+  const seen = new Set<string>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+    for (const { fileName } of importedFiles) {
+      if (!fileName.startsWith('.')) continue;
+      const target = resolve(dirname(file), fileName);
+      if (!existsSync(target)) throw new Error(`${relative(root, file)}: cannot resolve ${fileName}`);
+      visit(target);
+    }
+  };
+  visit(join(root, entry));
+  return [...seen].map((file) => relative(root, file)).sort();
+}
+
+describe('the CRD and install generator (npm run generate)', () => {
+  const graph = moduleGraph('scripts/generate.ts');
+
+  it('loads the kinds from their schemas: no controller, cloud client, operator or emulator file', () => {
+    // src/cloud/schemas are the cloud API's zod shapes, whose bounds the CRDs reuse; the clients are elsewhere.
+    const forbidden = graph.filter(
+      (file) =>
+        /^src\/(controllers|operator|emulator)\//.test(file) ||
+        (file.startsWith('src/cloud/') && !file.startsWith('src/cloud/schemas/')) ||
+        file === 'src/kinds.ts',
+    );
+    expect(forbidden).toEqual([]);
+  });
+
+  it('reaches the schema of every kind (the graph above is the real one)', () => {
+    expect(graph).toEqual(
+      expect.arrayContaining(['src/api/kinds.ts', 'src/api/pipe.ts', 'src/install/render.ts']),
+    );
+  });
+});
