@@ -12,6 +12,7 @@ const program = new Command('sluice')
 
 program.addCommand((await import('./operator/command.ts')).runCommand());
 program.addCommand((await import('./emulator/command.ts')).emulatorCommand());
+program.addCommand((await import('./export/command.ts')).exportCommand());
 
 program
   .command('version')

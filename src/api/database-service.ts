@@ -19,13 +19,18 @@ import {
   TOTAL_MEMORY,
 } from '../cloud/schemas/service.ts';
 import {
-  LocalObjectReference,
   managedSpecFields,
   managedStatusFields,
   ObjectName,
   secretRecordStatusFields,
 } from './common.ts';
 import { defineKind } from './kind-schema.ts';
+import {
+  MAX_TEMPLATE_KEYS,
+  MAX_TEMPLATE_LENGTH,
+  TEMPLATE_DETAILS,
+  TEMPLATE_RULES,
+} from './connection-template.ts';
 import { immutable, withRules } from './meta.ts';
 
 // The spec mirrors the service creation body of the management API under the same names, so the contract's
@@ -88,6 +93,43 @@ const PasswordSecretReference = z
       .describe('The key of the Secret that holds the password.'),
   })
   .describe('A key of a Secret in the same namespace.');
+
+const ConnectionSecretSpec = z
+  .object({
+    name: ObjectName.optional().describe(
+      'Name of the Secret in this namespace. Defaults to <metadata.name>-connection.',
+    ),
+    template: z
+      .record(
+        z
+          .string()
+          .min(1)
+          .max(253)
+          .regex(/^[-._a-zA-Z0-9]+$/)
+          .describe('A Secret key.'),
+        withRules(
+          z.string().max(MAX_TEMPLATE_LENGTH).describe('The value, with {{ .detail }} placeholders.'),
+          ...TEMPLATE_RULES,
+        ),
+      )
+      .meta({
+        maxProperties: MAX_TEMPLATE_KEYS,
+        // The CRD has no place for the key pattern: a rule says it.
+        'x-kubernetes-validations': [
+          {
+            rule: "self.all(k, k.matches('^[-._a-zA-Z0-9]+$'))",
+            message: 'every key must be a Secret key: letters, digits, -, _ and .',
+          },
+        ],
+      })
+      .optional()
+      .describe(
+        `Further keys rendered from the connection details, in External Secrets Operator's syntax: {{ .detail }} for ${TEMPLATE_DETAILS.join(', ')}, and the filter urlquery ({{ .password | urlquery }}). E.g. DATABASE_URL: "https://{{ .username }}:{{ .password | urlquery }}@{{ .host }}:{{ .port }}". Rendered again whenever a detail changes.`,
+      ),
+  })
+  .describe(
+    'The Secret sluice writes the connection details to (username, password, host, port, one host/port per protocol), and keys rendered from them.',
+  );
 
 const HORIZONTAL = "has(self.autoscalingMode) && self.autoscalingMode == 'horizontal'";
 
@@ -225,9 +267,7 @@ export const DatabaseServiceSpec = withRules(
       passwordSecretRef: PasswordSecretReference.optional().describe(
         "The service's password, kept in a Secret you own: sluice sets it in the cloud by hash (the password itself never leaves the cluster) after create and whenever the value changes, and copies it to the connection Secret. Without it the cloud generates the password.",
       ),
-      connectionSecret: LocalObjectReference.optional().describe(
-        'Secret to write connection details to (username, password, host, port, one host/port per protocol). Defaults to <metadata.name>-connection.',
-      ),
+      connectionSecret: ConnectionSecretSpec.optional(),
     })
     .describe('The desired database service.'),
   {

@@ -288,6 +288,54 @@ const settingsShape = {
   ...Object.fromEntries(PIPE_BOOLEAN_SETTINGS.map((key) => [key, z.boolean().optional().describe(key)])),
 };
 
+const SETTING_KEY_LIST = `[${Object.keys(settingsShape)
+  .map((key) => `'${key}'`)
+  .join(', ')}]`;
+/** Bounded so the CEL rules that walk the maps stay within the apiserver's cost budget. */
+const MAX_EXTRA_SETTINGS = 32;
+export const EXTRA_SETTING_TYPES = ['booleans', 'numbers', 'strings'] as const;
+
+/** One map of extra settings whose values all have one JSON type; none of its keys is a key of `settings`. */
+const extraSettingsOf = <T extends z.ZodType>(value: T, type: string) =>
+  withRules(
+    z
+      .record(z.string(), value)
+      .meta({ maxProperties: MAX_EXTRA_SETTINGS })
+      .optional()
+      .describe(`Settings whose values are ${type}s, by key; at most ${MAX_EXTRA_SETTINGS}.`),
+    {
+      rule: `self.all(k, !(k in ${SETTING_KEY_LIST}))`,
+      message: `spec.extraSettings.${type}s cannot hold a key of settings: set it there`,
+      messageExpression: `'spec.extraSettings.${type}s.' + self.filter(k, k in ${SETTING_KEY_LIST})[0] + ' is a key of settings: set it there'`,
+    },
+  );
+
+/** A key in two of the maps would leave its value ambiguous. */
+const disjoint = (a: string, b: string) => ({
+  rule: `!has(self.${a}) || !has(self.${b}) || self.${a}.all(k, !(k in self.${b}))`,
+  message: `spec.extraSettings: a key may appear in only one of ${a} and ${b}`,
+});
+
+/**
+ * Setting keys beyond the contract's twelve, which the cloud takes as open key–value pairs. A structural
+ * schema cannot give `settings` both its bounded keys and open ones, and CEL cannot check the type of an
+ * untyped value, so the open keys live in this sibling field, one typed map per JSON type.
+ */
+const ExtraSettings = withRules(
+  z
+    .object({
+      booleans: extraSettingsOf(z.boolean().describe('A boolean value.'), 'boolean'),
+      numbers: extraSettingsOf(z.number().describe('A number (integer or fractional).'), 'number'),
+      strings: extraSettingsOf(z.string().max(4096).describe('A string value.'), 'string'),
+    })
+    .describe(
+      'Pipe settings beyond those of settings (e.g. booleans: {kafka_read_committed: true}), by the type of their value. A key left out keeps (or returns to) the service default.',
+    ),
+  disjoint('booleans', 'numbers'),
+  disjoint('booleans', 'strings'),
+  disjoint('numbers', 'strings'),
+);
+
 const Scaling = z
   .object({
     replicas: z
@@ -344,7 +392,10 @@ export const PipeSpec = withRules(
       settings: z
         .object(settingsShape)
         .optional()
-        .describe('Pipe settings; a key left out keeps (or returns to) the service default.'),
+        .describe(
+          'Pipe settings; a key left out keeps (or returns to) the service default. Other keys: extraSettings.',
+        ),
+      extraSettings: ExtraSettings.optional(),
       state: z
         .enum(DESIRED_PIPE_STATES)
         .default('Running')
@@ -393,6 +444,18 @@ export const PipeStatus = z
       .object(settingsShape)
       .optional()
       .describe('The settings the cloud reports as set (keys at their default are left out).'),
+    extraSettings: z
+      .record(
+        z.string(),
+        z.unknown().meta({ 'x-kubernetes-preserve-unknown-fields': true, description: 'A setting value.' }),
+      )
+      .optional()
+      .describe('The settings outside settings that the cloud reports as set, whoever set them.'),
+    extraSettingKeys: list(
+      z.string().max(255).describe('A setting key.'),
+      'The extraSettings keys this Pipe manages: a key dropped from the spec stays here until the cloud has reset it (keys set in the cloud by others are left alone).',
+      1000,
+    ).optional(),
     reversePrivateEndpoints: list(
       z
         .object({

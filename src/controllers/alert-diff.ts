@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { AlertSpec } from '../api/alert.ts';
 import type { AlertBody } from '../cloud/alerting-client.ts';
-import type { Alert } from '../cloud/schemas/alert.ts';
+import { SAVED_SEARCH_SOURCE_ALIAS, type Alert } from '../cloud/schemas/alert.ts';
 
 /** The request fields, in the order the API documents them; the spec carries each under its own name. */
 const BODY_FIELDS = [
@@ -70,4 +70,23 @@ export function alertStatus(alert: Alert): Record<string, unknown> {
       ([, value]) => value !== undefined,
     ),
   );
+}
+
+/** Fields of the real API a spec has no place for: an alert using them would lose them on the first PUT. */
+const UNEXPORTED_FIELDS = [
+  'scheduleStartAt',
+  'scheduleOffsetMinutes',
+  'numConsecutiveWindows',
+  'thresholdMax',
+  'note',
+];
+
+/** The spec that adopts an alert as it is; the real API's `saved_search` is the spec's `search`. */
+export function exportAlert(alert: Alert): { spec: Record<string, unknown> } | { unexpressible: string } {
+  if (!alert.name) return { unexpressible: 'the alert has no name, which a spec needs' };
+  const lost = UNEXPORTED_FIELDS.filter((field) => alert[field] !== undefined && alert[field] !== null);
+  if (lost.length > 0) return { unexpressible: `a spec has no field for ${lost.join(', ')}` };
+  const spec: Record<string, unknown> = observedBody(alert);
+  if (spec.source === SAVED_SEARCH_SOURCE_ALIAS) spec.source = 'search';
+  return { spec };
 }

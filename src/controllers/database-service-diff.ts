@@ -1,5 +1,5 @@
 import type { DatabaseServiceSpec } from '../api/database-service.ts';
-import { SIZING_FIELDS } from '../cloud/schemas/service.ts';
+import { NUM_REPLICAS, SIZING_FIELDS } from '../cloud/schemas/service.ts';
 import type { ReplicaScalingRequest, ServiceCommand } from '../cloud/schemas/service.ts';
 import type { Service, ServiceUpdateRequest } from '../cloud/schemas/service.ts';
 
@@ -158,4 +158,80 @@ function listEdit<T>(desired: T[], actual: T[], identity: (item: T) => string) {
   const remove = [...have].filter(([id]) => !want.has(id)).map(([, item]) => item);
   if (add.length === 0 && remove.length === 0) return undefined;
   return { ...(add.length ? { add } : {}), ...(remove.length ? { remove } : {}) };
+}
+
+/** What the cloud assumes when a create leaves a field out: an export leaves these out too. */
+const SERVICE_DEFAULTS: Partial<Record<keyof DatabaseServiceSpec, unknown>> = {
+  idleScaling: true,
+  autoscalingMode: 'vertical',
+  releaseChannel: 'default',
+  isReadonly: false,
+  hasTransparentDataEncryption: false,
+};
+
+/** Fields a user sets that the cloud reports under the same name (the deprecated totals follow the replicas). */
+const EXPORTED_SERVICE_FIELDS = [
+  'provider',
+  'region',
+  'tier',
+  'minReplicaMemoryGb',
+  'maxReplicaMemoryGb',
+  'numReplicas',
+  'idleScaling',
+  'idleTimeoutMinutes',
+  'autoscalingMode',
+  'minReplicas',
+  'maxReplicas',
+  'releaseChannel',
+  'byocId',
+  'encryptionKey',
+  'encryptionAssumedRoleIdentifier',
+  'hasTransparentDataEncryption',
+  'transparentDataEncryptionKeyId',
+  'profile',
+  'complianceType',
+] as const satisfies readonly (keyof DatabaseServiceSpec & keyof Service)[];
+
+/**
+ * The spec that adopts `service` as it is: every field a user can set that the cloud reports, server defaults
+ * left out, so the first reconcile finds no difference. Undefined with the reason when no spec can say it.
+ */
+export function exportService(
+  service: Service,
+): { spec: Record<string, unknown> } | { unexpressible: string } {
+  const state = service.state ?? 'running';
+  if (state === 'terminating') return { unexpressible: 'the service is being deleted' };
+  const spec: Record<string, unknown> = { name: service.name };
+  for (const field of EXPORTED_SERVICE_FIELDS) {
+    const value = service[field];
+    if (value !== undefined && value !== null && SERVICE_DEFAULTS[field] !== value) spec[field] = value;
+  }
+  if (service.autoscalingMode !== 'horizontal') {
+    delete spec.minReplicas;
+    delete spec.maxReplicas;
+  }
+  // Joining a warehouse is how a secondary service was created; a primary one started its own.
+  if (service.isPrimary === false && service.dataWarehouseId) {
+    spec.dataWarehouseId = service.dataWarehouseId;
+    if (service.isReadonly) spec.isReadonly = true;
+  } else if (typeof spec.numReplicas === 'number' && spec.numReplicas < NUM_REPLICAS.firstInWarehouseMin) {
+    // The lowest tier's default, which a spec for a first service cannot ask for: the cloud's to keep.
+    delete spec.numReplicas;
+  }
+  const ipAccessList = (service.ipAccessList ?? []).map(({ source, description }) => ({
+    source,
+    ...(description ? { description } : {}),
+  }));
+  if (ipAccessList.length > 0) spec.ipAccessList = ipAccessList;
+  if ((service.privateEndpointIds ?? []).length > 0)
+    spec.privateEndpointIds = [...service.privateEndpointIds!];
+  // Only mysql can be switched; it is off unless enabled.
+  if ((service.endpoints ?? []).some((e) => e.protocol === 'mysql'))
+    spec.endpoints = [{ protocol: 'mysql', enabled: true }];
+  const tags = (service.tags ?? [])
+    .filter((t) => t.key !== UID_TAG)
+    .map(({ key, value }) => ({ key, value }));
+  if (tags.length > 0) spec.tags = tags;
+  spec.state = state === 'stopped' || state === 'stopping' ? 'Stopped' : 'Running';
+  return { spec };
 }

@@ -1,3 +1,4 @@
+import { renderTemplate } from '../api/connection-template.ts';
 import { databaseServiceSchema, type DatabaseService } from '../api/database-service.ts';
 import type { Service } from '../cloud/schemas/service.ts';
 import { passwordHashes } from '../cloud/password-hash.ts';
@@ -20,6 +21,8 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
   connectionSecret: {
     name: (resource) => resource.spec.connectionSecret?.name ?? `${resource.metadata.name}-connection`,
     requiredKeys: ['password'],
+    derive: (resource, details) =>
+      renderTemplate(resource.spec.connectionSecret?.template ?? {}, details).values,
   },
   secretReferences: (resource) => passwordSecretUses(resource),
   connect: (resource, context) =>

@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { PipeSpec } from '../api/pipe.ts';
+import { EXTRA_SETTING_TYPES, type PipeSpec } from '../api/pipe.ts';
 import type { PipeCreateBody, PipeSettingsBody, PipeUpdateBody } from '../cloud/management-client.ts';
 import {
+  PIPE_SCALING_DEFAULTS,
   PIPE_SETTING_KEYS,
   SOURCE_KINDS,
   type Pipe,
@@ -102,7 +103,7 @@ export function pipeCreateBody(
     destination: spec.destination,
     ...(spec.fieldMappings ? { fieldMappings: spec.fieldMappings } : {}),
     ...(spec.scaling ? { scaling: spec.scaling } : {}),
-    ...(spec.settings ? { settings: spec.settings } : {}),
+    ...(spec.settings || spec.extraSettings ? { settings: desiredSettings(spec) } : {}),
   } as PipeCreateBody;
 }
 
@@ -127,6 +128,7 @@ export function diffPipe(
   pipe: Pipe,
   rotated: ReadonlySet<string>,
   secrets: SecretValues,
+  recordedExtraKeys: readonly string[] = [],
 ): PipePlan {
   const differences: string[] = [];
   const patch: Record<string, unknown> = {};
@@ -164,7 +166,12 @@ export function diffPipe(
     patch.source = source;
   }
 
-  const settings = diffSettings(spec.settings ?? {}, (pipe.settings ?? {}) as Record<string, unknown>);
+  const observedSettings = (pipe.settings ?? {}) as Record<string, unknown>;
+  const settings = diffSettings(
+    desiredSettings(spec),
+    observedSettings,
+    extraSettingKeys(spec, recordedExtraKeys, observedSettings),
+  );
   if (settings) differences.push(...Object.keys(settings).map((key) => `settings.${key}`));
 
   const command = stateCommand(spec.state, pipe.state);
@@ -177,13 +184,39 @@ export function diffPipe(
   };
 }
 
-/** Only the keys whose value differs; a key the spec dropped but the cloud still sets is reset with null. */
+/** The settings a spec asks for: `settings` and every map of `extraSettings`, as the one map the API takes. */
+export function desiredSettings(spec: PipeSpec): Record<string, unknown> {
+  const extra = EXTRA_SETTING_TYPES.map((type) => spec.extraSettings?.[type] ?? {});
+  return Object.assign({}, spec.settings, ...extra) as Record<string, unknown>;
+}
+
+/**
+ * The keys outside the contract's twelve that this Pipe manages: those its spec sets, and those it managed
+ * before (`recorded`, kept in status) while the cloud still holds them, so dropping one from the spec resets
+ * it. A key set in the cloud outside the spec is someone else's: never drift, never reset.
+ */
+export function extraSettingKeys(
+  spec: PipeSpec,
+  recorded: readonly string[],
+  observed: Readonly<Record<string, unknown>> | undefined,
+): string[] {
+  const contract = new Set<string>(PIPE_SETTING_KEYS);
+  const wanted = Object.keys(desiredSettings(spec)).filter((key) => !contract.has(key));
+  const held = recorded.filter((key) => (observed?.[key] ?? null) !== null && !contract.has(key));
+  return [...new Set([...wanted, ...held])].sort();
+}
+
+/**
+ * Only the keys whose value differs, among the contract's twelve and the `extraKeys` sluice manages; a key
+ * the spec dropped but the cloud still sets is reset with null.
+ */
 export function diffSettings(
   desired: Readonly<Record<string, unknown>>,
   observed: Readonly<Record<string, unknown>>,
+  extraKeys: readonly string[] = [],
 ): PipeSettingsBody | undefined {
   const body: Record<string, unknown> = {};
-  for (const key of PIPE_SETTING_KEYS) {
+  for (const key of [...PIPE_SETTING_KEYS, ...extraKeys]) {
     const want = desired[key] ?? null;
     if (want !== (observed[key] ?? null)) body[key] = want;
   }
@@ -219,11 +252,20 @@ export function pipeAvailability(spec: PipeSpec, state: string): PipeAvailabilit
   };
 }
 
-/** Settings the cloud reports as set (null means default and is left out of status). */
-export function setSettings(
-  settings: Readonly<Record<string, unknown>> | undefined,
-): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(settings ?? {}).filter(([, value]) => value !== null));
+/**
+ * Settings the cloud reports as set (null means default and is left out of status): the contract's keys in
+ * `settings`, every other key in `extraSettings`.
+ */
+export function setSettings(settings: Readonly<Record<string, unknown>> | undefined): {
+  settings: Record<string, unknown>;
+  extraSettings: Record<string, unknown>;
+} {
+  const contract = new Set<string>(PIPE_SETTING_KEYS);
+  const set = Object.entries(settings ?? {}).filter(([, value]) => value !== null);
+  return {
+    settings: Object.fromEntries(set.filter(([key]) => contract.has(key))),
+    extraSettings: Object.fromEntries(set.filter(([key]) => !contract.has(key))),
+  };
 }
 
 function credentialValue(field: CredentialField, values: Readonly<Record<string, string>>): unknown {
@@ -255,3 +297,82 @@ function writePath(target: Record<string, unknown>, path: readonly string[], val
   for (const key of path.slice(0, -1)) node = (node[key] ??= {}) as Record<string, unknown>;
   node[path.at(-1)!] = value;
 }
+
+/**
+ * Whether a pipe's source holds the credential the cloud never returns, judged by its `authentication` (an
+ * IAM role needs none). Schema registry credentials are optional and nothing shows them: never assumed.
+ */
+const HOLDS_CREDENTIAL: Record<string, (source: Record<string, unknown>) => boolean> = {
+  'source.kafka.credentialsSecretRef': (s) => !['IAM_ROLE', 'MUTUAL_TLS'].includes(String(s.authentication)),
+  'source.kafka.schemaRegistry.credentialsSecretRef': () => false,
+  'source.objectStorage.accessKeySecretRef': (s) => s.authentication === 'IAM_USER',
+  'source.objectStorage.connectionStringSecretRef': (s) => s.authentication === 'CONNECTION_STRING',
+  'source.kinesis.accessKeySecretRef': (s) => s.authentication !== 'IAM_ROLE',
+  'source.postgres.credentialsSecretRef': (s) => s.authentication !== 'IAM_ROLE',
+};
+
+/** A Secret an exported spec references: the user creates it with these keys before applying. */
+export interface ExportedSecret {
+  field: string;
+  name: string;
+  keys: readonly string[];
+}
+
+/** Pipe states a spec can express without a state command: Paused would be started or stopped. */
+const STOPPED_STATES = ['Stopped', 'Stopping'];
+const UNEXPRESSIBLE_STATES = ['Paused', 'Pausing'];
+
+/**
+ * The spec that adopts `pipe` as it is, without its service (the caller adds `serviceRef` or `serviceId`).
+ * `secretName` names the Secret of a credential (`kafka-credentials`); `endpointRef` names the exported
+ * ReversePrivateEndpoint of an id, if there is one.
+ */
+export function exportPipe(
+  pipe: Pipe,
+  secretName: (purpose: string) => string,
+  endpointRef: (id: string) => string | undefined,
+): { spec: Record<string, unknown>; secrets: ExportedSecret[] } | { unexpressible: string } {
+  if (UNEXPRESSIBLE_STATES.includes(pipe.state))
+    return { unexpressible: `the pipe is ${pipe.state}, which a spec (Running or Stopped) cannot keep` };
+  const kind = SOURCE_KINDS.find((k) => (pipe.source as Record<string, unknown>)[k] !== undefined);
+  if (!kind) return { unexpressible: 'the cloud reports no source kind' };
+  const source = structuredClone((pipe.source as Record<string, Record<string, unknown>>)[kind]!);
+  const secrets: ExportedSecret[] = [];
+  for (const field of CREDENTIAL_FIELDS.filter((f) => f.source === kind)) {
+    const holder = readPath(source, field.ref.slice(0, -1)) as Record<string, unknown> | undefined;
+    // A credential the cloud did return is never printed: it is a Secret reference like the others.
+    const returned = holder !== undefined && holder[field.target.at(-1)!] !== undefined;
+    if (returned) delete holder[field.target.at(-1)!];
+    if (holder === undefined || !(returned || HOLDS_CREDENTIAL[fieldName(field)]?.(source))) continue;
+    const purpose = [kind, ...field.ref].join('-').replace(/SecretRef$/, '');
+    const name = secretName(kebabCase(purpose));
+    writePath(source, field.ref, { name });
+    secrets.push({ field: fieldName(field), name, keys: field.keys });
+  }
+  if (kind === 'kafka' && Array.isArray(source.reversePrivateEndpointIds)) {
+    const ids = source.reversePrivateEndpointIds as string[];
+    const refs = ids.flatMap((id) => endpointRef(id) ?? []);
+    const plain = ids.filter((id) => endpointRef(id) === undefined);
+    delete source.reversePrivateEndpointIds;
+    if (plain.length > 0) source.reversePrivateEndpointIds = plain;
+    if (refs.length > 0) source.reversePrivateEndpointRefs = refs.map((name) => ({ name }));
+  }
+  const scaling = Object.fromEntries(
+    Object.entries(pipe.scaling ?? {}).filter(
+      ([key, value]) => (PIPE_SCALING_DEFAULTS as Record<string, unknown>)[key] !== value,
+    ),
+  );
+  const settings = setSettings(pipe.settings);
+  const spec: Record<string, unknown> = {
+    name: pipe.name,
+    source: { [kind]: source },
+    destination: pipe.destination,
+    ...((pipe.fieldMappings ?? []).length > 0 ? { fieldMappings: pipe.fieldMappings } : {}),
+    ...(Object.keys(scaling).length > 0 ? { scaling } : {}),
+    ...(Object.keys(settings).length > 0 ? { settings } : {}),
+    state: STOPPED_STATES.includes(pipe.state) ? 'Stopped' : 'Running',
+  };
+  return { spec, secrets };
+}
+
+const kebabCase = (text: string) => text.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

@@ -11,6 +11,7 @@ import {
   pipeAvailability,
   pipeCreateBody,
   pipeSecretUses,
+  extraSettingKeys,
   setSettings,
   sourceKindOf,
   unrotatableChanges,
@@ -82,7 +83,14 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
         RETRY_DELAYS.userAction,
       );
     }
-    const plan = diffPipe(resource.spec, pipe, secrets.rotated, (field) => secrets.values(field));
+    const recordedExtraKeys = resource.status?.extraSettingKeys ?? [];
+    const plan = diffPipe(
+      resource.spec,
+      pipe,
+      secrets.rotated,
+      (field) => secrets.values(field),
+      recordedExtraKeys,
+    );
     const endpoints = await this.reversePrivateEndpoints(resource);
     const notReady = endpoints.find((endpoint) => endpoint.status !== 'Ready');
     const availability = pipeAvailability(resource.spec, pipe.state);
@@ -96,7 +104,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
             waitingFor: `reverse private endpoint ${notReady.id} is ${notReady.status ?? 'unknown'}`,
           }
         : availability),
-      status: statusOf(resource, pipe, endpoints),
+      status: statusOf(resource, pipe, endpoints, recordedExtraKeys),
     };
   }
 
@@ -174,7 +182,9 @@ function statusOf(
   resource: Pipe,
   pipe: CloudPipe,
   endpoints: NonNullable<PipeStatus['reversePrivateEndpoints']>,
+  recordedExtraKeys: readonly string[],
 ): Record<string, unknown> {
+  const observedSettings = pipe.settings as Record<string, unknown> | undefined;
   const scaling = pipe.scaling as Record<string, unknown> | undefined;
   return {
     source: sourceKindOf(resource.spec),
@@ -188,7 +198,8 @@ function statusOf(
           ),
         }
       : {}),
-    settings: setSettings(pipe.settings as Record<string, unknown> | undefined),
+    ...setSettings(observedSettings),
+    extraSettingKeys: extraSettingKeys(resource.spec, recordedExtraKeys, observedSettings),
     ...(endpoints.length > 0 ? { reversePrivateEndpoints: endpoints } : {}),
   };
 }

@@ -43,3 +43,20 @@ export function queryEndpointStatus(observed: QueryEndpoint): Record<string, unk
     ...(observed.allowedOrigins !== undefined ? { allowedOrigins: observed.allowedOrigins } : {}),
   };
 }
+
+/** The spec that adopts a service's query endpoint as it is (the caller adds the service). */
+export function exportQueryEndpoint(
+  observed: QueryEndpoint,
+): { spec: Record<string, unknown> } | { unexpressible: string } {
+  const roles = asSet(observed.roles);
+  if (roles.length === 0) return { unexpressible: 'the endpoint has no role, and a spec needs at least one' };
+  const keys = asSet(observed.openApiKeys);
+  const allowed = origins(observed.allowedOrigins);
+  return {
+    spec: {
+      roles,
+      ...(keys.length > 0 ? { openApiKeys: keys } : {}),
+      ...(allowed.length > 0 ? { allowedOrigins: allowed.join(',') } : {}),
+    },
+  };
+}

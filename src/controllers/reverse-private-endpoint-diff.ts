@@ -72,3 +72,19 @@ export function rpeAvailability(
   }
   return { available: false, reason: status, waitingFor: `the endpoint is ${status}` };
 }
+
+/** The spec that adopts an endpoint as it is (the caller adds the service): its identity fields. */
+export function exportReversePrivateEndpoint(
+  endpoint: ReversePrivateEndpoint,
+): { spec: Record<string, unknown> } | { unexpressible: string } {
+  if (endpoint.status === 'Deleting') return { unexpressible: 'the endpoint is being deleted' };
+  if (!endpoint.description)
+    return {
+      unexpressible: 'the endpoint has no description, which a spec needs (crash-safe create finds it by it)',
+    };
+  const fields = RPE_FIELDS_BY_TYPE[endpoint.type as ReversePrivateEndpointSpec['type']];
+  if (!fields) return { unexpressible: `the cloud reports an unknown type ${endpoint.type}` };
+  const spec: Record<string, unknown> = { description: endpoint.description, type: endpoint.type };
+  for (const field of fields) spec[field] = endpoint[field];
+  return { spec };
+}

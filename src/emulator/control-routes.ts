@@ -14,7 +14,17 @@ import { forcePipe, forceRpe, forceService } from './lifecycle.ts';
 import { alertView, pipeView, rpeView, serviceView } from './views.ts';
 
 export const ForceStateRequest = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('service'), id: z.string().min(1), state: z.enum(SERVICE_STATES) }),
+  z
+    .strictObject({
+      kind: z.literal('service'),
+      id: z.string().min(1),
+      state: z.enum(SERVICE_STATES).optional(),
+      /** Moves every endpoint of the service to this host name. */
+      host: z.string().min(1).max(253).optional(),
+    })
+    .refine((body) => body.state !== undefined || body.host !== undefined, {
+      error: 'give state, host or both',
+    }),
   z.strictObject({ kind: z.literal('pipe'), id: z.string().min(1), state: z.enum(PIPE_STATES) }),
   z.strictObject({
     kind: z.literal('reversePrivateEndpoint'),
@@ -94,7 +104,11 @@ export function registerControlRoutes(app: App, ctx: EmulatorContext, deps: Cont
       case 'service': {
         const service = ctx.store.services.get(id);
         if (!service) throw notFound(`service ${body.id} does not exist`);
-        forceService(ctx, service, body.state);
+        if (body.host !== undefined) {
+          service.host = body.host;
+          ctx.changed();
+        }
+        if (body.state !== undefined) forceService(ctx, service, body.state);
         return serviceView(service);
       }
       case 'pipe': {

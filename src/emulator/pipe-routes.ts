@@ -6,6 +6,7 @@ import {
   PipeSettingsRequest,
   PipeStateRequest,
   PipeUpdateRequest,
+  PIPE_SCALING_DEFAULTS,
   SOURCE_KINDS,
   unmappedColumns,
   unmappedColumnsMessage,
@@ -30,13 +31,6 @@ import type { PipeParams as PipeParamsType, ServiceParams as ServiceParamsType }
 import { pipeCommandPlan, pipeRunSteps } from './state-machines.ts';
 import type { PipeRecord } from './store.ts';
 import { pipeView, settingsView } from './views.ts';
-
-export const DEFAULT_PIPE_SCALING = {
-  replicas: 1,
-  concurrency: 1,
-  replicaCpuMillicores: 125,
-  replicaMemoryGb: 0.5,
-};
 
 export function registerPipeRoutes(app: App, ctx: EmulatorContext): void {
   const { store } = ctx;
@@ -71,7 +65,7 @@ export function registerPipeRoutes(app: App, ctx: EmulatorContext): void {
         source: body.source,
         destination: body.destination,
         fieldMappings: body.fieldMappings ?? [],
-        scaling: { ...DEFAULT_PIPE_SCALING, ...body.scaling },
+        scaling: { ...PIPE_SCALING_DEFAULTS, ...body.scaling },
         settings: mergeSettings({}, body.settings ?? {}),
         createdAt: now,
         updatedAt: now,

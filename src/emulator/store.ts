@@ -14,6 +14,8 @@ export interface ServiceRecord {
   name: string;
   provider: string;
   region: string;
+  /** Set by the control route to move the service to another host (as a cloud migration would). */
+  host?: string;
   tier?: string;
   state: ServiceState;
   pending: string[];

@@ -7,7 +7,8 @@ import type { AlertRecord, PipeRecord, QueryEndpointRecord, RpeRecord, ServiceRe
 
 export const ENGINE_VERSION = '25.8';
 
-export function serviceHost(service: Pick<ServiceRecord, 'id' | 'region' | 'provider'>): string {
+export function serviceHost(service: Pick<ServiceRecord, 'id' | 'region' | 'provider' | 'host'>): string {
+  if (service.host) return service.host;
   return `${service.id.slice(0, 8)}.${service.region}.${service.provider}.emulator.sluice.dev`;
 }
 

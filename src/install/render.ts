@@ -29,10 +29,12 @@ export const healthCheckKinds = (kinds: readonly KindSchema[] = KIND_SCHEMAS): s
 
 export const healthLua = (): string => readFileSync(join(import.meta.dirname, 'health.lua'), 'utf8');
 
-/** Text placed inside a Helm template must not contain template actions. */
-function helmSafe(path: string, text: string): string {
-  if (text.includes('{{') || text.includes('}}')) throw new Error(`${path}: contains "{{" or "}}"`);
-  return text;
+/**
+ * Text placed inside a Helm template as it is: literal braces (the connection Secret template's documentation)
+ * become actions that print them, so Helm renders the text unchanged.
+ */
+function helmLiteral(text: string): string {
+  return text.replace(/\{\{|\}\}/g, (braces) => `{{ "${braces}" }}`);
 }
 
 export function renderInstallFiles(kinds: readonly KindSchema[] = KIND_SCHEMAS): GeneratedFile[] {
@@ -53,7 +55,7 @@ export function renderInstallFiles(kinds: readonly KindSchema[] = KIND_SCHEMAS):
     const path = `charts/sluice/templates/crds/${kind.plural}.${GROUP}.yaml`;
     files.push({
       path,
-      content: `{{- if .Values.crds.enabled }}\n${HEADER}${helmSafe(path, yaml(crd))}{{- end }}\n`,
+      content: `{{- if .Values.crds.enabled }}\n${HEADER}${helmLiteral(yaml(crd))}{{- end }}\n`,
     });
   }
   const define = (name: string, body: string) => `{{- define "${name}" }}\n${body}{{- end }}\n`;

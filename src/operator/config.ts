@@ -28,7 +28,7 @@ const bindAddress = z.string().refine(
   { error: 'must be host:port, :port or 0 (off)' },
 );
 
-const secretRef = z
+export const secretRef = z
   .string()
   .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, {
     error: 'must be <namespace>/<name>',
@@ -55,7 +55,7 @@ const list = (problemOf: (item: string) => string | undefined, omitted: string) 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
 /** `10/10s` → at most 10 requests in any 10 s; `off` sends unthrottled (only for a cloud without limits). */
-const quota = z.string().transform((text, ctx) => {
+export const quota = z.string().transform((text, ctx) => {
   if (text === 'off') return false as const;
   const match = /^(\d+)\/(.+)$/.exec(text);
   const requests = Number(match?.[1]);

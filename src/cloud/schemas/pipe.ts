@@ -270,6 +270,13 @@ export const SCALING_BOUNDS = {
   replicaCpuMillicores: { min: 125, max: 2000 },
   replicaMemoryGb: { min: 0.5, max: 8 },
 } as const;
+/** The scaling a pipe gets when its create leaves `scaling` (or a key of it) out. */
+export const PIPE_SCALING_DEFAULTS = {
+  replicas: 1,
+  concurrency: 1,
+  replicaCpuMillicores: 125,
+  replicaMemoryGb: 0.5,
+} as const;
 export const PipeScaling = z.strictObject({
   replicas: z.number().int().min(SCALING_BOUNDS.replicas.min).max(SCALING_BOUNDS.replicas.max).optional(),
   concurrency: z.number().int().min(1).optional(),

@@ -41,12 +41,16 @@ export class ConnectionPublisher<R extends ManagedObject> {
     return secret;
   }
 
-  /** Writes `values` into the Secret as last read (`current`); a stale read costs a retry, not a loss. */
+  /**
+   * Writes `values` into the Secret as last read (`current`), with the keys the kind derives from all the
+   * details (kept and new: a template over host and password); a stale read costs a retry, not a loss.
+   */
   async publish(
     resource: R,
     values: ConnectionDetails,
     current: ConnectionSecret | undefined,
   ): Promise<void> {
+    Object.assign(values, this.derived(resource, { ...current?.data, ...values }));
     const exists = current !== undefined;
     await this.options.writer.writeConnectionSecret(
       resource,
@@ -97,6 +101,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
             ];
       events.record(resource, 'Normal', reason, message);
     }
+    Object.assign(values, this.derived(resource, { ...current?.data, ...values }));
     if (Object.entries(values).some(([key, value]) => current?.data[key] !== value)) {
       await this.publish(resource, values, current);
     }
@@ -120,6 +125,11 @@ export class ConnectionPublisher<R extends ManagedObject> {
         `Secret ${this.name(resource)} has no ${unknown.join(', ')}: adopted without a reset, so unknown to ` +
         `sluice; set the annotation ${ANNOTATIONS.resetPassword} to a new value to reset it`,
     });
+  }
+
+  /** Further keys the kind computes from the details about to be written (a template). */
+  private derived(resource: R, details: ConnectionDetails): ConnectionDetails {
+    return this.options.connectionSecret.derive?.(resource, details) ?? {};
   }
 
   private name(resource: R): string {

@@ -99,7 +99,12 @@ export interface ManagedKind<R extends ManagedObject, Cloud, Plan = unknown> {
   plural: string;
   defaultDeletionPolicy: DeletionPolicy;
   /** Where connection details go, and which keys must be present (else `recoverConnectionDetails`). */
-  connectionSecret?: { name(resource: R): string; requiredKeys: readonly string[] };
+  connectionSecret?: {
+    name(resource: R): string;
+    requiredKeys: readonly string[];
+    /** Further keys computed from the details about to be written (all of them, kept and new). */
+    derive?(resource: R, details: ConnectionDetails): ConnectionDetails;
+  };
   /** Other sluice objects this kind depends on; resolved (or waited for) before the client runs. */
   references?: readonly ReferenceDeclaration<R>[];
   /**

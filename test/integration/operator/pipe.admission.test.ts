@@ -79,6 +79,51 @@ describe.skipIf(clusterSkipReason())(
       });
     });
 
+    describe('extraSettings', () => {
+      it('accepts keys beyond settings with boolean, integer, fractional and string values', async () => {
+        const extraSettings = {
+          booleans: { kafka_read_committed: true },
+          numbers: { kafka_max_block_size: 65_536, kafka_poll_timeout_ratio: 0.5 },
+          strings: { kafka_client_id: 'orders' },
+        };
+        const created = await api.create(
+          'extra-settings',
+          edit(fixtures.kafka, 'extraSettings', extraSettings),
+        );
+        expect(created.spec).toMatchObject({ extraSettings });
+      });
+
+      it.each([
+        ['an object', { mode: 'fast' }],
+        ['a list', ['a', 'b']],
+      ])('rejects %s as a value, naming the key', async (_what, value) => {
+        const path = 'extraSettings.strings.kafka_tuning';
+        await expectRefused(api.admit(editFixture(path, value)), named(path), 'must be of type string');
+      });
+
+      it.each(['booleans', 'numbers', 'strings'])(
+        'rejects a key of settings in %s, naming it and where it belongs',
+        async (type) => {
+          const value = { booleans: true, numbers: 1000, strings: '1000' }[type];
+          await expectRefused(
+            api.admit(editFixture(`extraSettings.${type}.engine_max_threads`, value)),
+            `spec.extraSettings.${type}.engine_max_threads is a key of settings: set it there`,
+          );
+        },
+      );
+
+      it('rejects a key given two types', async () => {
+        const extraSettings = {
+          booleans: { kafka_read_committed: true },
+          strings: { kafka_read_committed: 'x' },
+        };
+        await expectRefused(
+          api.admit(editFixture('extraSettings', extraSettings)),
+          'a key may appear in only one of booleans and strings',
+        );
+      });
+    });
+
     describe('scaling', () => {
       it.each([
         ...Object.entries(SCALING_BOUNDS).flatMap(([key, [min, max, step]]) => [

@@ -135,6 +135,48 @@ describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against
     expect(created.status!.id).toBe(pipe!.status!.id);
   });
 
+  it('creates the pipe with an extra setting, changes it with one PUT, resets it when dropped and leaves others alone', async () => {
+    const readCommitted = (value: boolean | null) => ({
+      extraSettings: { booleans: { kafka_read_committed: value } },
+    });
+    await pipes().apply('committed', { ...kafkaPipe('committed'), ...readCommitted(true) });
+    const created = await pipes().waitFor('committed', 'Ready', ready('committed'));
+    const post = (await env.calls()).find(
+      (c) => c.method === 'POST' && c.route === PIPES && (c.body as { name?: string }).name === 'committed',
+    );
+    expect((post!.body as { settings?: unknown }).settings).toEqual({ kafka_read_committed: true });
+    const id = created.status!.id!;
+    // Someone sets a key of their own in the cloud: not drift, and never reset by this Pipe.
+    env.emulator.store.findPipe(id)!.settings.kafka_client_id = 'theirs';
+    await env.clearCalls();
+
+    await pipes().patchSpec('committed', readCommitted(false));
+    await pipes().waitFor(
+      'committed',
+      'edit Ready',
+      (p) => ready('committed')(p) && p!.status!.observedGeneration === 2,
+    );
+    let changes = writes(await env.calls());
+    expect(changes.map((c) => `${c.method} ${c.route}`)).toEqual([`PUT ${PIPE}/settings`]);
+    expect(changes[0]!.body).toEqual({ kafka_read_committed: false });
+
+    await env.clearCalls();
+    await pipes().patchSpec('committed', readCommitted(null));
+    const removed = await pipes().waitFor(
+      'committed',
+      'removal Ready',
+      (p) =>
+        ready('committed')(p) &&
+        p!.status!.observedGeneration === 3 &&
+        (p!.status!.extraSettingKeys as string[]).length === 0,
+    );
+    changes = writes(await env.calls());
+    expect(changes.map((c) => `${c.method} ${c.route}`)).toEqual([`PUT ${PIPE}/settings`]);
+    expect(changes[0]!.body).toEqual({ kafka_read_committed: null });
+    expect(env.emulator.store.findPipe(id)!.settings).toEqual({ kafka_client_id: 'theirs' });
+    expect(removed.status!.extraSettings).toEqual({ kafka_client_id: 'theirs' });
+  });
+
   it('applies a name and mappings edit as exactly one PATCH, and a desired Stopped as one state command', async () => {
     await pipes().apply('renamed', kafkaPipe('renamed'));
     await pipes().waitFor('renamed', 'Ready', ready('renamed'));

@@ -4,9 +4,11 @@ import type { Pipe } from '../../../src/cloud/schemas/pipe.ts';
 import {
   diffPipe,
   diffSettings,
+  extraSettingKeys,
   pipeAvailability,
   pipeCreateBody,
   pipeSecretUses,
+  setSettings,
   stateCommand,
   unrotatableChanges,
   type SecretValues,
@@ -179,6 +181,88 @@ describe('diffPipe: settings as the real API answers them (only the keys that we
   });
 });
 
+describe('diffPipe: extraSettings (keys beyond the contract, managed like its twelve)', () => {
+  const readCommitted = (value: boolean) => ({
+    extraSettings: { booleans: { kafka_read_committed: value } },
+  });
+  const diffRecorded = (desired: PipeSpec, observed: Pipe, recorded: string[]) =>
+    diffPipe(desired, observed, noneRotated, secrets, recorded);
+
+  it('sends an extra key the spec adds', () => {
+    expect(diff(spec(readCommitted(true)), pipe({ settings: { engine_max_threads: null } }))).toEqual({
+      differences: ['settings.kafka_read_committed'],
+      settings: { kafka_read_committed: true },
+    });
+  });
+
+  it('sends only the extra key whose value changed, whatever its type', () => {
+    const desired = spec({
+      extraSettings: { numbers: { kafka_max_block_size: 1024 }, strings: { kafka_client_id: 'orders' } },
+    });
+    const observed = pipe({ settings: { kafka_max_block_size: 1024, kafka_client_id: 'billing' } });
+    expect(diffRecorded(desired, observed, ['kafka_client_id', 'kafka_max_block_size'])).toEqual({
+      differences: ['settings.kafka_client_id'],
+      settings: { kafka_client_id: 'orders' },
+    });
+  });
+
+  it('resets with null an extra key the spec dropped, which status records as managed', () => {
+    const observed = pipe({ settings: { kafka_read_committed: true } });
+    expect(diffRecorded(spec(), observed, ['kafka_read_committed'])).toEqual({
+      differences: ['settings.kafka_read_committed'],
+      settings: { kafka_read_committed: null },
+    });
+  });
+
+  it('plans nothing when the extra keys match, and leaves alone an extra key set by someone else', () => {
+    const observed = pipe({ settings: { kafka_read_committed: false, kafka_client_id: 'theirs' } });
+    expect(diffRecorded(spec(readCommitted(false)), observed, ['kafka_read_committed'])).toEqual({
+      differences: [],
+    });
+  });
+
+  it('sends settings and extra keys in one PUT', () => {
+    const desired = spec({ settings: { engine_max_threads: 8 }, ...readCommitted(true) });
+    expect(diff(desired, pipe({ settings: {} }))).toEqual({
+      differences: ['settings.engine_max_threads', 'settings.kafka_read_committed'],
+      settings: { engine_max_threads: 8, kafka_read_committed: true },
+    });
+  });
+
+  it('creates the pipe with settings and extra keys in one settings object', () => {
+    const desired = spec({ settings: { engine_max_threads: 8 }, ...readCommitted(true) });
+    expect(pipeCreateBody(desired, secrets).settings).toEqual({
+      engine_max_threads: 8,
+      kafka_read_committed: true,
+    });
+  });
+});
+
+describe('extraSettingKeys', () => {
+  const desired = spec({ extraSettings: { booleans: { kafka_read_committed: true } } });
+
+  it('manages the keys the spec sets, and a recorded key while the cloud still holds it', () => {
+    const observed = { kafka_read_committed: false, kafka_client_id: 'old', kafka_other: 'theirs' };
+    expect(extraSettingKeys(desired, ['kafka_client_id'], observed)).toEqual([
+      'kafka_client_id',
+      'kafka_read_committed',
+    ]);
+  });
+
+  it('forgets a recorded key once the cloud has reset it', () => {
+    expect(extraSettingKeys(spec(), ['kafka_client_id'], { kafka_client_id: null })).toEqual([]);
+    expect(extraSettingKeys(spec(), ['kafka_client_id'], {})).toEqual([]);
+  });
+});
+
+describe('setSettings', () => {
+  it('splits what the cloud reports as set into the contract keys and the others, leaving out nulls', () => {
+    expect(
+      setSettings({ engine_max_threads: 8, streaming_max_insert_wait_ms: null, kafka_read_committed: true }),
+    ).toEqual({ settings: { engine_max_threads: 8 }, extraSettings: { kafka_read_committed: true } });
+  });
+});
+
 describe('diffSettings', () => {
   it('sends only the settings keys that differ', () => {
     expect(
@@ -196,6 +280,15 @@ describe('diffSettings', () => {
       object_storage_concurrency: null,
       engine_parallel_view_processing: null,
     });
+  });
+
+  it('compares and resets the extra keys it is given like the contract keys', () => {
+    expect(
+      diffSettings({ kafka_client_id: 'a' }, { kafka_client_id: 'b', kafka_read_committed: true }, [
+        'kafka_client_id',
+        'kafka_read_committed',
+      ]),
+    ).toEqual({ kafka_client_id: 'a', kafka_read_committed: null });
   });
 
   it.each([

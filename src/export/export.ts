@@ -1,0 +1,267 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { z } from 'zod';
+import { API_VERSION } from '../api/common.ts';
+import type { AlertingClient } from '../cloud/alerting-client.ts';
+import { isNotFound } from '../cloud/errors.ts';
+import type { ManagementClient } from '../cloud/management-client.ts';
+import type { Alert } from '../cloud/schemas/alert.ts';
+import { describeIssue } from '../cloud/schemas/issues.ts';
+import type { Pipe } from '../cloud/schemas/pipe.ts';
+import type { QueryEndpoint } from '../cloud/schemas/query-endpoint.ts';
+import type { ReversePrivateEndpoint } from '../cloud/schemas/reverse-private-endpoint.ts';
+import type { Service } from '../cloud/schemas/service.ts';
+import { exportAlert } from '../controllers/alert-diff.ts';
+import { exportService } from '../controllers/database-service-diff.ts';
+import { exportPipe, type ExportedSecret } from '../controllers/pipe-diff.ts';
+import { exportQueryEndpoint } from '../controllers/query-endpoint-diff.ts';
+import { exportReversePrivateEndpoint } from '../controllers/reverse-private-endpoint-diff.ts';
+import { kindNamed } from '../kinds.ts';
+import { ANNOTATIONS } from '../runtime/managed/annotations.ts';
+import type { ExportedKind } from './kinds.ts';
+import { NameRegistry } from './names.ts';
+
+export interface ExportOptions {
+  management: ManagementClient;
+  /** Without it alerts are not exported (they live in the alerting API). */
+  alerting?: AlertingClient;
+  /** metadata.namespace of every manifest; without it kubectl's current namespace applies. */
+  namespace?: string;
+  kinds: ReadonlySet<ExportedKind>;
+  /** Only services carrying every tag, and what lives in them. */
+  tags?: ReadonlyArray<{ key: string; value: string }>;
+  /** How many services are read at once; the quota scheduler paces the calls whatever this is. */
+  concurrency?: number;
+  /** One line per step, for stderr. */
+  progress?: (line: string) => void;
+}
+
+export interface Manifest {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string; annotations: Record<string, string> };
+  spec: Record<string, unknown>;
+}
+
+/** A Secret the manifests reference and the export cannot fill: the user creates it before applying. */
+export interface SecretToCreate {
+  name: string;
+  keys: readonly string[];
+  /** `Pipe orders (source.kafka.credentialsSecretRef)`. */
+  usedBy: string;
+}
+
+/** A cloud object no manifest can express as it is. */
+export interface Skipped {
+  kind: ExportedKind;
+  id: string;
+  cloudName: string;
+  reason: string;
+}
+
+export interface ExportResult {
+  manifests: Manifest[];
+  secrets: SecretToCreate[];
+  skipped: Skipped[];
+  /** Cloud requests made. */
+  calls: number;
+}
+
+/** What one service holds, as read from the cloud. */
+interface ServiceContents {
+  service: Service;
+  pipes: Pipe[];
+  endpoints: ReversePrivateEndpoint[];
+  queryEndpoint?: QueryEndpoint;
+}
+
+type Mapped = { spec: Record<string, unknown> } | { unexpressible: string };
+
+/**
+ * Reads the organization through the given clients (so through their quota scheduler) and writes one
+ * manifest per object that adopts it unchanged: `sluice.dev/external-id`, `deletionPolicy: Orphan`, the spec
+ * the kind's own export mapping gives, references by name between exported objects. Each spec is checked
+ * against its kind's schema; one that does not fit whole is skipped with the reason, never emitted in part.
+ */
+export async function exportOrganization(options: ExportOptions): Promise<ExportResult> {
+  const { kinds, progress = () => {} } = options;
+  const result: ExportResult = { manifests: [], secrets: [], skipped: [], calls: 0 };
+  const call = <T>(request: Promise<T>) => {
+    result.calls++;
+    return request;
+  };
+  const names = new NameRegistry();
+  /** Emits the manifest named `name`, or records why the object cannot be expressed; true when emitted. */
+  const emit = (kind: ExportedKind, name: string, cloudName: string, id: string, mapped: Mapped) => {
+    const checked = 'spec' in mapped ? checkSpec(kind, mapped.spec) : mapped;
+    if (!('spec' in checked)) {
+      result.skipped.push({ kind, id, cloudName, reason: checked.unexpressible });
+      progress(`skipped ${kind} ${JSON.stringify(cloudName)} (${id}): ${checked.unexpressible}`);
+      return false;
+    }
+    result.manifests.push({
+      apiVersion: API_VERSION,
+      kind,
+      metadata: {
+        name,
+        ...(options.namespace ? { namespace: options.namespace } : {}),
+        annotations: { [ANNOTATIONS.externalId]: id },
+      },
+      spec: { ...checked.spec, deletionPolicy: 'Orphan' },
+    });
+    return true;
+  };
+  const named = (
+    kind: ExportedKind,
+    cloudName: string,
+    id: string,
+    fallback: string,
+    map: (name: string) => Mapped,
+  ) => {
+    const name = names.take(kind, cloudName, fallback);
+    return emit(kind, name, cloudName, id, map(name)) ? name : undefined;
+  };
+
+  const scoped = kinds.has('Pipe') || kinds.has('ReversePrivateEndpoint') || kinds.has('QueryEndpoint');
+  const services =
+    kinds.has('DatabaseService') || scoped
+      ? await call(options.management.listServices(options.tags ? { tags: options.tags } : {}))
+      : [];
+  services.sort(byNameThenId((s) => s.name));
+  progress(`listed ${services.length} service${services.length === 1 ? '' : 's'}`);
+  const contents = scoped
+    ? await readServices(options, services, (request) => call(request), progress)
+    : services.map((service): ServiceContents => ({ service, pipes: [], endpoints: [] }));
+
+  for (const { service, pipes, endpoints, queryEndpoint } of contents) {
+    const serviceName = kinds.has('DatabaseService')
+      ? named('DatabaseService', service.name, service.id, 'service', () => exportService(service))
+      : undefined;
+    const owner = serviceName ? { serviceRef: { name: serviceName } } : { serviceId: service.id };
+    const withOwner = (mapped: Mapped): Mapped =>
+      'spec' in mapped ? { spec: { ...owner, ...mapped.spec } } : mapped;
+
+    const endpointNames = new Map<string, string>();
+    for (const endpoint of kinds.has('ReversePrivateEndpoint') ? endpoints : []) {
+      const cloudName = endpoint.description ?? '';
+      const name = named('ReversePrivateEndpoint', cloudName, endpoint.id, 'endpoint', () =>
+        withOwner(exportReversePrivateEndpoint(endpoint)),
+      );
+      if (name) endpointNames.set(endpoint.id, name);
+    }
+    for (const pipe of kinds.has('Pipe') ? pipes : []) {
+      let secrets: ExportedSecret[] = [];
+      const name = named('Pipe', pipe.name, pipe.id, 'pipe', (pipeName) => {
+        const mapped = exportPipe(
+          pipe,
+          (purpose) => `${pipeName}-${purpose}`,
+          (id) => endpointNames.get(id),
+        );
+        if ('secrets' in mapped) secrets = mapped.secrets;
+        return withOwner(mapped);
+      });
+      for (const secret of name ? secrets : []) {
+        result.secrets.push({
+          name: secret.name,
+          keys: secret.keys,
+          usedBy: `Pipe ${name} (${secret.field})`,
+        });
+      }
+    }
+    if (kinds.has('QueryEndpoint') && queryEndpoint) {
+      named('QueryEndpoint', serviceName ?? service.name, queryEndpoint.id, 'query-endpoint', () =>
+        withOwner(exportQueryEndpoint(queryEndpoint)),
+      );
+    }
+  }
+
+  if (kinds.has('Alert')) {
+    if (!options.alerting) progress('alerts not exported: no alerting token (alertsUrl and alertsToken)');
+    else if (options.tags) progress('alerts not exported: they carry no tags for --selector to match');
+    else {
+      const alerts: Alert[] = await call(options.alerting.listAlerts());
+      alerts.sort(byNameThenId((a) => a.name ?? ''));
+      progress(`listed ${alerts.length} alert${alerts.length === 1 ? '' : 's'}`);
+      for (const alert of alerts)
+        named('Alert', alert.name ?? '', alert.id, 'alert', () => exportAlert(alert));
+    }
+  }
+  return result;
+}
+
+/** Reads each service's pipes, reverse private endpoints and query endpoint, a few services at a time. */
+async function readServices(
+  options: ExportOptions,
+  services: readonly Service[],
+  call: <T>(request: Promise<T>) => Promise<T>,
+  progress: (line: string) => void,
+): Promise<ServiceContents[]> {
+  const { management, kinds } = options;
+  const contents: ServiceContents[] = new Array(services.length);
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < services.length) {
+      const index = next++;
+      const service = services[index]!;
+      const [pipes, endpoints, queryEndpoint] = await Promise.all([
+        kinds.has('Pipe') ? call(management.listPipes(service.id)) : [],
+        kinds.has('Pipe') || kinds.has('ReversePrivateEndpoint')
+          ? call(management.listReversePrivateEndpoints(service.id))
+          : [],
+        kinds.has('QueryEndpoint')
+          ? call(management.getQueryEndpoint(service.id)).catch((error: unknown) => {
+              if (isNotFound(error)) return undefined;
+              throw error;
+            })
+          : undefined,
+      ]);
+      pipes.sort(byNameThenId((p) => p.name));
+      endpoints.sort(byNameThenId((e) => e.description ?? ''));
+      contents[index] = { service, pipes, endpoints, ...(queryEndpoint ? { queryEndpoint } : {}) };
+      done++;
+      const parts = [
+        plural(pipes.length, 'pipe'),
+        plural(endpoints.length, 'reverse private endpoint'),
+        ...(queryEndpoint ? ['a query endpoint'] : []),
+      ];
+      progress(`[${done}/${services.length}] ${JSON.stringify(service.name)}: ${parts.join(', ')}`);
+    }
+  };
+  const workers = Math.max(1, Math.min(options.concurrency ?? 4, services.length));
+  await Promise.all(Array.from({ length: workers }, worker));
+  return contents;
+}
+
+/**
+ * The spec parsed by the kind's schema must hold every field the mapping wrote: a field the schema would drop
+ * or a value it refuses means the manifest could not adopt the object as it is.
+ */
+function checkSpec(kind: ExportedKind, spec: Record<string, unknown>): Mapped {
+  const schema = kindNamed(kind)!.spec as z.ZodType;
+  const parsed = schema.safeParse(spec);
+  if (!parsed.success) return { unexpressible: parsed.error.issues.map(describeIssue).join('; ') };
+  const lost = lostPaths(spec, parsed.data);
+  if (lost.length > 0) return { unexpressible: `a spec has no field for ${lost.join(', ')}` };
+  return { spec };
+}
+
+/** Paths present in `written` that `kept` lacks or holds differently. */
+function lostPaths(written: unknown, kept: unknown, path = ''): string[] {
+  if (written !== null && typeof written === 'object' && kept !== null && typeof kept === 'object') {
+    return Object.entries(written).flatMap(([key, value]) =>
+      lostPaths(
+        value,
+        (kept as Record<string, unknown>)[key],
+        Array.isArray(written) ? `${path}[${key}]` : path ? `${path}.${key}` : key,
+      ),
+    );
+  }
+  return isDeepStrictEqual(written, kept) ? [] : [path];
+}
+
+const byNameThenId =
+  <T extends { id: string }>(name: (item: T) => string) =>
+  (a: T, b: T) =>
+    name(a).localeCompare(name(b)) || a.id.localeCompare(b.id);
+
+const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;

@@ -1,0 +1,138 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { AlertingClient } from '../cloud/alerting-client.ts';
+import { ManagementClient } from '../cloud/management-client.ts';
+import { ALERTING_KEYS, MANAGEMENT_KEYS } from '../operator/credentials.ts';
+import { loadKubeAccess } from '../runtime/kube-config.ts';
+import { kubeRequestJson } from '../runtime/kube-http.ts';
+import { decodeSecretData } from '../runtime/secret-data.ts';
+import type { ExportConfig } from './command.ts';
+import { exportOrganization, type ExportResult, type Manifest } from './export.ts';
+
+interface Credentials {
+  organizationId: string;
+  keyId: string;
+  keySecret: string;
+  managementUrl: string;
+  alertsUrl?: string;
+  alertsToken?: string;
+}
+
+/** Runs `sluice export`: manifests to stdout or `--out-dir`, progress and the Secrets to create to stderr. */
+export async function runExport(
+  config: ExportConfig,
+  io: { stdout: (text: string) => void; stderr: (line: string) => void } = {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (line) => process.stderr.write(`${line}\n`),
+  },
+): Promise<number> {
+  let credentials: Credentials;
+  try {
+    credentials = await credentialsOf(config);
+  } catch (error) {
+    io.stderr(`sluice export: ${(error as Error).message}`);
+    return 1;
+  }
+  const management = new ManagementClient(
+    {
+      baseUrl: credentials.managementUrl,
+      organizationId: credentials.organizationId,
+      keyId: credentials.keyId,
+      keySecret: credentials.keySecret,
+    },
+    { quota: config.managementQuota },
+  );
+  const alerting =
+    credentials.alertsUrl && credentials.alertsToken
+      ? new AlertingClient(
+          { baseUrl: credentials.alertsUrl, token: credentials.alertsToken },
+          { quota: config.alertingQuota },
+        )
+      : undefined;
+  const started = Date.now();
+  let result: ExportResult;
+  try {
+    result = await exportOrganization({
+      management,
+      ...(alerting ? { alerting } : {}),
+      ...(config.namespace ? { namespace: config.namespace } : {}),
+      kinds: config.kinds,
+      ...(config.tags ? { tags: config.tags } : {}),
+      progress: io.stderr,
+    });
+  } catch (error) {
+    // Client errors are redacted: no key or token reaches this message.
+    io.stderr(`sluice export: ${(error as Error).message}`);
+    return 1;
+  } finally {
+    await management.close();
+    await alerting?.close();
+  }
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  io.stderr(
+    `exported ${result.manifests.length} objects (${result.skipped.length} skipped) with ${result.calls} cloud requests in ${seconds}s`,
+  );
+  if (config.outDir) {
+    await mkdir(config.outDir, { recursive: true });
+    for (const manifest of result.manifests) {
+      const file = join(
+        config.outDir,
+        `${manifest.kind.toLowerCase()}-${manifest.metadata.name}.${config.output}`,
+      );
+      await writeFile(file, render([manifest], config.output, false));
+    }
+    io.stderr(`wrote ${result.manifests.length} files to ${config.outDir}`);
+  } else {
+    io.stdout(render(result.manifests, config.output, true));
+  }
+  if (result.secrets.length > 0) {
+    const where = config.namespace ? ` -n ${config.namespace}` : '';
+    io.stderr('create these Secrets before applying (the cloud never returns their values):');
+    for (const secret of result.secrets) {
+      const literals = secret.keys.map((key) => `--from-literal=${key}=…`).join(' ');
+      io.stderr(`  kubectl create secret generic ${secret.name}${where} ${literals}   # ${secret.usedBy}`);
+    }
+  }
+  return result.skipped.length > 0 ? 2 : 0;
+}
+
+/** YAML documents, or JSON: one object, or a kubectl `List` of them when printing. */
+function render(manifests: readonly Manifest[], format: 'yaml' | 'json', list: boolean): string {
+  if (format === 'json') {
+    const value = list ? { apiVersion: 'v1', kind: 'List', items: manifests } : manifests[0];
+    return `${JSON.stringify(value, null, 2)}\n`;
+  }
+  return manifests.map((manifest) => stringify(manifest)).join('---\n');
+}
+
+async function credentialsOf(config: ExportConfig): Promise<Credentials> {
+  if (!config.credentialsSecret) {
+    return {
+      organizationId: config.organization!,
+      keyId: config.keyId!,
+      keySecret: config.keySecret!,
+      managementUrl: config.managementUrl!,
+      ...(config.alertsUrl ? { alertsUrl: config.alertsUrl } : {}),
+      ...(config.alertsToken ? { alertsToken: config.alertsToken } : {}),
+    };
+  }
+  const { namespace, name } = config.credentialsSecret;
+  const access = await loadKubeAccess(config.kubeconfig);
+  const secret = await kubeRequestJson<{ data?: Record<string, string> }>(access, {
+    path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`,
+  }).catch((error: unknown) => {
+    throw new Error(`cannot read Secret ${namespace}/${name}: ${(error as Error).message}`);
+  });
+  const data = decodeSecretData(secret.data ?? {});
+  const missing = MANAGEMENT_KEYS.filter((key) => !data[key]);
+  if (missing.length > 0) throw new Error(`Secret ${namespace}/${name} has no key ${missing.join(', ')}`);
+  const alerting = ALERTING_KEYS.every((key) => data[key]);
+  return {
+    organizationId: data.organizationId!,
+    keyId: data.keyId!,
+    keySecret: data.keySecret!,
+    managementUrl: data.managementUrl!,
+    ...(alerting ? { alertsUrl: data.alertsUrl!, alertsToken: data.alertsToken! } : {}),
+  };
+}
