@@ -8,8 +8,6 @@ export interface CelRule {
   messageExpression?: string;
   /** Set for rules that compare with the stored object, so the field can be named in the error path. */
   fieldPath?: string;
-  /** A CEL expression for the message, so it can name the offending value. */
-  messageExpression?: string;
 }
 
 /** Attaches CEL rules to a schema; they land in the CRD as `x-kubernetes-validations`. */

@@ -362,7 +362,8 @@ export function exportPipe(
       ([key, value]) => (PIPE_SCALING_DEFAULTS as Record<string, unknown>)[key] !== value,
     ),
   );
-  const settings = setSettings(pipe.settings);
+  const { settings, extraSettings } = setSettings(pipe.settings);
+  const extra = extraSettingsSpec(extraSettings);
   const spec: Record<string, unknown> = {
     name: pipe.name,
     source: { [kind]: source },
@@ -370,9 +371,21 @@ export function exportPipe(
     ...((pipe.fieldMappings ?? []).length > 0 ? { fieldMappings: pipe.fieldMappings } : {}),
     ...(Object.keys(scaling).length > 0 ? { scaling } : {}),
     ...(Object.keys(settings).length > 0 ? { settings } : {}),
+    ...(Object.keys(extra).length > 0 ? { extraSettings: extra } : {}),
     state: STOPPED_STATES.includes(pipe.state) ? 'Stopped' : 'Running',
   };
   return { spec, secrets };
+}
+
+/** Settings beyond the contract's, in the spec's shape: by the type of their value. */
+function extraSettingsSpec(extra: Record<string, unknown>): Record<string, Record<string, unknown>> {
+  const typeOf = { boolean: 'booleans', number: 'numbers', string: 'strings' } as const;
+  const spec: Record<string, Record<string, unknown>> = {};
+  for (const [key, value] of Object.entries(extra)) {
+    const type = typeOf[typeof value as keyof typeof typeOf];
+    if (type) (spec[type] ??= {})[key] = value;
+  }
+  return spec;
 }
 
 const kebabCase = (text: string) => text.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

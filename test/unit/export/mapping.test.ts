@@ -158,6 +158,20 @@ describe('exportPipe', () => {
     }
   });
 
+  it('writes settings beyond the contract’s under extraSettings, by the type of their value', () => {
+    const observed = {
+      ...pipe({ kafka: { brokers: 'b:9092', topics: 't' } }),
+      settings: { streaming_max_insert_wait_ms: 1000, kafka_read_committed: true, kafka_client_id: 'x' },
+    } as Parameters<typeof exportPipe>[0];
+    const mapped = specOf(exportPipe(observed, secretName, noEndpoint));
+    expect(mapped).toMatchObject({
+      settings: { streaming_max_insert_wait_ms: 1000 },
+      extraSettings: { booleans: { kafka_read_committed: true }, strings: { kafka_client_id: 'x' } },
+    });
+    const spec = PipeSpec.parse({ serviceRef: { name: 's' }, ...mapped });
+    expect(diffPipe(spec, observed, new Set(), () => undefined, []).differences).toEqual([]);
+  });
+
   it('finds no difference with the pipe it was exported from, its credentials taken as the cloud’s', () => {
     const observed = pipe({ kafka: { brokers: 'b:9092', topics: 't', authentication: 'SCRAM-SHA-512' } });
     const spec = PipeSpec.parse({
