@@ -11,7 +11,7 @@ import { AlertingClient } from '../src/cloud/alerting-client.ts';
 import { ManagementClient } from '../src/cloud/management-client.ts';
 import type { CallRecord } from '../src/emulator/call-log.ts';
 import { startEmulator } from '../src/emulator/server.ts';
-import { buildOrganization } from '../test/integration/operator/export-fixtures.ts';
+import { buildOrganization } from '../tools/fixtures/export.ts';
 
 const { values } = parseArgs({ options: { services: { type: 'string', default: '100' } } });
 const services = Number(values.services);

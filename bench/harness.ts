@@ -17,8 +17,8 @@ import { kubeRequestJson } from '../src/runtime/kube-http.ts';
 import type { ManagedObject } from '../src/runtime/managed/types.ts';
 import { imageNodeFlags } from '../scripts/image-layout.ts';
 import { benchObjects, mixSecrets, type BenchObject, type Mix } from './mixes.ts';
-import { startControlPlane, type ControlPlane } from '../test/harness/controlPlane.ts';
-import { chartCredentials } from '../test/harness/install.ts';
+import { startControlPlane, type ControlPlane } from '../tools/cluster/controlPlane.ts';
+import { chartCredentials } from '../tools/cluster/install.ts';
 
 /** Every sluice kind's resource, from the kind registry. */
 export const KINDS: Record<string, { group: string; version: string; plural: string }> = Object.fromEntries(

@@ -15,7 +15,7 @@ import {
   type Benchmark,
   type Mix,
 } from './harness.ts';
-import { chaosKind } from '../test/chaos/kinds.ts';
+import { chaosKind } from '../tools/chaos/kinds.ts';
 
 const MERGE_PATCH = 'application/merge-patch+json';
 

@@ -1,7 +1,7 @@
-// Which objects a benchmark applies. The n-th object of a kind is the chaos suite's (test/chaos/kinds.ts), so
+// Which objects a benchmark applies. The n-th object of a kind is the chaos suite's (tools/chaos/kinds.ts), so
 // the benchmarks and the chaos runs write every kind one way.
-import { chaosKind, CHAOS_KINDS, generateManifests, pipeKind, type Manifest } from '../test/chaos/kinds.ts';
-import { kafkaPipe } from '../test/integration/operator/pipe-fixtures.ts';
+import { chaosKind, CHAOS_KINDS, generateManifests, pipeKind, type Manifest } from '../tools/chaos/kinds.ts';
+import { kafkaPipe } from '../tools/fixtures/pipe.ts';
 
 /**
  * `pairs` is the issue's mix for scale and quota: half DatabaseServices, half kafka Pipes each into the

@@ -5,7 +5,7 @@
 // patch status once), with as many writers as the operator has workers.
 import { kindNamed } from '../src/kinds.ts';
 import { OperatorConfig } from '../src/operator/config.ts';
-import { KubeWriter } from '../src/runtime/managed/kube-writer.ts';
+import { HttpKubeWriter } from '../src/runtime/managed/kube-writer.ts';
 import type { ManagedObject } from '../src/runtime/managed/types.ts';
 import {
   applyAll,
@@ -64,7 +64,7 @@ async function floor(
       { type: 'Ready', status, reason, observedGeneration: 1, lastTransitionTime: new Date().toISOString() },
     ],
   });
-  const events = new KubeWriter(cluster.kubeConfig);
+  const events = new HttpKubeWriter(cluster.kubeConfig);
   const writer = async () => {
     for (;;) {
       const object = created.shift();

@@ -2,8 +2,8 @@
 // Writes an admin kubeconfig to .sluice/kubeconfig (git-ignored) and stops
 // cleanly (processes and temp files) on Ctrl-C or SIGTERM.
 import { join, relative } from 'node:path';
-import { repoRoot } from '../test/harness/assets.ts';
-import { startControlPlane } from '../test/harness/controlPlane.ts';
+import { repoRoot } from '../tools/cluster/assets.ts';
+import { startControlPlane } from '../tools/cluster/controlPlane.ts';
 
 const kubeconfigPath = join(repoRoot, '.sluice', 'kubeconfig');
 const log = (msg: string): void => console.error(`[cluster] ${msg}`);

@@ -9,8 +9,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { GROUP } from '../src/api/common.ts';
 import { KINDS } from '../src/kinds.ts';
 import type { Emulator } from '../src/emulator/server.ts';
-import { repoRoot } from '../test/harness/assets.ts';
-import { waitEstablished } from '../test/harness/crds.ts';
+import { repoRoot } from '../tools/cluster/assets.ts';
+import { waitEstablished } from '../tools/cluster/crds.ts';
 import {
   chartCredentials,
   chartDir,
@@ -23,8 +23,8 @@ import {
   run,
   serviceAccountKubeconfig,
   spawnSluiceRun,
-} from '../test/harness/install.ts';
-import { freePort } from '../test/harness/processes.ts';
+} from '../tools/cluster/install.ts';
+import { freePort } from '../tools/cluster/processes.ts';
 
 export interface InstalledOperator {
   /** The Deployment's arguments the operator runs with. */

@@ -10,8 +10,8 @@ import { parseArgs } from 'node:util';
 import { CoreV1Api, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { startEmulator } from '../src/emulator/server.ts';
-import { ensureControlPlaneBinaries, findAssets, repoRoot } from '../test/harness/assets.ts';
-import { startControlPlane } from '../test/harness/controlPlane.ts';
+import { ensureControlPlaneBinaries, findAssets, repoRoot } from '../tools/cluster/assets.ts';
+import { startControlPlane } from '../tools/cluster/controlPlane.ts';
 import { installWithHelm } from './demo-install.ts';
 
 const NAMESPACE = 'sluice-demo';

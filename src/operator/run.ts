@@ -12,7 +12,7 @@ import {
 } from '../runtime/health-and-metrics-servers.ts';
 import { LeaderElector } from '../runtime/leader-election.ts';
 import { EventRecorder } from '../runtime/managed/events.ts';
-import { KubeWriter } from '../runtime/managed/kube-writer.ts';
+import { HttpKubeWriter } from '../runtime/managed/kube-writer.ts';
 import { Manager } from '../runtime/manager.ts';
 import { OperatorMetrics } from '../runtime/metrics.ts';
 import { CloudClients } from './credentials.ts';
@@ -39,7 +39,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   const kubeConfig = await loadKubeAccess(config.kubeconfig);
 
   const metrics = new OperatorMetrics({ processMetrics: true });
-  const kube = new KubeWriter(kubeConfig);
+  const kube = new HttpKubeWriter(kubeConfig);
   const events = new EventRecorder(kube, log);
   const dispatcher = createCloudAgent();
   // Aborts every cloud call in flight: at once when leadership is lost, after the grace period on stop().

@@ -1,6 +1,6 @@
-import { setTimeout as delay } from 'node:timers/promises';
-import type { KubeAccess } from './kube-config.ts';
 import { pino, type Logger } from 'pino';
+import { systemClock, type Clock, type TimerHandle } from '../clock.ts';
+import type { KubeAccess } from './kube-config.ts';
 import { apiPath, type ResourceType } from './api-path.ts';
 import { JitteredBackoff } from './backoff.ts';
 import { ObjectCache, type KubeObject, type ReadonlyCache } from './cache.ts';
@@ -45,6 +45,8 @@ export interface ReflectorOptions {
    * that opens and fails at once keeps backing off instead of retrying at the first delay forever.
    */
   healthyWatchMs?: number;
+  /** Times the watch deadline, list timeout and backoff sleeps; tests pass a manual clock. Default: the system's. */
+  clock?: Clock;
   logger?: Logger;
 }
 
@@ -93,6 +95,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private readonly hungWatchGraceMs: number;
   private readonly listTimeoutMs: number;
   private readonly healthyWatchMs: number;
+  private readonly clock: Clock;
 
   private lastResourceVersion: string | undefined;
   private synced = false;
@@ -117,6 +120,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     this.hungWatchGraceMs = options.hungWatchGraceMs ?? 30_000;
     this.listTimeoutMs = options.listTimeoutMs ?? 60_000;
     this.healthyWatchMs = options.healthyWatchMs ?? 120_000;
+    this.clock = options.clock ?? systemClock;
   }
 
   /** The resourceVersion the next watch resumes from. */
@@ -198,6 +202,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
     let resourceVersion: string | undefined;
     for (;;) {
       let page: KubeList<T>;
+      const pageTimeout = new AbortController();
+      const pageTimer = this.clock.setTimeout(() => pageTimeout.abort(), this.listTimeoutMs);
       try {
         page = await kubeRequestJson<KubeList<T>>(this.options.kubeConfig, {
           path: this.path,
@@ -207,10 +213,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
             labelSelector: this.options.labelSelector,
             fieldSelector: this.options.fieldSelector,
           },
-          signal: AbortSignal.any([
-            this.stopController.signal,
-            AbortSignal.timeout(Math.ceil(this.listTimeoutMs)),
-          ]),
+          signal: AbortSignal.any([this.stopController.signal, pageTimeout.signal]),
         });
       } catch (error) {
         if (!(continueToken && isGone(error))) throw error;
@@ -220,6 +223,8 @@ export class Reflector<T extends KubeObject = KubeObject> {
         limit = undefined;
         continueToken = undefined;
         continue;
+      } finally {
+        this.clock.clearTimeout(pageTimer);
       }
       const kind = page.kind?.replace(/List$/, '');
       for (const item of page.items ?? []) {
@@ -244,23 +249,23 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private watchOnce(): Promise<WatchEnd> {
     return new Promise((resolve) => {
       const request = new AbortController();
-      const startedAt = Date.now();
+      const startedAt = this.clock.now();
       let events = 0;
-      let deadline: ReturnType<typeof setTimeout> | undefined;
+      let deadline: TimerHandle | undefined;
       const timeoutSeconds = randomBetween(this.watchTimeout.min, this.watchTimeout.max);
       const deadlineMs = timeoutSeconds * 1000 + this.hungWatchGraceMs;
 
       const finish = (end: WatchEnd) => {
         if (this.endWatch !== finish) return;
         this.endWatch = undefined;
-        clearTimeout(deadline);
+        this.clock.clearTimeout(deadline);
         request.abort();
-        if (Date.now() - startedAt >= this.healthyWatchMs) this.backoff.reset();
+        if (this.clock.now() - startedAt >= this.healthyWatchMs) this.backoff.reset();
         resolve(end);
       };
       const armDeadline = () => {
-        clearTimeout(deadline);
-        deadline = setTimeout(() => finish('hung'), deadlineMs);
+        this.clock.clearTimeout(deadline);
+        deadline = this.clock.setTimeout(() => finish('hung'), deadlineMs);
       };
       this.endWatch = finish;
       if (this.stopped) return finish('stopped');
@@ -291,7 +296,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
             (error) => {
               // A stream that stop() aborted is no news; any other break is.
               if (error && !this.stopped) this.logger.warn({ err: error }, 'watch connection broke');
-              const tooShort = events === 0 && Date.now() - startedAt < MIN_HEALTHY_WATCH_MS;
+              const tooShort = events === 0 && this.clock.now() - startedAt < MIN_HEALTHY_WATCH_MS;
               finish(error || tooShort ? 'failed' : 'closed');
             },
           );
@@ -359,8 +364,18 @@ export class Reflector<T extends KubeObject = KubeObject> {
   }
 
   /** Waits, but returns early when stop() is called. */
-  private async sleep(ms: number): Promise<void> {
-    await delay(ms, undefined, { signal: this.stopController.signal }).catch(() => {});
+  private sleep(ms: number): Promise<void> {
+    const stopping = this.stopController.signal;
+    if (stopping.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = () => {
+        this.clock.clearTimeout(timer);
+        stopping.removeEventListener('abort', wake);
+        resolve();
+      };
+      const timer = this.clock.setTimeout(wake, ms);
+      stopping.addEventListener('abort', wake, { once: true });
+    });
   }
 }
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { GROUP } from '../../src/api/common.ts';
-import { assetsDir, repoRoot } from './assets.ts';
+import { assetsDir, repoRoot } from '../../tools/cluster/assets.ts';
 
 export interface HealthResult {
   dir: string;

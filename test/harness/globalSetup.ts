@@ -4,8 +4,12 @@
 //
 // Wire-up (vitest.config.ts):  test: { globalSetup: ['test/harness/globalSetup.ts'] }
 import type { TestProject } from 'vitest/node';
-import { ensureControlPlaneBinaries } from './assets.ts';
-import { ClusterUnavailableError, startControlPlane, type ControlPlane } from './controlPlane.ts';
+import { ensureControlPlaneBinaries } from '../../tools/cluster/assets.ts';
+import {
+  ClusterUnavailableError,
+  startControlPlane,
+  type ControlPlane,
+} from '../../tools/cluster/controlPlane.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   let cp: ControlPlane | undefined;

@@ -16,7 +16,7 @@ import {
   type KubernetesObject,
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
-import { waitEstablished } from '../harness/crds.ts';
+import { waitEstablished } from '../../tools/cluster/crds.ts';
 import { createTestNamespace, type TestNamespace } from '../harness/namespace.ts';
 import { clusterSkipReason } from '../harness/testCluster.ts';
 

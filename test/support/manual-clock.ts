@@ -24,6 +24,13 @@ export class ManualClock implements Clock {
     return this.timers.size;
   }
 
+  /** When the earliest pending timer is due; undefined when none is pending. */
+  get nextTimerAt(): number | undefined {
+    let at: number | undefined;
+    for (const timer of this.timers.values()) if (at === undefined || timer.at < at) at = timer.at;
+    return at;
+  }
+
   /** Moves time forward, firing due timers synchronously. */
   advance(ms: number): void {
     const target = this.time + ms;

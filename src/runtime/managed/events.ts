@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { messageOf } from './errors.ts';
-import type { KubeWriter } from './kube-writer.ts';
+import type { EventWriter } from './kube-writer.ts';
 import type { ManagedObject } from './types.ts';
 
 /** How long an identical Event (same object, reason and message) is not repeated, so error loops don't spam. */
@@ -15,7 +15,7 @@ export class EventRecorder {
   private readonly lastSent = new Map<string, number>();
 
   constructor(
-    private readonly writer: KubeWriter,
+    private readonly writer: EventWriter,
     private readonly logger: Logger,
     private readonly now: () => Date = () => new Date(),
   ) {}

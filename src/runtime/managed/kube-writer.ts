@@ -39,8 +39,46 @@ export function assertControlledBy(secret: SecretOwners, owner: ManagedObject): 
   );
 }
 
-/** The writes the reconciler makes to Kubernetes: status, finalizers, connection Secrets and Events. */
-export class KubeWriter {
+/** The writes the reconciler makes to Kubernetes: status, finalizers and annotations, connection Secrets. */
+export interface KubeWriter {
+  /** Replaces the status; fields the new status drops are removed, not left behind. */
+  patchStatus<R extends ManagedObject>(kind: ResourceType, resource: R, status: ManagedStatus): Promise<R>;
+  /** Sets the finalizer list; a concurrent change to the object fails (409) instead of being lost. */
+  setFinalizers<R extends ManagedObject>(kind: ResourceType, resource: R, finalizers: string[]): Promise<R>;
+  /** Sets finalizers and/or annotations (null removes one) on exactly the object version that was read. */
+  patchMetadata<R extends ManagedObject>(
+    kind: ResourceType,
+    resource: R,
+    change: { finalizers?: string[]; annotations?: Record<string, string | null> },
+  ): Promise<R>;
+  /** The connection Secret's values, undefined when it does not exist; `SecretConflict` if not the owner's. */
+  readConnectionSecret(owner: ManagedObject, name: string): Promise<Record<string, string> | undefined>;
+  /**
+   * Creates the owner's connection Secret or merges `details` into it; `SecretConflict` if the owner does not
+   * control it. `checkedVersion`: the version of the Secret the caller already found controlled.
+   */
+  writeConnectionSecret(
+    owner: ManagedObject,
+    name: string,
+    details: ConnectionDetails,
+    exists: boolean,
+    checkedVersion?: string,
+  ): Promise<void>;
+}
+
+/** The one write the Event recorder makes. */
+export interface EventWriter {
+  createEvent(
+    regarding: ManagedObject,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+    now: Date,
+  ): Promise<void>;
+}
+
+/** `KubeWriter` and `EventWriter` over the apiserver's HTTP API. */
+export class HttpKubeWriter implements KubeWriter, EventWriter {
   constructor(private readonly kubeConfig: KubeAccess) {}
 
   /**

@@ -10,7 +10,7 @@ import { KIND_SCHEMAS } from '../../../src/api/kinds.ts';
 import { healthCasesOf } from '../../../src/install/argocd-fixtures.ts';
 import { healthCheckKinds, healthLua } from '../../../src/install/render.ts';
 import { runArgoHealthHarness as runHarness } from '../../harness/argocd-health.ts';
-import { repoRoot } from '../../harness/assets.ts';
+import { repoRoot } from '../../../tools/cluster/assets.ts';
 
 const customizations = join(repoRoot, 'deploy', 'argocd', 'resource_customizations');
 

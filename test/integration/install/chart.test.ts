@@ -15,7 +15,7 @@ import {
   parseManifests,
   run,
   type Manifest,
-} from '../../harness/install.ts';
+} from '../../../tools/cluster/install.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 import { clusterSkipReason, testKubeConfig, testKubeconfigPath } from '../../harness/testCluster.ts';
 import { dryRunOperatorPod, enforceRestricted } from './support.ts';

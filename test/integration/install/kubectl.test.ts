@@ -4,7 +4,7 @@ import { KubernetesObjectApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP } from '../../../src/api/common.ts';
 import { customResourceDefinition } from '../../../src/api/crd.ts';
-import { kubectlBin, run } from '../../harness/install.ts';
+import { kubectlBin, run } from '../../../tools/cluster/install.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 import { KINDS } from '../../../src/kinds.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';

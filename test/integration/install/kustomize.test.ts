@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KINDS } from '../../../src/kinds.ts';
-import { repoRoot } from '../../harness/assets.ts';
+import { repoRoot } from '../../../tools/cluster/assets.ts';
 import {
   find,
   helmTemplate,
@@ -12,7 +12,7 @@ import {
   parseManifests,
   run,
   type Manifest,
-} from '../../harness/install.ts';
+} from '../../../tools/cluster/install.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
 import { dryRunOperatorPod } from './support.ts';
 

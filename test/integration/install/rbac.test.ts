@@ -13,7 +13,7 @@ import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-n
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_VERSION } from '../../../src/api/common.ts';
 import { startEmulator, type Emulator } from '../../../src/emulator/server.ts';
-import { startControlPlane, type ControlPlane } from '../../harness/controlPlane.ts';
+import { startControlPlane, type ControlPlane } from '../../../tools/cluster/controlPlane.ts';
 import {
   chartCredentials,
   find,
@@ -25,9 +25,9 @@ import {
   spawnSluiceRun,
   type Manifest,
   type RunningSluice,
-} from '../../harness/install.ts';
+} from '../../../tools/cluster/install.ts';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
-import { kafkaPipe } from '../operator/pipe-fixtures.ts';
+import { kafkaPipe } from '../../../tools/fixtures/pipe.ts';
 
 const RELEASE_NS = 'sluice-system';
 const APPS_NS = 'apps';

@@ -1,5 +1,5 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { kubectlApply, operatorPodTemplate, type Manifest } from '../../harness/install.ts';
+import { kubectlApply, operatorPodTemplate, type Manifest } from '../../../tools/cluster/install.ts';
 
 export const RESTRICTED = { 'pod-security.kubernetes.io/enforce': 'restricted' };
 

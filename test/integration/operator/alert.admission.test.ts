@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { edit, expectRefused, named, useAdmission } from './admission.ts';
-import { searchAlert, tileAlert } from './alert-fixtures.ts';
+import { searchAlert, tileAlert } from '../../../tools/fixtures/alert.ts';
 
 const tile = tileAlert('cpu');
 const search = searchAlert('errors');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
-import { ALERT, ALERTS, searchAlert, tileAlert } from './alert-fixtures.ts';
+import { ALERT, ALERTS, searchAlert, tileAlert } from '../../../tools/fixtures/alert.ts';
 import {
   condition,
   isReady,

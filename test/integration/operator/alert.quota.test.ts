@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
-import { ALERTS, tileAlert } from './alert-fixtures.ts';
+import { ALERTS, tileAlert } from '../../../tools/fixtures/alert.ts';
 import { isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from './support.ts';
 
 /** The most calls that arrived within any `windowMs` (a window starting at each call). */

@@ -1,10 +1,10 @@
 // The chaos suite at CI size (`npm run chaos` runs the issue's sizes): on a control plane of its own, since
 // one scenario restarts the apiserver under everyone using it.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { admissionBadInput, contractBadInput } from '../../chaos/bad-input-run.ts';
-import type { ChaosResult } from '../../chaos/run.ts';
-import { REDUCED, runSuite, summaryTable } from '../../chaos/suite.ts';
-import { startControlPlane, type ControlPlane } from '../../harness/controlPlane.ts';
+import { admissionBadInput, contractBadInput } from '../../../tools/chaos/bad-input-run.ts';
+import type { ChaosResult } from '../../../tools/chaos/run.ts';
+import { REDUCED, runSuite, summaryTable } from '../../../tools/chaos/suite.ts';
+import { startControlPlane, type ControlPlane } from '../../../tools/cluster/controlPlane.ts';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 
 describe.skipIf(clusterSkipReason())('chaos (reduced size)', () => {

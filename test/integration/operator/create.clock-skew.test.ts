@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CREATED_AT_TOLERANCE_MS } from '../../../src/controllers/cloud-calls.ts';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
-import { ALERTS, tileAlert } from './alert-fixtures.ts';
-import { kafkaPipe, lookAlikeBody, PIPES } from './pipe-fixtures.ts';
+import { ALERTS, tileAlert } from '../../../tools/fixtures/alert.ts';
+import { kafkaPipe, lookAlikeBody, PIPES } from '../../../tools/fixtures/pipe.ts';
 import { crashDuringCreate, isReady, startOperatorEnv, type OperatorEnv } from './support.ts';
 
 /** The cloud's clock runs behind the operator's by more than a create takes, and reports whole seconds. */

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
-import { tileAlert } from './alert-fixtures.ts';
+import { tileAlert } from '../../../tools/fixtures/alert.ts';
 import { condition, isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from './support.ts';
 
 /** A plain HTTP listener on loopback standing in for a host the operator must never call: it counts calls. */

@@ -8,7 +8,7 @@ import type { PipeSpec } from '../../../src/api/pipe.ts';
 import { AlertRequest } from '../../../src/cloud/schemas/alert.ts';
 import { alertBody } from '../../../src/controllers/alert-diff.ts';
 import { pipeSecretUses } from '../../../src/controllers/pipe-diff.ts';
-import { repoRoot } from '../../harness/assets.ts';
+import { repoRoot } from '../../../tools/cluster/assets.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 

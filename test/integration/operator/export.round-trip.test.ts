@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { repoRoot } from '../../harness/assets.ts';
-import { kubectlApply } from '../../harness/install.ts';
+import { repoRoot } from '../../../tools/cluster/assets.ts';
+import { kubectlApply } from '../../../tools/cluster/install.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
-import { buildOrganization, type Organization } from './export-fixtures.ts';
+import { buildOrganization, type Organization } from '../../../tools/fixtures/export.ts';
 import {
   condition,
   CREDENTIALS_SECRET,

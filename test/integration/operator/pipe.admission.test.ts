@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { edit, expectRefused, named, SERVICE_ID, useAdmission } from './admission.ts';
-import { kafkaPipe, kinesisPipe, objectStoragePipe, postgresPipe } from './pipe-fixtures.ts';
+import { kafkaPipe, kinesisPipe, objectStoragePipe, postgresPipe } from '../../../tools/fixtures/pipe.ts';
 
 const fixtures = {
   kafka: kafkaPipe('orders'),

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
-import { kafkaPipe, lookAlikeBody, PIPES } from './pipe-fixtures.ts';
+import { kafkaPipe, lookAlikeBody, PIPES } from '../../../tools/fixtures/pipe.ts';
 import { crashDuringCreate, isReady, startOperatorEnv, type OperatorEnv } from './support.ts';
 
 describe.skipIf(clusterSkipReason())('crash-safe pipe create (no tags: the create intent)', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
-import { kafkaPipe, lookAlikeBody, PIPE, PIPES } from './pipe-fixtures.ts';
+import { kafkaPipe, lookAlikeBody, PIPE, PIPES } from '../../../tools/fixtures/pipe.ts';
 import { condition, isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from './support.ts';
 
 const SERVICE_STATE = '/v1/organizations/:organizationId/services/:serviceId/state';

@@ -8,7 +8,14 @@ import {
   type OperatorEnv,
   type SluiceObject,
 } from './support.ts';
-import { kafkaPipe, objectStoragePipe, kinesisPipe, postgresPipe, PIPE, PIPES } from './pipe-fixtures.ts';
+import {
+  kafkaPipe,
+  objectStoragePipe,
+  kinesisPipe,
+  postgresPipe,
+  PIPE,
+  PIPES,
+} from '../../../tools/fixtures/pipe.ts';
 
 /** The digest status keeps of the kafka credentials the cloud was last sent. */
 const credentialsDigest = (p: SluiceObject | undefined) =>

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
-import { kafkaPipe, PIPES } from './pipe-fixtures.ts';
+import { kafkaPipe, PIPES } from '../../../tools/fixtures/pipe.ts';
 import { isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from './support.ts';
 
 describe.skipIf(clusterSkipReason())(

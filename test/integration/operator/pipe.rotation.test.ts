@@ -9,7 +9,7 @@ import {
   type OperatorEnv,
   type SluiceObject,
 } from './support.ts';
-import { columns, kafkaPipe, lookAlikeBody, mappings, PIPE } from './pipe-fixtures.ts';
+import { columns, kafkaPipe, lookAlikeBody, mappings, PIPE } from '../../../tools/fixtures/pipe.ts';
 
 /**
  * Rotation follows the values of the keys a Pipe uses, never a referenced Secret's metadata: a label that

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
-import { kafkaPipe, PIPE, PIPES } from './pipe-fixtures.ts';
+import { kafkaPipe, PIPE, PIPES } from '../../../tools/fixtures/pipe.ts';
 import {
   condition,
   isReady,

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { expectRefused, serviceScopedAdmissionTests, useAdmission } from './admission.ts';
-import { RPE_SPECS } from './rpe-fixtures.ts';
+import { RPE_SPECS } from '../../../tools/fixtures/rpe.ts';
 
 const REPLACE = 'cannot change after create; create a new ReversePrivateEndpoint';
 type Spec = Record<string, unknown>;

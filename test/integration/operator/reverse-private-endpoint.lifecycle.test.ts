@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
-import { kafkaPipe, PIPES } from './pipe-fixtures.ts';
-import { rpeSpec } from './rpe-fixtures.ts';
+import { kafkaPipe, PIPES } from '../../../tools/fixtures/pipe.ts';
+import { rpeSpec } from '../../../tools/fixtures/rpe.ts';
 import {
   condition,
   crashDuringCreate,

@@ -9,7 +9,7 @@ import {
   parseManifests,
   spawnSluiceRun,
   type RunningSluice,
-} from '../../harness/install.ts';
+} from '../../../tools/cluster/install.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
 import { CREDENTIALS_SECRET, isReady, startOperatorEnv, type OperatorEnv } from './support.ts';
 

@@ -9,7 +9,7 @@ import { OperatorConfig, type OperatorFlags } from '../../../src/operator/config
 import { startOperator, type RunningOperator } from '../../../src/operator/run.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 import { testKubeconfigPath } from '../../harness/testCluster.ts';
-import { spawnSluiceRun } from '../../harness/operatorProcess.ts';
+import { spawnSluiceRun } from '../../../tools/cluster/operatorProcess.ts';
 import type { CallRecord } from '../../../src/emulator/call-log.ts';
 
 export type { CallRecord };

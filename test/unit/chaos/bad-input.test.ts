@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { badCases, type SchemaNode } from '../../chaos/bad-input.ts';
+import { badCases, type SchemaNode } from '../../../tools/chaos/bad-input.ts';
 
 const schema: SchemaNode = {
   type: 'object',

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { ownership, retryAfterViolations, secretScan, type ObjectState } from '../../chaos/checks.ts';
+import {
+  ownership,
+  retryAfterViolations,
+  secretScan,
+  type ObjectState,
+} from '../../../tools/chaos/checks.ts';
 
 const object = (name: string, id: string | undefined, wantName = name): ObjectState => ({
   kind: 'Pipe',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KINDS } from '../../../src/kinds.ts';
-import { CHAOS_KINDS, generateManifests } from '../../chaos/kinds.ts';
+import { CHAOS_KINDS, generateManifests } from '../../../tools/chaos/kinds.ts';
 
 describe('chaos manifest generators', () => {
   it('cover every kind of the registry, so every kind is in every chaos run', () => {

@@ -8,7 +8,7 @@ import {
   isAlertFor,
   observedBody,
 } from '../../../src/controllers/alert-diff.ts';
-import { searchAlert, tileAlert } from '../../integration/operator/alert-fixtures.ts';
+import { searchAlert, tileAlert } from '../../../tools/fixtures/alert.ts';
 
 const spec = (fields: Partial<AlertSpec> = {}): AlertSpec => ({
   ...tileAlert('cpu'),

@@ -13,7 +13,7 @@ import {
   unrotatableChanges,
   type SecretValues,
 } from '../../../src/controllers/pipe-diff.ts';
-import { columns, mappings } from '../../integration/operator/pipe-fixtures.ts';
+import { columns, mappings } from '../../../tools/fixtures/pipe.ts';
 
 const CREDENTIALS = 'source.kafka.credentialsSecretRef';
 const REGISTRY_CREDENTIALS = 'source.kafka.schemaRegistry.credentialsSecretRef';

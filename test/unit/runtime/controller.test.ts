@@ -2,21 +2,18 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Controller } from '../../../src/runtime/controller.ts';
 import { ANNOTATIONS } from '../../../src/runtime/managed/annotations.ts';
-import type { KubeWriter } from '../../../src/runtime/managed/kube-writer.ts';
-import type { ManagedObject } from '../../../src/runtime/managed/types.ts';
 import { OperatorMetrics } from '../../../src/runtime/metrics.ts';
-import { FakeCache, FakeCloud, fakeEvents, widget, widgetKind, type Widget } from './managed/fakes.ts';
+import {
+  acceptingWriter,
+  FakeCache,
+  FakeCloud,
+  fakeEvents,
+  widget,
+  widgetKind,
+  type Widget,
+} from './managed/fakes.ts';
 
 const until = { timeout: 5_000, interval: 10 };
-
-/** Accepts every write and answers with the object as written; the cache is what the test changes. */
-const acceptingWriter = {
-  patchStatus: async (_kind: unknown, resource: ManagedObject, status: unknown) => ({ ...resource, status }),
-  patchMetadata: async (_kind: unknown, resource: ManagedObject, change: object) => ({
-    ...resource,
-    metadata: { ...resource.metadata, ...change },
-  }),
-} as unknown as KubeWriter;
 
 describe('Controller event filter', () => {
   let controller: Controller<Widget, FakeCloud, number> | undefined;
@@ -46,7 +43,7 @@ describe('Controller event filter', () => {
       concurrency: 1,
       metrics,
       logger: pino({ enabled: false }),
-      writer: acceptingWriter,
+      writer: acceptingWriter(),
       events: fakeEvents().recorder,
       cloudFor: async () => cloud,
       secrets: { get: () => undefined },

@@ -2,12 +2,11 @@ import http from 'node:http';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FINALIZER } from '../../../src/runtime/managed/annotations.ts';
-import type { KubeWriter } from '../../../src/runtime/managed/kube-writer.ts';
 import type { ManagedKind, ManagedObject } from '../../../src/runtime/managed/types.ts';
 import { Manager } from '../../../src/runtime/manager.ts';
 import { OperatorMetrics } from '../../../src/runtime/metrics.ts';
 import { localKubeConfig } from './fake-kube-api.ts';
-import { FakeCloud, fakeEvents, widget, widgetKind } from './managed/fakes.ts';
+import { acceptingWriter, FakeCloud, fakeEvents, widget, widgetKind } from './managed/fakes.ts';
 
 const until = { timeout: 5_000, interval: 10 };
 
@@ -72,12 +71,6 @@ class SlowSecretsApi {
   }
 }
 
-const acceptingWriter = {
-  patchStatus: async (_kind: unknown, resource: ManagedObject, status: unknown) => ({ ...resource, status }),
-  patchMetadata: async (_kind: unknown, resource: ManagedObject) => resource,
-  writeConnectionSecret: async () => undefined,
-} as unknown as KubeWriter;
-
 describe('Manager', () => {
   let api: SlowSecretsApi | undefined;
   let manager: Manager<FakeCloud> | undefined;
@@ -118,7 +111,7 @@ describe('Manager', () => {
       concurrency: 2,
       metrics: new OperatorMetrics(),
       logger: pino({ enabled: false }),
-      writer: acceptingWriter,
+      writer: acceptingWriter(),
       events: fakeEvents().recorder,
       cloudFor: async () => {
         reconciles.push({
@@ -161,7 +154,7 @@ describe('Manager', () => {
       concurrency: 1,
       metrics: new OperatorMetrics(),
       logger: pino({ enabled: false }),
-      writer: acceptingWriter,
+      writer: acceptingWriter(),
       events: fakeEvents().recorder,
       cloudFor: async () => {
         reconciled++;

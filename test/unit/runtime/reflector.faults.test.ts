@@ -1,5 +1,8 @@
+import type { ClientRequest } from 'node:http';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Reflector, type ReflectorOptions } from '../../../src/runtime/reflector.ts';
+import { ManualClock } from '../../support/manual-clock.ts';
 import {
   FakeKubeApi,
   failWith,
@@ -11,6 +14,27 @@ import {
 
 const WIDGETS = { group: 'example.dev', version: 'v1', plural: 'widgets' };
 const until = { timeout: 5_000, interval: 10 };
+
+/** The longest backoff these tests configure: a timer due sooner is a backoff sleep, not a watch deadline. */
+const LONGEST_BACKOFF_MS = 10_000;
+
+/** True while the reflector sleeps on a backoff, not on a watch deadline (5 min and more) or a list timeout. */
+function backingOff(clock: ManualClock): boolean {
+  const at = clock.nextTimerAt;
+  return at !== undefined && at - clock.now() <= LONGEST_BACKOFF_MS;
+}
+
+/**
+ * Fires each backoff the moment the reflector arms it, until `done`: the requests in between run for real
+ * against the fake apiserver, only the waiting is skipped.
+ */
+async function fireBackoffsUntil(clock: ManualClock, done: () => boolean): Promise<void> {
+  for (;;) {
+    await vi.waitFor(() => expect(done() || backingOff(clock)).toBe(true), until);
+    if (done()) return;
+    await clock.advanceAndSettle(clock.nextTimerAt! - clock.now());
+  }
+}
 
 describe('Reflector against a fake apiserver', () => {
   let api: FakeKubeApi;
@@ -144,35 +168,55 @@ describe('Reflector against a fake apiserver', () => {
   });
 
   it('aborts a watch that sends headers and then nothing, and re-watches once its deadline passes', async () => {
-    api.scriptNextWatch(hangAfterHeaders);
-    reflector = new Reflector({
-      kubeConfig: api.kubeConfig(),
-      resource: WIDGETS,
-      onChange: (key) => changes.push(key),
-      watchTimeoutSeconds: { min: 1, max: 1 },
-      hungWatchGraceMs: 300,
-    });
-    const startedAt = Date.now();
-    reflector.start();
+    // node:http's own report that a watch's response headers reached the client.
+    let watchHeadersReceived = 0;
+    const onResponse = (message: unknown) => {
+      if ((message as { request: ClientRequest }).request.path.includes('watch=true')) watchHeadersReceived++;
+    };
+    subscribe('http.client.response.finish', onResponse);
+    try {
+      api.scriptNextWatch(hangAfterHeaders);
+      const clock = new ManualClock();
+      reflector = new Reflector({
+        kubeConfig: api.kubeConfig(),
+        resource: WIDGETS,
+        onChange: (key) => changes.push(key),
+        watchTimeoutSeconds: { min: 1, max: 1 },
+        hungWatchGraceMs: 300,
+        clock,
+      });
+      reflector.start();
+      await vi.waitFor(() => expect(watchHeadersReceived).toBe(1), until);
 
-    await vi.waitFor(() => expect(api.openWatchCount).toBe(1), until);
-    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(1_250); // the deadline: timeoutSeconds + grace
-    expect(api.watches).toHaveLength(2);
-    api.put(widget('ns', 'after'));
-    await vi.waitFor(() => expect(changes).toEqual(['ns/after']), until);
+      // The deadline: timeoutSeconds + grace after the watch opened, and not a moment sooner.
+      expect(clock.nextTimerAt).toBe(1_300);
+      await clock.advanceAndSettle(1_299);
+      expect(api.watches).toHaveLength(1);
+      await clock.advanceAndSettle(1);
+      await vi.waitFor(() => expect(api.openWatchCount).toBe(1), until);
+      expect(api.watches).toHaveLength(2);
+      api.put(widget('ns', 'after'));
+      await vi.waitFor(() => expect(changes).toEqual(['ns/after']), until);
+    } finally {
+      unsubscribe('http.client.response.finish', onResponse);
+    }
   });
 
   it('aborts a watch whose response never starts, and re-watches', async () => {
     api.scriptNextWatch(hangBeforeHeaders);
+    const clock = new ManualClock();
     reflector = new Reflector({
       kubeConfig: api.kubeConfig(),
       resource: WIDGETS,
       onChange: (key) => changes.push(key),
       watchTimeoutSeconds: { min: 1, max: 1 },
       hungWatchGraceMs: 300,
+      clock,
     });
     reflector.start();
+    await vi.waitFor(() => expect(api.watches).toHaveLength(1), until);
 
+    await clock.advanceAndSettle(1_300);
     await vi.waitFor(() => expect(api.openWatchCount).toBe(1), until);
     expect(api.watches).toHaveLength(2);
     api.put(widget('ns', 'after'));
@@ -181,10 +225,12 @@ describe('Reflector against a fake apiserver', () => {
 
   it('keeps a quiet watch open while bookmarks keep arriving', async () => {
     // Deadline 1 s; bookmarks every 250 ms for 1.5 s: only resetting the deadline on each keeps the watch.
-    await startReflector({ watchTimeoutSeconds: { min: 0, max: 0 }, hungWatchGraceMs: 1_000 });
+    const clock = new ManualClock();
+    await startReflector({ watchTimeoutSeconds: { min: 0, max: 0 }, hungWatchGraceMs: 1_000, clock });
     for (let i = 0; i < 6; i++) {
-      api.bookmark();
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      const bookmarked = api.bookmark();
+      await vi.waitFor(() => expect(reflector!.resourceVersion).toBe(bookmarked), until);
+      await clock.advanceAndSettle(250);
     }
     expect(api.watches).toHaveLength(1);
   });
@@ -226,11 +272,11 @@ describe('Reflector against a fake apiserver', () => {
     expect(api.lists).toHaveLength(1);
   });
 
-  /** Scripts the next `count` watches to open and fail at once, noting when each arrived. */
-  function failWatchesRightAfterOpening(count: number): number[] {
+  /** Scripts the next `count` watches to open and fail at once, noting when (on `clock`) each arrived. */
+  function failWatchesRightAfterOpening(count: number, clock: ManualClock): number[] {
     const arrivals: number[] = [];
     const openThenFail: WatchScript = (response) => {
-      arrivals.push(Date.now());
+      arrivals.push(clock.now());
       response.writeHead(200, { 'content-type': 'application/json' });
       const status = { kind: 'Status', code: 500, reason: 'InternalError', message: 'boom' };
       response.end(JSON.stringify({ type: 'ERROR', object: status }) + '\n');
@@ -240,15 +286,21 @@ describe('Reflector against a fake apiserver', () => {
   }
 
   it('backs off further each time a watch opens and fails at once, instead of retrying at the first delay', async () => {
-    const arrivals = failWatchesRightAfterOpening(50);
+    const clock = new ManualClock();
+    const arrivals = failWatchesRightAfterOpening(50, clock);
     reflector = new Reflector({
       kubeConfig: api.kubeConfig(),
       resource: WIDGETS,
       onChange: () => {},
-      backoff: { initialMs: 40, maxMs: 10_000 },
+      backoff: { initialMs: 40, maxMs: LONGEST_BACKOFF_MS },
+      clock,
     });
     reflector.start();
-    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    // 1.2 s of retries: each backoff fires the moment it is armed, as long as it ends within the 1.2 s.
+    while (clock.now() < 1_200) {
+      await vi.waitFor(() => expect(backingOff(clock)).toBe(true), until);
+      await clock.advanceAndSettle(Math.min(clock.nextTimerAt!, 1_200) - clock.now());
+    }
 
     // Doubling from 40 ms (each delay at least half its step): 20 + 40 + 80 + 160 + 320 + 640 > 1.2 s.
     expect(arrivals.length).toBeLessThanOrEqual(7);
@@ -257,18 +309,28 @@ describe('Reflector against a fake apiserver', () => {
   });
 
   it('resets the backoff only after a watch stayed open for the healthy period', async () => {
-    const arrivals = failWatchesRightAfterOpening(4);
-    await startReflector({ backoff: { initialMs: 40, maxMs: 10_000 }, healthyWatchMs: 300 });
+    const clock = new ManualClock();
+    const arrivals = failWatchesRightAfterOpening(4, clock);
+    reflector = new Reflector({
+      kubeConfig: api.kubeConfig(),
+      resource: WIDGETS,
+      onChange: (key) => changes.push(key),
+      backoff: { initialMs: 40, maxMs: LONGEST_BACKOFF_MS },
+      healthyWatchMs: 300,
+      clock,
+    });
+    reflector.start();
+    await fireBackoffsUntil(clock, () => api.openWatchCount === 1);
     // Four failures pushed the step to 640 ms; the fifth watch is served normally and stays open.
     expect(arrivals).toHaveLength(4);
-    await new Promise((resolve) => setTimeout(resolve, 400));
-    const failedAgain = failWatchesRightAfterOpening(1);
+    await clock.advanceAndSettle(400);
+    const failedAgain = failWatchesRightAfterOpening(1, clock);
     api.resetWatches();
-    await vi.waitFor(() => expect(failedAgain).toHaveLength(1), until);
-    const brokeAt = Date.now();
-    await vi.waitFor(() => expect(api.openWatchCount).toBe(1), until);
+    await fireBackoffsUntil(clock, () => failedAgain.length === 1);
+    const brokeAt = clock.now();
+    await fireBackoffsUntil(clock, () => api.openWatchCount === 1);
     // Back at the first step (20–40 ms, then 40–80 ms), not at 640 ms or more.
-    expect(Date.now() - brokeAt).toBeLessThan(400);
+    expect(clock.now() - brokeAt).toBeLessThan(400);
   });
 
   it('re-lists when the server says the watch’s resourceVersion is too large', async () => {
@@ -335,12 +397,14 @@ describe('Reflector against a fake apiserver', () => {
   });
 
   it('closes its watch on stop and makes no further requests', async () => {
-    await startReflector();
+    const clock = new ManualClock();
+    await startReflector({ clock });
     await reflector!.stop();
 
     await vi.waitFor(() => expect(api.openWatchCount).toBe(0), until);
     api.put(widget('ns', 'after-stop'));
-    await new Promise((resolve) => setTimeout(resolve, 100)); // several backoff periods
+    await clock.advanceAndSettle(100); // several backoff periods
+    expect(clock.pendingTimers).toBe(0);
     expect(api.watches).toHaveLength(1);
     expect(changes).toEqual([]);
   });

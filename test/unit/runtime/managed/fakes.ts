@@ -1,11 +1,9 @@
 import { ObjectCache } from '../../../../src/runtime/cache.ts';
 import { Waiting } from '../../../../src/runtime/managed/errors.ts';
 import type { EventRecorder } from '../../../../src/runtime/managed/events.ts';
-import type { ResourceType } from '../../../../src/runtime/api-path.ts';
 import { assertControlledBy, type KubeWriter } from '../../../../src/runtime/managed/kube-writer.ts';
 import type { SecretReader } from '../../../../src/runtime/managed/secret-references.ts';
 import type {
-  ConnectionDetails,
   ExternalClient,
   ManagedKind,
   ManagedObject,
@@ -73,30 +71,14 @@ export class FakeServer {
   }
 
   writer(): KubeWriter {
-    const writer: Pick<
-      KubeWriter,
-      | 'patchStatus'
-      | 'patchMetadata'
-      | 'setFinalizers'
-      | 'getSecretData'
-      | 'readConnectionSecret'
-      | 'writeConnectionSecret'
-    > = {
-      patchStatus: async <R extends ManagedObject>(
-        _kind: ResourceType,
-        resource: R,
-        status: ManagedStatus,
-      ) => {
+    const writer: KubeWriter = {
+      patchStatus: async (_kind, resource, status) => {
         const object = this.get(resource.metadata.name);
         object.status = structuredClone(status);
         this.statusWrites.push(structuredClone(status));
-        return this.put(object) as unknown as R;
+        return this.answer(resource, this.put(object));
       },
-      patchMetadata: async <R extends ManagedObject>(
-        _kind: ResourceType,
-        resource: R,
-        change: { finalizers?: string[]; annotations?: Record<string, string | null> },
-      ) => {
+      patchMetadata: async (_kind, resource, change) => {
         const object = this.get(resource.metadata.name);
         if (object.metadata.resourceVersion !== resource.metadata.resourceVersion) {
           throw new Error('409 Conflict');
@@ -107,18 +89,16 @@ export class FakeServer {
           if (value === null) delete object.metadata.annotations[key];
           else object.metadata.annotations[key] = value;
         }
-        return this.put(object) as unknown as R;
+        return this.answer(resource, this.put(object));
       },
-      setFinalizers: <R extends ManagedObject>(kind: ResourceType, resource: R, finalizers: string[]) =>
-        writer.patchMetadata(kind, resource, { finalizers }),
-      getSecretData: async (_namespace: string, name: string) => this.secrets.get(name)?.data,
-      readConnectionSecret: async (owner: ManagedObject, name: string) => {
+      setFinalizers: (kind, resource, finalizers) => writer.patchMetadata(kind, resource, { finalizers }),
+      readConnectionSecret: async (owner, name) => {
         this.secretGets++;
         const secret = this.secrets.get(name);
         if (secret) assertControlledBy({ metadata: { name, ...secret } }, owner);
         return secret?.data;
       },
-      writeConnectionSecret: async (owner: ManagedObject, name: string, details: ConnectionDetails) => {
+      writeConnectionSecret: async (owner, name, details) => {
         const secret = this.secrets.get(name);
         if (secret) assertControlledBy({ metadata: { name, ...secret } }, owner);
         const ownerReferences = [
@@ -127,7 +107,12 @@ export class FakeServer {
         this.secrets.set(name, { ownerReferences, data: { ...secret?.data, ...details } });
       },
     };
-    return writer as KubeWriter;
+    return writer;
+  }
+
+  /** The stored object as the write answers it, typed as the object written (this server stores widgets only). */
+  private answer<R extends ManagedObject>(_resource: R, stored: Widget): R {
+    return stored as unknown as R;
   }
 
   /** The operator's Secret cache, here always in step with the server. */
@@ -152,6 +137,31 @@ export class FakeCache extends ObjectCache<Widget> {
   set(object: Widget): void {
     this.upsert(structuredClone(object));
   }
+}
+
+/**
+ * A KubeWriter with no apiserver behind it: every write is accepted and answered with the object as written;
+ * there are no connection Secrets. For tests where the cache, not the apiserver, is what changes.
+ */
+export function acceptingWriter(): KubeWriter {
+  return {
+    patchStatus: async (_kind, resource, status) => ({ ...resource, status }),
+    setFinalizers: async (_kind, resource, finalizers) => ({
+      ...resource,
+      metadata: { ...resource.metadata, finalizers },
+    }),
+    patchMetadata: async (_kind, resource, change) => {
+      const annotations = { ...resource.metadata.annotations };
+      for (const [key, value] of Object.entries(change.annotations ?? {})) {
+        if (value === null) delete annotations[key];
+        else annotations[key] = value;
+      }
+      const finalizers = change.finalizers ?? resource.metadata.finalizers;
+      return { ...resource, metadata: { ...resource.metadata, annotations, finalizers } };
+    },
+    readConnectionSecret: async () => undefined,
+    writeConnectionSecret: async () => {},
+  };
 }
 
 export interface RecordedEvent {

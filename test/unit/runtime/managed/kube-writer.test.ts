@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KubeWriter } from '../../../../src/runtime/managed/kube-writer.ts';
+import { HttpKubeWriter } from '../../../../src/runtime/managed/kube-writer.ts';
 import { localKubeConfig } from '../fake-kube-api.ts';
 import { widget } from './fakes.ts';
 
@@ -20,7 +20,7 @@ interface Secret {
   data: Record<string, string>;
 }
 
-/** Just enough of the apiserver for KubeWriter: Secrets with resourceVersions, and echoing object patches. */
+/** Just enough of the apiserver for HttpKubeWriter: Secrets with resourceVersions, and echoing object patches. */
 class SecretServer {
   readonly requests: Recorded[] = [];
   readonly secrets = new Map<string, Secret>();
@@ -108,9 +108,9 @@ class SecretServer {
   }
 }
 
-describe('KubeWriter', () => {
+describe('HttpKubeWriter', () => {
   let server: SecretServer;
-  let writer: KubeWriter;
+  let writer: HttpKubeWriter;
   const owner = widget('a');
   const controlledByOwner = [
     { apiVersion: 'example.dev/v1', kind: 'Widget', name: 'a', uid: 'uid-a', controller: true },
@@ -118,7 +118,7 @@ describe('KubeWriter', () => {
 
   beforeEach(async () => {
     server = new SecretServer();
-    writer = new KubeWriter(await server.start());
+    writer = new HttpKubeWriter(await server.start());
   });
   afterEach(() => server.stop());
 

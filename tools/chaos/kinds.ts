@@ -2,14 +2,9 @@
 // keeps that kind's cloud resources. One entry per kind of src/kinds.ts (a unit test keeps them in step), so a
 // new kind joins every chaos scenario by adding its entry here.
 import type { Store } from '../../src/emulator/store.ts';
-import { searchAlert, tileAlert } from '../integration/operator/alert-fixtures.ts';
-import { rpeSpec } from '../integration/operator/rpe-fixtures.ts';
-import {
-  kafkaPipe,
-  kinesisPipe,
-  objectStoragePipe,
-  postgresPipe,
-} from '../integration/operator/pipe-fixtures.ts';
+import { searchAlert, tileAlert } from '../fixtures/alert.ts';
+import { rpeSpec } from '../fixtures/rpe.ts';
+import { kafkaPipe, kinesisPipe, objectStoragePipe, postgresPipe } from '../fixtures/pipe.ts';
 
 /** A cloud resource as the ownership checks see it. */
 export interface CloudResource {
@@ -145,6 +140,6 @@ export function generateManifests(
 
 export const chaosKind = (kind: string): ChaosKind => {
   const found = CHAOS_KINDS.find((k) => k.kind === kind);
-  if (!found) throw new Error(`no chaos generator for kind ${kind}: add one to test/chaos/kinds.ts`);
+  if (!found) throw new Error(`no chaos generator for kind ${kind}: add one to tools/chaos/kinds.ts`);
   return found;
 };

@@ -1,8 +1,8 @@
 // The operator of a chaos run: one `sluice run` child at a time, killed with SIGKILL and started again, every
 // line it writes kept for the secret scan, its metrics endpoint on a known port.
 import type { ChildProcess } from 'node:child_process';
-import { spawnSluiceRun, type SluiceRunOptions } from '../harness/operatorProcess.ts';
-import { freePort } from '../harness/processes.ts';
+import { spawnSluiceRun, type SluiceRunOptions } from '../cluster/operatorProcess.ts';
+import { freePort } from '../cluster/processes.ts';
 
 export class ChaosOperator {
   readonly output: string[] = [];
