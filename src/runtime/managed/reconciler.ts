@@ -2,57 +2,27 @@ import { pino, type Logger } from 'pino';
 import type { Priority } from '../priority.ts';
 import { RETRY_DELAYS } from '../retry-delays.ts';
 import { WriteRecorder } from '../recorded-writes.ts';
-import { objectKey, type ReadonlyCache } from '../cache.ts';
+import { objectKey } from '../cache.ts';
 import type { Requeue } from '../workers.ts';
 import { ANNOTATIONS, createIntentOf, FINALIZER } from './annotations.ts';
+import type { ManagedReconcilerOptions } from './reconciler-options.ts';
 import { ObjectClaims } from './claims.ts';
 import { ConnectionPublisher } from './connection-publisher.ts';
 import { ReconcileError } from './errors.ts';
-import type { EventRecorder } from './events.ts';
-import type { KubeWriter } from './kube-writer.ts';
 import { Deletion } from './deletion.ts';
 import { isObserveOnly, nothingToObserve, recordPendingChanges } from './observe-only.ts';
 import { Outcomes } from './outcomes.ts';
 import { Pacing } from './pacing.ts';
 import { Preconditions } from './preconditions.ts';
 import { type ObjectLookup, type ResolvedReferences } from './references.ts';
-import type { ResolvedSecrets, SecretReader } from './secret-references.ts';
+import type { ResolvedSecrets } from './secret-references.ts';
 import { ReferencedSecrets } from './referenced-secrets.ts';
-import type { DigestKey } from './secret-digests.ts';
 import { StatusWriter, type StatusDraft } from './status-draft.ts';
-import type { ConnectContext, ExternalClient, ManagedKind, ManagedObject, Observation } from './types.ts';
+import type { ConnectContext, ExternalClient, ManagedObject, Observation } from './types.ts';
 
 export { REFERENCE_ARRIVAL_GRACE_MS } from './pacing.ts';
 
-export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
-  kind: ManagedKind<R, Cloud, P>;
-  cache: ReadonlyCache<R>;
-  writer: KubeWriter;
-  events: EventRecorder;
-  /**
-   * Resolves the cloud clients for a resource (its own credentials Secret or the operator's); `freshnessMs`
-   * is how old a cloud snapshot its observe may read; with `writes`, clients that read as usual but keep
-   * every write there instead of sending it.
-   */
-  cloudFor(resource: R, priority: Priority, freshnessMs: number, writes?: WriteRecorder): Promise<Cloud>;
-  /** Finds referenced sluice objects in the operator's caches. */
-  lookup?: ObjectLookup;
-  /** The operator's Secret cache: referenced Secrets and connection Secrets (with their owners). */
-  secrets: SecretReader;
-  /** The key for status digests of referenced Secrets' values (derived from the resource's credentials). */
-  secretDigestKey?(resource: R): DigestKey;
-  /** Objects that reference this one and still exist (`Pipe orders`): a Delete waits for them. */
-  dependantsOf?(resource: R): string[];
-  /** Drift-check interval for resources that are in sync (`--sync-interval`). */
-  syncIntervalMs: number;
-  /** First wait while the cloud is still moving; doubles up to `maxPollIntervalMs` to spare the quota. */
-  pollIntervalMs: number;
-  maxPollIntervalMs?: number;
-  /** Aborted when this process must stop acting (leadership lost, shutdown deadline passed). */
-  signal?: AbortSignal;
-  logger?: Logger;
-  now?: () => Date;
-}
+export type { ManagedReconcilerOptions } from './reconciler-options.ts';
 
 type Existing<P> = Extract<Observation<P>, { exists: true }>;
 
