@@ -8,7 +8,7 @@ import { ANNOTATIONS, createIntentOf, FINALIZER } from './annotations.ts';
 import type { ManagedReconcilerOptions } from './reconciler-options.ts';
 import { ObjectClaims } from './claims.ts';
 import { ConnectionPublisher } from './connection-publisher.ts';
-import { ReconcileError } from './errors.ts';
+import { deferralOf, ReconcileError } from './errors.ts';
 import { Deletion } from './deletion.ts';
 import { isObserveOnly, nothingToObserve, recordPendingChanges } from './observe-only.ts';
 import { Outcomes } from './outcomes.ts';
@@ -54,6 +54,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly outcomes: Outcomes<R>;
   private readonly deletion: Deletion<R, P>;
   private readonly preconditions: Preconditions<R>;
+  /** Objects (key → uid) whose crash-safe look-up found nothing, with no create sent since. */
+  private readonly foundNothing = new Map<string, string>();
 
   constructor(private readonly options: ManagedReconcilerOptions<R, Cloud, P>) {
     const { kind, cache, writer, events } = options;
@@ -116,6 +118,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const cached = this.options.cache.get(key);
     if (!cached) {
       this.pacing.forget(key);
+      this.foundNothing.delete(key);
       this.onCacheChange(key);
       return;
     }
@@ -161,8 +164,16 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     if (!id) {
       // Crash-safe create: a create whose id never reached status left a marker in the cloud, or at least an
       // intent on this object; look for what it created first.
-      id = await external.findCreated(resource, createIntentOf(resource));
-      if (!id) return this.create(resource, external, secrets, draft);
+      // Once a look-up found nothing, it is not repeated until a create may have been sent: a create the quota
+      // deferred sent nothing, and looking again each time would spend the budget the create is waiting for.
+      const key = objectKey(resource);
+      if (this.foundNothing.get(key) !== resource.metadata.uid) {
+        id = await external.findCreated(resource, createIntentOf(resource));
+      }
+      if (!id) {
+        this.foundNothing.set(key, resource.metadata.uid);
+        return this.create(resource, external, secrets, draft);
+      }
       events.record(
         resource,
         'Normal',
@@ -211,7 +222,12 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       [ANNOTATIONS.createPending]: this.now().toISOString(),
     });
     draft.changingCloud = true;
-    const creation = await external.create(resource);
+    const creation = await external.create(resource).catch((error: unknown) => {
+      // Only a call the quota deferred is known not to have been sent; after anything else, look again.
+      if (deferralOf(error) === undefined) this.foundNothing.delete(objectKey(resource));
+      throw error;
+    });
+    this.foundNothing.delete(objectKey(resource));
     // The id goes to status at once: every later step, and every restart, works from it.
     draft.status.id = creation.externalId;
     this.referencedSecrets.record(draft, secrets, true);

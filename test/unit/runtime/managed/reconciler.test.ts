@@ -520,6 +520,41 @@ describe('ManagedReconciler', () => {
     expect(t.condition('a', 'Synced')?.status).toBe('True');
   });
 
+  it('does not repeat a crash-safe look-up that found nothing while its create is only deferred', async () => {
+    const t = setup();
+    const create = t.cloud.create.bind(t.cloud);
+    let deferred = 2;
+    let attempts = 0;
+    t.cloud.create = async (resource) => {
+      attempts++;
+      if (deferred-- > 0) {
+        const site = { api: 'management', method: 'POST', route: '/w', path: '/w' } as const;
+        throw new DeferredRequestError({ ...site, attempts: 0, retryAfterMs: 5_000, reason: 'quota' });
+      }
+      return create(resource);
+    };
+    t.apply(widget('a'));
+    for (let i = 0; i < 3; i++) {
+      await t.reconcile('a');
+      t.sync('a');
+    }
+    // The create intent makes every attempt look up first, but one look-up serves while nothing was sent.
+    expect(attempts).toBe(3);
+    expect(t.cloud.calls.filter((c) => c === 'findCreated')).toHaveLength(1);
+    expect(t.server.get('a').status?.id).toBeDefined();
+
+    // A create that failed after it may have been sent is looked up again before the next one.
+    t.cloud.calls.length = 0;
+    t.cloud.create = async () => {
+      throw new Error('connection reset');
+    };
+    t.apply(widget('b'));
+    await expect(t.reconcile('b')).rejects.toThrow();
+    t.sync('b');
+    await expect(t.reconcile('b')).rejects.toThrow();
+    expect(t.cloud.calls.filter((c) => c === 'findCreated')).toHaveLength(2);
+  });
+
   it('records nothing for a reconcile aborted because this process stopped leading', async () => {
     const leading = new AbortController();
     const t = setup(leading.signal);
