@@ -6,10 +6,10 @@ interface ReferenceCommon {
   /** The referenced kind, e.g. `DatabaseService`. */
   kind: string;
   /**
-   * Why the referenced object cannot be used (`is stopped`), `NOT_READY_YET` while it is still on its way, or
-   * undefined when it can be used.
+   * Why the referenced object cannot be used by `dependant` (`is stopped`), `NOT_READY_YET` while it is
+   * still on its way, or undefined when it can be used.
    */
-  notUsableBecause?(target: ManagedObject): string | undefined;
+  notUsableBecause?(target: ManagedObject, dependant: ManagedObject): string | undefined;
 }
 
 /**
@@ -95,7 +95,7 @@ export function resolveReferences<R extends ManagedObject>(
       if (target.metadata.deletionTimestamp) return { waitingFor: `${what} is being deleted` };
       const id = target.status?.id;
       if (!id) return { waitingFor: `${what} ${NOT_READY_YET}` };
-      const because = declaration.notUsableBecause?.(target);
+      const because = declaration.notUsableBecause?.(target, resource);
       if (because) return { waitingFor: `${what} ${because}` };
       references.push({ id, object: target });
     }

@@ -51,4 +51,19 @@ describe('a reference to a DatabaseService', () => {
       expect(resolution).toMatchObject({ resolved: { service: [{ id: 'svc-1' }] } });
     }
   });
+
+  it('lets a dependant that exists in the cloud observe under a stopped service; one to be created waits', () => {
+    const stopped = service({ id: 'svc-1', state: 'stopped' });
+    const resolve = (dependant: ServiceScoped) =>
+      resolveReferences(dependant, [serviceReference<ServiceScoped>()], () => stopped);
+    const made = { ...pipe, status: { id: 'pipe-1' } };
+    const adopted = {
+      ...pipe,
+      metadata: { ...pipe.metadata, annotations: { 'sluice.dev/external-id': 'pipe-1' } },
+    };
+    for (const existing of [made, adopted]) {
+      expect(resolve(existing)).toMatchObject({ resolved: { service: [{ id: 'svc-1' }] } });
+    }
+    expect(resolve(pipe)).toHaveProperty('waitingFor');
+  });
 });
