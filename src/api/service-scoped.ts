@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ANNOTATIONS } from '../runtime/managed/annotations.ts';
+import { externalIdOf } from '../runtime/managed/annotations.ts';
 import { NOT_READY_YET, type ReferenceDeclaration } from '../runtime/managed/references.ts';
 import type { ManagedObject } from '../runtime/managed/types.ts';
 import { LocalObjectReference, managedStatusFields } from './common.ts';
@@ -64,9 +64,7 @@ export function serviceReference<R extends ServiceScoped>(): ReferenceDeclaratio
       const state = service.status?.state;
       // A dependant that exists in the cloud (made or adopted) can still be observed: only its writes need a
       // running service, and they say so themselves (ServiceGate). One to be created waits.
-      const exists =
-        dependant.status?.id !== undefined ||
-        dependant.metadata.annotations?.[ANNOTATIONS.externalId] !== undefined;
+      const exists = dependant.status?.id !== undefined || externalIdOf(dependant) !== undefined;
       if (state === 'stopped' && exists) return undefined;
       if (state === 'stopped') return 'is stopped (sluice never starts a service for its dependants)';
       return typeof state === 'string' && USABLE_STATES.includes(state) ? undefined : NOT_READY_YET;

@@ -2,7 +2,7 @@ import { renderTemplate } from '../api/connection-template.ts';
 import { databaseServiceSchema, type DatabaseService } from '../api/database-service.ts';
 import type { Service } from '../cloud/schemas/service.ts';
 import { passwordHashes } from '../cloud/password-hash.ts';
-import { ANNOTATIONS } from '../runtime/managed/annotations.ts';
+import { externalIdOf } from '../runtime/managed/annotations.ts';
 import type { SecretUse } from '../runtime/managed/secret-references.ts';
 import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
 import type { CloudConnection } from './cloud-connection.ts';
@@ -78,7 +78,7 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     const service = await snapshots.services.read(id, freshnessMs, () => this.getService(id));
     if (!service) return { exists: false };
     // An adopted service changes only where the spec says: no marker tag (its id is in status already).
-    const adopted = resource.metadata.annotations?.[ANNOTATIONS.externalId] !== undefined;
+    const adopted = externalIdOf(resource) !== undefined;
     const diff = diffService(resource.spec, adopted ? undefined : resource.metadata.uid, service);
     // The cloud never tells its password: a changed Secret (or one never sent, as on adoption) is the difference.
     if (this.password?.changed) {

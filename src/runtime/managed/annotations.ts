@@ -24,6 +24,13 @@ export const ANNOTATIONS = {
   reconcileRequestedAt: 'sluice.dev/reconcile-requested-at',
 } as const;
 
+/** The cloud id the object asks to adopt with `sluice.dev/external-id`, if any. */
+export function externalIdOf(resource: {
+  metadata: { annotations?: Record<string, string> };
+}): string | undefined {
+  return resource.metadata.annotations?.[ANNOTATIONS.externalId];
+}
+
 /** The time recorded before the last create call, if any. */
 export function createIntentOf(resource: {
   metadata: { annotations?: Record<string, string> };

@@ -1,5 +1,5 @@
 import { objectKey, type ReadonlyCache } from '../cache.ts';
-import { ANNOTATIONS } from './annotations.ts';
+import { externalIdOf } from './annotations.ts';
 import { ClaimIndex, holderOf, type Claim } from './ownership.ts';
 import type { ObjectLookup, ResolvedReferences } from './references.ts';
 import type { ManagedKind, ManagedObject, ManagedStatus } from './types.ts';
@@ -35,7 +35,7 @@ export class ObjectClaims<R extends ManagedObject> {
     const granted = this.granted.get(key);
     this.index.set(key, [
       this.options.latestStatus(object)?.id,
-      object.metadata.annotations?.[ANNOTATIONS.externalId],
+      externalIdOf(object),
       granted?.uid === object.metadata.uid ? granted.id : undefined,
     ]);
   }
@@ -117,14 +117,13 @@ export class ObjectClaims<R extends ManagedObject> {
     const granted = this.granted.get(key);
     const status = this.options.latestStatus(object);
     const recordedId = status?.id ?? (granted?.uid === object.metadata.uid ? granted.id : undefined);
+    const externalId = externalIdOf(object);
     return {
       key,
       uid: object.metadata.uid,
       ...(object.metadata.creationTimestamp ? { creationTimestamp: object.metadata.creationTimestamp } : {}),
       ...(recordedId ? { recordedId } : {}),
-      ...(object.metadata.annotations?.[ANNOTATIONS.externalId]
-        ? { externalId: object.metadata.annotations[ANNOTATIONS.externalId] }
-        : {}),
+      ...(externalId ? { externalId } : {}),
     };
   }
 }

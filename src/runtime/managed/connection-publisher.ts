@@ -1,4 +1,4 @@
-import { ANNOTATIONS } from './annotations.ts';
+import { ANNOTATIONS, externalIdOf } from './annotations.ts';
 import { RETRY_DELAYS } from '../retry-delays.ts';
 import { ReconcileError } from './errors.ts';
 import type { EventRecorder } from './events.ts';
@@ -50,15 +50,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
     values: ConnectionDetails,
     current: ConnectionSecret | undefined,
   ): Promise<void> {
-    Object.assign(values, this.derived(resource, { ...current?.data, ...values }));
-    const exists = current !== undefined;
-    await this.options.writer.writeConnectionSecret(
-      resource,
-      this.name(resource),
-      values,
-      exists,
-      current?.resourceVersion,
-    );
+    await this.write(resource, this.withDerived(resource, values, current), current);
   }
 
   /**
@@ -80,7 +72,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
     const lacking = (from: ConnectionSecret | undefined) =>
       connectionSecret.requiredKeys.filter((key) => !from?.data[key] && !values[key]);
     const resetAsked = this.resetAsked(resource);
-    const adopted = resource.metadata.annotations?.[ANNOTATIONS.externalId] !== undefined;
+    const adopted = externalIdOf(resource) !== undefined;
     let missing = lacking(current);
     if (missing.length > 0 && resetAsked === undefined && !adopted) {
       // A cache that lags (or has not synced) must not cost a password: only the apiserver's word counts.
@@ -101,9 +93,9 @@ export class ConnectionPublisher<R extends ManagedObject> {
             ];
       events.record(resource, 'Normal', reason, message);
     }
-    Object.assign(values, this.derived(resource, { ...current?.data, ...values }));
-    if (Object.entries(values).some(([key, value]) => current?.data[key] !== value)) {
-      await this.publish(resource, values, current);
+    const next = this.withDerived(resource, values, current);
+    if (Object.entries(next).some(([key, value]) => current?.data[key] !== value)) {
+      await this.write(resource, next, current);
     }
     // Recorded only once the new values are stored: a failed write asks again.
     if (resetAsked !== undefined && recover) draft.status.passwordReset = resetAsked;
@@ -127,9 +119,29 @@ export class ConnectionPublisher<R extends ManagedObject> {
     });
   }
 
-  /** Further keys the kind computes from the details about to be written (a template). */
-  private derived(resource: R, details: ConnectionDetails): ConnectionDetails {
-    return this.options.connectionSecret.derive?.(resource, details) ?? {};
+  /** `values` with the further keys the kind computes from every detail, kept and new (a template). */
+  private withDerived(
+    resource: R,
+    values: ConnectionDetails,
+    current: ConnectionSecret | undefined,
+  ): ConnectionDetails {
+    const derived = this.options.connectionSecret.derive?.(resource, { ...current?.data, ...values });
+    return { ...values, ...derived };
+  }
+
+  private async write(
+    resource: R,
+    values: ConnectionDetails,
+    current: ConnectionSecret | undefined,
+  ): Promise<void> {
+    const exists = current !== undefined;
+    await this.options.writer.writeConnectionSecret(
+      resource,
+      this.name(resource),
+      values,
+      exists,
+      current?.resourceVersion,
+    );
   }
 
   private name(resource: R): string {

@@ -1,5 +1,5 @@
 import type { Requeue } from '../workers.ts';
-import { ANNOTATIONS } from './annotations.ts';
+import { externalIdOf } from './annotations.ts';
 import type { ObjectClaims } from './claims.ts';
 import { Waiting } from './errors.ts';
 import type { Outcomes } from './outcomes.ts';
@@ -68,7 +68,7 @@ export class Preconditions<R extends ManagedObject> {
       return { outcome: outcomes.wait(draft, new Waiting('Conflict', message), true) };
     }
     const recorded = resource.status?.id;
-    const id = recorded ?? resource.metadata.annotations?.[ANNOTATIONS.externalId];
+    const id = recorded ?? externalIdOf(resource);
     const holder = id === undefined ? undefined : claims.otherHolderOf(resource, id);
     if (holder) {
       // Never two objects on one cloud id: no write, no password reset, no delete for this one.
