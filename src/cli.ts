@@ -13,6 +13,7 @@ const program = new Command('sluice')
 program.addCommand((await import('./operator/command.ts')).runCommand());
 program.addCommand((await import('./emulator/command.ts')).emulatorCommand());
 program.addCommand((await import('./export/command.ts')).exportCommand());
+program.addCommand((await import('./plan/command.ts')).planCommand());
 
 program
   .command('version')

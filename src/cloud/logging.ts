@@ -9,6 +9,9 @@ export const REDACTED = '[REDACTED]';
 const SECRET_KEY =
   /^(authorization|proxy-authorization|password|keysecret|secretkey|secret|token|alertstoken|credentials|accesskey|accesskeyid|apikey|api_key|x-api-key|cookie|set-cookie|connectionstring)$/i;
 
+/** Whether a field of this name holds a credential wherever it appears (its whole value). */
+export const isCredentialField = (key: string): boolean => SECRET_KEY.test(key);
+
 /**
  * pino `redact` paths: a second line of defence for anything logged as an object by code that does not use
  * `redactSecrets` first. pino paths match fixed depths only (`*` is one level), so the common depths are

@@ -372,18 +372,18 @@ export class QuotaRegistry {
   private readonly schedulers = new Map<string, QuotaScheduler>();
 
   /**
-   * `start()` is asked when a key's scheduler is created (a key first used an hour after the process started
-   * inherits nothing from a predecessor any more).
+   * `start(key)` is asked when a key's scheduler is created (a key first used an hour after the process
+   * started inherits nothing from a predecessor any more).
    */
   constructor(
     private readonly clock: Clock = systemClock,
-    private readonly start: () => QuotaStart = () => ({}),
+    private readonly start: (key: string) => QuotaStart = () => ({}),
   ) {}
 
   get(key: string, limit: QuotaLimit): QuotaScheduler {
     let scheduler = this.schedulers.get(key);
     if (!scheduler) {
-      scheduler = new QuotaScheduler(key, limit, this.clock, this.start());
+      scheduler = new QuotaScheduler(key, limit, this.clock, this.start(key));
       this.schedulers.set(key, scheduler);
     }
     return scheduler;

@@ -78,7 +78,7 @@ export class CloudClients {
       /** Client-side budgets per key (false = unthrottled); the clients' defaults are the cloud's limits. */
       quotas?: { management?: QuotaLimit | false; alerting?: QuotaLimit | false };
       /** How a key's budget starts when it is first used (what a predecessor may have spent of it). */
-      quotaStart?: () => QuotaStart;
+      quotaStart?: (quotaKey: string) => QuotaStart;
       /** `--max-cloud-wait`: a call that would wait longer for quota is deferred (the key is requeued). */
       maxWaitMs?: number;
       /** Aborts every cloud call: the operator stopped leading, or its shutdown deadline passed. */

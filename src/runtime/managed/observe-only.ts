@@ -22,12 +22,17 @@ export function isObserveOnly(resource: ManagedObject): boolean {
 /** Status lists at most this many calls (its schema's bound); the Ready message says how many more. */
 const MAX_LISTED = 32;
 
+/** The leaves of a request body by dotted name (`ipAccessList.add`), with their values; arrays are leaves. */
+export function bodyLeaves(body: unknown, prefix = ''): [string, unknown][] {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return prefix ? [[prefix, body]] : [];
+  const entries = Object.entries(body as Record<string, unknown>);
+  if (entries.length === 0) return prefix ? [[prefix, body]] : [];
+  return entries.flatMap(([key, value]) => bodyLeaves(value, prefix ? `${prefix}.${key}` : key));
+}
+
 /** The dotted names of the leaves of a request body (`ipAccessList.add`); arrays are leaves. */
 export function fieldNames(body: unknown, prefix = ''): string[] {
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return prefix ? [prefix] : [];
-  const entries = Object.entries(body as Record<string, unknown>);
-  if (entries.length === 0) return prefix ? [prefix] : [];
-  return entries.flatMap(([key, value]) => fieldNames(value, prefix ? `${prefix}.${key}` : key));
+  return bodyLeaves(body, prefix).map(([name]) => name);
 }
 
 export function pendingChangeOf(write: RecordedWrite): PendingChange {

@@ -1,0 +1,47 @@
+import type { SluiceKind } from '../controllers/sluice-kind.ts';
+import { apiPath, SECRETS } from '../runtime/api-path.ts';
+import type { KubeAccess } from '../runtime/kube-config.ts';
+import { KubeApiError, kubeRequestJson } from '../runtime/kube-http.ts';
+import { decodeSecretData, type SecretObject } from '../runtime/secret-data.ts';
+import type { SecretSnapshot } from '../runtime/managed/secret-references.ts';
+import type { ManagedObject } from '../runtime/managed/types.ts';
+
+/** What the plan reads of the cluster: sluice objects and Secrets, with GET and LIST only. */
+export class ClusterReader {
+  constructor(private readonly access: KubeAccess) {}
+
+  /**
+   * Every object of `kind` in the cluster; with `namespaces`, in those only (for a user who may not list
+   * across namespaces).
+   */
+  async list(kind: SluiceKind<ManagedObject>, namespaces?: readonly string[]): Promise<ManagedObject[]> {
+    const lists = await Promise.all(
+      (namespaces ?? [undefined]).map((namespace) =>
+        kubeRequestJson<{ items: ManagedObject[] }>(this.access, { path: apiPath(kind, namespace) }),
+      ),
+    );
+    // A LIST leaves apiVersion and kind out of its items.
+    return lists.flatMap((list) =>
+      list.items.map((item) => ({ ...item, apiVersion: `${kind.group}/${kind.version}`, kind: kind.kind })),
+    );
+  }
+
+  /** The Secret's values, undefined when there is none. */
+  async secret(namespace: string, name: string): Promise<SecretSnapshot | undefined> {
+    try {
+      const secret = await kubeRequestJson<SecretObject>(this.access, {
+        path: apiPath(SECRETS, namespace, name),
+      });
+      return {
+        data: decodeSecretData(secret.data ?? {}),
+        resourceVersion: secret.metadata.resourceVersion ?? '',
+        ...(secret.metadata.ownerReferences ? { ownerReferences: secret.metadata.ownerReferences } : {}),
+      };
+    } catch (error) {
+      if (error instanceof KubeApiError && error.statusCode === 404) return undefined;
+      throw error;
+    }
+  }
+}
+
+export const isForbidden = (error: unknown) => error instanceof KubeApiError && error.statusCode === 403;

@@ -1,0 +1,187 @@
+import { pino } from 'pino';
+import type { CloudConnection } from '../controllers/cloud-connection.ts';
+import type { SluiceKind } from '../controllers/sluice-kind.ts';
+import { objectKey, type ReadonlyCache } from '../runtime/cache.ts';
+import type { Priority } from '../runtime/priority.ts';
+import { WriteRecorder, type RecordedWrite } from '../runtime/recorded-writes.ts';
+import { EventRecorder } from '../runtime/managed/events.ts';
+import { assertControlledBy, type KubeWriter } from '../runtime/managed/kube-writer.ts';
+import { ManagedReconciler } from '../runtime/managed/reconciler.ts';
+import type { ObjectLookup } from '../runtime/managed/references.ts';
+import type { SecretReader } from '../runtime/managed/secret-references.ts';
+import type { DigestKey } from '../runtime/managed/secret-digests.ts';
+import type { ExternalClient, ManagedObject, ManagedStatus } from '../runtime/managed/types.ts';
+
+/** What one reconcile would have done, had anything been sent. */
+export interface DryReconcile {
+  /** The cloud writes the kind's own code made, in order, none of them sent. */
+  writes: readonly RecordedWrite[];
+  /** The kind's create ran: `writes` start with its request (the calls that need its answer cannot follow). */
+  created: boolean;
+  /** The spec fields the kind's observe found different from the cloud. */
+  differences: readonly string[];
+  /** The status the reconcile would have written (undefined when it wrote none). */
+  status: ManagedStatus | undefined;
+  /** What the reconcile threw after recording it in status (a failure the operator retries). */
+  error?: unknown;
+}
+
+export interface DryRunOptions {
+  /** Every object of this kind the operator would see: the claims on cloud ids are checked against them. */
+  objects: ReadonlyMap<string, ManagedObject>;
+  /** Finds referenced objects, as the operator's caches would once the input is applied. */
+  lookup: ObjectLookup;
+  secrets: SecretReader;
+  secretDigestKey(resource: ManagedObject): DigestKey;
+  /** Clients for the resource's credentials whose writes go to `writes`, never to the cloud. */
+  cloudFor(resource: ManagedObject, priority: Priority, writes: WriteRecorder): Promise<CloudConnection>;
+}
+
+/** Per object: what its reconcile recorded so far. */
+interface Session {
+  recorders: WriteRecorder[];
+  created: boolean;
+  differences: string[];
+  status: ManagedStatus | undefined;
+}
+
+/**
+ * The operator's own reconciler for one kind, run so that nothing is written anywhere: its cloud clients
+ * record their writes (`withWritesRecorded`), its Kubernetes writes stay in memory, its Events go nowhere.
+ * So what it records is by construction what the operator would send for the same objects and cloud: the
+ * same flow (pause, preconditions, claims, adoption, Observe, drift mode), the kind's own diff and calls.
+ */
+export class DryRun {
+  private readonly sessions = new Map<string, Session>();
+  private readonly reconciler: ManagedReconciler<ManagedObject, CloudConnection, unknown>;
+
+  constructor(kind: SluiceKind<ManagedObject>, options: DryRunOptions) {
+    const session = (resource: Pick<ManagedObject, 'metadata'>) => {
+      const found = this.sessions.get(objectKey(resource));
+      if (!found) throw new Error(`no dry run in progress for ${objectKey(resource)}`);
+      return found;
+    };
+    const writer = inMemoryWriter(options.secrets, (resource, status) => {
+      session(resource).status = status;
+    });
+    const silent = pino({ enabled: false });
+    this.reconciler = new ManagedReconciler({
+      kind: {
+        ...kind,
+        connect: (resource, context) => watched(kind.connect(resource, context), session(resource)),
+      },
+      cache: mapCache(options.objects),
+      writer,
+      events: new EventRecorder({ createEvent: () => Promise.resolve() }, silent),
+      // Whatever the reconcile asks for, its clients record writes: an Observe object's recorder, or one here.
+      cloudFor: (resource, priority, _freshnessMs, writes) => {
+        const recorder = writes ?? new WriteRecorder();
+        session(resource).recorders.push(recorder);
+        return options.cloudFor(resource, priority, recorder);
+      },
+      lookup: options.lookup,
+      secrets: options.secrets,
+      secretDigestKey: options.secretDigestKey,
+      // One reconcile is run per object: when it would look again does not matter.
+      syncIntervalMs: 3_600_000,
+      pollIntervalMs: 1_000,
+      logger: silent,
+    });
+  }
+
+  /** Runs one reconcile of the object at `key` (one of `objects`). */
+  async reconcile(key: string): Promise<DryReconcile> {
+    const session: Session = { recorders: [], created: false, differences: [], status: undefined };
+    this.sessions.set(key, session);
+    let error: unknown;
+    try {
+      await this.reconciler.reconcile(key);
+    } catch (thrown) {
+      error = thrown;
+    } finally {
+      this.sessions.delete(key);
+    }
+    return {
+      writes: session.recorders.flatMap((recorder) => recorder.writes),
+      created: session.created,
+      differences: session.differences,
+      status: session.status,
+      ...(error === undefined ? {} : { error }),
+    };
+  }
+}
+
+/**
+ * The kind's client with what the plan must know noted: the differences `observe` found, and that `create`
+ * ran. A create's request is recorded, but its answer (the new id) exists only once the cloud made it: the
+ * code after the request cannot run on a recorded write, and is not needed to show the request.
+ */
+function watched(client: ExternalClient<ManagedObject>, session: Session): ExternalClient<ManagedObject> {
+  const recorded = () => session.recorders.reduce((sum, recorder) => sum + recorder.writes.length, 0);
+  return Object.assign(Object.create(client) as ExternalClient<ManagedObject>, {
+    observe: async (resource: ManagedObject, id: string) => {
+      const observation = await client.observe(resource, id);
+      if (observation.exists) session.differences = [...observation.differences];
+      return observation;
+    },
+    create: async (resource: ManagedObject) => {
+      const before = recorded();
+      try {
+        await client.create(resource);
+      } catch (error) {
+        // Only a failure before the request is one the operator would meet too (a wait, a refused spec).
+        if (recorded() === before) throw error;
+      }
+      session.created = true;
+      return { externalId: `<id of ${resource.kind} ${objectKey(resource)}>` };
+    },
+  });
+}
+
+function mapCache(objects: ReadonlyMap<string, ManagedObject>): ReadonlyCache<ManagedObject> {
+  return {
+    get: (key) => objects.get(key),
+    list: () => [...objects.values()],
+    keys: () => [...objects.keys()],
+    get size() {
+      return objects.size;
+    },
+  };
+}
+
+/** Kubernetes writes kept in memory: the status handed to `onStatus`, metadata applied to a copy. */
+function inMemoryWriter(
+  secrets: SecretReader,
+  onStatus: (resource: ManagedObject, status: ManagedStatus) => void,
+): KubeWriter {
+  return {
+    patchStatus: <R extends ManagedObject>(_kind: unknown, resource: R, status: ManagedStatus) => {
+      onStatus(resource, structuredClone(status));
+      return Promise.resolve({ ...resource, status });
+    },
+    setFinalizers: <R extends ManagedObject>(_kind: unknown, resource: R, finalizers: string[]) =>
+      Promise.resolve({ ...resource, metadata: { ...resource.metadata, finalizers } }),
+    patchMetadata: <R extends ManagedObject>(
+      _kind: unknown,
+      resource: R,
+      change: { finalizers?: string[]; annotations?: Record<string, string | null> },
+    ) => {
+      const annotations = { ...resource.metadata.annotations };
+      for (const [key, value] of Object.entries(change.annotations ?? {})) {
+        if (value === null) delete annotations[key];
+        else annotations[key] = value;
+      }
+      const finalizers = change.finalizers ?? resource.metadata.finalizers;
+      return Promise.resolve({
+        ...resource,
+        metadata: { ...resource.metadata, annotations, ...(finalizers ? { finalizers } : {}) },
+      });
+    },
+    readConnectionSecret: (owner, name) => {
+      const secret = secrets.get(owner.metadata.namespace, name);
+      if (secret) assertControlledBy({ metadata: { name, ownerReferences: secret.ownerReferences } }, owner);
+      return Promise.resolve(secret && { ...secret.data });
+    },
+    writeConnectionSecret: () => Promise.resolve(),
+  };
+}

@@ -1,0 +1,176 @@
+import type { CloudConnection } from '../controllers/cloud-connection.ts';
+import { kindNamed } from '../kinds.ts';
+import { objectKey } from '../runtime/cache.ts';
+import { failureOf } from '../runtime/failure.ts';
+import type { Priority } from '../runtime/priority.ts';
+import type { WriteRecorder } from '../runtime/recorded-writes.ts';
+import { ANNOTATIONS } from '../runtime/managed/annotations.ts';
+import { messageOf } from '../runtime/managed/errors.ts';
+import { describePendingChange, isObserveOnly, type PendingChange } from '../runtime/managed/observe-only.ts';
+import { ALREADY_MANAGED } from '../runtime/managed/preconditions.ts';
+import type { ObjectLookup } from '../runtime/managed/references.ts';
+import type { SecretReader } from '../runtime/managed/secret-references.ts';
+import type { DigestKey } from '../runtime/managed/secret-digests.ts';
+import type { ManagedObject, ManagedStatus } from '../runtime/managed/types.ts';
+import { asIfMade, worldKey } from './desired.ts';
+import { DryRun, type DryReconcile } from './dry-run.ts';
+import { plannedCall, type PlannedCall } from './sensitive.ts';
+
+export type { PlannedCall } from './sensitive.ts';
+
+export type PlanAction = 'create' | 'update' | 'none' | 'blocked' | 'error';
+
+/** What the operator would do for one object once the input is applied. */
+export interface PlannedResource {
+  kind: string;
+  namespace: string;
+  name: string;
+  action: PlanAction;
+  /** The calls it would send, in order (for `create`, the create request). */
+  calls: PlannedCall[];
+  /** The spec fields that differ from the cloud (an update's). */
+  changed: string[];
+  /** Why it is blocked or fails, or what a `none` still waits for. */
+  reason?: string;
+}
+
+/**
+ * Ready reasons of a reconcile that cannot go on until someone acts or another object is there: the
+ * operator sends nothing for the object, and the plan says why.
+ */
+const BLOCKING_REASONS = new Set([
+  'WaitingForReference',
+  ALREADY_MANAGED,
+  'NothingToObserve',
+  'Conflict',
+  'ReferenceReplaced',
+]);
+
+export interface PlanRequest {
+  /** The objects to plan, as they will be once applied, in the order they are reported. */
+  targets: readonly ManagedObject[];
+  /** Every sluice object the operator would see once the input is applied, by `worldKey`. */
+  world: ReadonlyMap<string, ManagedObject>;
+  /** The `worldKey`s of objects only in the input: dependants see them as made, under a placeholder id. */
+  inputOnly: ReadonlySet<string>;
+  secrets: SecretReader;
+  secretDigestKey(resource: ManagedObject): DigestKey;
+  /** Clients of the resource's credentials that record every write in `writes` instead of sending it. */
+  cloudFor(resource: ManagedObject, priority: Priority, writes: WriteRecorder): Promise<CloudConnection>;
+  /** How many objects are planned at once; the quota scheduler paces the calls whatever this is. */
+  concurrency?: number;
+  progress?: (line: string) => void;
+}
+
+/** Plans every target with the operator's own reconciler, reading the cloud and writing nothing. */
+export async function planObjects(request: PlanRequest): Promise<PlannedResource[]> {
+  const { targets, world, inputOnly, progress = () => {} } = request;
+  const lookup: ObjectLookup = (kind, namespace, name) => {
+    const key = worldKey(kind, { metadata: { namespace, name } });
+    const object = world.get(key);
+    if (!object || !inputOnly.has(key)) return object;
+    return asIfMade(object, kindNamed(kind)?.references ?? [], lookup);
+  };
+  const runs = new Map<string, { run: DryRun; objects: Map<string, ManagedObject> }>();
+  const runOf = (kind: string) => {
+    let found = runs.get(kind);
+    if (!found) {
+      const objects = new Map(
+        [...world].filter(([key]) => key.startsWith(`${kind}/`)).map(([, o]) => [objectKey(o), o]),
+      );
+      const sluiceKind = kindNamed(kind);
+      if (!sluiceKind) throw new Error(`${kind} is no sluice kind`);
+      const run = new DryRun(sluiceKind, { ...request, objects, lookup });
+      runs.set(kind, (found = { run, objects }));
+    }
+    return found;
+  };
+
+  const planned: PlannedResource[] = new Array(targets.length);
+  let next = 0;
+  let done = 0;
+  const worker = async () => {
+    while (next < targets.length) {
+      const index = next++;
+      const target = targets[index]!;
+      const kind = target.kind ?? '';
+      const { run, objects } = runOf(kind);
+      const key = objectKey(target);
+      let dry = await run.reconcile(key);
+      // A cloud object that is gone is forgotten by one reconcile and made anew by the next: plan both.
+      if (dry.status?.conditions?.some((c) => c.type === 'Ready' && c.reason === 'ExternalMissing')) {
+        objects.set(key, { ...target, status: dry.status });
+        dry = await run.reconcile(key);
+        objects.set(key, target);
+      }
+      const resource = classify(target, dry, secretValuesOf(target, request.secrets));
+      planned[index] = resource;
+      done++;
+      progress(`[${done}/${targets.length}] ${kind} ${key}: ${resource.action}`);
+    }
+  };
+  const workers = Math.max(1, Math.min(request.concurrency ?? 4, targets.length));
+  await Promise.all(Array.from({ length: workers }, worker));
+  return planned;
+}
+
+/** What one dry reconcile of `resource` says the operator would do. */
+export function classify(
+  resource: ManagedObject,
+  dry: DryReconcile,
+  secretValues: readonly string[] = [],
+): PlannedResource {
+  const base = {
+    kind: resource.kind ?? '',
+    namespace: resource.metadata.namespace,
+    name: resource.metadata.name,
+    calls: [] as PlannedCall[],
+    changed: [...dry.differences],
+  };
+  const calls = dry.writes.map((write) => plannedCall(write, secretValues));
+  const ready = dry.status?.conditions?.find((c) => c.type === 'Ready');
+  const synced = dry.status?.conditions?.find((c) => c.type === 'Synced');
+  if (synced?.reason === 'ReconcilePaused') {
+    return { ...base, action: 'none', reason: synced.message ?? `paused by ${ANNOTATIONS.paused}` };
+  }
+  if (dry.created) return { ...base, action: 'create', calls, changed: [] };
+  if (isObserveOnly(resource)) {
+    if (ready?.reason === 'NothingToObserve') return { ...base, action: 'blocked', reason: ready.message! };
+    const pending = pendingChangesOf(dry.status);
+    if (pending.length > 0) {
+      const listed = pending.map(describePendingChange).join('; ');
+      return {
+        ...base,
+        action: 'none',
+        reason: `managementPolicy Observe sends nothing; Full would send ${listed}`,
+      };
+    }
+  } else if (calls.length > 0) {
+    return { ...base, action: 'update', calls };
+  }
+  if (dry.error !== undefined) {
+    // A failure only the user can end (a field the cloud cannot change, a Secret missing) blocks the
+    // object; any other (the cloud failing, a network error) is an error of the plan itself.
+    const terminal = failureOf(dry.error)?.kind === 'terminal';
+    const reason = synced?.status === 'False' ? `${synced.reason}: ${synced.message}` : messageOf(dry.error);
+    return { ...base, action: terminal ? 'blocked' : 'error', reason };
+  }
+  if (ready?.status === 'False' && BLOCKING_REASONS.has(ready.reason)) {
+    return { ...base, action: 'blocked', reason: ready.message ?? ready.reason };
+  }
+  const note = ready?.status === 'False' ? ready.message : undefined;
+  return { ...base, action: 'none', ...(note ? { reason: note } : {}) };
+}
+
+function pendingChangesOf(status: ManagedStatus | undefined): PendingChange[] {
+  return Array.isArray(status?.pendingChanges) ? (status.pendingChanges as PendingChange[]) : [];
+}
+
+/** The values of the Secrets the object references: none of them may be printed. */
+function secretValuesOf(resource: ManagedObject, secrets: SecretReader): string[] {
+  const uses = kindNamed(resource.kind ?? '')?.secretReferences?.(resource) ?? [];
+  return uses.flatMap((use) => {
+    const data = secrets.get(resource.metadata.namespace, use.secretName)?.data ?? {};
+    return use.keys.flatMap((key) => (data[key] === undefined ? [] : [data[key]]));
+  });
+}

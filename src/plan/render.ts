@@ -1,0 +1,90 @@
+import { bodyLeaves } from '../runtime/managed/observe-only.ts';
+import type { PlanAction, PlannedResource } from './planner.ts';
+import type { PlannedCall } from './sensitive.ts';
+
+/** `-o json`: one entry per object, the calls with method, path and (masked) body. */
+export function renderJson(resources: readonly PlannedResource[]): string {
+  const entries = resources.map(({ kind, namespace, name, action, calls, changed, reason }) => ({
+    kind,
+    namespace,
+    name,
+    action,
+    calls: calls.map(({ method, path, body, credentials }) => ({
+      method,
+      path,
+      ...(body === undefined ? {} : { body }),
+      ...(credentials ? { credentials: true } : {}),
+    })),
+    ...(changed.length > 0 ? { changed } : {}),
+    reason: reason ?? null,
+  }));
+  return `${JSON.stringify({ resources: entries }, null, 2)}\n`;
+}
+
+/** The mark a block starts with and the one on each field a call sets, by action. */
+const MARKS: Record<PlanAction, { block: string; field: string }> = {
+  create: { block: '+', field: '+' },
+  update: { block: '~', field: '~' },
+  none: { block: '=', field: ' ' },
+  blocked: { block: '!', field: ' ' },
+  error: { block: 'x', field: ' ' },
+};
+
+/**
+ * Text that reads like a review comment: one block per object, its calls with the fields each sets marked
+ * (`+` in a create, `~` in an update), then a one-line summary.
+ */
+export function renderText(resources: readonly PlannedResource[]): string {
+  const blocks = resources.map(renderBlock);
+  return `${[...blocks, summary(resources)].join('\n\n')}\n`;
+}
+
+function renderBlock(resource: PlannedResource): string {
+  const { kind, namespace, name, action, calls, changed, reason } = resource;
+  const mark = MARKS[action];
+  const what = `${kind} ${namespace}/${name}`;
+  const headline = {
+    create: `${what} will be created`,
+    update: `${what} will be updated${changed.length > 0 ? ` (${changed.join(', ')})` : ''}`,
+    none: `${what}: no change`,
+    blocked: `${what} is blocked`,
+    error: `${what} could not be planned`,
+  }[action];
+  const lines = [`${mark.block} ${headline}`];
+  if (reason) lines.push(`    ${reason}`);
+  for (const call of calls) lines.push(...renderCall(call, mark.field));
+  return lines.join('\n');
+}
+
+function renderCall(call: PlannedCall, fieldMark: string): string[] {
+  const notes = [
+    ...(call.credentials ? ['credentials change'] : []),
+    ...(/\/state$/.test(call.path) ? ['state command'] : []),
+  ];
+  const lines = [`    ${call.method} ${call.path}${notes.length > 0 ? `  (${notes.join(', ')})` : ''}`];
+  for (const [field, value] of bodyLeaves(call.body)) {
+    lines.push(`      ${fieldMark} ${field}: ${JSON.stringify(value)}`);
+  }
+  return lines;
+}
+
+function summary(resources: readonly PlannedResource[]): string {
+  const count = (action: PlanAction) => resources.filter((r) => r.action === action).length;
+  const parts = [
+    `${count('create')} to create`,
+    `${count('update')} to update`,
+    `${count('none')} unchanged`,
+    ...(count('blocked') > 0 ? [`${count('blocked')} blocked`] : []),
+    ...(count('error') > 0 ? [`${count('error')} not planned (error)`] : []),
+  ];
+  return `Plan: ${parts.join(', ')}.`;
+}
+
+/**
+ * `terraform plan -detailed-exitcode`: 1 when an object could not be planned, 2 when anything would be
+ * created, updated or is blocked (the input does not converge as it is), 0 when nothing changes.
+ */
+export function exitCodeOf(resources: readonly PlannedResource[]): 0 | 1 | 2 {
+  if (resources.some((r) => r.action === 'error')) return 1;
+  return resources.some((r) => r.action !== 'none') ? 2 : 0;
+}

@@ -1,0 +1,195 @@
+import { isDeepStrictEqual } from 'node:util';
+import { pino } from 'pino';
+import { createCloudAgent } from '../cloud/transport.ts';
+import type { SluiceKind } from '../controllers/sluice-kind.ts';
+import { KINDS, kindNamed } from '../kinds.ts';
+import { CloudClients, type SecretRef } from '../operator/credentials.ts';
+import { loadKubeAccess } from '../runtime/kube-config.ts';
+import { closeKubeConnections } from '../runtime/kube-http.ts';
+import { messageOf } from '../runtime/managed/errors.ts';
+import type { SecretReader, SecretSnapshot } from '../runtime/managed/secret-references.ts';
+import type { ManagedObject } from '../runtime/managed/types.ts';
+import { ClusterReader, isForbidden } from './cluster.ts';
+import type { PlanConfig } from './config.ts';
+import { desiredObject, worldKey } from './desired.ts';
+import { readInput, type InputSecret } from './input.ts';
+import { planObjects } from './planner.ts';
+import { exitCodeOf, renderJson, renderText } from './render.ts';
+
+/**
+ * How old a list of the cloud an object may be planned from: any list this run made. One list of the
+ * services serves every DatabaseService, as the operator's snapshots do.
+ */
+const PLAN_FRESHNESS_MS = 3_600_000;
+
+/** The in-memory Secret that credentials given as flags live in, as the operator's Secret would. */
+const FLAG_CREDENTIALS: SecretRef = { namespace: '', name: 'credentials from flags' };
+
+export interface PlanIo {
+  stdout(text: string): void;
+  /** Progress and errors, one line each. */
+  stderr(line: string): void;
+}
+
+const processIo: PlanIo = {
+  stdout: (text) => process.stdout.write(text),
+  stderr: (line) => process.stderr.write(`${line}\n`),
+};
+
+/** Runs `sluice plan`: the plan on stdout, progress on stderr; resolves to the exit status. */
+export async function runPlan(
+  config: PlanConfig,
+  io: PlanIo = processIo,
+  stdin?: () => Promise<string>,
+): Promise<number> {
+  const dispatcher = createCloudAgent();
+  let clouds: CloudClients | undefined;
+  try {
+    const access = await loadKubeAccess(config.kubeconfig);
+    const cluster = new ClusterReader(access);
+    const input = config.file ? await readInput(config.file, config.namespace, stdin) : undefined;
+    if (input) {
+      const { objects, secrets, ignored } = input;
+      io.stderr(
+        `read ${objects.length} sluice objects and ${secrets.length} Secrets from ${config.file}` +
+          (ignored > 0 ? ` (${ignored} documents of other kinds left out)` : ''),
+      );
+    }
+
+    const namespaces = input && [...new Set(input.objects.map((o) => o.metadata.namespace))];
+    const inCluster = new Map<string, ManagedObject>();
+    for (const kind of KINDS as SluiceKind<ManagedObject>[]) {
+      for (const object of await listKind(cluster, kind, namespaces)) {
+        inCluster.set(worldKey(kind.kind, object), object);
+      }
+    }
+    io.stderr(`read ${inCluster.size} sluice objects from the cluster`);
+
+    const world = new Map(inCluster);
+    const inputOnly = new Set<string>();
+    const targets = input
+      ? input.objects.map((object) => {
+          const key = worldKey(object.kind ?? '', object);
+          const desired = desiredObject(object, inCluster.get(key));
+          world.set(key, desired);
+          if (!inCluster.has(key)) inputOnly.add(key);
+          return desired;
+        })
+      : [...inCluster.values()];
+
+    const secrets = await readSecrets(cluster, targets, config, input?.secrets ?? []);
+    clouds = new CloudClients({
+      secrets,
+      ...(config.credentialsSecret || config.organization
+        ? { defaultSecret: config.credentialsSecret ?? FLAG_CREDENTIALS }
+        : {}),
+      dispatcher,
+      hooks: {},
+      logger: pino({ enabled: false }),
+      quotas: { management: config.managementQuota, alerting: config.alertingQuota },
+      // The operator's Secret holds the operator's key, whose requests of the last window the server still
+      // counts: the management budget starts as spent (a wait of one 10 s window at most). The alerting
+      // budget (100 a minute) is rarely spent, and waiting its minute out is not worth it.
+      ...(config.credentialsSecret ? { quotaStart: sharedManagementKey } : {}),
+    });
+    const usedClouds = clouds;
+    const planned = await planObjects({
+      targets,
+      world,
+      inputOnly,
+      secrets,
+      secretDigestKey: (resource) => usedClouds.secretDigestKey(resource),
+      cloudFor: (resource, priority, writes) =>
+        usedClouds.connectionFor(resource, priority, PLAN_FRESHNESS_MS, writes),
+      progress: io.stderr,
+    });
+    io.stdout(config.output === 'json' ? renderJson(planned) : renderText(planned));
+    return exitCodeOf(planned);
+  } catch (error) {
+    // Client errors are redacted: no key or token reaches this message.
+    io.stderr(`sluice plan: ${messageOf(error)}`);
+    return 1;
+  } finally {
+    await clouds?.close();
+    await dispatcher.close();
+    closeKubeConnections();
+  }
+}
+
+/** A kind's objects, across namespaces, else (not allowed to list across) in the input's namespaces. */
+async function listKind(
+  cluster: ClusterReader,
+  kind: SluiceKind<ManagedObject>,
+  namespaces: readonly string[] | undefined,
+): Promise<ManagedObject[]> {
+  try {
+    return await cluster.list(kind);
+  } catch (error) {
+    if (!namespaces || !isForbidden(error)) throw error;
+    return cluster.list(kind, namespaces);
+  }
+}
+
+/**
+ * The Secrets the targets' reconciles read, as the operator's Secret cache would hold them: credentials,
+ * referenced Secrets and connection Secrets, from the cluster, or from the input when it has them.
+ */
+async function readSecrets(
+  cluster: ClusterReader,
+  targets: readonly ManagedObject[],
+  config: PlanConfig,
+  inputSecrets: readonly InputSecret[],
+): Promise<SecretReader> {
+  const wanted = new Map<string, SecretRef>();
+  const want = (namespace: string, name: string) =>
+    wanted.set(refKey({ namespace, name }), { namespace, name });
+  if (config.credentialsSecret) want(config.credentialsSecret.namespace, config.credentialsSecret.name);
+  for (const target of targets) {
+    const kind = kindNamed(target.kind ?? '');
+    const { namespace } = target.metadata;
+    if (target.spec.credentialsRef) want(namespace, target.spec.credentialsRef.name);
+    for (const use of kind?.secretReferences?.(target) ?? []) want(namespace, use.secretName);
+    if (kind?.connectionSecret) want(namespace, kind.connectionSecret.name(target));
+  }
+  const found = new Map<string, SecretSnapshot>();
+  await Promise.all(
+    [...wanted].map(async ([key, { namespace, name }]) => {
+      const secret = await cluster.secret(namespace, name);
+      if (secret) found.set(key, secret);
+    }),
+  );
+  if (config.credentialsSecret && !found.has(refKey(config.credentialsSecret))) {
+    const { namespace, name } = config.credentialsSecret;
+    throw new Error(`Secret ${namespace}/${name} (--credentials-secret) not found`);
+  }
+  for (const secret of inputSecrets) {
+    const key = refKey(secret);
+    const existing = found.get(key);
+    // Applying the same values changes nothing; new values make a new version of the Secret.
+    const same = existing && isDeepStrictEqual(existing.data, secret.data);
+    found.set(key, {
+      ...existing,
+      data: secret.data,
+      resourceVersion: same ? existing.resourceVersion : `${existing?.resourceVersion ?? ''}+input`,
+    });
+  }
+  if (!config.credentialsSecret && config.organization) {
+    found.set(refKey(FLAG_CREDENTIALS), {
+      data: {
+        organizationId: config.organization,
+        keyId: config.keyId!,
+        keySecret: config.keySecret!,
+        managementUrl: config.managementUrl!,
+        ...(config.alertsUrl ? { alertsUrl: config.alertsUrl } : {}),
+        ...(config.alertsToken ? { alertsToken: config.alertsToken } : {}),
+      },
+      resourceVersion: '',
+    });
+  }
+  return { get: (namespace, name) => found.get(refKey({ namespace, name })) };
+}
+
+const sharedManagementKey = (quotaKey: string) =>
+  quotaKey.startsWith('management ') ? { othersCalledUntil: performance.now() } : {};
+
+const refKey = ({ namespace, name }: SecretRef) => `${namespace}/${name}`;

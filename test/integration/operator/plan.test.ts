@@ -1,0 +1,306 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { parseAllDocuments, stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PlanConfig } from '../../../src/plan/config.ts';
+import { runPlan } from '../../../src/plan/run.ts';
+import { plannedCall } from '../../../src/plan/sensitive.ts';
+import { repoRoot } from '../../../tools/cluster/assets.ts';
+import { kubectlApply } from '../../../tools/cluster/install.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
+import {
+  CREDENTIALS_SECRET,
+  isReady,
+  startOperatorEnv,
+  writes,
+  type CallRecord,
+  type OperatorEnv,
+  type SluiceObject,
+} from './support.ts';
+
+type Manifest = {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string; namespace?: string };
+  spec?: Record<string, unknown>;
+  stringData?: Record<string, string>;
+};
+
+interface PlanJson {
+  resources: {
+    kind: string;
+    namespace: string;
+    name: string;
+    action: string;
+    calls: { method: string; path: string; body?: unknown }[];
+    reason: string | null;
+  }[];
+}
+
+const examplesDir = join(repoRoot, 'deploy', 'examples');
+const examples = (): Manifest[] =>
+  readdirSync(examplesDir)
+    .filter((file) => file.endsWith('.yaml'))
+    .sort()
+    .flatMap((file) =>
+      parseAllDocuments(readFileSync(join(examplesDir, file), 'utf8')).map((d) => d.toJS() as Manifest),
+    );
+const sluiceObjects = (manifests: Manifest[]) =>
+  manifests.filter((m) => m.apiVersion.startsWith('sluice.dev'));
+
+const tempDirs: string[] = [];
+/** The manifests as one file in a directory of their own, as a pull request's copy would be. */
+function writeCopy(manifests: Manifest[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-plan-'));
+  tempDirs.push(dir);
+  writeFileSync(join(dir, 'all.yaml'), manifests.map((m) => stringify(m)).join('---\n'));
+  return dir;
+}
+
+/** `sluice plan` in this process, as the CLI runs it after parsing its flags. */
+async function plan(env: OperatorEnv, flags: Record<string, unknown>) {
+  let stdout = '';
+  const stderr: string[] = [];
+  const code = await runPlan(
+    PlanConfig.parse({
+      kubeconfig: testKubeconfigPath(),
+      namespace: env.namespace,
+      credentialsSecret: `${env.namespace}/${CREDENTIALS_SECRET}`,
+      output: 'json',
+      managementQuota: 'off',
+      alertingQuota: 'off',
+      ...flags,
+    }),
+    { stdout: (text) => (stdout += text), stderr: (line) => stderr.push(line) },
+  );
+  const json = flags.output === 'text' ? undefined : (JSON.parse(stdout || '{}') as PlanJson);
+  return { code, stdout, stderr: stderr.join('\n'), json };
+}
+
+/** Until every object is Ready for its current generation. */
+async function converged(env: OperatorEnv, manifests: Manifest[], timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  let unsettled: unknown[] = [];
+  while (Date.now() < deadline) {
+    const objects = await Promise.all(
+      sluiceObjects(manifests).map((m) => env.of<SluiceObject>(m.kind).get(m.metadata.name)),
+    );
+    unsettled = objects
+      .filter((o) => !isReady(o) || o?.status?.observedGeneration !== o?.metadata.generation)
+      .map((o) => [o?.metadata.name, o?.status?.conditions]);
+    if (unsettled.length === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`not converged: ${JSON.stringify(unsettled)}`);
+}
+
+const inNamespace = (manifests: Manifest[], namespace: string) =>
+  manifests.map((m) => ({ ...m, metadata: { ...m.metadata, namespace } }));
+
+/** A call as both sides can show it: secret values masked the plan's way, the call log's redaction too. */
+const comparable = ({ method, path, body }: { method: string; path: string; body?: unknown }) => {
+  const shown = plannedCall({ api: '', route: '', method, path, body });
+  return JSON.stringify([shown.method, shown.path, shown.body ?? null]).replaceAll(
+    '[REDACTED]',
+    '(sensitive)',
+  );
+};
+
+/** Every changeable field of every kind of the demo, edited in one copy of its manifests. */
+function edited(manifests: Manifest[]): Manifest[] {
+  const copy = structuredClone(manifests);
+  const find = (kind: string, name: string) => copy.find((m) => m.kind === kind && m.metadata.name === name)!;
+  const analytics = find('DatabaseService', 'analytics').spec!;
+  Object.assign(analytics, {
+    name: 'analytics eu',
+    minReplicaMemoryGb: 24,
+    idleTimeoutMinutes: 30,
+    idleScaling: false,
+    ipAccessList: [
+      { source: '10.0.0.0/8', description: 'private network' },
+      { source: '198.51.100.0/24', description: 'branch office' },
+    ],
+    tags: [
+      { key: 'team', value: 'data' },
+      { key: 'env', value: 'prod' },
+    ],
+    passwordSecretRef: { name: 'analytics-password', key: 'password' },
+  });
+  // Applied before the services, as a user would: the operator finds it with the service that needs it.
+  copy.unshift({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name: 'analytics-password', namespace: manifests[0]!.metadata.namespace! },
+    stringData: { password: 'a-new-password-of-the-team' },
+  });
+  find('DatabaseService', 'sandbox').spec!.state = 'Running';
+  const orders = find('Pipe', 'orders').spec!;
+  Object.assign(orders, {
+    name: 'orders v2',
+    state: 'Stopped',
+    scaling: { replicas: 3, replicaCpuMillicores: 500, replicaMemoryGb: 1 },
+    settings: { streaming_max_insert_wait_ms: 3000 },
+  });
+  (orders.destination as { columns: unknown[] }).columns.push({ name: 'currency', type: 'String' });
+  (orders.fieldMappings as unknown[]).push({ sourceField: 'currency', destinationField: 'currency' });
+  Object.assign(find('QueryEndpoint', 'analytics-queries').spec!, {
+    openApiKeys: ['dashboards-key', 'reporting-key', 'ops-key'],
+    allowedOrigins: 'app.example.com',
+  });
+  Object.assign(find('Alert', 'orders-lag').spec!, { threshold: 600, message: 'Orders are late.' });
+  return copy;
+}
+
+describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
+  let env: OperatorEnv;
+  let demo: Manifest[];
+
+  beforeAll(async () => {
+    env = await startOperatorEnv('plan');
+    await env.startOperator();
+    demo = inNamespace(examples(), env.namespace);
+    kubectlApply(testKubeconfigPath()!, demo as never);
+    await converged(env, demo);
+  }, 120_000);
+  afterAll(async () => {
+    await env?.close();
+    for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('prints none for every object of a converged demo and exits 0, sending no write', async () => {
+    await env.clearCalls();
+    const result = await plan(env, { file: writeCopy(demo) });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json!.resources.map((r) => [r.kind, r.name, r.action, r.calls])).toEqual(
+      sluiceObjects(demo).map((m) => [m.kind, m.metadata.name, 'none', []]),
+    );
+    expect(writes(await env.calls())).toEqual([]);
+  });
+
+  it('plans every object of the cluster without -f', async () => {
+    const result = await plan(env, {});
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json!.resources).toHaveLength(sluiceObjects(demo).length);
+  });
+
+  /** Plans `next`, applies it, waits until `settled`, and compares the plan's calls with the operator's. */
+  async function planApplyCompare(next: Manifest[], settled: () => Promise<void>) {
+    await env.clearCalls();
+    const planned = await plan(env, { file: writeCopy(next) });
+    expect(planned.code, planned.stderr).toBe(2);
+    expect(writes(await env.calls())).toEqual([]);
+    kubectlApply(testKubeconfigPath()!, next as never);
+    await settled();
+    const sent = writes(await env.calls());
+    const plannedCalls = planned.json!.resources.flatMap((r) => r.calls);
+    expect(plannedCalls.map(comparable).sort()).toEqual(sent.map(comparable).sort());
+    return planned.json!;
+  }
+
+  it('prints, for an edit of each changeable field of each kind, exactly the calls the operator then sends', async () => {
+    const next = edited(demo);
+    const text = await plan(env, { file: writeCopy(next), output: 'text' });
+    expect(text.stdout).toContain('credentials change');
+    expect(text.stdout).not.toContain('a-new-password-of-the-team');
+
+    const planned = await planApplyCompare(next, () => converged(env, next));
+    const actions = Object.fromEntries(planned.resources.map((r) => [r.name, r.action]));
+    expect(actions).toEqual({
+      analytics: 'update',
+      sandbox: 'update',
+      orders: 'update',
+      'events-backfill': 'none',
+      'analytics-queries': 'update',
+      'orders-lag': 'update',
+      'orders-msk': 'none',
+    });
+
+    // Once applied, the same manifests plan nothing.
+    const after = await plan(env, { file: writeCopy(next) });
+    expect(after.json!.resources.filter((r) => r.action !== 'none')).toEqual([]);
+    expect(after.code).toBe(0);
+    demo = next;
+  }, 120_000);
+
+  it('prints a rotated Secret as a credentials change, exactly as the operator then sends it', async () => {
+    const next = structuredClone(demo);
+    next.find((m) => m.kind === 'Secret' && m.metadata.name === 'orders-kafka-user')!.stringData!.password =
+      'rotated-password';
+    const pipes = env.of<SluiceObject>('Pipe');
+    const digests = (await pipes.get('orders'))?.status?.secretDigests;
+    const planned = await planApplyCompare(next, async () => {
+      await pipes.waitFor(
+        'orders',
+        'the rotation sent',
+        (p) => !isDeepStrictEqual(p?.status?.secretDigests, digests),
+      );
+      await converged(env, next);
+    });
+    const orders = planned.resources.find((r) => r.name === 'orders')!;
+    expect(orders.calls).toMatchObject([
+      { method: 'PATCH', body: { source: { kafka: { credentials: '(sensitive)' } } } },
+    ]);
+    expect(JSON.stringify(planned)).not.toContain('rotated-password');
+  }, 60_000);
+
+  it('plans create for a service only in the input and for the pipe referencing it', async () => {
+    const service: Manifest = {
+      apiVersion: 'sluice.dev/v1alpha1',
+      kind: 'DatabaseService',
+      metadata: { name: 'reports', namespace: env.namespace },
+      spec: { name: 'reports', provider: 'aws', region: 'eu-central-1' },
+    };
+    const original = inNamespace(examples(), env.namespace);
+    const pipe = original.find((m) => m.kind === 'Pipe' && m.metadata.name === 'orders')!;
+    pipe.metadata.name = 'reports-orders';
+    pipe.spec!.serviceRef = { name: 'reports' };
+    const secret = original.find((m) => m.kind === 'Secret' && m.metadata.name === 'orders-kafka-user')!;
+    await env.clearCalls();
+    const result = await plan(env, { file: writeCopy([service, secret, pipe]) });
+    expect(result.code, result.stderr).toBe(2);
+    const [planned, planned2] = result.json!.resources;
+    expect([planned!.action, planned2!.action]).toEqual(['create', 'create']);
+    expect(planned!.calls).toMatchObject([
+      { method: 'POST', path: expect.stringMatching(/\/services$/), body: { name: 'reports' } },
+    ]);
+    expect(planned2!.calls).toMatchObject([
+      {
+        method: 'POST',
+        path: expect.stringContaining(`/services/<id of DatabaseService ${env.namespace}/reports>/`),
+        body: { name: 'orders', source: { kafka: { credentials: '(sensitive)' } } },
+      },
+    ]);
+    expect(writes(await env.calls())).toEqual([]);
+  });
+});
+
+describe.skipIf(clusterSkipReason())('sluice plan under the real quota', () => {
+  let env: OperatorEnv;
+  let demo: Manifest[];
+
+  beforeAll(async () => {
+    env = await startOperatorEnv('plan-quota', { rateLimit: { requests: 10, windowSeconds: 10 } });
+    await env.startOperator({ managementQuota: '10/10s' });
+    demo = inNamespace(examples(), env.namespace);
+    kubectlApply(testKubeconfigPath()!, demo as never);
+    await converged(env, demo, 120_000);
+  }, 180_000);
+  afterAll(async () => env?.close());
+
+  it('sends no write and earns no 429 right after the operator spent the window', async () => {
+    await env.stopOperator();
+    const before = (await env.calls()).length;
+    const result = await plan(env, {
+      file: writeCopy(edited(demo)),
+      managementQuota: '10/10s',
+      alertingQuota: '100/60s',
+    });
+    expect(result.code, result.stderr).toBe(2);
+    const calls: CallRecord[] = (await env.calls()).slice(before);
+    expect(calls.length).toBeGreaterThan(0);
+    expect(writes(calls)).toEqual([]);
+    expect(calls.filter((c) => c.status === 429)).toEqual([]);
+  }, 60_000);
+});
