@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { ReconcileError } from '../../../src/runtime/managed/errors.ts';
+import type { ManagedObject, ManagedStatus } from '../../../src/runtime/managed/types.ts';
+import type { DryReconcile } from '../../../src/plan/dry-run.ts';
+import { classify } from '../../../src/plan/planner.ts';
+
+const object = (spec: Record<string, unknown> = {}): ManagedObject => ({
+  apiVersion: 'sluice.dev/v1alpha1',
+  kind: 'DatabaseService',
+  metadata: { name: 'analytics', namespace: 'data', uid: 'u-1' },
+  spec,
+});
+const ready = (status: string, reason: string, message = ''): ManagedStatus => ({
+  conditions: [{ type: 'Ready', status, reason, message } as never],
+});
+const dry = (result: Partial<DryReconcile>): DryReconcile => ({
+  writes: [],
+  created: false,
+  differences: [],
+  status: undefined,
+  ...result,
+});
+const PATCH = { api: 'management', method: 'PATCH', path: '/v1/s/1', route: '', body: { name: 'eu' } };
+
+describe('what a dry reconcile says the operator would do', () => {
+  it('is an update when the kind sent calls, with the fields that differ', () => {
+    const planned = classify(object(), dry({ writes: [PATCH], differences: ['name'] }));
+    expect(planned).toMatchObject({ action: 'update', changed: ['name'], calls: [{ method: 'PATCH' }] });
+  });
+
+  it('is a create when the kind created, whatever else it recorded', () => {
+    const post = { ...PATCH, method: 'POST' };
+    expect(classify(object(), dry({ writes: [post], created: true }))).toMatchObject({
+      action: 'create',
+      calls: [{ method: 'POST' }],
+    });
+  });
+
+  it('is blocked by a reference or claim that waits for someone else, with the reason', () => {
+    const status = ready('False', 'WaitingForReference', 'DatabaseService x does not exist yet');
+    expect(classify(object(), dry({ status }))).toMatchObject({
+      action: 'blocked',
+      reason: 'DatabaseService x does not exist yet',
+    });
+    const claimed = ready('False', 'AlreadyManaged', 'DatabaseService data/other already manages s-1');
+    expect(classify(object(), dry({ status: claimed })).action).toBe('blocked');
+  });
+
+  it('is blocked by a failure only the user can end, naming its reason', () => {
+    const error = new ReconcileError('SecretMissing', 'Secret data/pw not found', 60_000);
+    const status: ManagedStatus = {
+      conditions: [
+        {
+          type: 'Synced',
+          status: 'False',
+          reason: 'SecretMissing',
+          message: 'Secret data/pw not found',
+        } as never,
+      ],
+    };
+    expect(classify(object(), dry({ error, status }))).toMatchObject({
+      action: 'blocked',
+      reason: 'SecretMissing: Secret data/pw not found',
+    });
+  });
+
+  it('is an error when the cloud could not be read', () => {
+    expect(classify(object(), dry({ error: new Error('socket hang up') }))).toMatchObject({
+      action: 'error',
+      reason: 'socket hang up',
+    });
+  });
+
+  it('is none while the cloud is still moving, saying what it waits for', () => {
+    const status = ready('False', 'Unavailable', 'service is provisioning');
+    expect(classify(object(), dry({ status }))).toMatchObject({
+      action: 'none',
+      reason: 'service is provisioning',
+    });
+  });
+
+  it('is none for an Observe object, listing what Full would send, and blocked without an id', () => {
+    const observed = object({ managementPolicy: 'Observe' });
+    const status: ManagedStatus = {
+      ...ready('False', 'ObserveOnly', 'observed only'),
+      pendingChanges: [{ method: 'PATCH', path: '/v1/s/1', fields: ['name'] }],
+    };
+    expect(classify(observed, dry({ writes: [PATCH], status }))).toEqual({
+      kind: 'DatabaseService',
+      namespace: 'data',
+      name: 'analytics',
+      action: 'none',
+      calls: [],
+      changed: [],
+      reason: 'managementPolicy Observe sends nothing; Full would send PATCH /v1/s/1 (name)',
+    });
+    const nothing = ready('False', 'NothingToObserve', 'managementPolicy Observe never creates');
+    expect(classify(observed, dry({ status: nothing })).action).toBe('blocked');
+  });
+});
