@@ -1,7 +1,11 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PlanConfig } from '../../../src/plan/config.ts';
+import { runPlan } from '../../../src/plan/run.ts';
 import { repoRoot } from '../../../tools/cluster/assets.ts';
 import { kubectlApply } from '../../../tools/cluster/install.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
@@ -148,6 +152,30 @@ describe.skipIf(clusterSkipReason())('sluice export → kubectl apply: adopting 
     });
     expect(service.status?.state).toBe('running');
   }, 120_000);
+
+  it('then plans none for every exported object, reading only', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sluice-exported-'));
+    writeFileSync(join(dir, 'exported.yaml'), exported.stdout);
+    await env.clearCalls();
+    let stdout = '';
+    const code = await runPlan(
+      PlanConfig.parse({
+        file: dir,
+        kubeconfig: testKubeconfigPath(),
+        credentialsSecret: `${env.namespace}/${CREDENTIALS_SECRET}`,
+        namespace: env.namespace,
+        output: 'json',
+        managementQuota: 'off',
+      }),
+      { stdout: (text) => (stdout += text), stderr: () => {} },
+    );
+    rmSync(dir, { recursive: true, force: true });
+    const { resources } = JSON.parse(stdout) as { resources: { name: string; action: string }[] };
+    expect(resources).toHaveLength(53);
+    expect(resources.filter((r) => r.action !== 'none')).toEqual([]);
+    expect(code).toBe(0);
+    expect(writes(await env.calls())).toEqual([]);
+  }, 60_000);
 
   it('renders a connection Secret template into the Secret and renders it again when the host changes', async () => {
     await env.clearCalls();
