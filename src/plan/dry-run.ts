@@ -87,6 +87,8 @@ export class DryRun {
       pollIntervalMs: 1_000,
       logger: silent,
     });
+    // As the operator's informers would: each object is seen once, so claims on cloud ids are known.
+    for (const key of options.objects.keys()) this.reconciler.onCacheChange(key);
   }
 
   /** Runs one reconcile of the object at `key` (one of `objects`). */

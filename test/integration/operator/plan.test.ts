@@ -245,6 +245,47 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
     expect(JSON.stringify(planned)).not.toContain('rotated-password');
   }, 60_000);
 
+  it('says why an object is blocked: a missing reference or Secret, an id already managed, a field the cloud cannot change, Observe without an id', async () => {
+    const ns = env.namespace;
+    const original = inNamespace(examples(), ns);
+    const analyticsId = (await env.of<SluiceObject>('DatabaseService').get('analytics'))!.status!.id!;
+    const pipe = original.find((m) => m.kind === 'Pipe' && m.metadata.name === 'orders')!;
+    const endpoint = original.find((m) => m.kind === 'ReversePrivateEndpoint')!;
+    endpoint.spec!.description = 'another description';
+    const service = (name: string, spec: Record<string, unknown>, annotations?: Record<string, string>) => ({
+      apiVersion: 'sluice.dev/v1alpha1',
+      kind: 'DatabaseService',
+      metadata: { name, namespace: ns, ...(annotations ? { annotations } : {}) },
+      spec: { name, provider: 'aws', region: 'eu-central-1', ...spec },
+    });
+    const input: Manifest[] = [
+      {
+        ...pipe,
+        metadata: { name: 'orphan-pipe', namespace: ns },
+        spec: { ...pipe.spec, serviceRef: { name: 'nowhere' } },
+      },
+      service('owned', { passwordSecretRef: { name: 'no-such-secret', key: 'password' } }),
+      service('twin', {}, { 'sluice.dev/external-id': analyticsId }),
+      service('watched', { managementPolicy: 'Observe' }),
+      endpoint,
+    ];
+    await env.clearCalls();
+    const result = await plan(env, { file: writeCopy(input) });
+    expect(result.code, result.stderr).toBe(2);
+    const reasons = Object.fromEntries(result.json!.resources.map((r) => [r.name, [r.action, r.reason]]));
+    expect(reasons).toEqual({
+      'orphan-pipe': ['blocked', 'DatabaseService nowhere does not exist yet'],
+      owned: [
+        'blocked',
+        expect.stringContaining(`Secret ${ns}/no-such-secret (passwordSecretRef) not found`),
+      ],
+      twin: ['blocked', expect.stringContaining(`already manages ${analyticsId}`)],
+      watched: ['blocked', expect.stringContaining('managementPolicy Observe never creates')],
+      'orders-msk': ['blocked', expect.stringContaining('the cloud cannot change an endpoint')],
+    });
+    expect(writes(await env.calls())).toEqual([]);
+  });
+
   it('plans create for a service only in the input and for the pipe referencing it', async () => {
     const service: Manifest = {
       apiVersion: 'sluice.dev/v1alpha1',
