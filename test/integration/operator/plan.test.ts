@@ -315,6 +315,21 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
     ]);
     expect(writes(await env.calls())).toEqual([]);
   });
+
+  it('plans create for an object whose cloud side is gone, as the operator then makes it anew', async () => {
+    await env.stopOperator();
+    const alert = (await env.of<SluiceObject>('Alert').get('orders-lag'))!;
+    await env.alerting.deleteAlert(alert.status!.id!);
+    await env.clearCalls();
+    const result = await plan(env, { file: writeCopy(demo) });
+    expect(result.code, result.stderr).toBe(2);
+    const planned = result.json!.resources.find((r) => r.name === 'orders-lag')!;
+    expect(planned).toMatchObject({
+      action: 'create',
+      calls: [{ method: 'POST', path: '/api/v2/alerts', body: { name: 'orders ingest lag' } }],
+    });
+    expect(writes(await env.calls())).toEqual([]);
+  });
 });
 
 describe.skipIf(clusterSkipReason())('sluice plan under the real quota', () => {
