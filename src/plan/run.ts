@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { pino } from 'pino';
+import { apiOfQuotaKey } from '../cloud/quota.ts';
 import { createCloudAgent } from '../cloud/transport.ts';
 import type { SluiceKind } from '../controllers/sluice-kind.ts';
 import { KINDS, kindNamed } from '../kinds.ts';
@@ -190,6 +191,6 @@ async function readSecrets(
 }
 
 const sharedManagementKey = (quotaKey: string) =>
-  quotaKey.startsWith('management ') ? { othersCalledUntil: performance.now() } : {};
+  apiOfQuotaKey(quotaKey) === 'management' ? { othersCalledUntil: performance.now() } : {};
 
 const refKey = ({ namespace, name }: SecretRef) => `${namespace}/${name}`;

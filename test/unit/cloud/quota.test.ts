@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { type Priority, QuotaRegistry, QuotaScheduler, quotaKey } from '../../../src/cloud/quota.ts';
+import {
+  apiOfQuotaKey,
+  type Priority,
+  QuotaRegistry,
+  QuotaScheduler,
+  quotaKey,
+} from '../../../src/cloud/quota.ts';
 import { ManualClock, settle } from '../../support/manual-clock.ts';
 
 const limit = { requests: 10, windowMs: 10_000, safetyMarginMs: 100 };
@@ -247,6 +253,19 @@ describe('QuotaRegistry', () => {
     const tokenKey = quotaKey('alerting', 'http://127.0.0.1:8080', { token: 'super-secret-token' });
     expect(tokenKey).not.toContain('super-secret-token');
     expect(tokenKey).toBe(quotaKey('alerting', 'http://127.0.0.1:8080', { token: 'super-secret-token' }));
+  });
+
+  it('asks how each key starts with the key, so a caller can tell the APIs apart', () => {
+    const management = quotaKey('management', 'http://127.0.0.1:8080', { keyId: 'k1' });
+    const alerting = quotaKey('alerting', 'http://127.0.0.1:8080', { token: 't' });
+    const asked: string[] = [];
+    const registry = new QuotaRegistry(new ManualClock(), (key) => {
+      asked.push(apiOfQuotaKey(key));
+      return {};
+    });
+    registry.get(management, limit);
+    registry.get(alerting, limit);
+    expect(asked).toEqual(['management', 'alerting']);
   });
 });
 
