@@ -6,11 +6,14 @@ import { kebab, PlanConfig } from './config.ts';
 export function planCommand(): Command {
   return new Command('plan')
     .description(
-      'show the cloud calls the operator would make for these manifests (or every sluice object in the cluster), reading only; exit status 0 no changes, 2 changes, 1 error',
+      'show the cloud calls the operator would make for these manifests (without -f: for every sluice object in the cluster, or in --namespace), reading only; exit status 0 no changes, 2 changes, 1 error',
     )
     .option('-f, --file <path>', 'manifests: a file, a directory of .yaml/.yml/.json files, or - for stdin')
     .option('--kubeconfig <path>', 'kubeconfig (default: as kubectl finds it)')
-    .option('-n, --namespace <name>', 'namespace of manifests that name none', 'default')
+    .option(
+      '-n, --namespace <name>',
+      'namespace of manifests that name none (default: default); without -f, plan only this namespace',
+    )
     .option(
       '--credentials-secret <namespace/name>',
       "the operator's credentials Secret (the keys the operator reads), for objects without spec.credentialsRef",

@@ -11,7 +11,7 @@ export const PlanConfig = z
     namespace: z
       .string()
       .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { error: 'must be a namespace name' })
-      .default('default'),
+      .optional(),
     credentialsSecret: secretRef.optional(),
     organization: z.uuid().optional(),
     keyId: z.string().min(1).optional(),

@@ -48,7 +48,9 @@ export async function runPlan(
   try {
     const access = await loadKubeAccess(config.kubeconfig);
     const cluster = new ClusterReader(access);
-    const input = config.file ? await readInput(config.file, config.namespace, stdin) : undefined;
+    const input = config.file
+      ? await readInput(config.file, config.namespace ?? 'default', stdin)
+      : undefined;
     if (input) {
       const { objects, secrets, ignored } = input;
       io.stderr(
@@ -76,7 +78,9 @@ export async function runPlan(
           if (!inCluster.has(key)) inputOnly.add(key);
           return desired;
         })
-      : [...inCluster.values()];
+      : [...inCluster.values()].filter(
+          (object) => !config.namespace || object.metadata.namespace === config.namespace,
+        );
 
     const secrets = await readSecrets(cluster, targets, config, input?.secrets ?? []);
     clouds = new CloudClients({

@@ -179,7 +179,7 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
     expect(writes(await env.calls())).toEqual([]);
   });
 
-  it('plans every object of the cluster without -f', async () => {
+  it('plans every object of the namespace without -f', async () => {
     const result = await plan(env, {});
     expect(result.code, result.stderr).toBe(0);
     expect(result.json!.resources).toHaveLength(sluiceObjects(demo).length);

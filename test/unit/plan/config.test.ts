@@ -11,14 +11,14 @@ const refused = (flags: Record<string, unknown>) =>
   PlanConfig.safeParse(flags).error?.issues.map((issue) => issue.path[0]);
 
 describe('sluice plan flags', () => {
-  it('plans as text at the API quota in namespace default unless told otherwise', () => {
+  it('plans as text at the API quota, in no namespace in particular, unless told otherwise', () => {
     const config = PlanConfig.parse({ credentialsSecret: 'sluice-system/sluice-cloud' });
     expect(config).toMatchObject({
       output: 'text',
-      namespace: 'default',
       credentialsSecret: { namespace: 'sluice-system', name: 'sluice-cloud' },
       managementQuota: { requests: 10, windowMs: 10_000 },
     });
+    expect(config.namespace).toBeUndefined();
   });
 
   it('takes a key as flags instead of a credentials Secret, whole or not at all', () => {
