@@ -416,13 +416,13 @@ export function schedulerFor(
 /** The process-wide registry clients use unless given another. */
 export const defaultQuotaRegistry = new QuotaRegistry();
 
+/** The API a key made by `quotaKey` budgets (`management`, `alerting`). */
+export const apiOfQuotaKey = (key: string): string => key.slice(0, key.indexOf(' '));
+
 /**
  * The registry key of a budget: the API, its base URL and the identity the server counts by. Bearer tokens
  * are secret, so they are hashed before becoming part of a key (keys end up in metrics labels and logs).
  */
-/** The API a key made by `quotaKey` budgets (`management`, `alerting`). */
-export const apiOfQuotaKey = (key: string): string => key.slice(0, key.indexOf(' '));
-
 export function quotaKey(
   api: string,
   baseUrl: string,
