@@ -16,6 +16,9 @@ export interface CloudSnapshotsOptions {
   onChange?(ids: string[]): void;
 }
 
+/** The kinds of list a key observes by. */
+export type SnapshotList = 'services' | 'pipes' | 'reversePrivateEndpoints' | 'alerts';
+
 /** Lists are shared by many objects and never a user's change: they queue behind those. */
 const LIST = { priority: 'poll' } as const;
 
@@ -55,6 +58,27 @@ export class CloudSnapshots {
     return perService(this.endpointsByService, serviceId, () =>
       this.snapshot(() => this.management.listReversePrivateEndpoints(serviceId, LIST)),
     );
+  }
+
+  /**
+   * How old each listed snapshot is, by the kind of list. A service's pipes and endpoints count while the
+   * services list still shows the service: nothing reads those of a deleted service again.
+   */
+  ages(): { list: SnapshotList; ageMs: number }[] {
+    const services = this.servicesSnapshot;
+    const live = (serviceId: string) => services?.ageMs() === undefined || services.knows(serviceId);
+    const listed: [SnapshotList, { ageMs(): number | undefined } | undefined][] = [
+      ['services', services],
+      ['alerts', this.alertsSnapshot],
+    ];
+    for (const [id, snapshot] of this.pipesByService) if (live(id)) listed.push(['pipes', snapshot]);
+    for (const [id, snapshot] of this.endpointsByService) {
+      if (live(id)) listed.push(['reversePrivateEndpoints', snapshot]);
+    }
+    return listed.flatMap(([list, snapshot]) => {
+      const ageMs = snapshot?.ageMs();
+      return ageMs === undefined ? [] : [{ list, ageMs }];
+    });
   }
 
   /** Stops following the clients' writes (the key rotated; its snapshots are dropped with it). */

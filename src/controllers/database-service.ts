@@ -25,6 +25,7 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
       renderTemplate(resource.spec.connectionSecret?.template ?? {}, details).values,
   },
   secretReferences: (resource) => passwordSecretUses(resource),
+  driftReads: () => [{ api: 'management', list: 'services' }],
   connect: (resource, context) =>
     new DatabaseServiceClient(context.cloud, ownedPassword(resource, context), context.claimedBy),
 };
