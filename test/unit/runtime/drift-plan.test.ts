@@ -72,7 +72,7 @@ describe('planning a drift cycle against the quota', () => {
   });
 
   it('plans each API against its own budget and takes the longer, and none for an unthrottled API', () => {
-    const alerts = Array.from({ length: 150 }, (_, i) => ({
+    const alerts = Array.from({ length: 150 }, () => ({
       reads: [{ api: 'alerting' as const }],
       syncIntervalMs: 60_000,
     }));
