@@ -334,15 +334,11 @@ export class OperatorMetrics {
       registers: [this.registry],
       collect() {
         this.reset();
-        const oldest = new Map<string, { labels: Record<string, string>; seconds: number }>();
-        for (const { credentials, list, ageSeconds } of snapshots()) {
-          const key = JSON.stringify([credentials, list]);
-          const known = oldest.get(key);
-          if (!known || known.seconds < ageSeconds) {
-            oldest.set(key, { labels: { credentials, list }, seconds: ageSeconds });
-          }
-        }
-        for (const { labels, seconds } of oldest.values()) this.set(labels, seconds);
+        const ages = [...snapshots()].map(({ credentials, list, ageSeconds }) => ({
+          labels: { credentials, list },
+          value: ageSeconds,
+        }));
+        for (const { labels, value } of largestPerLabels(ages)) this.set(labels, value);
       },
     });
     new Gauge({
@@ -364,16 +360,13 @@ export class OperatorMetrics {
       registers: [this.registry],
       collect() {
         this.reset();
-        const oldest = new Map<string, { labels: Record<string, string>; seconds: number }>();
-        for (const { credentials, kind, ready, reason, sinceSeconds } of objects()) {
-          if (ready === 'True') continue;
-          const key = JSON.stringify([credentials, kind, reason]);
-          const known = oldest.get(key);
-          if (!known || known.seconds < sinceSeconds) {
-            oldest.set(key, { labels: { credentials, kind, reason }, seconds: sinceSeconds });
-          }
-        }
-        for (const { labels, seconds } of oldest.values()) this.set(labels, seconds);
+        const waiting = [...objects()]
+          .filter(({ ready }) => ready !== 'True')
+          .map(({ credentials, kind, reason, sinceSeconds }) => ({
+            labels: { credentials, kind, reason },
+            value: sinceSeconds,
+          }));
+        for (const { labels, value } of largestPerLabels(waiting)) this.set(labels, value);
       },
     });
   }
@@ -385,6 +378,18 @@ export class OperatorMetrics {
   private gauge<L extends string>(name: string, help: string, labelNames: L[]): Gauge<L> {
     return new Gauge({ name, help, labelNames, registers: [this.registry] });
   }
+}
+
+/** The largest value of each label set: the oldest snapshot of a kind, the longest wait of a reason. */
+function largestPerLabels<L extends Record<string, string>>(
+  samples: readonly { labels: L; value: number }[],
+): { labels: L; value: number }[] {
+  const largest = new Map<string, { labels: L; value: number }>();
+  for (const sample of samples) {
+    const key = JSON.stringify(sample.labels);
+    if ((largest.get(key)?.value ?? -Infinity) < sample.value) largest.set(key, sample);
+  }
+  return [...largest.values()];
 }
 
 export const noopWorkQueueMetrics: WorkQueueMetrics = {
