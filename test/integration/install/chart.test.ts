@@ -140,9 +140,11 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
       objects.filter((o) => o.kind.startsWith('Cluster') && o.kind !== 'CustomResourceDefinition'),
     ).toEqual([]);
     expect(find(objects, 'Role', 'sluice')!.metadata.namespace).toBe('data');
-    // The credentials Secret stays in the release namespace: exactly that one Secret may be read there.
+    // The credentials Secret stays in the release namespace: exactly that one Secret may be read there, and
+    // Events about it recorded.
     expect(find(objects, 'Role', 'sluice-credentials')!.rules).toEqual([
       { apiGroups: [''], resources: ['secrets'], resourceNames: ['cloud'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['events'], verbs: ['create'] },
     ]);
     expect(operatorArgs(objects)).toEqual(
       expect.arrayContaining(['--namespace=data', '--credentials-secret=sluice-system/cloud']),
