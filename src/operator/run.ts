@@ -17,6 +17,7 @@ import { Manager } from '../runtime/manager.ts';
 import { OperatorMetrics } from '../runtime/metrics.ts';
 import { DriftPlanner } from '../runtime/drift-planner.ts';
 import { readinessOf } from '../runtime/object-readiness.ts';
+import type { ManagedObject } from '../runtime/managed/types.ts';
 import { withDefaultMargin, type QuotaLimit } from '../cloud/quota.ts';
 import { CloudClients } from './credentials.ts';
 import type { OperatorConfig } from './config.ts';
@@ -96,8 +97,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     },
   });
 
-  const credentialsOf = (resource: Parameters<typeof clouds.credentialsOf>[0]) =>
-    clouds.credentialsOf(resource);
+  const credentialsOf = (resource: ManagedObject) => clouds.credentialsOf(resource);
   metrics.observeSnapshots(() => clouds.snapshotAges());
   metrics.observeObjects(() => readinessOf(manager.objects(), credentialsOf));
   const budget = (quota: QuotaLimit | false) => (quota === false ? false : withDefaultMargin(quota));
