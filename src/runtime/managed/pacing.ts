@@ -1,6 +1,4 @@
-import { objectKey } from '../cache.ts';
 import { DURATION_BOUNDS, formatDuration, parseDurationMs } from '../duration.ts';
-import { ExponentialFailureRateLimiter } from '../rate-limiter.ts';
 import { ANNOTATIONS } from './annotations.ts';
 import { messageOf } from './errors.ts';
 import type { EventRecorder } from './events.ts';
@@ -15,7 +13,7 @@ export const REFERENCE_ARRIVAL_GRACE_MS = 5_000;
 export interface PacingOptions {
   /** Drift-check interval for resources that are in sync (`--sync-interval`). */
   syncIntervalMs: number;
-  /** First wait while the cloud is still moving; doubles up to `maxPollIntervalMs` to spare the quota. */
+  /** First wait while the cloud is still moving; later ones grow with the time waited, up to the max. */
   pollIntervalMs: number;
   maxPollIntervalMs?: number;
   events: EventRecorder;
@@ -24,24 +22,31 @@ export interface PacingOptions {
 
 /** When a resource is looked at again: soon while the cloud moves, after its sync interval once in sync. */
 export class Pacing {
-  /** The growing wait per key while the cloud is still moving: poll interval, doubled, capped. */
-  private readonly polls: ExponentialFailureRateLimiter;
+  /** When the cloud started moving for each key that waits for it (its first wait-for-cloud outcome). */
+  private readonly cloudWaitsSince = new Map<string, number>();
 
-  constructor(private readonly options: PacingOptions) {
-    this.polls = new ExponentialFailureRateLimiter(
-      options.pollIntervalMs,
-      options.maxPollIntervalMs ?? 30_000,
-    );
+  constructor(private readonly options: PacingOptions) {}
+
+  /**
+   * The next look at a resource the cloud is moving for: the poll interval plus the time it has waited so
+   * far, up to the cap — the cloud is asked after 1, 3, 7, 15… poll intervals, then every cap. Its reads
+   * share snapshots, but a service's pipes or endpoints are one list per service and a query endpoint one
+   * GET: a fixed interval would spend a call per poll on each of them for as long as the cloud moves. The
+   * schedule follows time, not reconciles: a wake from a list that saw the object change moves nothing.
+   */
+  waitForCloud(key: string): number {
+    const now = this.options.now().getTime();
+    const since = this.cloudWaitsSince.get(key) ?? now;
+    this.cloudWaitsSince.set(key, since);
+    const { pollIntervalMs, maxPollIntervalMs = 30_000 } = this.options;
+    // A clock stepped back must not shorten the wait below the poll interval.
+    const waited = Math.max(0, now - since);
+    return Math.max(pollIntervalMs, Math.min(maxPollIntervalMs, pollIntervalMs + waited));
   }
 
-  /** The next wait for a resource the cloud is still moving: each one longer, up to the cap. */
-  nextPoll(resource: ManagedObject): number {
-    return this.polls.when(objectKey(resource));
-  }
-
-  /** The cloud stopped moving for `key` (or it is gone): its next wait starts from the poll interval. */
-  forget(key: string): void {
-    this.polls.forget(key);
+  /** The wait for the cloud is over for `key` (in sync, waiting on something else, or gone). */
+  endCloudWait(key: string): void {
+    this.cloudWaitsSince.delete(key);
   }
 
   /**
