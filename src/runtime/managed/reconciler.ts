@@ -198,9 +198,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       return this.reportExternalMissing(resource, id, draft);
     }
     Object.assign(draft.status, observation.status);
-    await this.connections?.sync(resource, external, id, observation, draft);
+    const withheld = await this.connections?.sync(resource, external, id, observation, draft);
     const next = writes
-      ? await this.observeOnly(resource, external, id, observation, writes, draft)
+      ? await this.observeOnly(resource, external, id, observation, writes, draft, withheld)
       : await this.converge(resource, external, id, observation, secrets, draft);
     this.connections?.noteUnknownKeys(resource, draft);
     return next;
@@ -305,10 +305,12 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     observation: Existing<P>,
     writes: WriteRecorder,
     draft: StatusDraft<R>,
+    withheld: string | undefined,
   ): Promise<Outcome> {
     const { failed, reason } = observation;
     if (failed) return this.outcomes.cloudFailed(draft, failed, reason ?? 'CloudFailed');
-    await recordPendingChanges(resource, external, id, observation, writes, draft);
+    const notes = withheld ? [withheld] : [];
+    await recordPendingChanges(resource, external, id, observation, writes, draft, notes);
     return { kind: 'driftCheck' };
   }
 
