@@ -1,3 +1,4 @@
+import { exponentialStep } from '../backoff.ts';
 import { DURATION_BOUNDS, formatDuration, parseDurationMs } from '../duration.ts';
 import { ANNOTATIONS } from './annotations.ts';
 import { messageOf } from './errors.ts';
@@ -13,7 +14,7 @@ export const REFERENCE_ARRIVAL_GRACE_MS = 5_000;
 export interface PacingOptions {
   /** Drift-check interval for resources that are in sync (`--sync-interval`). */
   syncIntervalMs: number;
-  /** First wait while the cloud is still moving; later ones grow with the time waited, up to the max. */
+  /** First wait while the cloud is still moving; each later look of the wait doubles it, up to the max. */
   pollIntervalMs: number;
   maxPollIntervalMs?: number;
   events: EventRecorder;
@@ -22,31 +23,28 @@ export interface PacingOptions {
 
 /** When a resource is looked at again: soon while the cloud moves, after its sync interval once in sync. */
 export class Pacing {
-  /** When the cloud started moving for each key that waits for it (its first wait-for-cloud outcome). */
-  private readonly cloudWaitsSince = new Map<string, number>();
+  /** How many times each key waiting for the cloud has been looked at in its current wait. */
+  private readonly cloudWaitLooks = new Map<string, number>();
 
   constructor(private readonly options: PacingOptions) {}
 
   /**
-   * The next look at a resource the cloud is moving for: the poll interval plus the time it has waited so
-   * far, up to the cap — the cloud is asked after 1, 3, 7, 15… poll intervals, then every cap. Its reads
-   * share snapshots, but a service's pipes or endpoints are one list per service and a query endpoint one
-   * GET: a fixed interval would spend a call per poll on each of them for as long as the cloud moves. The
-   * schedule follows time, not reconciles: a wake from a list that saw the object change moves nothing.
+   * The next look at a resource the cloud is moving for: the poll interval, doubled by each look of the
+   * wait so far, up to the cap (2, 4, 8, 16, 30 s with a 2 s poll interval). Its reads share snapshots, but
+   * a service's pipes or endpoints are one list per service and a query endpoint one GET: a fixed interval
+   * would spend a call per poll on each of them for as long as the cloud moves. A wake between polls (a
+   * list or a referenced object changed) is a look too: it read the cloud, so the next poll moves out.
    */
   waitForCloud(key: string): number {
-    const now = this.options.now().getTime();
-    const since = this.cloudWaitsSince.get(key) ?? now;
-    this.cloudWaitsSince.set(key, since);
+    const looks = this.cloudWaitLooks.get(key) ?? 0;
+    this.cloudWaitLooks.set(key, looks + 1);
     const { pollIntervalMs, maxPollIntervalMs = 30_000 } = this.options;
-    // A clock stepped back must not shorten the wait below the poll interval.
-    const waited = Math.max(0, now - since);
-    return Math.max(pollIntervalMs, Math.min(maxPollIntervalMs, pollIntervalMs + waited));
+    return exponentialStep(pollIntervalMs, maxPollIntervalMs, looks);
   }
 
   /** The wait for the cloud is over for `key` (in sync, waiting on something else, or gone). */
   endCloudWait(key: string): void {
-    this.cloudWaitsSince.delete(key);
+    this.cloudWaitLooks.delete(key);
   }
 
   /**

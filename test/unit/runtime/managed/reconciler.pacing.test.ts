@@ -8,7 +8,7 @@ const SYNC_MS = 600_000;
 const POLL_MS = 1_000;
 const MAX_POLL_MS = 30_000;
 
-/** A reconciler of one widget over the fakes, on a clock the test moves. */
+/** A reconciler of one widget over the fakes, on a clock the test moves (the arrival grace reads it). */
 function setup() {
   const server = new FakeServer();
   const cache = new FakeCache();
@@ -77,15 +77,13 @@ describe('ManagedReconciler pacing', () => {
     expect(delays).toEqual([1_000, 2_000, 4_000, 8_000, 16_000, 30_000, 30_000, 30_000]);
   });
 
-  it('paces a wait by the time waited, not by how often the object was looked at meanwhile', async () => {
+  it('counts a wake between polls as a look of the wait: it read the cloud, so the next poll moves out', async () => {
     const t = setup();
     await t.look(); // the create
-    t.advance(1_500);
-    // Woken between polls (a list showed the object change, a watch event): the wait keeps its schedule.
-    expect(await t.look()).toBe(2_500);
+    t.advance(500);
+    // Woken before its poll was due (a list showed the object change, a referenced object moved).
+    expect(await t.look()).toBe(2_000);
     t.advance(100);
-    expect(await t.look()).toBe(2_600);
-    t.advance(1_400);
     expect(await t.look()).toBe(4_000);
   });
 
@@ -104,24 +102,23 @@ describe('ManagedReconciler pacing', () => {
 
   it('keeps the pace of a wait through a poll that failed or was deferred: neither says the cloud stopped', async () => {
     const t = setup();
-    await t.look(); // the create
-    t.advance(3_000);
+    expect(await t.look()).toBe(1_000); // the create
+    t.advance(1_000);
     const observe = t.cloud.observe.bind(t.cloud);
     t.cloud.observe = async () => {
       throw new ReconcileError('CloudApiError', 'GET /widgets/:id failed: 500 INTERNAL_ERROR');
     };
     await expect(t.look()).rejects.toThrow('500');
-    t.advance(1_000);
     t.cloud.observe = async () => {
       throw deferred();
     };
     // A deferred call sent nothing: it is looked at again when the quota allows, as the quota said.
     expect(await t.look()).toBe(2_500);
-    t.advance(2_500);
     t.cloud.observe = observe;
 
-    // 6.5 s into the wait: polled as a wait that started at the create.
-    expect(await t.look()).toBe(7_500);
+    // Neither counted as a look, nor restarted the wait: the next poll is its second.
+    expect(await t.look()).toBe(2_000);
+    expect(await t.look()).toBe(4_000);
   });
 
   it('waits for another object with the sync interval as safety net, and starts a later cloud wait afresh', async () => {
