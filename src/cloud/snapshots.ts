@@ -41,7 +41,10 @@ export class CloudSnapshots {
   }
 
   get services(): CloudSnapshot<Service> {
-    return (this.servicesSnapshot ??= this.snapshot(() => this.management.listServices({}, LIST)));
+    return (this.servicesSnapshot ??= this.snapshot(
+      () => this.management.listServices({}, LIST),
+      (ids) => this.forgetGoneServices(ids),
+    ));
   }
 
   get alerts(): CloudSnapshot<Alert> {
@@ -86,9 +89,37 @@ export class CloudSnapshots {
     for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
   }
 
-  private snapshot<T extends { id: string }>(list: () => Promise<T[]>): CloudSnapshot<T> {
+  private snapshot<T extends { id: string }>(
+    list: () => Promise<T[]>,
+    alsoOnChange?: (ids: string[]) => void,
+  ): CloudSnapshot<T> {
     const { clock, onChange } = this.options;
-    return new CloudSnapshot<T>({ list, clock, ...(onChange ? { onChange } : {}) });
+    return new CloudSnapshot<T>({
+      list,
+      clock,
+      onChange: (ids) => {
+        alsoOnChange?.(ids);
+        onChange?.(ids);
+      },
+    });
+  }
+
+  /**
+   * A services list no longer shows a service: its pipes and endpoints lists go with it, so a key that
+   * churns through services keeps no snapshot of each one it ever saw. Anything still reading them lists
+   * afresh (and learns the service is gone).
+   */
+  private forgetGoneServices(changedIds: string[]): void {
+    for (const id of changedIds) {
+      if (this.servicesSnapshot?.knows(id)) continue;
+      this.pipesByService.delete(id);
+      this.endpointsByService.delete(id);
+    }
+  }
+
+  /** How many services' pipes or endpoints lists are kept (what pruning bounds). */
+  get perServiceSnapshots(): number {
+    return new Set([...this.pipesByService.keys(), ...this.endpointsByService.keys()]).size;
   }
 
   private get management(): ManagementClient {
