@@ -14,6 +14,8 @@ export interface RequestEvent {
   attempt: number;
   durationMs: number;
   priority: Priority;
+  /** The credentials Secret (`namespace/name`) whose client made the call, when the caller named one. */
+  credentials?: string;
 }
 
 /** A call waited for the quota scheduler before it could start. Emitted for every attempt, also waits of 0. */

@@ -24,6 +24,11 @@ export const MANAGEMENT_QUOTA: QuotaLimit = { requests: 10, windowMs: 10_000, sa
 /** The alerting API's limit: 100 requests per minute per token. */
 export const ALERTING_QUOTA: QuotaLimit = { requests: 100, windowMs: 60_000, safetyMarginMs: 100 };
 
+/** The limit as a scheduler spends it: with the default safety margin unless one is given. */
+export function withDefaultMargin(limit: QuotaLimit): Required<QuotaLimit> {
+  return { safetyMarginMs: Math.min(100, limit.windowMs / 100), ...limit };
+}
+
 /** How a scheduler starts, beyond its limit. */
 export interface QuotaStart {
   /**
@@ -124,7 +129,7 @@ export class QuotaScheduler {
     }
     if (!(limit.windowMs > 0)) throw new RangeError(`quota windowMs must be positive, got ${limit.windowMs}`);
     this.key = key;
-    this.limit = { safetyMarginMs: Math.min(100, limit.windowMs / 100), ...limit };
+    this.limit = withDefaultMargin(limit);
     this.clock = clock;
     const { othersCalledUntil } = start;
     // The server may count up to N requests of the predecessor in a window that ends a window after its last

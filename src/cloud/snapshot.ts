@@ -41,6 +41,11 @@ export class CloudSnapshot<T extends { id: string }> {
     return this.takenAt === undefined ? undefined : this.options.clock.now() - this.takenAt;
   }
 
+  /** Whether the last list (or a write or GET since) showed `id` existing. */
+  knows(id: string): boolean {
+    return this.entries.get(id)?.value !== undefined;
+  }
+
   /**
    * The entry for `id` as known no longer than `maxAgeMs` ago, listing again when it is not. An id a fresh
    * list lacks (or one written since without a whole answer) is decided by `confirm`, one GET: a list and a

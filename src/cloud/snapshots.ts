@@ -16,6 +16,9 @@ export interface CloudSnapshotsOptions {
   onChange?(ids: string[]): void;
 }
 
+/** The kinds of list a key observes by. */
+export type SnapshotList = 'services' | 'pipes' | 'reversePrivateEndpoints' | 'alerts';
+
 /** Lists are shared by many objects and never a user's change: they queue behind those. */
 const LIST = { priority: 'poll' } as const;
 
@@ -38,7 +41,10 @@ export class CloudSnapshots {
   }
 
   get services(): CloudSnapshot<Service> {
-    return (this.servicesSnapshot ??= this.snapshot(() => this.management.listServices({}, LIST)));
+    return (this.servicesSnapshot ??= this.snapshot(
+      () => this.management.listServices({}, LIST),
+      (ids) => this.forgetGoneServices(ids),
+    ));
   }
 
   get alerts(): CloudSnapshot<Alert> {
@@ -57,14 +63,63 @@ export class CloudSnapshots {
     );
   }
 
+  /**
+   * How old each listed snapshot is, by the kind of list. A service's pipes and endpoints count while the
+   * services list still shows the service: nothing reads those of a deleted service again.
+   */
+  ages(): { list: SnapshotList; ageMs: number }[] {
+    const services = this.servicesSnapshot;
+    const live = (serviceId: string) => services?.ageMs() === undefined || services.knows(serviceId);
+    const listed: [SnapshotList, { ageMs(): number | undefined } | undefined][] = [
+      ['services', services],
+      ['alerts', this.alertsSnapshot],
+    ];
+    for (const [id, snapshot] of this.pipesByService) if (live(id)) listed.push(['pipes', snapshot]);
+    for (const [id, snapshot] of this.endpointsByService) {
+      if (live(id)) listed.push(['reversePrivateEndpoints', snapshot]);
+    }
+    return listed.flatMap(([list, snapshot]) => {
+      const ageMs = snapshot?.ageMs();
+      return ageMs === undefined ? [] : [{ list, ageMs }];
+    });
+  }
+
   /** Stops following the clients' writes (the key rotated; its snapshots are dropped with it). */
   close(): void {
     for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
   }
 
-  private snapshot<T extends { id: string }>(list: () => Promise<T[]>): CloudSnapshot<T> {
+  private snapshot<T extends { id: string }>(
+    list: () => Promise<T[]>,
+    alsoOnChange?: (ids: string[]) => void,
+  ): CloudSnapshot<T> {
     const { clock, onChange } = this.options;
-    return new CloudSnapshot<T>({ list, clock, ...(onChange ? { onChange } : {}) });
+    return new CloudSnapshot<T>({
+      list,
+      clock,
+      onChange: (ids) => {
+        alsoOnChange?.(ids);
+        onChange?.(ids);
+      },
+    });
+  }
+
+  /**
+   * A services list no longer shows a service: its pipes and endpoints lists go with it, so a key that
+   * churns through services keeps no snapshot of each one it ever saw. Anything still reading them lists
+   * afresh (and learns the service is gone).
+   */
+  private forgetGoneServices(changedIds: string[]): void {
+    for (const id of changedIds) {
+      if (this.servicesSnapshot?.knows(id)) continue;
+      this.pipesByService.delete(id);
+      this.endpointsByService.delete(id);
+    }
+  }
+
+  /** How many services' pipes or endpoints lists are kept (what pruning bounds). */
+  get perServiceSnapshots(): number {
+    return new Set([...this.pipesByService.keys(), ...this.endpointsByService.keys()]).size;
   }
 
   private get management(): ManagementClient {

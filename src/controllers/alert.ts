@@ -8,6 +8,7 @@ import type { SluiceKind } from './sluice-kind.ts';
 
 export const alertKind: SluiceKind<Alert, AlertBody> = {
   ...alertSchema,
+  driftReads: () => [{ api: 'alerting', list: 'alerts' }],
   connect: (_resource, { cloud, claimedBy }) => new AlertClient(cloud, claimedBy),
 };
 

@@ -4,7 +4,12 @@ import type { Service } from '../cloud/schemas/service.ts';
 import { passwordHashes } from '../cloud/password-hash.ts';
 import { externalIdOf } from '../runtime/managed/annotations.ts';
 import type { SecretUse } from '../runtime/managed/secret-references.ts';
-import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
+import type {
+  ConnectContext,
+  ConnectionDetails,
+  ExternalClient,
+  Observation,
+} from '../runtime/managed/types.ts';
 import type { CloudConnection } from './cloud-connection.ts';
 import { ignoreNotFound } from './cloud-calls.ts';
 import type { SluiceKind } from './sluice-kind.ts';
@@ -25,6 +30,7 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
       renderTemplate(resource.spec.connectionSecret?.template ?? {}, details).values,
   },
   secretReferences: (resource) => passwordSecretUses(resource),
+  driftReads: () => [{ api: 'management', list: 'services' }],
   connect: (resource, context) =>
     new DatabaseServiceClient(context.cloud, ownedPassword(resource, context), context.claimedBy),
 };
@@ -166,10 +172,11 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     }
   }
 
-  async recoverConnectionDetails(_resource: DatabaseService, id: string) {
+  async recoverConnectionDetails(_resource: DatabaseService, id: string): Promise<ConnectionDetails> {
     if (this.password) return { password: this.password.value };
-    const { password } = await this.cloud.management.resetServicePassword(id);
-    return { password };
+    const reset = await this.cloud.management.resetServicePassword(id);
+    // Under managementPolicy Observe the reset is only recorded, not sent: there is no answer, no password.
+    return reset ? { password: reset.password } : {};
   }
 
   private setPassword(id: string, password: string): Promise<void> {

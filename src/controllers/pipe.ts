@@ -18,12 +18,13 @@ import {
   type PipePlan,
 } from './pipe-diff.ts';
 import { endpointStatusOf } from './reverse-private-endpoint-diff.ts';
-import { ServiceGate, ServiceNotRunning, ServiceScopedClient } from './service-reference.ts';
+import { ServiceGate, ServiceNotRunning, ServiceScopedClient, serviceListRead } from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 
 export const pipeKind: SluiceKind<Pipe, PipePlan> = {
   ...pipeSchema,
   secretReferences: (resource) => pipeSecretUses(resource.spec),
+  driftReads: (resource) => [serviceListRead(resource, 'pipes')],
   connect: (_resource, context) => new PipeClient(context),
 };
 

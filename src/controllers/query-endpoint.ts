@@ -8,6 +8,8 @@ import type { SluiceKind } from './sluice-kind.ts';
 
 export const queryEndpointKind: SluiceKind<QueryEndpoint, QueryEndpointBody> = {
   ...queryEndpointSchema,
+  // The API has no list of query endpoints: each drift check is a GET of its own.
+  driftReads: () => [{ api: 'management' }],
   connect: (_resource, context) => new QueryEndpointClient(context),
 };
 

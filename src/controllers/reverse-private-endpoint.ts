@@ -12,11 +12,12 @@ import {
   rpeCreateBody,
   rpeDifferences,
 } from './reverse-private-endpoint-diff.ts';
-import { ServiceScopedClient } from './service-reference.ts';
+import { ServiceScopedClient, serviceListRead } from './service-reference.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 
 export const reversePrivateEndpointKind: SluiceKind<ReversePrivateEndpoint, undefined> = {
   ...reversePrivateEndpointSchema,
+  driftReads: (resource) => [serviceListRead(resource, 'reversePrivateEndpoints')],
   connect: (_resource, context) => new ReversePrivateEndpointClient(context),
 };
 

@@ -2,7 +2,8 @@ import { ApiError } from '../cloud/errors.ts';
 import type { ManagementClient } from '../cloud/management-client.ts';
 import { Waiting } from '../runtime/managed/errors.ts';
 import { onlyReference, type ResolvedReference } from '../runtime/managed/references.ts';
-import type { ConnectContext } from '../runtime/managed/types.ts';
+import type { ServiceScoped } from '../api/service-scoped.ts';
+import type { ConnectContext, DriftRead } from '../runtime/managed/types.ts';
 import type { CloudConnection } from './cloud-connection.ts';
 
 /** A wait on the service, with the state it was found in, so a caller can tell stopped from waking. */
@@ -84,4 +85,19 @@ export abstract class ServiceScopedClient {
   protected get management() {
     return this.context.cloud.management;
   }
+}
+
+/**
+ * The drift read of a service-scoped object observed from its service's list (`pipes`,
+ * `reversePrivateEndpoints`): one list per service, named by the service's cloud id once known, else by
+ * the DatabaseService it names, so every object of the same service shares it.
+ */
+export function serviceListRead(
+  resource: ServiceScoped & { status?: { serviceId?: unknown } },
+  list: string,
+): DriftRead {
+  const serviceId = resource.status?.serviceId ?? resource.spec.serviceId;
+  const service =
+    typeof serviceId === 'string' ? serviceId : `DatabaseService ${resource.spec.serviceRef?.name}`;
+  return { api: 'management', list: `${list} of ${service}` };
 }

@@ -140,6 +140,22 @@ export class CloudClients {
     return deriveDigestKey(secret);
   }
 
+  /** The credentials Secret a resource is reconciled with, or undefined when it may use none. */
+  credentialsOf(resource: ManagedObject): SecretRef | undefined {
+    try {
+      return this.secretRefOf(resource);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** How old every snapshot of every credentials Secret in use is, by Secret and kind of list. */
+  snapshotAges(): { credentials: string; list: string; ageSeconds: number }[] {
+    return [...this.cache].flatMap(([credentials, clients]) =>
+      clients.snapshots.ages().map(({ list, ageMs }) => ({ credentials, list, ageSeconds: ageMs / 1000 })),
+    );
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.cache.values()].map(closeAll));
     this.cache.clear();
@@ -191,9 +207,11 @@ export class CloudClients {
     if (cached) void closeAll(cached);
 
     const { quotas = {}, maxWaitMs, signal } = this.options;
+    const { hooks } = this.options;
     const clientOptions: ClientOptions = {
       dispatcher: this.options.dispatcher,
-      hooks: this.options.hooks,
+      // Every call names the Secret whose budget it spends: metrics count per Secret, never by key value.
+      hooks: { ...hooks, onRequest: (event) => hooks.onRequest?.({ ...event, credentials: cacheKey }) },
       logger: this.options.logger,
       quotaRegistry: this.quotas,
       ...(maxWaitMs === undefined ? {} : { maxWaitMs }),

@@ -15,6 +15,10 @@ import { EventRecorder } from '../runtime/managed/events.ts';
 import { HttpKubeWriter } from '../runtime/managed/kube-writer.ts';
 import { Manager } from '../runtime/manager.ts';
 import { OperatorMetrics } from '../runtime/metrics.ts';
+import { DriftPlanner } from '../runtime/drift-planner.ts';
+import { readinessOf } from '../runtime/object-readiness.ts';
+import type { ManagedObject } from '../runtime/managed/types.ts';
+import { withDefaultMargin, type QuotaLimit } from '../cloud/quota.ts';
 import { CloudClients } from './credentials.ts';
 import type { OperatorConfig } from './config.ts';
 import { KINDS } from '../kinds.ts';
@@ -40,7 +44,9 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
 
   const metrics = new OperatorMetrics({ processMetrics: true });
   const kube = new HttpKubeWriter(kubeConfig);
-  const events = new EventRecorder(kube, log);
+  const events = new EventRecorder(kube, log, undefined, (kind, type, reason) =>
+    metrics.eventRecorded(kind, type, reason),
+  );
   const dispatcher = createCloudAgent();
   // Aborts every cloud call in flight: at once when leadership is lost, after the grace period on stop().
   const work = new AbortController();
@@ -80,12 +86,30 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     onCloudChange: (ids) => manager.onCloudChange(ids),
     logger: log,
     hooks: {
-      onRequest: (e) => metrics.cloud.request(e.api, e.route, e.code, e.durationMs / 1000),
+      onRequest: (e) => {
+        metrics.cloud.request(e.api, e.route, e.code, e.durationMs / 1000);
+        if (e.credentials) metrics.cloud.spent(e.credentials, e.api, e.priority, e.code);
+      },
       onQuotaWait: (e) => {
         metrics.cloud.quotaWaited(e.api, e.waitMs / 1000);
         metrics.cloud.quotaRemaining(e.api, e.remaining);
       },
     },
+  });
+
+  const credentialsOf = (resource: ManagedObject) => clouds.credentialsOf(resource);
+  metrics.observeSnapshots(() => clouds.snapshotAges());
+  metrics.observeObjects(() => readinessOf(manager.objects(), credentialsOf));
+  const budget = (quota: QuotaLimit | false) => (quota === false ? false : withDefaultMargin(quota));
+  const planner = new DriftPlanner({
+    objects: () => manager.objects(),
+    credentialsOf,
+    secretUid: (ref) => manager.secrets.identity(ref.namespace, ref.name)?.uid,
+    budgets: { management: budget(config.managementQuota), alerting: budget(config.alertingQuota) },
+    syncIntervalMs: config.syncInterval,
+    events,
+    metrics: metrics.drift,
+    logger: log.child({ component: 'drift-planner' }),
   });
 
   const healthz = new HealthChecks().add('ping', () => true);
@@ -126,12 +150,16 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
       { controllers: manager.kinds },
       'starting controllers; workers start once every cache has synced',
     );
-    void manager.start();
+    // Planned once the caches are whole: a partial cache would under-count a key's objects.
+    void manager.start().then(() => {
+      if (!stopping) planner.start();
+    });
   };
   const shutdown = async (how: 'stopped' | 'lost-leadership') => {
     stopping ??= (async () => {
       // Someone else may hold the Lease already: no call of ours may reach the cloud any more.
       if (how === 'lost-leadership') work.abort();
+      planner.stop();
       const ended = await shutDownInOrder({
         drain: () => manager.stop(),
         abort: () => work.abort(),

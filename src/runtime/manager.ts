@@ -167,6 +167,13 @@ export class Manager<Cloud> {
     for (const controller of this.controllers.values()) controller.onCloudChange(ids);
   }
 
+  /** Every sluice object the caches hold, with its kind: what the drift planner and gauges count. */
+  *objects(): Generator<{ kind: ManagedKind<ManagedObject, Cloud, unknown>; object: ManagedObject }> {
+    for (const kind of this.options.kinds) {
+      for (const object of this.informers.get(kind.kind)!.cache.list()) yield { kind, object };
+    }
+  }
+
   private allInformers(): SharedInformer<KubeObject>[] {
     return [...this.secretInformers, ...this.informers.values()];
   }

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { DRIFT_APIS, type DriftPlan } from './drift-plan.ts';
 
 /**
  * The operator's Prometheus metrics, named as controller-runtime names them so existing dashboards and
@@ -44,6 +45,35 @@ export interface CloudMetrics {
   request(api: string, route: string, code: number | string, seconds: number): void;
   quotaWaited(api: string, seconds: number): void;
   quotaRemaining(api: string, remaining: number): void;
+  /** One call a credentials Secret's budget paid for (`credentials` is its `namespace/name`). */
+  spent(credentials: string, api: string, priority: string, code: number | string): void;
+}
+
+/** Fed by the drift planner: per credentials Secret (`namespace/name`), what a drift cycle costs. */
+export interface DriftMetrics {
+  planned(credentials: string, plan: DriftPlan): void;
+  /** The Secret has no objects any more: its series go. */
+  forget(credentials: string): void;
+}
+
+/** How old one of a key's snapshots is: `list` is the kind of list (services, pipes, …). */
+export interface SnapshotAge {
+  credentials: string;
+  list: string;
+  ageSeconds: number;
+}
+
+/** One sluice object as the operator's cache holds it, for the readiness gauges. */
+export interface ObjectReadiness {
+  /** The credentials Secret's `namespace/name`; empty when the object has none usable. */
+  credentials: string;
+  kind: string;
+  /** The Ready condition's status, `Unknown` without one. */
+  ready: string;
+  /** The Ready condition's reason, `None` without one. */
+  reason: string;
+  /** Seconds since Ready last changed (since creation without a condition). */
+  sinceSeconds: number;
 }
 
 export interface OperatorMetricsOptions {
@@ -64,8 +94,17 @@ const RECONCILE_RESULTS: readonly ReconcileResult[] = ['success', 'error', 'requ
 export class OperatorMetrics {
   readonly registry = new Registry();
   readonly cloud: CloudMetrics;
+  readonly drift: DriftMetrics;
 
   private readonly inFlightProbes = new Map<string, Set<() => InFlightWork>>();
+  private snapshotProbe: () => Iterable<SnapshotAge> = () => [];
+  private objectsProbe: () => Iterable<ObjectReadiness> = () => [];
+
+  private readonly events = this.counter(
+    'sluice_events_total',
+    'Kubernetes Events the operator recorded, by the kind of object, type and reason',
+    ['kind', 'type', 'reason'],
+  );
 
   private readonly reconcileTotal = this.counter(
     'controller_runtime_reconcile_total',
@@ -172,6 +211,11 @@ export class OperatorMetrics {
       buckets: QUOTA_WAIT_BUCKETS,
       registers: [this.registry],
     });
+    const quotaSpent = this.counter(
+      'sluice_cloud_quota_spent_total',
+      'Cloud API requests per credentials Secret (namespace/name), API, priority and HTTP status: what each key’s request budget was spent on',
+      ['credentials', 'api', 'priority', 'code'],
+    );
     const quotaRemaining = this.gauge(
       'sluice_cloud_quota_remaining',
       'Requests left in the current cloud API quota window',
@@ -184,9 +228,28 @@ export class OperatorMetrics {
       },
       quotaWaited: (api, seconds) => quotaWait.observe({ api }, seconds),
       quotaRemaining: (api, remaining) => quotaRemaining.set({ api }, remaining),
+      spent: (credentials, api, priority, code) =>
+        quotaSpent.inc({ credentials, api, priority, code: String(code) }),
     };
+    this.drift = this.driftMetrics();
+    this.readinessMetrics();
 
     if (options.processMetrics) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Registers how to read every key's snapshot ages at scrape time (one probe: the operator's clients). */
+  observeSnapshots(probe: () => Iterable<SnapshotAge>): void {
+    this.snapshotProbe = probe;
+  }
+
+  /** Registers how to read every sluice object's readiness at scrape time (the operator's caches). */
+  observeObjects(probe: () => Iterable<ObjectReadiness>): void {
+    this.objectsProbe = probe;
+  }
+
+  /** An Event was recorded about an object of `kind`. */
+  eventRecorded(kind: string, type: string, reason: string): void {
+    this.events.inc({ kind, type, reason });
   }
 
   workQueue(name: string): WorkQueueMetrics {
@@ -225,6 +288,89 @@ export class OperatorMetrics {
     };
   }
 
+  private driftMetrics(): DriftMetrics {
+    const calls = this.gauge(
+      'sluice_drift_cycle_calls',
+      'Cloud calls one drift cycle of a credentials Secret’s objects costs, per API (lists once, GETs per object)',
+      ['credentials', 'api'],
+    );
+    const objects = this.gauge(
+      'sluice_drift_cycle_objects',
+      'Objects drift-checked with a credentials Secret',
+      ['credentials'],
+    );
+    const cycle = this.gauge(
+      'sluice_drift_cycle_seconds',
+      'How long one drift cycle takes at the full request quota: the shortest sync interval the quota allows',
+      ['credentials'],
+    );
+    const interval = this.gauge(
+      'sluice_drift_interval_seconds',
+      'The sync interval a credentials Secret’s drift cycle must fit (the shortest of its objects)',
+      ['credentials'],
+    );
+    return {
+      planned: (credentials, plan) => {
+        for (const api of DRIFT_APIS) calls.set({ credentials, api }, plan.calls[api]);
+        objects.set({ credentials }, plan.objects);
+        cycle.set({ credentials }, plan.cycleMs / 1000);
+        interval.set({ credentials }, plan.intervalMs / 1000);
+      },
+      forget: (credentials) => {
+        for (const api of DRIFT_APIS) calls.remove({ credentials, api });
+        for (const gauge of [objects, cycle, interval]) gauge.remove({ credentials });
+      },
+    };
+  }
+
+  /** Gauges computed at scrape time from the probes: no timer, and never a series left behind. */
+  private readinessMetrics(): void {
+    const snapshots = () => this.snapshotProbe();
+    const objects = () => this.objectsProbe();
+    new Gauge({
+      name: 'sluice_snapshot_age_seconds',
+      help: 'Age of the oldest cloud list of each kind a credentials Secret observes from',
+      labelNames: ['credentials', 'list'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        const ages = [...snapshots()].map(({ credentials, list, ageSeconds }) => ({
+          labels: { credentials, list },
+          value: ageSeconds,
+        }));
+        for (const { labels, value } of largestPerLabels(ages)) this.set(labels, value);
+      },
+    });
+    new Gauge({
+      name: 'sluice_objects',
+      help: 'sluice objects by credentials Secret, kind and Ready status and reason',
+      labelNames: ['credentials', 'kind', 'ready', 'reason'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        for (const { credentials, kind, ready, reason } of objects()) {
+          this.inc({ credentials, kind, ready, reason });
+        }
+      },
+    });
+    new Gauge({
+      name: 'sluice_objects_not_ready_oldest_seconds',
+      help: 'How long the longest-waiting object not Ready has been so, by credentials Secret, kind and reason',
+      labelNames: ['credentials', 'kind', 'reason'],
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        const waiting = [...objects()]
+          .filter(({ ready }) => ready !== 'True')
+          .map(({ credentials, kind, reason, sinceSeconds }) => ({
+            labels: { credentials, kind, reason },
+            value: sinceSeconds,
+          }));
+        for (const { labels, value } of largestPerLabels(waiting)) this.set(labels, value);
+      },
+    });
+  }
+
   private counter<L extends string>(name: string, help: string, labelNames: L[]): Counter<L> {
     return new Counter({ name, help, labelNames, registers: [this.registry] });
   }
@@ -232,6 +378,18 @@ export class OperatorMetrics {
   private gauge<L extends string>(name: string, help: string, labelNames: L[]): Gauge<L> {
     return new Gauge({ name, help, labelNames, registers: [this.registry] });
   }
+}
+
+/** The largest value of each label set: the oldest snapshot of a kind, the longest wait of a reason. */
+function largestPerLabels<L extends Record<string, string>>(
+  samples: readonly { labels: L; value: number }[],
+): { labels: L; value: number }[] {
+  const largest = new Map<string, { labels: L; value: number }>();
+  for (const sample of samples) {
+    const key = JSON.stringify(sample.labels);
+    if ((largest.get(key)?.value ?? -Infinity) < sample.value) largest.set(key, sample);
+  }
+  return [...largest.values()];
 }
 
 export const noopWorkQueueMetrics: WorkQueueMetrics = {

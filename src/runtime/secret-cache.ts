@@ -22,4 +22,13 @@ export class SecretCache implements SecretReader {
     }
     return undefined;
   }
+
+  /** A cached Secret's identity (never its data): what an Event about the Secret names. */
+  identity(namespace: string, name: string): { namespace: string; name: string; uid: string } | undefined {
+    for (const informer of this.informers) {
+      const uid = informer.cache.get(`${namespace}/${name}`)?.metadata.uid;
+      if (uid !== undefined) return { namespace, name, uid };
+    }
+    return undefined;
+  }
 }

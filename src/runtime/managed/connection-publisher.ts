@@ -58,6 +58,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
    * reset) when the user asks with the reset annotation, or when sluice knew them and a live read confirms
    * the Secret lost them. An adopted resource's values were never known to sluice: resetting them unasked
    * would break every client using them, so they stay unknown (`status.unknownConnectionKeys`) until asked.
+   * Returns what an object sluice only observes was asked for and did not do, for its status to say.
    */
   async sync(
     resource: R,
@@ -65,7 +66,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
     id: string,
     observation: Extract<Observation<unknown>, { exists: true }>,
     draft: StatusDraft<R>,
-  ): Promise<void> {
+  ): Promise<string | undefined> {
     const { connectionSecret, events, writer } = this.options;
     let current = this.current(resource);
     const values = { ...observation.connectionDetails };
@@ -80,8 +81,12 @@ export class ConnectionPublisher<R extends ManagedObject> {
       current = live && { data: live };
       missing = lacking(current);
     }
-    // A password reset is a write to the cloud: an object sluice only observes never asks for one.
-    const recover = isObserveOnly(resource) ? undefined : external.recoverConnectionDetails?.bind(external);
+    // A password reset is a write to the cloud: an object sluice only observes never sends one. An asked
+    // reset runs against its clients that record writes, so status lists the call Full would send; it
+    // answers nothing, and nothing is stored or recorded as done.
+    const observeOnly = isObserveOnly(resource);
+    const withheld = observeOnly ? await this.withheldReset(resource, external, id, resetAsked) : undefined;
+    const recover = observeOnly ? undefined : external.recoverConnectionDetails?.bind(external);
     if (recover && (resetAsked !== undefined || (missing.length > 0 && !adopted))) {
       Object.assign(values, await recover(resource, id));
       const [reason, message] =
@@ -102,6 +107,19 @@ export class ConnectionPublisher<R extends ManagedObject> {
     const unknown = lacking(current);
     if (unknown.length > 0) draft.status.unknownConnectionKeys = unknown;
     else delete draft.status.unknownConnectionKeys;
+    return withheld;
+  }
+
+  /** Under Observe: the reset asked for is only recorded (see `sync`); what status says of it. */
+  private async withheldReset(
+    resource: R,
+    external: ExternalClient<R, unknown>,
+    id: string,
+    resetAsked: string | undefined,
+  ): Promise<string | undefined> {
+    if (resetAsked === undefined || !external.recoverConnectionDetails) return undefined;
+    await external.recoverConnectionDetails(resource, id);
+    return `${ANNOTATIONS.resetPassword} asks for a password reset, which managementPolicy Observe never makes`;
   }
 
   /** A Ready resource whose secret values are unknown says so in Ready, and how to get them. */

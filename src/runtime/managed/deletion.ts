@@ -1,11 +1,10 @@
-import type { Requeue } from '../workers.ts';
 import { createIntentOf, FINALIZER } from './annotations.ts';
 import type { ObjectClaims } from './claims.ts';
 import { Waiting } from './errors.ts';
 import type { EventRecorder } from './events.ts';
 import type { KubeWriter } from './kube-writer.ts';
 import { isObserveOnly } from './observe-only.ts';
-import type { Outcomes } from './outcomes.ts';
+import type { Outcome, Outcomes } from './outcomes.ts';
 import { resolveReferencesForDelete, type ObjectLookup, type ResolvedReferences } from './references.ts';
 import type { StatusDraft } from './status-draft.ts';
 import type { ExternalClient, ManagedKind, ManagedObject } from './types.ts';
@@ -30,9 +29,9 @@ export interface DeletionOptions<R extends ManagedObject, P> {
 export class Deletion<R extends ManagedObject, P> {
   constructor(private readonly options: DeletionOptions<R, P>) {}
 
-  async finalize(resource: R, draft: StatusDraft<R>): Promise<Requeue | void> {
+  async finalize(resource: R, draft: StatusDraft<R>): Promise<Outcome> {
     const { kind, events } = this.options;
-    if (!resource.metadata.finalizers?.includes(FINALIZER)) return;
+    if (!resource.metadata.finalizers?.includes(FINALIZER)) return { kind: 'idle' };
     const policy = resource.spec.deletionPolicy ?? kind.defaultDeletionPolicy;
     let id = resource.status?.id;
     const holder = id === undefined ? undefined : this.options.claims.otherHolderOf(resource, id);
@@ -52,7 +51,7 @@ export class Deletion<R extends ManagedObject, P> {
       if (dependants.length > 0) {
         // Deleting the cloud resource first would break them (or the cloud refuses): they go first.
         const message = `waiting for ${dependants.join(', ')} to be deleted first`;
-        return this.options.outcomes.wait(draft, new Waiting('WaitingForDependants', message), true);
+        return this.options.outcomes.waitForObject(draft, new Waiting('WaitingForDependants', message));
       }
       const references = resolveReferencesForDelete(resource, kind.references ?? [], this.options.lookup);
       const owner = this.options.claims.exclusiveOwner(resource, references);
@@ -72,7 +71,7 @@ export class Deletion<R extends ManagedObject, P> {
       id ??= await external.findCreated(resource, createIntentOf(resource));
       if (id && (await external.delete(resource, id)) === 'pending') {
         draft.setCondition({ type: 'Ready', status: 'False', reason: 'Deleting', message: `deleting ${id}` });
-        return this.options.outcomes.pollAgain(draft);
+        return { kind: 'waitForCloud' };
       }
       if (id) events.record(resource, 'Normal', 'Deleted', `deleted ${kind.kind} ${id}`);
     } else if (id) {
@@ -86,9 +85,10 @@ export class Deletion<R extends ManagedObject, P> {
     return this.removeFinalizer(resource, draft);
   }
 
-  private async removeFinalizer(resource: R, draft: StatusDraft<R>): Promise<void> {
+  private async removeFinalizer(resource: R, draft: StatusDraft<R>): Promise<Outcome> {
     const finalizers = (resource.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
     await this.options.writer.setFinalizers(this.options.kind, resource, finalizers);
     draft.discard();
+    return { kind: 'idle' };
   }
 }

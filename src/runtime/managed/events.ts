@@ -1,7 +1,6 @@
 import type { Logger } from 'pino';
 import { messageOf } from './errors.ts';
-import type { EventWriter } from './kube-writer.ts';
-import type { ManagedObject } from './types.ts';
+import type { EventSubject, EventWriter } from './kube-writer.ts';
 
 /** How long an identical Event (same object, reason and message) is not repeated, so error loops don't spam. */
 const REPEAT_AFTER_MS = 10 * 60_000;
@@ -18,15 +17,18 @@ export class EventRecorder {
     private readonly writer: EventWriter,
     private readonly logger: Logger,
     private readonly now: () => Date = () => new Date(),
+    /** Told of every Event sent (not of repeats held back): the operator counts them. */
+    private readonly onRecorded?: (kind: string, type: 'Normal' | 'Warning', reason: string) => void,
   ) {}
 
-  record(regarding: ManagedObject, type: 'Normal' | 'Warning', reason: string, message: string): void {
+  record(regarding: EventSubject, type: 'Normal' | 'Warning', reason: string, message: string): void {
     const key = `${regarding.metadata.uid}\u0000${reason}\u0000${message}`;
     const at = this.now();
     const last = this.lastSent.get(key);
     if (last !== undefined && at.getTime() - last < REPEAT_AFTER_MS) return;
     if (this.lastSent.size >= MAX_REMEMBERED) this.lastSent.clear();
     this.lastSent.set(key, at.getTime());
+    this.onRecorded?.(regarding.kind ?? '', type, reason);
     this.writer
       .createEvent(regarding, type, reason, message, at)
       .catch((error: unknown) =>

@@ -66,10 +66,15 @@ export interface KubeWriter {
   ): Promise<void>;
 }
 
+/** What an Event is about: a sluice object, or another object the operator reports on (a credentials Secret). */
+export type EventSubject = Pick<ManagedObject, 'apiVersion' | 'kind'> & {
+  metadata: Pick<ManagedObject['metadata'], 'name' | 'namespace' | 'uid' | 'resourceVersion'>;
+};
+
 /** The one write the Event recorder makes. */
 export interface EventWriter {
   createEvent(
-    regarding: ManagedObject,
+    regarding: EventSubject,
     type: 'Normal' | 'Warning',
     reason: string,
     message: string,
@@ -221,7 +226,7 @@ export class HttpKubeWriter implements KubeWriter, EventWriter {
   }
 
   async createEvent(
-    regarding: ManagedObject,
+    regarding: EventSubject,
     type: 'Normal' | 'Warning',
     reason: string,
     message: string,

@@ -1,6 +1,7 @@
+import { failureOf } from '../failure.ts';
 import type { RecordedWrite, WriteRecorder } from '../recorded-writes.ts';
 import { ANNOTATIONS } from './annotations.ts';
-import { Waiting } from './errors.ts';
+import { ReconcileError, Waiting } from './errors.ts';
 import type { StatusDraft } from './status-draft.ts';
 import type { ExternalClient, ManagedObject, Observation } from './types.ts';
 
@@ -45,22 +46,27 @@ export function describePendingChange(change: PendingChange): string {
   return `${change.method} ${change.path}${fields}`;
 }
 
-/** Status and Ready of an observed object: what the cloud differs in and the calls Full would send. */
+/**
+ * Status and Ready of an observed object: what the cloud differs in, the calls Full would send, and
+ * `notes`: what Full would do beyond them (fail on a change no call can make, act on an annotation).
+ */
 export function reportObserved<R extends ManagedObject>(
   draft: StatusDraft<R>,
   differences: readonly string[],
   writes: readonly RecordedWrite[],
   waitingFor: string | undefined,
+  notes: readonly string[] = [],
 ): void {
   const changes = writes.map(pendingChangeOf);
   if (changes.length > 0) draft.status.pendingChanges = changes.slice(0, MAX_LISTED);
   else delete draft.status.pendingChanges;
-  if (differences.length > 0 || changes.length > 0) {
+  if (differences.length > 0 || changes.length > 0 || notes.length > 0) {
     const more = changes.length > MAX_LISTED ? `; and ${changes.length - MAX_LISTED} more` : '';
     const calls = changes.slice(0, MAX_LISTED).map(describePendingChange).join('; ');
     const message =
       `observed only: the cloud differs in ${differences.join(', ') || 'nothing sluice compares'}; ` +
-      `managementPolicy Full would send ${calls || 'no call'}${more}`;
+      `managementPolicy Full would send ${calls || 'no call'}${more}` +
+      notes.map((note) => `; ${note}`).join('');
     draft.setCondition({ type: 'Ready', status: 'False', reason: OBSERVE_ONLY, message });
     return;
   }
@@ -73,7 +79,8 @@ export function reportObserved<R extends ManagedObject>(
 
 /**
  * Observe: the kind's own `update` runs against clients that record its writes, so the calls status lists
- * are by construction those Full sends. Secret digests stay as they were: nothing was sent.
+ * are by construction those Full sends. Secret digests stay as they were: nothing was sent. `notes`: what
+ * else the object asks for that Observe does not do (a password reset).
  */
 export async function recordPendingChanges<R extends ManagedObject, Plan>(
   resource: R,
@@ -82,12 +89,32 @@ export async function recordPendingChanges<R extends ManagedObject, Plan>(
   observation: Extract<Observation<Plan>, { exists: true }>,
   writes: WriteRecorder,
   draft: StatusDraft<R>,
+  notes: readonly string[] = [],
 ): Promise<void> {
   draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
   draft.removeCondition('Drifted');
-  if (observation.differences.length > 0) await external.update(resource, id, observation);
+  const refused =
+    observation.differences.length > 0
+      ? await refusalOf(() => external.update(resource, id, observation))
+      : undefined;
   const waitingFor = observation.available ? undefined : (observation.waitingFor ?? 'waiting for the cloud');
-  reportObserved(draft, observation.differences, writes.writes, waitingFor);
+  const all = refused ? [...notes, `it would fail: ${refused}`] : notes;
+  reportObserved(draft, observation.differences, writes.writes, waitingFor, all);
+}
+
+/**
+ * Runs an update under Observe; the message of a change the kind refuses to make (no call can make it in
+ * place), which Full would fail on every time: under Observe that is what status shows, not a failure.
+ * Anything else (a read that failed) still fails the reconcile.
+ */
+async function refusalOf(update: () => Promise<void>): Promise<string | undefined> {
+  try {
+    await update();
+    return undefined;
+  } catch (error) {
+    if (error instanceof ReconcileError && failureOf(error)?.kind === 'terminal') return error.message;
+    throw error;
+  }
 }
 
 /** An Observe object with no cloud id would need a create, which Observe never sends. */

@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { objectKey } from '../cache.ts';
 import type { Requeue } from '../workers.ts';
 import { ANNOTATIONS } from './annotations.ts';
 import { deferralOf, messageOf, ReconcileError, reasonOf, retryFloorOf, Waiting } from './errors.ts';
@@ -18,43 +19,91 @@ export interface OutcomesOptions {
 }
 
 /**
- * How a reconcile ends, written where a reader sees it: what goes into status and Events, and when the
- * resource is looked at again — a wait for the cloud (a growing poll interval), a wait for another object
- * (woken by its change), a drift check after the sync interval, or a failure for the workers' backoff.
+ * How a reconcile ends, as far as when the resource is looked at again. `Outcomes.next` alone turns one
+ * into a requeue, so the whole pacing of a resource reads from this type.
+ */
+export type Outcome =
+  /** In sync, or its drift reported: looked at again after its sync interval. */
+  | { kind: 'driftCheck' }
+  /** The cloud is moving (creating, updating, deleting, failed, a service waking): polled ever less often. */
+  | { kind: 'waitForCloud' }
+  /** Waits for another object or the user, whose change wakes it: the sync interval is only a safety net. */
+  | { kind: 'waitForObject' }
+  /** Again after `afterMs`: a call the quota deferred (nothing was sent), or a reference on its way. */
+  | { kind: 'lookAgain'; afterMs: number }
+  /** The cloud object is gone and is made anew: after the workers' backoff, counted as no failure. */
+  | { kind: 'recreate' }
+  /** Failed, and recorded as such: the workers' backoff, with the error's floor under it. */
+  | { kind: 'retry'; error: unknown }
+  /** Nothing to look at until the resource changes (paused, or its finalizer released). */
+  | { kind: 'idle' };
+
+/**
+ * How a reconcile ends, written where a reader sees it: what goes into status and Events, and the
+ * `Outcome` that says when the resource is looked at again.
  */
 export class Outcomes<R extends ManagedObject> {
   constructor(private readonly options: OutcomesOptions) {}
 
-  /** In sync: the next look is the drift check after the resource's sync interval. */
-  driftCheckLater(resource: R): Requeue {
-    return { requeueAfterMs: this.options.pacing.syncInterval(resource) };
-  }
-
-  /** The cloud is still moving: look again after the next, longer poll interval. */
-  pollAgain(draft: StatusDraft<R>): Requeue {
-    draft.waiting = true;
-    return { requeueAfterMs: this.options.pacing.nextPoll(draft.resource) };
-  }
-
   /**
-   * Reports a wait in Ready (the reconcile itself worked). Waiting on the cloud polls with the growing
-   * interval; waiting on another object (`eventDriven`) is woken by that object's change, so it only
-   * requeues after the sync interval as a safety net and leaves the poll interval where it was.
+   * The one place an outcome becomes a requeue. A wait for the cloud is paced by how long it has lasted.
+   * A failure or a deferred call says nothing of the cloud (a poll that failed, or was not sent): the wait
+   * keeps its pace, and a failure is thrown for the workers' backoff. Any other outcome ends the wait, so
+   * the next one starts again from the poll interval.
    */
-  wait(draft: StatusDraft<R>, waiting: Waiting, eventDriven = false): Requeue {
+  next(resource: R, outcome: Outcome): Requeue | void {
+    const { pacing } = this.options;
+    const key = objectKey(resource);
+    switch (outcome.kind) {
+      case 'waitForCloud':
+        return { requeueAfterMs: pacing.waitForCloud(key) };
+      case 'retry':
+        throw withRetryFloor(outcome.error);
+      case 'lookAgain':
+        return { requeueAfterMs: outcome.afterMs };
+    }
+    pacing.endCloudWait(key);
+    switch (outcome.kind) {
+      case 'driftCheck':
+      case 'waitForObject':
+        return { requeueAfterMs: pacing.syncInterval(resource) };
+      case 'recreate':
+        return { requeue: true };
+      case 'idle':
+        return;
+    }
+  }
+
+  /** The resource is gone from the cache: nothing of its pacing is kept. */
+  forget(key: string): void {
+    this.options.pacing.endCloudWait(key);
+  }
+
+  /** Reports a wait for the cloud in Ready (the reconcile itself worked). */
+  waitForCloud(draft: StatusDraft<R>, waiting: Waiting): Outcome {
+    this.reportWait(draft, waiting);
+    return { kind: 'waitForCloud' };
+  }
+
+  /** Reports a wait for another object (or the user) in Ready: that object's change wakes this one. */
+  waitForObject(draft: StatusDraft<R>, waiting: Waiting): Outcome {
+    this.reportWait(draft, waiting);
+    return { kind: 'waitForObject' };
+  }
+
+  private reportWait(draft: StatusDraft<R>, waiting: Waiting): void {
     draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
     draft.setCondition({ type: 'Ready', status: 'False', reason: waiting.reason, message: waiting.message });
-    return eventDriven ? this.driftCheckLater(draft.resource) : this.pollAgain(draft);
   }
 
   /** The cloud says the resource failed: not Ready, and one Warning when it happens, not per poll. */
-  cloudFailed(draft: StatusDraft<R>, failure: string, reason: string): Requeue {
+  cloudFailed(draft: StatusDraft<R>, failure: string, reason: string): Outcome {
     const resource = draft.resource;
     const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
     if (ready?.reason !== reason) this.options.events.record(resource, 'Warning', reason, failure);
     draft.removeCondition('Drifted');
     draft.setCondition({ type: 'Ready', status: 'False', reason, message: failure });
-    return this.pollAgain(draft);
+    return { kind: 'waitForCloud' };
   }
 
   /**
@@ -62,7 +111,7 @@ export class Outcomes<R extends ManagedObject> {
    * one would lose it there and create a second one. Nothing is done in the cloud until the user chooses;
    * deleting still works, from the kept id.
    */
-  referenceReplaced(draft: StatusDraft<R>, replaced: ReplacedReference): Requeue {
+  referenceReplaced(draft: StatusDraft<R>, replaced: ReplacedReference): Outcome {
     const { kind } = this.options.kind;
     const resource = draft.resource;
     const { what, statusField, kept, now } = replaced;
@@ -75,33 +124,33 @@ export class Outcomes<R extends ManagedObject> {
     if (ready?.reason !== 'ReferenceReplaced') {
       this.options.events.record(resource, 'Warning', 'ReferenceReplaced', message);
     }
-    return this.wait(draft, new Waiting('ReferenceReplaced', message), true);
+    return this.waitForObject(draft, new Waiting('ReferenceReplaced', message));
   }
 
   /**
-   * A reconcile that threw: a wait is recorded as one; a call the quota deferred is requeued quietly;
-   * anything else is recorded in status and an Event and handed to the workers' backoff (rethrown).
-   * `flush` writes the draft.
+   * A reconcile that threw: a wait is recorded as a wait for the cloud; a call the quota deferred is looked
+   * at again quietly; anything else is recorded in status and an Event, for a retry. `flush` writes the
+   * draft.
    */
   async failed(
     key: string,
     draft: StatusDraft<R>,
     error: unknown,
     flush: (draft: StatusDraft<R>) => Promise<void>,
-  ): Promise<Requeue> {
+  ): Promise<Outcome> {
     const { signal, logger, events } = this.options;
     // Another process may lead by now: an aborted reconcile records nothing, its successor looks again.
     if (signal?.aborted) throw error;
     if (error instanceof Waiting) {
       // Not a failure, but still the truth to record: the try's status write was skipped by the throw.
-      const next = this.wait(draft, error);
+      const outcome = this.waitForCloud(draft, error);
       await flush(draft);
-      return next;
+      return outcome;
     }
     const deferMs = deferralOf(error);
     if (deferMs !== undefined) {
       logger.debug({ key, requeueAfterMs: deferMs }, 'cloud call deferred; requeued');
-      return { requeueAfterMs: deferMs };
+      return { kind: 'lookAgain', afterMs: deferMs };
     }
     const [reason, message] = [reasonOf(error), messageOf(error)];
     draft.recordFailure(reason, message);
@@ -111,9 +160,13 @@ export class Outcomes<R extends ManagedObject> {
     events.record(draft.resource, 'Warning', reason, message);
     const { requestId } = error as { requestId?: unknown };
     logger.info({ key, reason, err: message, requestId }, 'reconcile failed');
-    // The workers read `retryAfterMs` as a floor under the backoff; the cloud's own error stays the cause.
-    const floor = retryFloorOf(error);
-    if (floor === undefined || error instanceof ReconcileError) throw error;
-    throw new ReconcileError(reason, message, floor, { cause: error });
+    return { kind: 'retry', error };
   }
+}
+
+/** The workers read `retryAfterMs` as a floor under the backoff; the cloud's own error stays the cause. */
+function withRetryFloor(error: unknown): unknown {
+  const floor = retryFloorOf(error);
+  if (floor === undefined || error instanceof ReconcileError) return error;
+  return new ReconcileError(reasonOf(error), messageOf(error), floor, { cause: error });
 }

@@ -1,6 +1,5 @@
-import { objectKey } from '../cache.ts';
+import { exponentialStep } from '../backoff.ts';
 import { DURATION_BOUNDS, formatDuration, parseDurationMs } from '../duration.ts';
-import { ExponentialFailureRateLimiter } from '../rate-limiter.ts';
 import { ANNOTATIONS } from './annotations.ts';
 import { messageOf } from './errors.ts';
 import type { EventRecorder } from './events.ts';
@@ -15,7 +14,7 @@ export const REFERENCE_ARRIVAL_GRACE_MS = 5_000;
 export interface PacingOptions {
   /** Drift-check interval for resources that are in sync (`--sync-interval`). */
   syncIntervalMs: number;
-  /** First wait while the cloud is still moving; doubles up to `maxPollIntervalMs` to spare the quota. */
+  /** First wait while the cloud is still moving; each later look of the wait doubles it, up to the max. */
   pollIntervalMs: number;
   maxPollIntervalMs?: number;
   events: EventRecorder;
@@ -24,24 +23,28 @@ export interface PacingOptions {
 
 /** When a resource is looked at again: soon while the cloud moves, after its sync interval once in sync. */
 export class Pacing {
-  /** The growing wait per key while the cloud is still moving: poll interval, doubled, capped. */
-  private readonly polls: ExponentialFailureRateLimiter;
+  /** How many times each key waiting for the cloud has been looked at in its current wait. */
+  private readonly cloudWaitLooks = new Map<string, number>();
 
-  constructor(private readonly options: PacingOptions) {
-    this.polls = new ExponentialFailureRateLimiter(
-      options.pollIntervalMs,
-      options.maxPollIntervalMs ?? 30_000,
-    );
+  constructor(private readonly options: PacingOptions) {}
+
+  /**
+   * The next look at a resource the cloud is moving for: the poll interval, doubled by each look of the
+   * wait so far, up to the cap (2, 4, 8, 16, 30 s with a 2 s poll interval). Its reads share snapshots, but
+   * a service's pipes or endpoints are one list per service and a query endpoint one GET: a fixed interval
+   * would spend a call per poll on each of them for as long as the cloud moves. A wake between polls (a
+   * list or a referenced object changed) is a look too: it read the cloud, so the next poll moves out.
+   */
+  waitForCloud(key: string): number {
+    const looks = this.cloudWaitLooks.get(key) ?? 0;
+    this.cloudWaitLooks.set(key, looks + 1);
+    const { pollIntervalMs, maxPollIntervalMs = 30_000 } = this.options;
+    return exponentialStep(pollIntervalMs, maxPollIntervalMs, looks);
   }
 
-  /** The next wait for a resource the cloud is still moving: each one longer, up to the cap. */
-  nextPoll(resource: ManagedObject): number {
-    return this.polls.when(objectKey(resource));
-  }
-
-  /** The cloud stopped moving for `key` (or it is gone): its next wait starts from the poll interval. */
-  forget(key: string): void {
-    this.polls.forget(key);
+  /** The wait for the cloud is over for `key` (in sync, waiting on something else, or gone). */
+  endCloudWait(key: string): void {
+    this.cloudWaitLooks.delete(key);
   }
 
   /**

@@ -1,8 +1,7 @@
-import type { Requeue } from '../workers.ts';
 import { externalIdOf } from './annotations.ts';
 import type { ObjectClaims } from './claims.ts';
 import { Waiting } from './errors.ts';
-import type { Outcomes } from './outcomes.ts';
+import type { Outcome, Outcomes } from './outcomes.ts';
 import type { Pacing } from './pacing.ts';
 import {
   keptReferenceIds,
@@ -42,7 +41,7 @@ export interface Cleared {
 export class Preconditions<R extends ManagedObject> {
   constructor(private readonly options: PreconditionsOptions<R>) {}
 
-  check(resource: R, draft: StatusDraft<R>): Cleared | { outcome: Requeue } {
+  check(resource: R, draft: StatusDraft<R>): Cleared | { outcome: Outcome } {
     const { kind, lookup, claims, pacing, outcomes } = this.options;
     const resolution = resolveReferences(resource, kind.references ?? [], lookup);
     if ('waitingFor' in resolution) {
@@ -52,10 +51,10 @@ export class Preconditions<R extends ManagedObject> {
         // referenced may be on its way. Say nothing yet (a status written now would be rewritten a moment
         // later); its arrival wakes this object through the dependency index, else the grace runs out.
         draft.discard();
-        return { outcome: { requeueAfterMs: graceMs } };
+        return { outcome: { kind: 'lookAgain', afterMs: graceMs } };
       }
       const waiting = new Waiting('WaitingForReference', resolution.waitingFor);
-      return { outcome: outcomes.wait(draft, waiting, true) };
+      return { outcome: outcomes.waitForObject(draft, waiting) };
     }
     const replaced = resource.status?.id
       ? replacedReference(resource, kind.references ?? [], resolution.resolved)
@@ -65,7 +64,7 @@ export class Preconditions<R extends ManagedObject> {
     const owner = claims.exclusiveOwner(resource, resolution.resolved);
     if (owner) {
       const message = `${kind.kind} ${owner} already manages this for the same ${kind.exclusiveOn}`;
-      return { outcome: outcomes.wait(draft, new Waiting('Conflict', message), true) };
+      return { outcome: outcomes.waitForObject(draft, new Waiting('Conflict', message)) };
     }
     const recorded = resource.status?.id;
     const id = recorded ?? externalIdOf(resource);
@@ -74,7 +73,7 @@ export class Preconditions<R extends ManagedObject> {
       // Never two objects on one cloud id: no write, no password reset, no delete for this one.
       delete draft.status.id;
       const message = `${kind.kind} ${holder} already manages ${id}; this object changes nothing in the cloud`;
-      return { outcome: outcomes.wait(draft, new Waiting(ALREADY_MANAGED, message), true) };
+      return { outcome: outcomes.waitForObject(draft, new Waiting(ALREADY_MANAGED, message)) };
     }
     return { references: resolution.resolved, id, adopting: !recorded && id !== undefined };
   }

@@ -31,7 +31,7 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
   dependantsOf?(resource: R): string[];
   /** Drift-check interval for resources that are in sync (`--sync-interval`). */
   syncIntervalMs: number;
-  /** First wait while the cloud is still moving; doubles up to `maxPollIntervalMs` to spare the quota. */
+  /** First wait while the cloud is still moving; each later look of the wait doubles it, up to the max. */
   pollIntervalMs: number;
   maxPollIntervalMs?: number;
   /** Aborted when this process must stop acting (leadership lost, shutdown deadline passed). */

@@ -11,7 +11,7 @@ import { ConnectionPublisher } from './connection-publisher.ts';
 import { deferralOf, ReconcileError } from './errors.ts';
 import { Deletion } from './deletion.ts';
 import { isObserveOnly, nothingToObserve, recordPendingChanges } from './observe-only.ts';
-import { Outcomes } from './outcomes.ts';
+import { Outcomes, type Outcome } from './outcomes.ts';
 import { Pacing } from './pacing.ts';
 import { Preconditions } from './preconditions.ts';
 import { type ObjectLookup, type ResolvedReferences } from './references.ts';
@@ -117,24 +117,24 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   readonly reconcile = async (key: string): Promise<Requeue | void> => {
     const cached = this.options.cache.get(key);
     if (!cached) {
-      this.pacing.forget(key);
+      this.outcomes.forget(key);
       this.foundNothing.delete(key);
       this.onCacheChange(key);
       return;
     }
     this.claims.observe(key, cached);
     const draft = this.statuses.draft(cached);
+    let outcome: Outcome;
     try {
-      const next = await this.reconcileObject(cached, draft);
+      outcome = await this.reconcileObject(cached, draft);
       if (!draft.discarded) await this.flush(draft);
-      if (!next?.requeueAfterMs || !draft.waiting) this.pacing.forget(key);
-      return next;
     } catch (error) {
-      return this.outcomes.failed(key, draft, error, (d) => this.flush(d));
+      outcome = await this.outcomes.failed(key, draft, error, (d) => this.flush(d));
     }
+    return this.outcomes.next(draft.resource, outcome);
   };
 
-  private async reconcileObject(resource: R, draft: StatusDraft<R>): Promise<Requeue | void> {
+  private async reconcileObject(resource: R, draft: StatusDraft<R>): Promise<Outcome> {
     const { kind, events } = this.options;
     const annotations = resource.metadata.annotations ?? {};
     if (annotations[ANNOTATIONS.paused] === 'true') {
@@ -142,7 +142,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       draft.keepObservedGeneration();
       const message = `reconciling is paused by the ${ANNOTATIONS.paused} annotation`;
       draft.setCondition({ type: 'Synced', status: 'False', reason: 'ReconcilePaused', message });
-      return;
+      return { kind: 'idle' };
     }
     if (resource.metadata.deletionTimestamp) return this.deletion.finalize(resource, draft);
     const requestedAt = annotations[ANNOTATIONS.reconcileRequestedAt];
@@ -155,7 +155,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     if ('outcome' in cleared) return cleared.outcome;
     const { references, adopting } = cleared;
     let id = cleared.id;
-    if (!id && writes) return this.outcomes.wait(draft, nothingToObserve(kind.kind), true);
+    if (!id && writes) return this.outcomes.waitForObject(draft, nothingToObserve(kind.kind));
     const secrets = this.referencedSecrets.resolve(resource, draft.status);
     const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
@@ -198,9 +198,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       return this.reportExternalMissing(resource, id, draft);
     }
     Object.assign(draft.status, observation.status);
-    await this.connections?.sync(resource, external, id, observation, draft);
+    const withheld = await this.connections?.sync(resource, external, id, observation, draft);
     const next = writes
-      ? await this.observeOnly(resource, external, id, observation, writes, draft)
+      ? await this.observeOnly(resource, external, id, observation, writes, draft, withheld)
       : await this.converge(resource, external, id, observation, secrets, draft);
     this.connections?.noteUnknownKeys(resource, draft);
     return next;
@@ -211,7 +211,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     external: ExternalClient<R, P>,
     secrets: ResolvedSecrets,
     draft: StatusDraft<R>,
-  ): Promise<Requeue> {
+  ): Promise<Outcome> {
     const { kind, events } = this.options;
     await external.ensureCreatable?.(resource);
     // A password that could not be stored would be lost: refuse someone else's Secret before creating.
@@ -246,7 +246,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       details && this.connections?.publish(resource, details, existing),
     ]);
     events.record(resource, 'Normal', 'Created', `created ${kind.kind} ${creation.externalId}`);
-    return this.outcomes.pollAgain(draft);
+    return { kind: 'waitForCloud' };
   }
 
   private async converge(
@@ -256,7 +256,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     observation: Existing<P>,
     secrets: ResolvedSecrets,
     draft: StatusDraft<R>,
-  ): Promise<Requeue> {
+  ): Promise<Outcome> {
     if (observation.failed) {
       return this.outcomes.cloudFailed(draft, observation.failed, observation.reason ?? 'CloudFailed');
     }
@@ -266,7 +266,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       const message = `differs from the cloud in: ${listed}`;
       draft.setCondition({ type: 'Drifted', status: 'True', reason: 'DriftDetected', message });
       draft.setCondition({ type: 'Ready', status: 'False', reason: 'Drifted', message });
-      return this.outcomes.driftCheckLater(resource);
+      return { kind: 'driftCheck' };
     }
     if (listed) {
       draft.changingCloud = true;
@@ -279,7 +279,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         reason: 'Updating',
         message: `applying ${listed}`,
       });
-      return this.outcomes.pollAgain(draft);
+      return { kind: 'waitForCloud' };
     }
     draft.removeCondition('Drifted');
     this.referencedSecrets.record(draft, secrets);
@@ -291,10 +291,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         reason: observation.reason ?? 'Unavailable',
         message,
       });
-      return this.outcomes.pollAgain(draft);
+      return { kind: 'waitForCloud' };
     }
     draft.setCondition({ type: 'Ready', status: 'True', reason: 'Available' });
-    return this.outcomes.driftCheckLater(resource);
+    return { kind: 'driftCheck' };
   }
 
   /** Observe: what Full would send, recorded by the kind's own update, goes into status; nothing is sent. */
@@ -305,11 +305,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     observation: Existing<P>,
     writes: WriteRecorder,
     draft: StatusDraft<R>,
-  ): Promise<Requeue> {
+    withheld: string | undefined,
+  ): Promise<Outcome> {
     const { failed, reason } = observation;
     if (failed) return this.outcomes.cloudFailed(draft, failed, reason ?? 'CloudFailed');
-    await recordPendingChanges(resource, external, id, observation, writes, draft);
-    return this.outcomes.driftCheckLater(resource);
+    const notes = withheld ? [withheld] : [];
+    await recordPendingChanges(resource, external, id, observation, writes, draft, notes);
+    return { kind: 'driftCheck' };
   }
 
   /** Adds the finalizer when missing and sets (or, with null, removes) annotations, in one guarded write. */
@@ -328,7 +330,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   }
 
   /** The cloud object is gone: say so, forget the id (and the intent it was for), and create anew. */
-  private async reportExternalMissing(resource: R, id: string, draft: StatusDraft<R>): Promise<Requeue> {
+  private async reportExternalMissing(resource: R, id: string, draft: StatusDraft<R>): Promise<Outcome> {
     const { kind, events } = this.options;
     events.record(resource, 'Warning', 'ExternalMissing', `${kind.kind} ${id} no longer exists in the cloud`);
     // The intent was for the object that is gone: what was created since is not ours to adopt.
@@ -342,7 +344,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       reason: 'ExternalMissing',
       message: `${id} is gone`,
     });
-    return { requeue: true };
+    return { kind: 'recreate' };
   }
 
   private async connect(

@@ -7,8 +7,6 @@ import type { ManagedObject, ManagedStatus } from './types.ts';
 /** The status being built during one reconcile, compared with what was read before it is written. */
 export class StatusDraft<R extends ManagedObject> {
   status: ManagedStatus;
-  /** The reconcile waits for the cloud to move (the poll interval grows while this stays set). */
-  waiting = false;
   discarded = false;
   /** Set just before a call that changes the cloud to match the spec (create, update). */
   changingCloud = false;

@@ -91,6 +91,15 @@ export interface ConnectContext<Cloud> {
   claimedBy(id: string): string | undefined;
 }
 
+/**
+ * One cloud read of a drift check, on the API whose budget pays for it. With `list`, the read is a shared
+ * list (one call serves every object of the key naming the same list); without, a GET of the object alone.
+ */
+export interface DriftRead {
+  api: 'management' | 'alerting';
+  list?: string;
+}
+
 /** A kind as the runtime knows it. */
 export interface ManagedKind<R extends ManagedObject, Cloud, Plan = unknown> {
   kind: string;
@@ -114,5 +123,7 @@ export interface ManagedKind<R extends ManagedObject, Cloud, Plan = unknown> {
   exclusiveOn?: string;
   /** The Secrets a resource's spec references (`…SecretRef`), read from the operator's cache. */
   secretReferences?(resource: R): SecretUse[];
+  /** What a drift check of the resource reads from the cloud: what the operator plans each key's quota by. */
+  driftReads?(resource: R): readonly DriftRead[];
   connect(resource: R, context: ConnectContext<Cloud>): ExternalClient<R, Plan>;
 }

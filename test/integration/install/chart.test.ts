@@ -45,6 +45,10 @@ const allFeatures = (watchNamespace: string, argocdNamespace: string) => ({
   },
   serviceAccount: { name: 'sluice-custom', annotations: { 'example.com/role': 'operator' } },
   metrics: { serviceMonitor: { enabled: true, labels: { release: 'prometheus' } } },
+  monitoring: {
+    dashboard: { enabled: true, labels: { team: 'data' } },
+    prometheusRules: { enabled: true, labels: { release: 'prometheus' }, notReadySeconds: 600 },
+  },
   podDisruptionBudget: { enabled: true },
   networkPolicy: {
     enabled: true,
@@ -136,9 +140,11 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
       objects.filter((o) => o.kind.startsWith('Cluster') && o.kind !== 'CustomResourceDefinition'),
     ).toEqual([]);
     expect(find(objects, 'Role', 'sluice')!.metadata.namespace).toBe('data');
-    // The credentials Secret stays in the release namespace: exactly that one Secret may be read there.
+    // The credentials Secret stays in the release namespace: exactly that one Secret may be read there, and
+    // Events about it recorded.
     expect(find(objects, 'Role', 'sluice-credentials')!.rules).toEqual([
       { apiGroups: [''], resources: ['secrets'], resourceNames: ['cloud'], verbs: ['get', 'list', 'watch'] },
+      { apiGroups: [''], resources: ['events'], verbs: ['create'] },
     ]);
     expect(operatorArgs(objects)).toEqual(
       expect.arrayContaining(['--namespace=data', '--credentials-secret=sluice-system/cloud']),
@@ -207,6 +213,46 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     expect(find(without, 'CustomResourceDefinition')).toBeUndefined();
   });
 
+  it('renders the Grafana dashboard ConfigMap and the PrometheusRule only when enabled', () => {
+    const monitoring = (objects: Manifest[]) =>
+      objects.filter(
+        (o) =>
+          o.kind === 'PrometheusRule' ||
+          (o.metadata as { labels?: Record<string, string> }).labels?.grafana_dashboard === '1',
+      );
+    expect(monitoring(parseManifests(helmTemplate({ namespace: 'ops' })))).toEqual([]);
+    const enabled = parseManifests(
+      helmTemplate({
+        namespace: 'ops',
+        values: {
+          monitoring: {
+            dashboard: { enabled: true, namespace: 'grafana' },
+            prometheusRules: { enabled: true, warningEventsPerMinute: 2 },
+          },
+        },
+      }),
+    );
+    const [dashboard, rule] = monitoring(enabled).sort((a, b) => a.kind.localeCompare(b.kind));
+    expect(dashboard).toMatchObject({ kind: 'ConfigMap', metadata: { namespace: 'grafana' } });
+    const json = JSON.parse((dashboard!.data as Record<string, string>)['sluice.json']!) as { title: string };
+    expect(json.title).toBe('sluice');
+    expect(rule).toMatchObject({ apiVersion: 'monitoring.coreos.com/v1', metadata: { namespace: 'ops' } });
+    const rules = (rule!.spec as { groups: { rules: { alert: string; expr: string }[] }[] }).groups[0]!.rules;
+    expect(rules.map((r) => r.alert)).toEqual([
+      'SluiceCloudRateLimited',
+      'SluiceDriftCycleLongerThanInterval',
+      'SluiceObjectsNotReady',
+      'SluiceWarningEvents',
+    ]);
+    expect(rules[3]!.expr).toMatch(/ \* 60 > 2$/);
+    for (const part of ['dashboard', 'prometheusRules']) {
+      const only = parseManifests(
+        helmTemplate({ namespace: 'ops', values: { monitoring: { [part]: { enabled: true } } } }),
+      );
+      expect(monitoring(only)).toHaveLength(1);
+    }
+  });
+
   it('creates the credentials Secret from values, or uses existingSecret and creates none', () => {
     const created = parseManifests(helmTemplate({ namespace: 'ops', values: allFeatures('ops', 'ops') }));
     const secret = find(created, 'Secret')!;
@@ -255,10 +301,9 @@ describe.skipIf(clusterSkipReason())('helm chart on the real apiserver', () => {
     release = await createTestNamespace('chart');
     watched = await createTestNamespace('chart-watched');
     await enforceRestricted(testKubeConfig(), release.name);
-    kubectlApply(
-      kubeconfig,
-      readFileSync(join(import.meta.dirname, 'fixtures', 'servicemonitor-crd.yaml'), 'utf8'),
-    );
+    for (const crd of ['servicemonitor-crd.yaml', 'prometheusrule-crd.yaml']) {
+      kubectlApply(kubeconfig, readFileSync(join(import.meta.dirname, 'fixtures', crd), 'utf8'));
+    }
   });
   afterAll(async () => {
     await release?.delete();
@@ -288,7 +333,7 @@ describe.skipIf(clusterSkipReason())('helm chart on the real apiserver', () => {
     expect(kinds.filter((k) => k === 'customresourcedefinition')).toHaveLength(KINDS.length);
   });
 
-  it('accepts the all-features rendering: namespaced RBAC, Secret, ServiceMonitor, PDB, NetworkPolicy, Argo CD', () => {
+  it('accepts the all-features rendering: namespaced RBAC, Secret, ServiceMonitor, PDB, NetworkPolicy, Argo CD, dashboard, alerts', () => {
     const text = helmTemplate({
       release: release.name,
       namespace: release.name,
@@ -301,6 +346,7 @@ describe.skipIf(clusterSkipReason())('helm chart on the real apiserver', () => {
       'RoleBinding',
       'Secret',
       'ServiceMonitor',
+      'PrometheusRule',
       'PodDisruptionBudget',
       'NetworkPolicy',
       'ConfigMap',

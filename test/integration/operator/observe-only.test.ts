@@ -1,9 +1,18 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { fieldNames } from '../../../src/runtime/managed/observe-only.ts';
-import { condition, isReady, startOperatorEnv, writes, type OperatorEnv } from './support.ts';
+import { rpeSpec } from '../../../tools/fixtures/rpe.ts';
+import {
+  condition,
+  isReady,
+  startOperatorEnv,
+  writes,
+  type OperatorEnv,
+  type SluiceObject,
+} from './support.ts';
 
 const EXTERNAL_ID = 'sluice.dev/external-id';
+const RESET_PASSWORD = 'sluice.dev/reset-password';
 const RECONCILE_REQUESTED_AT = 'sluice.dev/reconcile-requested-at';
 
 interface PendingChange {
@@ -102,6 +111,67 @@ describe.skipIf(clusterSkipReason())('managementPolicy Observe', () => {
     expect(refused.status?.id).toBeUndefined();
     expect(await env.calls()).toEqual([]);
     expect((await env.cloud.listServices()).some((s) => s.name === 'nothing')).toBe(false);
+  });
+
+  it('an Observe endpoint that differs in a field no call can change is ObserveOnly saying so, with nothing sent', async () => {
+    await env.apply('host', { name: 'host' });
+    const serviceId = (await env.waitFor('host', 'service Ready', isReady, 30_000)).status!.id!;
+    const { serviceRef: _ref, ...body } = rpeSpec('msk', 'host', { description: 'made by hand' });
+    const endpoint = await env.cloud.createReversePrivateEndpoint(serviceId, body as never);
+    await env.clearCalls();
+
+    const endpoints = env.of<SluiceObject>('ReversePrivateEndpoint');
+    await endpoints.apply(
+      'by-hand',
+      rpeSpec('msk', 'host', { description: 'described otherwise', managementPolicy: 'Observe' }),
+      { [EXTERNAL_ID]: endpoint.id },
+    );
+    const observed = await endpoints.waitFor('by-hand', 'Ready reason ObserveOnly', (r) =>
+      Boolean(r?.status?.id && condition(r, 'Ready')?.reason === 'ObserveOnly'),
+    );
+
+    const ready = condition(observed, 'Ready')!;
+    expect(ready.status).toBe('False');
+    expect(ready.message).toContain('description');
+    expect(ready.message).toContain('cannot change an endpoint');
+    expect(condition(observed, 'Synced')).toMatchObject({ status: 'True' });
+    expect(pendingOf(observed.status)).toEqual([]);
+    expect(writes(await env.calls())).toEqual([]);
+  });
+
+  it('an Observe service asked for a password reset resets nothing, lists the call and names the annotation; Full sends it', async () => {
+    const { service } = await env.cloud.createService({
+      name: 'keyed',
+      provider: 'aws',
+      region: 'us-east-1',
+    });
+    await env.clearCalls();
+    await env.apply(
+      'keyed',
+      { name: 'keyed', managementPolicy: 'Observe' },
+      { [EXTERNAL_ID]: service.id, [RESET_PASSWORD]: 'first' },
+    );
+    const resetPath = `/v1/organizations/${env.cloud.organizationId}/services/${service.id}/password`;
+    const observed = await env.waitFor('keyed', 'the reset among the pending calls', (r) =>
+      pendingOf(r?.status).some((c) => c.path === resetPath),
+    );
+
+    expect(pendingOf(observed.status)).toEqual([{ method: 'PATCH', path: resetPath, fields: [] }]);
+    const ready = condition(observed, 'Ready')!;
+    expect(ready).toMatchObject({ status: 'False', reason: 'ObserveOnly' });
+    expect(ready.message).toContain(RESET_PASSWORD);
+    expect(ready.message).toContain(`PATCH ${resetPath}`);
+    expect(observed.status).not.toHaveProperty('passwordReset');
+    expect(writes(await env.calls())).toEqual([]);
+    expect((await env.secret('keyed-connection'))?.password).toBeUndefined();
+
+    await env.patchSpec('keyed', { managementPolicy: 'Full' });
+    await env.waitFor('keyed', 'the reset acted on', (r) => r?.status?.passwordReset === 'first');
+    const sent = writes(await env.calls());
+    expect(sent.map((c) => ({ method: c.method, path: c.path, fields: fieldNames(c.body) }))).toEqual([
+      { method: 'PATCH', path: resetPath, fields: [] },
+    ]);
+    expect((await env.secret('keyed-connection'))?.password).toBeTruthy();
   });
 
   it('an Observe object whose cloud matches is Ready with reason ObserveOnly and no pending call', async () => {

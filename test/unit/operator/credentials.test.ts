@@ -148,6 +148,47 @@ describe('CloudClients', () => {
     await cloud.close();
   });
 
+  it('refreshes a shared list at poll priority, even in a reconcile of a user change, so a user write waiting with it goes first', async () => {
+    const cloud = new MockAgent();
+    cloud.disableNetConnect();
+    const service = { id: 'svc', name: 'db', state: 'running' };
+    const origin = cloud.get('http://127.0.0.1:1');
+    origin
+      .intercept({ path: (path) => path.endsWith('/services'), method: 'GET' })
+      .reply(200, { status: 200, requestId: 'r', result: [service] })
+      .persist();
+    origin
+      .intercept({ path: () => true, method: () => true })
+      .reply(200, { status: 200, requestId: 'r', result: service })
+      .persist();
+    const sent: Pick<RequestEvent, 'method' | 'route' | 'priority' | 'credentials'>[] = [];
+    clouds = new CloudClients({
+      secrets: fakeSecrets(),
+      defaultSecret: { namespace: 'sys', name: 'cloud' },
+      dispatcher: cloud,
+      hooks: {
+        onRequest: ({ method, route, priority, credentials }) =>
+          sent.push({ method, route, priority, credentials }),
+      },
+      logger: silentLogger,
+      // One call per 300 ms: the list and the write below both wait for the one slot.
+      quotas: { management: { requests: 1, windowMs: 300 } },
+      maxWaitMs: 5_000,
+    });
+    const changed = await clouds.connectionFor(resource, 'user');
+    await changed.management.getService('svc');
+    const listing = changed.snapshots.services.refresh(0);
+    const writing = changed.management.changeServiceState('svc', 'awake');
+    await Promise.all([listing, writing]);
+    const services = '/v1/organizations/:organizationId/services';
+    expect(sent).toEqual([
+      { method: 'GET', route: `${services}/:serviceId`, priority: 'user', credentials: 'sys/cloud' },
+      { method: 'PATCH', route: `${services}/:serviceId/state`, priority: 'user', credentials: 'sys/cloud' },
+      { method: 'GET', route: services, priority: 'poll', credentials: 'sys/cloud' },
+    ]);
+    await cloud.close();
+  });
+
   /** The error a refused connection throws: its reason and message, with the credentials retry floor. */
   const refusal = (reason: string, message: string) =>
     expect.objectContaining({ name: 'ReconcileError', reason, message, retryAfterMs: 10_000 });

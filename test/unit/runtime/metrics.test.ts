@@ -137,6 +137,47 @@ describe('OperatorMetrics', () => {
     expect(await valueOf(metrics, 'sluice_cloud_quota_remaining', { api: 'management' })).toBe(7);
   });
 
+  it('counts objects by key, kind and Ready reason, and the longest wait of those not Ready, when scraped', async () => {
+    const metrics = new OperatorMetrics();
+    const objects = [
+      { credentials: 'a/cloud', kind: 'Pipe', ready: 'False', reason: 'Unavailable', sinceSeconds: 30 },
+      { credentials: 'a/cloud', kind: 'Pipe', ready: 'False', reason: 'Unavailable', sinceSeconds: 90 },
+      { credentials: 'a/cloud', kind: 'Pipe', ready: 'True', reason: 'Available', sinceSeconds: 900 },
+    ];
+    metrics.observeObjects(() => objects);
+    const key = { credentials: 'a/cloud', kind: 'Pipe' };
+    expect(await valueOf(metrics, 'sluice_objects', { ...key, ready: 'False', reason: 'Unavailable' })).toBe(
+      2,
+    );
+    expect(await valueOf(metrics, 'sluice_objects', { ...key, ready: 'True', reason: 'Available' })).toBe(1);
+    expect(
+      await valueOf(metrics, 'sluice_objects_not_ready_oldest_seconds', { ...key, reason: 'Unavailable' }),
+    ).toBe(90);
+    expect(
+      await valueOf(metrics, 'sluice_objects_not_ready_oldest_seconds', { ...key, reason: 'Available' }),
+    ).toBeUndefined();
+    // A series whose objects are gone goes with them.
+    objects.splice(0, 2);
+    expect(
+      await valueOf(metrics, 'sluice_objects', { ...key, ready: 'False', reason: 'Unavailable' }),
+    ).toBeUndefined();
+  });
+
+  it('reports the oldest snapshot of each kind of list per key when scraped', async () => {
+    const metrics = new OperatorMetrics();
+    metrics.observeSnapshots(() => [
+      { credentials: 'a/cloud', list: 'pipes', ageSeconds: 4 },
+      { credentials: 'a/cloud', list: 'pipes', ageSeconds: 12 },
+      { credentials: 'a/cloud', list: 'services', ageSeconds: 2 },
+    ]);
+    expect(
+      await valueOf(metrics, 'sluice_snapshot_age_seconds', { credentials: 'a/cloud', list: 'pipes' }),
+    ).toBe(12);
+    expect(
+      await valueOf(metrics, 'sluice_snapshot_age_seconds', { credentials: 'a/cloud', list: 'services' }),
+    ).toBe(2);
+  });
+
   it('keeps separate instances independent', async () => {
     const first = new OperatorMetrics();
     const second = new OperatorMetrics();

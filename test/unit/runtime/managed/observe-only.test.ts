@@ -92,6 +92,18 @@ describe('pending calls as status shows them', () => {
     expect(draft.condition('Ready')).toMatchObject({ status: 'True', reason: 'ObserveOnly' });
   });
 
+  it('what Full would do beyond its calls (a refusal, an annotation acted on) is not Ready, and said after the calls', () => {
+    const draft = draftOf();
+    reportObserved(draft, [], [], undefined, ['sluice.dev/reset-password asks for a password reset']);
+    expect(draft.condition('Ready')).toMatchObject({
+      status: 'False',
+      reason: 'ObserveOnly',
+      message:
+        'observed only: the cloud differs in nothing sluice compares; managementPolicy Full would send no call; ' +
+        'sluice.dev/reset-password asks for a password reset',
+    });
+  });
+
   it('a cloud that matches but is not usable yet: Ready False ObserveOnly saying what it waits for', () => {
     const draft = draftOf();
     reportObserved(draft, [], [], 'service is provisioning');

@@ -1,0 +1,94 @@
+import type { DriftRead } from './managed/types.ts';
+
+export type DriftApi = DriftRead['api'];
+export const DRIFT_APIS: readonly DriftApi[] = ['management', 'alerting'];
+
+/** A key's request budget for one API: at most `requests` calls in any `windowMs` (+ the margin). */
+export interface DriftBudget {
+  requests: number;
+  windowMs: number;
+  /** Time a spent slot stays spent beyond the window (the quota scheduler's safety margin). */
+  safetyMarginMs: number;
+}
+
+/** One object drift-checked with a key: what its check reads, and how often it is checked. */
+export interface PlannedObject {
+  reads: readonly DriftRead[];
+  syncIntervalMs: number;
+}
+
+/** What one drift cycle of a key costs, and whether its quota allows it within the sync interval. */
+export interface DriftPlan {
+  objects: number;
+  /** Calls of one cycle per API: each shared list once, each object read by GET once. */
+  calls: Record<DriftApi, number>;
+  /** The interval the cycle must fit: the shortest sync interval of the key's objects. */
+  intervalMs: number;
+  /**
+   * How long the cycle's calls take at the key's full quota: the shortest interval the quota allows (the
+   * longer of the APIs'). 0 when nothing is read or the API is unthrottled.
+   */
+  cycleMs: number;
+  met: boolean;
+}
+
+/**
+ * The cost of one drift cycle of a key's objects. A budget serves `requests` calls per `windowMs +
+ * safetyMarginMs` (each slot is held that long after its call), so C calls take C × (window + margin) / N:
+ * the scheduler spends slots at exactly that rate under load. Only the drift reads count: a change a user
+ * makes goes first (priority `user`) and comes on top.
+ */
+export function planDriftCycle(
+  objects: readonly PlannedObject[],
+  budgets: Readonly<Record<DriftApi, DriftBudget | false>>,
+  defaultIntervalMs: number,
+): DriftPlan {
+  const lists = new Set<string>();
+  const calls: Record<DriftApi, number> = { management: 0, alerting: 0 };
+  let intervalMs = objects.length === 0 ? defaultIntervalMs : Infinity;
+  for (const object of objects) {
+    intervalMs = Math.min(intervalMs, object.syncIntervalMs);
+    for (const read of object.reads) {
+      if (read.list === undefined) calls[read.api] += 1;
+      else if (!lists.has(`${read.api}\u0000${read.list}`)) {
+        lists.add(`${read.api}\u0000${read.list}`);
+        calls[read.api] += 1;
+      }
+    }
+  }
+  let cycleMs = 0;
+  for (const api of DRIFT_APIS) {
+    const budget = budgets[api];
+    if (budget === false || calls[api] === 0) continue;
+    const perCallMs = (budget.windowMs + budget.safetyMarginMs) / budget.requests;
+    cycleMs = Math.max(cycleMs, Math.ceil(calls[api] * perCallMs));
+  }
+  return { objects: objects.length, calls, intervalMs, cycleMs, met: cycleMs <= intervalMs };
+}
+
+/**
+ * Remembers which keys were last reported as unable to meet their interval, so a condition is said once
+ * when it starts and once when it ends: not on every plan.
+ */
+export class DriftPlanReports {
+  private readonly unmet = new Set<string>();
+
+  /** 'unmet' or 'recovered' when the key's condition changed since the last plan; else undefined. */
+  changed(key: string, plan: DriftPlan): 'unmet' | 'recovered' | undefined {
+    const was = this.unmet.has(key);
+    if (!plan.met && !was) {
+      this.unmet.add(key);
+      return 'unmet';
+    }
+    if (plan.met && was) {
+      this.unmet.delete(key);
+      return 'recovered';
+    }
+    return undefined;
+  }
+
+  /** The key has no objects any more: nothing left to recover, and a later shortfall is news again. */
+  forget(key: string): void {
+    this.unmet.delete(key);
+  }
+}
