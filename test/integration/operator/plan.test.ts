@@ -23,7 +23,7 @@ import {
 type Manifest = {
   apiVersion: string;
   kind: string;
-  metadata: { name: string; namespace?: string };
+  metadata: { name: string; namespace?: string; annotations?: Record<string, string> };
   spec?: Record<string, unknown>;
   stringData?: Record<string, string>;
 };
@@ -283,6 +283,37 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
       watched: ['blocked', expect.stringContaining('managementPolicy Observe never creates')],
       'orders-msk': ['blocked', expect.stringContaining('the cloud cannot change an endpoint')],
     });
+    expect(writes(await env.calls())).toEqual([]);
+  });
+
+  it('plans none for an Observe object, saying what Full would send', async () => {
+    const { service } = await env.cloud.createService({
+      name: 'legacy',
+      provider: 'aws',
+      region: 'us-east-1',
+    });
+    const observed: Manifest = {
+      apiVersion: 'sluice.dev/v1alpha1',
+      kind: 'DatabaseService',
+      metadata: {
+        name: 'legacy',
+        namespace: env.namespace,
+        annotations: { 'sluice.dev/external-id': service.id },
+      },
+      spec: { name: 'legacy renamed', provider: 'aws', region: 'us-east-1', managementPolicy: 'Observe' },
+    };
+    await env.clearCalls();
+    const result = await plan(env, { file: writeCopy([observed]) });
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.json!.resources).toMatchObject([
+      {
+        action: 'none',
+        calls: [],
+        reason: expect.stringMatching(
+          new RegExp(`Full would send PATCH /v1/organizations/[^/]+/services/${service.id} \\(name\\)$`),
+        ),
+      },
+    ]);
     expect(writes(await env.calls())).toEqual([]);
   });
 
