@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -178,6 +179,27 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
     );
     expect(writes(await env.calls())).toEqual([]);
   });
+
+  it('runs as kubectl sluice plan, with the exit status as its result and progress on stderr', async () => {
+    const child = spawn(process.execPath, [
+      join(repoRoot, 'bin', 'sluice.js'),
+      'plan',
+      `--kubeconfig=${testKubeconfigPath()}`,
+      `--credentials-secret=${env.namespace}/${CREDENTIALS_SECRET}`,
+      '-n',
+      env.namespace,
+      '--management-quota=off',
+    ]);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain(`= DatabaseService ${env.namespace}/analytics: no change`);
+    expect(stdout.trimEnd().split('\n').at(-1)).toBe('Plan: 0 to create, 0 to update, 7 unchanged.');
+    expect(stderr).toContain(`[7/7]`);
+  }, 60_000);
 
   it('plans every object of the namespace without -f', async () => {
     const result = await plan(env, {});
