@@ -20,7 +20,8 @@ export type BenchObject = Manifest;
 
 /** The first `count` objects of `mix`. */
 export function benchObjects(count: number, mix: Mix = 'pairs'): BenchObject[] {
-  if (!Object.hasOwn(MIX_KINDS, mix)) throw new Error(`--mix must be pairs, all or services, got ${String(mix)}`);
+  if (!Object.hasOwn(MIX_KINDS, mix))
+    throw new Error(`--mix must be pairs, all or services, got ${String(mix)}`);
   return generateManifests(count, MIX_KINDS[mix], 'bench');
 }
 
