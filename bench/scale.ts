@@ -1,11 +1,12 @@
-// `npm run bench:scale [-- --count 2000 --concurrency <the operator's default> --mix pairs --apply 16 --entry bin/sluice.js]`: a burst
-// of N objects (half DatabaseServices, half kafka Pipes each into one of them; `--mix all`: every kind in turn)
-// to all Ready, against the floor measured in the same run: a script that makes the operator's writes with no
-// logic and no waiting, with as many writers as the operator has workers. Beside it, the bare floor: the same
-// script making only the writes a correct operator cannot avoid (create the object, add the finalizer, create
-// the connection Secret of a service, patch status once). `--apply kubectl` hands the whole
-// burst over in one `kubectl apply` instead of 16 creates in flight, and measures the operator's progress
-// through it only (no floors: they are set for the 16-in-flight shape).
+// `npm run bench:scale [-- --count 2000 --concurrency <the operator's default> --mix pairs --apply 16
+// --entry bin/sluice.js]`: a burst of N objects (half DatabaseServices, half kafka Pipes each into one of them;
+// `--mix all`: every kind in turn; `--mix services`) to all Ready, against the floor measured in the same run:
+// a script that makes the operator's writes with no logic and no waiting, with as many writers as the operator
+// has workers. Beside it, the bare floor: the same script making only the writes a correct operator cannot
+// avoid (create the object, add the finalizer, create the connection Secret of a service, patch status once).
+// `--apply all` (every create in flight at once) or `--apply kubectl` (one `kubectl apply`) hands the whole
+// burst over at once instead of 16 creates in flight, and measures the operator's progress through it only (no
+// floors: they are set for the 16-in-flight shape).
 import { kindNamed } from '../src/kinds.ts';
 import { OperatorConfig } from '../src/operator/config.ts';
 import { HttpKubeWriter } from '../src/runtime/managed/kube-writer.ts';
