@@ -22,9 +22,17 @@ const everyKind = (benchmark: Benchmark): Benchmark => ({
   flags: { ...benchmark.flags, mix: 'all' },
 });
 
+/** The scale benchmark with the whole burst handed over at once (`--scale-burst-count`, `--only scale-burst`). */
+const burstAtOnce: Benchmark = {
+  ...scale,
+  name: 'scale-burst',
+  flags: { ...scale.flags, count: '1000', apply: 'all' },
+};
+
 const BENCHMARKS: Benchmark[] = [
   scale,
   everyKind(scale),
+  burstAtOnce,
   memory,
   quota,
   everyKind(quota),

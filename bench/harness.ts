@@ -2,6 +2,7 @@
 // the operator in this process, bulk applies, Ready tracking, apiserver request counts, and the table and
 // JSON result every benchmark prints and writes. Numbers, not assertions.
 import { spawn } from 'node:child_process';
+import { stringify } from 'yaml';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import https from 'node:https';
 import net from 'node:net';
@@ -18,7 +19,7 @@ import type { ManagedObject } from '../src/runtime/managed/types.ts';
 import { imageNodeFlags } from '../scripts/image-layout.ts';
 import { benchObjects, mixSecrets, type BenchObject, type Mix } from './mixes.ts';
 import { startControlPlane, type ControlPlane } from '../tools/cluster/controlPlane.ts';
-import { chartCredentials } from '../tools/cluster/install.ts';
+import { chartCredentials, kubectlBin } from '../tools/cluster/install.ts';
 
 /** Every sluice kind's resource, from the kind registry. */
 export const KINDS: Record<string, { group: string; version: string; plural: string }> = Object.fromEntries(
@@ -308,14 +309,18 @@ export async function pool<T>(items: readonly T[], concurrency: number, work: (i
   await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
 }
 
-/** Creates the objects (16 in flight: a burst, as `kubectl apply -f dir/` of many files would send it). */
+/**
+ * Creates the objects (by default 16 in flight: a burst, as `kubectl apply -f dir/` of many files would send
+ * it).
+ */
 export async function applyAll(
   cluster: Cluster,
   namespace: string,
   objects: readonly BenchObject[],
   appliedAt?: Map<string, number>,
+  inFlight = 16,
 ): Promise<void> {
-  await pool(objects, 16, async ({ kind, name, spec }) => {
+  await pool(objects, inFlight, async ({ kind, name, spec }) => {
     appliedAt?.set(`${kind}/${name}`, performance.now());
     await cluster.kube('POST', objectPath(kind, namespace), {
       apiVersion: `${KINDS[kind]!.group}/${KINDS[kind]!.version}`,
@@ -332,6 +337,8 @@ const isReady = (object: ManagedObject) =>
 /** Watches the benchmark's kinds in a namespace (one LIST and WATCH each) and notes when each is Ready. */
 export class ReadyTracker {
   readonly readyAt = new Map<string, number>();
+  /** When the watch first saw each object: its apply time when a whole burst is handed over at once. */
+  readonly seenAt = new Map<string, number>();
   private readonly informers: Informer<ManagedObject>[];
   private waiters: Array<() => void> = [];
 
@@ -341,6 +348,7 @@ export class ReadyTracker {
       informer.subscribe((key) => {
         const object = informer.cache.get(key);
         const id = `${kind}/${key.slice(key.indexOf('/') + 1)}`;
+        if (object && !this.seenAt.has(id)) this.seenAt.set(id, performance.now());
         if (object && isReady(object) && !this.readyAt.has(id)) {
           this.readyAt.set(id, performance.now());
           this.waiters.splice(0).forEach((wake) => wake());
@@ -377,6 +385,47 @@ export class ReadyTracker {
   stop = () => Promise.all(this.informers.map((informer) => informer.stop()));
 }
 
+/**
+ * How a benchmark hands its burst over: `16` creates in flight (as `kubectl apply -f dir/` of many files would
+ * send them); `kubectl`: one `kubectl apply --server-side` of every object (it sends them one after the other);
+ * `all`: every create in flight at once, the burst as one batch.
+ */
+export type BurstShape = '16' | 'kubectl' | 'all';
+
+export function burstShape(value: string | undefined): BurstShape {
+  if (value === '16' || value === 'kubectl' || value === 'all') return value;
+  throw new Error(`--apply must be 16, kubectl or all, got ${String(value)}`);
+}
+
+/**
+ * One `kubectl apply --server-side -f -` of every object (it sends them one after the other as fast as the
+ * apiserver answers). Asynchronous, so the benchmark's watches keep noting Ready meanwhile.
+ */
+export async function kubectlApplyAll(
+  cluster: Cluster,
+  namespace: string,
+  objects: readonly BenchObject[],
+): Promise<void> {
+  const yaml = objects
+    .map(({ kind, name, spec }) =>
+      stringify({
+        apiVersion: `${KINDS[kind]!.group}/${KINDS[kind]!.version}`,
+        kind,
+        metadata: { name, namespace },
+        spec,
+      }),
+    )
+    .join('---\n');
+  const args = ['apply', '--kubeconfig', cluster.plane.kubeconfig, '--server-side', '-f', '-'];
+  const child = spawn(kubectlBin(), args, { stdio: ['pipe', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
+  child.stdin.end(yaml);
+  const code = await exited;
+  if (code !== 0) throw new Error(`kubectl apply failed (exit ${code}): ${stderr.trim()}`);
+}
+
 /** Applies `count` mixed objects into the stack's namespace and waits until all are Ready. */
 export async function applyAndWait(
   cluster: Cluster,
@@ -384,31 +433,41 @@ export async function applyAndWait(
   count: number,
   timeoutSeconds: string,
   mix: Mix = 'pairs',
+  shape: BurstShape = '16',
 ) {
-  return applyObjectsAndWait(cluster, stack, benchObjects(count, mix), timeoutSeconds);
+  return applyObjectsAndWait(cluster, stack, benchObjects(count, mix), timeoutSeconds, shape);
 }
 
-/** Applies `objects` into the stack's namespace and waits until all are Ready. */
+/**
+ * Applies `objects` into the stack's namespace and waits until all are Ready. `appliedAt` is when each create
+ * was sent, or with `shape` `kubectl` (which sends them itself) when the watch first saw each object.
+ */
 export async function applyObjectsAndWait(
   cluster: Cluster,
   stack: Stack,
   objects: readonly BenchObject[],
   timeoutSeconds: string,
+  shape: BurstShape = '16',
 ) {
   const count = objects.length;
   const tracker = new ReadyTracker(cluster, stack.namespace);
-  const appliedAt = new Map<string, number>();
+  let appliedAt = new Map<string, number>();
   let startedAt = NaN;
   try {
     await tracker.ready();
     startedAt = performance.now();
-    await applyAll(cluster, stack.namespace, objects, appliedAt);
+    if (shape === 'kubectl') {
+      await kubectlApplyAll(cluster, stack.namespace, objects);
+      appliedAt = tracker.seenAt;
+    } else {
+      await applyAll(cluster, stack.namespace, objects, appliedAt, shape === 'all' ? objects.length : 16);
+    }
     await tracker.waitFor(count, Number(timeoutSeconds) * 1000);
   } finally {
     await tracker.stop();
   }
   const lastReadyAt = Math.max(...tracker.readyAt.values());
-  return { objects, appliedAt, readyAt: tracker.readyAt, startedAt, lastReadyAt };
+  return { objects, appliedAt, seenAt: tracker.seenAt, readyAt: tracker.readyAt, startedAt, lastReadyAt };
 }
 
 export function percentile(values: readonly number[], q: number): number {

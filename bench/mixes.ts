@@ -6,19 +6,22 @@ import { kafkaPipe } from '../tools/fixtures/pipe.ts';
 /**
  * `pairs` is the issue's mix for scale and quota: half DatabaseServices, half kafka Pipes each into the
  * service just before it. `all` takes every kind in turn, each dependant on a service of the run.
+ * `services`: DatabaseServices only.
  */
-export type Mix = 'pairs' | 'all';
+export type Mix = 'pairs' | 'all' | 'services';
 
 const MIX_KINDS = {
   pairs: [chaosKind('DatabaseService'), pipeKind([kafkaPipe])],
   all: CHAOS_KINDS,
+  services: [chaosKind('DatabaseService')],
 };
 
 export type BenchObject = Manifest;
 
 /** The first `count` objects of `mix`. */
 export function benchObjects(count: number, mix: Mix = 'pairs'): BenchObject[] {
-  if (!Object.hasOwn(MIX_KINDS, mix)) throw new Error(`--mix must be pairs or all, got ${String(mix)}`);
+  if (!Object.hasOwn(MIX_KINDS, mix))
+    throw new Error(`--mix must be pairs, all or services, got ${String(mix)}`);
   return generateManifests(count, MIX_KINDS[mix], 'bench');
 }
 

@@ -54,9 +54,17 @@ export class Controller<R extends ManagedObject, Cloud, Plan> {
     await this.workers;
   }
 
-  /** The cloud objects `ids` changed: reconcile the objects of this kind that manage them. */
+  /**
+   * The cloud objects `ids` changed: reconcile the objects of this kind that manage them, ahead of keys not
+   * begun yet (an object waiting for its create to finish is work already started).
+   */
   onCloudChange(ids: readonly string[]): void {
-    for (const id of ids) for (const key of this.reconciler.holdersOf(id)) this.queue.add(key);
+    for (const id of ids) for (const key of this.reconciler.holdersOf(id)) this.queue.resume(key);
+  }
+
+  /** Reconcile this key soon, ahead of keys not begun yet: what it waits for has changed. */
+  resume(key: string): void {
+    this.queue.resume(key);
   }
 
   /** Reconcile this key soon (deduplicated with any pending add). */

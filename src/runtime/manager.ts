@@ -243,9 +243,10 @@ export class Manager<Cloud> {
     if (dependants.length === 0 || state === undefined) this.referencedStates.delete(dependency);
     else this.referencedStates.set(dependency, state);
     if (dependants.length === 0 || unchanged) return;
+    // A dependant waits for what changed: its work has started, so it goes ahead of new keys.
     for (const dependant of dependants) {
       const { kind, key } = splitDependencyKey(dependant);
-      this.enqueue(kind, key);
+      this.controllers.get(kind)?.resume(key);
     }
   }
 

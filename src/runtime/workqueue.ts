@@ -19,9 +19,10 @@ export interface WorkQueueOptions {
  *   `done(key)`, so the latest state is always reconciled once more but never concurrently;
  * - `addAfter` delays an add (the earliest pending time for a key wins) and `addRateLimited` delays it by
  *   the rate limiter's backoff, which `forget` resets.
- * Unlike client-go's FIFO, a delayed add that falls due (a poll after a create, a retry) goes before keys
- * added by events: work already started finishes before a backlog of new keys is begun, so a burst of
- * thousands shows steady progress instead of one wall of Ready at the end.
+ * Unlike client-go's FIFO, a delayed add that falls due (a poll after a create, a retry) or a `resume` (the
+ * cloud moved for a key, or something it waits for did) goes before keys added by events: work already
+ * started finishes before a backlog of new keys is begun, so a burst of thousands shows steady progress
+ * instead of one wall of Ready at the end.
  */
 export class WorkQueue {
   private readonly clock: Clock;
@@ -66,6 +67,11 @@ export class WorkQueue {
 
   add(key: string): void {
     this.addIn(key, 'fresh');
+  }
+
+  /** Adds `key` to continue work already started: ahead of new keys, like a delayed add that fell due. */
+  resume(key: string): void {
+    this.addIn(key, 'due');
   }
 
   /** Adds `key` after `delayMs`; if the key is already scheduled, the earlier time is kept. */

@@ -99,6 +99,16 @@ describe('WorkQueue', () => {
     expect(await drain(queue)).toEqual(['ns/started', 'ns/new-1']);
   });
 
+  it('hands out a resumed key (work already started) before keys that were never started', async () => {
+    const { queue } = newQueue();
+    for (const key of ['ns/new-1', 'ns/new-2']) queue.add(key);
+    queue.resume('ns/started');
+    queue.add('ns/new-1'); // already waiting: stays where it is
+    queue.resume('ns/new-2'); // waiting behind new work: moves ahead, handed out once
+
+    expect(await drain(queue)).toEqual(['ns/started', 'ns/new-2', 'ns/new-1']);
+  });
+
   it('queues a key that fell due while being processed in the due lane again on done', async () => {
     const { clock, queue } = newQueue();
     queue.add('ns/started');
