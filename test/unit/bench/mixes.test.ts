@@ -63,6 +63,6 @@ describe('benchmark mixes', () => {
   });
 
   it('refuses an unknown mix, naming the choices', () => {
-    expect(() => benchObjects(2, 'everything' as never)).toThrow(/pairs or all/);
+    expect(() => benchObjects(2, 'everything' as never)).toThrow(/--mix must be pairs, all or services, got everything/);
   });
 });
