@@ -63,6 +63,8 @@ describe('benchmark mixes', () => {
   });
 
   it('refuses an unknown mix, naming the choices', () => {
-    expect(() => benchObjects(2, 'everything' as never)).toThrow(/--mix must be pairs, all or services, got everything/);
+    expect(() => benchObjects(2, 'everything' as never)).toThrow(
+      /--mix must be pairs, all or services, got everything/,
+    );
   });
 });
