@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { describeIssue } from '../cloud/schemas/issues.ts';
+import { addCloudAccessOptions, parseFlags } from '../command-line/flags.ts';
 import { ExportConfig } from './config.ts';
 import { EXPORTED_KINDS } from './kinds.ts';
 
@@ -13,37 +13,11 @@ const collect = (value: string, previous: string[] = []) => [
 
 /** `sluice export`: manifests that bring what exists in the cloud under sluice, unchanged. */
 export function exportCommand(): Command {
-  return new Command('export')
+  const command = new Command('export')
     .description(
       'write a manifest for every service, pipe, reverse private endpoint, query endpoint and alert in the cloud, to adopt them unchanged',
     )
     .option('--kubeconfig <path>', 'kubeconfig, to read --credentials-secret (default: as kubectl finds it)')
-    .option(
-      '--credentials-secret <namespace/name>',
-      'Secret with the cloud credentials (the keys the operator reads)',
-    )
-    .addOption(
-      new Option('--organization <uuid>', 'organization id, without --credentials-secret').env(
-        'SLUICE_ORGANIZATION_ID',
-      ),
-    )
-    .addOption(new Option('--key-id <id>', 'management API key id').env('SLUICE_KEY_ID'))
-    .addOption(
-      new Option('--key-secret <secret>', 'management API key secret (prefer the environment variable)').env(
-        'SLUICE_KEY_SECRET',
-      ),
-    )
-    .addOption(new Option('--management-url <url>', 'management API URL').env('SLUICE_MANAGEMENT_URL'))
-    .addOption(
-      new Option('--alerts-url <url>', 'alerting API URL (alerts are exported only with a token)').env(
-        'SLUICE_ALERTS_URL',
-      ),
-    )
-    .addOption(
-      new Option('--alerts-token <token>', 'alerting API token (prefer the environment variable)').env(
-        'SLUICE_ALERTS_TOKEN',
-      ),
-    )
     .option('--namespace <name>', 'metadata.namespace of every manifest (default: none, kubectl decides)')
     .option(
       `--kind <kinds>`,
@@ -62,29 +36,17 @@ export function exportCommand(): Command {
     .option(
       '--observe',
       'export with spec.managementPolicy: Observe: sluice then only reads what it adopts until you switch to Full',
-    )
-    .option(
-      '--management-quota <n/duration>',
-      'request budget of the management key; lower it when the operator shares the key',
-      '10/10s',
-    )
-    .option('--alerting-quota <n/duration>', 'request budget of the alerting token', '100/60s')
-    .action(async (flags: Record<string, unknown>, command: Command) => {
-      const parsed = ExportConfig.safeParse(flags);
-      if (!parsed.success) {
-        command.error(
-          parsed.error.issues
-            .map(
-              (issue) =>
-                `error: --${kebab(String(issue.path[0]))}: ${describeIssue({ ...issue, path: issue.path.slice(1) })}`,
-            )
-            .join('\n'),
-        );
-      }
-      // Loaded here so `sluice --help` and the other commands never import the export's dependencies.
-      const { runExport } = await import('./run.ts');
-      process.exitCode = await runExport(parsed.data);
-    });
+    );
+  return addCloudAccessOptions(command, {
+    credentialsSecret: 'Secret with the cloud credentials (the keys the operator reads)',
+    organization: 'organization id, without --credentials-secret',
+    keyId: 'management API key id',
+    alertsUrl: 'alerting API URL (alerts are exported only with a token)',
+    managementQuota: 'request budget of the management key; lower it when the operator shares the key',
+  }).action(async (flags: Record<string, unknown>, command: Command) => {
+    const config = parseFlags(ExportConfig, flags, command);
+    // Loaded here so `sluice --help` and the other commands never import the export's dependencies.
+    const { runExport } = await import('./run.ts');
+    process.exitCode = await runExport(config);
+  });
 }
-
-const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

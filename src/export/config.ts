@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { quota, secretRef } from '../operator/config.ts';
+import { cloudAccessFields, FLAG_CREDENTIALS } from '../operator/cloud-access-config.ts';
 import { EXPORTED_KINDS, type ExportedKind } from './kinds.ts';
 
 const TAG_SELECTOR = /^tag:([^=]+)=(.*)$/;
@@ -7,25 +7,12 @@ const TAG_SELECTOR = /^tag:([^=]+)=(.*)$/;
 /** `sluice export` flags, checked before anything is read so a bad one fails with its name. */
 export const ExportConfig = z
   .object({
-    kubeconfig: z.string().optional(),
-    credentialsSecret: secretRef.optional(),
-    organization: z.uuid().optional(),
-    keyId: z.string().min(1).optional(),
-    keySecret: z.string().min(1).optional(),
-    managementUrl: z.url().optional(),
-    alertsUrl: z.url().optional(),
-    alertsToken: z.string().min(1).optional(),
-    namespace: z
-      .string()
-      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { error: 'must be a namespace name' })
-      .optional(),
+    ...cloudAccessFields,
     kind: z.array(z.enum(EXPORTED_KINDS)).optional(),
     selector: z.array(z.string().regex(TAG_SELECTOR, { error: 'must be tag:<key>=<value>' })).optional(),
     output: z.enum(['yaml', 'json']).default('yaml'),
     outDir: z.string().optional(),
     observe: z.boolean().default(false),
-    managementQuota: quota.default({ requests: 10, windowMs: 10_000 }),
-    alertingQuota: quota.default({ requests: 100, windowMs: 60_000 }),
   })
   .superRefine((config, ctx) => {
     if (config.credentialsSecret && config.organization) {
@@ -36,7 +23,7 @@ export const ExportConfig = z
       });
     }
     if (!config.credentialsSecret) {
-      for (const field of ['organization', 'keyId', 'keySecret', 'managementUrl'] as const) {
+      for (const field of FLAG_CREDENTIALS) {
         if (!config[field]) {
           ctx.addIssue({
             code: 'custom',

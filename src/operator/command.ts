@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { describeIssue } from '../cloud/schemas/issues.ts';
+import { parseFlags } from '../command-line/flags.ts';
 import { OperatorConfig } from './config.ts';
 
 /** `sluice run`: the operator's main process. */
@@ -62,19 +62,10 @@ export function runCommand(): Command {
         .default('info'),
     )
     .action(async (flags: Record<string, unknown>, command: Command) => {
-      const parsed = OperatorConfig.safeParse(flags);
-      if (!parsed.success) {
-        command.error(
-          parsed.error.issues
-            .map(
-              (issue) => `error: --${kebab(String(issue.path[0]))}: ${describeIssue({ ...issue, path: [] })}`,
-            )
-            .join('\n'),
-        );
-      }
+      const config = parseFlags(OperatorConfig, flags, command);
       // Loaded here so `sluice emulator` and `sluice --help` never import the operator.
       const { startOperator } = await import('./run.ts');
-      const operator = await startOperator(parsed.data);
+      const operator = await startOperator(config);
       // The first signal shuts down in order (the Lease goes last); a second one does not wait for that.
       const stop = () => {
         process.once('SIGINT', () => process.exit(1));
@@ -87,5 +78,3 @@ export function runCommand(): Command {
       process.exit(how === 'stopped' ? 0 : 1);
     });
 }
-
-const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);

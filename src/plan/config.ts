@@ -1,27 +1,13 @@
 import { z } from 'zod';
-import { quota, secretRef } from '../operator/config.ts';
-
-const FLAG_CREDENTIALS = ['organization', 'keyId', 'keySecret', 'managementUrl'] as const;
+import { cloudAccessFields, FLAG_CREDENTIALS } from '../operator/cloud-access-config.ts';
+import { kebab } from '../command-line/flags.ts';
 
 /** `sluice plan` flags, checked before anything is read so a bad one fails with its name. */
 export const PlanConfig = z
   .object({
+    ...cloudAccessFields,
     file: z.string().min(1).optional(),
-    kubeconfig: z.string().optional(),
-    namespace: z
-      .string()
-      .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, { error: 'must be a namespace name' })
-      .optional(),
-    credentialsSecret: secretRef.optional(),
-    organization: z.uuid().optional(),
-    keyId: z.string().min(1).optional(),
-    keySecret: z.string().min(1).optional(),
-    managementUrl: z.url().optional(),
-    alertsUrl: z.url().optional(),
-    alertsToken: z.string().min(1).optional(),
     output: z.enum(['text', 'json']).default('text'),
-    managementQuota: quota.default({ requests: 10, windowMs: 10_000 }),
-    alertingQuota: quota.default({ requests: 100, windowMs: 60_000 }),
   })
   .superRefine((config, ctx) => {
     const given = FLAG_CREDENTIALS.filter((field) => config[field] !== undefined);
@@ -39,5 +25,3 @@ export const PlanConfig = z
     }
   });
 export type PlanConfig = z.output<typeof PlanConfig>;
-
-export const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
