@@ -3,9 +3,11 @@ export interface SnapshotClock {
   now(): number;
 }
 
-export interface CloudSnapshotOptions<T> {
-  /** One call that lists every entry (the organization's services, one service's pipes, …). */
-  list(): Promise<T[]>;
+/**
+ * What a snapshot shares with the other snapshots of its key: one object for all of them, so a key with a
+ * pipes and an endpoints list per service holds no per-snapshot copy of these (thousands of services).
+ */
+export interface SnapshotHooks {
   clock: SnapshotClock;
   /** Called after a list with the ids whose entry was added, changed or removed since it was last known. */
   onChange?(ids: string[]): void;
@@ -34,11 +36,15 @@ export class CloudSnapshot<T extends { id: string }> {
   private takenAt: number | undefined;
   private inflight: { startedAt: number; done: Promise<void> } | undefined;
 
-  constructor(private readonly options: CloudSnapshotOptions<T>) {}
+  /** `list`: one call that lists every entry (the organization's services, one service's pipes, …). */
+  constructor(
+    private readonly list: () => Promise<T[]>,
+    private readonly hooks: SnapshotHooks,
+  ) {}
 
   /** How old the last completed list is (ms), or undefined before the first. */
   ageMs(): number | undefined {
-    return this.takenAt === undefined ? undefined : this.options.clock.now() - this.takenAt;
+    return this.takenAt === undefined ? undefined : this.hooks.clock.now() - this.takenAt;
   }
 
   /** Whether the last list (or a write or GET since) showed `id` existing. */
@@ -68,7 +74,7 @@ export class CloudSnapshot<T extends { id: string }> {
 
   /** One GET of `id`, kept as what is known of it from when the GET started. */
   private async confirmed(id: string, confirm: () => Promise<T | undefined>): Promise<T | undefined> {
-    const startedAt = this.options.clock.now();
+    const startedAt = this.hooks.clock.now();
     const found = await confirm();
     this.record(id, found, startedAt);
     return found;
@@ -90,7 +96,7 @@ export class CloudSnapshot<T extends { id: string }> {
   written(id: string, answer?: T): void {
     this.entries.set(id, {
       value: answer?.id === id ? answer : undefined,
-      knownAt: this.options.clock.now(),
+      knownAt: this.hooks.clock.now(),
     });
   }
 
@@ -101,9 +107,8 @@ export class CloudSnapshot<T extends { id: string }> {
     while (this.inflight && this.inflight.startedAt < oldest) await this.inflight.done.catch(() => undefined);
     if (this.listedSince(oldest)) return;
     if (this.inflight) return this.inflight.done;
-    const startedAt = this.options.clock.now();
-    const done = this.options
-      .list()
+    const startedAt = this.hooks.clock.now();
+    const done = this.list()
       .then((listed) => this.apply(listed, startedAt))
       .finally(() => {
         if (this.inflight?.done === done) this.inflight = undefined;
@@ -113,7 +118,7 @@ export class CloudSnapshot<T extends { id: string }> {
   }
 
   private oldestAccepted(maxAgeMs: number): number {
-    return this.options.clock.now() - maxAgeMs;
+    return this.hooks.clock.now() - maxAgeMs;
   }
 
   private listedSince(time: number): boolean {
@@ -139,7 +144,10 @@ export class CloudSnapshot<T extends { id: string }> {
       // The first list reports only what was known before it; every later one reports additions too.
       const news = entry && !entry.gone ? !entry.value || !sameValue(entry.value, value) : !first;
       if (news) changed.push(value.id);
-      this.entries.set(value.id, { value, knownAt: startedAt });
+      // An unchanged entry keeps the value it holds, only known later: the listed copy dies young, so a
+      // key listed every few seconds does not churn thousands of long-lived objects through the old heap.
+      if (entry?.value && !news) entry.knownAt = startedAt;
+      else this.entries.set(value.id, { value, knownAt: startedAt });
     }
     for (const [id, entry] of this.entries) {
       if (seen.has(id) || entry.knownAt > startedAt) continue;
@@ -147,7 +155,7 @@ export class CloudSnapshot<T extends { id: string }> {
       if (!entry.gone) changed.push(id);
     }
     this.takenAt = Math.max(this.takenAt ?? startedAt, startedAt);
-    if (changed.length > 0) this.options.onChange?.(changed);
+    if (changed.length > 0) this.hooks.onChange?.(changed);
   }
 }
 

@@ -5,7 +5,7 @@ import type { Alert } from './schemas/alert.ts';
 import type { Pipe } from './schemas/pipe.ts';
 import type { ReversePrivateEndpoint } from './schemas/reverse-private-endpoint.ts';
 import type { Service } from './schemas/service.ts';
-import { CloudSnapshot, type SnapshotClock } from './snapshot.ts';
+import { CloudSnapshot, type SnapshotClock, type SnapshotHooks } from './snapshot.ts';
 
 export interface CloudSnapshotsOptions {
   /** The key's clients; a list of an API whose client is missing throws (its keys are not configured). */
@@ -33,33 +33,43 @@ export class CloudSnapshots {
   private readonly pipesByService = new Map<string, CloudSnapshot<Pipe>>();
   private readonly endpointsByService = new Map<string, CloudSnapshot<ReversePrivateEndpoint>>();
   private readonly unsubscribe: (() => void)[] = [];
+  /** The clock and change hook every snapshot of the key shares but the services list's. */
+  private readonly hooks: SnapshotHooks;
 
   constructor(private readonly options: CloudSnapshotsOptions) {
-    const { management, alerting } = options;
+    const { management, alerting, clock, onChange } = options;
+    this.hooks = { clock, ...(onChange ? { onChange } : {}) };
     if (management) this.unsubscribe.push(management.onWrite((write) => this.managementWrote(write)));
     if (alerting) this.unsubscribe.push(alerting.onWrite((write) => this.alertingWrote(write)));
   }
 
   get services(): CloudSnapshot<Service> {
-    return (this.servicesSnapshot ??= this.snapshot(
-      () => this.management.listServices({}, LIST),
-      (ids) => this.forgetGoneServices(ids),
-    ));
+    return (this.servicesSnapshot ??= new CloudSnapshot(() => this.management.listServices({}, LIST), {
+      clock: this.options.clock,
+      onChange: (ids) => {
+        this.forgetGoneServices(ids);
+        this.options.onChange?.(ids);
+      },
+    }));
   }
 
   get alerts(): CloudSnapshot<Alert> {
-    return (this.alertsSnapshot ??= this.snapshot(() => this.alerting.listAlerts(LIST)));
+    return (this.alertsSnapshot ??= new CloudSnapshot(() => this.alerting.listAlerts(LIST), this.hooks));
   }
 
   pipes(serviceId: string): CloudSnapshot<Pipe> {
-    return perService(this.pipesByService, serviceId, () =>
-      this.snapshot(() => this.management.listPipes(serviceId, LIST)),
+    return perService(
+      this.pipesByService,
+      serviceId,
+      () => new CloudSnapshot(() => this.management.listPipes(serviceId, LIST), this.hooks),
     );
   }
 
   reversePrivateEndpoints(serviceId: string): CloudSnapshot<ReversePrivateEndpoint> {
-    return perService(this.endpointsByService, serviceId, () =>
-      this.snapshot(() => this.management.listReversePrivateEndpoints(serviceId, LIST)),
+    return perService(
+      this.endpointsByService,
+      serviceId,
+      () => new CloudSnapshot(() => this.management.listReversePrivateEndpoints(serviceId, LIST), this.hooks),
     );
   }
 
@@ -87,21 +97,6 @@ export class CloudSnapshots {
   /** Stops following the clients' writes (the key rotated; its snapshots are dropped with it). */
   close(): void {
     for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
-  }
-
-  private snapshot<T extends { id: string }>(
-    list: () => Promise<T[]>,
-    alsoOnChange?: (ids: string[]) => void,
-  ): CloudSnapshot<T> {
-    const { clock, onChange } = this.options;
-    return new CloudSnapshot<T>({
-      list,
-      clock,
-      onChange: (ids) => {
-        alsoOnChange?.(ids);
-        onChange?.(ids);
-      },
-    });
   }
 
   /**

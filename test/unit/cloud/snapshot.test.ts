@@ -13,11 +13,10 @@ function fakeCloud(clock: ManualClock) {
   const calls: { startedAt: number; resolve: (things: Thing[]) => void }[] = [];
   const changes: string[][] = [];
   const gets: string[] = [];
-  const snapshot = new CloudSnapshot<Thing>({
-    clock,
-    list: () => new Promise<Thing[]>((resolve) => calls.push({ startedAt: clock.now(), resolve })),
-    onChange: (ids) => changes.push([...ids].sort()),
-  });
+  const snapshot = new CloudSnapshot<Thing>(
+    () => new Promise<Thing[]>((resolve) => calls.push({ startedAt: clock.now(), resolve })),
+    { clock, onChange: (ids) => changes.push([...ids].sort()) },
+  );
   const confirm = (id: string) => async () => {
     gets.push(id);
     return cloud.get(id);
@@ -164,6 +163,28 @@ describe('CloudSnapshot', () => {
     expect(changes).toHaveLength(1);
   });
 
+  it('keeps the object it holds when a later list shows the entry unchanged, and takes the new one when it changed', async () => {
+    const clock = new ManualClock();
+    const { cloud, snapshot, confirm, answer } = fakeCloud(clock);
+    cloud.set('a', { id: 'a', state: 'running' });
+    const first = snapshot.read('a', 1_000, confirm('a'));
+    await answer();
+    const held = await first;
+
+    clock.advance(2_000);
+    const unchanged = snapshot.read('a', 1_000, confirm('a'));
+    await answer();
+    // The same object, known as of the later list: the listed copy is not kept.
+    expect(await unchanged).toBe(held);
+    expect(snapshot.ageMs()).toBe(0);
+
+    clock.advance(2_000);
+    cloud.set('a', { id: 'a', state: 'stopped' });
+    const changed = snapshot.read('a', 1_000, confirm('a'));
+    await answer();
+    expect(await changed).toEqual({ id: 'a', state: 'stopped' });
+  });
+
   it('keeps a written entry the list that started before the write lacks, and drops it once a later list lacks it too', async () => {
     const clock = new ManualClock();
     const { changes, snapshot, answer } = fakeCloud(clock);
@@ -190,14 +211,14 @@ describe('CloudSnapshot', () => {
     const clock = new ManualClock();
     let fail = true;
     let lists = 0;
-    const snapshot = new CloudSnapshot<Thing>({
-      clock,
-      list: async () => {
+    const snapshot = new CloudSnapshot<Thing>(
+      async () => {
         lists++;
         if (fail) throw new Error('429');
         return [{ id: 'a', state: 'running' }];
       },
-    });
+      { clock },
+    );
     const reads = [1, 2].map(() => snapshot.read('a', 1, async () => undefined));
     await expect(Promise.all(reads)).rejects.toThrow('429');
     expect(lists).toBe(1);
@@ -210,13 +231,13 @@ describe('a read that accepts no snapshot', () => {
   it('is one GET of the object, never a list, and what it finds is kept', async () => {
     const clock = new ManualClock();
     let lists = 0;
-    const snapshot = new CloudSnapshot<Thing>({
-      clock,
-      list: async () => {
+    const snapshot = new CloudSnapshot<Thing>(
+      async () => {
         lists++;
         return [{ id: 'a', state: 'running' }];
       },
-    });
+      { clock },
+    );
     let gets = 0;
     const found = await snapshot.read('a', 0, async () => (gets++, { id: 'a', state: 'stopped' }));
     expect(found).toEqual({ id: 'a', state: 'stopped' });
