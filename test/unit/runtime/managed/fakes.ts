@@ -1,6 +1,10 @@
 import { ObjectCache } from '../../../../src/runtime/cache.ts';
 import { Waiting } from '../../../../src/runtime/managed/errors.ts';
 import type { EventRecorder } from '../../../../src/runtime/managed/events.ts';
+import {
+  ManagedReconciler,
+  type ManagedReconcilerOptions,
+} from '../../../../src/runtime/managed/reconciler.ts';
 import { assertControlledBy, type KubeWriter } from '../../../../src/runtime/managed/kube-writer.ts';
 import type { SecretReader } from '../../../../src/runtime/managed/secret-references.ts';
 import type {
@@ -248,4 +252,31 @@ export function widgetKind(cloud: FakeCloud): ManagedKind<Widget, FakeCloud, num
     },
     connect: () => cloud,
   };
+}
+
+/** The drift-check and first poll intervals of the reconcilers the tests build. */
+export const SYNC_MS = 600_000;
+export const POLL_MS = 1_000;
+
+/**
+ * A reconciler of widgets over the fakes (its kind, cache, writer, Secrets and cloud), with the tests'
+ * intervals; `options` add to or replace any of them.
+ */
+export function fakeReconciler(
+  server: FakeServer,
+  cache: FakeCache,
+  cloud: FakeCloud,
+  options: Partial<ManagedReconcilerOptions<Widget, FakeCloud, number>> = {},
+): ManagedReconciler<Widget, FakeCloud, number> {
+  return new ManagedReconciler({
+    kind: widgetKind(cloud),
+    secrets: server.secretCache(),
+    cache,
+    writer: server.writer(),
+    events: fakeEvents().recorder,
+    cloudFor: async () => cloud,
+    syncIntervalMs: SYNC_MS,
+    pollIntervalMs: POLL_MS,
+    ...options,
+  });
 }

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../../src/cloud/errors.ts';
-import { ManagedReconciler } from '../../../../src/runtime/managed/reconciler.ts';
-import { FakeCache, FakeCloud, FakeServer, fakeEvents, widget, widgetKind } from './fakes.ts';
+import { FakeCache, FakeCloud, FakeServer, fakeReconciler, widget } from './fakes.ts';
 
 /** What the cloud answers when it fails a request: a 500 the reconciler retries with backoff. */
 function serverError(method: string, route: string): ApiError {
@@ -23,16 +22,7 @@ function setup() {
   const server = new FakeServer();
   const cache = new FakeCache();
   const cloud = new FakeCloud();
-  const reconciler = new ManagedReconciler({
-    kind: widgetKind(cloud),
-    secrets: server.secretCache(),
-    cache,
-    writer: server.writer(),
-    events: fakeEvents().recorder,
-    cloudFor: async () => cloud,
-    syncIntervalMs: 600_000,
-    pollIntervalMs: 1_000,
-  });
+  const reconciler = fakeReconciler(server, cache, cloud);
   const t = {
     server,
     cache,

@@ -1,11 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DeferredRequestError } from '../../../../src/cloud/errors.ts';
 import { ReconcileError } from '../../../../src/runtime/managed/errors.ts';
-import { ManagedReconciler } from '../../../../src/runtime/managed/reconciler.ts';
-import { FakeCache, FakeCloud, FakeServer, fakeEvents, widget, widgetKind } from './fakes.ts';
+import { FakeCache, FakeCloud, FakeServer, fakeReconciler, POLL_MS, SYNC_MS, widget } from './fakes.ts';
 
-const SYNC_MS = 600_000;
-const POLL_MS = 1_000;
 const MAX_POLL_MS = 30_000;
 
 /** A reconciler of one widget over the fakes, on a clock the test moves (the arrival grace reads it). */
@@ -14,16 +11,8 @@ function setup() {
   const cache = new FakeCache();
   const cloud = new FakeCloud();
   let now = Date.parse('2025-01-01T00:00:00Z');
-  const reconciler = new ManagedReconciler({
-    kind: widgetKind(cloud),
-    cache,
-    writer: server.writer(),
-    events: fakeEvents().recorder,
-    cloudFor: async () => cloud,
-    syncIntervalMs: SYNC_MS,
-    pollIntervalMs: POLL_MS,
+  const reconciler = fakeReconciler(server, cache, cloud, {
     maxPollIntervalMs: MAX_POLL_MS,
-    secrets: server.secretCache(),
     now: () => new Date(now),
   });
   const sync = () => {

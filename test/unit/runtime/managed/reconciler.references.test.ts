@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { FINALIZER } from '../../../../src/runtime/managed/annotations.ts';
-import { ManagedReconciler } from '../../../../src/runtime/managed/reconciler.ts';
 import { replacedReference } from '../../../../src/runtime/managed/references.ts';
 import type { ManagedKind, ManagedObject } from '../../../../src/runtime/managed/types.ts';
-import { FakeCache, FakeCloud, FakeServer, fakeEvents, widget, widgetKind, type Widget } from './fakes.ts';
+import {
+  FakeCache,
+  FakeCloud,
+  FakeServer,
+  fakeEvents,
+  fakeReconciler,
+  widget,
+  widgetKind,
+  type Widget,
+} from './fakes.ts';
 
 /** Widgets that name a Gadget (kept in status.gadgetId); with `exclusive`, one widget per gadget. */
 function setup({ exclusive = false } = {}) {
@@ -26,16 +34,10 @@ function setup({ exclusive = false } = {}) {
     ],
     ...(exclusive ? { exclusiveOn: 'gadget' } : {}),
   };
-  const reconciler = new ManagedReconciler({
+  const reconciler = fakeReconciler(server, cache, cloud, {
     kind,
-    secrets: server.secretCache(),
-    cache,
-    writer: server.writer(),
     events: recorder,
-    cloudFor: async () => cloud,
     lookup: (_kind, _namespace, name) => gadgets.get(name),
-    syncIntervalMs: 600_000,
-    pollIntervalMs: 1_000,
   });
   const setGadget = (id: string) =>
     gadgets.set('g', {

@@ -1,8 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ManagedReconciler } from '../../../../src/runtime/managed/reconciler.ts';
 import { deriveDigestKey } from '../../../../src/runtime/managed/secret-digests.ts';
 import type { SecretSnapshot } from '../../../../src/runtime/managed/secret-references.ts';
-import { FakeCache, FakeCloud, FakeServer, fakeEvents, widget, widgetKind } from './fakes.ts';
+import { FakeCache, FakeCloud, FakeServer, fakeReconciler, widget, widgetKind } from './fakes.ts';
 
 const TOKEN = 'spec.tokenSecretRef';
 
@@ -23,20 +22,14 @@ function setup() {
     return { ...observation, differences: [...observation.differences, TOKEN] };
   };
   cloud.update = async () => void sent.push(secrets.get('token')!.data.token!);
-  const reconciler = new ManagedReconciler({
+  const reconciler = fakeReconciler(server, cache, cloud, {
     kind: {
       ...widgetKind(cloud),
       secretReferences: () => [{ field: TOKEN, secretName: 'token', keys: ['token'] }],
       connect: (_resource, context) => ((rotated = context.secrets.rotated), cloud),
     },
-    cache,
-    writer: server.writer(),
-    events: fakeEvents().recorder,
-    cloudFor: async () => cloud,
     secrets: { get: (_namespace, name) => secrets.get(name) },
     secretDigestKey: () => deriveDigestKey('api-key-secret'),
-    syncIntervalMs: 600_000,
-    pollIntervalMs: 1_000,
   });
   cache.set(server.put(widget('a')));
   return {

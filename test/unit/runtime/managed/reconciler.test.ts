@@ -2,51 +2,28 @@ import { describe, expect, it } from 'vitest';
 import { DeferredRequestError } from '../../../../src/cloud/errors.ts';
 import { ANNOTATIONS, FINALIZER } from '../../../../src/runtime/managed/annotations.ts';
 import { ReconcileError } from '../../../../src/runtime/managed/errors.ts';
-import {
-  ManagedReconciler,
-  REFERENCE_ARRIVAL_GRACE_MS,
-  type ManagedReconcilerOptions,
-} from '../../../../src/runtime/managed/reconciler.ts';
+import { REFERENCE_ARRIVAL_GRACE_MS } from '../../../../src/runtime/managed/reconciler.ts';
 import type { ConnectContext, ManagedKind, ManagedObject } from '../../../../src/runtime/managed/types.ts';
-import { FakeCache, FakeCloud, FakeServer, fakeEvents, widget, widgetKind, type Widget } from './fakes.ts';
-
-const SYNC_MS = 600_000;
-const POLL_MS = 1_000;
-
-/** A reconciler of widgets over the fakes, with the test's intervals; `options` replace the defaults. */
-function fakeReconciler(
-  server: FakeServer,
-  cache: FakeCache,
-  cloud: FakeCloud,
-  options: Partial<ManagedReconcilerOptions<Widget, FakeCloud, number>> = {},
-) {
-  return new ManagedReconciler({
-    kind: widgetKind(cloud),
-    secrets: server.secretCache(),
-    cache,
-    writer: server.writer(),
-    events: fakeEvents().recorder,
-    cloudFor: async () => cloud,
-    syncIntervalMs: SYNC_MS,
-    pollIntervalMs: POLL_MS,
-    ...options,
-  });
-}
+import {
+  FakeCache,
+  FakeCloud,
+  FakeServer,
+  fakeEvents,
+  fakeReconciler,
+  POLL_MS,
+  SYNC_MS,
+  widget,
+  widgetKind,
+  type Widget,
+} from './fakes.ts';
 
 function setup(signal?: AbortSignal) {
   const server = new FakeServer();
   const cache = new FakeCache();
   const cloud = new FakeCloud();
   const { recorder, events } = fakeEvents();
-  const reconciler = new ManagedReconciler({
-    kind: widgetKind(cloud),
-    cache,
-    writer: server.writer(),
+  const reconciler = fakeReconciler(server, cache, cloud, {
     events: recorder,
-    cloudFor: async () => cloud,
-    syncIntervalMs: SYNC_MS,
-    pollIntervalMs: POLL_MS,
-    secrets: server.secretCache(),
     ...(signal ? { signal } : {}),
   });
   return {
