@@ -7,7 +7,8 @@ import {
   type DriftPlan,
   type PlannedObject,
 } from './drift-plan.ts';
-import { DURATION_BOUNDS, formatDuration, tryParseDurationMs } from './duration.ts';
+import { formatDuration } from './duration.ts';
+import { syncIntervalOf } from './managed/pacing.ts';
 import { ANNOTATIONS } from './managed/annotations.ts';
 import type { EventRecorder } from './managed/events.ts';
 import type { EventSubject } from './managed/kube-writer.ts';
@@ -96,18 +97,11 @@ export class DriftPlanner {
       if (!entry) byKey.set(key, (entry = { ref, objects: [] }));
       entry.objects.push({
         reads: kind.driftReads?.(object) ?? [],
-        syncIntervalMs: this.syncIntervalOf(object),
+        // As the reconciler paces the object (which reports an annotation it sets aside).
+        syncIntervalMs: syncIntervalOf(object, this.options.syncIntervalMs).ms,
       });
     }
     return byKey;
-  }
-
-  /** The object's own sync interval when valid (the reconciler reports an invalid one), else the flag's. */
-  private syncIntervalOf(object: ManagedObject): number {
-    const text = object.metadata.annotations?.[ANNOTATIONS.syncInterval];
-    const ms = text === undefined ? undefined : tryParseDurationMs(text);
-    const { minMs, maxMs } = DURATION_BOUNDS.syncInterval;
-    return ms !== undefined && ms >= minMs && ms <= maxMs ? ms : this.options.syncIntervalMs;
   }
 
   private report(ref: CredentialsRef, key: string, plan: DriftPlan, change: 'unmet' | 'recovered'): void {

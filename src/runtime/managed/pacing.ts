@@ -1,7 +1,6 @@
 import { exponentialStep } from '../backoff.ts';
-import { DURATION_BOUNDS, formatDuration, parseDurationMs } from '../duration.ts';
+import { DURATION_BOUNDS, durationProblem, formatDuration, tryParseDurationMs } from '../duration.ts';
 import { ANNOTATIONS } from './annotations.ts';
-import { messageOf } from './errors.ts';
 import type { EventRecorder } from './events.ts';
 import type { ManagedObject } from './types.ts';
 
@@ -19,6 +18,22 @@ export interface PacingOptions {
   maxPollIntervalMs?: number;
   events: EventRecorder;
   now: () => Date;
+}
+
+/**
+ * A resource's drift-check interval: its `sluice.dev/sync-interval` annotation within bounds, else
+ * `fallbackMs` (`--sync-interval`), with the problem when an annotation was set aside.
+ */
+export function syncIntervalOf(
+  resource: ManagedObject,
+  fallbackMs: number,
+): { ms: number; problem?: string } {
+  const text = resource.metadata.annotations?.[ANNOTATIONS.syncInterval];
+  if (text === undefined) return { ms: fallbackMs };
+  const problem = durationProblem(text, DURATION_BOUNDS.syncInterval);
+  if (problem !== undefined)
+    return { ms: fallbackMs, problem: `annotation ${ANNOTATIONS.syncInterval} ${problem}` };
+  return { ms: tryParseDurationMs(text)! };
 }
 
 /** When a resource is looked at again: soon while the cloud moves, after its sync interval once in sync. */
@@ -62,18 +77,15 @@ export class Pacing {
     return ready && acted ? this.syncInterval(resource) : this.options.pollIntervalMs;
   }
 
-  /** The resource's drift-check interval: its annotation, within bounds, else `--sync-interval`. */
+  /** The resource's drift-check interval (`syncIntervalOf`); an annotation set aside is a Warning Event. */
   syncInterval(resource: ManagedObject): number {
     const { syncIntervalMs, events } = this.options;
-    const text = resource.metadata.annotations?.[ANNOTATIONS.syncInterval];
-    if (text === undefined) return syncIntervalMs;
-    try {
-      return parseDurationMs(text, `annotation ${ANNOTATIONS.syncInterval}`, DURATION_BOUNDS.syncInterval);
-    } catch (error) {
+    const { ms, problem } = syncIntervalOf(resource, syncIntervalMs);
+    if (problem !== undefined) {
       const fallback = `using ${formatDuration(syncIntervalMs)}`;
-      events.record(resource, 'Warning', 'InvalidAnnotation', `${messageOf(error)}; ${fallback}`);
-      return syncIntervalMs;
+      events.record(resource, 'Warning', 'InvalidAnnotation', `${problem}; ${fallback}`);
     }
+    return ms;
   }
 
   /**
