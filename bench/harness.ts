@@ -20,6 +20,7 @@ import { imageNodeFlags } from '../scripts/image-layout.ts';
 import { benchObjects, mixSecrets, type BenchObject, type Mix } from './mixes.ts';
 import { startControlPlane, type ControlPlane } from '../tools/cluster/controlPlane.ts';
 import { chartCredentials, kubectlBin } from '../tools/cluster/install.ts';
+import { mapConcurrently } from '../src/runtime/map-concurrently.ts';
 
 /** Every sluice kind's resource, from the kind registry. */
 export const KINDS: Record<string, { group: string; version: string; plural: string }> = Object.fromEntries(
@@ -302,11 +303,7 @@ export const objectPath = (kind: BenchKind, namespace: string, name = '') =>
 
 /** Runs `work` over `items` with at most `concurrency` in flight. */
 export async function pool<T>(items: readonly T[], concurrency: number, work: (item: T) => Promise<void>) {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  await mapConcurrently(items, concurrency, work);
 }
 
 /**

@@ -17,6 +17,7 @@ import { exportQueryEndpoint } from '../controllers/query-endpoint-diff.ts';
 import { exportReversePrivateEndpoint } from '../controllers/reverse-private-endpoint-diff.ts';
 import { kindNamed } from '../kinds.ts';
 import { ANNOTATIONS } from '../runtime/managed/annotations.ts';
+import { mapConcurrently } from '../runtime/map-concurrently.ts';
 import type { ExportedKind } from './kinds.ts';
 import { NameRegistry } from './names.ts';
 
@@ -203,13 +204,10 @@ async function readServices(
   progress: (line: string) => void,
 ): Promise<ServiceContents[]> {
   const { management, kinds } = options;
-  const contents: ServiceContents[] = new Array(services.length);
-  let next = 0;
-  let done = 0;
-  const worker = async () => {
-    while (next < services.length) {
-      const index = next++;
-      const service = services[index]!;
+  return mapConcurrently(
+    services,
+    options.concurrency ?? 4,
+    async (service): Promise<ServiceContents> => {
       const [pipes, endpoints, queryEndpoint] = await Promise.all([
         kinds.has('Pipe') ? call(management.listPipes(service.id)) : [],
         kinds.has('Pipe') || kinds.has('ReversePrivateEndpoint')
@@ -224,19 +222,17 @@ async function readServices(
       ]);
       pipes.sort(byNameThenId((p) => p.name));
       endpoints.sort(byNameThenId((e) => e.description ?? ''));
-      contents[index] = { service, pipes, endpoints, ...(queryEndpoint ? { queryEndpoint } : {}) };
-      done++;
+      return { service, pipes, endpoints, ...(queryEndpoint ? { queryEndpoint } : {}) };
+    },
+    ({ service, pipes, endpoints, queryEndpoint }, _service, done) => {
       const parts = [
         plural(pipes.length, 'pipe'),
         plural(endpoints.length, 'reverse private endpoint'),
         ...(queryEndpoint ? ['a query endpoint'] : []),
       ];
       progress(`[${done}/${services.length}] ${JSON.stringify(service.name)}: ${parts.join(', ')}`);
-    }
-  };
-  const workers = Math.max(1, Math.min(options.concurrency ?? 4, services.length));
-  await Promise.all(Array.from({ length: workers }, worker));
-  return contents;
+    },
+  );
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { CloudConnection } from '../controllers/cloud-connection.ts';
 import { kindNamed } from '../kinds.ts';
 import { objectKey } from '../runtime/cache.ts';
+import { mapConcurrently } from '../runtime/map-concurrently.ts';
 import { failureOf } from '../runtime/failure.ts';
 import type { Priority } from '../runtime/priority.ts';
 import type { WriteRecorder } from '../runtime/recorded-writes.ts';
@@ -86,13 +87,10 @@ export async function planObjects(request: PlanRequest): Promise<PlannedResource
     return found;
   };
 
-  const planned: PlannedResource[] = new Array(targets.length);
-  let next = 0;
-  let done = 0;
-  const worker = async () => {
-    while (next < targets.length) {
-      const index = next++;
-      const target = targets[index]!;
+  return mapConcurrently(
+    targets,
+    request.concurrency ?? 4,
+    async (target) => {
       const kind = target.kind ?? '';
       const { run, objects } = runOf(kind);
       const key = objectKey(target);
@@ -103,15 +101,11 @@ export async function planObjects(request: PlanRequest): Promise<PlannedResource
         dry = await run.reconcile(key);
         objects.set(key, target);
       }
-      const resource = classify(target, dry, secretValuesOf(target, request.secrets));
-      planned[index] = resource;
-      done++;
-      progress(`[${done}/${targets.length}] ${kind} ${key}: ${resource.action}`);
-    }
-  };
-  const workers = Math.max(1, Math.min(request.concurrency ?? 4, targets.length));
-  await Promise.all(Array.from({ length: workers }, worker));
-  return planned;
+      return classify(target, dry, secretValuesOf(target, request.secrets));
+    },
+    (resource, target, done) =>
+      progress(`[${done}/${targets.length}] ${target.kind ?? ''} ${objectKey(target)}: ${resource.action}`),
+  );
 }
 
 /** What one dry reconcile of `resource` says the operator would do. */
