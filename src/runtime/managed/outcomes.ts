@@ -62,7 +62,7 @@ export class Outcomes<R extends ManagedObject> {
       case 'lookAgain':
         return { requeueAfterMs: outcome.afterMs };
     }
-    pacing.endCloudWait(key);
+    pacing.endCloudWait(key, outcome.kind === 'driftCheck');
     switch (outcome.kind) {
       case 'driftCheck':
       case 'waitForObject':

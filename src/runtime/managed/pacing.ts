@@ -1,7 +1,9 @@
 import { exponentialStep } from '../backoff.ts';
+import { objectKey } from '../cache.ts';
 import { DURATION_BOUNDS, durationProblem, formatDuration, tryParseDurationMs } from '../duration.ts';
 import { ANNOTATIONS } from './annotations.ts';
 import type { EventRecorder } from './events.ts';
+import { SettleEstimate } from './settle-estimate.ts';
 import type { ManagedObject } from './types.ts';
 
 /**
@@ -10,10 +12,19 @@ import type { ManagedObject } from './types.ts';
  */
 export const REFERENCE_ARRIVAL_GRACE_MS = 5_000;
 
+/**
+ * The earliest first look of a wait for the cloud, however fast the cloud settled before: a look sooner
+ * than this mostly finds the cloud where the write left it.
+ */
+export const FIRST_LOOK_FLOOR_MS = 250;
+
 export interface PacingOptions {
   /** Drift-check interval for resources that are in sync (`--sync-interval`). */
   syncIntervalMs: number;
-  /** First wait while the cloud is still moving; each later look of the wait doubles it, up to the max. */
+  /**
+   * The wait between looks while the cloud is still moving, doubled by each look, up to the max. The first
+   * look of a wait starts here and then follows how long the cloud took to settle (`SettleEstimate`).
+   */
   pollIntervalMs: number;
   maxPollIntervalMs?: number;
   events: EventRecorder;
@@ -36,37 +47,75 @@ export function syncIntervalOf(
   return { ms: tryParseDurationMs(text)! };
 }
 
+/** One wait for the cloud, from the write (or look) that started it: what the settle estimate learns from. */
+interface CloudWait {
+  startedAt: number;
+  /** Looks so far, the one that started the wait included. */
+  looks: number;
+  /** When the wait last looked at (or wrote to) the cloud: a look after it needs a list started since. */
+  lookedAt: number;
+  /** The last look that found the cloud still moving; undefined while only the start has. */
+  movingAt?: number;
+}
+
 /** When a resource is looked at again: soon while the cloud moves, after its sync interval once in sync. */
 export class Pacing {
-  /** How many times each key waiting for the cloud has been looked at in its current wait. */
-  private readonly cloudWaitLooks = new Map<string, number>();
+  private readonly cloudWaits = new Map<string, CloudWait>();
+  private readonly settle: SettleEstimate;
 
-  constructor(private readonly options: PacingOptions) {}
-
-  /**
-   * The next look at a resource the cloud is moving for: the poll interval, doubled by each look of the
-   * wait so far, up to the cap (2, 4, 8, 16, 30 s with a 2 s poll interval). Its reads share snapshots, but
-   * a service's pipes or endpoints are one list per service and a query endpoint one GET: a fixed interval
-   * would spend a call per poll on each of them for as long as the cloud moves. A wake between polls (a
-   * list or a referenced object changed) is a look too: it read the cloud, so the next poll moves out.
-   */
-  waitForCloud(key: string): number {
-    const looks = this.cloudWaitLooks.get(key) ?? 0;
-    this.cloudWaitLooks.set(key, looks + 1);
-    const { pollIntervalMs, maxPollIntervalMs = 30_000 } = this.options;
-    return exponentialStep(pollIntervalMs, maxPollIntervalMs, looks);
+  constructor(private readonly options: PacingOptions) {
+    const { pollIntervalMs, maxPollIntervalMs = 30_000 } = options;
+    this.settle = new SettleEstimate(
+      pollIntervalMs,
+      Math.min(FIRST_LOOK_FLOOR_MS, pollIntervalMs),
+      maxPollIntervalMs,
+    );
   }
 
-  /** The wait for the cloud is over for `key` (in sync, waiting on something else, or gone). */
-  endCloudWait(key: string): void {
-    this.cloudWaitLooks.delete(key);
+  /**
+   * The next look at a resource the cloud is moving for. The first look of a wait goes out when the cloud
+   * has lately taken to settle (the poll interval until a wait has ended); each later one after the poll
+   * interval, doubled by each look so far, up to the cap (2, 4, 8, 16, 30 s with a 2 s poll interval). Its
+   * reads share snapshots, but a service's pipes or endpoints are one list per service and a query endpoint
+   * one GET: a fixed interval would spend a call per poll on each of them for as long as the cloud moves. A
+   * wake between polls (a list or a referenced object changed) is a look too: it read the cloud, so the next
+   * poll moves out.
+   */
+  waitForCloud(key: string): number {
+    const now = this.nowMs();
+    const wait = this.cloudWaits.get(key);
+    if (!wait) {
+      this.cloudWaits.set(key, { startedAt: now, looks: 1, lookedAt: now });
+      return this.settle.firstLookMs();
+    }
+    const { pollIntervalMs, maxPollIntervalMs = 30_000 } = this.options;
+    const step = exponentialStep(pollIntervalMs, maxPollIntervalMs, wait.looks);
+    wait.looks += 1;
+    wait.lookedAt = now;
+    wait.movingAt = now;
+    return step;
+  }
+
+  /**
+   * The wait for the cloud is over for `key` (in sync, waiting on something else, or gone); `settled`: the
+   * cloud was seen settled and in sync, so the wait tells how long the cloud took.
+   */
+  endCloudWait(key: string, settled = false): void {
+    const wait = this.cloudWaits.get(key);
+    if (!wait) return;
+    this.cloudWaits.delete(key);
+    if (!settled) return;
+    const now = this.nowMs();
+    const movingAt = wait.movingAt === undefined ? undefined : wait.movingAt - wait.startedAt;
+    this.settle.learn(now - wait.startedAt, movingAt);
   }
 
   /**
    * How old a cloud snapshot may be to observe the resource, by what it is doing: a drift check (Ready, spec
-   * acted on) accepts one as old as its sync interval; a wait for the cloud, or a spec its user just
-   * changed, the poll interval (the operator's own writes replace snapshot entries, so an older snapshot
-   * never makes it send a change again); a reconcile its user asked for, none: a fresh read.
+   * acted on) accepts one as old as its sync interval; a spec its user just changed the poll interval (the
+   * operator's own writes replace snapshot entries, so an older snapshot never makes it send a change
+   * again); a wait for the cloud only one taken since its last look, and at most the poll interval old (an
+   * older one would show what that look saw); a reconcile its user asked for, none: a fresh read.
    */
   freshness(resource: ManagedObject): number {
     // A reconcile the user asked for (a new sluice.dev/reconcile-requested-at) reads the cloud afresh.
@@ -74,7 +123,16 @@ export class Pacing {
     if (requested !== undefined && requested !== resource.status?.lastHandledReconcileAt) return 0;
     const ready = resource.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
     const acted = resource.metadata.generation === resource.status?.observedGeneration;
-    return ready && acted ? this.syncInterval(resource) : this.options.pollIntervalMs;
+    if (ready && acted) return this.syncInterval(resource);
+    const { pollIntervalMs } = this.options;
+    if (!acted) return pollIntervalMs;
+    const wait = this.cloudWaits.get(objectKey(resource));
+    // At least 1 ms: an age of 0 asks for a fresh GET, which a wait for the cloud never needs.
+    return wait ? Math.max(1, Math.min(pollIntervalMs, this.nowMs() - wait.lookedAt)) : pollIntervalMs;
+  }
+
+  private nowMs(): number {
+    return this.options.now().getTime();
   }
 
   /** The resource's drift-check interval (`syncIntervalOf`); an annotation set aside is a Warning Event. */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DeferredRequestError } from '../../../../src/cloud/errors.ts';
 import { ReconcileError } from '../../../../src/runtime/managed/errors.ts';
+import { FIRST_LOOK_FLOOR_MS } from '../../../../src/runtime/managed/pacing.ts';
 import { FakeCache, FakeCloud, FakeServer, fakeReconciler, POLL_MS, SYNC_MS, widget } from './fakes.ts';
 
 const MAX_POLL_MS = 30_000;
@@ -11,9 +12,15 @@ function setup() {
   const cache = new FakeCache();
   const cloud = new FakeCloud();
   let now = Date.parse('2025-01-01T00:00:00Z');
+  /** The snapshot age each reconcile accepted for its cloud reads. */
+  const freshness: number[] = [];
   const reconciler = fakeReconciler(server, cache, cloud, {
     maxPollIntervalMs: MAX_POLL_MS,
     now: () => new Date(now),
+    cloudFor: async (_resource, _priority, maxAgeMs) => {
+      freshness.push(maxAgeMs);
+      return cloud;
+    },
   });
   const sync = () => {
     cache.set(server.get('a'));
@@ -24,6 +31,7 @@ function setup() {
     server,
     cache,
     cloud,
+    freshness,
     advance: (ms: number) => (now += ms),
     /** Reconciles `a`, lets the cache catch up, and returns the delay asked for. */
     async look(): Promise<number | undefined> {
@@ -76,17 +84,55 @@ describe('ManagedReconciler pacing', () => {
     expect(await t.look()).toBe(4_000);
   });
 
-  it('starts the next wait for the cloud at the poll interval once the cloud was in sync', async () => {
+  it('looks first, in the next wait, between when the last wait saw the cloud moving and saw it settled', async () => {
     const t = setup();
+    // The create at 0 s, looks at 1, 3, 7 and 15 s find the cloud moving, the look at 31 s finds it settled.
     await t.follow(5);
     t.cloud.widgets.get(idOf(t))!.ready = true;
     expect(await t.look()).toBe(SYNC_MS);
 
+    t.cloud.widgets.get(idOf(t))!.ready = false;
     t.cache.set(t.server.editSpec('a', { size: 3 }));
     t.advance(60_000);
-    // The update is a new wait for the cloud: no trace of the one before it.
-    expect(await t.look()).toBe(POLL_MS);
+    // The update is a new wait for the cloud: its first look at (15 + 31) / 2 s, then the poll interval on.
+    expect(await t.follow(3)).toEqual([23_000, 2_000, 4_000]);
     expect(t.cloud.widgets.get(idOf(t))!.size).toBe(3);
+  });
+
+  it('looks sooner while first looks find the cloud settled already, but never sooner than the floor', async () => {
+    const t = setup();
+    const firstLooks: (number | undefined)[] = [];
+    for (let size = 2; size <= 8; size++) {
+      // A write (the create, then each update) and a cloud that has settled by the first look.
+      firstLooks.push(await t.look());
+      t.cloud.widgets.get(idOf(t))!.ready = true;
+      t.advance(firstLooks.at(-1)!);
+      expect(await t.look()).toBe(SYNC_MS);
+      t.cloud.widgets.get(idOf(t))!.ready = false;
+      t.cache.set(t.server.editSpec('a', { size }));
+    }
+
+    expect(firstLooks).toEqual([1_000, 750, 563, 422, 316, FIRST_LOOK_FLOOR_MS, FIRST_LOOK_FLOOR_MS]);
+  });
+
+  it('reads a waiting object only from a list taken since its last look, and never asks a GET for it', async () => {
+    const t = setup();
+    expect(await t.look()).toBe(POLL_MS); // the create
+    t.advance(300);
+    // Woken 300 ms after the create (a list showed it changed): that list, or a newer one, not an older.
+    expect(await t.look()).toBe(2_000);
+    t.advance(10_000);
+    // A late look accepts no list older than the poll interval.
+    await t.look();
+    t.advance(0);
+    await t.look();
+    t.advance(100);
+    // A spec its user changed meanwhile accepts the poll interval's list: the operator's writes since
+    // replaced what that list said.
+    t.cache.set(t.server.editSpec('a', { size: 3 }));
+    await t.look();
+
+    expect(t.freshness).toEqual([POLL_MS, 300, POLL_MS, 1, POLL_MS]);
   });
 
   it('keeps the pace of a wait through a poll that failed or was deferred: neither says the cloud stopped', async () => {
