@@ -3,6 +3,7 @@
 // real cloud's, the operator at its default quota. Prints time to all Ready against the least time the creates
 // and the provisioning can take (see provisionLowerBound), the cloud calls per object by route, and 429s.
 // Minutes by nature (the quota); `--services 2 --transition-ms 1000` is a smoke run.
+import type { CallRecord } from '../src/emulator/call-log.ts';
 import { SERVICE_CREATE_STEPS, pipeRunSteps } from '../src/emulator/state-machines.ts';
 import { OperatorConfig } from '../src/operator/config.ts';
 import { callsByRoute, provisionLowerBound } from './cloud-log.ts';
@@ -37,6 +38,7 @@ export const provision: Benchmark = {
     const { startedAt, lastReadyAt } = await applyAndWait(cluster, stack, count, args['timeout-s']!, 'pairs');
     const calls = await cloudCalls(stack);
     await stack.stop();
+    if (process.env.BENCH_DEBUG) printTimeline(calls.calls, startedAt);
 
     const seconds = (lastReadyAt - startedAt) / 1000;
     const bound = provisionLowerBound({
@@ -67,5 +69,17 @@ export const provision: Benchmark = {
     ];
   },
 };
+
+/** Each cloud call, seconds after the first create, with its service (and pipe) id shortened. */
+function printTimeline(calls: readonly CallRecord[], startedAt: number): void {
+  const epoch = performance.timeOrigin + startedAt;
+  for (const call of calls) {
+    const at = ((Date.parse(call.timestamp) - epoch) / 1000).toFixed(1);
+    const path = call.path
+      .replace(/^\/v1\/organizations\/[^/]+/, '')
+      .replace(/([0-9a-f]{8})[0-9a-f-]{28}/g, '$1');
+    console.log(`${at.padStart(6)} s  ${call.status}  ${call.method} ${path}`);
+  }
+}
 
 if (isMain(import.meta.url)) await main(provision);
