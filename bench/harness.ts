@@ -16,7 +16,7 @@ import type { OperatorFlags } from '../src/operator/config.ts';
 import { Informer } from '../src/runtime/informer.ts';
 import { kubeRequestJson } from '../src/runtime/kube-http.ts';
 import type { ManagedObject } from '../src/runtime/managed/types.ts';
-import { imageNodeFlags } from '../scripts/image-layout.ts';
+import { imageEnv, imageNodeFlags } from '../scripts/image-layout.ts';
 import { benchObjects, mixSecrets, type BenchObject, type Mix } from './mixes.ts';
 import { startControlPlane, type ControlPlane } from '../tools/cluster/controlPlane.ts';
 import { chartCredentials, kubectlBin } from '../tools/cluster/install.ts';
@@ -238,10 +238,11 @@ export async function startOperatorProcess(
   const args = Object.entries(all).map(
     ([flag, value]) => `--${flag.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}=${String(value)}`,
   );
-  // The image's node flags, as it runs in production; plus e.g. BENCH_NODE_ARGS='--cpu-prof
+  // The image's node flags and environment, as it runs in production; plus e.g. BENCH_NODE_ARGS='--cpu-prof
   // --cpu-prof-dir=/tmp/prof' to profile the operator alone.
   const nodeArgs = [...imageNodeFlags(), ...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [])];
   const child = spawn(process.execPath, [...nodeArgs, entry, 'run', ...args], {
+    env: { ...process.env, ...imageEnv() },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));

@@ -57,6 +57,25 @@ export function imageNodeFlags(dockerfile = new URL('../Dockerfile', import.meta
   return rest.filter((arg) => arg.startsWith('--'));
 }
 
+/**
+ * The environment the image's final stage sets (its ENV lines after the last FROM), so what runs the operator
+ * elsewhere (the benchmarks) runs it with the same settings, e.g. the C library's malloc tuning.
+ */
+export function imageEnv(dockerfile = new URL('../Dockerfile', import.meta.url)): Record<string, string> {
+  const all = instructions(readFileSync(dockerfile, 'utf8'));
+  const env: Record<string, string> = {};
+  for (const { op, args } of all.slice(all.findLastIndex((i) => i.op === 'FROM')))
+    if (op === 'ENV') Object.assign(env, envAssignments(args));
+  return env;
+}
+
+/** `KEY=value KEY2="value 2"` of an ENV instruction. */
+function envAssignments(args: string): Record<string, string> {
+  return Object.fromEntries(
+    [...args.matchAll(/(\w+)=("[^"]*"|\S+)/g)].map(([, key, value]) => [key!, value!.replace(/^"|"$/g, '')]),
+  );
+}
+
 /** Top-level names .dockerignore excludes from the build context. */
 function ignoredNames(): Set<string> {
   const file = join(repoRoot, '.dockerignore');
@@ -111,9 +130,7 @@ export function buildImageLayout(
         break;
       }
       case 'ENV': {
-        const stage = current();
-        for (const [, key, value] of args.matchAll(/(\w+)=("[^"]*"|\S+)/g))
-          stage.env[key!] = value!.replace(/^"|"$/g, '');
+        Object.assign(current().env, envAssignments(args));
         break;
       }
       case 'COPY': {

@@ -1,3 +1,5 @@
+import { shareStrings } from '../runtime/shared-strings.ts';
+
 /** The clock a snapshot ages by: milliseconds, only differences matter. */
 export interface SnapshotClock {
   now(): number;
@@ -95,7 +97,7 @@ export class CloudSnapshot<T extends { id: string }> {
    */
   written(id: string, answer?: T): void {
     this.entries.set(id, {
-      value: answer?.id === id ? answer : undefined,
+      value: answer?.id === id ? shareStrings(answer) : undefined,
       knownAt: this.hooks.clock.now(),
     });
   }
@@ -129,7 +131,10 @@ export class CloudSnapshot<T extends { id: string }> {
   private record(id: string, value: T | undefined, startedAt: number): void {
     const entry = this.entries.get(id);
     if (entry && entry.knownAt > startedAt) return;
-    this.entries.set(id, value ? { value, knownAt: startedAt } : { value, knownAt: startedAt, gone: true });
+    this.entries.set(
+      id,
+      value ? { value: shareStrings(value), knownAt: startedAt } : { value, knownAt: startedAt, gone: true },
+    );
   }
 
   private apply(listed: readonly T[], startedAt: number): void {
@@ -147,7 +152,7 @@ export class CloudSnapshot<T extends { id: string }> {
       // An unchanged entry keeps the value it holds, only known later: the listed copy dies young, so a
       // key listed every few seconds does not churn thousands of long-lived objects through the old heap.
       if (entry?.value && !news) entry.knownAt = startedAt;
-      else this.entries.set(value.id, { value, knownAt: startedAt });
+      else this.entries.set(value.id, { value: shareStrings(value), knownAt: startedAt });
     }
     for (const [id, entry] of this.entries) {
       if (seen.has(id) || entry.knownAt > startedAt) continue;

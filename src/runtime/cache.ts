@@ -1,3 +1,5 @@
+import { shareStrings } from './shared-strings.ts';
+
 /** The part of a Kubernetes object the runtime relies on. */
 export interface KubeObject {
   apiVersion?: string;
@@ -58,7 +60,7 @@ export class ObjectCache<T extends KubeObject> implements ReadonlyCache<T> {
   /** Stores the object and returns its key. */
   upsert(object: T): string {
     const key = objectKey(object);
-    this.objects.set(key, deepFreeze(object));
+    this.objects.set(key, keep(object));
     return key;
   }
 
@@ -75,11 +77,14 @@ export class ObjectCache<T extends KubeObject> implements ReadonlyCache<T> {
    */
   replace(objects: T[]): string[] {
     const previous = this.objects;
-    this.objects = new Map(objects.map((object) => [objectKey(object), deepFreeze(object)]));
+    this.objects = new Map(objects.map((object) => [objectKey(object), keep(object)]));
     const gone = [...previous.keys()].filter((key) => !this.objects.has(key));
     return [...this.objects.keys(), ...gone];
   }
 }
+
+/** What the cache holds of an object: frozen, its short strings shared with the other objects'. */
+const keep = <T extends KubeObject>(object: T): T => deepFreeze(shareStrings(object));
 
 /** Freezes `value` and everything it holds, so a reader that modifies a cached object fails loudly. */
 function deepFreeze<V>(value: V): V {
