@@ -40,6 +40,12 @@ export interface ReadonlyCache<T extends KubeObject> {
 /** Objects by key, as last seen by the reflector. */
 export class ObjectCache<T extends KubeObject> implements ReadonlyCache<T> {
   private objects = new Map<string, T>();
+  private readonly keep: (object: T) => T;
+
+  /** `shareStrings`: hold one copy of each short string with every other cache (not for Secrets). */
+  constructor(options: { shareStrings: boolean } = { shareStrings: true }) {
+    this.keep = options.shareStrings ? (object) => deepFreeze(shareStrings(object)) : deepFreeze;
+  }
 
   get size(): number {
     return this.objects.size;
@@ -60,7 +66,7 @@ export class ObjectCache<T extends KubeObject> implements ReadonlyCache<T> {
   /** Stores the object and returns its key. */
   upsert(object: T): string {
     const key = objectKey(object);
-    this.objects.set(key, keep(object));
+    this.objects.set(key, this.keep(object));
     return key;
   }
 
@@ -77,14 +83,11 @@ export class ObjectCache<T extends KubeObject> implements ReadonlyCache<T> {
    */
   replace(objects: T[]): string[] {
     const previous = this.objects;
-    this.objects = new Map(objects.map((object) => [objectKey(object), keep(object)]));
+    this.objects = new Map(objects.map((object) => [objectKey(object), this.keep(object)]));
     const gone = [...previous.keys()].filter((key) => !this.objects.has(key));
     return [...this.objects.keys(), ...gone];
   }
 }
-
-/** What the cache holds of an object: frozen, its short strings shared with the other objects'. */
-const keep = <T extends KubeObject>(object: T): T => deepFreeze(shareStrings(object));
 
 /** Freezes `value` and everything it holds, so a reader that modifies a cached object fails loudly. */
 function deepFreeze<V>(value: V): V {

@@ -74,6 +74,7 @@ export class Manager<Cloud> {
           resource: SECRETS,
           ...(namespace ? { namespace } : {}),
           logger: logger.child({ reflector: 'secrets' }),
+          shareStrings: false,
         }),
       );
     }
@@ -86,6 +87,7 @@ export class Manager<Cloud> {
           namespace: extra.namespace,
           fieldSelector: `metadata.name=${extra.name}`,
           logger: logger.child({ reflector: `secret ${extra.namespace}/${extra.name}` }),
+          shareStrings: false,
         }),
       );
     }

@@ -48,6 +48,11 @@ export interface ReflectorOptions {
   /** Times the watch deadline, list timeout and backoff sleeps; tests pass a manual clock. Default: the system's. */
   clock?: Clock;
   logger?: Logger;
+  /**
+   * Whether the cache shares its objects' short strings with every other cache (`shareStrings`). Default
+   * true; false for Secrets, whose values must not outlive them in a table of the whole process.
+   */
+  shareStrings?: boolean;
 }
 
 interface KubeList<T> {
@@ -86,7 +91,7 @@ const MIN_HEALTHY_WATCH_MS = 1000;
 export class Reflector<T extends KubeObject = KubeObject> {
   readonly cache: ReadonlyCache<T>;
 
-  private readonly objects = new ObjectCache<T>();
+  private readonly objects: ObjectCache<T>;
   private readonly path: string;
   private readonly logger: Logger;
   private readonly backoff: JitteredBackoff;
@@ -108,6 +113,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private endWatch: ((end: WatchEnd) => void) | undefined;
 
   constructor(private readonly options: ReflectorOptions) {
+    this.objects = new ObjectCache<T>({ shareStrings: options.shareStrings ?? true });
     this.cache = this.objects;
     this.path = apiPath(options.resource, options.namespace);
     this.logger = (options.logger ?? pino({ enabled: false })).child({

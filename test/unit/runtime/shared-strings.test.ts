@@ -4,6 +4,7 @@ import {
   shareStrings,
   sharedStringCount,
 } from '../../../src/runtime/shared-strings.ts';
+import { ObjectCache } from '../../../src/runtime/cache.ts';
 
 const object = () =>
   JSON.parse(
@@ -53,5 +54,28 @@ describe('shareStrings', () => {
     const before = sharedStringCount();
     shareStrings({ message: `${'y'.repeat(200)}-${before}` });
     expect(sharedStringCount()).toBe(before);
+  });
+});
+
+describe('ObjectCache and the shared strings', () => {
+  const secret = (value: string) => ({
+    metadata: { namespace: 'team-a', name: `s-${value}` },
+    data: { password: value },
+  });
+
+  it("keeps a Secret's values out of the shared table when told to (the Secrets' informers are)", () => {
+    const secrets = new ObjectCache({ shareStrings: false });
+    const before = sharedStringCount();
+    secrets.upsert(secret(`pw-${before}-a`));
+    secrets.replace([secret(`pw-${before}-b`)]);
+    expect(sharedStringCount()).toBe(before);
+    expect(secrets.get(`team-a/s-pw-${before}-b`)?.metadata.name).toBe(`s-pw-${before}-b`);
+  });
+
+  it('shares the strings of the objects it holds by default', () => {
+    const objects = new ObjectCache();
+    const before = sharedStringCount();
+    objects.upsert(secret(`value-${before}`));
+    expect(sharedStringCount()).toBeGreaterThan(before);
   });
 });
