@@ -215,7 +215,11 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
     expect(writes(await env.calls())).toEqual([]);
     kubectlApply(testKubeconfigPath()!, next as never);
     await settled();
-    const sent = writes(await env.calls());
+    const all = writes(await env.calls());
+    // A pipe change that reaches the cloud while its service resizes (degraded) is refused with 424, changes
+    // nothing and is sent again: the calls to compare are those the cloud accepted.
+    expect(all.filter((c) => c.status >= 300 && c.status !== 424)).toEqual([]);
+    const sent = all.filter((c) => c.status < 300);
     const plannedCalls = planned.json!.resources.flatMap((r) => r.calls);
     expect(plannedCalls.map(comparable).sort()).toEqual(sent.map(comparable).sort());
     return planned.json!;
