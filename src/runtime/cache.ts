@@ -42,9 +42,9 @@ export class ObjectCache<T extends KubeObject> implements ReadonlyCache<T> {
   private objects = new Map<string, T>();
   private readonly keep: (object: T) => T;
 
-  /** `shareStrings`: hold one copy of each short string with every other cache (not for Secrets). */
-  constructor(options: { shareStrings: boolean } = { shareStrings: true }) {
-    this.keep = options.shareStrings ? (object) => deepFreeze(shareStrings(object)) : deepFreeze;
+  /** `share`: hold one copy of each short string with every other cache (not for Secrets). */
+  constructor(share = true) {
+    this.keep = share ? (object) => deepFreeze(shareStrings(object)) : deepFreeze;
   }
 
   get size(): number {

@@ -113,7 +113,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
   private endWatch: ((end: WatchEnd) => void) | undefined;
 
   constructor(private readonly options: ReflectorOptions) {
-    this.objects = new ObjectCache<T>({ shareStrings: options.shareStrings ?? true });
+    this.objects = new ObjectCache<T>(options.shareStrings);
     this.cache = this.objects;
     this.path = apiPath(options.resource, options.namespace);
     this.logger = (options.logger ?? pino({ enabled: false })).child({

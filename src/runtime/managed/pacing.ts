@@ -50,21 +50,21 @@ export function syncIntervalOf(
 /** One wait for the cloud, from the write (or look) that started it: what the settle estimate learns from. */
 interface CloudWait {
   startedAt: number;
-  /** Looks so far, the one that started the wait included. */
+  /** Looks so far, the one that started the wait included: every later one found the cloud still moving. */
   looks: number;
   /** When the wait last looked at (or wrote to) the cloud: a look after it needs a list started since. */
   lookedAt: number;
-  /** The last look that found the cloud still moving; undefined while only the start has. */
-  movingAt?: number;
 }
 
 /** When a resource is looked at again: soon while the cloud moves, after its sync interval once in sync. */
 export class Pacing {
   private readonly cloudWaits = new Map<string, CloudWait>();
   private readonly settle: SettleEstimate;
+  private readonly maxPollIntervalMs: number;
 
   constructor(private readonly options: PacingOptions) {
     const { pollIntervalMs, maxPollIntervalMs = 30_000 } = options;
+    this.maxPollIntervalMs = maxPollIntervalMs;
     this.settle = new SettleEstimate(
       pollIntervalMs,
       Math.min(FIRST_LOOK_FLOOR_MS, pollIntervalMs),
@@ -88,11 +88,9 @@ export class Pacing {
       this.cloudWaits.set(key, { startedAt: now, looks: 1, lookedAt: now });
       return this.settle.firstLookMs();
     }
-    const { pollIntervalMs, maxPollIntervalMs = 30_000 } = this.options;
-    const step = exponentialStep(pollIntervalMs, maxPollIntervalMs, wait.looks);
+    const step = exponentialStep(this.options.pollIntervalMs, this.maxPollIntervalMs, wait.looks);
     wait.looks += 1;
     wait.lookedAt = now;
-    wait.movingAt = now;
     return step;
   }
 
@@ -105,9 +103,9 @@ export class Pacing {
     if (!wait) return;
     this.cloudWaits.delete(key);
     if (!settled) return;
-    const now = this.nowMs();
-    const movingAt = wait.movingAt === undefined ? undefined : wait.movingAt - wait.startedAt;
-    this.settle.learn(now - wait.startedAt, movingAt);
+    // The last look before this one found the cloud still moving, unless the only one was the wait's start.
+    const movingAt = wait.looks > 1 ? wait.lookedAt - wait.startedAt : undefined;
+    this.settle.learn(this.nowMs() - wait.startedAt, movingAt);
   }
 
   /**

@@ -64,7 +64,7 @@ describe('ObjectCache and the shared strings', () => {
   });
 
   it("keeps a Secret's values out of the shared table when told to (the Secrets' informers are)", () => {
-    const secrets = new ObjectCache({ shareStrings: false });
+    const secrets = new ObjectCache(false);
     const before = sharedStringCount();
     secrets.upsert(secret(`pw-${before}-a`));
     secrets.replace([secret(`pw-${before}-b`)]);
