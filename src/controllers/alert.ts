@@ -1,6 +1,6 @@
 import { alertSchema, type Alert } from '../api/alert.ts';
 import type { AlertBody } from '../cloud/alerting-client.ts';
-import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
+import type { ConnectContext, ExternalClient, LostCreate, Observation } from '../runtime/managed/types.ts';
 import { alertBody, alertStatus, diffAlert, isAlertFor } from './alert-diff.ts';
 import { createdSince, ignoreNotFound, listedSince } from './cloud-calls.ts';
 import type { CloudConnection } from './cloud-connection.ts';
@@ -24,12 +24,12 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
    * cloud created after the intent was recorded and no other Alert holds. Without an intent a look-alike is
    * never adopted.
    */
-  async findCreated(resource: Alert, intent: Date | undefined): Promise<string | undefined> {
-    if (!intent) return undefined;
+  async findCreated(resource: Alert, lost: LostCreate | undefined): Promise<string | undefined> {
+    if (!lost) return undefined;
     // Through the snapshot (the list that finds it serves the observe that follows), from a list that
-    // started after the intent: an older one cannot show what the create made.
-    const alerts = await this.cloud.snapshots.alerts.all(listedSince(intent, this.cloud.freshnessMs));
-    return createdSince(alerts, intent, (alert) => isAlertFor(resource.spec, alert), this.claimedBy);
+    // started after the create ended: an older one cannot show what the create made.
+    const alerts = await this.cloud.snapshots.alerts.all(listedSince(lost, this.cloud.freshnessMs));
+    return createdSince(alerts, lost.intent, (alert) => isAlertFor(resource.spec, alert), this.claimedBy);
   }
 
   /** The plan is the whole desired body: the PUT replaces the alert, so it never carries less. */

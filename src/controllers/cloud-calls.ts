@@ -2,6 +2,7 @@ import { ApiError } from '../cloud/errors.ts';
 import { ANNOTATIONS } from '../runtime/managed/annotations.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
 import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
+import type { LostCreate } from '../runtime/managed/types.ts';
 
 /** The call's answer, or undefined when the cloud says the object does not exist (404). */
 export async function ignoreNotFound<T>(call: Promise<T>): Promise<T | undefined> {
@@ -71,9 +72,13 @@ export async function deleteUntilGone<T>(
 }
 
 /**
- * How old a snapshot a crash-safe create may search: no older than `freshnessMs`, and listed after `intent`
- * (the time recorded before the create call), since an older list cannot show what the create made.
+ * How old a snapshot a crash-safe create may search: no older than `freshnessMs`, and listed after the create
+ * call ended (`lost.listedAfter`), since a list answered before the cloud made the object cannot show it.
  */
-export function listedSince(intent: Date, freshnessMs: number, now: number = Date.now()): number {
-  return Math.max(0, Math.min(freshnessMs, now - intent.getTime()));
+export function listedSince(
+  lost: Pick<LostCreate, 'listedAfter'>,
+  freshnessMs: number,
+  now: number = Date.now(),
+): number {
+  return Math.max(0, Math.min(freshnessMs, now - lost.listedAfter.getTime()));
 }

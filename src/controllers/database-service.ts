@@ -8,6 +8,7 @@ import type {
   ConnectContext,
   ConnectionDetails,
   ExternalClient,
+  LostCreate,
   Observation,
 } from '../runtime/managed/types.ts';
 import type { CloudConnection } from './cloud-connection.ts';
@@ -68,11 +69,11 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
   ) {}
 
-  async findCreated(resource: DatabaseService, intent: Date | undefined): Promise<string | undefined> {
+  async findCreated(resource: DatabaseService, lost: LostCreate | undefined): Promise<string | undefined> {
     // No intent, no create was ever sent for this object (the intent is written before every create): a new
     // service costs no look-up. With one, the uid tag finds exactly what was created for it, unless another
     // DatabaseService has taken that service over.
-    if (!intent) return undefined;
+    if (!lost) return undefined;
     const found = await this.cloud.management.listServices({ tags: { [UID_TAG]: resource.metadata.uid } });
     return found
       .filter((service) => this.claimedBy(service.id) === undefined)

@@ -2,7 +2,7 @@ import { pipeSchema, type Pipe, type PipeStatus } from '../api/pipe.ts';
 import type { Pipe as CloudPipe } from '../cloud/schemas/pipe.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
 import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
-import type { ConnectContext, ExternalClient, Observation } from '../runtime/managed/types.ts';
+import type { ConnectContext, ExternalClient, LostCreate, Observation } from '../runtime/managed/types.ts';
 import type { CloudConnection } from './cloud-connection.ts';
 import { createdSince, deleteUntilGone, ignoreNotFound, listedSince } from './cloud-calls.ts';
 import {
@@ -41,11 +41,11 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
    * created after the intent was recorded (as its clock dates it) and no other Pipe holds. Without an intent nothing is adopted: a look-alike may be
    * someone else's pipe, and adopting it would later delete it.
    */
-  async findCreated(resource: Pipe, intent: Date | undefined): Promise<string | undefined> {
-    if (!intent) return undefined;
+  async findCreated(resource: Pipe, lost: LostCreate | undefined): Promise<string | undefined> {
+    if (!lost) return undefined;
     const { name, destination } = resource.spec;
     const { snapshots, freshnessMs } = this.context.cloud;
-    const pipes = await snapshots.pipes(this.serviceId).all(listedSince(intent, freshnessMs));
+    const pipes = await snapshots.pipes(this.serviceId).all(listedSince(lost, freshnessMs));
     const matches = (pipe: CloudPipe) => {
       const observed = pipe.destination as { database?: string; table?: string };
       return (
@@ -54,7 +54,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
         observed.table === destination.table
       );
     };
-    return createdSince(pipes, intent, matches, this.context.claimedBy);
+    return createdSince(pipes, lost.intent, matches, this.context.claimedBy);
   }
 
   async ensureCreatable(): Promise<void> {

@@ -4,7 +4,7 @@ import {
 } from '../api/reverse-private-endpoint.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
 import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
-import type { ExternalClient, Observation } from '../runtime/managed/types.ts';
+import type { ExternalClient, LostCreate, Observation } from '../runtime/managed/types.ts';
 import { deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
 import {
   endpointStatusOf,
@@ -30,8 +30,11 @@ class ReversePrivateEndpointClient
    * same description, type and type fields that no other ReversePrivateEndpoint manages. Without an intent
    * nothing is adopted; with several candidates nothing is either, and the user is told how to choose.
    */
-  async findCreated(resource: ReversePrivateEndpoint, intent: Date | undefined): Promise<string | undefined> {
-    if (!intent) return undefined;
+  async findCreated(
+    resource: ReversePrivateEndpoint,
+    lost: LostCreate | undefined,
+  ): Promise<string | undefined> {
+    if (!lost) return undefined;
     const endpoints = await this.management.listReversePrivateEndpoints(this.serviceId);
     const candidates = endpoints.filter(
       (endpoint) =>

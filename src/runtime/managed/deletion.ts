@@ -1,5 +1,6 @@
 import { createIntentOf, FINALIZER } from './annotations.ts';
 import type { ObjectClaims } from './claims.ts';
+import type { CreateAttempts } from './create-attempts.ts';
 import { Waiting } from './errors.ts';
 import type { EventRecorder } from './events.ts';
 import type { KubeWriter } from './kube-writer.ts';
@@ -17,6 +18,7 @@ export interface DeletionOptions<R extends ManagedObject, P> {
   dependantsOf?(resource: R): string[];
   claims: ObjectClaims<R>;
   outcomes: Outcomes<R>;
+  creates: CreateAttempts;
   lookup: ObjectLookup;
   /** The kind's client for a resource being deleted (its own credentials, its kept references). */
   connect(resource: R, references: ResolvedReferences): Promise<ExternalClient<R, P>>;
@@ -68,7 +70,7 @@ export class Deletion<R extends ManagedObject, P> {
       }
       const external = await this.options.connect(resource, references);
       // A create that crashed before recording its id must not leak when the resource is deleted.
-      id ??= await external.findCreated(resource, createIntentOf(resource));
+      id ??= await external.findCreated(resource, this.options.creates.lostCreate(resource));
       if (id && (await external.delete(resource, id)) === 'pending') {
         draft.setCondition({ type: 'Ready', status: 'False', reason: 'Deleting', message: `deleting ${id}` });
         return { kind: 'waitForCloud' };

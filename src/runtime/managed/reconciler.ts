@@ -8,6 +8,7 @@ import { ANNOTATIONS, createIntentOf, FINALIZER } from './annotations.ts';
 import type { ManagedReconcilerOptions } from './reconciler-options.ts';
 import { ObjectClaims } from './claims.ts';
 import { ConnectionPublisher } from './connection-publisher.ts';
+import { CreateAttempts } from './create-attempts.ts';
 import { deferralOf, ReconcileError } from './errors.ts';
 import { Deletion } from './deletion.ts';
 import { isObserveOnly, nothingToObserve, recordPendingChanges } from './observe-only.ts';
@@ -54,8 +55,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly outcomes: Outcomes<R>;
   private readonly deletion: Deletion<R, P>;
   private readonly preconditions: Preconditions<R>;
-  /** Objects (key → uid) whose crash-safe look-up found nothing, with no create sent since. */
-  private readonly foundNothing = new Map<string, string>();
+  private readonly creates: CreateAttempts;
 
   constructor(private readonly options: ManagedReconcilerOptions<R, Cloud, P>) {
     const { kind, cache, writer, events } = options;
@@ -77,6 +77,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         secrets: options.secrets,
       });
     this.pacing = new Pacing({ ...options, now: this.now });
+    this.creates = new CreateAttempts(this.now);
     this.referencedSecrets = new ReferencedSecrets({ ...options, logger: this.logger });
     this.outcomes = new Outcomes({
       kind,
@@ -89,6 +90,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       ...options,
       claims: this.claims,
       outcomes: this.outcomes,
+      creates: this.creates,
       lookup: this.lookup,
       connect: (resource, references) => this.connect(resource, 'user', references, EMPTY_SECRETS),
     });
@@ -118,7 +120,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const cached = this.options.cache.get(key);
     if (!cached) {
       this.outcomes.forget(key);
-      this.foundNothing.delete(key);
+      this.creates.forget(key);
       this.onCacheChange(key);
       return;
     }
@@ -155,6 +157,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     if ('outcome' in cleared) return cleared.outcome;
     const { references, adopting } = cleared;
     let id = cleared.id;
+    if (id) this.creates.settled(objectKey(resource));
     if (!id && writes) return this.outcomes.waitForObject(draft, nothingToObserve(kind.kind));
     const secrets = this.referencedSecrets.resolve(resource, draft.status);
     const priority: Priority =
@@ -166,12 +169,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       // intent on this object; look for what it created first.
       // Once a look-up found nothing, it is not repeated until a create may have been sent: a create the quota
       // deferred sent nothing, and looking again each time would spend the budget the create is waiting for.
-      const key = objectKey(resource);
-      if (this.foundNothing.get(key) !== resource.metadata.uid) {
-        id = await external.findCreated(resource, createIntentOf(resource));
+      if (this.creates.shouldLookUp(resource)) {
+        id = await external.findCreated(resource, this.creates.lostCreate(resource));
       }
       if (!id) {
-        this.foundNothing.set(key, resource.metadata.uid);
+        this.creates.lookedUpAndFoundNothing(resource);
         return this.create(resource, external, secrets, draft);
       }
       events.record(
@@ -224,10 +226,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     draft.changingCloud = true;
     const creation = await external.create(resource).catch((error: unknown) => {
       // Only a call the quota deferred is known not to have been sent; after anything else, look again.
-      if (deferralOf(error) === undefined) this.foundNothing.delete(objectKey(resource));
+      if (deferralOf(error) === undefined) this.creates.createEnded(resource);
       throw error;
     });
-    this.foundNothing.delete(objectKey(resource));
+    this.creates.createEnded(resource);
     // The id goes to status at once: every later step, and every restart, works from it.
     draft.status.id = creation.externalId;
     this.referencedSecrets.record(draft, secrets, true);

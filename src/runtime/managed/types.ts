@@ -39,6 +39,17 @@ export type Observation<Plan = unknown> =
       connectionDetails?: ConnectionDetails;
     };
 
+/** A create that may have made a cloud object whose id never reached status. */
+export interface LostCreate {
+  /** Recorded on the object before the create call: the cloud dates what the call made at or after it. */
+  intent: Date;
+  /**
+   * A list that started after this shows what the call made: the call had ended by then. A list that started
+   * between the intent and the call's end may have been answered before the cloud made anything.
+   */
+  listedAfter: Date;
+}
+
 export interface Creation {
   externalId: string;
   /** Values only the create call returns (e.g. the initial password). */
@@ -51,12 +62,12 @@ export interface Creation {
  */
 export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
   /**
-   * Finds what a crashed create left behind: by the marker `create` puts on the cloud resource (a tag), or,
-   * for kinds without one, by matching what was created after `intent`, the time the reconciler recorded
-   * before its create call. Without an intent such a kind must find nothing: a look-alike it did not create
-   * is never adopted.
+   * Finds what a crashed or unanswered create left behind: by the marker `create` puts on the cloud resource
+   * (a tag), or, for kinds without one, by matching what was created after `lost.intent`, from a list that
+   * started after `lost.listedAfter`. Without `lost` (no create was ever sent) such a kind must find nothing:
+   * a look-alike it did not create is never adopted.
    */
-  findCreated(resource: R, intent: Date | undefined): Promise<string | undefined>;
+  findCreated(resource: R, lost: LostCreate | undefined): Promise<string | undefined>;
   /**
    * Makes sure a create can go ahead (e.g. its service runs: an idle one is woken); throws `Waiting` while it
    * cannot yet, or a `ReconcileError` when only a change of the spec helps.

@@ -80,11 +80,12 @@ describe('createdSince: what a lost create made, by its creation time', () => {
 });
 
 describe('listedSince', () => {
-  it('accepts a snapshot no older than the freshness and never one listed before the intent', () => {
+  it('accepts a snapshot no older than the freshness and never one listed before the create ended', () => {
     const now = Date.parse('2030-01-01T00:01:00Z');
-    expect(listedSince(new Date('2030-01-01T00:00:00Z'), 5_000, now)).toBe(5_000);
-    expect(listedSince(new Date('2030-01-01T00:00:58Z'), 5_000, now)).toBe(2_000);
+    const endedAt = (iso: string) => ({ listedAfter: new Date(iso) });
+    expect(listedSince(endedAt('2030-01-01T00:00:00Z'), 5_000, now)).toBe(5_000);
+    expect(listedSince(endedAt('2030-01-01T00:00:58Z'), 5_000, now)).toBe(2_000);
     // An intent ahead of this clock (skew): only a list made now will do.
-    expect(listedSince(new Date('2030-01-01T00:01:03Z'), 5_000, now)).toBe(0);
+    expect(listedSince(endedAt('2030-01-01T00:01:03Z'), 5_000, now)).toBe(0);
   });
 });

@@ -9,6 +9,7 @@ import { assertControlledBy, type KubeWriter } from '../../../../src/runtime/man
 import type { SecretReader } from '../../../../src/runtime/managed/secret-references.ts';
 import type {
   ExternalClient,
+  LostCreate,
   ManagedKind,
   ManagedObject,
   ManagedStatus,
@@ -195,8 +196,12 @@ export class FakeCloud implements ExternalClient<Widget, number> {
     if (this.waitBeforeCreate) throw new Waiting('WaitingForReference', this.waitBeforeCreate);
   }
 
-  async findCreated(resource: Widget, _intent?: Date): Promise<string | undefined> {
+  /** What each look-up was asked to search for. */
+  readonly lookUps: (LostCreate | undefined)[] = [];
+
+  async findCreated(resource: Widget, lost: LostCreate | undefined): Promise<string | undefined> {
     this.calls.push('findCreated');
+    this.lookUps.push(lost);
     return [...this.widgets].find(([, w]) => w.uid === resource.metadata.uid)?.[0];
   }
 

@@ -239,9 +239,9 @@ describe('ManagedReconciler', () => {
     t.apply(widget('a'));
     const id = await makeReady(t, 'a');
     expect(t.server.get('a').metadata.annotations?.[ANNOTATIONS.createPending]).toBeDefined();
-    const intents: (Date | undefined)[] = [];
-    t.cloud.findCreated = async (_resource, intent) => {
-      intents.push(intent);
+    const lookUps: unknown[] = [];
+    t.cloud.findCreated = async (_resource, lost) => {
+      lookUps.push(lost);
       return undefined;
     };
 
@@ -253,7 +253,7 @@ describe('ManagedReconciler', () => {
     expect(t.events).toContainEqual(expect.objectContaining({ reason: 'ExternalMissing' }));
 
     await t.reconcile('a');
-    expect(intents).toEqual([undefined]);
+    expect(lookUps).toEqual([undefined]);
     expect(t.server.get('a').status?.id).not.toBe(id);
   });
 
@@ -530,6 +530,49 @@ describe('ManagedReconciler', () => {
     t.sync('b');
     await expect(t.reconcile('b')).rejects.toThrow();
     expect(t.cloud.calls.filter((c) => c === 'findCreated')).toHaveLength(2);
+  });
+
+  it('searches for a create whose answer was lost only in lists started after the call ended, or after a restart, after the intent', async () => {
+    const server = new FakeServer();
+    const cache = new FakeCache();
+    const cloud = new FakeCloud();
+    let now = Date.parse('2030-01-01T00:00:00Z');
+    const start = () => fakeReconciler(server, cache, cloud, { now: () => new Date(now) });
+    const sync = () => cache.set(server.get('a'));
+    let reconciler = start();
+    // The cloud makes the widget, but its answer takes 3 s to fail (a lost response, a timeout).
+    const create = cloud.create.bind(cloud);
+    cloud.create = async (resource) => {
+      await create(resource);
+      now += 3_000;
+      throw new Error('connection reset');
+    };
+    cache.set(server.put(widget('a')));
+    const intent = new Date(now);
+
+    await expect(reconciler.reconcile('ns/a')).rejects.toThrow('connection reset');
+    sync();
+    expect(server.get('a').metadata.annotations?.[ANNOTATIONS.createPending]).toBe(intent.toISOString());
+    // The first look-up, before any create, had nothing to search for.
+    expect(cloud.lookUps.splice(0)).toEqual([undefined]);
+    // A list that started before the call failed may have been answered before the cloud made the widget.
+    cloud.findCreated = async (_resource, lost) => {
+      cloud.lookUps.push(lost);
+      return undefined;
+    };
+    cloud.create = async () => {
+      throw new Error('connection reset');
+    };
+    await expect(reconciler.reconcile('ns/a')).rejects.toThrow();
+    expect(cloud.lookUps).toEqual([{ intent, listedAfter: new Date(intent.getTime() + 3_000) }]);
+
+    // A restarted operator knows only the intent: every list it makes started after the old process was gone.
+    sync();
+    cloud.lookUps.length = 0;
+    const secondIntent = new Date(server.get('a').metadata.annotations![ANNOTATIONS.createPending]!);
+    reconciler = start();
+    await expect(reconciler.reconcile('ns/a')).rejects.toThrow();
+    expect(cloud.lookUps).toEqual([{ intent: secondIntent, listedAfter: secondIntent }]);
   });
 
   it('records nothing for a reconcile aborted because this process stopped leading', async () => {

@@ -1,0 +1,59 @@
+import { objectKey } from '../cache.ts';
+import { createIntentOf } from './annotations.ts';
+import type { LostCreate, ManagedObject } from './types.ts';
+
+/**
+ * What this process knows of each object's creates, for the crash-safe look-up before the next one: when the
+ * last create call ended (a list that started before that may have been answered before the cloud made the
+ * object), and whether a look-up already found nothing with no create sent since. Entries are by object key and
+ * hold its uid, so an object deleted and made again under the same name starts afresh.
+ */
+export class CreateAttempts {
+  /** key → uid: the look-up found nothing, and no create may have been sent since. */
+  private readonly foundNothing = new Map<string, string>();
+  /** key → the uid and end of the object's last create call that may have reached the cloud. */
+  private readonly lastEnded = new Map<string, { uid: string; at: Date }>();
+
+  constructor(private readonly now: () => Date) {}
+
+  /**
+   * What `findCreated` searches for, undefined when no create was ever sent for `resource` (no intent on it).
+   * A list shows what the create made once it started after the create call ended: in this process, after
+   * its end; for a create an earlier process sent, after the intent (every list this process makes started
+   * after that process was gone).
+   */
+  lostCreate(resource: ManagedObject): LostCreate | undefined {
+    const intent = createIntentOf(resource);
+    if (!intent) return undefined;
+    const ended = this.lastEnded.get(objectKey(resource));
+    const own = ended?.uid === resource.metadata.uid && ended.at > intent;
+    return { intent, listedAfter: own ? ended.at : intent };
+  }
+
+  /** Whether to look up before creating: not again while the last look-up found nothing and nothing was sent. */
+  shouldLookUp(resource: ManagedObject): boolean {
+    return this.foundNothing.get(objectKey(resource)) !== resource.metadata.uid;
+  }
+
+  lookedUpAndFoundNothing(resource: ManagedObject): void {
+    this.foundNothing.set(objectKey(resource), resource.metadata.uid);
+  }
+
+  /** A create call ended, answered or not: it may have made the object, so the next create looks up first. */
+  createEnded(resource: ManagedObject): void {
+    const key = objectKey(resource);
+    this.foundNothing.delete(key);
+    this.lastEnded.set(key, { uid: resource.metadata.uid, at: this.now() });
+  }
+
+  /** The object's id is in status: no look-up will be needed for it. */
+  settled(key: string): void {
+    this.lastEnded.delete(key);
+  }
+
+  /** The object is gone from the cache. */
+  forget(key: string): void {
+    this.foundNothing.delete(key);
+    this.lastEnded.delete(key);
+  }
+}
