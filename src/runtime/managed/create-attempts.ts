@@ -1,16 +1,20 @@
 import { objectKey } from '../cache.ts';
-import { createIntentOf } from './annotations.ts';
+import { ANNOTATIONS, createIntentOf } from './annotations.ts';
 import type { LostCreate, ManagedObject } from './types.ts';
 
 /**
  * What this process knows of each object's creates, for the crash-safe look-up before the next one: when the
  * last create call ended (a list that started before that may have been answered before the cloud made the
- * object), and whether a look-up already found nothing with no create sent since. Entries are by object key and
+ * object), and which look-up already found nothing with no create sent since. Entries are by object key and
  * hold its uid, so an object deleted and made again under the same name starts afresh.
  */
 export class CreateAttempts {
-  /** key → uid: the look-up found nothing, and no create may have been sent since. */
-  private readonly foundNothing = new Map<string, string>();
+  /**
+   * key → the uid and create intent a look-up found nothing for, with no create sent since. Kept with the
+   * intent it searched by: a look-up made from a cache that had not shown the last intent yet searched for
+   * nothing, and must not spare the next one.
+   */
+  private readonly foundNothing = new Map<string, { uid: string; intent: string | undefined }>();
   /** key → the uid and end of the object's last create call that may have reached the cloud. */
   private readonly lastEnded = new Map<string, { uid: string; at: Date }>();
 
@@ -30,13 +34,27 @@ export class CreateAttempts {
     return { intent, listedAfter: own ? ended.at : intent };
   }
 
-  /** Whether to look up before creating: not again while the last look-up found nothing and nothing was sent. */
+  /**
+   * Whether to look up before creating: not again while a look-up for the same intent found nothing and no
+   * create was sent since (one the quota deferred sent nothing; looking each time would spend its budget).
+   */
   shouldLookUp(resource: ManagedObject): boolean {
-    return this.foundNothing.get(objectKey(resource)) !== resource.metadata.uid;
+    const memo = this.foundNothing.get(objectKey(resource));
+    return memo?.uid !== resource.metadata.uid || memo.intent !== intentText(resource);
   }
 
   lookedUpAndFoundNothing(resource: ManagedObject): void {
-    this.foundNothing.set(objectKey(resource), resource.metadata.uid);
+    this.foundNothing.set(objectKey(resource), { uid: resource.metadata.uid, intent: intentText(resource) });
+  }
+
+  /**
+   * A new intent is on `resource`, before its create call: no call has gone out under it, so a look-up that
+   * found nothing still holds for it.
+   */
+  intentRecorded(resource: ManagedObject): void {
+    const key = objectKey(resource);
+    if (this.foundNothing.get(key)?.uid !== resource.metadata.uid) return;
+    this.foundNothing.set(key, { uid: resource.metadata.uid, intent: intentText(resource) });
   }
 
   /** A create call ended, answered or not: it may have made the object, so the next create looks up first. */
@@ -57,3 +75,5 @@ export class CreateAttempts {
     this.lastEnded.delete(key);
   }
 }
+
+const intentText = (resource: ManagedObject) => resource.metadata.annotations?.[ANNOTATIONS.createPending];

@@ -223,6 +223,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     resource = await this.writeMetadata(resource, draft, {
       [ANNOTATIONS.createPending]: this.now().toISOString(),
     });
+    this.creates.intentRecorded(resource);
     draft.changingCloud = true;
     const creation = await external.create(resource).catch((error: unknown) => {
       // Only a call the quota deferred is known not to have been sent; after anything else, look again.

@@ -575,6 +575,31 @@ describe('ManagedReconciler', () => {
     expect(cloud.lookUps).toEqual([{ intent: secondIntent, listedAfter: secondIntent }]);
   });
 
+  it('looks up again once the cache shows the intent, after a look-up from a cache that had not shown it yet', async () => {
+    const t = setup();
+    // A kind without tags: with no intent to search by, it finds nothing.
+    const findByUid = t.cloud.findCreated.bind(t.cloud);
+    t.cloud.findCreated = async (resource, lost) => (lost ? findByUid(resource, lost) : undefined);
+    const create = t.cloud.create.bind(t.cloud);
+    t.cloud.create = async (resource) => {
+      await create(resource);
+      throw new Error('connection reset');
+    };
+    t.apply(widget('a'));
+    await expect(t.reconcile('a')).rejects.toThrow('connection reset');
+    t.cloud.create = create;
+
+    // The retry comes before the watch shows the intent: its look-up has nothing to search by, and its
+    // create is stopped by the stale resourceVersion before it is sent.
+    await expect(t.reconcile('a')).rejects.toThrow('409');
+    t.sync('a');
+    await t.reconcile('a');
+
+    expect(t.cloud.widgets.size).toBe(1);
+    expect(t.server.get('a').status?.id).toBe('w-1');
+    expect(t.events).toContainEqual(expect.objectContaining({ reason: 'Adopted' }));
+  });
+
   it('records nothing for a reconcile aborted because this process stopped leading', async () => {
     const leading = new AbortController();
     const t = setup(leading.signal);
