@@ -81,8 +81,7 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
   }
 
   async observe(resource: DatabaseService, id: string): Promise<Observation<ServiceDiff>> {
-    const { snapshots, freshnessMs } = this.cloud;
-    const service = await snapshots.services.read(id, freshnessMs, () => this.getService(id));
+    const service = await this.read(id);
     if (!service) return { exists: false };
     // An adopted service changes only where the spec says: no marker tag (its id is in status already).
     const adopted = externalIdOf(resource) !== undefined;
@@ -155,8 +154,9 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
   }
 
   /** Stop, wait until stopped, DELETE, wait for 404 — one step per call, the reconciler polls between. */
+  /** Each step reads the service as observe does: a deletion's waits share the key's services list. */
   async delete(_resource: DatabaseService, id: string): Promise<'gone' | 'pending'> {
-    const service = await this.getService(id);
+    const service = await this.read(id);
     if (!service) return 'gone';
     switch (service.state) {
       case 'running':
@@ -184,8 +184,12 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     return this.cloud.management.setServicePasswordHash(id, passwordHashes(password));
   }
 
-  private getService(id: string): Promise<Service | undefined> {
-    return ignoreNotFound(this.cloud.management.getService(id));
+  /** The service from the key's services list, as fresh as this reconcile needs; undefined when gone. */
+  private read(id: string): Promise<Service | undefined> {
+    const { snapshots, freshnessMs } = this.cloud;
+    return snapshots.services.read(id, freshnessMs, () =>
+      ignoreNotFound(this.cloud.management.getService(id)),
+    );
   }
 }
 

@@ -73,10 +73,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
   }
 
   async observe(resource: Pipe, id: string): Promise<Observation<PipePlan>> {
-    const { snapshots, freshnessMs } = this.context.cloud;
-    const pipe = await snapshots
-      .pipes(this.serviceId)
-      .read(id, freshnessMs, () => ignoreNotFound(this.management.getPipe(this.serviceId, id)));
+    const pipe = await this.read(id);
     if (!pipe) return { exists: false };
     const { secrets } = this.context;
     const stuck = unrotatableChanges(resource.spec, secrets.rotated);
@@ -138,9 +135,17 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
 
   delete(_resource: Pipe, id: string): Promise<'gone' | 'pending'> {
     return deleteUntilGone(
-      () => this.management.getPipe(this.serviceId, id),
+      () => this.read(id),
       () => this.deletePipe(id),
     );
+  }
+
+  /** The pipe from its service's pipes list, as fresh as this reconcile needs; undefined when gone. */
+  private read(id: string): Promise<CloudPipe | undefined> {
+    const { snapshots, freshnessMs } = this.context.cloud;
+    return snapshots
+      .pipes(this.serviceId)
+      .read(id, freshnessMs, () => ignoreNotFound(this.management.getPipe(this.serviceId, id)));
   }
 
   private async deletePipe(id: string): Promise<void> {

@@ -53,10 +53,7 @@ class ReversePrivateEndpointClient
   }
 
   async observe(resource: ReversePrivateEndpoint, id: string): Promise<Observation<undefined>> {
-    const { snapshots, freshnessMs } = this.context.cloud;
-    const endpoint = await snapshots
-      .reversePrivateEndpoints(this.serviceId)
-      .read(id, freshnessMs, () => ignoreNotFound(this.get(id)));
+    const endpoint = await this.read(id);
     if (!endpoint) return { exists: false };
     return {
       exists: true,
@@ -94,13 +91,19 @@ class ReversePrivateEndpointClient
 
   delete(_resource: ReversePrivateEndpoint, id: string): Promise<'gone' | 'pending'> {
     return deleteUntilGone(
-      () => this.get(id),
+      () => this.read(id),
       () => this.management.deleteReversePrivateEndpoint(this.serviceId, id),
       (endpoint) => endpoint.status === 'Deleting',
     );
   }
 
-  private get(id: string) {
-    return this.management.getReversePrivateEndpoint(this.serviceId, id);
+  /** The endpoint from its service's endpoints list, as fresh as this reconcile needs; undefined when gone. */
+  private read(id: string) {
+    const { snapshots, freshnessMs } = this.context.cloud;
+    return snapshots
+      .reversePrivateEndpoints(this.serviceId)
+      .read(id, freshnessMs, () =>
+        ignoreNotFound(this.management.getReversePrivateEndpoint(this.serviceId, id)),
+      );
   }
 }

@@ -113,20 +113,29 @@ export class Pacing {
    * acted on) accepts one as old as its sync interval; a spec its user just changed the poll interval (the
    * operator's own writes replace snapshot entries, so an older snapshot never makes it send a change
    * again); a wait for the cloud only one taken since its last look, and at most the poll interval old (an
-   * older one would show what that look saw); a reconcile its user asked for, none: a fresh read.
+   * older one would show what that look saw); a reconcile its user asked for, none: a fresh read. A deletion
+   * acts on what it reads (a stop, a DELETE): its first look reads afresh, its waits like any other wait.
    */
   freshness(resource: ManagedObject): number {
     // A reconcile the user asked for (a new sluice.dev/reconcile-requested-at) reads the cloud afresh.
     const requested = resource.metadata.annotations?.[ANNOTATIONS.reconcileRequestedAt];
     if (requested !== undefined && requested !== resource.status?.lastHandledReconcileAt) return 0;
+    const wait = this.cloudWaits.get(objectKey(resource));
+    if (resource.metadata.deletionTimestamp) return wait ? this.sinceLastLook(wait) : 0;
     const ready = resource.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
     const acted = resource.metadata.generation === resource.status?.observedGeneration;
     if (ready && acted) return this.syncInterval(resource);
     const { pollIntervalMs } = this.options;
     if (!acted) return pollIntervalMs;
-    const wait = this.cloudWaits.get(objectKey(resource));
-    // At least 1 ms: an age of 0 asks for a fresh GET, which a wait for the cloud never needs.
-    return wait ? Math.max(1, Math.min(pollIntervalMs, this.nowMs() - wait.lookedAt)) : pollIntervalMs;
+    return wait ? this.sinceLastLook(wait) : pollIntervalMs;
+  }
+
+  /**
+   * A waiting object's snapshot age: one taken since its last look, at most the poll interval old. At least
+   * 1 ms: an age of 0 asks for a fresh GET, which a wait for the cloud never needs.
+   */
+  private sinceLastLook(wait: CloudWait): number {
+    return Math.max(1, Math.min(this.options.pollIntervalMs, this.nowMs() - wait.lookedAt));
   }
 
   private nowMs(): number {

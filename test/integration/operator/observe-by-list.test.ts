@@ -177,3 +177,38 @@ describe.skipIf(clusterSkipReason())('snapshots per credentials key', () => {
     expect(new Set(callsThere!.map((c) => c.key))).toEqual(new Set([second.emulator.credentials.keyId]));
   });
 });
+
+describe.skipIf(clusterSkipReason())('deleting by list', () => {
+  let env: OperatorEnv;
+
+  beforeAll(async () => {
+    // Stopping and deleting each take a while, so every deletion waits for the cloud more than once.
+    env = await startOperatorEnv('delete-by-list', { transitionMs: 2_000 });
+  });
+  afterAll(async () => env?.close());
+
+  it('deletes N services reading their waits from the services list: one GET to start and one to confirm each is gone', async () => {
+    const doomed = ['d1', 'd2', 'd3', 'd4'];
+    await env.startOperator();
+    for (const name of doomed) await env.apply(name, { name, deletionPolicy: 'Delete' });
+    const ids = [];
+    for (const name of doomed) ids.push((await env.waitFor(name, 'Ready', isReady)).status!.id!);
+    await env.clearCalls();
+
+    for (const name of doomed) await env.remove(name);
+    for (const name of doomed) await env.waitFor(name, 'gone', (r) => r === undefined);
+
+    const calls = await env.calls();
+    for (const id of ids) {
+      const of = (c: CallRecord) =>
+        c.path.endsWith(`/services/${id}`) || c.path.endsWith(`/services/${id}/state`);
+      const writes = calls.filter((c) => of(c) && c.method !== 'GET').map((c) => `${c.method} ${c.route}`);
+      expect(writes).toEqual([`PATCH ${SERVICE}/state`, `DELETE ${SERVICE}`]);
+      // The first look reads afresh (a deletion acts on what it reads); the waits read the list; a list
+      // that no longer shows the service is confirmed by one GET.
+      expect(singleGets(calls.filter(of)).map((c) => c.status)).toEqual([200, 404]);
+    }
+    expect(lists(calls).length).toBeGreaterThan(0);
+    await env.stopOperator();
+  });
+});

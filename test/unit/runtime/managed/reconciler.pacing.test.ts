@@ -135,6 +135,29 @@ describe('ManagedReconciler pacing', () => {
     expect(t.freshness).toEqual([POLL_MS, 300, POLL_MS, 1, POLL_MS]);
   });
 
+  it('reads a deleting object afresh at its first look, then only from lists taken since its last look', async () => {
+    const t = setup();
+    await t.look(); // the create
+    t.cloud.widgets.get(idOf(t))!.ready = true;
+    expect(await t.look()).toBe(SYNC_MS);
+    let pending = 2;
+    t.cloud.delete = async () => (pending-- > 0 ? 'pending' : 'gone');
+    const deleting = t.server.get('a');
+    deleting.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
+    t.cache.set(t.server.put(deleting));
+    t.freshness.length = 0;
+
+    // Ready and in sync, yet not read from a list as old as the sync interval: a deletion acts on what it reads.
+    const firstWait = await t.look();
+    t.advance(firstWait!);
+    await t.look();
+    t.advance(700);
+    await t.look();
+
+    expect(t.freshness).toEqual([0, firstWait, 700]);
+    expect(t.server.get('a').metadata.finalizers).toEqual([]);
+  });
+
   it('keeps the pace of a wait through a poll that failed or was deferred: neither says the cloud stopped', async () => {
     const t = setup();
     expect(await t.look()).toBe(1_000); // the create
