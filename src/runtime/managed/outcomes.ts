@@ -29,8 +29,13 @@ export type Outcome =
   | { kind: 'waitForCloud' }
   /** Waits for another object or the user, whose change wakes it: the sync interval is only a safety net. */
   | { kind: 'waitForObject' }
-  /** Again after `afterMs`: a call the quota deferred (nothing was sent), or a reference on its way. */
+  /** Again after `afterMs`: a reference on its way. */
   | { kind: 'lookAgain'; afterMs: number }
+  /**
+   * A call the quota deferred (nothing was sent): again after `afterMs`, reading no more afresh than this
+   * reconcile did from `lookedAt` on, so the budget the call waits for goes to the call.
+   */
+  | { kind: 'deferred'; afterMs: number; lookedAt: number }
   /** The cloud object is gone and is made anew: after the workers' backoff, counted as no failure. */
   | { kind: 'recreate' }
   /** Failed, and recorded as such: the workers' backoff, with the error's floor under it. */
@@ -54,6 +59,11 @@ export class Outcomes<R extends ManagedObject> {
   next(resource: R, outcome: Outcome): Requeue | void {
     const { pacing } = this.options;
     const key = objectKey(resource);
+    if (outcome.kind === 'deferred') {
+      pacing.deferred(key, outcome.lookedAt);
+      return { requeueAfterMs: outcome.afterMs };
+    }
+    pacing.endDeferral(key);
     switch (outcome.kind) {
       case 'waitForCloud':
         return { requeueAfterMs: pacing.waitForCloud(key) };
@@ -77,6 +87,7 @@ export class Outcomes<R extends ManagedObject> {
   /** The resource is gone from the cache: nothing of its pacing is kept. */
   forget(key: string): void {
     this.options.pacing.endCloudWait(key);
+    this.options.pacing.endDeferral(key);
   }
 
   /** Reports a wait for the cloud in Ready (the reconcile itself worked). */
@@ -130,13 +141,14 @@ export class Outcomes<R extends ManagedObject> {
   /**
    * A reconcile that threw: a wait is recorded as a wait for the cloud; a call the quota deferred is looked
    * at again quietly; anything else is recorded in status and an Event, for a retry. `flush` writes the
-   * draft.
+   * draft; `lookedAt` is when the reconcile began.
    */
   async failed(
     key: string,
     draft: StatusDraft<R>,
     error: unknown,
     flush: (draft: StatusDraft<R>) => Promise<void>,
+    lookedAt: number,
   ): Promise<Outcome> {
     const { signal, logger, events } = this.options;
     // Another process may lead by now: an aborted reconcile records nothing, its successor looks again.
@@ -150,7 +162,7 @@ export class Outcomes<R extends ManagedObject> {
     const deferMs = deferralOf(error);
     if (deferMs !== undefined) {
       logger.debug({ key, requeueAfterMs: deferMs }, 'cloud call deferred; requeued');
-      return { kind: 'lookAgain', afterMs: deferMs };
+      return { kind: 'deferred', afterMs: deferMs, lookedAt };
     }
     const [reason, message] = [reasonOf(error), messageOf(error)];
     draft.recordFailure(reason, message);

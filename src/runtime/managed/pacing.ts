@@ -59,6 +59,8 @@ interface CloudWait {
 /** When a resource is looked at again: soon while the cloud moves, after its sync interval once in sync. */
 export class Pacing {
   private readonly cloudWaits = new Map<string, CloudWait>();
+  /** key → when the first of its reconciles whose call the quota deferred began (none sent since). */
+  private readonly deferrals = new Map<string, number>();
   private readonly settle: SettleEstimate;
   private readonly maxPollIntervalMs: number;
 
@@ -117,6 +119,24 @@ export class Pacing {
    * acts on what it reads (a stop, a DELETE): its first look reads afresh, its waits like any other wait.
    */
   freshness(resource: ManagedObject): number {
+    const ms = this.freshnessOf(resource);
+    // Back for a call the quota deferred: what the deferred reconcile read is still good enough. Reading it
+    // again would spend the budget the call waits for; under contention no call would ever go out.
+    const deferredAt = this.deferrals.get(objectKey(resource));
+    return deferredAt === undefined ? ms : Math.max(ms, 1, this.nowMs() - deferredAt);
+  }
+
+  /** A reconcile that began at `lookedAt` had a call deferred by the quota; a chain keeps its first. */
+  deferred(key: string, lookedAt: number): void {
+    if (!this.deferrals.has(key)) this.deferrals.set(key, lookedAt);
+  }
+
+  /** A reconcile of `key` ended otherwise than deferred: its next one reads as fresh as it needs again. */
+  endDeferral(key: string): void {
+    this.deferrals.delete(key);
+  }
+
+  private freshnessOf(resource: ManagedObject): number {
     // A reconcile the user asked for (a new sluice.dev/reconcile-requested-at) reads the cloud afresh.
     const requested = resource.metadata.annotations?.[ANNOTATIONS.reconcileRequestedAt];
     if (requested !== undefined && requested !== resource.status?.lastHandledReconcileAt) return 0;

@@ -126,12 +126,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     }
     this.claims.observe(key, cached);
     const draft = this.statuses.draft(cached);
+    const lookedAt = this.now().getTime();
     let outcome: Outcome;
     try {
       outcome = await this.reconcileObject(cached, draft);
       if (!draft.discarded) await this.flush(draft);
     } catch (error) {
-      outcome = await this.outcomes.failed(key, draft, error, (d) => this.flush(d));
+      outcome = await this.outcomes.failed(key, draft, error, (d) => this.flush(d), lookedAt);
     }
     return this.outcomes.next(draft.resource, outcome);
   };

@@ -179,6 +179,33 @@ describe('ManagedReconciler pacing', () => {
     expect(await t.look()).toBe(4_000);
   });
 
+  it('comes back for a call the quota deferred accepting what the deferred reconcile read, not reading afresh', async () => {
+    const t = setup();
+    await t.look(); // the create
+    t.cloud.widgets.get(idOf(t))!.ready = true;
+    expect(await t.look()).toBe(SYNC_MS);
+    const deleting = t.server.get('a');
+    deleting.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
+    t.cache.set(t.server.put(deleting));
+    const remove = t.cloud.delete.bind(t.cloud);
+    t.cloud.delete = async () => {
+      throw deferred();
+    };
+    t.freshness.length = 0;
+
+    // The first look of a deletion reads afresh; its DELETE is deferred, twice.
+    expect(await t.look()).toBe(2_500);
+    t.advance(2_500);
+    expect(await t.look()).toBe(2_500);
+    t.advance(2_500);
+    t.cloud.delete = remove;
+    await t.look();
+
+    // Each return accepts what the first deferred look read: the budget goes to the DELETE.
+    expect(t.freshness).toEqual([0, 2_500, 5_000]);
+    expect(t.server.get('a').metadata.finalizers).toEqual([]);
+  });
+
   it('waits for another object with the sync interval as safety net, and starts a later cloud wait afresh', async () => {
     const t = setup();
     await t.follow(4);
