@@ -134,7 +134,9 @@ export class HttpCore {
 
   /**
    * Send a request, retrying per policy; resolves with the parsed payload or throws a `CloudError`. Every
-   * write is told to the write listeners once it ended, failed ones too (a timeout may follow the server's act).
+   * write is told to the write listeners once it ended, failed ones too (a timeout may follow the server's act),
+   * but one the quota deferred before it was ever sent: it changed nothing, and a listener that took it for a
+   * change would read the object again, spending the budget the write waits for.
    */
   async call<T>(request: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
     if (request.method === 'GET' || this.writeListeners.size === 0) return this.send(request, options);
@@ -144,7 +146,7 @@ export class HttpCore {
       this.tellWrite({ route, params, answer });
       return answer;
     } catch (error) {
-      this.tellWrite({ route, params });
+      if (!(error instanceof DeferredRequestError && error.attempts === 0)) this.tellWrite({ route, params });
       throw error;
     }
   }

@@ -132,3 +132,27 @@ describe('a server-advised wait beyond reason', () => {
     }
   });
 });
+
+describe('a write the quota deferred', () => {
+  it('is not told to the write listeners: it changed nothing; a write that failed once sent is', async () => {
+    emu = await startTestEmulator();
+    const client = managementClient(emu, { quota: { requests: 1, windowMs: 60_000 }, maxWaitMs: 1_000 });
+    const told: string[] = [];
+    client.onWrite(({ route }) => told.push(route));
+    await client.listServices(); // drains the budget for a minute
+
+    const deferred = await client
+      .deleteService('11111111-2222-4333-8444-555555555555')
+      .catch((e: unknown) => e);
+    expect(deferred).toBeInstanceOf(DeferredRequestError);
+    expect(told).toEqual([]);
+
+    const sent = managementClient(emu, { quota: false });
+    sent.onWrite(({ route }) => told.push(route));
+    await expect(sent.deleteService('11111111-2222-4333-8444-555555555555')).rejects.toMatchObject({
+      status: 404,
+    });
+    expect(told).toEqual([ROUTES.service]);
+    await Promise.all([client.close(), sent.close()]);
+  });
+});
