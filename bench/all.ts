@@ -10,6 +10,7 @@ import { memory } from './memory.ts';
 import { provision } from './provision.ts';
 import { quota } from './quota.ts';
 import { scale } from './scale.ts';
+import { teardown } from './teardown.ts';
 import { printTable, startCluster, writeResult, type Benchmark, type Figure } from './harness.ts';
 
 /**
@@ -39,6 +40,7 @@ const BENCHMARKS: Benchmark[] = [
   idle,
   latency,
   provision,
+  teardown,
   drift,
   capacity,
 ];
