@@ -5,35 +5,16 @@
 // Minutes by nature (the quota); `--services 2 --transition-ms 1000` is a smoke run.
 import type { CallRecord } from '../src/emulator/call-log.ts';
 import { SERVICE_CREATE_STEPS, pipeRunSteps } from '../src/emulator/state-machines.ts';
-import { OperatorConfig } from '../src/operator/config.ts';
 import { callsByRoute, provisionLowerBound } from './cloud-log.ts';
-import { applyAndWait, cloudCalls, figure, isMain, main, startStack, type Benchmark } from './harness.ts';
-
-// The operator's default quota, which is also the real cloud's limit.
-const DEFAULT_QUOTA = OperatorConfig.shape.managementQuota.parse(undefined) as {
-  requests: number;
-  windowMs: number;
-};
+import { applyAndWait, cloudCalls, figure, isMain, main, type Benchmark } from './harness.ts';
+import { REAL_CLOUD_FLAGS, startRealCloud } from './real-cloud.ts';
 
 export const provision: Benchmark = {
   name: 'provision',
-  flags: {
-    services: '20',
-    'transition-ms': '15000',
-    requests: String(DEFAULT_QUOTA.requests),
-    'window-s': String(DEFAULT_QUOTA.windowMs / 1000),
-    'timeout-s': '900',
-  },
+  flags: REAL_CLOUD_FLAGS,
   async run(cluster, args) {
-    const services = Number(args.services);
-    const stepMs = Number(args['transition-ms']);
-    const requests = Number(args.requests);
-    const windowSeconds = Number(args['window-s']);
-    const stack = await startStack(cluster, 'provision', {
-      rateLimit: { requests, windowSeconds },
-      transitionMs: stepMs,
-      flags: { managementQuota: `${requests}/${windowSeconds}s` },
-    });
+    const cloud = await startRealCloud(cluster, 'provision', args);
+    const { stack, services, stepMs, requests, windowSeconds, label: name } = cloud;
     const count = services * 2;
     const { startedAt, lastReadyAt } = await applyAndWait(cluster, stack, count, args['timeout-s']!, 'pairs');
     const calls = await cloudCalls(stack);
@@ -54,7 +35,6 @@ export const provision: Benchmark = {
         ` service's provisioning ${bound.serviceMs / 1000} s and its pipe's ${bound.pipeMs / 1000} s =` +
         ` ${bound.totalMs / 1000} s (with the fixed window's bursts: ${bound.fixedWindowTotalMs / 1000} s)`,
     );
-    const name = `provision (${services} services + ${services} pipes, ${requests}/${windowSeconds} s, ${stepMs / 1000} s per step)`;
     const byRoute = [...callsByRoute(calls.calls)].map(([route, n]) =>
       figure(name, `cloud calls per object: ${route}`, n / count),
     );

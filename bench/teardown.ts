@@ -3,7 +3,6 @@
 // rate limit and state steps, the operator at its default quota. Prints the time until every object is gone
 // against the least the deletes can take, the cloud calls per object by route, and 429s.
 // Minutes by nature (the quota); `--services 2 --transition-ms 1000` is a smoke run.
-import { OperatorConfig } from '../src/operator/config.ts';
 import { callsByRoute } from './cloud-log.ts';
 import {
   applyObjectsAndWait,
@@ -16,35 +15,17 @@ import {
   objectPath,
   pool,
   sleep,
-  startStack,
   type Benchmark,
   type Cluster,
 } from './harness.ts';
-
-const DEFAULT_QUOTA = OperatorConfig.shape.managementQuota.parse(undefined) as {
-  requests: number;
-  windowMs: number;
-};
+import { REAL_CLOUD_FLAGS, startRealCloud } from './real-cloud.ts';
 
 export const teardown: Benchmark = {
   name: 'teardown',
-  flags: {
-    services: '20',
-    'transition-ms': '15000',
-    requests: String(DEFAULT_QUOTA.requests),
-    'window-s': String(DEFAULT_QUOTA.windowMs / 1000),
-    'timeout-s': '900',
-  },
+  flags: REAL_CLOUD_FLAGS,
   async run(cluster, args) {
-    const services = Number(args.services);
-    const stepMs = Number(args['transition-ms']);
-    const requests = Number(args.requests);
-    const windowSeconds = Number(args['window-s']);
-    const stack = await startStack(cluster, 'teardown', {
-      rateLimit: { requests, windowSeconds },
-      transitionMs: stepMs,
-      flags: { managementQuota: `${requests}/${windowSeconds}s` },
-    });
+    const cloud = await startRealCloud(cluster, 'teardown', args);
+    const { stack, services, stepMs, requests, windowSeconds, label: name } = cloud;
     const objects = benchObjects(services * 2, 'pairs').map((object) =>
       object.kind === 'DatabaseService'
         ? { ...object, spec: { ...object.spec, deletionPolicy: 'Delete' } }
@@ -70,7 +51,6 @@ export const teardown: Benchmark = {
     // stop and delete steps (stopping, deleting) still take their time.
     const writes = services * 3;
     const boundSeconds = (writes * windowSeconds) / requests + (2 * stepMs) / 1000;
-    const name = `teardown (${services} services + ${services} pipes, ${requests}/${windowSeconds} s, ${stepMs / 1000} s per step)`;
     return [
       figure(name, 'time until every object is gone', seconds, { unit: 's' }),
       figure(name, `lower bound (${writes} writes at the quota, then two state steps)`, boundSeconds, {
