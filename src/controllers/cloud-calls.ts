@@ -57,16 +57,16 @@ export function createdSince<T extends { id: string; createdAt?: string | undefi
 }
 
 /**
- * One step of a delete the cloud may finish later: `gone` once `find` (a read that answers undefined for a 404)
- * finds nothing; otherwise one DELETE (none while the object is already on its way out, `deleting`) and
- * `pending`, so the reconciler polls.
+ * One step of a delete the cloud may finish later: `gone` once `find` finds nothing (undefined, or a 404);
+ * otherwise one DELETE (none while the object is already on its way out, `deleting`) and `pending`, so the
+ * reconciler polls.
  */
 export async function deleteUntilGone<T>(
   find: () => Promise<T | undefined>,
   remove: () => Promise<unknown>,
   deleting: (found: T) => boolean = () => false,
 ): Promise<'gone' | 'pending'> {
-  const found = await find();
+  const found = await ignoreNotFound(find());
   if (found === undefined) return 'gone';
   if (!deleting(found)) await ignoreNotFound(remove());
   return 'pending';

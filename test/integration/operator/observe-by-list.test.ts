@@ -205,8 +205,12 @@ describe.skipIf(clusterSkipReason())('deleting by list', () => {
       const writes = calls.filter((c) => of(c) && c.method !== 'GET').map((c) => `${c.method} ${c.route}`);
       expect(writes).toEqual([`PATCH ${SERVICE}/state`, `DELETE ${SERVICE}`]);
       // The first look reads afresh (a deletion acts on what it reads); the waits read the list; a list
-      // that no longer shows the service is confirmed by one GET.
-      expect(singleGets(calls.filter(of)).map((c) => c.status)).toEqual([200, 404]);
+      // that no longer shows the service is confirmed by a GET (once more if the finalizer's removal met a
+      // stale cache and a later list dropped what the first confirmation recorded).
+      const statuses = singleGets(calls.filter(of)).map((c) => c.status);
+      expect(statuses[0]).toBe(200);
+      expect(statuses.slice(1).length).toBeGreaterThan(0);
+      expect(statuses.slice(1).every((status) => status === 404)).toBe(true);
     }
     expect(lists(calls).length).toBeGreaterThan(0);
     await env.stopOperator();
