@@ -187,7 +187,7 @@ describe.skipIf(clusterSkipReason())('deleting by list', () => {
   });
   afterAll(async () => env?.close());
 
-  it('deletes N services reading their waits from the services list: one GET to start and one to confirm each is gone', async () => {
+  it('deletes N services reading their waits from the services list, not with a GET per poll', async () => {
     const doomed = ['d1', 'd2', 'd3', 'd4'];
     await env.startOperator();
     for (const name of doomed) await env.apply(name, { name, deletionPolicy: 'Delete' });
@@ -204,13 +204,16 @@ describe.skipIf(clusterSkipReason())('deleting by list', () => {
         c.path.endsWith(`/services/${id}`) || c.path.endsWith(`/services/${id}/state`);
       const writes = calls.filter((c) => of(c) && c.method !== 'GET').map((c) => `${c.method} ${c.route}`);
       expect(writes).toEqual([`PATCH ${SERVICE}/state`, `DELETE ${SERVICE}`]);
-      // The first look reads afresh (a deletion acts on what it reads); the waits read the list; a list
-      // that no longer shows the service is confirmed by a GET (once more if the finalizer's removal met a
-      // stale cache and a later list dropped what the first confirmation recorded).
+      // The first look reads afresh (a deletion acts on what it reads); the waits read the list, however many
+      // polls the two state steps take; a list that no longer shows the service is confirmed by a GET. A GET
+      // per poll would find the service at every poll of both steps.
       const statuses = singleGets(calls.filter(of)).map((c) => c.status);
-      expect(statuses[0]).toBe(200);
-      expect(statuses.slice(1).length).toBeGreaterThan(0);
-      expect(statuses.slice(1).every((status) => status === 404)).toBe(true);
+      const found = statuses.filter((status) => status === 200);
+      // A second look afresh only when the first reconcile failed after its GET and was retried (a write
+      // that met a loaded apiserver), and a second confirmation when a list dropped the first.
+      expect(found.length).toBeGreaterThanOrEqual(1);
+      expect(found.length).toBeLessThanOrEqual(2);
+      expect(statuses.at(-1)).toBe(404);
     }
     expect(lists(calls).length).toBeGreaterThan(0);
     await env.stopOperator();
