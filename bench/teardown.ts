@@ -40,7 +40,8 @@ export const teardown: Benchmark = {
       await pool(objects, 16, ({ kind, name }) =>
         cluster.kube('DELETE', objectPath(kind, stack.namespace, name)).then(() => undefined),
       );
-      await untilNoneLeft(cluster, stack.namespace, Number(args['timeout-s']) * 1000);
+      const kinds = [...new Set(objects.map((object) => object.kind))];
+      await untilNoneLeft(cluster, stack.namespace, kinds, Number(args['timeout-s']) * 1000);
       seconds = (performance.now() - startedAt) / 1000;
       calls = await cloudCalls(stack);
     } finally {
@@ -67,12 +68,17 @@ export const teardown: Benchmark = {
   },
 };
 
-/** Polls the namespace's sluice objects until none is left (their finalizers released). */
-async function untilNoneLeft(cluster: Cluster, namespace: string, timeoutMs: number): Promise<void> {
+/** Polls the namespace's objects of `kinds` until none is left (their finalizers released). */
+async function untilNoneLeft(
+  cluster: Cluster,
+  namespace: string,
+  kinds: readonly string[],
+  timeoutMs: number,
+): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const left = await Promise.all(
-      ['DatabaseService', 'Pipe'].map(async (kind) => {
+      kinds.map(async (kind) => {
         const list = await cluster.kube<{ items: unknown[] }>('GET', objectPath(kind, namespace));
         return list.items.length;
       }),

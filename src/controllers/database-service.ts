@@ -153,8 +153,10 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     if (command) await this.cloud.management.changeServiceState(id, command);
   }
 
-  /** Stop, wait until stopped, DELETE, wait for 404 — one step per call, the reconciler polls between. */
-  /** Each step reads the service as observe does: a deletion's waits share the key's services list. */
+  /**
+   * Stop, wait until stopped, DELETE, wait for 404 — one step per call, the reconciler polls between. Each
+   * step reads the service as observe does: a deletion's waits share the key's services list.
+   */
   async delete(_resource: DatabaseService, id: string): Promise<'gone' | 'pending'> {
     const service = await this.read(id);
     if (!service) return 'gone';
