@@ -14,6 +14,8 @@ export const TEMPLATE_DETAILS = [
   '<protocol>_port',
 ];
 const DETAIL = '(username|password|host|port|[a-z][a-z0-9]*_host|[a-z][a-z0-9]*_port)';
+/** A Secret key the connection details are written under: a template key named so would overwrite one. */
+export const CONNECTION_KEY = `^${DETAIL}$`;
 
 /** Anything between `{{` and `}}`: each one must be a known placeholder with a known filter. */
 export const PLACEHOLDER = '[{][{][^}]*[}][}]';
@@ -50,6 +52,19 @@ export const TEMPLATE_RULES: CelRule[] = [
   },
 ];
 
+/** Why template key `key` is refused, or undefined: the same words at admission and in `sluice plan`. */
+export function templateKeyProblem(key: string): string | undefined {
+  if (!new RegExp(CONNECTION_KEY).test(key)) return undefined;
+  return `template key ${key} is a connection key, which the template must not overwrite; name it otherwise`;
+}
+
+/** The admission rule on the template's keys, naming the first that is a connection key. */
+export const TEMPLATE_KEY_RULE: CelRule = {
+  rule: `self.all(k, !k.matches('${CONNECTION_KEY}'))`,
+  message: 'a template key is a connection key, which the template must not overwrite',
+  messageExpression: `'template key ' + self.filter(k, k.matches('${CONNECTION_KEY}'))[0] + ' is a connection key, which the template must not overwrite; name it otherwise'`,
+};
+
 /** Go's `url.QueryEscape`, which ESO's `urlquery` is: spaces as `+`, all but `A-Za-z0-9-_.~` escaped. */
 export function urlquery(text: string): string {
   return encodeURIComponent(text)
@@ -78,6 +93,8 @@ export function renderTemplate(
   const values: Record<string, string> = {};
   const unresolved: string[] = [];
   for (const [key, text] of Object.entries(template)) {
+    // Admission refuses such a key; one stored before it did must still never overwrite a connection value.
+    if (templateKeyProblem(key)) continue;
     const problem = templateProblem(text);
     if (problem) throw new Error(`connectionSecret.template.${key}: ${problem}`);
     let missing = false;

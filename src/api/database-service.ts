@@ -24,6 +24,8 @@ import {
   MAX_TEMPLATE_KEYS,
   MAX_TEMPLATE_LENGTH,
   TEMPLATE_DETAILS,
+  TEMPLATE_KEY_RULE,
+  templateKeyProblem,
   TEMPLATE_RULES,
 } from './connection-template.ts';
 import { immutable, withRules } from './meta.ts';
@@ -107,6 +109,13 @@ const ConnectionSecretSpec = z
           ...TEMPLATE_RULES,
         ),
       )
+      // What admission's rule says, for `sluice plan -f`, which checks specs with these schemas alone.
+      .superRefine((template, ctx) => {
+        for (const key of Object.keys(template)) {
+          const problem = templateKeyProblem(key);
+          if (problem) ctx.addIssue({ code: 'custom', path: [key], message: problem });
+        }
+      })
       .meta({
         maxProperties: MAX_TEMPLATE_KEYS,
         // The CRD has no place for the key pattern: a rule says it.
@@ -115,6 +124,7 @@ const ConnectionSecretSpec = z
             rule: "self.all(k, k.matches('^[-._a-zA-Z0-9]+$'))",
             message: 'every key must be a Secret key: letters, digits, -, _ and .',
           },
+          TEMPLATE_KEY_RULE,
         ],
       })
       .optional()

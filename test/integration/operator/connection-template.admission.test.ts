@@ -51,6 +51,22 @@ describe.skipIf(clusterSkipReason())('DatabaseService connectionSecret.template 
     expect(answer).toContain(named);
   });
 
+  it.each(['password', 'username', 'host', 'port', 'https_host', 'mysql_port'])(
+    'refuses the template key %s, a connection key it would overwrite, naming the key',
+    async (key) => {
+      const answer = await api.admit(
+        withTemplate({ URL: '{{ .host }}', [key]: '{{ .password | urlquery }}' }),
+      );
+      expect(answer).not.toBe('accepted');
+      expect(answer).toContain(`template key ${key} is a connection key`);
+    },
+  );
+
+  it('accepts keys only named like connection keys in another case or with more around them', async () => {
+    const template = { PASSWORD: '{{ .password }}', db_password: '{{ .password }}', HOST_1: '{{ .host }}' };
+    expect(await api.admit(withTemplate(template))).toBe('accepted');
+  });
+
   it('refuses a template key that is no Secret key, naming the field', async () => {
     const answer = await api.admit(withTemplate({ 'not a key': '{{ .host }}' }));
     expect(answer).toContain('every key must be a Secret key');

@@ -34,6 +34,11 @@ describe('renderTemplate', () => {
     expect(urlquery("a!b'c(d)e*f~g-h_i.j")).toBe('a%21b%27c%28d%29e%2Af~g-h_i.j');
   });
 
+  it('never renders a key named like a connection key (stored before admission refused it)', () => {
+    const template = { password: '{{ .password | urlquery }}', https_host: 'x', URL: '{{ .host }}' };
+    expect(renderTemplate(template, details).values).toEqual({ URL: details.host });
+  });
+
   it('leaves text without placeholders, and single braces, as they are', () => {
     expect(renderTemplate({ A: 'plain', B: '{x} {{ .port }}' }, details).values).toEqual({
       A: 'plain',

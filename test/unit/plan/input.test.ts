@@ -42,4 +42,21 @@ spec: { name: analytics, provider: aws, region: eu-central-1, minReplicaMemoryGb
 `),
     ).rejects.toThrow(/<stdin>: DatabaseService analytics: spec\.minReplicaMemoryGb/);
   });
+
+  it('refuses a template key that is a connection key, as admission does, naming the key', async () => {
+    await expect(
+      read(`
+apiVersion: sluice.dev/v1alpha1
+kind: DatabaseService
+metadata: { name: analytics }
+spec:
+  name: analytics
+  provider: aws
+  region: eu-central-1
+  connectionSecret: { template: { password: '{{ .password | urlquery }}' } }
+`),
+    ).rejects.toThrow(
+      /DatabaseService analytics: spec\.connectionSecret\.template\.password.*template key password is a connection key/,
+    );
+  });
 });
