@@ -1,7 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { AlertSpec } from '../api/alert.ts';
 import type { AlertBody } from '../cloud/alerting-client.ts';
-import { SAVED_SEARCH_SOURCE_ALIAS, type Alert } from '../cloud/schemas/alert.ts';
+import { requestBody } from '../cloud/request-body.ts';
+import { AlertRequest, SAVED_SEARCH_SOURCE_ALIAS, type Alert } from '../cloud/schemas/alert.ts';
 
 /** The request fields, in the order the API documents them; the spec carries each under its own name. */
 const BODY_FIELDS = [
@@ -28,10 +29,8 @@ const IDENTITY_FIELDS = ['name', 'source', 'dashboardId', 'tileId', 'savedSearch
  */
 export function alertBody(spec: AlertSpec): AlertBody {
   const body: Record<string, unknown> = {};
-  for (const field of BODY_FIELDS) {
-    if (spec[field] !== undefined) body[field] = field === 'channel' ? { ...spec.channel } : spec[field];
-  }
-  return body as AlertBody;
+  for (const field of BODY_FIELDS) if (spec[field] !== undefined) body[field] = spec[field];
+  return requestBody(AlertRequest, body);
 }
 
 /** An alert as the API reports it, in the request's terms (`dashboard` → `dashboardId`, `savedSearch` → `savedSearchId`). */

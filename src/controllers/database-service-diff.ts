@@ -1,7 +1,9 @@
 import type { DatabaseServiceSpec } from '../api/database-service.ts';
 import { NUM_REPLICAS, SIZING_FIELDS } from '../cloud/schemas/service.ts';
 import type { ReplicaScalingRequest, ServiceCommand } from '../cloud/schemas/service.ts';
-import type { Service, ServiceUpdateRequest } from '../cloud/schemas/service.ts';
+import { ServiceCreateRequest, ServiceUpdateRequest, type Service } from '../cloud/schemas/service.ts';
+import type { ServiceCreateBody } from '../cloud/management-client.ts';
+import { requestBody } from '../cloud/request-body.ts';
 
 /** The tag sluice puts on every service it creates, so a crashed create can be found again. */
 export const UID_TAG = 'sluice.dev/uid';
@@ -115,11 +117,19 @@ export function diffService(
   const command = stateCommand(spec.state ?? 'Running', state);
   if (command) note('state');
   return {
-    patch,
+    patch: requestBody(ServiceUpdateRequest, patch),
     ...(Object.keys(replicaScaling).length > 0 ? { replicaScaling } : {}),
     ...(command ? { command } : {}),
     differences,
   };
+}
+
+/**
+ * The create body: the spec's fields the cloud's create request names, with the marker tag. A TDE key id is
+ * not among them: it is a rotation, sent by the PATCH once the service exists.
+ */
+export function serviceCreateBody(spec: DatabaseServiceSpec, uid: string): ServiceCreateBody {
+  return requestBody(ServiceCreateRequest, { ...spec, tags: desiredTags(spec, uid) });
 }
 
 /** True when the service is usable in the desired state; otherwise the reason to wait. */

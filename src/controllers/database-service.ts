@@ -16,8 +16,8 @@ import { ignoreNotFound } from './cloud-calls.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 import {
   availability,
-  desiredTags,
   diffService,
+  serviceCreateBody,
   UID_TAG,
   type ServiceDiff,
 } from './database-service-diff.ts';
@@ -122,20 +122,9 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
   }
 
   async create(resource: DatabaseService) {
-    // sluice's own fields never reach the cloud; a TDE key id is a rotation, sent by update once created.
-    const {
-      state: _state,
-      deletionPolicy: _deletionPolicy,
-      credentialsRef: _credentialsRef,
-      connectionSecret: _connectionSecret,
-      transparentDataEncryptionKeyId: _rotation,
-      passwordSecretRef: _password,
-      ...cloudFields
-    } = resource.spec;
-    const { service, password: generated } = await this.cloud.management.createService({
-      ...cloudFields,
-      tags: desiredTags(resource.spec, resource.metadata.uid),
-    });
+    const { service, password: generated } = await this.cloud.management.createService(
+      serviceCreateBody(resource.spec, resource.metadata.uid),
+    );
     // An owned password replaces the generated one at once. Should this call fail, the service is found
     // again by its tag and, its Secret never recorded as sent, the password is set by the next reconcile.
     if (this.password) await this.setPassword(service.id, this.password.value);

@@ -1,9 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import { EXTRA_SETTING_TYPES, type PipeSpec } from '../api/pipe.ts';
 import type { PipeCreateBody, PipeSettingsBody, PipeUpdateBody } from '../cloud/management-client.ts';
+import { requestBody } from '../cloud/request-body.ts';
 import {
   PIPE_SCALING_DEFAULTS,
   PIPE_SETTING_KEYS,
+  PipeCreateRequest,
+  PipeUpdateRequest,
   SOURCE_KINDS,
   type Pipe,
   type PipeCommand,
@@ -75,8 +78,9 @@ export function kafkaEndpointIds(spec: PipeSpec, referenced: readonly string[]):
 }
 
 /**
- * The create body: the spec's cloud fields, each `…SecretRef` replaced by the Secret's values, and the
- * referenced reverse private endpoints (`reversePrivateEndpointRefs`, resolved by the caller) as ids.
+ * The create body: the spec's fields the cloud's create request names, each `…SecretRef` replaced by the
+ * Secret's values, and the referenced reverse private endpoints (`reversePrivateEndpointRefs`, resolved by
+ * the caller) as ids.
  */
 export function pipeCreateBody(
   spec: PipeSpec,
@@ -84,27 +88,20 @@ export function pipeCreateBody(
   referencedEndpointIds: readonly string[] = [],
 ): PipeCreateBody {
   const kind = sourceKindOf(spec);
-  const source = withoutSecretRefs(spec.source[kind]) as Record<string, unknown>;
+  const source = structuredClone(spec.source[kind]) as Record<string, unknown>;
   for (const field of CREDENTIAL_FIELDS.filter((f) => f.source === kind)) {
     const values = secrets(fieldName(field));
     if (values) writePath(source, field.target, credentialValue(field, values));
   }
   if (kind === 'kafka') {
-    delete source.reversePrivateEndpointRefs;
     const ids = kafkaEndpointIds(spec, referencedEndpointIds);
     if (ids.length > 0) source.reversePrivateEndpointIds = ids;
   }
-  return {
-    name: spec.name,
-    source: {
-      [kind]: source,
-      ...(spec.source.validateSamples !== undefined ? { validateSamples: spec.source.validateSamples } : {}),
-    },
-    destination: spec.destination,
-    ...(spec.fieldMappings ? { fieldMappings: spec.fieldMappings } : {}),
-    ...(spec.scaling ? { scaling: spec.scaling } : {}),
+  return requestBody(PipeCreateRequest, {
+    ...spec,
+    source: { ...spec.source, [kind]: source },
     ...(spec.settings || spec.extraSettings ? { settings: desiredSettings(spec) } : {}),
-  } as PipeCreateBody;
+  });
 }
 
 /** What differs between a Pipe spec and the pipe the cloud reports, as the calls that fix it. */
@@ -178,7 +175,7 @@ export function diffPipe(
   if (command) differences.push('state');
   return {
     differences,
-    ...(Object.keys(patch).length > 0 ? { patch: patch as PipeUpdateBody } : {}),
+    ...(Object.keys(patch).length > 0 ? { patch: requestBody(PipeUpdateRequest, patch) } : {}),
     ...(settings ? { settings } : {}),
     ...(command ? { command } : {}),
   };
@@ -277,15 +274,6 @@ function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
   const canonical = (items: readonly unknown[]) =>
     items.map((item) => JSON.stringify(Object.entries(item as object).sort())).sort();
   return a.length === b.length && isDeepStrictEqual(canonical(a), canonical(b));
-}
-
-function withoutSecretRefs(value: unknown): unknown {
-  if (Array.isArray(value) || value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(
-    Object.entries(value)
-      .filter(([key]) => !key.endsWith('SecretRef'))
-      .map(([key, child]) => [key, withoutSecretRefs(child)]),
-  );
 }
 
 function readPath(value: unknown, path: readonly string[]): unknown {

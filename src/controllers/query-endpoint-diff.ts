@@ -1,15 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { QueryEndpointSpec } from '../api/query-endpoint.ts';
 import type { QueryEndpointBody } from '../cloud/management-client.ts';
-import type { QueryEndpoint } from '../cloud/schemas/query-endpoint.ts';
+import { requestBody } from '../cloud/request-body.ts';
+import { QueryEndpointRequest, type QueryEndpoint } from '../cloud/schemas/query-endpoint.ts';
 
 /** The upsert body: the whole configuration, since the cloud removes whatever a POST leaves out. */
 export function queryEndpointBody(spec: QueryEndpointSpec): QueryEndpointBody {
-  return {
-    roles: spec.roles,
-    ...(spec.openApiKeys ? { openApiKeys: spec.openApiKeys } : {}),
-    ...(spec.allowedOrigins !== undefined ? { allowedOrigins: spec.allowedOrigins } : {}),
-  };
+  return requestBody(QueryEndpointRequest, spec);
 }
 
 /** A list compared as a set: order and repeats do not matter, absent is empty. */

@@ -1,6 +1,8 @@
 import type { ReversePrivateEndpointSpec } from '../api/reverse-private-endpoint.ts';
 import type { ReversePrivateEndpointCreateBody } from '../cloud/management-client.ts';
+import { requestBody } from '../cloud/request-body.ts';
 import {
+  ReversePrivateEndpointCreateRequest,
   RPE_FIELDS_BY_TYPE,
   type ReversePrivateEndpoint,
 } from '../cloud/schemas/reverse-private-endpoint.ts';
@@ -13,9 +15,10 @@ function identityFields(spec: ReversePrivateEndpointSpec): (keyof ReversePrivate
 
 /** The create body: exactly the identity fields of the spec. */
 export function rpeCreateBody(spec: ReversePrivateEndpointSpec): ReversePrivateEndpointCreateBody {
-  return Object.fromEntries(
-    identityFields(spec).map((field) => [field, spec[field]]),
-  ) as ReversePrivateEndpointCreateBody;
+  return requestBody(
+    ReversePrivateEndpointCreateRequest,
+    Object.fromEntries(identityFields(spec).map((field) => [field, spec[field]])),
+  );
 }
 
 /** The identity fields whose cloud value differs from the spec (the API cannot change any of them). */
