@@ -15,7 +15,7 @@ describe.skipIf(clusterSkipReason())('DatabaseService create body: the cloud con
 
   it('creates a service whose spec says managementPolicy Full explicitly, with one POST carrying none of sluice’s fields', async () => {
     await env.apply('explicit-full', {
-      name: 'explicit-full',
+      name: 'explicit full',
       managementPolicy: 'Full',
       deletionPolicy: 'Delete',
       state: 'Running',
