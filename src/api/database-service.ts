@@ -370,6 +370,20 @@ export const DatabaseServiceStatus = z
       .max(1024)
       .optional()
       .describe('The value of the sluice.dev/reset-password annotation last acted on (one reset per value).'),
+    passwordStoredIn: z
+      .string()
+      .max(253)
+      .optional()
+      .describe(
+        'The connection Secret sluice keeps the password in: set when sluice generated, reset or was given it; absent while the password is unknown to sluice (an adopted service, until a reset). A Secret that loses the password gets it back by a reset; a renamed one gets it carried over.',
+      ),
+    passwordResetUnstored: z
+      .string()
+      .max(64)
+      .optional()
+      .describe(
+        'When a password reset last succeeded in the cloud but its connection Secret write failed: the next reset waits, so a Secret that cannot be written never costs a reset per retry.',
+      ),
     unknownConnectionKeys: z
       .array(z.string().max(64).describe('A key of the connection Secret.'))
       .max(8)

@@ -113,11 +113,13 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
           ...(description ? { description } : {}),
         })),
       },
-      // The owned password is the connection Secret's: it never needs recovering by a reset.
+      // The owned password goes to the connection Secret once the cloud has it: now when it was sent,
+      // else after the update that sends it (a refused or deferred one leaves the Secret as it was).
       connectionDetails: {
         ...connectionDetails(service),
-        ...(this.password ? { password: this.password.value } : {}),
+        ...(this.password && !this.password.changed ? { password: this.password.value } : {}),
       },
+      ...(this.password?.changed ? { connectionDetailsAfterUpdate: { password: this.password.value } } : {}),
     };
   }
 
@@ -165,7 +167,8 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
   }
 
   async recoverConnectionDetails(_resource: DatabaseService, id: string): Promise<ConnectionDetails> {
-    if (this.password) return { password: this.password.value };
+    // An owned password is never reset: the cloud has it, or the update that sends it publishes it.
+    if (this.password) return this.password.changed ? {} : { password: this.password.value };
     const reset = await this.cloud.management.resetServicePassword(id);
     // Under managementPolicy Observe the reset is only recorded, not sent: there is no answer, no password.
     return reset ? { password: reset.password } : {};

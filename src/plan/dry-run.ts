@@ -185,5 +185,6 @@ function inMemoryWriter(
       return Promise.resolve(secret && { ...secret.data });
     },
     writeConnectionSecret: () => Promise.resolve(),
+    checkConnectionSecretWritable: () => Promise.resolve(),
   };
 }

@@ -10,6 +10,8 @@ export const RETRY_DELAYS = {
   credentials: 10_000,
   /** The connection Secret exists but another owner controls it: the user renames or removes it. */
   secretConflict: 10_000,
+  /** The connection Secret cannot be written (admission, quota, a namespace being deleted): checked by a dry run. */
+  secretNotWritable: 10_000,
   /** A referenced Secret or key is missing; the Secret watch brings the resource back when it appears. */
   secretMissing: 30_000,
   /** The cloud refuses a delete while the service is stopped: the user starts it or orphans the object. */

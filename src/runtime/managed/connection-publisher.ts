@@ -1,3 +1,4 @@
+import { objectKey } from '../cache.ts';
 import { ANNOTATIONS, externalIdOf } from './annotations.ts';
 import { RETRY_DELAYS } from '../retry-delays.ts';
 import { ReconcileError } from './errors.ts';
@@ -13,6 +14,8 @@ type ConnectionSecret = Pick<SecretSnapshot, 'data'> & Partial<SecretSnapshot>;
 
 /** The longest reset annotation value status can record (its schema's bound). */
 const MAX_RESET_VALUE_LENGTH = 1024;
+/** After a reset whose Secret write failed, the next reset waits this long (and must pass the dry run). */
+const UNSTORED_RESET_WAIT_MS = RETRY_DELAYS.userAction;
 
 export interface ConnectionPublisherOptions<R extends ManagedObject> {
   connectionSecret: NonNullable<ManagedKind<R, unknown>['connectionSecret']>;
@@ -20,6 +23,7 @@ export interface ConnectionPublisherOptions<R extends ManagedObject> {
   events: EventRecorder;
   /** The operator's Secret cache (with owners): connection Secrets are never read with a GET per reconcile. */
   secrets: SecretReader;
+  now?: () => Date;
 }
 
 /**
@@ -28,6 +32,9 @@ export interface ConnectionPublisherOptions<R extends ManagedObject> {
  * a connection Secret; the reconciler hands it what it observed.
  */
 export class ConnectionPublisher<R extends ManagedObject> {
+  /** When a reset's Secret write last failed, by object: status says so too, but the cache may lag it. */
+  private readonly unstoredResets = new Map<string, number>();
+
   constructor(private readonly options: ConnectionPublisherOptions<R>) {}
 
   /**
@@ -39,6 +46,25 @@ export class ConnectionPublisher<R extends ManagedObject> {
     const secret = this.options.secrets.get(resource.metadata.namespace, name);
     if (secret) assertControlledBy({ metadata: { name, ownerReferences: secret.ownerReferences } }, resource);
     return secret;
+  }
+
+  /**
+   * Throws `SecretNotWritable` unless the connection Secret write would land now (admission, quota, a
+   * namespace being deleted): asked before a create or reset makes a password only that Secret would keep.
+   */
+  async assertWritable(resource: R, current: ConnectionSecret | undefined): Promise<void> {
+    await this.options.writer.checkConnectionSecretWritable(
+      resource,
+      this.name(resource),
+      current !== undefined,
+    );
+  }
+
+  /** Records where the values only sluice keeps are, once `values` (a create's) hold all of them. */
+  noteStored(resource: R, values: ConnectionDetails, draft: StatusDraft<R>): void {
+    if (this.options.connectionSecret.requiredKeys.every((key) => values[key])) {
+      draft.status.passwordStoredIn = this.name(resource);
+    }
   }
 
   /**
@@ -55,9 +81,11 @@ export class ConnectionPublisher<R extends ManagedObject> {
 
   /**
    * Keeps the connection Secret complete: follows the cloud's hosts, and gets new secret values (a password
-   * reset) when the user asks with the reset annotation, or when sluice knew them and a live read confirms
-   * the Secret lost them. An adopted resource's values were never known to sluice: resetting them unasked
-   * would break every client using them, so they stay unknown (`status.unknownConnectionKeys`) until asked.
+   * reset) when the user asks with the reset annotation, or when status records that sluice keeps them
+   * (`passwordStoredIn`) and a live read confirms the Secret lost them; a renamed Secret gets them from the
+   * one it replaces. An adopted resource's values were never known to sluice: resetting them unasked would
+   * break every client using them, so they stay unknown (`status.unknownConnectionKeys`) until asked. No
+   * reset is made unless a dry run shows the Secret can be written.
    * Returns what an object sluice only observes was asked for and did not do, for its status to say.
    */
   async sync(
@@ -73,9 +101,13 @@ export class ConnectionPublisher<R extends ManagedObject> {
     const lacking = (from: ConnectionSecret | undefined) =>
       connectionSecret.requiredKeys.filter((key) => !from?.data[key] && !values[key]);
     const resetAsked = this.resetAsked(resource);
-    const adopted = externalIdOf(resource) !== undefined;
+    const storedIn = this.storedIn(resource);
+    // A renamed connection Secret: what sluice kept moves to the new name, read from the old Secret.
+    if (storedIn !== undefined && storedIn !== this.name(resource) && lacking(current).length > 0) {
+      Object.assign(values, await this.keptIn(resource, storedIn, lacking(current)));
+    }
     let missing = lacking(current);
-    if (missing.length > 0 && resetAsked === undefined && !adopted) {
+    if (missing.length > 0 && resetAsked === undefined && storedIn !== undefined) {
       // A cache that lags (or has not synced) must not cost a password: only the apiserver's word counts.
       const live = await writer.readConnectionSecret(resource, this.name(resource));
       current = live && { data: live };
@@ -87,8 +119,16 @@ export class ConnectionPublisher<R extends ManagedObject> {
     const observeOnly = isObserveOnly(resource);
     const withheld = observeOnly ? await this.withheldReset(resource, external, id, resetAsked) : undefined;
     const recover = observeOnly ? undefined : external.recoverConnectionDetails?.bind(external);
-    if (recover && (resetAsked !== undefined || (missing.length > 0 && !adopted))) {
+    const recovering =
+      recover && (resetAsked !== undefined || (missing.length > 0 && storedIn !== undefined));
+    if (recovering) {
+      // A password is made only when its Secret can keep it: never one per retry of a refused write.
+      this.assertNoUnstoredReset(resource);
+      await this.assertWritable(resource, current);
       Object.assign(values, await recover(resource, id));
+      // On record before the write: should it fail, the next reset waits instead of looping.
+      this.unstoredResets.set(objectKey(resource), this.now().getTime());
+      draft.status.passwordResetUnstored = this.now().toISOString();
       const [reason, message] =
         resetAsked === undefined
           ? ['ConnectionDetailsRecovered', `restored ${missing.join(', ')} in Secret ${this.name(resource)}`]
@@ -102,12 +142,68 @@ export class ConnectionPublisher<R extends ManagedObject> {
     if (Object.entries(next).some(([key, value]) => current?.data[key] !== value)) {
       await this.write(resource, next, current);
     }
+    this.unstoredResets.delete(objectKey(resource));
     // Recorded only once the new values are stored: a failed write asks again.
     if (resetAsked !== undefined && recover) draft.status.passwordReset = resetAsked;
     const unknown = lacking(current);
     if (unknown.length > 0) draft.status.unknownConnectionKeys = unknown;
     else delete draft.status.unknownConnectionKeys;
+    // What sluice knows is a recorded fact, never read from annotations: the Secret that holds the values.
+    if (unknown.length === 0) {
+      draft.status.passwordStoredIn = this.name(resource);
+      delete draft.status.passwordResetUnstored;
+    } else if (storedIn !== undefined) draft.status.passwordStoredIn = storedIn;
     return withheld;
+  }
+
+  /**
+   * The Secret sluice keeps the values it alone knows in, or undefined when it never knew them (adopted,
+   * not reset since): the status record. An object from a version that recorded neither this nor
+   * `unknownConnectionKeys` gets it derived once from what that version went by: it knew the values of a
+   * service it created, and of one it reset as asked.
+   */
+  private storedIn(resource: R): string | undefined {
+    const status = resource.status ?? {};
+    if (typeof status.passwordStoredIn === 'string') return status.passwordStoredIn;
+    if (status.unknownConnectionKeys !== undefined) return undefined;
+    const knew = externalIdOf(resource) === undefined || status.passwordReset !== undefined;
+    return knew ? this.name(resource) : undefined;
+  }
+
+  /** `keys` as the Secret `name` (the connection Secret before a rename) holds them, when this object controls it. */
+  private async keptIn(resource: R, name: string, keys: readonly string[]): Promise<ConnectionDetails> {
+    let data: Readonly<Record<string, string>> | undefined;
+    try {
+      const cached = this.options.secrets.get(resource.metadata.namespace, name);
+      if (cached)
+        assertControlledBy({ metadata: { name, ownerReferences: cached.ownerReferences } }, resource);
+      data = cached?.data ?? (await this.options.writer.readConnectionSecret(resource, name));
+    } catch (error) {
+      // Someone else's Secret by now: not where sluice kept anything.
+      if (!(error instanceof ReconcileError && error.reason === 'SecretConflict')) throw error;
+    }
+    return Object.fromEntries(keys.filter((key) => data?.[key]).map((key) => [key, data![key]!]));
+  }
+
+  /** Throws while a reset whose Secret write failed is recent: the next one waits, it does not loop. */
+  private assertNoUnstoredReset(resource: R): void {
+    const recorded = resource.status?.passwordResetUnstored;
+    const last = Math.max(
+      this.unstoredResets.get(objectKey(resource)) ?? 0,
+      typeof recorded === 'string' ? Date.parse(recorded) || 0 : 0,
+    );
+    const waitMs = last + UNSTORED_RESET_WAIT_MS - this.now().getTime();
+    if (waitMs <= 0) return;
+    throw new ReconcileError(
+      'SecretNotWritable',
+      `a password reset at ${new Date(last).toISOString()} could not be stored in Secret ${this.name(resource)}; ` +
+        'the next waits, and is made only once a dry run shows the Secret can be written',
+      waitMs,
+    );
+  }
+
+  private now(): Date {
+    return this.options.now?.() ?? new Date();
   }
 
   /** Under Observe: the reset asked for is only recorded (see `sync`); what status says of it. */

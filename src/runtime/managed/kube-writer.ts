@@ -64,6 +64,13 @@ export interface KubeWriter {
     exists: boolean,
     checkedVersion?: string,
   ): Promise<void>;
+  /**
+   * Whether the connection Secret write would land now, asked of the apiserver without writing (a dry run
+   * of the same create or patch): throws `SecretNotWritable`, with the apiserver's reason, when admission,
+   * a quota or a namespace being deleted would refuse it. Asked before a secret value is made that only
+   * that Secret would keep.
+   */
+  checkConnectionSecretWritable(owner: ManagedObject, name: string, exists: boolean): Promise<void>;
 }
 
 /** What an Event is about: a sluice object, or another object the operator reports on (a credentials Secret). */
@@ -165,33 +172,41 @@ export class HttpKubeWriter implements KubeWriter, EventWriter {
       if (patched === true) return;
       if (patched === 'stale' && (await this.patchIfControlled(owner, name, data))) return;
     } else if (exists && (await this.patchIfControlled(owner, name, data))) return;
-    const secret = {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      type: 'Opaque',
-      metadata: {
-        name,
-        namespace,
-        labels: { ...MANAGED_BY_LABEL },
-        ownerReferences: [
-          {
-            apiVersion: owner.apiVersion,
-            kind: owner.kind,
-            name: owner.metadata.name,
-            uid: owner.metadata.uid,
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ],
-      },
-      data,
-    };
     try {
-      await this.request('POST', apiPath(SECRETS, namespace), secret);
+      await this.request('POST', apiPath(SECRETS, namespace), connectionSecret(owner, name, data));
     } catch (error) {
       // Created meanwhile, maybe by someone else: write only if it is ours.
       if (!(error instanceof KubeApiError && error.statusCode === 409)) throw error;
       if (!(await this.patchIfControlled(owner, name, data))) throw error;
+    }
+  }
+
+  async checkConnectionSecretWritable(owner: ManagedObject, name: string, exists: boolean): Promise<void> {
+    const namespace = owner.metadata.namespace;
+    const dryRun = { dryRun: 'All' };
+    try {
+      if (exists) {
+        const metadata = { labels: { ...MANAGED_BY_LABEL } };
+        await this.request('PATCH', apiPath(SECRETS, namespace, name), { metadata }, MERGE_PATCH, dryRun);
+      } else {
+        await this.request(
+          'POST',
+          apiPath(SECRETS, namespace),
+          connectionSecret(owner, name, {}),
+          undefined,
+          dryRun,
+        );
+      }
+    } catch (error) {
+      // Created or deleted meanwhile: the write itself finds out which; anything but a refusal is no answer.
+      if (!(error instanceof KubeApiError) || [404, 409].includes(error.statusCode)) throw error;
+      if (error.statusCode >= 500 || error.statusCode === 429) throw error;
+      const reason = error.status?.message ?? error.message;
+      throw new ReconcileError(
+        'SecretNotWritable',
+        `Secret ${name} cannot be written (${reason}); no password is made that it could not keep`,
+        RETRY_DELAYS.secretNotWritable,
+      );
     }
   }
 
@@ -267,9 +282,40 @@ export class HttpKubeWriter implements KubeWriter, EventWriter {
     }
   }
 
-  private request<T>(method: string, path: string, body?: unknown, contentType?: string): Promise<T> {
-    return kubeRequestJson<T>(this.kubeConfig, { method, path, body, contentType });
+  private request<T>(
+    method: string,
+    path: string,
+    body?: unknown,
+    contentType?: string,
+    query?: Record<string, string>,
+  ): Promise<T> {
+    return kubeRequestJson<T>(this.kubeConfig, { method, path, body, contentType, query });
   }
+}
+
+/** The connection Secret as sluice creates it: labelled, and controlled by its resource (it goes with it). */
+function connectionSecret(owner: ManagedObject, name: string, data: Record<string, string>) {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    type: 'Opaque',
+    metadata: {
+      name,
+      namespace: owner.metadata.namespace,
+      labels: { ...MANAGED_BY_LABEL },
+      ownerReferences: [
+        {
+          apiVersion: owner.apiVersion,
+          kind: owner.kind,
+          name: owner.metadata.name,
+          uid: owner.metadata.uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
+    },
+    data,
+  };
 }
 
 type Json = Record<string, unknown>;

@@ -75,6 +75,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         writer,
         events,
         secrets: options.secrets,
+        now: this.now,
       });
     this.pacing = new Pacing({ ...options, now: this.now });
     this.creates = new CreateAttempts(this.now);
@@ -217,8 +218,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   ): Promise<Outcome> {
     const { kind, events } = this.options;
     await external.ensureCreatable?.(resource);
-    // A password that could not be stored would be lost: refuse someone else's Secret before creating.
+    // A password that could not be stored would be lost: refuse someone else's Secret before creating, and
+    // create nothing while the Secret could not be written (admission, quota, a namespace being deleted).
     const existing = this.connections?.current(resource);
+    await this.connections?.assertWritable(resource, existing);
     // The intent goes on the object before the call, in the same write as the finalizer: after a crash
     // that loses the answer, `findCreated` matches only what was created after it.
     resource = await this.writeMetadata(resource, draft, {
@@ -245,6 +248,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // Status and connection Secret at once: neither waits for the other, and a write that fails is retried
     // from what the other kept (the id in status; a lost password is recovered by the next reconcile).
     const details = creation.connectionDetails;
+    if (details) this.connections?.noteStored(resource, details, draft);
     await allSettledOrThrow([
       this.flush(draft),
       details && this.connections?.publish(resource, details, existing),
@@ -276,6 +280,12 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       draft.changingCloud = true;
       await external.update(resource, id, observation);
       this.referencedSecrets.record(draft, secrets);
+      // Values the update made true (a password the cloud has now accepted): published after it, never before.
+      const accepted = observation.connectionDetailsAfterUpdate;
+      if (accepted && this.connections) {
+        await this.connections.publish(resource, accepted, this.connections.current(resource));
+        this.connections.noteStored(resource, accepted, draft);
+      }
       this.options.events.record(resource, 'Normal', 'Updated', `updated ${listed}`);
       draft.setCondition({
         type: 'Ready',

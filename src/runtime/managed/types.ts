@@ -35,8 +35,13 @@ export type Observation<Plan = unknown> =
       reason?: string;
       /** Status fields to write, as the cloud reports them. */
       status: Record<string, unknown>;
-      /** Non-secret connection values that follow the cloud (hosts, ports). */
+      /** Connection values that hold now: hosts and ports that follow the cloud, a password it has. */
       connectionDetails?: ConnectionDetails;
+      /**
+       * Connection values that hold only once `update` has succeeded (a password it sets): the connection
+       * Secret gets them after the cloud accepted them, never before.
+       */
+      connectionDetailsAfterUpdate?: ConnectionDetails;
     };
 
 /** A create that may have made a cloud object whose id never reached status. */

@@ -111,6 +111,7 @@ export class FakeServer {
         ];
         this.secrets.set(name, { ownerReferences, data: { ...secret?.data, ...details } });
       },
+      checkConnectionSecretWritable: async () => {},
     };
     return writer;
   }
@@ -166,6 +167,7 @@ export function acceptingWriter(): KubeWriter {
     },
     readConnectionSecret: async () => undefined,
     writeConnectionSecret: async () => {},
+    checkConnectionSecretWritable: async () => {},
   };
 }
 
