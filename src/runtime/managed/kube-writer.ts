@@ -183,31 +183,25 @@ export class HttpKubeWriter implements KubeWriter, EventWriter {
 
   async checkConnectionSecretWritable(owner: ManagedObject, name: string, exists: boolean): Promise<void> {
     const namespace = owner.metadata.namespace;
-    const dryRun = { dryRun: 'All' };
-    try {
-      if (exists) {
-        const metadata = { labels: { ...MANAGED_BY_LABEL } };
-        await this.request('PATCH', apiPath(SECRETS, namespace, name), { metadata }, MERGE_PATCH, dryRun);
-      } else {
-        await this.request(
-          'POST',
-          apiPath(SECRETS, namespace),
-          connectionSecret(owner, name, {}),
-          undefined,
-          dryRun,
-        );
-      }
-    } catch (error) {
-      // Created or deleted meanwhile: the write itself finds out which; anything but a refusal is no answer.
-      if (!(error instanceof KubeApiError) || [404, 409].includes(error.statusCode)) throw error;
-      if (error.statusCode >= 500 || error.statusCode === 429) throw error;
-      const reason = error.status?.message ?? error.message;
-      throw new ReconcileError(
-        'SecretNotWritable',
-        `Secret ${name} cannot be written (${reason}); no password is made that it could not keep`,
-        RETRY_DELAYS.secretNotWritable,
+    const create = () =>
+      this.request(
+        'POST',
+        apiPath(SECRETS, namespace),
+        connectionSecret(owner, name, {}),
+        undefined,
+        DRY_RUN,
       );
-    }
+    if (!exists) return refusalOf(name, create());
+    const metadata = { labels: { ...MANAGED_BY_LABEL } };
+    await refusalOf(
+      name,
+      this.request('PATCH', apiPath(SECRETS, namespace, name), { metadata }, MERGE_PATCH, DRY_RUN),
+    );
+    // An update still lands in a namespace being deleted, but what it stores goes with the namespace: a
+    // create's dry run tells (its other answers, an AlreadyExists first, say nothing of the update).
+    await create().catch((error: unknown) => {
+      if (isNamespaceTerminating(error)) throw notWritable(name, error);
+    });
   }
 
   /** Merges `data` into the Secret if it exists and `owner` controls it; false when it does not exist. */
@@ -291,6 +285,38 @@ export class HttpKubeWriter implements KubeWriter, EventWriter {
   ): Promise<T> {
     return kubeRequestJson<T>(this.kubeConfig, { method, path, body, contentType, query });
   }
+}
+
+/** A write the apiserver checks but does not store. */
+const DRY_RUN = { dryRun: 'All' };
+
+/** Throws `SecretNotWritable` when the apiserver refuses the (dry-run) write; anything else is no answer. */
+async function refusalOf(name: string, write: Promise<unknown>): Promise<void> {
+  try {
+    await write;
+  } catch (error) {
+    if (!(error instanceof KubeApiError) || error.statusCode >= 500 || error.statusCode === 429) throw error;
+    // Created or deleted meanwhile: the write itself finds out which.
+    if (error.statusCode === 404 || error.statusCode === 409) return;
+    throw notWritable(name, error);
+  }
+}
+
+function notWritable(name: string, error: KubeApiError): ReconcileError {
+  const reason = error.status?.message ?? error.message;
+  return new ReconcileError(
+    'SecretNotWritable',
+    `Secret ${name} cannot be written (${reason}); no password is made that it could not keep`,
+    RETRY_DELAYS.secretNotWritable,
+  );
+}
+
+/** The namespace lifecycle's refusal of anything new in a namespace being deleted. */
+function isNamespaceTerminating(error: unknown): error is KubeApiError {
+  return (
+    error instanceof KubeApiError &&
+    (error.status?.details?.causes ?? []).some((cause) => cause.reason === 'NamespaceTerminating')
+  );
 }
 
 /** The connection Secret as sluice creates it: labelled, and controlled by its resource (it goes with it). */

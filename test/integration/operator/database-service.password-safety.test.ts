@@ -297,30 +297,40 @@ describe.skipIf(clusterSkipReason())(
 
 describe.skipIf(clusterSkipReason())('DatabaseService passwords in a namespace being deleted', () => {
   let env: OperatorEnv;
+  let id: string;
+  const notWritable = (r: Parameters<typeof condition>[0]) =>
+    condition(r, 'Synced')?.reason === 'SecretNotWritable' &&
+    condition(r, 'Synced')!.message!.includes('being terminated');
 
   beforeAll(async () => {
     env = await startOperatorEnv('dbs-pw-terminating');
     await env.startOperator();
-  });
-  afterAll(async () => env?.close());
-
-  it('a connection Secret lost while the namespace is Terminating costs no reset', async () => {
     await env.apply('doomed', { name: 'doomed' });
-    const id = (await env.waitFor('doomed', 'Ready', isReady)).status!.id!;
+    id = (await env.waitFor('doomed', 'Ready', isReady)).status!.id!;
     // No namespace controller runs here: the namespace stays Terminating with everything in it.
     await env.core.deleteNamespace({ name: env.namespace });
     await waitUntil(
       async () => (await env.core.readNamespace({ name: env.namespace })).status?.phase === 'Terminating',
     );
+  });
+  afterAll(async () => env?.close());
+
+  it('a reset asked for while the namespace is Terminating is not made, though the Secret still exists', async () => {
+    await env.clearCalls();
+    await env.annotate('doomed', { 'sluice.dev/reset-password': 'please' });
+    await env.waitFor('doomed', 'Synced=SecretNotWritable', notWritable);
+    await sleep(2_000);
+    expect(resets(await env.calls(), id)).toHaveLength(0);
+    expect((await env.secret('doomed-connection'))?.password).toBeTruthy();
+  });
+
+  it('a connection Secret lost while the namespace is Terminating costs no reset', async () => {
     await env.clearCalls();
     await env.core.deleteNamespacedSecret({ namespace: env.namespace, name: 'doomed-connection' });
-    await env.waitFor(
-      'doomed',
-      'Synced=SecretNotWritable',
-      (r) => condition(r, 'Synced')?.reason === 'SecretNotWritable',
-    );
+    await waitUntil(async () => (await env.secret('doomed-connection')) === undefined);
     await sleep(3_000);
     expect(resets(await env.calls(), id)).toHaveLength(0);
+    expect(condition(await env.get('doomed'), 'Synced')!.reason).toBe('SecretNotWritable');
   });
 });
 
