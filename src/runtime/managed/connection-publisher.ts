@@ -48,6 +48,11 @@ export class ConnectionPublisher<R extends ManagedObject> {
     return secret;
   }
 
+  /** The object `key` is gone: nothing of it is kept. */
+  forget(key: string): void {
+    this.unstoredResets.delete(key);
+  }
+
   /**
    * Throws `SecretNotWritable` unless the connection Secret write would land now (admission, quota, a
    * namespace being deleted): asked before a create or reset makes a password only that Secret would keep.

@@ -122,6 +122,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     if (!cached) {
       this.outcomes.forget(key);
       this.creates.forget(key);
+      this.connections?.forget(key);
       this.onCacheChange(key);
       return;
     }

@@ -291,6 +291,15 @@ describe.skipIf(clusterSkipReason())(
         async () => (await env.secret('rotated-connection'))!.password === 'second-password-2B',
       );
       expect(cloudHash(id)).toBe(sha256Hex('second-password-2B'));
+
+      // Deferred: a 429 asking for longer than a call may wait sends nothing now; the Secret waits too.
+      await env.fault({ method: 'PATCH', route: PASSWORD, status: 429, retryAfter: 30 });
+      await env.clearCalls();
+      await env.putSecret('rotated-password', { password: 'third-password-3C' });
+      await waitUntil(async () => passwordCalls(await env.calls(), id).length >= 1);
+      await sleep(2_000);
+      expect((await env.secret('rotated-connection'))!.password).toBe('second-password-2B');
+      expect(cloudHash(id)).toBe(sha256Hex('second-password-2B'));
     });
   },
 );
