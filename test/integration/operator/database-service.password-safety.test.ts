@@ -161,6 +161,39 @@ describe.skipIf(clusterSkipReason())(
       );
     });
 
+    it('a full count/secrets quota: a lost Secret costs no reset and a new service is not created', async () => {
+      await env.apply('quota', { name: 'quota' });
+      const id = (await env.waitFor('quota', 'Ready', isReady)).status!.id!;
+      // No quota controller runs here: the status set below is what admission goes by, as if counted.
+      const full = { 'count/secrets': '1' };
+      await env.core.createNamespacedResourceQuota({
+        namespace: env.namespace,
+        body: { metadata: { name: 'secrets' }, spec: { hard: full } },
+      });
+      await env.core.patchNamespacedResourceQuotaStatus(
+        { name: 'secrets', namespace: env.namespace, body: { status: { hard: full, used: full } } },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      lift = async () => {
+        await env.core.deleteNamespacedResourceQuota({ name: 'secrets', namespace: env.namespace });
+      };
+      await env.clearCalls();
+      await env.core.deleteNamespacedSecret({ namespace: env.namespace, name: 'quota-connection' });
+      await env.apply('quota-new', { name: 'quota new' });
+      for (const name of ['quota', 'quota-new']) {
+        const refused = await env.waitFor(
+          name,
+          'Synced=SecretNotWritable',
+          (r) => condition(r, 'Synced')?.reason === 'SecretNotWritable',
+        );
+        expect(condition(refused, 'Synced')!.message).toContain('exceeded quota');
+      }
+      await sleep(2_000);
+      const calls = await env.calls();
+      expect(resets(calls, id)).toHaveLength(0);
+      expect(creates(calls)).toHaveLength(0);
+    });
+
     it('removing sluice.dev/external-id from an adopted service resets nothing', async () => {
       const { service } = await env.cloud.createService({
         name: 'adopted',
