@@ -6,8 +6,13 @@ import type { WorkQueue } from './workqueue.ts';
 
 /** What a reconcile asks for next. Returning nothing means: done, until something changes. */
 export interface Requeue {
-  /** Reconcile again after this delay, e.g. to poll cloud state or check for drift. Resets the backoff. */
+  /** Not done yet: reconcile again after this delay, e.g. to poll a cloud change. Resets the backoff. */
   requeueAfterMs?: number;
+  /**
+   * Done: reconcile again after this delay all the same, as a periodic check (for drift). Resets the backoff
+   * and, unlike `requeueAfterMs`, counts as a `success`: an object in sync is not an object still at work.
+   */
+  resyncAfterMs?: number;
   /** Reconcile again after the key's backoff, without counting as an error. */
   requeue?: boolean;
 }
@@ -26,9 +31,9 @@ export interface WorkerPoolOptions {
 
 /**
  * Runs `concurrency` workers that take keys from the queue and reconcile them, applying controller-runtime's
- * result rules: a thrown error → backoff retry; `requeueAfterMs` → forget the backoff and come back later;
- * `requeue` → backoff retry; otherwise → forget. Resolves when the queue has shut down and every worker
- * has finished its current key.
+ * result rules: a thrown error → backoff retry; `requeueAfterMs` or `resyncAfterMs` → forget the backoff and
+ * come back later; `requeue` → backoff retry; otherwise → forget. Resolves when the queue has shut down and
+ * every worker has finished its current key.
  */
 export async function runWorkers(options: WorkerPoolOptions): Promise<void> {
   const { queue, reconcile } = options;
@@ -50,6 +55,10 @@ export async function runWorkers(options: WorkerPoolOptions): Promise<void> {
         queue.forget(key);
         queue.addAfter(key, next.requeueAfterMs);
         result = 'requeue_after';
+      } else if (next.resyncAfterMs !== undefined && next.resyncAfterMs > 0) {
+        queue.forget(key);
+        queue.addAfter(key, next.resyncAfterMs);
+        result = 'success';
       } else if (next.requeue) {
         queue.addRateLimited(key);
         result = 'requeue';

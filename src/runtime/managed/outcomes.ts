@@ -76,7 +76,8 @@ export class Outcomes<R extends ManagedObject> {
     switch (outcome.kind) {
       case 'driftCheck':
       case 'waitForObject':
-        return { requeueAfterMs: pacing.syncInterval(resource) };
+        // Done until something changes: the look after the sync interval is only a check.
+        return { resyncAfterMs: pacing.syncInterval(resource) };
       case 'recreate':
         return { requeue: true };
       case 'idle':

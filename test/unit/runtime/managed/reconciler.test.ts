@@ -136,7 +136,7 @@ describe('ManagedReconciler', () => {
     const t = setup();
     t.apply(widget('a'));
     await makeReady(t, 'a');
-    expect(await t.reconcile('a')).toEqual({ requeueAfterMs: SYNC_MS });
+    expect(await t.reconcile('a')).toEqual({ resyncAfterMs: SYNC_MS });
   });
 
   it('makes no status write when a reconcile changes nothing', async () => {
@@ -696,7 +696,7 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
     await t.reconcile();
 
     clock.now = at(REFERENCE_ARRIVAL_GRACE_MS / 1000);
-    expect(await t.reconcile()).toEqual({ requeueAfterMs: SYNC_MS });
+    expect(await t.reconcile()).toEqual({ resyncAfterMs: SYNC_MS });
     const ready = t.server.get('a').status?.conditions?.find((c) => c.type === 'Ready');
     expect(ready).toMatchObject({
       status: 'False',
