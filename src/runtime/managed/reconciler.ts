@@ -7,6 +7,7 @@ import type { Requeue } from '../workers.ts';
 import { ANNOTATIONS, createIntentOf, FINALIZER } from './annotations.ts';
 import type { ManagedReconcilerOptions } from './reconciler-options.ts';
 import { ObjectClaims } from './claims.ts';
+import { describeChanges } from './change-summary.ts';
 import { ConnectionPublisher } from './connection-publisher.ts';
 import { CreateAttempts } from './create-attempts.ts';
 import { deferralOf, ReconcileError } from './errors.ts';
@@ -276,12 +277,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       draft.changingCloud = true;
       await external.update(resource, id, observation);
       this.referencedSecrets.record(draft, secrets);
-      this.options.events.record(resource, 'Normal', 'Updated', `updated ${listed}`);
+      const changes = describeChanges(resource.spec, observation.differences);
+      this.options.events.record(resource, 'Normal', 'Updated', `updated ${changes}`);
       draft.setCondition({
         type: 'Ready',
         status: 'False',
         reason: 'Updating',
-        message: `applying ${listed}`,
+        message: `applying ${changes}`,
       });
       return { kind: 'waitForCloud' };
     }
