@@ -12,6 +12,8 @@ import { ConnectionPublisher } from './connection-publisher.ts';
 import { CreateAttempts } from './create-attempts.ts';
 import { deferralOf, ReconcileError } from './errors.ts';
 import { Deletion } from './deletion.ts';
+import type { KubeWriter } from './kube-writer.ts';
+import { ObjectChanged, ObjectGone, objectWrites } from './object-writes.ts';
 import { isObserveOnly, nothingToObserve, recordPendingChanges } from './observe-only.ts';
 import { Outcomes, type Outcome } from './outcomes.ts';
 import { Pacing } from './pacing.ts';
@@ -57,9 +59,12 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly deletion: Deletion<R, P>;
   private readonly preconditions: Preconditions<R>;
   private readonly creates: CreateAttempts;
+  /** The writer, its writes to the object itself telling a race with the object's removal or edit. */
+  private readonly writer: KubeWriter;
 
   constructor(private readonly options: ManagedReconcilerOptions<R, Cloud, P>) {
-    const { kind, cache, writer, events } = options;
+    const { kind, cache, events } = options;
+    const writer = (this.writer = objectWrites(options.writer));
     this.logger = options.logger ?? pino({ enabled: false });
     this.now = options.now ?? (() => new Date());
     this.statuses = new StatusWriter(kind, writer, this.now);
@@ -89,6 +94,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     });
     this.deletion = new Deletion({
       ...options,
+      writer,
       claims: this.claims,
       outcomes: this.outcomes,
       creates: this.creates,
@@ -122,6 +128,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     if (!cached) {
       this.outcomes.forget(key);
       this.creates.forget(key);
+      this.deletion.forget(key);
       this.onCacheChange(key);
       return;
     }
@@ -133,6 +140,15 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       outcome = await this.reconcileObject(cached, draft);
       if (!draft.discarded) await this.flush(draft);
     } catch (error) {
+      // A race with the object's own removal or edit, not a failure: nothing to report.
+      if (error instanceof ObjectGone) {
+        this.logger.debug({ key }, 'the object was removed while it was reconciled');
+        return;
+      }
+      if (error instanceof ObjectChanged) {
+        this.logger.debug({ key }, 'the object changed while it was reconciled; looking again');
+        return { requeue: true };
+      }
       outcome = await this.outcomes.failed(key, draft, error, (d) => this.flush(d), lookedAt);
     }
     return this.outcomes.next(draft.resource, outcome);
@@ -327,7 +343,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     annotations: Record<string, string | null>,
   ): Promise<R> {
     const finalizers = resource.metadata.finalizers ?? [];
-    const updated = await this.options.writer.patchMetadata(this.options.kind, resource, {
+    const updated = await this.writer.patchMetadata(this.options.kind, resource, {
       ...(finalizers.includes(FINALIZER) ? {} : { finalizers: [...finalizers, FINALIZER] }),
       ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
     });
