@@ -291,7 +291,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     }
     if (listed) {
       draft.changingCloud = true;
-      await external.update(resource, id, observation);
+      Object.assign(draft.status, await external.update(resource, id, observation));
       this.referencedSecrets.record(draft, secrets);
       const changes = describeChanges(resource.spec, observation.differences);
       this.options.events.record(resource, 'Normal', 'Updated', `updated ${changes}`);
