@@ -27,8 +27,7 @@ describe.skipIf(clusterSkipReason())('State changes as a user sees them, on a re
   /** The first status that says generation `generation` is being applied (Ready=False, Updating). */
   const updating = (kind: string, name: string, generation: number) =>
     env.of<SluiceObject>(kind).waitFor(name, `${kind} ${name} updating generation ${generation}`, (o) => {
-      const ready = condition(o, 'Ready');
-      return ready?.reason === 'Updating' && ready.observedGeneration === generation;
+      return condition(o, 'Ready')?.reason === 'Updating' && o?.status?.observedGeneration === generation;
     });
   const generationOf = async (kind: string, name: string) =>
     (await env.of<SluiceObject>(kind).get(name))!.metadata.generation!;
