@@ -1,6 +1,6 @@
 import { pino, type Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.ts';
-import { failureOf } from './failure.ts';
+import { failureOf, type Failure } from './failure.ts';
 import { noopReconcileMetrics, type ReconcileMetrics, type ReconcileResult } from './metrics.ts';
 import type { WorkQueue } from './workqueue.ts';
 
@@ -68,9 +68,10 @@ export async function runWorkers(options: WorkerPoolOptions): Promise<void> {
       }
     } catch (err) {
       // An error may set a floor under the backoff (e.g. a request the cloud refused will be refused again).
-      queue.addRateLimited(key, failureOf(err)?.retryAfterMs ?? 0);
+      const failure = failureOf(err);
+      queue.addRateLimited(key, failure?.retryAfterMs ?? 0);
       result = 'error';
-      logger.error({ err, key, retries: queue.numRequeues(key) }, 'reconcile failed');
+      logFailure(logger, key, err, failure, queue.numRequeues(key));
     } finally {
       queue.done(key);
     }
@@ -83,4 +84,20 @@ export async function runWorkers(options: WorkerPoolOptions): Promise<void> {
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
+}
+
+/**
+ * A failure that says what it is was expected (a user's missing Secret, a cloud answering 503), and the
+ * reconciler logged it with its reason (at info or warn): a stack trace would only point at the operator.
+ * Any other error is the operator's own: error level, with its stack.
+ */
+function logFailure(
+  logger: Logger,
+  key: string,
+  err: unknown,
+  failure: Failure | undefined,
+  retries: number,
+): void {
+  if (failure === undefined) logger.error({ err, key, retries }, 'reconcile failed');
+  else logger.debug({ key, retries }, 'reconcile failed; retried after a backoff');
 }
