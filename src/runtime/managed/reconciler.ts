@@ -201,8 +201,14 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         `adopted ${kind.kind} ${id}, created earlier for this resource`,
       );
     }
-    if (!resource.metadata.finalizers?.includes(FINALIZER)) {
-      resource = await this.writeMetadata(resource, draft, {});
+    // An intent the create could not remove (or an older version left): spent, as the id is in status.
+    const intentSpent = annotations[ANNOTATIONS.createPending] !== undefined && resource.status?.id === id;
+    if (!resource.metadata.finalizers?.includes(FINALIZER) || intentSpent) {
+      resource = await this.writeMetadata(
+        resource,
+        draft,
+        intentSpent ? { [ANNOTATIONS.createPending]: null } : {},
+      );
     }
     draft.status.id = id;
 
@@ -267,6 +273,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       details && this.connections?.publish(resource, details, existing),
     ]);
     events.record(resource, 'Normal', 'Created', `created ${kind.kind} ${creation.externalId}`);
+    // The intent is spent once the id is in status: every later reconcile, and every restart, works from
+    // the id. Left on, it would read as a create still under way.
+    await this.writeMetadata(draft.resource, draft, { [ANNOTATIONS.createPending]: null });
     return { kind: 'waitForCloud' };
   }
 

@@ -65,6 +65,17 @@ describe.skipIf(clusterSkipReason()).each([
   const errorLines = (from: number) =>
     env.logs.slice(from).filter((line) => (JSON.parse(line) as { level: number }).level >= ERROR_LEVEL);
 
+  it('leaves no create intent on an object of any kind once its create is recorded in status', async () => {
+    for (const { kind, name } of [SERVICE, ...OBJECTS]) {
+      const object = (await env.of<SluiceObject>(kind).get(name))!;
+      expect([kind, object.status?.id, object.metadata.annotations?.['sluice.dev/create-pending']]).toEqual([
+        kind,
+        expect.any(String),
+        undefined,
+      ]);
+    }
+  });
+
   it('deletes every kind, the service after its dependants, with no Warning, no error log and no reconcile error', async () => {
     const errorsBefore = await reconcileErrors();
     const logsFrom = env.logs.length;

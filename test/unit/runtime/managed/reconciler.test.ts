@@ -234,11 +234,27 @@ describe('ManagedReconciler', () => {
     expect(t.events.map((e) => e.reason)).toContain('ConnectionDetailsRecovered');
   });
 
+  it('spends the create intent once the id is in status: no create is left looking under way', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    await t.reconcile('a');
+    t.sync('a');
+    expect(t.server.get('a').status?.id).toBeDefined();
+    expect(t.server.get('a').metadata.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+    expect(t.server.get('a').metadata.finalizers).toContain(FINALIZER);
+
+    // One a create could not remove (its write failed), or an older operator left, goes on the next look.
+    const left = t.server.get('a');
+    left.metadata.annotations = { [ANNOTATIONS.createPending]: '2026-01-01T00:00:00.000Z' };
+    t.cache.set(t.server.put(left));
+    await t.reconcile('a');
+    expect(t.server.get('a').metadata.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+  });
+
   it('drops the create intent when the cloud resource is found gone, so a look-alike made since is not adopted', async () => {
     const t = setup();
     t.apply(widget('a'));
     const id = await makeReady(t, 'a');
-    expect(t.server.get('a').metadata.annotations?.[ANNOTATIONS.createPending]).toBeDefined();
     const lookUps: unknown[] = [];
     t.cloud.findCreated = async (_resource, lost) => {
       lookUps.push(lost);
