@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DeferredRequestError } from '../../../../src/cloud/errors.ts';
 import { ANNOTATIONS, FINALIZER } from '../../../../src/runtime/managed/annotations.ts';
+import { KubeApiError } from '../../../../src/runtime/kube-http.ts';
 import { ReconcileError } from '../../../../src/runtime/managed/errors.ts';
 import { REFERENCE_ARRIVAL_GRACE_MS } from '../../../../src/runtime/managed/reconciler.ts';
 import type { ConnectContext, ManagedKind, ManagedObject } from '../../../../src/runtime/managed/types.ts';
@@ -406,6 +407,39 @@ describe('ManagedReconciler', () => {
 
     expect(t.cloud.widgets.has(id)).toBe(false);
     expect(t.server.get('a').metadata.finalizers).toEqual([]);
+  });
+
+  it('acts no more on a deletion whose finalizer it released while the cache still shows the finalizer', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    await makeReady(t, 'a');
+    const deleting = t.server.get('a');
+    deleting.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
+    t.cache.set(t.server.put(deleting));
+    await t.reconcile('a');
+    const calls = t.cloud.calls.length;
+    const events = t.events.length;
+
+    // Woken again (a cloud change) before the watch delivered the release: nothing is deleted or written twice.
+    await t.reconcile('a');
+
+    expect(t.cloud.calls.slice(calls)).toEqual([]);
+    expect(t.events.slice(events)).toEqual([]);
+  });
+
+  it('ends quietly when a write finds its object gone, and looks again when it finds it changed', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    const writer = t.server.writer();
+    const refuse = (statusCode: number) => async () => {
+      throw new KubeApiError(statusCode, undefined, `PATCH widgets/a: ${statusCode}`);
+    };
+    writer.patchMetadata = refuse(404);
+    const gone = fakeReconciler(t.server, t.cache, t.cloud, { writer, events: fakeEvents().recorder });
+    await expect(gone.reconcile('ns/a')).resolves.toBeUndefined();
+    writer.patchMetadata = refuse(409);
+    await expect(gone.reconcile('ns/a')).resolves.toEqual({ requeue: true });
+    expect(t.cloud.calls).not.toContain('create');
   });
 
   describe('connection Secret ownership', () => {
