@@ -27,6 +27,8 @@ export interface QuotaWaitEvent {
   waitMs: number;
   /** Slots left in the budget right after this call took one. */
   remaining: number;
+  /** The credentials Secret (`namespace/name`) whose client made the call, when the caller named one. */
+  credentials?: string;
 }
 
 /** A failed attempt will be retried after `delayMs`. */
@@ -40,8 +42,8 @@ export interface RetryEvent {
 }
 
 /**
- * Observation points for metrics (the operator maps them to `sluice_cloud_requests_total{api,route,code}`,
- * `sluice_cloud_quota_wait_seconds`, `sluice_cloud_quota_remaining`). Hooks must not throw; if one does, the
+ * Observation points for metrics (the operator maps them to `sluice_cloud_requests_total{api,method,route,code}`,
+ * `sluice_cloud_quota_wait_seconds`, `sluice_cloud_quota_remaining{credentials,api}`). Hooks must not throw; if one does, the
  * error is logged and ignored.
  */
 export interface CloudHooks {

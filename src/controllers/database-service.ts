@@ -136,12 +136,16 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     };
   }
 
+  /** Returns the state the last answer showed: a stop is `stopping` and a resize `degraded` at once. */
   async update(_resource: DatabaseService, id: string, observation: { plan: ServiceDiff }) {
     const { patch, replicaScaling, command, setPassword } = observation.plan;
+    const { management } = this.cloud;
     if (setPassword && this.password) await this.setPassword(id, this.password.value);
-    if (Object.keys(patch).length > 0) await this.cloud.management.updateService(id, patch);
-    if (replicaScaling) await this.cloud.management.updateReplicaScaling(id, replicaScaling);
-    if (command) await this.cloud.management.changeServiceState(id, command);
+    let answer: Service | undefined;
+    if (Object.keys(patch).length > 0) answer = await management.updateService(id, patch);
+    if (replicaScaling) answer = await management.updateReplicaScaling(id, replicaScaling);
+    if (command) answer = await management.changeServiceState(id, command);
+    return answer?.state === undefined ? {} : { state: answer.state };
   }
 
   /**

@@ -122,15 +122,18 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
   }
 
   /** PATCH, then PUT settings, then the state command: each only when the plan has it. */
-  async update(_resource: Pipe, id: string, observation: { plan: PipePlan }): Promise<void> {
+  /** Returns the state the last answer showed: a stop is `Stopping` at once. */
+  async update(_resource: Pipe, id: string, observation: { plan: PipePlan }) {
     const { patch, settings, command } = observation.plan;
-    if (patch) await this.service.call(() => this.management.updatePipe(this.serviceId, id, patch));
+    let answer: CloudPipe | undefined;
+    if (patch) answer = await this.service.call(() => this.management.updatePipe(this.serviceId, id, patch));
     if (settings) {
       await this.service.call(() => this.management.putPipeSettings(this.serviceId, id, settings));
     }
     if (command) {
-      await this.service.call(() => this.management.changePipeState(this.serviceId, id, command));
+      answer = await this.service.call(() => this.management.changePipeState(this.serviceId, id, command));
     }
+    return answer?.state === undefined ? {} : { state: answer.state };
   }
 
   delete(_resource: Pipe, id: string): Promise<'gone' | 'pending'> {

@@ -211,7 +211,11 @@ export class CloudClients {
     const clientOptions: ClientOptions = {
       dispatcher: this.options.dispatcher,
       // Every call names the Secret whose budget it spends: metrics count per Secret, never by key value.
-      hooks: { ...hooks, onRequest: (event) => hooks.onRequest?.({ ...event, credentials: cacheKey }) },
+      hooks: {
+        ...hooks,
+        onRequest: (event) => hooks.onRequest?.({ ...event, credentials: cacheKey }),
+        onQuotaWait: (event) => hooks.onQuotaWait?.({ ...event, credentials: cacheKey }),
+      },
       logger: this.options.logger,
       quotaRegistry: this.quotas,
       ...(maxWaitMs === undefined ? {} : { maxWaitMs }),

@@ -87,12 +87,12 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     logger: log,
     hooks: {
       onRequest: (e) => {
-        metrics.cloud.request(e.api, e.route, e.code, e.durationMs / 1000);
+        metrics.cloud.request(e.api, e.method, e.route, e.code, e.durationMs / 1000);
         if (e.credentials) metrics.cloud.spent(e.credentials, e.api, e.priority, e.code);
       },
       onQuotaWait: (e) => {
         metrics.cloud.quotaWaited(e.api, e.waitMs / 1000);
-        metrics.cloud.quotaRemaining(e.api, e.remaining);
+        if (e.credentials) metrics.cloud.quotaRemaining(e.credentials, e.api, e.remaining);
       },
     },
   });

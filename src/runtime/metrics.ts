@@ -42,9 +42,13 @@ export interface ReconcileMetrics {
 /** Fed by the cloud clients and their quota scheduler. */
 export interface CloudMetrics {
   /** One HTTP call; `code` is the HTTP status, or a word such as `network_error` when there was none. */
-  request(api: string, route: string, code: number | string, seconds: number): void;
+  request(api: string, method: string, route: string, code: number | string, seconds: number): void;
   quotaWaited(api: string, seconds: number): void;
-  quotaRemaining(api: string, remaining: number): void;
+  /**
+   * Calls left in the budget of a credentials Secret's key (`credentials` is its `namespace/name`; Secrets of
+   * one key share the budget, and each shows it).
+   */
+  quotaRemaining(credentials: string, api: string, remaining: number): void;
   /** One call a credentials Secret's budget paid for (`credentials` is its `namespace/name`). */
   spent(credentials: string, api: string, priority: string, code: number | string): void;
 }
@@ -194,13 +198,13 @@ export class OperatorMetrics {
 
     const requests = this.counter(
       'sluice_cloud_requests_total',
-      'Cloud API requests by API, route template and HTTP status',
-      ['api', 'route', 'code'],
+      'Cloud API requests by API, HTTP method, route template and HTTP status',
+      ['api', 'method', 'route', 'code'],
     );
     const requestDuration = new Histogram({
       name: 'sluice_cloud_request_duration_seconds',
-      help: 'Cloud API request latency by API and route template',
-      labelNames: ['api', 'route'],
+      help: 'Cloud API request latency by API, HTTP method and route template',
+      labelNames: ['api', 'method', 'route'],
       buckets: CLOUD_REQUEST_BUCKETS,
       registers: [this.registry],
     });
@@ -218,16 +222,16 @@ export class OperatorMetrics {
     );
     const quotaRemaining = this.gauge(
       'sluice_cloud_quota_remaining',
-      'Requests left in the current cloud API quota window',
-      ['api'],
+      'Requests left in the current cloud API quota window of a credentials Secret’s key (namespace/name)',
+      ['credentials', 'api'],
     );
     this.cloud = {
-      request(api, route, code, seconds) {
-        requests.inc({ api, route, code: String(code) });
-        requestDuration.observe({ api, route }, seconds);
+      request(api, method, route, code, seconds) {
+        requests.inc({ api, method, route, code: String(code) });
+        requestDuration.observe({ api, method, route }, seconds);
       },
       quotaWaited: (api, seconds) => quotaWait.observe({ api }, seconds),
-      quotaRemaining: (api, remaining) => quotaRemaining.set({ api }, remaining),
+      quotaRemaining: (credentials, api, remaining) => quotaRemaining.set({ credentials, api }, remaining),
       spent: (credentials, api, priority, code) =>
         quotaSpent.inc({ credentials, api, priority, code: String(code) }),
     };

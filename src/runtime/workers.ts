@@ -1,13 +1,18 @@
 import { pino, type Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.ts';
-import { failureOf } from './failure.ts';
+import { failureOf, type Failure } from './failure.ts';
 import { noopReconcileMetrics, type ReconcileMetrics, type ReconcileResult } from './metrics.ts';
 import type { WorkQueue } from './workqueue.ts';
 
 /** What a reconcile asks for next. Returning nothing means: done, until something changes. */
 export interface Requeue {
-  /** Reconcile again after this delay, e.g. to poll cloud state or check for drift. Resets the backoff. */
+  /** Not done yet: reconcile again after this delay, e.g. to poll a cloud change. Resets the backoff. */
   requeueAfterMs?: number;
+  /**
+   * Done: reconcile again after this delay all the same, as a periodic check (for drift). Resets the backoff
+   * and, unlike `requeueAfterMs`, counts as a `success`: an object in sync is not an object still at work.
+   */
+  resyncAfterMs?: number;
   /** Reconcile again after the key's backoff, without counting as an error. */
   requeue?: boolean;
 }
@@ -26,9 +31,9 @@ export interface WorkerPoolOptions {
 
 /**
  * Runs `concurrency` workers that take keys from the queue and reconcile them, applying controller-runtime's
- * result rules: a thrown error → backoff retry; `requeueAfterMs` → forget the backoff and come back later;
- * `requeue` → backoff retry; otherwise → forget. Resolves when the queue has shut down and every worker
- * has finished its current key.
+ * result rules: a thrown error → backoff retry; `requeueAfterMs` or `resyncAfterMs` → forget the backoff and
+ * come back later; `requeue` → backoff retry; otherwise → forget. Resolves when the queue has shut down and
+ * every worker has finished its current key.
  */
 export async function runWorkers(options: WorkerPoolOptions): Promise<void> {
   const { queue, reconcile } = options;
@@ -50,6 +55,10 @@ export async function runWorkers(options: WorkerPoolOptions): Promise<void> {
         queue.forget(key);
         queue.addAfter(key, next.requeueAfterMs);
         result = 'requeue_after';
+      } else if (next.resyncAfterMs !== undefined && next.resyncAfterMs > 0) {
+        queue.forget(key);
+        queue.addAfter(key, next.resyncAfterMs);
+        result = 'success';
       } else if (next.requeue) {
         queue.addRateLimited(key);
         result = 'requeue';
@@ -59,9 +68,10 @@ export async function runWorkers(options: WorkerPoolOptions): Promise<void> {
       }
     } catch (err) {
       // An error may set a floor under the backoff (e.g. a request the cloud refused will be refused again).
-      queue.addRateLimited(key, failureOf(err)?.retryAfterMs ?? 0);
+      const failure = failureOf(err);
+      queue.addRateLimited(key, failure?.retryAfterMs ?? 0);
       result = 'error';
-      logger.error({ err, key, retries: queue.numRequeues(key) }, 'reconcile failed');
+      logFailure(logger, key, err, failure, queue.numRequeues(key));
     } finally {
       queue.done(key);
     }
@@ -74,4 +84,20 @@ export async function runWorkers(options: WorkerPoolOptions): Promise<void> {
     }
   };
   await Promise.all(Array.from({ length: options.concurrency }, worker));
+}
+
+/**
+ * A failure that says what it is was expected (a user's missing Secret, a cloud answering 503), and the
+ * reconciler logged it with its reason (at info or warn): a stack trace would only point at the operator.
+ * Any other error is the operator's own: error level, with its stack.
+ */
+function logFailure(
+  logger: Logger,
+  key: string,
+  err: unknown,
+  failure: Failure | undefined,
+  retries: number,
+): void {
+  if (failure === undefined) logger.error({ err, key, retries }, 'reconcile failed');
+  else logger.debug({ key, retries }, 'reconcile failed; retried after a backoff');
 }

@@ -1,3 +1,4 @@
+import { objectKey } from '../cache.ts';
 import { createIntentOf, FINALIZER } from './annotations.ts';
 import type { ObjectClaims } from './claims.ts';
 import type { CreateAttempts } from './create-attempts.ts';
@@ -29,11 +30,26 @@ export interface DeletionOptions<R extends ManagedObject, P> {
  * cloud object it owns, after its dependants are gone; then the finalizer goes.
  */
 export class Deletion<R extends ManagedObject, P> {
+  /**
+   * The uid whose finalizer this process released, per key, until the cache no longer holds the object: a
+   * cache that still shows the finalizer is behind, and deleting again would only race the object's removal.
+   */
+  private readonly released = new Map<string, string>();
+
   constructor(private readonly options: DeletionOptions<R, P>) {}
+
+  /** The object is gone from the cache. */
+  forget(key: string): void {
+    this.released.delete(key);
+  }
 
   async finalize(resource: R, draft: StatusDraft<R>): Promise<Outcome> {
     const { kind, events } = this.options;
     if (!resource.metadata.finalizers?.includes(FINALIZER)) return { kind: 'idle' };
+    if (this.released.get(objectKey(resource)) === resource.metadata.uid) {
+      draft.discard();
+      return { kind: 'idle' };
+    }
     const policy = resource.spec.deletionPolicy ?? kind.defaultDeletionPolicy;
     let id = resource.status?.id;
     const holder = id === undefined ? undefined : this.options.claims.otherHolderOf(resource, id);
@@ -90,6 +106,7 @@ export class Deletion<R extends ManagedObject, P> {
   private async removeFinalizer(resource: R, draft: StatusDraft<R>): Promise<Outcome> {
     const finalizers = (resource.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
     await this.options.writer.setFinalizers(this.options.kind, resource, finalizers);
+    this.released.set(objectKey(resource), resource.metadata.uid);
     draft.discard();
     return { kind: 'idle' };
   }

@@ -107,7 +107,7 @@ export async function recordPendingChanges<R extends ManagedObject, Plan>(
  * place), which Full would fail on every time: under Observe that is what status shows, not a failure.
  * Anything else (a read that failed) still fails the reconcile.
  */
-async function refusalOf(update: () => Promise<void>): Promise<string | undefined> {
+async function refusalOf(update: () => Promise<unknown>): Promise<string | undefined> {
   try {
     await update();
     return undefined;

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { objectKey } from '../cache.ts';
 import type { Requeue } from '../workers.ts';
 import { ANNOTATIONS } from './annotations.ts';
+import { failureOf } from '../failure.ts';
 import { deferralOf, messageOf, ReconcileError, reasonOf, retryFloorOf, Waiting } from './errors.ts';
 import type { EventRecorder } from './events.ts';
 import type { Pacing } from './pacing.ts';
@@ -76,7 +77,8 @@ export class Outcomes<R extends ManagedObject> {
     switch (outcome.kind) {
       case 'driftCheck':
       case 'waitForObject':
-        return { requeueAfterMs: pacing.syncInterval(resource) };
+        // Done until something changes: the look after the sync interval is only a check.
+        return { resyncAfterMs: pacing.syncInterval(resource) };
       case 'recreate':
         return { requeue: true };
       case 'idle':
@@ -171,7 +173,9 @@ export class Outcomes<R extends ManagedObject> {
     );
     events.record(draft.resource, 'Warning', reason, message);
     const { requestId } = error as { requestId?: unknown };
-    logger.info({ key, reason, err: message, requestId }, 'reconcile failed');
+    // What waits on the user (a missing Secret, a spec the cloud refuses) is no trouble of the operator's.
+    const level = failureOf(error)?.kind === 'terminal' ? 'info' : 'warn';
+    logger[level]({ key, reason, err: message, requestId }, 'reconcile failed');
     return { kind: 'retry', error };
   }
 }

@@ -7,10 +7,13 @@ import type { Requeue } from '../workers.ts';
 import { ANNOTATIONS, createIntentOf, FINALIZER } from './annotations.ts';
 import type { ManagedReconcilerOptions } from './reconciler-options.ts';
 import { ObjectClaims } from './claims.ts';
+import { describeChanges } from './change-summary.ts';
 import { ConnectionPublisher } from './connection-publisher.ts';
 import { CreateAttempts } from './create-attempts.ts';
 import { deferralOf, ReconcileError } from './errors.ts';
 import { Deletion } from './deletion.ts';
+import type { KubeWriter } from './kube-writer.ts';
+import { ObjectChanged, ObjectGone, objectWrites } from './object-writes.ts';
 import { isObserveOnly, nothingToObserve, recordPendingChanges } from './observe-only.ts';
 import { Outcomes, type Outcome } from './outcomes.ts';
 import { Pacing } from './pacing.ts';
@@ -56,9 +59,12 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly deletion: Deletion<R, P>;
   private readonly preconditions: Preconditions<R>;
   private readonly creates: CreateAttempts;
+  /** The writer, its writes to the object itself telling a race with the object's removal or edit. */
+  private readonly writer: KubeWriter;
 
   constructor(private readonly options: ManagedReconcilerOptions<R, Cloud, P>) {
-    const { kind, cache, writer, events } = options;
+    const { kind, cache, events } = options;
+    const writer = (this.writer = objectWrites(options.writer));
     this.logger = options.logger ?? pino({ enabled: false });
     this.now = options.now ?? (() => new Date());
     this.statuses = new StatusWriter(kind, writer, this.now);
@@ -89,6 +95,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     });
     this.deletion = new Deletion({
       ...options,
+      writer,
       claims: this.claims,
       outcomes: this.outcomes,
       creates: this.creates,
@@ -123,6 +130,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       this.outcomes.forget(key);
       this.creates.forget(key);
       this.connections?.forget(key);
+      this.deletion.forget(key);
       this.onCacheChange(key);
       return;
     }
@@ -134,6 +142,15 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       outcome = await this.reconcileObject(cached, draft);
       if (!draft.discarded) await this.flush(draft);
     } catch (error) {
+      // A race with the object's own removal or edit, not a failure: nothing to report.
+      if (error instanceof ObjectGone) {
+        this.logger.debug({ key }, 'the object was removed while it was reconciled');
+        return;
+      }
+      if (error instanceof ObjectChanged) {
+        this.logger.debug({ key }, 'the object changed while it was reconciled; looking again');
+        return { requeue: true };
+      }
       outcome = await this.outcomes.failed(key, draft, error, (d) => this.flush(d), lookedAt);
     }
     return this.outcomes.next(draft.resource, outcome);
@@ -186,8 +203,14 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         `adopted ${kind.kind} ${id}, created earlier for this resource`,
       );
     }
-    if (!resource.metadata.finalizers?.includes(FINALIZER)) {
-      resource = await this.writeMetadata(resource, draft, {});
+    // An intent the create could not remove (or an older version left): spent, as the id is in status.
+    const intentSpent = annotations[ANNOTATIONS.createPending] !== undefined && resource.status?.id === id;
+    if (!resource.metadata.finalizers?.includes(FINALIZER) || intentSpent) {
+      resource = await this.writeMetadata(
+        resource,
+        draft,
+        intentSpent ? { [ANNOTATIONS.createPending]: null } : {},
+      );
     }
     draft.status.id = id;
 
@@ -255,6 +278,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       details && this.connections?.publish(resource, details, existing),
     ]);
     events.record(resource, 'Normal', 'Created', `created ${kind.kind} ${creation.externalId}`);
+    // The intent is spent once the id is in status: every later reconcile, and every restart, works from
+    // the id. Left on, it would read as a create still under way.
+    await this.writeMetadata(draft.resource, draft, { [ANNOTATIONS.createPending]: null });
     return { kind: 'waitForCloud' };
   }
 
@@ -279,7 +305,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     }
     if (listed) {
       draft.changingCloud = true;
-      await external.update(resource, id, observation);
+      Object.assign(draft.status, await external.update(resource, id, observation));
       this.referencedSecrets.record(draft, secrets);
       // Values the update made true (a password the cloud has now accepted): published after it, never before.
       const accepted = observation.connectionDetailsAfterUpdate;
@@ -287,12 +313,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         await this.connections.publish(resource, accepted, this.connections.current(resource));
         this.connections.noteStored(resource, accepted, draft);
       }
-      this.options.events.record(resource, 'Normal', 'Updated', `updated ${listed}`);
+      const changes = describeChanges(resource.spec, observation.differences);
+      this.options.events.record(resource, 'Normal', 'Updated', `updated ${changes}`);
       draft.setCondition({
         type: 'Ready',
         status: 'False',
         reason: 'Updating',
-        message: `applying ${listed}`,
+        message: `applying ${changes}`,
       });
       return { kind: 'waitForCloud' };
     }
@@ -336,7 +363,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     annotations: Record<string, string | null>,
   ): Promise<R> {
     const finalizers = resource.metadata.finalizers ?? [];
-    const updated = await this.options.writer.patchMetadata(this.options.kind, resource, {
+    const updated = await this.writer.patchMetadata(this.options.kind, resource, {
       ...(finalizers.includes(FINALIZER) ? {} : { finalizers: [...finalizers, FINALIZER] }),
       ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
     });

@@ -54,12 +54,15 @@ export class StatusDraft<R extends ManagedObject> {
    * describes this very generation and nothing was sent to change the cloud. So a spec edit or drift the
    * cloud would not take never leaves an earlier Ready=True standing, while a failed look at a resource
    * that matched this spec (a drift check's transient 500) or a failed poll of a wait keeps its Ready and
-   * does not flap: the cloud was not found to differ, and Synced tells of the failure.
+   * does not flap: the cloud was not found to differ, and Synced tells of the failure. A Ready that reports
+   * an earlier failure (`SyncFailed`) follows the current one, so Ready and Synced never say different things.
    */
   recordFailure(reason: string, message: string): void {
     this.setCondition({ type: 'Synced', status: 'False', reason, message });
     const ready = this.condition('Ready');
-    if (ready && ready.observedGeneration === this.generation && !this.changingCloud) return;
+    const describesThisSpec =
+      ready !== undefined && ready.observedGeneration === this.generation && ready.reason !== 'SyncFailed';
+    if (describesThisSpec && !this.changingCloud) return;
     this.setCondition({
       type: 'Ready',
       status: 'False',

@@ -80,12 +80,15 @@ export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
   ensureCreatable?(resource: R): Promise<void>;
   observe(resource: R, externalId: string): Promise<Observation<Plan>>;
   create(resource: R): Promise<Creation>;
-  /** The minimal change for what `observe` found different. */
+  /**
+   * The minimal change for what `observe` found different. Returns the status fields the cloud's answers
+   * changed (a state entered at once, `stopping`), so status shows the change under way, not the state before.
+   */
   update(
     resource: R,
     externalId: string,
     observation: Extract<Observation<Plan>, { exists: true }>,
-  ): Promise<void>;
+  ): Promise<Record<string, unknown> | void>;
   /** Idempotent: answers `gone` once the cloud resource no longer exists (a 404 is success). */
   delete(resource: R, externalId: string): Promise<'gone' | 'pending'>;
   /** New secret connection values when the stored ones were lost (e.g. a password reset). */

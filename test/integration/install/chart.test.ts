@@ -240,11 +240,12 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     const rules = (rule!.spec as { groups: { rules: { alert: string; expr: string }[] }[] }).groups[0]!.rules;
     expect(rules.map((r) => r.alert)).toEqual([
       'SluiceCloudRateLimited',
+      'SluiceCloudWritesFailing',
       'SluiceDriftCycleLongerThanInterval',
       'SluiceObjectsNotReady',
       'SluiceWarningEvents',
     ]);
-    expect(rules[3]!.expr).toMatch(/ \* 60 > 2$/);
+    expect(rules[4]!.expr).toMatch(/ \* 60 > 2$/);
     for (const part of ['dashboard', 'prometheusRules']) {
       const only = parseManifests(
         helmTemplate({ namespace: 'ops', values: { monitoring: { [part]: { enabled: true } } } }),

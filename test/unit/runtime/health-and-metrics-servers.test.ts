@@ -48,14 +48,16 @@ describe('probe servers', () => {
 
   it('serves the registry in Prometheus text format on /metrics', async () => {
     const metrics = new OperatorMetrics();
-    metrics.cloud.quotaRemaining('management', 9);
+    metrics.cloud.quotaRemaining('a/cloud', 'management', 9);
     const server = await started(
       startMetricsServer({ bindAddress: '127.0.0.1:0', registry: metrics.registry }),
     );
 
     const response = await fetch(`${server.url}/metrics`);
     expect(response.headers.get('content-type')).toContain('text/plain');
-    expect(await response.text()).toContain('sluice_cloud_quota_remaining{api="management"} 9');
+    expect(await response.text()).toContain(
+      'sluice_cloud_quota_remaining{credentials="a/cloud",api="management"} 9',
+    );
     expect((await get(server, '/other')).status).toBe(404);
   });
 

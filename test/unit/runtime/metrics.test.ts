@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { MetricValueWithName } from 'prom-client';
 import { OperatorMetrics } from '../../../src/runtime/metrics.ts';
 import { ExponentialFailureRateLimiter } from '../../../src/runtime/rate-limiter.ts';
-import { runWorkers } from '../../../src/runtime/workers.ts';
+import { runWorkers, type Requeue } from '../../../src/runtime/workers.ts';
 import { WorkQueue } from '../../../src/runtime/workqueue.ts';
 import { ManualClock, settle } from '../../support/manual-clock.ts';
 
@@ -91,6 +91,33 @@ describe('OperatorMetrics', () => {
     expect(await valueOf(metrics, 'workqueue_work_duration_seconds_count', { name: 'pipe' })).toBe(3);
   });
 
+  it('counts a reconcile that is done and only schedules its drift check as success, not requeue_after', async () => {
+    const metrics = new OperatorMetrics();
+    const clock = new ManualClock();
+    const queue = controllerUnderTest(metrics, clock);
+    const results: Requeue[] = [{ resyncAfterMs: 60_000 }, { requeueAfterMs: 1_000 }];
+    const workers = runWorkers({
+      queue,
+      concurrency: 1,
+      clock,
+      metrics: metrics.reconciler('pipe'),
+      reconcile: async () => results.shift(),
+    });
+    queue.add('ns/a');
+    await settle();
+    clock.advance(60_000);
+    await settle();
+    await queue.shutdown();
+    await workers;
+
+    const total = (result: string) =>
+      valueOf(metrics, 'controller_runtime_reconcile_total', { controller: 'pipe', result });
+    // Both ran: the drift check came back after its delay.
+    expect(results).toEqual([]);
+    expect([await total('success'), await total('requeue_after')]).toEqual([1, 1]);
+    expect(queue.numRequeues('ns/a')).toBe(0);
+  });
+
   it('reports queue depth and how long keys waited', async () => {
     const metrics = new OperatorMetrics();
     const clock = new ManualClock();
@@ -122,19 +149,25 @@ describe('OperatorMetrics', () => {
     expect(await valueOf(metrics, 'workqueue_unfinished_work_seconds', { name: 'pipe' })).toBe(0);
   });
 
-  it('records cloud calls, quota waits and remaining quota with their labels', async () => {
+  it('records cloud calls by method, quota waits and each key’s remaining quota with their labels', async () => {
     const metrics = new OperatorMetrics();
-    metrics.cloud.request('management', '/v1/services/{id}', 200, 0.12);
-    metrics.cloud.request('management', '/v1/services/{id}', 'network_error', 0.5);
+    metrics.cloud.request('management', 'GET', '/v1/services/{id}', 200, 0.12);
+    metrics.cloud.request('management', 'GET', '/v1/services/{id}', 'network_error', 0.5);
+    metrics.cloud.request('management', 'PATCH', '/v1/services/{id}', 200, 0.2);
     metrics.cloud.quotaWaited('management', 1.5);
-    metrics.cloud.quotaRemaining('management', 7);
+    metrics.cloud.quotaRemaining('a/cloud', 'management', 7);
+    metrics.cloud.quotaRemaining('b/cloud', 'management', 2);
 
-    const call = { api: 'management', route: '/v1/services/{id}' };
-    expect(await valueOf(metrics, 'sluice_cloud_requests_total', { ...call, code: '200' })).toBe(1);
-    expect(await valueOf(metrics, 'sluice_cloud_requests_total', { ...call, code: 'network_error' })).toBe(1);
-    expect(await valueOf(metrics, 'sluice_cloud_request_duration_seconds_count', call)).toBe(2);
+    const read = { api: 'management', method: 'GET', route: '/v1/services/{id}' };
+    const write = { ...read, method: 'PATCH' };
+    expect(await valueOf(metrics, 'sluice_cloud_requests_total', { ...read, code: '200' })).toBe(1);
+    expect(await valueOf(metrics, 'sluice_cloud_requests_total', { ...read, code: 'network_error' })).toBe(1);
+    expect(await valueOf(metrics, 'sluice_cloud_requests_total', { ...write, code: '200' })).toBe(1);
+    expect(await valueOf(metrics, 'sluice_cloud_request_duration_seconds_count', read)).toBe(2);
     expect(await valueOf(metrics, 'sluice_cloud_quota_wait_seconds_sum', { api: 'management' })).toBe(1.5);
-    expect(await valueOf(metrics, 'sluice_cloud_quota_remaining', { api: 'management' })).toBe(7);
+    const remaining = (credentials: string) =>
+      valueOf(metrics, 'sluice_cloud_quota_remaining', { credentials, api: 'management' });
+    expect([await remaining('a/cloud'), await remaining('b/cloud')]).toEqual([7, 2]);
   });
 
   it('counts objects by key, kind and Ready reason, and the longest wait of those not Ready, when scraped', async () => {
@@ -181,7 +214,7 @@ describe('OperatorMetrics', () => {
   it('keeps separate instances independent', async () => {
     const first = new OperatorMetrics();
     const second = new OperatorMetrics();
-    first.cloud.quotaRemaining('alerting', 3);
+    first.cloud.quotaRemaining('a/cloud', 'alerting', 3);
     expect(await valueOf(first, 'sluice_cloud_quota_remaining', { api: 'alerting' })).toBe(3);
     expect(await valueOf(second, 'sluice_cloud_quota_remaining', { api: 'alerting' })).toBeUndefined();
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../../src/cloud/errors.ts';
+import { ReconcileError } from '../../../../src/runtime/managed/errors.ts';
 import { FakeCache, FakeCloud, FakeServer, fakeReconciler, widget } from './fakes.ts';
 
 /** What the cloud answers when it fails a request: a 500 the reconciler retries with backoff. */
@@ -155,6 +156,25 @@ describe('ManagedReconciler status when making the cloud match the spec fails', 
       status: 'False',
       reason: 'SyncFailed',
       observedGeneration: 1,
+    });
+  });
+
+  it('a failure that changes while the spec does not: Ready says the current one, as Synced does, never a stale one', async () => {
+    const t = setup();
+    t.cache.set(t.server.put(widget('a')));
+    // Before anything is sent, as a Secret the spec references is read.
+    const missing = (message: string) => async () => {
+      throw new ReconcileError('SecretMissing', message, 30_000);
+    };
+    t.cloud.ensureCreatable = missing('Secret ns/db not found');
+    await t.reconcile();
+    t.cloud.ensureCreatable = missing('Secret ns/db has no key password');
+    await t.reconcile();
+
+    expect(t.condition('Synced')).toMatchObject({ message: 'Secret ns/db has no key password' });
+    expect(t.condition('Ready')).toMatchObject({
+      reason: 'SyncFailed',
+      message: expect.stringMatching(/: Secret ns\/db has no key password$/),
     });
   });
 

@@ -37,7 +37,7 @@ function setup() {
     async look(): Promise<number | undefined> {
       const next = await reconciler.reconcile('ns/a');
       sync();
-      return next ? next.requeueAfterMs : undefined;
+      return next ? (next.requeueAfterMs ?? next.resyncAfterMs) : undefined;
     },
     /** Reconciles at each requeue the operator asks for, `times` times; returns the delays asked for. */
     async follow(times: number): Promise<(number | undefined)[]> {

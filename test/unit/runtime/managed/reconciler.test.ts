@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DeferredRequestError } from '../../../../src/cloud/errors.ts';
 import { ANNOTATIONS, FINALIZER } from '../../../../src/runtime/managed/annotations.ts';
+import { KubeApiError } from '../../../../src/runtime/kube-http.ts';
 import { ReconcileError } from '../../../../src/runtime/managed/errors.ts';
 import { REFERENCE_ARRIVAL_GRACE_MS } from '../../../../src/runtime/managed/reconciler.ts';
 import type { ConnectContext, ManagedKind, ManagedObject } from '../../../../src/runtime/managed/types.ts';
@@ -136,7 +137,7 @@ describe('ManagedReconciler', () => {
     const t = setup();
     t.apply(widget('a'));
     await makeReady(t, 'a');
-    expect(await t.reconcile('a')).toEqual({ requeueAfterMs: SYNC_MS });
+    expect(await t.reconcile('a')).toEqual({ resyncAfterMs: SYNC_MS });
   });
 
   it('makes no status write when a reconcile changes nothing', async () => {
@@ -234,11 +235,27 @@ describe('ManagedReconciler', () => {
     expect(t.events.map((e) => e.reason)).toContain('ConnectionDetailsRecovered');
   });
 
+  it('spends the create intent once the id is in status: no create is left looking under way', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    await t.reconcile('a');
+    t.sync('a');
+    expect(t.server.get('a').status?.id).toBeDefined();
+    expect(t.server.get('a').metadata.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+    expect(t.server.get('a').metadata.finalizers).toContain(FINALIZER);
+
+    // One a create could not remove (its write failed), or an older operator left, goes on the next look.
+    const left = t.server.get('a');
+    left.metadata.annotations = { [ANNOTATIONS.createPending]: '2026-01-01T00:00:00.000Z' };
+    t.cache.set(t.server.put(left));
+    await t.reconcile('a');
+    expect(t.server.get('a').metadata.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+  });
+
   it('drops the create intent when the cloud resource is found gone, so a look-alike made since is not adopted', async () => {
     const t = setup();
     t.apply(widget('a'));
     const id = await makeReady(t, 'a');
-    expect(t.server.get('a').metadata.annotations?.[ANNOTATIONS.createPending]).toBeDefined();
     const lookUps: unknown[] = [];
     t.cloud.findCreated = async (_resource, lost) => {
       lookUps.push(lost);
@@ -390,6 +407,39 @@ describe('ManagedReconciler', () => {
 
     expect(t.cloud.widgets.has(id)).toBe(false);
     expect(t.server.get('a').metadata.finalizers).toEqual([]);
+  });
+
+  it('acts no more on a deletion whose finalizer it released while the cache still shows the finalizer', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    await makeReady(t, 'a');
+    const deleting = t.server.get('a');
+    deleting.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
+    t.cache.set(t.server.put(deleting));
+    await t.reconcile('a');
+    const calls = t.cloud.calls.length;
+    const events = t.events.length;
+
+    // Woken again (a cloud change) before the watch delivered the release: nothing is deleted or written twice.
+    await t.reconcile('a');
+
+    expect(t.cloud.calls.slice(calls)).toEqual([]);
+    expect(t.events.slice(events)).toEqual([]);
+  });
+
+  it('ends quietly when a write finds its object gone, and looks again when it finds it changed', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    const writer = t.server.writer();
+    const refuse = (statusCode: number) => async () => {
+      throw new KubeApiError(statusCode, undefined, `PATCH widgets/a: ${statusCode}`);
+    };
+    writer.patchMetadata = refuse(404);
+    const gone = fakeReconciler(t.server, t.cache, t.cloud, { writer, events: fakeEvents().recorder });
+    await expect(gone.reconcile('ns/a')).resolves.toBeUndefined();
+    writer.patchMetadata = refuse(409);
+    await expect(gone.reconcile('ns/a')).resolves.toEqual({ requeue: true });
+    expect(t.cloud.calls).not.toContain('create');
   });
 
   describe('connection Secret ownership', () => {
@@ -696,7 +746,7 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
     await t.reconcile();
 
     clock.now = at(REFERENCE_ARRIVAL_GRACE_MS / 1000);
-    expect(await t.reconcile()).toEqual({ requeueAfterMs: SYNC_MS });
+    expect(await t.reconcile()).toEqual({ resyncAfterMs: SYNC_MS });
     const ready = t.server.get('a').status?.conditions?.find((c) => c.type === 'Ready');
     expect(ready).toMatchObject({
       status: 'False',
