@@ -39,12 +39,20 @@ export async function checkAdmission(
       managedFields?: unknown;
     };
     const metadata = exists ? stored : { name, namespace, ...labelsAndAnnotations(object) };
-    try {
-      await kubeRequestJson(access, {
+    const path = apiPath(kind, namespace, exists ? name : undefined);
+    const dryRun = (resourceVersion = object.metadata.resourceVersion) =>
+      kubeRequestJson(access, {
         method: exists ? 'PUT' : 'POST',
-        path: apiPath(kind, namespace, exists ? name : undefined),
+        path,
         query: { dryRun: 'All', fieldManager: 'sluice-plan', fieldValidation: 'Strict' },
-        body: { ...applied, metadata, spec },
+        body: { ...applied, metadata: exists ? { ...metadata, resourceVersion } : metadata, spec },
+      });
+    try {
+      await dryRun().catch(async (error: unknown) => {
+        // The operator wrote the object (its status) since plan read it: the same update, on the new version.
+        if (!(error instanceof KubeApiError && error.statusCode === 409)) throw error;
+        const current = await kubeRequestJson<ManagedObject>(access, { path });
+        await dryRun(current.metadata.resourceVersion);
       });
     } catch (error) {
       if (!(error instanceof KubeApiError)) throw error;
