@@ -16,6 +16,7 @@ import {
   chartDir,
   helmBin,
   helmWithValues,
+  LOCAL_IMAGE,
   kubectlBin,
   operatorArgs,
   operatorPodTemplate,
@@ -30,7 +31,11 @@ export interface InstalledOperator {
   /** The Deployment's arguments the operator runs with. */
   args: string[];
   metricsUrl: string;
+  /** The health probe server: `/healthz`, `/readyz`. */
+  probeUrl: string;
   logFile: string;
+  /** The ServiceAccount's kubeconfig the operator runs with (a token of this cluster only). */
+  kubeconfigFile: string;
   stop(): Promise<void>;
 }
 
@@ -55,6 +60,7 @@ export async function installWithHelm(opts: {
       kubeconfig,
     ],
     {
+      image: LOCAL_IMAGE,
       credentials: chartCredentials(emulator),
       operator: { pollInterval: '500ms' },
     },
@@ -102,13 +108,25 @@ export async function installWithHelm(opts: {
     if (Date.now() > deadline) throw new Error(`sluice run not ready after 30 s; see ${logFile}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  say(
-    `sluice run ${args.slice(1).join(' ')}  (as ServiceAccount ${namespace}/${serviceAccount}; log ${logFile})`,
-  );
+  // The arguments as run: the chart's, with the bind addresses this machine had free.
+  const bound = {
+    '--metrics-bind-address': `127.0.0.1:${metricsPort}`,
+    '--health-probe-bind-address': `127.0.0.1:${probePort}`,
+  };
+  const ran = args
+    .slice(1)
+    .map((arg) => {
+      const flag = arg.split('=')[0]! as keyof typeof bound;
+      return flag in bound ? `${flag}=${bound[flag]}` : arg;
+    })
+    .join(' ');
+  say(`sluice run ${ran}  (as ServiceAccount ${namespace}/${serviceAccount}; log ${logFile})`);
   return {
     args,
     metricsUrl: `http://127.0.0.1:${metricsPort}`,
+    probeUrl: `http://127.0.0.1:${probePort}`,
     logFile,
+    kubeconfigFile: operatorKubeconfig,
     stop: operator.stop,
   };
 }

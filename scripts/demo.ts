@@ -4,7 +4,7 @@
 // and shows what a user sees. Without --keep it stops everything and
 // exits 0; with --keep it stays up for a person to play with kubectl.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CoreV1Api, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
@@ -37,7 +37,9 @@ const kc = new KubeConfig();
 kc.loadFromFile(kubeconfig);
 const core = kc.makeApiClient(CoreV1Api);
 const operator = await installWithHelm({ kubeconfig, kc, emulator, namespace: OPERATOR_NAMESPACE, say });
-say(`operator running (metrics at ${operator.metricsUrl}/metrics)`);
+say(
+  `operator running: metrics at ${operator.metricsUrl}/metrics, health probe at ${operator.probeUrl}/healthz and /readyz`,
+);
 
 // 4. A namespace for the examples.
 await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
@@ -95,10 +97,16 @@ const stopAll = async () => {
 };
 if (!flags.keep) {
   await stopAll();
+  // A token of a cluster that is gone, and the log of its operator: nothing to keep.
+  for (const file of [operator.kubeconfigFile, operator.logFile]) rmSync(file, { force: true });
   say('done; run `npm run demo -- --keep` to stay up and use kubectl yourself');
   process.exit(0);
 }
 console.log(`\nexport KUBECONFIG=${kubeconfig}\n`);
+const credentialsSecret = operator.args.find((arg) => arg.startsWith('--credentials-secret='));
+say(
+  `plan the examples in the demo's namespace: npx sluice plan -f deploy/examples/ -n ${NAMESPACE} ${credentialsSecret ?? ''}`,
+);
 say(`kubectl is at ${findAssets().kubectl}; the emulator at ${emulator.url}. Ctrl-C stops everything.`);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void stopAll().then(() => process.exit(0)));

@@ -9,6 +9,7 @@ import {
   MAX_TAGS,
   NUM_REPLICAS,
   PROFILES,
+  PROVIDER_REGIONS,
   PROVIDERS,
   REGIONS,
   RELEASE_CHANNELS,
@@ -29,6 +30,15 @@ import {
   TEMPLATE_RULES,
 } from './connection-template.ts';
 import { immutable, withRules } from './meta.ts';
+
+/** In CEL: the provider `self.region` belongs to (aws unless it is one of the gcp or azure regions). */
+const REGION_PROVIDER = (['gcp', 'azure'] as const)
+  .map(
+    (provider) =>
+      `self.region in ${JSON.stringify(PROVIDER_REGIONS[provider]).replaceAll('"', "'")} ? '${provider}' : `,
+  )
+  .join('')
+  .concat("'aws'");
 
 // The spec mirrors the service creation body of the management API under the same names, so the contract's
 // bounds are enforced at admission by the same constants the emulator and clients use.
@@ -275,6 +285,12 @@ export const DatabaseServiceSpec = withRules(
       connectionSecret: ConnectionSecretSpec.optional(),
     })
     .describe('The desired database service.'),
+  {
+    rule: `(${REGION_PROVIDER}) == self.provider`,
+    message: 'spec.region must be a region of spec.provider',
+    messageExpression: `'spec.region ' + self.region + ' is a region of ' + (${REGION_PROVIDER}) + ', not of spec.provider ' + self.provider`,
+    fieldPath: '.region',
+  },
   {
     rule: '!has(self.isReadonly) || !self.isReadonly || has(self.dataWarehouseId)',
     message: 'isReadonly can be true only when dataWarehouseId is given',

@@ -236,6 +236,8 @@ const PipeSourceSpec = withRules(
   ...SOURCE_KINDS.map((kind) => presenceFixed(kind, REPLACE, 'source')),
 );
 
+/** In CEL: column `c` is the destinationField of a field mapping. */
+const MAPPED = 'has(self.fieldMappings) && self.fieldMappings.exists(m, m.destinationField == c.name)';
 // Bounded so the CEL rule matching columns to mappings stays within the apiserver's cost budget.
 const MAX_COLUMNS = 200;
 const Destination = withRules(
@@ -415,8 +417,10 @@ export const PipeSpec = withRules(
     fieldPath: '.destination',
   },
   {
-    rule: '!has(self.destination.columns) || self.destination.columns.all(c, has(self.fieldMappings) && self.fieldMappings.exists(m, m.destinationField == c.name))',
+    rule: `!has(self.destination.columns) || self.destination.columns.all(c, ${MAPPED})`,
     message: 'fieldMappings must cover every destination.columns[].name (as a destinationField)',
+    // The first column missing: a list of them all would cost more than the apiserver allows.
+    messageExpression: `'fieldMappings must cover every destination column; missing: ' + self.destination.columns.filter(c, !(${MAPPED}))[0].name`,
     fieldPath: '.fieldMappings',
   },
 );

@@ -37,10 +37,19 @@ const CREDENTIAL_LABELS = {
   alertsToken: 'alerts token',
 } as const;
 
+/** Which cloud sluice talks to is the credentials Secret's, not this command's: said where users look. */
+const WHERE_SLUICE_POINTS = `
+Which cloud sluice talks to is set by the credentials Secret (or the --management-url, --alerts-url flags
+of plan and export): managementUrl and alertsUrl are this emulator's URL (http://127.0.0.1:8080) to try
+sluice locally, or the real cloud's management and alerting API base URLs (https://...) in production.
+The Secret's other keys are the printed organization id, key id, key secret and alerts token, or the
+real ones. See docs/operations.md, "The credentials Secret".`;
+
 /** `sluice emulator`: runs both cloud APIs locally until SIGINT/SIGTERM. */
 export function emulatorCommand(): Command {
   return new Command('emulator')
     .description('run a local stand-in for the management and alerting APIs')
+    .addHelpText('after', WHERE_SLUICE_POINTS)
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0 = any free port)', integer('port', 0, 65_535), 8080)
     .option('--organization-id <uuid>', 'organization id (generated when omitted)', (text: string) => {

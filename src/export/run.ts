@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { AlertingClient } from '../cloud/alerting-client.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
+import { managementSpentNow, QuotaRegistry } from '../cloud/quota.ts';
+import { RequestTally } from '../cloud/request-tally.ts';
 import { ALERTING_KEYS, MANAGEMENT_KEYS } from '../operator/credentials.ts';
 import { loadKubeAccess } from '../runtime/kube-config.ts';
 import { kubeRequestJson } from '../runtime/kube-http.ts';
@@ -34,6 +36,9 @@ export async function runExport(
     io.stderr(`sluice export: ${(error as Error).message}`);
     return 1;
   }
+  const tally = new RequestTally();
+  // The key is often the operator's, whose requests of the last window the server still counts.
+  const shared = { quotaRegistry: new QuotaRegistry(undefined, managementSpentNow), hooks: tally.hooks };
   const management = new ManagementClient(
     {
       baseUrl: credentials.managementUrl,
@@ -41,13 +46,13 @@ export async function runExport(
       keyId: credentials.keyId,
       keySecret: credentials.keySecret,
     },
-    { quota: config.managementQuota },
+    { ...shared, quota: config.managementQuota },
   );
   const alerting =
     credentials.alertsUrl && credentials.alertsToken
       ? new AlertingClient(
           { baseUrl: credentials.alertsUrl, token: credentials.alertsToken },
-          { quota: config.alertingQuota },
+          { ...shared, quota: config.alertingQuota },
         )
       : undefined;
   const started = Date.now();
@@ -64,7 +69,7 @@ export async function runExport(
     });
   } catch (error) {
     // Client errors are redacted: no key or token reaches this message.
-    io.stderr(`sluice export: ${(error as Error).message}`);
+    io.stderr(`sluice export: ${(error as Error).message} (after ${tally.describe()})`);
     return 1;
   } finally {
     await management.close();
@@ -72,7 +77,7 @@ export async function runExport(
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   io.stderr(
-    `exported ${result.manifests.length} objects (${result.skipped.length} skipped) with ${result.calls} cloud requests in ${seconds}s`,
+    `exported ${result.manifests.length} objects (${result.skipped.length} skipped) with ${tally.describe()} in ${seconds}s`,
   );
   if (config.outDir) {
     await mkdir(config.outDir, { recursive: true });

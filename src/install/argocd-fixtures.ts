@@ -138,6 +138,19 @@ export const HEALTH_CASES: HealthCase[] = [
       }),
   },
   {
+    name: 'reference-not-found',
+    about: 'a referenced sluice resource has not existed for a minute: most likely a typo in the reference',
+    expected: { status: 'Degraded', message: 'DatabaseService analytcs does not exist' },
+    appliesTo: hasReferences,
+    object: (kind) =>
+      resource(kind, {
+        conditions: [
+          failedSync('ReferenceNotFound', 'DatabaseService analytcs does not exist'),
+          notReady('ReferenceNotFound', 'DatabaseService analytcs does not exist'),
+        ],
+      }),
+  },
+  {
     name: 'pending-acceptance',
     about: 'the endpoint waits for the owner of the target service to accept the connection',
     expected: { status: 'Progressing', message: 'waiting for the connection to be accepted' },

@@ -65,6 +65,8 @@ export class CloudClients {
       secrets: SecretReader;
       /** `--credentials-secret`: used by resources without spec.credentialsRef. */
       defaultSecret?: SecretRef;
+      /** How to give credentials when a resource has none: the command's own flags (default: the operator's). */
+      noCredentialsAdvice?: string;
       /** `--operator-credentials-namespaces`: the only namespaces whose resources may use `defaultSecret`. */
       defaultSecretNamespaces?: readonly string[];
       /**
@@ -128,12 +130,12 @@ export class CloudClients {
    */
   secretDigestKey(resource: ManagedObject): DigestKey {
     const ref = this.secretRefOf(resource);
-    const data = this.options.secrets.get(ref.namespace, ref.name)?.data ?? {};
-    const secret = data.keySecret ?? data.alertsToken;
+    const data = this.options.secrets.get(ref.namespace, ref.name)?.data;
+    const secret = data?.keySecret ?? data?.alertsToken;
     if (!secret) {
       throw new ReconcileError(
         'CredentialsMissing',
-        `Secret ${ref.namespace}/${ref.name} has no key keySecret or alertsToken`,
+        `Secret ${ref.namespace}/${ref.name} ${data ? 'has no key keySecret or alertsToken' : 'not found'}`,
         RETRY_DELAYS.credentials,
       );
     }
@@ -178,7 +180,7 @@ export class CloudClients {
     if (defaultSecret) return defaultSecret;
     throw new ReconcileError(
       'CredentialsMissing',
-      'no credentials: set spec.credentialsRef or start the operator with --credentials-secret',
+      `no credentials: set spec.credentialsRef or ${this.options.noCredentialsAdvice ?? 'start the operator with --credentials-secret'}`,
       RETRY_DELAYS.credentials,
     );
   }

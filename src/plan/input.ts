@@ -20,6 +20,8 @@ export interface PlanInput {
   secrets: InputSecret[];
   /** Documents of other kinds, left out. */
   ignored: number;
+  /** Each object's file and its spec as written (before defaults), for the apiserver's dry run. */
+  origins: Map<ManagedObject, { file: string; spec: unknown }>;
 }
 
 interface Document {
@@ -52,7 +54,7 @@ export async function readInput(
   stdin: () => Promise<string> = readStdin,
 ): Promise<PlanInput> {
   const sources = path === '-' ? [{ file: '<stdin>', text: await stdin() }] : await readFiles(path);
-  const input: PlanInput = { objects: [], secrets: [], ignored: 0 };
+  const input: PlanInput = { objects: [], secrets: [], ignored: 0, origins: new Map() };
   for (const { file, text } of sources) {
     for (const document of parseAllDocuments(text)) {
       if (document.errors.length > 0) {
@@ -95,7 +97,7 @@ function collect(document: Document, file: string, defaultNamespace: string, inp
     );
     throw new InvalidInput(`${where}: ${issues.join('; ')}`);
   }
-  input.objects.push({
+  const object: ManagedObject = {
     apiVersion: API_VERSION,
     kind: kind.kind,
     metadata: {
@@ -106,7 +108,9 @@ function collect(document: Document, file: string, defaultNamespace: string, inp
       ...(document.metadata?.labels ? { labels: document.metadata.labels } : {}),
     },
     spec: parsed.data as ManagedObject['spec'],
-  });
+  };
+  input.objects.push(object);
+  input.origins.set(object, { file, spec: document.spec ?? {} });
 }
 
 async function readFiles(path: string): Promise<{ file: string; text: string }[]> {

@@ -1,3 +1,4 @@
+import { isUnauthorized } from '../cloud/errors.ts';
 import type { CloudConnection } from '../controllers/cloud-connection.ts';
 import { kindNamed } from '../kinds.ts';
 import { objectKey } from '../runtime/cache.ts';
@@ -6,8 +7,9 @@ import { failureOf } from '../runtime/failure.ts';
 import type { Priority } from '../runtime/priority.ts';
 import type { WriteRecorder } from '../runtime/recorded-writes.ts';
 import { ANNOTATIONS } from '../runtime/managed/annotations.ts';
-import { messageOf } from '../runtime/managed/errors.ts';
+import { messageOf, ReconcileError } from '../runtime/managed/errors.ts';
 import { describePendingChange, isObserveOnly, type PendingChange } from '../runtime/managed/observe-only.ts';
+import { REFERENCE_NOT_FOUND } from '../runtime/managed/outcomes.ts';
 import { ALREADY_MANAGED } from '../runtime/managed/preconditions.ts';
 import type { ObjectLookup } from '../runtime/managed/references.ts';
 import type { SecretReader } from '../runtime/managed/secret-references.ts';
@@ -41,11 +43,31 @@ export interface PlannedResource {
  */
 const BLOCKING_REASONS = new Set([
   'WaitingForReference',
+  REFERENCE_NOT_FOUND,
   ALREADY_MANAGED,
   'NothingToObserve',
   'Conflict',
   'ReferenceReplaced',
 ]);
+
+/**
+ * Reasons that say the plan could not read the cloud at all (no usable credentials): the plan failed, as
+ * for a key the cloud refuses (401, 403). A CI gate must fail on them, never take them for a change.
+ */
+const ACCESS_REASONS = new Set(['CredentialsMissing', 'OperatorCredentialsNotAllowed', 'ApiHostNotAllowed']);
+
+/** Why the plan could not read the cloud for the object, when that is what `error` says; else undefined. */
+function accessFailure(error: unknown): string | undefined {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (cause instanceof ReconcileError && ACCESS_REASONS.has(cause.reason)) {
+      return `${cause.reason}: ${cause.message}`;
+    }
+    if (isUnauthorized(cause)) {
+      return `${messageOf(cause)} (the cloud refused the credentials: check their key id and key secret)`;
+    }
+  }
+  return undefined;
+}
 
 export interface PlanRequest {
   /** The objects to plan, as they will be once applied, in the order they are reported. */
@@ -122,15 +144,17 @@ export function classify(
     changed: [...dry.differences],
   };
   const calls = dry.writes.map((write) => plannedCall(write, secretValues));
-  const ready = dry.status?.conditions?.find((c) => c.type === 'Ready');
-  const synced = dry.status?.conditions?.find((c) => c.type === 'Synced');
+  // A reconcile that finds the status as it should be writes none: the status is then the object's own.
+  const status = dry.status ?? resource.status;
+  const ready = status?.conditions?.find((c) => c.type === 'Ready');
+  const synced = status?.conditions?.find((c) => c.type === 'Synced');
   if (synced?.reason === 'ReconcilePaused') {
     return { ...base, action: 'none', reason: synced.message ?? `paused by ${ANNOTATIONS.paused}` };
   }
   if (dry.created) return { ...base, action: 'create', calls, changed: [] };
   if (isObserveOnly(resource)) {
     if (ready?.reason === 'NothingToObserve') return { ...base, action: 'blocked', reason: ready.message! };
-    const pending = pendingChangesOf(dry.status);
+    const pending = pendingChangesOf(status);
     if (pending.length > 0) {
       const listed = pending.map(describePendingChange).join('; ');
       return {
@@ -142,6 +166,8 @@ export function classify(
   } else if (calls.length > 0) {
     return { ...base, action: 'update', calls };
   }
+  const noAccess = dry.error === undefined ? undefined : accessFailure(dry.error);
+  if (noAccess) return { ...base, action: 'error', reason: noAccess };
   if (dry.error !== undefined) {
     // A failure only the user can end (a field the cloud cannot change, a Secret missing) blocks the
     // object; any other (the cloud failing, a network error) is an error of the plan itself.

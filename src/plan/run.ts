@@ -1,6 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { pino } from 'pino';
-import { apiOfQuotaKey } from '../cloud/quota.ts';
+import { managementSpentNow } from '../cloud/quota.ts';
+import { RequestTally } from '../cloud/request-tally.ts';
 import { createCloudAgent } from '../cloud/transport.ts';
 import type { SluiceKind } from '../controllers/sluice-kind.ts';
 import { KINDS, kindNamed } from '../kinds.ts';
@@ -12,6 +13,7 @@ import type { SecretReader, SecretSnapshot } from '../runtime/managed/secret-ref
 import type { ManagedObject } from '../runtime/managed/types.ts';
 import { ClusterReader, isForbidden } from './cluster.ts';
 import type { PlanConfig } from './config.ts';
+import { checkAdmission, type Submission } from './admission.ts';
 import { desiredObject, worldKey } from './desired.ts';
 import { readInput, type InputSecret } from './input.ts';
 import { planObjects } from './planner.ts';
@@ -44,6 +46,7 @@ export async function runPlan(
   stdin?: () => Promise<string>,
 ): Promise<number> {
   const dispatcher = createCloudAgent();
+  const tally = new RequestTally();
   let clouds: CloudClients | undefined;
   try {
     const access = await loadKubeAccess(config.kubeconfig);
@@ -70,17 +73,22 @@ export async function runPlan(
 
     const world = new Map(inCluster);
     const inputOnly = new Set<string>();
+    const submissions: Submission[] = [];
     const targets = input
       ? input.objects.map((object) => {
           const key = worldKey(object.kind ?? '', object);
           const desired = desiredObject(object, inCluster.get(key));
           world.set(key, desired);
           if (!inCluster.has(key)) inputOnly.add(key);
+          submissions.push({ ...input.origins.get(object)!, object: desired, exists: inCluster.has(key) });
           return desired;
         })
       : [...inCluster.values()].filter(
           (object) => !config.namespace || object.metadata.namespace === config.namespace,
         );
+    // What the apiserver would refuse (a CEL rule, a field fixed at creation) stops the plan, as it stops
+    // `kubectl apply`.
+    await checkAdmission(access, submissions, io.stderr);
 
     const secrets = await readSecrets(cluster, targets, config, input?.secrets ?? []);
     clouds = new CloudClients({
@@ -88,14 +96,14 @@ export async function runPlan(
       ...(config.credentialsSecret || config.organization
         ? { defaultSecret: config.credentialsSecret ?? FLAG_CREDENTIALS }
         : {}),
+      noCredentialsAdvice:
+        'give plan --credentials-secret, or the key as flags (--organization, --key-id, --key-secret, --management-url) or SLUICE_* variables',
       dispatcher,
-      hooks: {},
+      hooks: tally.hooks,
       logger: pino({ enabled: false }),
       quotas: { management: config.managementQuota, alerting: config.alertingQuota },
-      // The operator's Secret holds the operator's key, whose requests of the last window the server still
-      // counts: the management budget starts as spent (a wait of one 10 s window at most). The alerting
-      // budget (100 a minute) is rarely spent, and waiting its minute out is not worth it.
-      ...(config.credentialsSecret ? { quotaStart: sharedManagementKey } : {}),
+      // The operator's Secret holds the operator's key: its budget starts as spent.
+      ...(config.credentialsSecret ? { quotaStart: managementSpentNow } : {}),
     });
     const usedClouds = clouds;
     const planned = await planObjects({
@@ -109,6 +117,7 @@ export async function runPlan(
       progress: io.stderr,
     });
     io.stdout(config.output === 'json' ? renderJson(planned) : renderText(planned));
+    io.stderr(`planned ${planned.length} objects with ${tally.describe()}`);
     return exitCodeOf(planned);
   } catch (error) {
     // Client errors are redacted: no key or token reaches this message.
@@ -193,8 +202,5 @@ async function readSecrets(
   }
   return { get: (namespace, name) => found.get(refKey({ namespace, name })) };
 }
-
-const sharedManagementKey = (quotaKey: string) =>
-  apiOfQuotaKey(quotaKey) === 'management' ? { othersCalledUntil: performance.now() } : {};
 
 const refKey = ({ namespace, name }: SecretRef) => `${namespace}/${name}`;

@@ -6,8 +6,8 @@ import {
   MAX_TAGS,
   NUM_REPLICAS,
   PROFILES,
+  PROVIDER_REGIONS,
   PROVIDERS,
-  REGIONS,
   RELEASE_CHANNELS,
   REPLICA_MEMORY,
   SERVICE_NAME_MAX,
@@ -92,9 +92,12 @@ describe('create (operation 1)', () => {
     }
   });
 
-  it('accepts every provider, region, release channel and tier', async () => {
-    for (const provider of PROVIDERS) expectOk(await api.post('/services', serviceBody({ provider })));
-    for (const region of REGIONS) expectOk(await api.post('/services', serviceBody({ region })));
+  it('accepts every provider with each of its regions, every release channel and tier', async () => {
+    for (const provider of PROVIDERS) {
+      for (const region of PROVIDER_REGIONS[provider]) {
+        expectOk(await api.post('/services', serviceBody({ provider, region })));
+      }
+    }
     for (const releaseChannel of RELEASE_CHANNELS) {
       expectOk(await api.post('/services', serviceBody({ releaseChannel, tier: 'production' })));
     }
@@ -111,6 +114,19 @@ describe('create (operation 1)', () => {
   ])('refuses an unknown %s value with 400 naming it', async (field, override) => {
     await expectRejected(serviceBody(override), field);
   });
+
+  it.each([
+    ['gcp', 'eu-central-1', 'aws'],
+    ['aws', 'europe-west4', 'gcp'],
+    ['azure', 'us-east1', 'gcp'],
+    ['gcp', 'eastus', 'azure'],
+  ])(
+    'refuses provider %s with region %s (a region of %s) with 400 naming both',
+    async (provider, region, owner) => {
+      const message = await expectRejected(serviceBody({ provider, region }), 'region');
+      expect(message).toContain(`region ${region} is a region of ${owner}, not of provider ${provider}`);
+    },
+  );
 
   it.each(['name', 'provider', 'region'])('refuses a body without %s', async (field) => {
     const body = serviceBody();

@@ -50,6 +50,12 @@ export function helmWithValues(args: string[], values: Record<string, unknown> =
   }
 }
 
+/**
+ * The image the tests and the demo give the chart, which requires one: nothing pulls it (there is no kubelet;
+ * the demo runs the operator from source with the chart's arguments).
+ */
+export const LOCAL_IMAGE = { repository: 'localhost/sluice', tag: 'dev' };
+
 export interface TemplateOptions {
   release?: string;
   namespace: string;
@@ -58,7 +64,10 @@ export interface TemplateOptions {
 
 /** `helm template` of charts/sluice: the YAML text. */
 export function helmTemplate({ release = 'sluice', namespace, values = {} }: TemplateOptions): string {
-  return helmWithValues(['template', release, chartDir, '--namespace', namespace], values);
+  return helmWithValues(['template', release, chartDir, '--namespace', namespace], {
+    image: LOCAL_IMAGE,
+    ...values,
+  });
 }
 
 export function parseManifests(text: string): Manifest[] {

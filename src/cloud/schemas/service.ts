@@ -2,11 +2,22 @@ import { z } from 'zod';
 import { listEdit, NonEmptyString, Uuid } from './common.ts';
 
 export const PROVIDERS = ['aws', 'gcp', 'azure'] as const;
-export const REGIONS = [
-  'ap-northeast-1', 'ap-south-1', 'ap-southeast-1', 'ap-southeast-2', 'eu-central-1', 'eu-west-1', 'eu-west-2',
-  'me-central-1', 'us-east-1', 'us-east-2', 'us-west-2', 'us-east1', 'us-central1', 'europe-west4',
-  'asia-southeast1', 'eastus', 'eastus2', 'westus3', 'germanywestcentral',
-] as const; // prettier-ignore
+export type Provider = (typeof PROVIDERS)[number];
+/** Each region belongs to one provider: a service's provider and region must agree. */
+export const PROVIDER_REGIONS = {
+  aws: [
+    'ap-northeast-1', 'ap-south-1', 'ap-southeast-1', 'ap-southeast-2', 'eu-central-1', 'eu-west-1', 'eu-west-2',
+    'me-central-1', 'us-east-1', 'us-east-2', 'us-west-2',
+  ],
+  gcp: ['us-east1', 'us-central1', 'europe-west4', 'asia-southeast1'],
+  azure: ['eastus', 'eastus2', 'westus3', 'germanywestcentral'],
+} as const satisfies Record<Provider, readonly string[]>; // prettier-ignore
+export const REGIONS = [...PROVIDER_REGIONS.aws, ...PROVIDER_REGIONS.gcp, ...PROVIDER_REGIONS.azure] as const;
+export type Region = (typeof REGIONS)[number];
+
+/** The provider a region belongs to. */
+export const providerOfRegion = (region: Region): Provider =>
+  PROVIDERS.find((provider) => (PROVIDER_REGIONS[provider] as readonly string[]).includes(region))!;
 export const TIERS = [
   'development', 'production', 'dedicated_high_mem', 'dedicated_high_cpu', 'dedicated_standard',
   'dedicated_standard_n2d_standard_4', 'dedicated_standard_n2d_standard_8', 'dedicated_standard_n2d_standard_32',
@@ -121,6 +132,13 @@ const ServiceCreateFields = z.strictObject({
 
 /** Operation 1 body. Cross-field rules carry the path of the field the user must change. */
 export const ServiceCreateRequest = ServiceCreateFields.superRefine((body, ctx) => {
+  if (providerOfRegion(body.region) !== body.provider) {
+    ctx.addIssue({
+      code: 'custom',
+      path: ['region'],
+      message: `${body.region} is a region of ${providerOfRegion(body.region)}, not of provider ${body.provider}`,
+    });
+  }
   // Only `true` needs a warehouse: the real API takes `isReadonly: false` on any service.
   if (body.isReadonly === true && body.dataWarehouseId === undefined) {
     ctx.addIssue({

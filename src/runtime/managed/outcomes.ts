@@ -1,14 +1,18 @@
 import type { Logger } from 'pino';
 import { objectKey } from '../cache.ts';
+import { formatDuration } from '../duration.ts';
 import type { Requeue } from '../workers.ts';
 import { ANNOTATIONS } from './annotations.ts';
 import { failureOf } from '../failure.ts';
 import { deferralOf, messageOf, ReconcileError, reasonOf, retryFloorOf, Waiting } from './errors.ts';
 import type { EventRecorder } from './events.ts';
-import type { Pacing } from './pacing.ts';
+import { REFERENCE_MISSING_REPORT_MS, type Pacing } from './pacing.ts';
 import type { ReplacedReference } from './references.ts';
 import type { StatusDraft } from './status-draft.ts';
 import type { ManagedObject } from './types.ts';
+
+/** The reason of a reference to an object that has not existed for `REFERENCE_MISSING_REPORT_MS`. */
+export const REFERENCE_NOT_FOUND = 'ReferenceNotFound';
 
 export interface OutcomesOptions {
   kind: { kind: string };
@@ -89,6 +93,7 @@ export class Outcomes<R extends ManagedObject> {
   /** The resource is gone from the cache: nothing of its pacing is kept. */
   forget(key: string): void {
     this.options.pacing.endCloudWait(key);
+    this.options.pacing.referenceFound(key);
     this.options.pacing.endDeferral(key);
   }
 
@@ -107,6 +112,23 @@ export class Outcomes<R extends ManagedObject> {
   private reportWait(draft: StatusDraft<R>, waiting: Waiting): void {
     draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
     draft.setCondition({ type: 'Ready', status: 'False', reason: waiting.reason, message: waiting.message });
+  }
+
+  /**
+   * A referenced object has been missing too long to be on its way (most likely a typo): not Synced, not
+   * Ready, and one Warning when it turns so, not one per look. Its creation wakes this object.
+   */
+  referenceNotFound(draft: StatusDraft<R>, what: string): Outcome {
+    const resource = draft.resource;
+    // The same words on every look: the status is written, and the Warning recorded, once.
+    const message = `${what} does not exist (missing for ${formatDuration(REFERENCE_MISSING_REPORT_MS)} or more): create it, or correct the reference`;
+    const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
+    if (ready?.reason !== REFERENCE_NOT_FOUND) {
+      this.options.events.record(resource, 'Warning', REFERENCE_NOT_FOUND, message);
+    }
+    draft.setCondition({ type: 'Synced', status: 'False', reason: REFERENCE_NOT_FOUND, message });
+    draft.setCondition({ type: 'Ready', status: 'False', reason: REFERENCE_NOT_FOUND, message });
+    return { kind: 'waitForObject' };
   }
 
   /** The cloud says the resource failed: not Ready, and one Warning when it happens, not per poll. */

@@ -13,6 +13,13 @@ import type { ManagedObject } from './types.ts';
 export const REFERENCE_ARRIVAL_GRACE_MS = 5_000;
 
 /**
+ * How long a reference to an object that does not exist stays a quiet wait (`does not exist yet`) before it
+ * is reported as a problem (a Warning Event, Synced and Ready False `ReferenceNotFound`): longer than objects
+ * applied one after another take to arrive, far shorter than an alert on a stalled pipeline.
+ */
+export const REFERENCE_MISSING_REPORT_MS = 60_000;
+
+/**
  * The earliest first look of a wait for the cloud, however fast the cloud settled before: a look sooner
  * than this mostly finds the cloud where the write left it.
  */
@@ -61,6 +68,8 @@ export class Pacing {
   private readonly cloudWaits = new Map<string, CloudWait>();
   /** key → when the first of its reconciles whose call the quota deferred began (none sent since). */
   private readonly deferrals = new Map<string, number>();
+  /** Since when (this process's clock) each resource's reference has found no object. */
+  private readonly referencesMissing = new Map<string, number>();
   private readonly settle: SettleEstimate;
   private readonly maxPollIntervalMs: number;
 
@@ -132,6 +141,17 @@ export class Pacing {
   }
 
   /** A reconcile of `key` ended otherwise than deferred: its next one reads as fresh as it needs again. */
+  /** How long the resource's reference has found no object, as this process saw it (0: the first look). */
+  referenceMissingFor(key: string): number {
+    const since = this.referencesMissing.get(key);
+    if (since === undefined) this.referencesMissing.set(key, this.nowMs());
+    return since === undefined ? 0 : this.nowMs() - since;
+  }
+
+  referenceFound(key: string): void {
+    this.referencesMissing.delete(key);
+  }
+
   endDeferral(key: string): void {
     this.deferrals.delete(key);
   }

@@ -1,8 +1,9 @@
+import { objectKey } from '../cache.ts';
 import { externalIdOf } from './annotations.ts';
 import type { ObjectClaims } from './claims.ts';
 import { Waiting } from './errors.ts';
-import type { Outcome, Outcomes } from './outcomes.ts';
-import type { Pacing } from './pacing.ts';
+import { REFERENCE_NOT_FOUND, type Outcome, type Outcomes } from './outcomes.ts';
+import { REFERENCE_MISSING_REPORT_MS, type Pacing } from './pacing.ts';
 import {
   keptReferenceIds,
   replacedReference,
@@ -44,8 +45,9 @@ export class Preconditions<R extends ManagedObject> {
   check(resource: R, draft: StatusDraft<R>): Cleared | { outcome: Outcome } {
     const { kind, lookup, claims, pacing, outcomes } = this.options;
     const resolution = resolveReferences(resource, kind.references ?? [], lookup);
-    if ('waitingFor' in resolution) {
-      const graceMs = resolution.missing ? pacing.arrivalGraceLeft(resource) : 0;
+    const key = objectKey(resource);
+    if ('waitingFor' in resolution && resolution.missing) {
+      const graceMs = pacing.arrivalGraceLeft(resource);
       if (graceMs > 0) {
         // Objects applied together reach the operator through one watch per kind, in any order: the one
         // referenced may be on its way. Say nothing yet (a status written now would be rewritten a moment
@@ -53,6 +55,17 @@ export class Preconditions<R extends ManagedObject> {
         draft.discard();
         return { outcome: { kind: 'lookAgain', afterMs: graceMs } };
       }
+      // A quiet wait first (it may be applied next); missing for long, it is most likely a typo: say so.
+      const missingFor = pacing.referenceMissingFor(key);
+      const reported = resource.status?.conditions?.some((c) => c.reason === REFERENCE_NOT_FOUND);
+      if (missingFor >= REFERENCE_MISSING_REPORT_MS || reported) {
+        return { outcome: outcomes.referenceNotFound(draft, resolution.missing) };
+      }
+      outcomes.waitForObject(draft, new Waiting('WaitingForReference', resolution.waitingFor));
+      return { outcome: { kind: 'lookAgain', afterMs: REFERENCE_MISSING_REPORT_MS - missingFor } };
+    }
+    pacing.referenceFound(key);
+    if ('waitingFor' in resolution) {
       const waiting = new Waiting('WaitingForReference', resolution.waitingFor);
       return { outcome: outcomes.waitForObject(draft, waiting) };
     }

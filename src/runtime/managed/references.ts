@@ -68,8 +68,8 @@ export function onlyReference(references: ResolvedReferences, name: string): Res
 /** Looks a sluice object up in the operator's caches. */
 export type ObjectLookup = (kind: string, namespace: string, name: string) => ManagedObject | undefined;
 
-/** `missing`: the wait is for an object the cache does not have (yet): it may be on its way. */
-export type ReferenceResolution = { resolved: ResolvedReferences } | { waitingFor: string; missing?: true };
+/** `missing`: the wait is for an object the cache does not have (yet), named `Kind name`: it may be on its way. */
+export type ReferenceResolution = { resolved: ResolvedReferences } | { waitingFor: string; missing?: string };
 
 /**
  * Resolves every reference of a resource that is being reconciled. A reference that cannot be used yet is a
@@ -91,7 +91,7 @@ export function resolveReferences<R extends ManagedObject>(
     for (const name of names) {
       const what = `${declaration.kind} ${name}`;
       const target = lookup(declaration.kind, resource.metadata.namespace, name);
-      if (!target) return { waitingFor: `${what} does not exist yet`, missing: true };
+      if (!target) return { waitingFor: `${what} does not exist yet`, missing: what };
       if (target.metadata.deletionTimestamp) return { waitingFor: `${what} is being deleted` };
       const id = target.status?.id;
       if (!id) return { waitingFor: `${what} ${NOT_READY_YET}` };

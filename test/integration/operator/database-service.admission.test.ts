@@ -66,6 +66,15 @@ describe.skipIf(clusterSkipReason())(
         { ...valid, passwordSecretRef: { name: 'Not_A_Name', key: 'password' } },
         'spec.passwordSecretRef.name',
       ],
+      [{ ...valid, provider: 'gcp' }, 'spec.region us-east-1 is a region of aws, not of spec.provider gcp'],
+      [
+        { ...valid, provider: 'aws', region: 'germanywestcentral' },
+        'spec.region germanywestcentral is a region of azure, not of spec.provider aws',
+      ],
+      [
+        { ...valid, provider: 'azure', region: 'europe-west4' },
+        'spec.region europe-west4 is a region of gcp, not of spec.provider azure',
+      ],
       [{ ...valid, state: 'Paused' }, 'spec.state'],
       [{ ...valid, deletionPolicy: 'Keep' }, 'spec.deletionPolicy'],
     ])('rejects %j naming %s', async (spec, named) => {

@@ -160,12 +160,12 @@ describe.skipIf(clusterSkipReason())(
         [
           'a column no mapping feeds',
           edit(kafka, 'fieldMappings', kafka.fieldMappings.slice(0, 1)),
-          'fieldMappings must cover every destination.columns[].name',
+          'fieldMappings must cover every destination column; missing: payload',
         ],
         [
           'columns without fieldMappings',
           edit(kafka, 'fieldMappings', undefined),
-          'fieldMappings must cover every destination.columns[].name',
+          'fieldMappings must cover every destination column; missing: id',
         ],
         [
           'a kafka pipe without destination.table',
@@ -343,7 +343,7 @@ describe.skipIf(clusterSkipReason())(
       it('refuses a new column whose mapping is missing', async () => {
         await expectRefused(
           api.patch('kafka', { destination: withColumn.destination }),
-          'fieldMappings must cover every destination.columns[].name',
+          'fieldMappings must cover every destination column; missing: ts',
         );
       });
 

@@ -271,13 +271,11 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
     expect(JSON.stringify(planned)).not.toContain('rotated-password');
   }, 60_000);
 
-  it('says why an object is blocked: a missing reference or Secret, an id already managed, a field the cloud cannot change, Observe without an id', async () => {
+  it('says why an object is blocked: a missing reference or Secret, an id already managed, Observe without an id', async () => {
     const ns = env.namespace;
     const original = inNamespace(examples(), ns);
     const analyticsId = (await env.of<SluiceObject>('DatabaseService').get('analytics'))!.status!.id!;
     const pipe = original.find((m) => m.kind === 'Pipe' && m.metadata.name === 'orders')!;
-    const endpoint = original.find((m) => m.kind === 'ReversePrivateEndpoint')!;
-    endpoint.spec!.description = 'another description';
     const service = (name: string, spec: Record<string, unknown>, annotations?: Record<string, string>) => ({
       apiVersion: 'sluice.dev/v1alpha1',
       kind: 'DatabaseService',
@@ -293,7 +291,6 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
       service('owned', { passwordSecretRef: { name: 'no-such-secret', key: 'password' } }),
       service('twin', {}, { 'sluice.dev/external-id': analyticsId }),
       service('watched', { managementPolicy: 'Observe' }),
-      endpoint,
     ];
     await env.clearCalls();
     const result = await plan(env, { file: writeCopy(input) });
@@ -307,10 +304,109 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
       ],
       twin: ['blocked', expect.stringContaining(`already manages ${analyticsId}`)],
       watched: ['blocked', expect.stringContaining('managementPolicy Observe never creates')],
-      'orders-msk': ['blocked', expect.stringContaining('the cloud cannot change an endpoint')],
     });
     expect(writes(await env.calls())).toEqual([]);
   });
+
+  it('exits 1, never 2, when the credentials are missing or refused (401, 403) or the cloud is unreachable', async () => {
+    const { url, credentials } = env.emulator;
+    const analytics = demo.find((m) => m.kind === 'DatabaseService' && m.metadata.name === 'analytics')!;
+    const withCredentialsRef = {
+      ...analytics,
+      spec: { ...analytics.spec, credentialsRef: { name: 'no-such-credentials' } },
+    };
+    const key = {
+      credentialsSecret: undefined,
+      organization: credentials.organizationId,
+      keyId: credentials.keyId,
+      keySecret: credentials.keySecret,
+      managementUrl: url,
+    };
+    const cases: [string, Manifest, Record<string, unknown>, string | RegExp][] = [
+      ['no credentials', analytics, { credentialsSecret: undefined }, 'give plan --credentials-secret'],
+      [
+        'a missing credentials Secret',
+        withCredentialsRef,
+        {},
+        `Secret ${env.namespace}/no-such-credentials not found`,
+      ],
+      [
+        'a wrong key secret (401)',
+        analytics,
+        { ...key, keySecret: 'wrong' },
+        /401 .*the cloud refused the credentials/,
+      ],
+      [
+        'another organization (403)',
+        analytics,
+        { ...key, organization: '00000000-0000-4000-8000-000000000000' },
+        /403 .*the cloud refused the credentials/,
+      ],
+      [
+        'an unreachable cloud',
+        analytics,
+        { ...key, managementUrl: 'http://127.0.0.1:9' },
+        /ECONNREFUSED|connect/,
+      ],
+    ];
+    for (const [what, manifest, flags, reason] of cases) {
+      const result = await plan(env, { file: writeCopy([manifest]), ...flags });
+      expect(result.code, `${what}: ${result.stdout} ${result.stderr}`).toBe(1);
+      expect(result.json!.resources, what).toMatchObject([
+        { action: 'error', reason: expect.stringMatching(reason) },
+      ]);
+      expect(result.stdout, what).not.toContain('start the operator');
+    }
+  }, 60_000);
+
+  it('without -f, plans blocked for a reference that does not exist; after a minute the operator warns of it', async () => {
+    const pipe = inNamespace(examples(), env.namespace).find(
+      (m) => m.kind === 'Pipe' && m.metadata.name === 'orders',
+    )!;
+    const typo: Manifest = {
+      ...pipe,
+      metadata: { name: 'typo-pipe', namespace: env.namespace },
+      spec: { ...pipe.spec, serviceRef: { name: 'analytcs' } },
+    };
+    kubectlApply(testKubeconfigPath()!, [typo] as never);
+    const pipes = env.of<SluiceObject>('Pipe');
+    const readyOf = (p: SluiceObject | undefined) => p?.status?.conditions?.find((c) => c.type === 'Ready');
+    await pipes.waitFor('typo-pipe', 'the quiet wait', (p) => readyOf(p)?.reason === 'WaitingForReference');
+
+    const early = await plan(env, {});
+    expect(early.code, early.stderr).toBe(2);
+    expect(early.json!.resources.find((r) => r.name === 'typo-pipe')).toMatchObject({
+      action: 'blocked',
+      reason: 'DatabaseService analytcs does not exist yet',
+    });
+
+    const reported = await pipes.waitFor(
+      'typo-pipe',
+      'ReferenceNotFound',
+      (p) => readyOf(p)?.reason === 'ReferenceNotFound',
+      90_000,
+    );
+    const message =
+      'DatabaseService analytcs does not exist (missing for 1m or more): create it, or correct the reference';
+    for (const type of ['Synced', 'Ready']) {
+      const condition = reported.status!.conditions!.find((c) => c.type === type);
+      expect(condition).toMatchObject({ status: 'False', reason: 'ReferenceNotFound', message });
+    }
+    const events = await env.core.listNamespacedEvent({
+      namespace: env.namespace,
+      fieldSelector: 'involvedObject.name=typo-pipe,reason=ReferenceNotFound',
+    });
+    expect(events.items.map((e) => [e.type, e.message])).toEqual([['Warning', message]]);
+
+    const late = await plan(env, {});
+    expect(late.code, late.stderr).toBe(2);
+    expect(late.json!.resources.find((r) => r.name === 'typo-pipe')).toMatchObject({
+      action: 'blocked',
+      reason: message,
+    });
+    await pipes.remove('typo-pipe');
+    await pipes.waitFor('typo-pipe', 'gone', (p) => p === undefined);
+  }, 150_000);
 
   it('plans none for an Observe object, saying what Full would send', async () => {
     const { service } = await env.cloud.createService({

@@ -35,7 +35,7 @@ describe('a reference to a DatabaseService', () => {
   it('names the lasting reasons: missing, stopped by the user, being deleted', () => {
     expect(waitOn(undefined)).toEqual({
       waitingFor: 'DatabaseService analytics does not exist yet',
-      missing: true,
+      missing: 'DatabaseService analytics',
     });
     expect(waitOn(service({ id: 'svc-1', state: 'stopped' }))).toEqual({
       waitingFor: 'DatabaseService analytics is stopped (sluice never starts a service for its dependants)',

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../../src/cloud/errors.ts';
 import { ReconcileError } from '../../../src/runtime/managed/errors.ts';
 import type { ManagedObject, ManagedStatus } from '../../../src/runtime/managed/types.ts';
 import type { DryReconcile } from '../../../src/plan/dry-run.ts';
@@ -69,6 +70,35 @@ describe('what a dry reconcile says the operator would do', () => {
       action: 'error',
       reason: 'socket hang up',
     });
+  });
+
+  it('is an error, not blocked, when there are no credentials or the cloud refuses them: the plan failed', () => {
+    const missing = new ReconcileError('CredentialsMissing', 'Secret data/cloud not found', 60_000);
+    expect(classify(object(), dry({ error: missing }))).toMatchObject({
+      action: 'error',
+      reason: 'CredentialsMissing: Secret data/cloud not found',
+    });
+    for (const status of [401, 403]) {
+      const refused = new ApiError({
+        api: 'management',
+        method: 'GET',
+        route: '/v1/organizations/:org/services',
+        path: '/v1/organizations/o/services',
+        attempts: 1,
+        retryable: false,
+        mayHaveSucceeded: false,
+        status,
+        code: 'UNAUTHORIZED',
+        apiMessage: 'invalid key',
+      });
+      const wrapped = new ReconcileError('CloudRequestRejected', refused.message, 10_000, { cause: refused });
+      expect(classify(object(), dry({ error: wrapped }))).toMatchObject({
+        action: 'error',
+        reason: expect.stringContaining(
+          `${status} UNAUTHORIZED: invalid key (the cloud refused the credentials`,
+        ),
+      });
+    }
   });
 
   it('is none while the cloud is still moving, saying what it waits for', () => {

@@ -4,6 +4,7 @@ import { ANNOTATIONS, FINALIZER } from '../../../../src/runtime/managed/annotati
 import { KubeApiError } from '../../../../src/runtime/kube-http.ts';
 import { ReconcileError } from '../../../../src/runtime/managed/errors.ts';
 import { REFERENCE_ARRIVAL_GRACE_MS } from '../../../../src/runtime/managed/reconciler.ts';
+import { REFERENCE_MISSING_REPORT_MS } from '../../../../src/runtime/managed/pacing.ts';
 import type { ConnectContext, ManagedKind, ManagedObject } from '../../../../src/runtime/managed/types.ts';
 import {
   FakeCache,
@@ -689,7 +690,11 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
   const CREATED = '2026-11-24T10:00:00Z';
   const at = (seconds: number) => new Date(Date.parse(CREATED) + seconds * 1000);
 
-  function setupReferencing(target: { id?: string } | undefined, clock: { now: Date }) {
+  function setupReferencing(
+    target: { id?: string } | undefined,
+    clock: { now: Date },
+    events?: ReturnType<typeof fakeEvents>['recorder'],
+  ) {
     const server = new FakeServer();
     const cache = new FakeCache();
     const cloud = new FakeCloud();
@@ -712,6 +717,7 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
       kind,
       lookup: (_kind, _namespace, name) => gadgets.get(name),
       now: () => clock.now,
+      ...(events ? { events } : {}),
     });
     const object = widget('a', { gadget: 'g' } as Partial<Widget['spec']>);
     object.metadata.creationTimestamp = CREATED;
@@ -746,13 +752,52 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
     await t.reconcile();
 
     clock.now = at(REFERENCE_ARRIVAL_GRACE_MS / 1000);
-    expect(await t.reconcile()).toEqual({ resyncAfterMs: SYNC_MS });
+    // A quiet wait, looked at again when it would have been missing too long.
+    expect(await t.reconcile()).toEqual({ requeueAfterMs: REFERENCE_MISSING_REPORT_MS });
     const ready = t.server.get('a').status?.conditions?.find((c) => c.type === 'Ready');
     expect(ready).toMatchObject({
       status: 'False',
       reason: 'WaitingForReference',
       message: 'Gadget g does not exist yet',
     });
+  });
+
+  it('says with a Warning, in Synced and in Ready, that a reference missing for a minute does not exist, once', async () => {
+    const clock = { now: at(REFERENCE_ARRIVAL_GRACE_MS / 1000) };
+    const { recorder, events } = fakeEvents();
+    const t = setupReferencing(undefined, clock, recorder);
+    await t.reconcile();
+    t.cache.set(t.server.get('a'));
+    expect(events).toEqual([]);
+    expect(t.server.get('a').status?.conditions?.find((c) => c.type === 'Synced')?.status).toBe('True');
+
+    clock.now = at(REFERENCE_ARRIVAL_GRACE_MS / 1000 + REFERENCE_MISSING_REPORT_MS / 1000);
+    expect(await t.reconcile()).toEqual({ resyncAfterMs: SYNC_MS });
+    t.cache.set(t.server.get('a'));
+    const message = 'Gadget g does not exist (missing for 1m or more): create it, or correct the reference';
+    const conditions = t.server.get('a').status?.conditions ?? [];
+    expect(
+      conditions.map(({ type, status, reason, message }) => ({ type, status, reason, message })),
+    ).toEqual(
+      expect.arrayContaining([
+        { type: 'Synced', status: 'False', reason: 'ReferenceNotFound', message },
+        { type: 'Ready', status: 'False', reason: 'ReferenceNotFound', message },
+      ]),
+    );
+    expect(events.map((e) => [e.type, e.reason, e.message])).toEqual([
+      ['Warning', 'ReferenceNotFound', message],
+    ]);
+
+    // Looked at again: no second Warning. Once the object exists, it is used.
+    await t.reconcile();
+    expect(events).toHaveLength(1);
+    t.gadgets.set('g', {
+      metadata: { name: 'g', namespace: 'ns', uid: 'g-1' },
+      spec: {},
+      status: { id: 'g-1' },
+    });
+    await t.reconcile();
+    expect(t.cloud.calls).toContain('create');
   });
 
   it('reports at once an object that reported before, or a referenced object that exists but is not ready', async () => {

@@ -53,8 +53,8 @@ end
 
 if synced ~= nil and synced.status == "False" then
   -- The cloud refused the spec, or the user must fix credentials, a referenced Secret (missing, or another
-  -- resource's), an adoption id, a rotated connection string, a reference to another service's endpoint,
-  -- an endpoint that differs from its immutable spec, or choose among look-alikes: retrying will not help.
+  -- resource's), a reference to an object missing for a minute, an adoption id, a rotated connection string,
+  -- a reference to another service's endpoint, an endpoint that differs from its immutable spec, or choose among look-alikes: retrying will not help.
   local userMustAct = {
     CloudRequestRejected = true,
     CredentialsMissing = true,
@@ -65,6 +65,7 @@ if synced ~= nil and synced.status == "False" then
     InvalidReference = true,
     CannotUpdate = true,
     AmbiguousAdoption = true,
+    ReferenceNotFound = true,
   }
   if userMustAct[synced.reason] then
     return result("Degraded", messageOf(synced, synced.reason))

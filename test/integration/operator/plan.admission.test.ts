@@ -1,0 +1,232 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PlanConfig } from '../../../src/plan/config.ts';
+import { runPlan } from '../../../src/plan/run.ts';
+import { repoRoot } from '../../../tools/cluster/assets.ts';
+import { kubectlApply } from '../../../tools/cluster/install.ts';
+import { searchAlert, tileAlert } from '../../../tools/fixtures/alert.ts';
+import { kafkaPipe, postgresPipe } from '../../../tools/fixtures/pipe.ts';
+import { RPE_SPECS } from '../../../tools/fixtures/rpe.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
+import { edit, SERVICE_ID } from './admission.ts';
+import { CREDENTIALS_SECRET, startOperatorEnv, type OperatorEnv } from './support.ts';
+
+type Spec = Record<string, unknown>;
+
+/** One spec the apiserver refuses by a CEL rule: `rule` is a piece of the rule's text, `says` of its message. */
+interface Case {
+  kind: string;
+  what: string;
+  rule: string;
+  says: string;
+  spec: Spec;
+  /** For a rule that compares with the stored object: the spec the object is created with first. */
+  stored?: Spec;
+}
+
+const service = { name: 'analytics', provider: 'aws', region: 'us-east-1' };
+const horizontal = {
+  ...service,
+  autoscalingMode: 'horizontal',
+  minReplicas: 2,
+  maxReplicas: 6,
+  minReplicaMemoryGb: 16,
+  maxReplicaMemoryGb: 16,
+};
+const kafka = kafkaPipe('orders') as Spec & { fieldMappings: unknown[] };
+const queryEndpoint = {
+  serviceRef: { name: 'analytics' },
+  roles: ['sql_console_read_only'],
+  openApiKeys: ['k'],
+};
+const { vpcEndpointService, vpcResource, msk } = RPE_SPECS;
+const tile = tileAlert('cpu');
+const search = searchAlert('errors');
+const without = (spec: Spec, field: string) => edit(spec, field, undefined);
+
+const VALID: Record<string, Spec> = {
+  DatabaseService: service,
+  Pipe: kafka,
+  QueryEndpoint: queryEndpoint,
+  ReversePrivateEndpoint: msk,
+  Alert: tile,
+};
+
+const CASES: Case[] = [
+  ...[
+    ['an IP access entry that is no IP', 'isIP(self)', 'IP address or CIDR', edit(service, 'ipAccessList', [{ source: 'x' }])],
+    ['an unknown template placeholder', '(username|password|host|port', 'unknown placeholder', edit(service, 'connectionSecret', { template: { URL: '{{ .user }}' } })],
+    ['an unknown template filter', 'urlquery', 'unknown filter', edit(service, 'connectionSecret', { template: { URL: '{{ .password | b64enc }}' } })],
+    ['a template key with a space', "k.matches('^[-._a-zA-Z0-9]+$')", 'template', edit(service, 'connectionSecret', { template: { 'a b': 'x' } })],
+    ['a region of another provider', "'gcp' : self.region in", 'spec.region us-east-1 is a region of aws, not of spec.provider gcp', { ...service, provider: 'gcp' }],
+    ['isReadonly without a warehouse', 'self.isReadonly', 'isReadonly can be true only when dataWarehouseId is given', { ...service, isReadonly: true }],
+    ['byocId without fixed memory', 'has(self.byocId)', 'required with byocId', { ...service, byocId: 'b-1', minReplicaMemoryGb: 48 }],
+    ['replica memory min above max', 'self.minReplicaMemoryGb <= self.maxReplicaMemoryGb', 'minReplicaMemoryGb must not exceed maxReplicaMemoryGb', { ...service, minReplicaMemoryGb: 64, maxReplicaMemoryGb: 32 }],
+    ['total memory min above max', 'self.minTotalMemoryGb <= self.maxTotalMemoryGb', 'minTotalMemoryGb must not exceed maxTotalMemoryGb', { ...service, minTotalMemoryGb: 96, maxTotalMemoryGb: 48 }],
+    ['one replica for the first service', 'self.numReplicas >=', 'numReplicas must be at least 2', { ...service, numReplicas: 1 }],
+    ['replica bounds without horizontal', "(!has(self.minReplicas) && !has(self.maxReplicas))", 'allowed only when autoscalingMode is horizontal', { ...service, minReplicas: 2, maxReplicas: 4 }],
+    ['horizontal without maxReplicas', 'self.minReplicas <= self.maxReplicas', 'horizontal needs minReplicas and maxReplicas', without(horizontal, 'maxReplicas')],
+    ['horizontal with unequal memory', 'self.minReplicaMemoryGb == self.maxReplicaMemoryGb', 'they must be equal', { ...horizontal, maxReplicaMemoryGb: 32 }],
+    ['a release channel on development', "self.tier != 'development'", 'releaseChannel is allowed only for production services', { ...service, tier: 'development', releaseChannel: 'fast' }],
+  ].map(([what, rule, says, spec]) => ({ kind: 'DatabaseService', what, rule, says, spec }) as Case),
+  ...[
+    ['an offset timestamp without from_timestamp', 'has(self.timestamp)', 'timestamp', edit(kafka, 'source.kafka.offset', { strategy: 'from_latest', timestamp: '2026-01-31T14:05' })],
+    ['two sources', 'filter(x, x).size() == 1', 'exactly one of', edit(kafka, 'source.objectStorage', { url: 'https://b.s3.amazonaws.com/x/*.csv', format: 'CSV', type: 's3' })],
+    ['a settings key among the extra booleans', "'streaming_max_insert_wait_ms', 'object_storage_concurrency'", 'spec.extraSettings.booleans.engine_max_threads is a key of settings', edit(kafka, 'extraSettings', { booleans: { engine_max_threads: true } })],
+    ['a settings key among the extra numbers', "'streaming_max_insert_wait_ms', 'object_storage_concurrency'", 'spec.extraSettings.numbers.engine_max_threads is a key of settings', edit(kafka, 'extraSettings', { numbers: { engine_max_threads: 1 } })],
+    ['a settings key among the extra strings', "'streaming_max_insert_wait_ms', 'object_storage_concurrency'", 'spec.extraSettings.strings.engine_max_threads is a key of settings', edit(kafka, 'extraSettings', { strings: { engine_max_threads: '1' } })],
+    ['a key both boolean and number', 'self.booleans.all(k, !(k in self.numbers))', 'only one of booleans and numbers', edit(kafka, 'extraSettings', { booleans: { k: true }, numbers: { k: 1 } })],
+    ['a key both boolean and string', 'self.booleans.all(k, !(k in self.strings))', 'only one of booleans and strings', edit(kafka, 'extraSettings', { booleans: { k: true }, strings: { k: 'x' } })],
+    ['a key both number and string', 'self.numbers.all(k, !(k in self.strings))', 'only one of numbers and strings', edit(kafka, 'extraSettings', { numbers: { k: 1 }, strings: { k: 'x' } })],
+    ['both serviceRef and serviceId', 'has(self.serviceRef) != has(self.serviceId)', 'exactly one of serviceRef', edit(kafka, 'serviceId', SERVICE_ID)],
+    ['no destination.table', 'has(self.source.postgres) || has(self.destination.table)', 'destination.table is required', without(kafka, 'destination.table')],
+    ['a postgres pipe with columns', '!has(self.source.postgres) || !(', 'destination of a postgres pipe names only database', edit(postgresPipe('replica'), 'destination.columns', kafka.destination && (kafka.destination as Spec).columns)],
+    ['a column no mapping feeds', 'self.destination.columns.all(c', 'fieldMappings must cover every destination column; missing: payload', edit(kafka, 'fieldMappings', kafka.fieldMappings.slice(0, 1))],
+  ].map(([what, rule, says, spec]) => ({ kind: 'Pipe', what, rule, says, spec }) as Case),
+  ...[
+    ['an origin that is no host', "self.matches('^(https?://)?", 'allowedOrigins', { ...queryEndpoint, allowedOrigins: 'not a host!' }],
+    ['both serviceRef and serviceId', 'has(self.serviceRef) != has(self.serviceId)', 'exactly one of serviceRef', { ...queryEndpoint, serviceId: SERVICE_ID }],
+  ].map(([what, rule, says, spec]) => ({ kind: 'QueryEndpoint', what, rule, says, spec }) as Case),
+  ...[
+    ['both serviceRef and serviceId', 'has(self.serviceRef) != has(self.serviceId)', 'exactly one of serviceRef', { ...msk, serviceId: SERVICE_ID }],
+    ['a VPC endpoint service without its name', "has(self.vpcEndpointServiceName) == (self.type", 'vpcEndpointServiceName', without(vpcEndpointService, 'vpcEndpointServiceName')],
+    ['a VPC resource without its configuration', "has(self.vpcResourceConfigurationId) == (self.type", 'vpcResourceConfigurationId', without(vpcResource, 'vpcResourceConfigurationId')],
+    ['a VPC resource without its share', "has(self.vpcResourceShareArn) == (self.type", 'vpcResourceShareArn', without(vpcResource, 'vpcResourceShareArn')],
+    ['MSK without its cluster', "has(self.mskClusterArn) == (self.type", 'mskClusterArn', without(msk, 'mskClusterArn')],
+    ['MSK without its authentication', "has(self.mskAuthentication) == (self.type", 'mskAuthentication', without(msk, 'mskAuthentication')],
+  ].map(([what, rule, says, spec]) => ({ kind: 'ReversePrivateEndpoint', what, rule, says, spec }) as Case),
+  ...[
+    ['a tile alert without dashboardId', 'has(self.dashboardId)', 'dashboardId', without(tile, 'dashboardId')],
+    ['a tile alert without tileId', 'has(self.tileId)', 'tileId', without(tile, 'tileId')],
+    ['a search alert without savedSearchId', 'has(self.savedSearchId)', 'savedSearchId', without(search, 'savedSearchId')],
+  ].map(([what, rule, says, spec]) => ({ kind: 'Alert', what, rule, says, spec }) as Case),
+  // Rules that compare with the stored object: one field fixed at creation per kind, changed.
+  { kind: 'DatabaseService', what: 'a new region', rule: 'oldSelf.region', says: 'region', stored: service, spec: { ...service, region: 'us-east-2' } },
+  { kind: 'Pipe', what: 'another service', rule: 'oldSelf.serviceRef', says: 'serviceRef', stored: kafka, spec: edit(kafka, 'serviceRef', { name: 'other' }) },
+  { kind: 'QueryEndpoint', what: 'another service', rule: 'oldSelf.serviceRef', says: 'serviceRef', stored: queryEndpoint, spec: { ...queryEndpoint, serviceRef: { name: 'other' } } },
+  { kind: 'ReversePrivateEndpoint', what: 'a new description', rule: 'oldSelf.description', says: 'description', stored: msk, spec: { ...msk, description: 'another' } },
+]; // prettier-ignore
+
+/** Every CEL rule of every CRD, by kind, with whether it compares with the stored object. */
+function celRules(): { kind: string; rule: string; transition: boolean }[] {
+  const found: { kind: string; rule: string; transition: boolean }[] = [];
+  for (const file of readdirSync(join(repoRoot, 'crds'))) {
+    const crd = parse(readFileSync(join(repoRoot, 'crds', file), 'utf8')) as {
+      spec: { names: { kind: string }; versions: { schema: unknown }[] };
+    };
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(walk);
+      if (!node || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'x-kubernetes-validations') {
+          for (const { rule } of value as { rule: string }[]) {
+            found.push({ kind: crd.spec.names.kind, rule, transition: rule.includes('oldSelf') });
+          }
+        } else walk(value);
+      }
+    };
+    walk(crd.spec.versions);
+  }
+  return found;
+}
+
+describe.skipIf(clusterSkipReason())('sluice plan refuses what the apiserver refuses', () => {
+  let env: OperatorEnv;
+  let dir: string;
+  let counter = 0;
+
+  beforeAll(async () => {
+    env = await startOperatorEnv('plan-admission');
+    dir = mkdtempSync(join(tmpdir(), 'sluice-plan-admission-'));
+    // CRDs just applied answer 429 for a moment while their storage initialises.
+    const deadline = Date.now() + 30_000;
+    while ((await plan()).code !== 0 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }, 60_000);
+  afterAll(async () => {
+    await env?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const manifest = (kind: string, name: string, spec: Spec) => ({
+    apiVersion: 'sluice.dev/v1alpha1',
+    kind,
+    metadata: { name, namespace: env.namespace },
+    spec,
+  });
+
+  /** The apiserver's answer to `kubectl apply --dry-run=server`: undefined when it accepts, else its refusal. */
+  function apiserver(object: object): string | undefined {
+    try {
+      kubectlApply(testKubeconfigPath()!, [object] as never, { dryRun: true });
+      return undefined;
+    } catch (error) {
+      return String((error as Error).message);
+    }
+  }
+
+  /** `sluice plan -f` of the same object (without one: of the test's empty namespace). */
+  async function plan(object?: object) {
+    const file = object && join(dir, `${++counter}.yaml`);
+    if (file) writeFileSync(file, stringify(object));
+    const stderr: string[] = [];
+    const code = await runPlan(
+      PlanConfig.parse({
+        kubeconfig: testKubeconfigPath(),
+        credentialsSecret: `${env.namespace}/${CREDENTIALS_SECRET}`,
+        namespace: env.namespace,
+        ...(file ? { file } : {}),
+        output: 'json',
+        managementQuota: 'off',
+        alertingQuota: 'off',
+      }),
+      { stdout: () => {}, stderr: (line) => stderr.push(line) },
+    );
+    return { code, stderr: stderr.join('\n') };
+  }
+
+  it('has a refused spec for every CEL rule of every kind that does not compare with the stored object, and one that does per kind', () => {
+    const rules = celRules();
+    const uncovered = rules
+      .filter((r) => !r.transition)
+      .filter((r) => !CASES.some((c) => c.kind === r.kind && r.rule.includes(c.rule)));
+    expect(uncovered).toEqual([]);
+    const kindsWithTransitions = new Set(rules.filter((r) => r.transition).map((r) => r.kind));
+    for (const kind of kindsWithTransitions) {
+      expect(
+        CASES.some((c) => c.kind === kind && c.stored),
+        kind,
+      ).toBe(true);
+    }
+  });
+
+  it('accepts, like the apiserver, a valid spec of every kind', async () => {
+    for (const [kind, spec] of Object.entries(VALID)) {
+      const object = manifest(kind, `valid-${kind.toLowerCase()}`, spec);
+      expect(apiserver(object), kind).toBeUndefined();
+      const planned = await plan(object);
+      expect(planned.code, `${kind}: ${planned.stderr}`).not.toBe(1);
+    }
+  }, 120_000);
+
+  it.each(CASES.map((c) => [`${c.kind}: ${c.what}`, c] as const))(
+    'refuses, like the apiserver, %s',
+    async (_what, { kind, says, spec, stored }) => {
+      const name = `case-${++counter}`;
+      if (stored) kubectlApply(testKubeconfigPath()!, [manifest(kind, name, stored)] as never);
+      const object = manifest(kind, name, spec);
+      const refusal = apiserver(object);
+      expect(refusal, 'the apiserver accepted it').toBeDefined();
+      expect(refusal).toContain(says);
+      const planned = await plan(object);
+      expect(planned.code, planned.stderr).toBe(1);
+      expect(planned.stderr).toContain(`${kind} ${name}`);
+      expect(planned.stderr).toContain(says);
+    },
+    30_000,
+  );
+});
