@@ -1,8 +1,15 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PlanConfig } from '../../../src/plan/config.ts';
+import { runPlan } from '../../../src/plan/run.ts';
 import type { DatabaseService } from '../../../src/api/database-service.ts';
-import { clusterSkipReason } from '../../harness/testCluster.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
 import {
   condition,
+  CREDENTIALS_SECRET,
   isReady,
   startOperatorEnv,
   writes,
@@ -205,6 +212,85 @@ describe.skipIf(clusterSkipReason()).each(MODES)(
       ]);
       const sources = ((await env.cloud.getService(id)).ipAccessList ?? []).map((e) => e.source).sort();
       expect(sources).toEqual(['192.168.0.0/16', '203.0.113.7']);
+    });
+  },
+);
+
+describe.skipIf(clusterSkipReason())(
+  'sluice plan and managementPolicy Observe follow spec.fieldPolicy',
+  () => {
+    let env: OperatorEnv;
+    const spec = {
+      name: 'planned',
+      provider: 'aws',
+      region: 'us-east-1',
+      minReplicaMemoryGb: 8,
+      maxReplicaMemoryGb: 16,
+      tags: [{ key: 'team', value: 'data' }],
+      fieldPolicy: { createOnly: ['maxReplicaMemoryGb'], reportOnly: ['tags'] },
+    };
+
+    beforeAll(async () => {
+      env = await startOperatorEnv('dbs-fp-plan');
+      await env.startOperator();
+      await env.apply('planned', spec as Partial<DatabaseService['spec']>, FAST);
+      const id = (await env.waitFor('planned', 'Ready', isReady, TIMEOUT)).status!.id!;
+      await env.cloud.updateReplicaScaling(id, { maxReplicaMemoryGb: 32 });
+      await env.cloud.updateService(id, { tags: { add: [{ key: 'cost', value: 'c1' }] } });
+      await env.waitFor('planned', 'both in status.drift', (r) => r?.status?.driftCount === 2, TIMEOUT);
+    }, TIMEOUT);
+    afterAll(async () => env?.close());
+
+    it('plans only the enforced change: the fields left to the cloud are no call', async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'sluice-plan-'));
+      const manifest = {
+        apiVersion: 'sluice.dev/v1alpha1',
+        kind: 'DatabaseService',
+        metadata: { name: 'planned', namespace: env.namespace },
+        spec: { ...spec, name: 'planned renamed' },
+      };
+      writeFileSync(join(dir, 'planned.yaml'), stringify(manifest));
+      let stdout = '';
+      const code = await runPlan(
+        PlanConfig.parse({
+          kubeconfig: testKubeconfigPath(),
+          namespace: env.namespace,
+          credentialsSecret: `${env.namespace}/${CREDENTIALS_SECRET}`,
+          output: 'json',
+          managementQuota: 'off',
+          alertingQuota: 'off',
+          file: dir,
+        }),
+        { stdout: (text) => (stdout += text), stderr: () => {} },
+      );
+      rmSync(dir, { recursive: true });
+      const planned = (
+        JSON.parse(stdout) as { resources: { name: string; action: string; calls: unknown[] }[] }
+      ).resources;
+      expect(code).toBe(2);
+      expect(planned).toMatchObject([
+        {
+          name: 'planned',
+          action: 'update',
+          calls: [{ method: 'PATCH', body: { name: 'planned renamed' } }],
+        },
+      ]);
+      expect(planned[0]!.calls).toHaveLength(1);
+    });
+
+    it('under Observe, pendingChanges holds the enforced change alone', async () => {
+      await env.patchSpec('planned', { managementPolicy: 'Observe', name: 'observed rename' });
+      const observed = await env.waitFor(
+        'planned',
+        'pendingChanges',
+        (r) =>
+          r?.status?.observedGeneration === r?.metadata.generation && r?.status?.pendingChanges !== undefined,
+        TIMEOUT,
+      );
+      expect(observed.status!.pendingChanges).toEqual([
+        { method: 'PATCH', path: expect.stringContaining('/services/'), fields: ['name'] },
+      ]);
+      expect(observed.status!.driftCount).toBe(2);
     });
   },
 );
