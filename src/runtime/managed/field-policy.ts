@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { ANNOTATIONS } from './annotations.ts';
 
 /** `spec.fieldPolicy`: who owns which field after create. A field it does not name is enforced. */
@@ -65,19 +66,28 @@ export function applyFieldPolicy<S extends object, P extends { differences: stri
 ): PolicyOutcome<S, P> {
   const policy = resource.spec.fieldPolicy ?? {};
   const reportAll = resource.metadata.annotations?.[ANNOTATIONS.drift] === 'report';
-  const spec = structuredClone(resource.spec);
-  const managedEntries = shareLists(spec, policy.additive ?? [], fields, observed, resource.status);
+  const { spec: shared, managedEntries } = shareLists(
+    resource.spec,
+    policy.additive ?? [],
+    fields,
+    observed,
+    resource.status,
+  );
   const leftAlone = reportAll
     ? fields.paths.filter((path) => !path.includes('.'))
     : [...(policy.createOnly ?? []), ...(policy.reportOnly ?? [])];
-  for (const path of leftAlone) writePath(spec, path, readPath(observed, path));
+  let spec = shared;
+  for (const path of leftAlone) spec = withPath(spec, path, readPath(observed, path));
   const plan = diff(spec);
   const differences = new Set(plan.differences);
   const drift: DriftedField[] = [];
-  for (const path of leftAlone) {
-    const probe = structuredClone(spec);
-    writePath(probe, path, readPath(resource.spec, path));
-    if (diff(probe).differences.some((d) => !differences.has(d)))
+  // Only when the spec as written differs in more than the plan corrects is any field drift: then each
+  // field left alone is put back in turn (a diff each) to find which.
+  const leftDifferent = leftAlone.length > 0 && diff(shared).differences.some((d) => !differences.has(d));
+  for (const path of leftDifferent ? leftAlone : []) {
+    const wanted = readPath(shared, path);
+    if (isDeepStrictEqual(wanted, readPath(spec, path))) continue;
+    if (diff(withPath(spec, path, wanted)).differences.some((d) => !differences.has(d)))
       drift.push({ path, observed: readPath(observed, path) });
   }
   if (reportAll) {
@@ -100,14 +110,15 @@ export function applyFieldPolicy<S extends object, P extends { differences: stri
  * and sluice removes it from the cloud). Returns what sluice manages now: the spec's entries, and those it
  * set earlier that the cloud still holds, until they are gone.
  */
-function shareLists(
-  spec: object,
+function shareLists<S extends object>(
+  written: S,
   additive: readonly string[],
   fields: PolicyFields,
   observed: Readonly<Record<string, unknown>>,
   status: { managedEntries?: ManagedEntries } | undefined,
-): ManagedEntries | undefined {
-  if (additive.length === 0) return undefined;
+): { spec: S; managedEntries?: ManagedEntries } {
+  if (additive.length === 0) return { spec: written };
+  let spec = written;
   const managed: ManagedEntries = {};
   for (const path of additive) {
     const key = fields.additive[path];
@@ -118,11 +129,11 @@ function shareLists(
     const wanted = new Set(ours.map(identity));
     const earlier = new Set(status?.managedEntries?.[path] ?? []);
     const others = theirs.filter((entry) => !wanted.has(identity(entry)) && !earlier.has(identity(entry)));
-    writePath(spec, path, [...ours, ...others]);
+    spec = withPath(spec, path, [...ours, ...others]);
     const stillThere = theirs.map(identity).filter((id) => earlier.has(id) && !wanted.has(id));
     managed[path] = [...new Set([...wanted, ...stillThere])].sort().slice(0, MAX_MANAGED_ENTRIES);
   }
-  return managed;
+  return { spec, managedEntries: managed };
 }
 
 /** Bounds of what the policy writes to status (the status schema states them too): status stays small. */
@@ -141,17 +152,17 @@ export function readPath(value: unknown, path: string): unknown {
     );
 }
 
-/** Sets the value at a dotted path, creating objects on the way; undefined removes the field. */
-export function writePath(target: object, path: string, value: unknown): void {
-  const keys = path.split('.');
-  let node = target as Record<string, unknown>;
-  for (const key of keys.slice(0, -1)) {
-    if (node[key] === null || typeof node[key] !== 'object') {
-      if (value === undefined) return;
-      node[key] = {};
-    }
-    node = node[key] as Record<string, unknown>;
-  }
-  if (value === undefined) delete node[keys.at(-1)!];
-  else node[keys.at(-1)!] = structuredClone(value);
+/**
+ * A copy of `target` with the value at a dotted path replaced (undefined removes the field): only the objects
+ * on the path are copied, the rest is shared, so it is cheap for large specs.
+ */
+export function withPath<T extends object>(target: T, path: string, value: unknown): T {
+  const [key, ...rest] = path.split('.') as [string, ...string[]];
+  const copy: Record<string, unknown> = { ...(target as Record<string, unknown>) };
+  if (rest.length > 0) {
+    const child = copy[key];
+    copy[key] = withPath(child !== null && typeof child === 'object' ? child : {}, rest.join('.'), value);
+  } else if (value === undefined) delete copy[key];
+  else copy[key] = value;
+  return copy as T;
 }
