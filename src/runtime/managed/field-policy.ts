@@ -55,8 +55,8 @@ interface PolicedObject<S> {
  * Applies the object's field policy to a kind's diff, which stays a pure function of a spec: fields left
  * to the cloud are given the cloud's value (`observed`, the cloud resource in the spec's own terms) and a
  * shared list the entries others added, so the kind's own diff finds nothing to change there. A field is
- * drift when putting the spec's value back would make the diff find a difference. `sluice.dev/drift:
- * report` is reportOnly for every field: what is still different (a rotated Secret) is reported too.
+ * drift when putting the spec's value back would change the plan. `sluice.dev/drift: report` is reportOnly
+ * for every field: what is still different (a rotated Secret) is reported too.
  */
 export function applyFieldPolicy<S extends object, P extends { differences: string[] }>(
   resource: PolicedObject<S>,
@@ -81,13 +81,14 @@ export function applyFieldPolicy<S extends object, P extends { differences: stri
   const plan = diff(spec);
   const differences = new Set(plan.differences);
   const drift: DriftedField[] = [];
-  // Only when the spec as written differs in more than the plan corrects is any field drift: then each
-  // field left alone is put back in turn (a diff each) to find which.
-  const leftDifferent = leftAlone.length > 0 && diff(shared).differences.some((d) => !differences.has(d));
+  // A field left alone is drift when putting the spec's value back would change what is sent (its calls,
+  // not only the names: a pipe's `scaling` is one difference for all its keys). Only when the spec as
+  // written plans more than this is each field put back in turn (a diff each) to find which.
+  const leftDifferent = leftAlone.length > 0 && !isDeepStrictEqual(diff(shared), plan);
   for (const path of leftDifferent ? leftAlone : []) {
     const wanted = readPath(shared, path);
     if (isDeepStrictEqual(wanted, readPath(spec, path))) continue;
-    if (diff(withPath(spec, path, wanted)).differences.some((d) => !differences.has(d)))
+    if (!isDeepStrictEqual(diff(withPath(spec, path, wanted)), plan))
       drift.push({ path, observed: readPath(observed, path) });
   }
   if (reportAll) {

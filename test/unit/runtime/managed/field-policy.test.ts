@@ -159,6 +159,37 @@ describe('applyFieldPolicy', () => {
     ]);
   });
 
+  it('tells a nested field left alone from its enforced siblings, though the diff names only their parent', () => {
+    const fields = { paths: ['scaling', 'scaling.replicas', 'scaling.concurrency'], fixed: [], additive: {} };
+    const cloudScaling = { replicas: 4, concurrency: 1 };
+    // Like a pipe's: one difference, `scaling`, when any of its keys differs; the PATCH sends them all.
+    const diff = (spec: { scaling: Record<string, number> }) => {
+      const differs = Object.entries(spec.scaling).some(([k, v]) => cloudScaling[k as 'replicas'] !== v);
+      return { differences: differs ? ['scaling'] : [], patch: differs ? spec.scaling : undefined };
+    };
+    const pipe = (scaling: Record<string, number>) => ({
+      metadata: {},
+      spec: { scaling, fieldPolicy: { createOnly: ['scaling.replicas'] } },
+    });
+    const onlySibling = applyFieldPolicy(
+      pipe({ replicas: 4, concurrency: 2 }),
+      fields,
+      { scaling: cloudScaling },
+      diff,
+    );
+    expect(onlySibling).toMatchObject({ differences: ['scaling'], drift: [] });
+    expect(onlySibling.plan.patch).toEqual({ replicas: 4, concurrency: 2 });
+    const both = applyFieldPolicy(
+      pipe({ replicas: 2, concurrency: 2 }),
+      fields,
+      { scaling: cloudScaling },
+      diff,
+    );
+    expect(both.drift).toEqual([{ path: 'scaling.replicas', observed: 4 }]);
+    // The cloud's replicas travel with the enforced concurrency: the PATCH never undoes the createOnly field.
+    expect(both.plan.patch).toEqual({ replicas: 4, concurrency: 2 });
+  });
+
   it('reports, under sluice.dev/drift: report, a difference no field value explains (a Secret to send)', () => {
     const outcome = applyFieldPolicy(
       object({}, undefined, { annotations: { 'sluice.dev/drift': 'report' } }),
