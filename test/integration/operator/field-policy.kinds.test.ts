@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../harness/testCluster.ts';
+import { parseAllDocuments } from 'yaml';
+import { ExportConfig } from '../../../src/export/config.ts';
+import { runExport } from '../../../src/export/run.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
 import { kafkaPipe } from '../../../tools/fixtures/pipe.ts';
 import { tileAlert } from '../../../tools/fixtures/alert.ts';
 import {
   condition,
+  CREDENTIALS_SECRET,
   isReady,
   startOperatorEnv,
   writes,
@@ -136,6 +140,41 @@ describe.skipIf(clusterSkipReason())('spec.fieldPolicy of Pipe, Alert and QueryE
       await env.clearCalls();
       await sleep(2500);
       expect(writes(await env.calls())).toEqual([]);
+    },
+    TIMEOUT,
+  );
+
+  it(
+    'sluice export --field-policy writes each manifest the policy for the fields its kind has, and the apiserver takes them',
+    async () => {
+      let stdout = '';
+      const code = await runExport(
+        ExportConfig.parse({
+          kubeconfig: testKubeconfigPath(),
+          credentialsSecret: `${env.namespace}/${CREDENTIALS_SECRET}`,
+          namespace: env.namespace,
+          kind: ['DatabaseService', 'Pipe'],
+          fieldPolicy: ['additive=ipAccessList', 'additive=tags', 'reportOnly=scaling.replicas'],
+          managementQuota: 'off',
+        }),
+        { stdout: (text) => (stdout += text), stderr: () => {} },
+      );
+      expect(code).toBe(0);
+      const manifests = parseAllDocuments(stdout).map((d) => d.toJS()) as (SluiceObject & { kind: string })[];
+      const policies = manifests.map((m) => [m.kind, m.spec.fieldPolicy]);
+      expect(policies).toEqual([
+        ['DatabaseService', { additive: ['ipAccessList', 'tags'] }],
+        ['Pipe', { reportOnly: ['scaling.replicas'] }],
+      ]);
+      // The apiserver takes them whole (a server-side dry run of each, under a fresh name).
+      for (const manifest of manifests) {
+        const kind = (manifest as { kind: string }).kind;
+        const copy = {
+          ...manifest,
+          metadata: { ...manifest.metadata, name: `exported-${kind.toLowerCase()}` },
+        };
+        await env.objects.create(copy as never, undefined, 'All');
+      }
     },
     TIMEOUT,
   );
