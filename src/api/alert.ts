@@ -12,6 +12,7 @@ import {
 } from '../cloud/schemas/alert.ts';
 import { managedSpecFields, managedStatusFields } from './common.ts';
 import { defineKind } from './kind-schema.ts';
+import { fieldPolicySchema, policyFields } from './field-policy.ts';
 import { withRules, type CelRule } from './meta.ts';
 
 // The spec is the alert creation body of the alerting API under the same names. Every field can change: an
@@ -28,44 +29,47 @@ const sourceRules: CelRule[] = Object.entries(ALERT_SOURCE_FIELDS).flatMap(([sou
   })),
 );
 
-export const AlertSpec = withRules(
-  z
+const AlertFields = z.object({
+  name: z
+    .string()
+    .min(1)
+    .max(ALERT_NAME_MAX)
+    .describe(
+      `The alert name in the cloud, up to ${ALERT_NAME_MAX} characters. Required here (the API makes it optional): sluice finds an alert whose create answer was lost by its name.`,
+    ),
+  message: z
+    .string()
+    .max(ALERT_MESSAGE_MAX)
+    .optional()
+    .describe(`The notification text, up to ${ALERT_MESSAGE_MAX} characters.`),
+  threshold: z.number().describe('The value the observed one is compared with.'),
+  thresholdType: z
+    .enum(ALERT_THRESHOLD_TYPES)
+    .describe('Whether the alert fires above or below the threshold.'),
+  interval: z.enum(ALERT_INTERVALS).describe(`How often it is evaluated: ${ALERT_INTERVALS.join(', ')}.`),
+  source: z
+    .enum(ALERT_SOURCES)
+    .describe('What is watched: a dashboard tile (dashboardId, tileId) or a saved search (savedSearchId).'),
+  channel: z
     .object({
-      name: z
-        .string()
-        .min(1)
-        .max(ALERT_NAME_MAX)
-        .describe(
-          `The alert name in the cloud, up to ${ALERT_NAME_MAX} characters. Required here (the API makes it optional): sluice finds an alert whose create answer was lost by its name.`,
-        ),
-      message: z
-        .string()
-        .max(ALERT_MESSAGE_MAX)
-        .optional()
-        .describe(`The notification text, up to ${ALERT_MESSAGE_MAX} characters.`),
-      threshold: z.number().describe('The value the observed one is compared with.'),
-      thresholdType: z
-        .enum(ALERT_THRESHOLD_TYPES)
-        .describe('Whether the alert fires above or below the threshold.'),
-      interval: z.enum(ALERT_INTERVALS).describe(`How often it is evaluated: ${ALERT_INTERVALS.join(', ')}.`),
-      source: z
-        .enum(ALERT_SOURCES)
-        .describe(
-          'What is watched: a dashboard tile (dashboardId, tileId) or a saved search (savedSearchId).',
-        ),
-      channel: z
-        .object({
-          type: z.enum(ALERT_CHANNEL_TYPES).describe('The channel type; webhook is the only one.'),
-          webhookId: id('The webhook notified when the alert fires.'),
-        })
-        .describe('Where notifications go.'),
-      dashboardId: id('The dashboard of the tile (source tile).').optional(),
-      tileId: id('The tile watched (source tile).').optional(),
-      savedSearchId: id('The saved search watched (source search).').optional(),
-      groupBy: id('The field a saved search is grouped by (source search).').optional(),
-      ...managedSpecFields('Delete'),
+      type: z.enum(ALERT_CHANNEL_TYPES).describe('The channel type; webhook is the only one.'),
+      webhookId: id('The webhook notified when the alert fires.'),
     })
-    .describe('The desired alert.'),
+    .describe('Where notifications go.'),
+  dashboardId: id('The dashboard of the tile (source tile).').optional(),
+  tileId: id('The tile watched (source tile).').optional(),
+  savedSearchId: id('The saved search watched (source search).').optional(),
+  groupBy: id('The field a saved search is grouped by (source search).').optional(),
+  ...managedSpecFields('Delete'),
+});
+
+/** The fields a field policy may name, those the cloud fixes at creation and the shared lists. */
+export const ALERT_POLICY = policyFields(AlertFields, { fixed: [] });
+
+export const AlertSpec = withRules(
+  AlertFields.extend({ fieldPolicy: fieldPolicySchema('Alert', ALERT_POLICY) }).describe(
+    'The desired alert.',
+  ),
   ...sourceRules,
 );
 export type AlertSpec = z.infer<typeof AlertSpec>;

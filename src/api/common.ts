@@ -1,5 +1,10 @@
 import { z } from 'zod';
 import { CONDITION_STATUSES, type Condition as ConditionShape } from '../runtime/conditions.ts';
+import {
+  MAX_DRIFT_ENTRIES,
+  MAX_MANAGED_ENTRIES,
+  MAX_OBSERVED_LENGTH,
+} from '../runtime/managed/field-policy.ts';
 import { DELETION_POLICIES, MANAGEMENT_POLICIES, type DeletionPolicy } from '../runtime/managed/types.ts';
 
 export const GROUP = 'sluice.dev';
@@ -87,6 +92,45 @@ export const managedStatusFields = {
     .optional()
     .describe(
       'With managementPolicy Observe: the calls that would make the cloud match the spec, which switching to Full sends.',
+    ),
+  drift: z
+    .array(
+      z
+        .object({
+          path: z.string().max(253).describe('The spec field, dotted for nested fields.'),
+          observed: z
+            .string()
+            .max(MAX_OBSERVED_LENGTH)
+            .describe(
+              `The cloud's value: a string as it is, anything else as JSON, cut at ${MAX_OBSERVED_LENGTH} characters; (sensitive) for a credential.`,
+            ),
+          since: z.string().max(64).describe('When sluice first saw the field differ (RFC 3339).'),
+        })
+        .describe('A field that differs from the spec and is left as it is.'),
+    )
+    .max(MAX_DRIFT_ENTRIES)
+    .optional()
+    .describe(
+      'The fields that differ from the spec and are not corrected, as spec.fieldPolicy (or the sluice.dev/drift: report annotation) allows.',
+    ),
+  driftCount: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      `How many fields differ and are not corrected (status.drift lists the first ${MAX_DRIFT_ENTRIES}).`,
+    ),
+  managedEntries: z
+    .record(
+      z.string().max(253),
+      z
+        .array(z.string().max(256))
+        .max(MAX_MANAGED_ENTRIES)
+        .describe('Entry identities (a source, a tag key).'),
+    )
+    .optional()
+    .describe(
+      'By additive list: the entries sluice set; one the spec no longer holds is removed, the entries others add never are.',
     ),
   lastHandledReconcileAt: z
     .string()

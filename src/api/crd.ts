@@ -9,6 +9,8 @@ const COMMON_COLUMNS: PrinterColumn[] = [
   // Why it is (not) Ready at a glance: Creating, WaitingForReference, CloudFailed, ...
   { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason' },
   { name: 'Synced', type: 'string', jsonPath: '.status.conditions[?(@.type=="Synced")].status' },
+  // Fields that differ from the spec and are left as the field policy allows.
+  { name: 'Drift', type: 'integer', jsonPath: '.status.driftCount' },
   {
     name: 'Message',
     type: 'string',

@@ -29,6 +29,7 @@ import {
   templateKeyProblem,
   TEMPLATE_RULES,
 } from './connection-template.ts';
+import { fieldPolicySchema, policyFields } from './field-policy.ts';
 import { immutable, withRules } from './meta.ts';
 
 /** In CEL: the provider `self.region` belongs to (aws unless it is one of the gcp or azure regions). */
@@ -171,120 +172,113 @@ export const IMMUTABLE_SERVICE_FIELDS = [
 
 export const DESIRED_SERVICE_STATES = ['Running', 'Stopped'] as const;
 
+const DatabaseServiceFields = z.object({
+  name: ServiceName.describe(
+    'The service name in the cloud: letters, digits and spaces, up to 50 characters.',
+  ),
+  provider: z.enum(PROVIDERS).describe('Cloud provider.'),
+  region: z.enum(REGIONS).describe('Region the service runs in.'),
+  tier: z.enum(TIERS).optional().describe('Deprecated service tier; accepted for older manifests.'),
+  ipAccessList: z
+    .array(IpAccessEntry)
+    .max(500)
+    .optional()
+    .describe('Addresses allowed to connect. Edited in place with minimal add/remove changes.'),
+  minTotalMemoryGb: memory(TOTAL_MEMORY, 'Deprecated minimum total memory').optional(),
+  maxTotalMemoryGb: memory(TOTAL_MEMORY, 'Deprecated maximum total memory').optional(),
+  minReplicaMemoryGb: memory(REPLICA_MEMORY, 'Minimum memory per replica').optional(),
+  maxReplicaMemoryGb: memory(REPLICA_MEMORY, 'Maximum memory per replica').optional(),
+  numReplicas: z
+    .number()
+    .int()
+    .min(NUM_REPLICAS.min)
+    .max(NUM_REPLICAS.max)
+    .optional()
+    .describe(
+      `Number of replicas, ${NUM_REPLICAS.min}..${NUM_REPLICAS.max}; at least ${NUM_REPLICAS.firstInWarehouseMin} for the first service in a warehouse.`,
+    ),
+  idleScaling: z
+    .boolean()
+    .optional()
+    .describe('Whether the service may idle when unused (the cloud defaults to true).'),
+  idleTimeoutMinutes: z
+    .number()
+    .int()
+    .min(IDLE_TIMEOUT_MINUTES_MIN)
+    .optional()
+    .describe(`Minutes without queries before the service idles; at least ${IDLE_TIMEOUT_MINUTES_MIN}.`),
+  autoscalingMode: z
+    .enum(AUTOSCALING_MODES)
+    .optional()
+    .describe(
+      'vertical scales memory per replica between minReplicaMemoryGb and maxReplicaMemoryGb (the cloud default); horizontal scales the replica count between minReplicas and maxReplicas at one replica size (minReplicaMemoryGb equal to maxReplicaMemoryGb).',
+    ),
+  minReplicas: replicaBound('Lowest'),
+  maxReplicas: replicaBound('Highest'),
+  releaseChannel: z.enum(RELEASE_CHANNELS).optional().describe('Upgrade channel; production services only.'),
+  endpoints: z.array(EndpointToggle).max(8).optional().describe('Optional endpoints to enable or disable.'),
+  privateEndpointIds: z
+    .array(z.string().min(1).max(256).describe('A private endpoint id.'))
+    .max(100)
+    .optional()
+    .describe('Private endpoints associated with the service.'),
+  dataWarehouseId: z
+    .uuid()
+    .optional()
+    .describe('An existing warehouse to join; without it the service starts its own.'),
+  isReadonly: z.boolean().optional().describe('Make the service read-only; true only with dataWarehouseId.'),
+  backupId: z.uuid().optional().describe('Create the service from this backup.'),
+  byocId: z
+    .string()
+    .min(1)
+    .max(256)
+    .optional()
+    .describe(`Bring-your-own-cloud region id; then replica memory must be one of ${byocMemory}.`),
+  encryptionKey: z.string().min(1).max(2048).optional().describe('Customer disk encryption key identifier.'),
+  encryptionAssumedRoleIdentifier: z
+    .string()
+    .min(1)
+    .max(2048)
+    .optional()
+    .describe('Role assumed for disk encryption.'),
+  hasTransparentDataEncryption: z
+    .boolean()
+    .optional()
+    .describe('Enable transparent data encryption; top organization tier, at creation only.'),
+  transparentDataEncryptionKeyId: z
+    .string()
+    .min(1)
+    .max(2048)
+    .optional()
+    .describe('Rotate transparent data encryption to this key id.'),
+  profile: z.enum(PROFILES).optional().describe('Hardware profile; top organization tier only.'),
+  complianceType: z.enum(COMPLIANCE_TYPES).optional().describe('Compliance regime of the service.'),
+  tags: z
+    .array(ServiceTag)
+    .max(MAX_TAGS - 1)
+    .optional()
+    .describe('Tags on the cloud service (one more, sluice.dev/uid, is added by sluice).'),
+  state: z
+    .enum(DESIRED_SERVICE_STATES)
+    .default('Running')
+    .describe('Desired state: Running or Stopped. Defaults to Running.'),
+  ...managedSpecFields('Orphan'),
+  passwordSecretRef: PasswordSecretReference.optional().describe(
+    "The service's password, kept in a Secret you own: sluice sets it in the cloud by hash (the password itself never leaves the cluster) after create and whenever the value changes, and copies it to the connection Secret. Without it the cloud generates the password.",
+  ),
+  connectionSecret: ConnectionSecretSpec.optional(),
+});
+
+/** The fields a field policy may name, those the cloud fixes at creation and the shared lists. */
+export const DATABASE_SERVICE_POLICY = policyFields(DatabaseServiceFields, {
+  fixed: IMMUTABLE_SERVICE_FIELDS,
+  additive: { ipAccessList: 'source', tags: 'key' },
+});
+
 export const DatabaseServiceSpec = withRules(
-  z
-    .object({
-      name: ServiceName.describe(
-        'The service name in the cloud: letters, digits and spaces, up to 50 characters.',
-      ),
-      provider: z.enum(PROVIDERS).describe('Cloud provider.'),
-      region: z.enum(REGIONS).describe('Region the service runs in.'),
-      tier: z.enum(TIERS).optional().describe('Deprecated service tier; accepted for older manifests.'),
-      ipAccessList: z
-        .array(IpAccessEntry)
-        .max(500)
-        .optional()
-        .describe('Addresses allowed to connect. Edited in place with minimal add/remove changes.'),
-      minTotalMemoryGb: memory(TOTAL_MEMORY, 'Deprecated minimum total memory').optional(),
-      maxTotalMemoryGb: memory(TOTAL_MEMORY, 'Deprecated maximum total memory').optional(),
-      minReplicaMemoryGb: memory(REPLICA_MEMORY, 'Minimum memory per replica').optional(),
-      maxReplicaMemoryGb: memory(REPLICA_MEMORY, 'Maximum memory per replica').optional(),
-      numReplicas: z
-        .number()
-        .int()
-        .min(NUM_REPLICAS.min)
-        .max(NUM_REPLICAS.max)
-        .optional()
-        .describe(
-          `Number of replicas, ${NUM_REPLICAS.min}..${NUM_REPLICAS.max}; at least ${NUM_REPLICAS.firstInWarehouseMin} for the first service in a warehouse.`,
-        ),
-      idleScaling: z
-        .boolean()
-        .optional()
-        .describe('Whether the service may idle when unused (the cloud defaults to true).'),
-      idleTimeoutMinutes: z
-        .number()
-        .int()
-        .min(IDLE_TIMEOUT_MINUTES_MIN)
-        .optional()
-        .describe(`Minutes without queries before the service idles; at least ${IDLE_TIMEOUT_MINUTES_MIN}.`),
-      autoscalingMode: z
-        .enum(AUTOSCALING_MODES)
-        .optional()
-        .describe(
-          'vertical scales memory per replica between minReplicaMemoryGb and maxReplicaMemoryGb (the cloud default); horizontal scales the replica count between minReplicas and maxReplicas at one replica size (minReplicaMemoryGb equal to maxReplicaMemoryGb).',
-        ),
-      minReplicas: replicaBound('Lowest'),
-      maxReplicas: replicaBound('Highest'),
-      releaseChannel: z
-        .enum(RELEASE_CHANNELS)
-        .optional()
-        .describe('Upgrade channel; production services only.'),
-      endpoints: z
-        .array(EndpointToggle)
-        .max(8)
-        .optional()
-        .describe('Optional endpoints to enable or disable.'),
-      privateEndpointIds: z
-        .array(z.string().min(1).max(256).describe('A private endpoint id.'))
-        .max(100)
-        .optional()
-        .describe('Private endpoints associated with the service.'),
-      dataWarehouseId: z
-        .uuid()
-        .optional()
-        .describe('An existing warehouse to join; without it the service starts its own.'),
-      isReadonly: z
-        .boolean()
-        .optional()
-        .describe('Make the service read-only; true only with dataWarehouseId.'),
-      backupId: z.uuid().optional().describe('Create the service from this backup.'),
-      byocId: z
-        .string()
-        .min(1)
-        .max(256)
-        .optional()
-        .describe(`Bring-your-own-cloud region id; then replica memory must be one of ${byocMemory}.`),
-      encryptionKey: z
-        .string()
-        .min(1)
-        .max(2048)
-        .optional()
-        .describe('Customer disk encryption key identifier.'),
-      encryptionAssumedRoleIdentifier: z
-        .string()
-        .min(1)
-        .max(2048)
-        .optional()
-        .describe('Role assumed for disk encryption.'),
-      hasTransparentDataEncryption: z
-        .boolean()
-        .optional()
-        .describe('Enable transparent data encryption; top organization tier, at creation only.'),
-      transparentDataEncryptionKeyId: z
-        .string()
-        .min(1)
-        .max(2048)
-        .optional()
-        .describe('Rotate transparent data encryption to this key id.'),
-      profile: z.enum(PROFILES).optional().describe('Hardware profile; top organization tier only.'),
-      complianceType: z.enum(COMPLIANCE_TYPES).optional().describe('Compliance regime of the service.'),
-      tags: z
-        .array(ServiceTag)
-        .max(MAX_TAGS - 1)
-        .optional()
-        .describe('Tags on the cloud service (one more, sluice.dev/uid, is added by sluice).'),
-      state: z
-        .enum(DESIRED_SERVICE_STATES)
-        .default('Running')
-        .describe('Desired state: Running or Stopped. Defaults to Running.'),
-      ...managedSpecFields('Orphan'),
-      passwordSecretRef: PasswordSecretReference.optional().describe(
-        "The service's password, kept in a Secret you own: sluice sets it in the cloud by hash (the password itself never leaves the cluster) after create and whenever the value changes, and copies it to the connection Secret. Without it the cloud generates the password.",
-      ),
-      connectionSecret: ConnectionSecretSpec.optional(),
-    })
-    .describe('The desired database service.'),
+  DatabaseServiceFields.extend({
+    fieldPolicy: fieldPolicySchema('DatabaseService', DATABASE_SERVICE_POLICY),
+  }).describe('The desired database service.'),
   {
     rule: `(${REGION_PROVIDER}) == self.provider`,
     message: 'spec.region must be a region of spec.provider',

@@ -24,6 +24,7 @@ import {
 } from '../cloud/schemas/pipe.ts';
 import { LocalObjectReference, managedSpecFields, secretRecordStatusFields } from './common.ts';
 import { defineKind } from './kind-schema.ts';
+import { fieldPolicySchema, policyFields } from './field-policy.ts';
 import { immutable, presenceFixed, withRules } from './meta.ts';
 import { reversePrivateEndpointReferences } from './reverse-private-endpoint.ts';
 import {
@@ -373,38 +374,45 @@ const POSTGRES_FREE_DESTINATION_FIELDS = ['table', 'managedTable', 'tableDefinit
 
 export const DESIRED_PIPE_STATES = ['Running', 'Stopped'] as const;
 
+const PipeFields = z.object({
+  ...serviceFields('the pipe writes to'),
+  name: text('The pipe name in the cloud.', 255),
+  source: PipeSourceSpec,
+  destination: Destination,
+  fieldMappings: list(
+    z
+      .object({
+        sourceField: text('Field in the source records.', 255),
+        destinationField: text('Destination column.', 255),
+      })
+      .describe('Feeds one destination column from one source field.'),
+    'Which source field feeds which destination column.',
+    MAX_COLUMNS,
+  ).optional(),
+  scaling: Scaling.optional(),
+  settings: z
+    .object(settingsShape)
+    .optional()
+    .describe(
+      'Pipe settings; a key left out keeps (or returns to) the service default. Other keys: extraSettings.',
+    ),
+  extraSettings: ExtraSettings.optional(),
+  state: z
+    .enum(DESIRED_PIPE_STATES)
+    .default('Running')
+    .describe('Desired state: Running or Stopped. Defaults to Running.'),
+  ...managedSpecFields('Delete'),
+});
+
+/** The fields a field policy may name, those the cloud fixes at creation and the shared lists. */
+export const PIPE_POLICY = policyFields(PipeFields, {
+  // Only the columns of the destination change in place (with the mappings).
+  fixed: ['serviceRef', 'serviceId', 'source', 'destination'],
+  except: ['destination.columns'],
+});
+
 export const PipeSpec = withRules(
-  z
-    .object({
-      ...serviceFields('the pipe writes to'),
-      name: text('The pipe name in the cloud.', 255),
-      source: PipeSourceSpec,
-      destination: Destination,
-      fieldMappings: list(
-        z
-          .object({
-            sourceField: text('Field in the source records.', 255),
-            destinationField: text('Destination column.', 255),
-          })
-          .describe('Feeds one destination column from one source field.'),
-        'Which source field feeds which destination column.',
-        MAX_COLUMNS,
-      ).optional(),
-      scaling: Scaling.optional(),
-      settings: z
-        .object(settingsShape)
-        .optional()
-        .describe(
-          'Pipe settings; a key left out keeps (or returns to) the service default. Other keys: extraSettings.',
-        ),
-      extraSettings: ExtraSettings.optional(),
-      state: z
-        .enum(DESIRED_PIPE_STATES)
-        .default('Running')
-        .describe('Desired state: Running or Stopped. Defaults to Running.'),
-      ...managedSpecFields('Delete'),
-    })
-    .describe('The desired pipe.'),
+  PipeFields.extend({ fieldPolicy: fieldPolicySchema('Pipe', PIPE_POLICY) }).describe('The desired pipe.'),
   ...serviceRules(REPLACE),
   {
     rule: 'has(self.source.postgres) || has(self.destination.table)',

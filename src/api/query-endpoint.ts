@@ -3,6 +3,7 @@ import type { ManagedObject } from '../runtime/managed/types.ts';
 import { QUERY_ENDPOINT_ROLES } from '../cloud/schemas/query-endpoint.ts';
 import { managedSpecFields } from './common.ts';
 import { defineKind } from './kind-schema.ts';
+import { fieldPolicySchema, policyFields } from './field-policy.ts';
 import { withRules } from './meta.ts';
 import {
   SERVICE_COLUMN,
@@ -31,34 +32,41 @@ const roles = (description: string) =>
 const keyIds = (description: string) =>
   z.array(z.string().min(1).max(255).describe('An API key id.')).max(100).describe(description);
 
+const QueryEndpointFields = z.object({
+  ...serviceFields('whose query endpoint this is'),
+  roles: roles(`Roles the endpoint's queries run with: ${QUERY_ENDPOINT_ROLES.join(', ')}; at least one.`)
+    .min(1)
+    .meta({ 'x-kubernetes-list-type': 'set' }),
+  openApiKeys: keyIds('Ids of the API keys allowed to call the endpoint.')
+    .meta({ 'x-kubernetes-list-type': 'set' })
+    .optional(),
+  allowedOrigins: withRules(
+    z
+      .string()
+      .max(MAX_ORIGINS_LENGTH)
+      .describe(
+        'Comma-separated domains browsers may call the endpoint from, e.g. app.example.com,https://*.example.org:8443.',
+      ),
+    {
+      rule: `self.matches('${ALLOWED_ORIGINS_PATTERN}')`,
+      message:
+        'allowedOrigins must be a comma-separated list of domains (each a host name, optionally with *., http(s):// and :port)',
+    },
+  ).optional(),
+  ...managedSpecFields('Delete'),
+});
+
+/** The fields a field policy may name, those the cloud fixes at creation and the shared lists. */
+export const QUERY_ENDPOINT_POLICY = policyFields(QueryEndpointFields, {
+  fixed: ['serviceRef', 'serviceId'],
+});
+
 export const QueryEndpointSpec = withRules(
-  z
-    .object({
-      ...serviceFields('whose query endpoint this is'),
-      roles: roles(`Roles the endpoint's queries run with: ${QUERY_ENDPOINT_ROLES.join(', ')}; at least one.`)
-        .min(1)
-        .meta({ 'x-kubernetes-list-type': 'set' }),
-      openApiKeys: keyIds('Ids of the API keys allowed to call the endpoint.')
-        .meta({ 'x-kubernetes-list-type': 'set' })
-        .optional(),
-      allowedOrigins: withRules(
-        z
-          .string()
-          .max(MAX_ORIGINS_LENGTH)
-          .describe(
-            'Comma-separated domains browsers may call the endpoint from, e.g. app.example.com,https://*.example.org:8443.',
-          ),
-        {
-          rule: `self.matches('${ALLOWED_ORIGINS_PATTERN}')`,
-          message:
-            'allowedOrigins must be a comma-separated list of domains (each a host name, optionally with *., http(s):// and :port)',
-        },
-      ).optional(),
-      ...managedSpecFields('Delete'),
-    })
-    .describe(
-      "The desired query endpoint of a service: applying it replaces the service's whole configuration.",
-    ),
+  QueryEndpointFields.extend({
+    fieldPolicy: fieldPolicySchema('QueryEndpoint', QUERY_ENDPOINT_POLICY),
+  }).describe(
+    "The desired query endpoint of a service: applying it replaces the service's whole configuration.",
+  ),
   ...serviceRules(REPLACE),
 );
 export type QueryEndpointSpec = z.infer<typeof QueryEndpointSpec>;

@@ -9,6 +9,7 @@ import {
 } from '../cloud/schemas/reverse-private-endpoint.ts';
 import { managedSpecFields } from './common.ts';
 import { defineKind } from './kind-schema.ts';
+import { fieldPolicySchema, policyFields } from './field-policy.ts';
 import { immutable, withRules, type CelRule } from './meta.ts';
 import {
   SERVICE_COLUMN,
@@ -34,29 +35,35 @@ const TYPE_FIELD_RULES: CelRule[] = Object.entries(RPE_FIELDS_BY_TYPE).flatMap((
 );
 const CLOUD_FIELDS = ['description', 'type', ...Object.values(RPE_FIELDS_BY_TYPE).flat()];
 
+const ReversePrivateEndpointFields = z.object({
+  ...serviceFields('whose pipes use the endpoint'),
+  description: text('What the endpoint is for; sluice also finds a crashed create by it.', 255),
+  type: z
+    .enum(RPE_TYPES)
+    .describe(
+      'VPC_ENDPOINT_SERVICE (needs vpcEndpointServiceName), VPC_RESOURCE (needs vpcResourceConfigurationId and vpcResourceShareArn) or MSK_MULTI_VPC (needs mskClusterArn and mskAuthentication).',
+    ),
+  vpcEndpointServiceName: text('The VPC endpoint service to connect to (VPC_ENDPOINT_SERVICE).').optional(),
+  vpcResourceConfigurationId: text('The VPC resource configuration id (VPC_RESOURCE).').optional(),
+  vpcResourceShareArn: text('The ARN of the resource share (VPC_RESOURCE).').optional(),
+  mskClusterArn: text('The ARN of the MSK cluster (MSK_MULTI_VPC).').optional(),
+  mskAuthentication: z
+    .enum(MSK_AUTHENTICATIONS)
+    .optional()
+    .describe('How pipes authenticate to the MSK cluster: SASL_IAM or SASL_SCRAM (MSK_MULTI_VPC).'),
+  ...managedSpecFields('Delete'),
+});
+
+/** The fields a field policy may name, those the cloud fixes at creation and the shared lists. */
+export const REVERSE_PRIVATE_ENDPOINT_POLICY = policyFields(ReversePrivateEndpointFields, {
+  // The API changes none of its fields: a new endpoint is the only change.
+  fixed: ['serviceRef', 'serviceId', ...CLOUD_FIELDS],
+});
+
 export const ReversePrivateEndpointSpec = withRules(
-  z
-    .object({
-      ...serviceFields('whose pipes use the endpoint'),
-      description: text('What the endpoint is for; sluice also finds a crashed create by it.', 255),
-      type: z
-        .enum(RPE_TYPES)
-        .describe(
-          'VPC_ENDPOINT_SERVICE (needs vpcEndpointServiceName), VPC_RESOURCE (needs vpcResourceConfigurationId and vpcResourceShareArn) or MSK_MULTI_VPC (needs mskClusterArn and mskAuthentication).',
-        ),
-      vpcEndpointServiceName: text(
-        'The VPC endpoint service to connect to (VPC_ENDPOINT_SERVICE).',
-      ).optional(),
-      vpcResourceConfigurationId: text('The VPC resource configuration id (VPC_RESOURCE).').optional(),
-      vpcResourceShareArn: text('The ARN of the resource share (VPC_RESOURCE).').optional(),
-      mskClusterArn: text('The ARN of the MSK cluster (MSK_MULTI_VPC).').optional(),
-      mskAuthentication: z
-        .enum(MSK_AUTHENTICATIONS)
-        .optional()
-        .describe('How pipes authenticate to the MSK cluster: SASL_IAM or SASL_SCRAM (MSK_MULTI_VPC).'),
-      ...managedSpecFields('Delete'),
-    })
-    .describe('The desired reverse private endpoint.'),
+  ReversePrivateEndpointFields.extend({
+    fieldPolicy: fieldPolicySchema('ReversePrivateEndpoint', REVERSE_PRIVATE_ENDPOINT_POLICY),
+  }).describe('The desired reverse private endpoint.'),
   ...serviceRules(REPLACE),
   ...TYPE_FIELD_RULES,
   ...CLOUD_FIELDS.map((field) => immutable(field, REPLACE)),

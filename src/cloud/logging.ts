@@ -1,16 +1,10 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { isCredentialField, SECRET_KEY } from '../runtime/credential-fields.ts';
 
 export const REDACTED = '[REDACTED]';
 
-/**
- * Field names whose values are credentials wherever they appear: the whole value (object or string) is
- * replaced. Matched case-insensitively against the key name.
- */
-const SECRET_KEY =
-  /^(authorization|proxy-authorization|password|keysecret|secretkey|secret|token|alertstoken|credentials|accesskey|accesskeyid|apikey|api_key|x-api-key|cookie|set-cookie|connectionstring)$/i;
-
-/** Whether a field of this name holds a credential wherever it appears (its whole value). */
-export const isCredentialField = (key: string): boolean => SECRET_KEY.test(key);
+// Stated in the runtime, which masks the same fields in what it writes to status.
+export { isCredentialField };
 
 /**
  * pino `redact` paths: a second line of defence for anything logged as an object by code that does not use

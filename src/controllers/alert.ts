@@ -1,7 +1,8 @@
-import { alertSchema, type Alert } from '../api/alert.ts';
+import { ALERT_POLICY, alertSchema, type Alert } from '../api/alert.ts';
 import type { AlertBody } from '../cloud/alerting-client.ts';
+import { applyFieldPolicy } from '../runtime/managed/field-policy.ts';
 import type { ConnectContext, ExternalClient, LostCreate, Observation } from '../runtime/managed/types.ts';
-import { alertBody, alertStatus, diffAlert, isAlertFor } from './alert-diff.ts';
+import { alertBody, alertStatus, diffAlert, isAlertFor, observedBody } from './alert-diff.ts';
 import { createdSince, ignoreNotFound, listedSince } from './cloud-calls.ts';
 import type { CloudConnection } from './cloud-connection.ts';
 import type { SluiceKind } from './sluice-kind.ts';
@@ -39,10 +40,17 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
       ignoreNotFound(this.cloud.alerting.getAlert(id)),
     );
     if (!alert) return { exists: false };
-    const differences = diffAlert(resource.spec, alert);
+    const { plan, differences, drift } = applyFieldPolicy(
+      resource,
+      ALERT_POLICY,
+      observedBody(alert),
+      (spec) => ({
+        body: alertBody(spec),
+        differences: diffAlert(spec, alert),
+      }),
+    );
     // A firing alert works as it should: its state is shown in status, it does not make the resource unready.
-    const plan = alertBody(resource.spec);
-    return { exists: true, plan, differences, available: true, status: alertStatus(alert) };
+    return { exists: true, plan: plan.body, differences, drift, available: true, status: alertStatus(alert) };
   }
 
   async create(resource: Alert) {

@@ -1,5 +1,5 @@
 import type { DatabaseServiceSpec } from '../api/database-service.ts';
-import { NUM_REPLICAS, SIZING_FIELDS } from '../cloud/schemas/service.ts';
+import { NUM_REPLICAS, SIZING_FIELDS, TOGGLEABLE_ENDPOINT_PROTOCOLS } from '../cloud/schemas/service.ts';
 import type { ReplicaScalingRequest, ServiceCommand } from '../cloud/schemas/service.ts';
 import { ServiceCreateRequest, ServiceUpdateRequest, type Service } from '../cloud/schemas/service.ts';
 import type { ServiceCreateBody } from '../cloud/management-client.ts';
@@ -168,6 +168,30 @@ function listEdit<T>(desired: T[], actual: T[], identity: (item: T) => string) {
   const remove = [...have].filter(([id]) => !want.has(id)).map(([, item]) => item);
   if (add.length === 0 && remove.length === 0) return undefined;
   return { ...(add.length ? { add } : {}), ...(remove.length ? { remove } : {}) };
+}
+
+/**
+ * The service in the spec's own terms, cloud defaults included: the values a field policy leaves to the
+ * cloud (and status.drift shows). Fields the cloud does not report are absent.
+ */
+export function serviceAsSpec(service: Service): Record<string, unknown> {
+  const state = service.state ?? 'running';
+  const reported = EXPORTED_SERVICE_FIELDS.filter((f) => service[f] !== undefined && service[f] !== null);
+  return {
+    name: service.name,
+    ...Object.fromEntries(reported.map((field) => [field, service[field]])),
+    ipAccessList: (service.ipAccessList ?? []).map(({ source, description }) => ({
+      source,
+      ...(description ? { description } : {}),
+    })),
+    privateEndpointIds: [...(service.privateEndpointIds ?? [])],
+    endpoints: TOGGLEABLE_ENDPOINT_PROTOCOLS.map((protocol) => ({
+      protocol,
+      enabled: (service.endpoints ?? []).some((e) => e.protocol === protocol),
+    })),
+    tags: (service.tags ?? []).filter((t) => t.key !== UID_TAG).map(({ key, value }) => ({ key, value })),
+    state: state === 'stopped' || state === 'stopping' ? 'Stopped' : 'Running',
+  };
 }
 
 /** What the cloud assumes when a create leaves a field out: an export leaves these out too. */

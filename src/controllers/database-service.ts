@@ -1,8 +1,13 @@
 import { renderTemplate } from '../api/connection-template.ts';
-import { databaseServiceSchema, type DatabaseService } from '../api/database-service.ts';
+import {
+  DATABASE_SERVICE_POLICY,
+  databaseServiceSchema,
+  type DatabaseService,
+} from '../api/database-service.ts';
 import type { Service } from '../cloud/schemas/service.ts';
 import { passwordHashes } from '../cloud/password-hash.ts';
 import { externalIdOf } from '../runtime/managed/annotations.ts';
+import { applyFieldPolicy } from '../runtime/managed/field-policy.ts';
 import type { SecretUse } from '../runtime/managed/secret-references.ts';
 import type {
   ConnectContext,
@@ -18,6 +23,7 @@ import {
   availability,
   diffService,
   serviceCreateBody,
+  serviceAsSpec,
   UID_TAG,
   type ServiceDiff,
 } from './database-service-diff.ts';
@@ -84,19 +90,24 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     const service = await this.read(id);
     if (!service) return { exists: false };
     // An adopted service changes only where the spec says: no marker tag (its id is in status already).
-    const adopted = externalIdOf(resource) !== undefined;
-    const diff = diffService(resource.spec, adopted ? undefined : resource.metadata.uid, service);
-    // The cloud never tells its password: a changed Secret (or one never sent, as on adoption) is the difference.
-    if (this.password?.changed) {
-      diff.setPassword = true;
-      diff.differences.push(PASSWORD_FIELD);
-    }
+    const uid = externalIdOf(resource) !== undefined ? undefined : resource.metadata.uid;
+    const policed = applyFieldPolicy(resource, DATABASE_SERVICE_POLICY, serviceAsSpec(service), (spec) => {
+      const diff = diffService(spec, uid, service);
+      // The cloud never tells its password: a changed Secret (or one never sent, as on adoption) is the difference.
+      if (this.password?.changed) {
+        diff.setPassword = true;
+        diff.differences.push(PASSWORD_FIELD);
+      }
+      return diff;
+    });
     return {
       exists: true,
       // The diff itself is what update needs: the PATCH and command for exactly the service observed.
-      plan: diff,
-      differences: diff.differences,
-      ...availability(resource.spec, service),
+      plan: policed.plan,
+      differences: policed.differences,
+      drift: policed.drift,
+      managedEntries: policed.managedEntries,
+      ...availability(policed.spec, service),
       status: {
         state: service.state,
         endpoints: service.endpoints?.map(({ protocol, host, port, username }) => ({

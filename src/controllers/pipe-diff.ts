@@ -365,6 +365,23 @@ export function exportPipe(
   return { spec, secrets };
 }
 
+/**
+ * The pipe in the spec's own terms (the fields a spec can change in place): the values a field policy
+ * leaves to the cloud, and status.drift shows.
+ */
+export function pipeAsSpec(pipe: Pipe): Record<string, unknown> {
+  const { settings, extraSettings } = setSettings(pipe.settings);
+  return {
+    name: pipe.name,
+    destination: pipe.destination,
+    fieldMappings: pipe.fieldMappings ?? [],
+    scaling: pipe.scaling ?? {},
+    settings,
+    extraSettings: extraSettingsSpec(extraSettings),
+    state: STOPPED_STATES.includes(pipe.state) ? 'Stopped' : 'Running',
+  };
+}
+
 /** Settings beyond the contract's, in the spec's shape: by the type of their value. */
 function extraSettingsSpec(extra: Record<string, unknown>): Record<string, Record<string, unknown>> {
   const typeOf = { boolean: 'booleans', number: 'numbers', string: 'strings' } as const;

@@ -1,6 +1,7 @@
-import { pipeSchema, type Pipe, type PipeStatus } from '../api/pipe.ts';
+import { PIPE_POLICY, pipeSchema, type Pipe, type PipeStatus } from '../api/pipe.ts';
 import type { Pipe as CloudPipe } from '../cloud/schemas/pipe.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
+import { applyFieldPolicy } from '../runtime/managed/field-policy.ts';
 import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
 import type { ConnectContext, ExternalClient, LostCreate, Observation } from '../runtime/managed/types.ts';
 import type { CloudConnection } from './cloud-connection.ts';
@@ -8,6 +9,7 @@ import { createdSince, deleteUntilGone, ignoreNotFound, listedSince } from './cl
 import {
   diffPipe,
   kafkaEndpointIds,
+  pipeAsSpec,
   pipeAvailability,
   pipeCreateBody,
   pipeSecretUses,
@@ -86,20 +88,17 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       );
     }
     const recordedExtraKeys = resource.status?.extraSettingKeys ?? [];
-    const plan = diffPipe(
-      resource.spec,
-      pipe,
-      secrets.rotated,
-      (field) => secrets.values(field),
-      recordedExtraKeys,
+    const policed = applyFieldPolicy(resource, PIPE_POLICY, pipeAsSpec(pipe), (spec) =>
+      diffPipe(spec, pipe, secrets.rotated, (field) => secrets.values(field), recordedExtraKeys),
     );
     const endpoints = await this.reversePrivateEndpoints(resource);
     const notReady = endpoints.find((endpoint) => endpoint.status !== 'Ready');
-    const availability = pipeAvailability(resource.spec, pipe.state);
+    const availability = pipeAvailability(policed.spec, pipe.state);
     return {
       exists: true,
-      plan,
-      differences: plan.differences,
+      plan: policed.plan,
+      differences: policed.differences,
+      drift: policed.drift,
       ...(availability.available && notReady
         ? {
             available: false,

@@ -1,5 +1,6 @@
-import { queryEndpointSchema, type QueryEndpoint } from '../api/query-endpoint.ts';
+import { QUERY_ENDPOINT_POLICY, queryEndpointSchema, type QueryEndpoint } from '../api/query-endpoint.ts';
 import type { QueryEndpointBody } from '../cloud/management-client.ts';
+import { applyFieldPolicy } from '../runtime/managed/field-policy.ts';
 import type { ExternalClient, Observation } from '../runtime/managed/types.ts';
 import { deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
 import { diffQueryEndpoint, queryEndpointBody, queryEndpointStatus } from './query-endpoint-diff.ts';
@@ -26,11 +27,18 @@ class QueryEndpointClient
   async observe(resource: QueryEndpoint): Promise<Observation<QueryEndpointBody>> {
     const endpoint = await ignoreNotFound(this.management.getQueryEndpoint(this.serviceId));
     if (!endpoint) return { exists: false };
+    // Whatever differs, the fix is the same: the whole configuration, sent once.
+    const { plan, differences, drift } = applyFieldPolicy(
+      resource,
+      QUERY_ENDPOINT_POLICY,
+      { ...endpoint },
+      (spec) => ({ body: queryEndpointBody(spec), differences: diffQueryEndpoint(spec, endpoint) }),
+    );
     return {
       exists: true,
-      // Whatever differs, the fix is the same: the whole configuration, sent once.
-      plan: queryEndpointBody(resource.spec),
-      differences: diffQueryEndpoint(resource.spec, endpoint),
+      plan: plan.body,
+      differences,
+      drift,
       available: true,
       status: queryEndpointStatus(endpoint),
     };

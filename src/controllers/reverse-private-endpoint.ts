@@ -1,9 +1,11 @@
 import {
   reversePrivateEndpointSchema,
   type ReversePrivateEndpoint,
+  REVERSE_PRIVATE_ENDPOINT_POLICY,
 } from '../api/reverse-private-endpoint.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
 import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
+import { applyFieldPolicy } from '../runtime/managed/field-policy.ts';
 import type { ExternalClient, LostCreate, Observation } from '../runtime/managed/types.ts';
 import { deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
 import {
@@ -55,11 +57,19 @@ class ReversePrivateEndpointClient
   async observe(resource: ReversePrivateEndpoint, id: string): Promise<Observation<undefined>> {
     const endpoint = await this.read(id);
     if (!endpoint) return { exists: false };
+    // No field can have a policy (the API changes none); sluice.dev/drift: report still reports them.
+    const { differences, drift } = applyFieldPolicy(
+      resource,
+      REVERSE_PRIVATE_ENDPOINT_POLICY,
+      { ...endpoint },
+      (spec) => ({ differences: rpeDifferences(spec, endpoint) }),
+    );
     return {
       exists: true,
       // No call changes an endpoint: a difference is reported by `update`, never fixed.
       plan: undefined,
-      differences: rpeDifferences(resource.spec, endpoint),
+      differences,
+      drift,
       ...rpeAvailability(resource.spec, endpoint),
       status: {
         ...endpointStatusOf(endpoint),

@@ -34,6 +34,11 @@ export function exportCommand(): Command {
     )
     .option('--out-dir <dir>', 'write one file per object here instead of printing them')
     .option(
+      '--field-policy <policy=field>',
+      'write spec.fieldPolicy into each manifest whose kind has the field: createOnly=<field>, reportOnly=<field> or additive=<list> (e.g. additive=ipAccessList,additive=tags,reportOnly=scaling.replicas); comma-separated or repeated',
+      collect,
+    )
+    .option(
       '--observe',
       'export with spec.managementPolicy: Observe: sluice then only reads what it adopts until you switch to Full',
     );

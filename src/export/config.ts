@@ -1,8 +1,11 @@
 import { z } from 'zod';
 import { cloudAccessFields, FLAG_CREDENTIALS } from '../operator/cloud-access-config.ts';
+import type { FieldPolicy } from '../runtime/managed/field-policy.ts';
+import { anyKindAccepts, POLICIES, type PolicyName } from './field-policy.ts';
 import { EXPORTED_KINDS, type ExportedKind } from './kinds.ts';
 
 const TAG_SELECTOR = /^tag:([^=]+)=(.*)$/;
+const FIELD_POLICY = new RegExp(`^(${POLICIES.join('|')})=(.+)$`);
 
 /** `sluice export` flags, checked before anything is read so a bad one fails with its name. */
 export const ExportConfig = z
@@ -13,6 +16,13 @@ export const ExportConfig = z
     output: z.enum(['yaml', 'json']).default('yaml'),
     outDir: z.string().optional(),
     observe: z.boolean().default(false),
+    fieldPolicy: z
+      .array(
+        z.string().regex(FIELD_POLICY, {
+          error: 'must be createOnly=<field>, reportOnly=<field> or additive=<list>',
+        }),
+      )
+      .optional(),
   })
   .superRefine((config, ctx) => {
     if (config.credentialsSecret && config.organization) {
@@ -21,6 +31,16 @@ export const ExportConfig = z
         path: ['organization'],
         message: 'is not allowed with --credentials-secret',
       });
+    }
+    for (const entry of config.fieldPolicy ?? []) {
+      const [, policy, path] = FIELD_POLICY.exec(entry) ?? [];
+      if (policy && path && !anyKindAccepts(policy as PolicyName, path)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['fieldPolicy'],
+          message: `${entry}: no exported kind takes ${path} as ${policy}`,
+        });
+      }
     }
     if (!config.credentialsSecret) {
       for (const field of FLAG_CREDENTIALS) {
@@ -34,9 +54,10 @@ export const ExportConfig = z
       }
     }
   })
-  .transform(({ kind, selector, ...config }) => ({
+  .transform(({ kind, selector, fieldPolicy, ...config }) => ({
     ...config,
     kinds: new Set<ExportedKind>(kind ?? EXPORTED_KINDS),
+    ...(fieldPolicy ? { fieldPolicy: policyOf(fieldPolicy) } : {}),
     ...(selector
       ? {
           tags: selector.map((text) => {
@@ -47,3 +68,13 @@ export const ExportConfig = z
       : {}),
   }));
 export type ExportConfig = z.output<typeof ExportConfig>;
+
+/** `additive=ipAccessList`, `reportOnly=tags`, … as one policy. */
+function policyOf(entries: readonly string[]): FieldPolicy {
+  const policy: FieldPolicy = {};
+  for (const entry of entries) {
+    const [, name, path] = FIELD_POLICY.exec(entry)!;
+    (policy[name as PolicyName] ??= []).push(path!);
+  }
+  return policy;
+}

@@ -17,7 +17,9 @@ import { exportQueryEndpoint } from '../controllers/query-endpoint-diff.ts';
 import { exportReversePrivateEndpoint } from '../controllers/reverse-private-endpoint-diff.ts';
 import { kindNamed } from '../kinds.ts';
 import { ANNOTATIONS } from '../runtime/managed/annotations.ts';
+import type { FieldPolicy } from '../runtime/managed/field-policy.ts';
 import { mapConcurrently } from '../runtime/map-concurrently.ts';
+import { fieldPolicyFor } from './field-policy.ts';
 import type { ExportedKind } from './kinds.ts';
 import { NameRegistry } from './names.ts';
 
@@ -36,6 +38,8 @@ export interface ExportOptions {
   progress?: (line: string) => void;
   /** Manifests with `managementPolicy: Observe`: sluice only reads what they adopt until switched to Full. */
   observe?: boolean;
+  /** Written into each manifest for the fields its kind has (`fieldPolicyFor`). */
+  fieldPolicy?: FieldPolicy;
 }
 
 export interface Manifest {
@@ -102,6 +106,7 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
       progress(`skipped ${kind} ${JSON.stringify(cloudName)} (${id}): ${checked.unexpressible}`);
       return false;
     }
+    const fieldPolicy = options.fieldPolicy && fieldPolicyFor(kind, options.fieldPolicy);
     result.manifests.push({
       apiVersion: API_VERSION,
       kind,
@@ -112,6 +117,7 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
       },
       spec: {
         ...checked.spec,
+        ...(fieldPolicy ? { fieldPolicy } : {}),
         deletionPolicy: 'Orphan',
         ...(options.observe ? { managementPolicy: 'Observe' } : {}),
       },

@@ -65,6 +65,7 @@ export async function runExport(
       kinds: config.kinds,
       ...(config.tags ? { tags: config.tags } : {}),
       observe: config.observe,
+      ...(config.fieldPolicy ? { fieldPolicy: config.fieldPolicy } : {}),
       progress: io.stderr,
     });
   } catch (error) {

@@ -36,6 +36,7 @@ const only =
     kind.kind === name;
 
 const T0 = '2026-01-01T00:00:00Z';
+const ALLOWED_DRIFT = '1 field differs from the spec, as the field policy allows: name';
 const ok: Condition = { type: 'Synced', status: 'True', reason: 'ReconcileSuccess' };
 
 function resource(
@@ -341,7 +342,23 @@ export const HEALTH_CASES: HealthCase[] = [
   },
   {
     name: 'drift-reported',
-    about: 'sluice.dev/drift: report and the cloud differs from the spec',
+    about: 'sluice.dev/drift: report and the cloud differs from the spec: a difference the policy allows',
+    expected: { status: 'Healthy', message: ALLOWED_DRIFT },
+    object: (kind) =>
+      resource(kind, {
+        annotations: { 'sluice.dev/drift': 'report' },
+        conditions: [ok, ready(ALLOWED_DRIFT)],
+      }),
+  },
+  {
+    name: 'drift-allowed',
+    about: 'spec.fieldPolicy leaves a field to the cloud, or only reports it, and the cloud differs there',
+    expected: { status: 'Healthy', message: ALLOWED_DRIFT },
+    object: (kind) => resource(kind, { conditions: [ok, ready(ALLOWED_DRIFT)] }),
+  },
+  {
+    name: 'drift-reported-earlier',
+    about: 'a status written by an earlier sluice, whose sluice.dev/drift: report made Ready False',
     expected: { status: 'Degraded', message: 'differs from the cloud in: name' },
     object: (kind) =>
       resource(kind, {

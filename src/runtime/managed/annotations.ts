@@ -6,7 +6,7 @@ export const ANNOTATIONS = {
   externalId: 'sluice.dev/external-id',
   /** "true" stops all reconciling of the resource, deletion included. */
   paused: 'sluice.dev/paused',
-  /** "report" records differences in a Drifted condition instead of correcting them. */
+  /** "report": no field is corrected; every difference is reported in status.drift (reportOnly for all). */
   drift: 'sluice.dev/drift',
   /** Per-resource drift-check interval (e.g. 30s, 5m), overriding --sync-interval. */
   syncInterval: 'sluice.dev/sync-interval',

@@ -14,6 +14,7 @@ import { deferralOf, ReconcileError } from './errors.ts';
 import { Deletion } from './deletion.ts';
 import type { KubeWriter } from './kube-writer.ts';
 import { ObjectChanged, ObjectGone, objectWrites } from './object-writes.ts';
+import { describeDrift, recordDrift } from './drift-status.ts';
 import { isObserveOnly, nothingToObserve, recordPendingChanges } from './observe-only.ts';
 import { Outcomes, type Outcome } from './outcomes.ts';
 import { Pacing } from './pacing.ts';
@@ -297,12 +298,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     }
     draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
     const listed = observation.differences.join(', ');
-    if (listed && resource.metadata.annotations?.[ANNOTATIONS.drift] === 'report') {
-      const message = `differs from the cloud in: ${listed}`;
-      draft.setCondition({ type: 'Drifted', status: 'True', reason: 'DriftDetected', message });
-      draft.setCondition({ type: 'Ready', status: 'False', reason: 'Drifted', message });
-      return { kind: 'driftCheck' };
-    }
+    const drift = observation.drift ?? [];
+    recordDrift(draft.status, drift, observation.managedEntries, this.now());
     if (listed) {
       draft.changingCloud = true;
       Object.assign(draft.status, await external.update(resource, id, observation));
@@ -323,7 +320,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       });
       return { kind: 'waitForCloud' };
     }
-    draft.removeCondition('Drifted');
+    // A difference the field policy allows is no reason to be less Ready: it is said, and counted.
+    const allowed = drift.length > 0 ? describeDrift(drift) : undefined;
+    if (allowed)
+      draft.setCondition({ type: 'Drifted', status: 'True', reason: 'DriftAllowed', message: allowed });
+    else draft.removeCondition('Drifted');
     this.referencedSecrets.record(draft, secrets);
     if (!observation.available) {
       const message = observation.waitingFor ?? 'waiting for the cloud';
@@ -335,7 +336,12 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       });
       return { kind: 'waitForCloud' };
     }
-    draft.setCondition({ type: 'Ready', status: 'True', reason: 'Available' });
+    draft.setCondition({
+      type: 'Ready',
+      status: 'True',
+      reason: 'Available',
+      ...(allowed ? { message: allowed } : {}),
+    });
     return { kind: 'driftCheck' };
   }
 
@@ -352,6 +358,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const { failed, reason } = observation;
     if (failed) return this.outcomes.cloudFailed(draft, failed, reason ?? 'CloudFailed');
     const notes = withheld ? [withheld] : [];
+    recordDrift(draft.status, observation.drift ?? [], observation.managedEntries, this.now());
     await recordPendingChanges(resource, external, id, observation, writes, draft, notes);
     return { kind: 'driftCheck' };
   }

@@ -1,3 +1,4 @@
+import type { DriftedField, ManagedEntries } from './field-policy.ts';
 import type { DeletionPolicy, ManagedObject } from './managed-object.ts';
 import type { ReferenceDeclaration, ResolvedReferences } from './references.ts';
 import type { ResolvedSecrets, SecretUse } from './secret-references.ts';
@@ -23,8 +24,12 @@ export type Observation<Plan = unknown> =
       exists: true;
       /** The calls that turn what was observed into the spec, computed once and handed back to `update`. */
       plan: Plan;
-      /** Names of the spec fields whose cloud value differs (empty when up to date). */
+      /** Names of the spec fields whose cloud value differs and that `update` corrects (empty when up to date). */
       differences: string[];
+      /** Fields that differ and are left as they are, as the field policy says (`applyFieldPolicy`). */
+      drift?: DriftedField[];
+      /** The entries sluice manages in the spec's additive lists, for status. */
+      managedEntries?: ManagedEntries;
       /** True when the cloud resource is usable in the desired state (e.g. a service is running). */
       available: boolean;
       /** Why it is not available yet (shown in the Ready condition), e.g. `service is provisioning`. */

@@ -56,7 +56,7 @@ describe.skipIf(clusterSkipReason())('DatabaseService adoption, pause and drift'
     expect((await env.cloud.getService(id)).name).toBe('renamed while paused');
   });
 
-  it('reports drift in a Drifted condition without correcting it when asked to report only', async () => {
+  it('reports drift in status.drift without correcting it when asked to report only, staying Ready', async () => {
     await env.apply(
       'watched',
       { name: 'watched' },
@@ -72,7 +72,15 @@ describe.skipIf(clusterSkipReason())('DatabaseService adoption, pause and drift'
       (r) => condition(r, 'Drifted')?.status === 'True',
     );
     expect(condition(drifted, 'Drifted')!.message).toContain('name');
-    expect(condition(drifted, 'Ready')).toMatchObject({ status: 'False', reason: 'Drifted' });
+    // The same as reportOnly for every field: an allowed difference, counted in Ready, listed in status.
+    expect(condition(drifted, 'Ready')).toMatchObject({
+      status: 'True',
+      reason: 'Available',
+      message: '1 field differs from the spec, as the field policy allows: name',
+    });
+    expect(drifted.status!.drift).toEqual([
+      { path: 'name', observed: 'changed by hand', since: expect.any(String) },
+    ]);
     expect(writes(await env.calls())).toEqual([]);
     expect((await env.cloud.getService(id)).name).toBe('changed by hand');
   });

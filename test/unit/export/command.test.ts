@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ExportConfig } from '../../../src/export/config.ts';
+import { fieldPolicyFor } from '../../../src/export/field-policy.ts';
 
 const keys = {
   organization: '5f0c8e4a-1b2c-4d3e-8f90-123456789abc',
@@ -29,5 +30,42 @@ describe('sluice export flags', () => {
     expect(paths({ ...keys, kind: ['Service'] })).toEqual(['kind']);
     expect(paths({ ...keys, selector: ['team=data'] })).toEqual(['selector']);
     expect(paths({ ...keys, credentialsSecret: 'ns/name' })).toEqual(['organization']);
+  });
+
+  it('takes --field-policy entries as one policy, and writes each kind only the fields it has', () => {
+    const config = ExportConfig.parse({
+      ...keys,
+      fieldPolicy: [
+        'additive=ipAccessList',
+        'additive=tags',
+        'reportOnly=scaling.replicas',
+        'reportOnly=name',
+      ],
+    });
+    expect(config.fieldPolicy).toEqual({
+      additive: ['ipAccessList', 'tags'],
+      reportOnly: ['scaling.replicas', 'name'],
+    });
+    expect(fieldPolicyFor('DatabaseService', config.fieldPolicy!)).toEqual({
+      additive: ['ipAccessList', 'tags'],
+      reportOnly: ['name'],
+    });
+    expect(fieldPolicyFor('Pipe', config.fieldPolicy!)).toEqual({ reportOnly: ['scaling.replicas', 'name'] });
+    expect(fieldPolicyFor('ReversePrivateEndpoint', config.fieldPolicy!)).toBeUndefined();
+  });
+
+  it('refuses a --field-policy entry no exported kind takes, naming it', () => {
+    const messages = (fieldPolicy: string[]) =>
+      ExportConfig.safeParse({ ...keys, fieldPolicy }).error?.issues.map((issue) => [
+        issue.path[0],
+        issue.message,
+      ]);
+    expect(messages(['additive=fieldMappings'])).toEqual([
+      ['fieldPolicy', 'additive=fieldMappings: no exported kind takes fieldMappings as additive'],
+    ]);
+    expect(messages(['reportOnly=region'])).toEqual([
+      ['fieldPolicy', 'reportOnly=region: no exported kind takes region as reportOnly'],
+    ]);
+    expect(messages(['ignore=tags'])?.[0]?.[0]).toBe('fieldPolicy');
   });
 });

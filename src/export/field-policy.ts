@@ -1,0 +1,42 @@
+import { ALERT_POLICY } from '../api/alert.ts';
+import { DATABASE_SERVICE_POLICY } from '../api/database-service.ts';
+import { PIPE_POLICY } from '../api/pipe.ts';
+import { QUERY_ENDPOINT_POLICY } from '../api/query-endpoint.ts';
+import { REVERSE_PRIVATE_ENDPOINT_POLICY } from '../api/reverse-private-endpoint.ts';
+import type { FieldPolicy, PolicyFields } from '../runtime/managed/field-policy.ts';
+import type { ExportedKind } from './kinds.ts';
+
+export const POLICIES = ['createOnly', 'reportOnly', 'additive'] as const;
+export type PolicyName = (typeof POLICIES)[number];
+
+const POLICY_FIELDS: Record<ExportedKind, PolicyFields> = {
+  DatabaseService: DATABASE_SERVICE_POLICY,
+  Pipe: PIPE_POLICY,
+  ReversePrivateEndpoint: REVERSE_PRIVATE_ENDPOINT_POLICY,
+  QueryEndpoint: QUERY_ENDPOINT_POLICY,
+  Alert: ALERT_POLICY,
+};
+
+/** What a kind accepts under a policy: fields changed in place, or for `additive` its shared lists. */
+const accepts = (kind: ExportedKind, policy: PolicyName, path: string) =>
+  policy === 'additive'
+    ? POLICY_FIELDS[kind].additive[path] !== undefined
+    : POLICY_FIELDS[kind].paths.includes(path);
+
+/** Whether any exported kind accepts `path` under `policy`: a flag naming none is a mistake. */
+export function anyKindAccepts(policy: PolicyName, path: string): boolean {
+  return Object.keys(POLICY_FIELDS).some((kind) => accepts(kind as ExportedKind, policy, path));
+}
+
+/**
+ * The part of `--field-policy` a manifest of `kind` takes: the fields it has (a Pipe takes
+ * `scaling.replicas`, a DatabaseService does not); undefined when none is left.
+ */
+export function fieldPolicyFor(kind: ExportedKind, policy: FieldPolicy): FieldPolicy | undefined {
+  const taken: FieldPolicy = {};
+  for (const name of POLICIES) {
+    const paths = (policy[name] ?? []).filter((path) => accepts(kind, name, path));
+    if (paths.length > 0) taken[name] = paths;
+  }
+  return Object.keys(taken).length > 0 ? taken : undefined;
+}

@@ -1,0 +1,169 @@
+import { isDeepStrictEqual } from 'node:util';
+import { ANNOTATIONS } from './annotations.ts';
+
+/** `spec.fieldPolicy`: who owns which field after create. A field it does not name is enforced. */
+export interface FieldPolicy {
+  /** Sent in the create; afterwards the cloud's value stands. */
+  createOnly?: string[];
+  /** Differences are reported in `status.drift`, never corrected. */
+  reportOnly?: string[];
+  /** Lists whose entries sluice enforces while leaving the entries others add alone. */
+  additive?: string[];
+}
+
+/**
+ * What a kind says of its spec's fields, stated once as data: the CRD's admission rules, `sluice plan` and
+ * the reconciler all read it.
+ */
+export interface PolicyFields {
+  /** Every field a policy may name, as a dotted path (`scaling.replicas`). */
+  paths: readonly string[];
+  /** Fields the cloud fixes at creation: a policy on them would mean nothing, so it is refused. */
+  fixed: readonly string[];
+  /** The lists `additive` may name, each with the entry field that tells entries apart. */
+  additive: Readonly<Record<string, string>>;
+}
+
+/** A field that differs from the spec and is left as it is, with what the cloud holds. */
+export interface DriftedField {
+  path: string;
+  observed: unknown;
+}
+
+/** By additive list: the identities of the entries sluice set there (and so may remove). */
+export type ManagedEntries = Record<string, string[]>;
+
+export interface PolicyOutcome<S, P> {
+  /** The spec sluice enforces: fields left to the cloud hold the cloud's value, shared lists others' entries. */
+  spec: S;
+  plan: P;
+  /** The differences sluice corrects: what the plan's calls change. */
+  differences: string[];
+  /** The differences left as they are. */
+  drift: DriftedField[];
+  /** For `status.managedEntries`; undefined when the spec names no additive list. */
+  managedEntries?: ManagedEntries;
+}
+
+interface PolicedObject<S> {
+  metadata: { annotations?: Record<string, string> };
+  spec: S & { fieldPolicy?: FieldPolicy };
+  status?: { managedEntries?: ManagedEntries };
+}
+
+/**
+ * Applies the object's field policy to a kind's diff, which stays a pure function of a spec: fields left
+ * to the cloud are given the cloud's value (`observed`, the cloud resource in the spec's own terms) and a
+ * shared list the entries others added, so the kind's own diff finds nothing to change there. A field is
+ * drift when putting the spec's value back would change the plan. `sluice.dev/drift: report` is reportOnly
+ * for every field: what is still different (a rotated Secret) is reported too.
+ */
+export function applyFieldPolicy<S extends object, P extends { differences: string[] }>(
+  resource: PolicedObject<S>,
+  fields: PolicyFields,
+  observed: Readonly<Record<string, unknown>>,
+  diff: (spec: S) => P,
+): PolicyOutcome<S, P> {
+  const policy = resource.spec.fieldPolicy ?? {};
+  const reportAll = resource.metadata.annotations?.[ANNOTATIONS.drift] === 'report';
+  const { spec: shared, managedEntries } = shareLists(
+    resource.spec,
+    policy.additive ?? [],
+    fields,
+    observed,
+    resource.status,
+  );
+  const leftAlone = reportAll
+    ? fields.paths.filter((path) => !path.includes('.'))
+    : [...(policy.createOnly ?? []), ...(policy.reportOnly ?? [])];
+  let spec = shared;
+  for (const path of leftAlone) spec = withPath(spec, path, readPath(observed, path));
+  const plan = diff(spec);
+  const differences = new Set(plan.differences);
+  const drift: DriftedField[] = [];
+  // A field left alone is drift when putting the spec's value back would change what is sent (its calls,
+  // not only the names: a pipe's `scaling` is one difference for all its keys). Only when the spec as
+  // written plans more than this is each field put back in turn (a diff each) to find which.
+  const leftDifferent = leftAlone.length > 0 && !isDeepStrictEqual(diff(shared), plan);
+  for (const path of leftDifferent ? leftAlone : []) {
+    const wanted = readPath(shared, path);
+    if (isDeepStrictEqual(wanted, readPath(spec, path))) continue;
+    if (!isDeepStrictEqual(diff(withPath(spec, path, wanted)), plan))
+      drift.push({ path, observed: readPath(observed, path) });
+  }
+  if (reportAll) {
+    // Nothing is corrected: what no field's value explains (a credential to send) is reported as well.
+    for (const path of plan.differences) drift.push({ path, observed: readPath(observed, path) });
+    differences.clear();
+  }
+  return {
+    spec,
+    plan,
+    differences: [...differences],
+    drift,
+    ...(managedEntries ? { managedEntries } : {}),
+  };
+}
+
+/**
+ * Puts the entries others added back into each additive list of `spec`: every observed entry whose
+ * identity the spec does not hold, unless sluice set it earlier (then the user removed it from the spec,
+ * and sluice removes it from the cloud). Returns what sluice manages now: the spec's entries, and those it
+ * set earlier that the cloud still holds, until they are gone.
+ */
+function shareLists<S extends object>(
+  written: S,
+  additive: readonly string[],
+  fields: PolicyFields,
+  observed: Readonly<Record<string, unknown>>,
+  status: { managedEntries?: ManagedEntries } | undefined,
+): { spec: S; managedEntries?: ManagedEntries } {
+  if (additive.length === 0) return { spec: written };
+  let spec = written;
+  const managed: ManagedEntries = {};
+  for (const path of additive) {
+    const key = fields.additive[path];
+    if (key === undefined) continue;
+    const identity = (entry: unknown) => String((entry as Record<string, unknown>)[key]);
+    const ours = (readPath(spec, path) as unknown[] | undefined) ?? [];
+    const theirs = (readPath(observed, path) as unknown[] | undefined) ?? [];
+    const wanted = new Set(ours.map(identity));
+    const earlier = new Set(status?.managedEntries?.[path] ?? []);
+    const others = theirs.filter((entry) => !wanted.has(identity(entry)) && !earlier.has(identity(entry)));
+    spec = withPath(spec, path, [...ours, ...others]);
+    const stillThere = theirs.map(identity).filter((id) => earlier.has(id) && !wanted.has(id));
+    managed[path] = [...new Set([...wanted, ...stillThere])].sort().slice(0, MAX_MANAGED_ENTRIES);
+  }
+  return { spec, managedEntries: managed };
+}
+
+/** Bounds of what the policy writes to status (the status schema states them too): status stays small. */
+export const MAX_MANAGED_ENTRIES = 500;
+export const MAX_DRIFT_ENTRIES = 32;
+export const MAX_OBSERVED_LENGTH = 256;
+
+/** The value at a dotted path, undefined where any step is missing. */
+export function readPath(value: unknown, path: string): unknown {
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (node, key) =>
+        node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined,
+      value,
+    );
+}
+
+/**
+ * A copy of `target` with the value at a dotted path replaced (undefined removes the field): only the objects
+ * on the path are copied, the rest is shared, so it is cheap for large specs.
+ */
+export function withPath<T extends object>(target: T, path: string, value: unknown): T {
+  const [key, ...rest] = path.split('.') as [string, ...string[]];
+  const copy: Record<string, unknown> = { ...(target as Record<string, unknown>) };
+  if (rest.length > 0) {
+    const child = copy[key];
+    copy[key] = withPath(child !== null && typeof child === 'object' ? child : {}, rest.join('.'), value);
+  } else if (value === undefined) delete copy[key];
+  else copy[key] = value;
+  return copy as T;
+}
