@@ -47,6 +47,8 @@ export interface CloudMetrics {
   quotaRemaining(api: string, remaining: number): void;
   /** One call a credentials Secret's budget paid for (`credentials` is its `namespace/name`). */
   spent(credentials: string, api: string, priority: string, code: number | string): void;
+  /** No object uses the credentials Secret any more: its series go. */
+  forget(credentials: string): void;
 }
 
 /** Fed by the drift planner: per credentials Secret (`namespace/name`), what a drift cycle costs. */
@@ -221,6 +223,8 @@ export class OperatorMetrics {
       'Requests left in the current cloud API quota window',
       ['api'],
     );
+    /** The labels besides `credentials` of each spent series, by credentials: what forget removes. */
+    const spentSeries = new Map<string, Map<string, { api: string; priority: string; code: string }>>();
     this.cloud = {
       request(api, route, code, seconds) {
         requests.inc({ api, route, code: String(code) });
@@ -228,8 +232,18 @@ export class OperatorMetrics {
       },
       quotaWaited: (api, seconds) => quotaWait.observe({ api }, seconds),
       quotaRemaining: (api, remaining) => quotaRemaining.set({ api }, remaining),
-      spent: (credentials, api, priority, code) =>
-        quotaSpent.inc({ credentials, api, priority, code: String(code) }),
+      spent: (credentials, api, priority, code) => {
+        const labels = { api, priority, code: String(code) };
+        quotaSpent.inc({ credentials, ...labels });
+        const series = spentSeries.get(credentials) ?? new Map();
+        spentSeries.set(credentials, series.set(JSON.stringify(labels), labels));
+      },
+      forget: (credentials) => {
+        for (const labels of spentSeries.get(credentials)?.values() ?? []) {
+          quotaSpent.remove({ credentials, ...labels });
+        }
+        spentSeries.delete(credentials);
+      },
     };
     this.drift = this.driftMetrics();
     this.readinessMetrics();

@@ -88,6 +88,11 @@ export class ConnectionPublisher<R extends ManagedObject> {
     const withheld = observeOnly ? await this.withheldReset(resource, external, id, resetAsked) : undefined;
     const recover = observeOnly ? undefined : external.recoverConnectionDetails?.bind(external);
     if (recover && (resetAsked !== undefined || (missing.length > 0 && !adopted))) {
+      // New secret values that could not be stored would be lost, and the next try would reset again.
+      const refusal = current
+        ? undefined
+        : await writer.connectionSecretRefusal?.(resource, this.name(resource));
+      if (refusal) throw new ReconcileError('ConnectionSecretRefused', refusal, RETRY_DELAYS.secretMissing);
       Object.assign(values, await recover(resource, id));
       const [reason, message] =
         resetAsked === undefined

@@ -64,6 +64,11 @@ export interface KubeWriter {
     exists: boolean,
     checkedVersion?: string,
   ): Promise<void>;
+  /**
+   * Why a connection Secret could not be created now (a namespace being deleted, an admission policy), asked
+   * with a server-side dry run; undefined when it could.
+   */
+  connectionSecretRefusal?(owner: ManagedObject, name: string): Promise<string | undefined>;
 }
 
 /** What an Event is about: a sluice object, or another object the operator reports on (a credentials Secret). */
@@ -192,6 +197,24 @@ export class HttpKubeWriter implements KubeWriter, EventWriter {
       // Created meanwhile, maybe by someone else: write only if it is ours.
       if (!(error instanceof KubeApiError && error.statusCode === 409)) throw error;
       if (!(await this.patchIfControlled(owner, name, data))) throw error;
+    }
+  }
+
+  async connectionSecretRefusal(owner: ManagedObject, name: string): Promise<string | undefined> {
+    const namespace = owner.metadata.namespace;
+    const secret = { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace } };
+    try {
+      await kubeRequestJson(this.kubeConfig, {
+        method: 'POST',
+        path: apiPath(SECRETS, namespace),
+        query: { dryRun: 'All' },
+        body: secret,
+      });
+      return undefined;
+    } catch (error) {
+      // One that exists meanwhile is written with a patch: that is not a refusal.
+      if (!(error instanceof KubeApiError) || error.statusCode === 409) return undefined;
+      return `the connection Secret ${namespace}/${name} cannot be created now: ${error.message}`;
     }
   }
 
