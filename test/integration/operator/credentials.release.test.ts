@@ -2,6 +2,7 @@
 // credentials Secret (clients, budgets, list snapshots, metric series) goes with its last user.
 import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { CREDENTIALS_FINALIZER } from '../../../src/runtime/credentials-usage.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { baseSpec, isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from './support.ts';
@@ -15,6 +16,10 @@ describe.skipIf(clusterSkipReason())('credentials of namespaces that come and go
   beforeAll(async () => {
     env = await startOperatorEnv('release');
     tenants = [await createTestNamespace('tenant-a'), await createTestNamespace('tenant-b')];
+    await env.startOperator({
+      namespace: [env.namespace, ...tenants.map((t) => t.name)].join(','),
+      allowedApiHosts: new URL(env.emulator.url).host,
+    });
   });
   afterAll(async () => {
     await env?.close();
@@ -51,10 +56,6 @@ describe.skipIf(clusterSkipReason())('credentials of namespaces that come and go
         spec: { ...baseSpec, name: `db ${tenant.name.replace(/-/g, ' ')}`, credentialsRef: { name: OWN } },
       } as never);
     }
-    await env.startOperator({
-      namespace: [env.namespace, ...tenants.map((t) => t.name)].join(','),
-      allowedApiHosts: new URL(url).host,
-    });
     for (const tenant of tenants) {
       await vi.waitFor(
         async () =>
@@ -86,4 +87,28 @@ describe.skipIf(clusterSkipReason())('credentials of namespaces that come and go
     const after = await scrape();
     for (const tenant of tenants) expect(seriesOf(after, tenant)).toEqual([]);
   }, 120_000);
+
+  it('keeps the credentials-in-use finalizer on a Secret while any object uses it, and removes it (the Secret stays) with the last', async () => {
+    const { credentials, url } = env.emulator;
+    await env.putSecret('team', {
+      organizationId: credentials.organizationId,
+      keyId: credentials.keyId,
+      keySecret: credentials.keySecret,
+      managementUrl: url,
+    });
+    const finalizers = async () =>
+      (await env.core.readNamespacedSecret({ name: 'team', namespace: env.namespace })).metadata
+        ?.finalizers ?? [];
+    for (const name of ['one', 'two']) await env.apply(name, { name, credentialsRef: { name: 'team' } });
+    for (const name of ['one', 'two']) await env.waitFor(name, 'Ready', isReady, 30_000);
+    expect(await finalizers()).toEqual([CREDENTIALS_FINALIZER]);
+
+    await env.remove('one');
+    await env.waitFor('one', 'gone', (s) => s === undefined);
+    expect(await finalizers()).toEqual([CREDENTIALS_FINALIZER]);
+
+    await env.remove('two');
+    await env.waitFor('two', 'gone', (s) => s === undefined);
+    await vi.waitFor(async () => expect(await finalizers()).toEqual([]), { timeout: 10_000, interval: 100 });
+  });
 });
