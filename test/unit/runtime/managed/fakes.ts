@@ -46,6 +46,8 @@ export class FakeServer {
   readonly statusWrites: ManagedStatus[] = [];
   /** Connection Secret reads that went to the apiserver (a GET each). */
   secretGets = 0;
+  /** Set: a Secret cannot be created now, for this reason (a namespace being deleted, an admission policy). */
+  secretCreateRefusal: string | undefined;
   private resourceVersion = 1;
 
   put(object: Widget): Widget {
@@ -111,6 +113,7 @@ export class FakeServer {
         ];
         this.secrets.set(name, { ownerReferences, data: { ...secret?.data, ...details } });
       },
+      connectionSecretRefusal: async () => this.secretCreateRefusal,
     };
     return writer;
   }
