@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Builds the test control plane (kube-apiserver, etcd, kubectl) and helm from
-// the Go modules under test/envtest/, into a cache outside the repository:
+// Builds the test control plane (kube-apiserver, kube-controller-manager, etcd,
+// kubectl) and helm from the Go modules under test/envtest/, into a cache
+// outside the repository:
 //   ${SLUICE_CACHE_DIR:-~/.cache/sluice/envtest}/<k8s-version>/bin
 //
 // Why from source: this machine (and CI) has no Docker and cannot download
@@ -40,10 +41,23 @@ const helmDir = join(envtestDir, 'helm');
 const argocdHealthDir = join(envtestDir, 'argocd-health');
 
 /**
+ * The Kubernetes binaries, all built from test/envtest/go.mod at one Kubernetes version: binary name => Go
+ * package. To add one, add a line here (and its package to go.mod's `tool` block, then `go mod tidy`).
+ */
+const KUBERNETES_BINARIES = {
+  'kube-apiserver': 'k8s.io/kubernetes/cmd/kube-apiserver',
+  'kube-controller-manager': 'k8s.io/kubernetes/cmd/kube-controller-manager',
+  kubectl: 'k8s.io/kubernetes/cmd/kubectl',
+  // Upstream etcdmain; its version string is a constant in go.etcd.io/etcd/api/v3/version, so the -X flags
+  // only affect the Kubernetes binaries.
+  etcd: './cmd/etcd',
+};
+
+/**
  * Binaries the harness needs; helm is for the demo and chart tests, argocd-health runs the Argo CD health
  * checks under gopher-lua.
  */
-const BINARIES = ['kube-apiserver', 'etcd', 'kubectl', 'helm', 'argocd-health'];
+const BINARIES = [...Object.keys(KUBERNETES_BINARIES), 'helm', 'argocd-health'];
 
 /** Bump when the way a job is built changes in a way its inputs do not show. */
 const RECIPE_VERSION = 2;
@@ -161,11 +175,9 @@ function buildJobs(k8sVersion) {
   return [
     {
       name: 'kubernetes',
-      binaries: ['kube-apiserver', 'kubectl', 'etcd'],
+      binaries: Object.keys(KUBERNETES_BINARIES),
       dir: envtestDir,
-      // ./cmd/etcd is upstream etcdmain; its own version string is a constant
-      // in go.etcd.io/etcd/api/v3/version, so the -X flags only affect k8s.
-      pkgs: ['k8s.io/kubernetes/cmd/kube-apiserver', 'k8s.io/kubernetes/cmd/kubectl', './cmd/etcd'],
+      pkgs: Object.values(KUBERNETES_BINARIES),
       ldflags: k8sLdflags(k8sVersion),
     },
     {
@@ -224,7 +236,9 @@ function printResult(binDir) {
 async function main() {
   if (process.env.KUBEBUILDER_ASSETS) {
     const dir = resolve(process.env.KUBEBUILDER_ASSETS);
-    const missing = ['kube-apiserver', 'etcd'].filter((b) => !existsSync(join(dir, b)));
+    const missing = ['kube-apiserver', 'kube-controller-manager', 'etcd'].filter(
+      (b) => !existsSync(join(dir, b)),
+    );
     if (missing.length) {
       log(`KUBEBUILDER_ASSETS=${dir} lacks: ${missing.join(', ')}`);
       process.exit(1);

@@ -203,6 +203,18 @@ export class QuotaScheduler {
     return Math.max(0, this.limit.requests - this.slots.length);
   }
 
+  /**
+   * Nothing spent counts any more and nobody waits or holds a claim: a new scheduler for the key would
+   * behave exactly as this one, so it can be dropped.
+   */
+  idle(): boolean {
+    const now = this.clock.now();
+    this.prune(now);
+    return (
+      this.slots.length === 0 && this.waiting() === 0 && this.claims.length === 0 && now >= this.pausedUntil
+    );
+  }
+
   /** Requests granted and not yet released. */
   inFlight(): number {
     return this.slots.filter((slot) => slot.releasedAt === undefined).length;
@@ -396,6 +408,17 @@ export class QuotaRegistry {
 
   keys(): string[] {
     return [...this.schedulers.keys()];
+  }
+
+  /**
+   * Drops the key's scheduler if it is idle (see `QuotaScheduler.idle`); true when it is gone. A busy one is
+   * kept: what it spent still counts in the server's window, and a fresh scheduler would not know it.
+   */
+  dropIfIdle(key: string): boolean {
+    const scheduler = this.schedulers.get(key);
+    if (scheduler && !scheduler.idle()) return false;
+    this.schedulers.delete(key);
+    return true;
   }
 
   clear(): void {

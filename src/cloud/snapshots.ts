@@ -8,9 +8,12 @@ import type { Service } from './schemas/service.ts';
 import { CloudSnapshot, type SnapshotClock, type SnapshotHooks } from './snapshot.ts';
 
 export interface CloudSnapshotsOptions {
-  /** The key's clients; a list of an API whose client is missing throws (its keys are not configured). */
-  management?: ManagementClient | undefined;
-  alerting?: AlertingClient | undefined;
+  /**
+   * The key's clients; a list of an API whose client is missing throws, the error given in its place when
+   * there is one (why the keys cannot make one, as the client's users see it).
+   */
+  management?: ManagementClient | Error | undefined;
+  alerting?: AlertingClient | Error | undefined;
   clock: SnapshotClock;
   /** Ids whose cloud object a list showed added, changed or removed: the objects managing them look again. */
   onChange?(ids: string[]): void;
@@ -39,8 +42,10 @@ export class CloudSnapshots {
   constructor(private readonly options: CloudSnapshotsOptions) {
     const { management, alerting, clock, onChange } = options;
     this.hooks = { clock, ...(onChange ? { onChange } : {}) };
-    if (management) this.unsubscribe.push(management.onWrite((write) => this.managementWrote(write)));
-    if (alerting) this.unsubscribe.push(alerting.onWrite((write) => this.alertingWrote(write)));
+    if (management && !(management instanceof Error))
+      this.unsubscribe.push(management.onWrite((write) => this.managementWrote(write)));
+    if (alerting && !(alerting instanceof Error))
+      this.unsubscribe.push(alerting.onWrite((write) => this.alertingWrote(write)));
   }
 
   get services(): CloudSnapshot<Service> {
@@ -118,13 +123,17 @@ export class CloudSnapshots {
   }
 
   private get management(): ManagementClient {
-    if (!this.options.management) throw new Error('no management API client for this key');
-    return this.options.management;
+    const { management } = this.options;
+    if (management instanceof Error) throw management;
+    if (!management) throw new Error('no management API client for this key');
+    return management;
   }
 
   private get alerting(): AlertingClient {
-    if (!this.options.alerting) throw new Error('no alerting API client for this key');
-    return this.options.alerting;
+    const { alerting } = this.options;
+    if (alerting instanceof Error) throw alerting;
+    if (!alerting) throw new Error('no alerting API client for this key');
+    return alerting;
   }
 
   /** Which entry a management write touched: the pipe or endpoint it names, else the service. */

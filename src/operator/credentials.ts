@@ -44,6 +44,9 @@ const closeAll = (clients: CachedClients) => {
   );
 };
 
+/** How often budgets no Secret uses any more are looked at again while one is still busy. */
+const QUOTA_SWEEP_MS = 5_000;
+
 /** The URL key of each API in a credentials Secret. */
 const URL_KEYS = { management: 'managementUrl', alerting: 'alertsUrl' } as const;
 
@@ -58,6 +61,8 @@ export class CloudClients {
    * (and kept across a rotation), and set by this operator's flags, whatever else in the process used the key.
    */
   private readonly quotas: QuotaRegistry;
+  /** Looks again for budgets no Secret uses, while one was still busy. */
+  private quotaSweep: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly options: {
@@ -151,6 +156,24 @@ export class CloudClients {
     }
   }
 
+  /**
+   * No object uses this Secret any more: its clients and snapshots go, and so do the budgets of keys no other
+   * Secret's clients use (once what they spent no longer counts). A later use builds them again.
+   */
+  release(ref: SecretRef): void {
+    const key = `${ref.namespace}/${ref.name}`;
+    const cached = this.cache.get(key);
+    if (!cached) return;
+    this.cache.delete(key);
+    void closeAll(cached);
+    this.dropUnusedQuotas();
+  }
+
+  /** The credentials Secrets (`namespace/name`) whose clients are kept. */
+  credentialsInUse(): string[] {
+    return [...this.cache.keys()].sort();
+  }
+
   /** How old every snapshot of every credentials Secret in use is, by Secret and kind of list. */
   snapshotAges(): { credentials: string; list: string; ageSeconds: number }[] {
     return [...this.cache].flatMap(([credentials, clients]) =>
@@ -159,8 +182,28 @@ export class CloudClients {
   }
 
   async close(): Promise<void> {
+    clearTimeout(this.quotaSweep);
     await Promise.all([...this.cache.values()].map(closeAll));
     this.cache.clear();
+  }
+
+  /** Drops the budgets of keys no kept client uses; one still busy is looked at again a window later. */
+  private dropUnusedQuotas(): void {
+    clearTimeout(this.quotaSweep);
+    const used = new Set(
+      [...this.cache.values()].flatMap(({ management, alerting }) =>
+        [management, alerting].flatMap((client) =>
+          client instanceof ReconcileError || !client.quota ? [] : [client.quota.key],
+        ),
+      ),
+    );
+    const busy = this.quotas
+      .keys()
+      .filter((key) => !used.has(key))
+      .filter((key) => !this.quotas.dropIfIdle(key));
+    if (busy.length === 0) return;
+    this.quotaSweep = setTimeout(() => this.dropUnusedQuotas(), QUOTA_SWEEP_MS);
+    this.quotaSweep.unref();
   }
 
   private secretRefOf(resource: ManagedObject): SecretRef {
@@ -260,11 +303,11 @@ export class CloudClients {
           withQuota(quotas.alerting),
         ),
     };
-    const usable = <C>(client: C | ReconcileError) => (client instanceof ReconcileError ? undefined : client);
     const { onCloudChange } = this.options;
     const snapshots = new CloudSnapshots({
-      management: usable(clients.management),
-      alerting: usable(clients.alerting),
+      // A list with keys that make no client fails as a call would: CredentialsMissing, naming the key.
+      management: clients.management,
+      alerting: clients.alerting,
       clock: { now: () => performance.now() },
       ...(onCloudChange ? { onChange: onCloudChange } : {}),
     });

@@ -68,6 +68,10 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     syncIntervalMs: config.syncInterval,
     pollIntervalMs: config.pollInterval,
     signal: work.signal,
+    onCredentialsReleased: (secret) => {
+      clouds.release(secret);
+      metrics.cloud.forget(`${secret.namespace}/${secret.name}`);
+    },
   });
   // Until when (performance.now() time) a predecessor may have spent this process's keys: see startControllers.
   let othersCalledUntil: number | undefined;

@@ -15,6 +15,7 @@ import {
 } from './managed/references.ts';
 import type { ManagedKind, ManagedObject } from './managed/types.ts';
 import type { OperatorMetrics } from './metrics.ts';
+import { CredentialsUsage } from './credentials-usage.ts';
 import { SecretCache } from './secret-cache.ts';
 import type { SecretObject } from './secret-data.ts';
 import { SECRETS } from './api-path.ts';
@@ -41,6 +42,8 @@ export interface ManagerOptions<Cloud> extends Pick<
   concurrency: number;
   metrics: OperatorMetrics;
   logger: Logger;
+  /** No object uses this credentials Secret (`spec.credentialsRef`) any more: what was kept for it can go. */
+  onCredentialsReleased?(secret: { namespace: string; name: string }): void;
 }
 
 /**
@@ -60,6 +63,7 @@ export class Manager<Cloud> {
   private readonly secretOwners = new Map<string, string>();
   private starting?: Promise<void>;
   private stopped = false;
+  private readonly credentials: CredentialsUsage;
 
   constructor(private readonly options: ManagerOptions<Cloud>) {
     const { kubeConfig, logger } = options;
@@ -92,6 +96,24 @@ export class Manager<Cloud> {
       );
     }
     this.secrets = new SecretCache(this.secretInformers);
+    const { onCredentialsReleased } = options;
+    this.credentials = new CredentialsUsage({
+      kubeConfig,
+      secret: (key) => {
+        const { namespace, name } = namespacedName(key);
+        return this.secrets.object(namespace, name);
+      },
+      ...(onCredentialsReleased
+        ? { onReleased: (key: string) => onCredentialsReleased(namespacedName(key)) }
+        : {}),
+      logger: logger.child({ component: 'credentials-usage' }),
+    });
+    // Before any cloud call with a resource's own credentials, their Secret is kept until the resource is gone.
+    const cloudFor: ManagerOptions<Cloud>['cloudFor'] = async (resource, ...rest) => {
+      const credentials = credentialsKeyOf(resource);
+      if (credentials) await this.credentials.hold(credentials);
+      return options.cloudFor(resource, ...rest);
+    };
 
     for (const kind of options.kinds) {
       const informer = informerFor<ManagedObject>(namespaces, {
@@ -102,6 +124,7 @@ export class Manager<Cloud> {
       this.informers.set(kind.kind, informer);
       const controller = new Controller<ManagedObject, Cloud, unknown>({
         ...options,
+        cloudFor,
         kind,
         cache: informer.cache,
         lookup,
@@ -140,6 +163,7 @@ export class Manager<Cloud> {
       () => {
         if (this.stopped) return;
         this.options.logger.info('every cache has synced; starting workers');
+        this.credentials.start(this.secrets.keys());
         for (const controller of this.controllers.values()) controller.start();
       },
       // Only stop() ends a reflector before it synced (a failing list is retried forever).
@@ -184,6 +208,7 @@ export class Manager<Cloud> {
     const object = this.informers.get(kind.kind)!.cache.get(key);
     const self = dependencyKey(kind.kind, key);
     const before = this.dependencies.set(self, object ? dependenciesOf(kind, object) : []);
+    this.credentials.set(self, object && credentialsKeyOf(object));
     this.controllers.get(kind.kind)!.onResourceChange(key);
     if (!object && kind.exclusiveOn) {
       // The owner of a one-per-service cloud object is gone: a waiting claimant may take over.
@@ -203,6 +228,7 @@ export class Manager<Cloud> {
   private onSecretChange(informer: Informer<SecretObject>, key: string): void {
     const secret = informer.cache.get(key);
     this.notifyDependants(dependencyKey(SECRET, key), secret?.metadata.resourceVersion);
+    this.credentials.onSecretChange(key);
     this.onConnectionSecretChange(key, secret);
   }
 
@@ -290,6 +316,17 @@ function dependenciesOf<Cloud>(
   const credentials = object.spec.credentialsRef?.name;
   if (credentials) keys.add(dependencyKey(SECRET, inNamespace(credentials)));
   return [...keys];
+}
+
+/** The `namespace/name` of the object's own credentials Secret (`spec.credentialsRef`), if it names one. */
+function credentialsKeyOf(object: ManagedObject): string | undefined {
+  const name = object.spec.credentialsRef?.name;
+  return name ? objectKey({ metadata: { namespace: object.metadata.namespace, name } }) : undefined;
+}
+
+function namespacedName(key: string): { namespace: string; name: string } {
+  const { namespace = '', name } = splitKey(key);
+  return { namespace, name };
 }
 
 /** What a dependant relies on in a referenced object: existence, its id, its cloud state, readiness. */

@@ -51,6 +51,8 @@ export interface CloudMetrics {
   quotaRemaining(credentials: string, api: string, remaining: number): void;
   /** One call a credentials Secret's budget paid for (`credentials` is its `namespace/name`). */
   spent(credentials: string, api: string, priority: string, code: number | string): void;
+  /** No object uses the credentials Secret any more: its series go. */
+  forget(credentials: string): void;
 }
 
 /** Fed by the drift planner: per credentials Secret (`namespace/name`), what a drift cycle costs. */
@@ -225,6 +227,8 @@ export class OperatorMetrics {
       'Requests left in the current cloud API quota window of a credentials Secret’s key (namespace/name)',
       ['credentials', 'api'],
     );
+    /** The labels besides `credentials` of each spent series, by credentials: what forget removes. */
+    const spentSeries = new Map<string, Map<string, { api: string; priority: string; code: string }>>();
     this.cloud = {
       request(api, method, route, code, seconds) {
         requests.inc({ api, method, route, code: String(code) });
@@ -232,8 +236,19 @@ export class OperatorMetrics {
       },
       quotaWaited: (api, seconds) => quotaWait.observe({ api }, seconds),
       quotaRemaining: (credentials, api, remaining) => quotaRemaining.set({ credentials, api }, remaining),
-      spent: (credentials, api, priority, code) =>
-        quotaSpent.inc({ credentials, api, priority, code: String(code) }),
+      spent: (credentials, api, priority, code) => {
+        const labels = { api, priority, code: String(code) };
+        quotaSpent.inc({ credentials, ...labels });
+        const series = spentSeries.get(credentials) ?? new Map();
+        spentSeries.set(credentials, series.set(JSON.stringify(labels), labels));
+      },
+      forget: (credentials) => {
+        for (const labels of spentSeries.get(credentials)?.values() ?? []) {
+          quotaSpent.remove({ credentials, ...labels });
+          quotaRemaining.remove({ credentials, api: labels.api });
+        }
+        spentSeries.delete(credentials);
+      },
     };
     this.drift = this.driftMetrics();
     this.readinessMetrics();

@@ -23,6 +23,20 @@ export class SecretCache implements SecretReader {
     return undefined;
   }
 
+  /** The Secret as the watch delivered it (data still encoded): for its metadata. */
+  object(namespace: string, name: string): SecretObject | undefined {
+    for (const informer of this.informers) {
+      const secret = informer.cache.get(`${namespace}/${name}`);
+      if (secret) return secret;
+    }
+    return undefined;
+  }
+
+  /** The keys (`namespace/name`) of every cached Secret. */
+  keys(): string[] {
+    return this.informers.flatMap((informer) => informer.cache.keys());
+  }
+
   /** A cached Secret's identity (never its data): what an Event about the Secret names. */
   identity(namespace: string, name: string): { namespace: string; name: string; uid: string } | undefined {
     for (const informer of this.informers) {

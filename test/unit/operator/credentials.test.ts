@@ -97,6 +97,58 @@ describe('CloudClients', () => {
     await earlier.close();
   });
 
+  describe('releasing a Secret no object uses any more', () => {
+    const own = (namespace: string): ManagedObject => ({
+      ...resource,
+      metadata: { ...resource.metadata, namespace },
+      spec: { credentialsRef: { name: 'own' } },
+    });
+    const perNamespace = (): SecretReader => {
+      const byNamespace = new Map<string, SecretReader>();
+      return {
+        get: (namespace, name) => {
+          if (!byNamespace.has(namespace)) byNamespace.set(namespace, fakeSecrets());
+          return byNamespace.get(namespace)!.get(namespace, name);
+        },
+      };
+    };
+    const start = () =>
+      (clouds = new CloudClients({
+        secrets: perNamespace(),
+        allowedApiHosts: ['127.0.0.1:1'],
+        dispatcher,
+        hooks: {},
+        logger: silentLogger,
+        quotas: { management: { requests: 2, windowMs: 60_000 } },
+      }));
+
+    it('forgets its clients and the idle budget of its key; a later use builds them again', async () => {
+      const clients = start();
+      const first = (await clients.connectionFor(own('a'), 'poll')).management;
+      await clients.connectionFor(own('b'), 'poll');
+      expect(clients.credentialsInUse()).toEqual(['a/own', 'b/own']);
+
+      clients.release({ namespace: 'a', name: 'own' });
+      expect(clients.credentialsInUse()).toEqual(['b/own']);
+      const again = (await clients.connectionFor(own('a'), 'poll')).management;
+      expect(again.quota).toBeDefined();
+      expect(again.quota).not.toBe(first.quota);
+      expect(clients.credentialsInUse()).toEqual(['a/own', 'b/own']);
+    });
+
+    it('keeps the budget of its key while what it spent still counts in the window', async () => {
+      const clients = start();
+      const first = (await clients.connectionFor(own('a'), 'poll')).management;
+      const ticket = await first.quota!.acquire();
+      ticket.release();
+
+      clients.release({ namespace: 'a', name: 'own' });
+      const again = (await clients.connectionFor(own('a'), 'poll')).management;
+      expect(again.quota).toBe(first.quota);
+      expect(again.quotaRemaining()).toBe(1);
+    });
+  });
+
   it('derives the Secret digest key from the credentials the resource uses: stable, and new with a new key secret', () => {
     const digestKey = (data: Record<string, string>, ref?: string) =>
       new CloudClients({

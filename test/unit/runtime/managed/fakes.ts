@@ -1,5 +1,6 @@
 import { ObjectCache } from '../../../../src/runtime/cache.ts';
-import { Waiting } from '../../../../src/runtime/managed/errors.ts';
+import { ReconcileError, Waiting } from '../../../../src/runtime/managed/errors.ts';
+import { RETRY_DELAYS } from '../../../../src/runtime/retry-delays.ts';
 import type { EventRecorder } from '../../../../src/runtime/managed/events.ts';
 import {
   ManagedReconciler,
@@ -46,6 +47,8 @@ export class FakeServer {
   readonly statusWrites: ManagedStatus[] = [];
   /** Connection Secret reads that went to the apiserver (a GET each). */
   secretGets = 0;
+  /** Set: a Secret cannot be created now, for this reason (a namespace being deleted, an admission policy). */
+  secretCreateRefusal: string | undefined;
   private resourceVersion = 1;
 
   put(object: Widget): Widget {
@@ -111,7 +114,10 @@ export class FakeServer {
         ];
         this.secrets.set(name, { ownerReferences, data: { ...secret?.data, ...details } });
       },
-      checkConnectionSecretWritable: async () => {},
+      checkConnectionSecretWritable: async () => {
+        const refusal = this.secretCreateRefusal;
+        if (refusal) throw new ReconcileError('SecretNotWritable', refusal, RETRY_DELAYS.secretNotWritable);
+      },
     };
     return writer;
   }

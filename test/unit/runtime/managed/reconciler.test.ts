@@ -253,6 +253,24 @@ describe('ManagedReconciler', () => {
     expect(t.server.get('a').metadata.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
   });
 
+  it('resets no password for a lost connection Secret that cannot be created again, and says why in Synced', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    await makeReady(t, 'a');
+    t.server.secrets.delete('a-connection');
+    t.server.secretCreateRefusal = 'namespace a is being terminated';
+
+    await expect(t.reconcile('a')).rejects.toMatchObject({ reason: 'SecretNotWritable' });
+    await expect(t.reconcile('a')).rejects.toMatchObject({ reason: 'SecretNotWritable' });
+
+    expect(t.cloud.calls).not.toContain('recover');
+    expect(t.condition('a', 'Synced')).toMatchObject({
+      status: 'False',
+      reason: 'SecretNotWritable',
+      message: 'namespace a is being terminated',
+    });
+  });
+
   it('drops the create intent when the cloud resource is found gone, so a look-alike made since is not adopted', async () => {
     const t = setup();
     t.apply(widget('a'));
