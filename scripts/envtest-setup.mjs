@@ -38,12 +38,13 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const envtestDir = join(repoRoot, 'test', 'envtest');
 const helmDir = join(envtestDir, 'helm');
 const argocdHealthDir = join(envtestDir, 'argocd-health');
+const kstatusDir = join(envtestDir, 'kstatus');
 
 /**
  * Binaries the harness needs; helm is for the demo and chart tests, argocd-health runs the Argo CD health
- * checks under gopher-lua.
+ * checks under gopher-lua, kstatus reads status as Flux and kpt do (sigs.k8s.io/cli-utils).
  */
-const BINARIES = ['kube-apiserver', 'etcd', 'kubectl', 'helm', 'argocd-health'];
+const BINARIES = ['kube-apiserver', 'etcd', 'kubectl', 'helm', 'argocd-health', 'kstatus'];
 
 /** Bump when the way a job is built changes in a way its inputs do not show. */
 const RECIPE_VERSION = 2;
@@ -179,6 +180,13 @@ function buildJobs(k8sVersion) {
       name: 'argocd-health',
       binaries: ['argocd-health'],
       dir: argocdHealthDir,
+      pkgs: ['.'],
+      ldflags: '-s -w',
+    },
+    {
+      name: 'kstatus',
+      binaries: ['kstatus'],
+      dir: kstatusDir,
       pkgs: ['.'],
       ldflags: '-s -w',
     },

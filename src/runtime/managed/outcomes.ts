@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import { objectKey } from '../cache.ts';
+import { failureOf } from '../failure.ts';
 import type { Requeue } from '../workers.ts';
 import { ANNOTATIONS } from './annotations.ts';
 import { deferralOf, messageOf, ReconcileError, reasonOf, retryFloorOf, Waiting } from './errors.ts';
@@ -165,7 +166,7 @@ export class Outcomes<R extends ManagedObject> {
       return { kind: 'deferred', afterMs: deferMs, lookedAt };
     }
     const [reason, message] = [reasonOf(error), messageOf(error)];
-    draft.recordFailure(reason, message);
+    draft.recordFailure(reason, message, failureOf(error)?.kind === 'terminal');
     await flush(draft).catch((statusError: unknown) =>
       logger.warn({ key, err: messageOf(statusError) }, 'could not record the failure in status'),
     );
