@@ -44,7 +44,17 @@ const kstatusDir = join(envtestDir, 'kstatus');
  * Binaries the harness needs; helm is for the demo and chart tests, argocd-health runs the Argo CD health
  * checks under gopher-lua, kstatus reads status as Flux and kpt do (sigs.k8s.io/cli-utils).
  */
-const BINARIES = ['kube-apiserver', 'etcd', 'kubectl', 'helm', 'argocd-health', 'kstatus'];
+const BINARIES = [
+  'kube-apiserver',
+  'etcd',
+  'kubectl',
+  'kubelet',
+  'kube-scheduler',
+  'kube-proxy',
+  'helm',
+  'argocd-health',
+  'kstatus',
+];
 
 /** Bump when the way a job is built changes in a way its inputs do not show. */
 const RECIPE_VERSION = 2;
@@ -162,11 +172,19 @@ function buildJobs(k8sVersion) {
   return [
     {
       name: 'kubernetes',
-      binaries: ['kube-apiserver', 'kubectl', 'etcd'],
+      // kubelet, kube-scheduler and kube-proxy make the one-node cluster (`npm run cluster -- --node`).
+      binaries: ['kube-apiserver', 'kubectl', 'etcd', 'kubelet', 'kube-scheduler', 'kube-proxy'],
       dir: envtestDir,
       // ./cmd/etcd is upstream etcdmain; its own version string is a constant
       // in go.etcd.io/etcd/api/v3/version, so the -X flags only affect k8s.
-      pkgs: ['k8s.io/kubernetes/cmd/kube-apiserver', 'k8s.io/kubernetes/cmd/kubectl', './cmd/etcd'],
+      pkgs: [
+        'k8s.io/kubernetes/cmd/kube-apiserver',
+        'k8s.io/kubernetes/cmd/kubectl',
+        './cmd/etcd',
+        'k8s.io/kubernetes/cmd/kubelet',
+        'k8s.io/kubernetes/cmd/kube-scheduler',
+        'k8s.io/kubernetes/cmd/kube-proxy',
+      ],
       ldflags: k8sLdflags(k8sVersion),
     },
     {

@@ -30,6 +30,7 @@ import type { StartedK3sContainer } from '@testcontainers/k3s';
 import { findAssets, repoRoot } from './assets.ts';
 import { applyCrdDir } from './crds.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
+import { createNodeNetwork, NODE_NETWORK, startNode, type RunningNode } from './node.ts';
 import { freePort, guard, logTail, startProcess, stopProcess, type Managed } from './processes.ts';
 
 export interface ControlPlaneOptions {
@@ -43,6 +44,8 @@ export interface ControlPlaneOptions {
   log?: (msg: string) => void;
   /** Extra kube-apiserver flags, e.g. `--feature-gates=...`. */
   apiserverArgs?: string[];
+  /** Local control plane only: also run one real node (tools/cluster/node.ts; needs root). */
+  node?: boolean;
 }
 
 export interface ControlPlane {
@@ -61,6 +64,8 @@ export interface ControlPlane {
    * port with the same certificates and token, so clients keep their kubeconfig but lose every watch.
    */
   restartApiserver?(): Promise<void>;
+  /** The real node, when started with `node: true`. */
+  node?: RunningNode;
 }
 
 /** The requested kind of cluster cannot run here; callers should skip, not fail. */
@@ -225,11 +230,17 @@ async function startLocalOnce(
   const processes: Managed[] = [];
   const release = guard({ processes, dirs: [tmp] });
   let stopped = false;
+  let node: RunningNode | undefined;
+  // The bridge exists before the apiserver starts: pods reach it at the bridge's address.
+  const removeNodeNetwork = opts.node ? createNodeNetwork() : undefined;
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
-    // apiserver first: stopping etcd under it makes it log errors and linger.
+    await node?.removePods();
+    // The node before the apiserver, the apiserver before etcd: each logs errors and lingers without the next.
     for (const p of [...processes].reverse()) await stopProcess(p);
+    node?.cleanup();
+    removeNodeNetwork?.();
     rmSync(tmp, { recursive: true, force: true });
     if (opts.kubeconfigPath) rmSync(opts.kubeconfigPath, { force: true });
     release();
@@ -275,8 +286,9 @@ async function startLocalOnce(
     const apiserverArgs = [
       `--etcd-servers=${etcdUrl}`,
       `--cert-dir=${certDir}`, // self-signed serving cert + CA, generated on start
-      '--bind-address=127.0.0.1',
-      '--advertise-address=127.0.0.1',
+      // With a node, pods reach the apiserver on the bridge (the `kubernetes` Service's endpoint).
+      `--bind-address=${opts.node ? '0.0.0.0' : '127.0.0.1'}`,
+      `--advertise-address=${opts.node ? NODE_NETWORK.nodeIp : '127.0.0.1'}`,
       `--secure-port=${apiPort}`,
       '--service-cluster-ip-range=10.0.0.0/24',
       '--allow-privileged=true',
@@ -289,13 +301,16 @@ async function startLocalOnce(
       // creates the "default" ServiceAccount, and this plugin would then
       // reject every Pod.
       '--disable-admission-plugins=ServiceAccount',
+      // The node's name resolves nowhere; `kubectl logs` and `exec` reach the kubelet at its address.
+      ...(opts.node ? ['--kubelet-preferred-address-types=InternalIP'] : []),
       ...(opts.apiserverArgs ?? []),
     ];
     const startApiserver = () =>
       startProcess('kube-apiserver', assets.kubeApiserver, apiserverArgs, join(tmp, 'kube-apiserver.log'));
     processes.push(startApiserver());
 
-    const server = `https://127.0.0.1:${apiPort}`;
+    // With a node the serving certificate names the node's address, not the loopback one.
+    const server = `https://${opts.node ? NODE_NETWORK.nodeIp : '127.0.0.1'}:${apiPort}`;
     opts.log?.(`waiting for kube-apiserver at ${server} ...`);
     await waitReady(server, processes, opts.startTimeoutMs ?? 60_000);
 
@@ -312,7 +327,26 @@ async function startLocalOnce(
       processes[index] = startApiserver();
       await waitReady(server, processes, opts.startTimeoutMs ?? 60_000);
     };
-    return { kind: 'envtest', kubeconfig, kubeconfigYaml, server, startupMs: 0, stop, restartApiserver };
+    if (opts.node) {
+      const { kubelet, kubeScheduler, kubeProxy } = assets;
+      node = await startNode({
+        dir: tmp,
+        kubeconfig,
+        processes,
+        log: opts.log,
+        bin: { kubelet, kubeScheduler, kubeProxy },
+      });
+    }
+    return {
+      kind: 'envtest',
+      kubeconfig,
+      kubeconfigYaml,
+      server,
+      startupMs: 0,
+      stop,
+      restartApiserver,
+      node,
+    };
   } catch (err) {
     const logs = processes
       .map((p) => `--- ${p.name} (last lines of ${p.logFile}) ---\n${logTail(p)}`)
