@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Builds the test control plane (kube-apiserver, etcd, kubectl) and helm from
-// the Go modules under test/envtest/, into a cache outside the repository:
+// Builds the test control plane (kube-apiserver, kube-controller-manager, etcd,
+// kubectl) and helm from the Go modules under test/envtest/, into a cache
+// outside the repository:
 //   ${SLUICE_CACHE_DIR:-~/.cache/sluice/envtest}/<k8s-version>/bin
 //
 // Why from source: this machine (and CI) has no Docker and cannot download
@@ -41,20 +42,27 @@ const argocdHealthDir = join(envtestDir, 'argocd-health');
 const kstatusDir = join(envtestDir, 'kstatus');
 
 /**
+ * The Kubernetes binaries, all built from test/envtest/go.mod at one Kubernetes version: binary name => Go
+ * package. To add one, add a line here (and its package to go.mod's `tool` block, then `go mod tidy`).
+ */
+const KUBERNETES_BINARIES = {
+  'kube-apiserver': 'k8s.io/kubernetes/cmd/kube-apiserver',
+  'kube-controller-manager': 'k8s.io/kubernetes/cmd/kube-controller-manager',
+  kubectl: 'k8s.io/kubernetes/cmd/kubectl',
+  // Upstream etcdmain; its version string is a constant in go.etcd.io/etcd/api/v3/version, so the -X flags
+  // only affect the Kubernetes binaries.
+  etcd: './cmd/etcd',
+  // The one-node cluster (`npm run cluster -- --node`).
+  kubelet: 'k8s.io/kubernetes/cmd/kubelet',
+  'kube-scheduler': 'k8s.io/kubernetes/cmd/kube-scheduler',
+  'kube-proxy': 'k8s.io/kubernetes/cmd/kube-proxy',
+};
+
+/**
  * Binaries the harness needs; helm is for the demo and chart tests, argocd-health runs the Argo CD health
  * checks under gopher-lua, kstatus reads status as Flux and kpt do (sigs.k8s.io/cli-utils).
  */
-const BINARIES = [
-  'kube-apiserver',
-  'etcd',
-  'kubectl',
-  'kubelet',
-  'kube-scheduler',
-  'kube-proxy',
-  'helm',
-  'argocd-health',
-  'kstatus',
-];
+const BINARIES = [...Object.keys(KUBERNETES_BINARIES), 'helm', 'argocd-health', 'kstatus'];
 
 /** Bump when the way a job is built changes in a way its inputs do not show. */
 const RECIPE_VERSION = 2;
@@ -172,19 +180,9 @@ function buildJobs(k8sVersion) {
   return [
     {
       name: 'kubernetes',
-      // kubelet, kube-scheduler and kube-proxy make the one-node cluster (`npm run cluster -- --node`).
-      binaries: ['kube-apiserver', 'kubectl', 'etcd', 'kubelet', 'kube-scheduler', 'kube-proxy'],
+      binaries: Object.keys(KUBERNETES_BINARIES),
       dir: envtestDir,
-      // ./cmd/etcd is upstream etcdmain; its own version string is a constant
-      // in go.etcd.io/etcd/api/v3/version, so the -X flags only affect k8s.
-      pkgs: [
-        'k8s.io/kubernetes/cmd/kube-apiserver',
-        'k8s.io/kubernetes/cmd/kubectl',
-        './cmd/etcd',
-        'k8s.io/kubernetes/cmd/kubelet',
-        'k8s.io/kubernetes/cmd/kube-scheduler',
-        'k8s.io/kubernetes/cmd/kube-proxy',
-      ],
+      pkgs: Object.values(KUBERNETES_BINARIES),
       ldflags: k8sLdflags(k8sVersion),
     },
     {
@@ -250,7 +248,9 @@ function printResult(binDir) {
 async function main() {
   if (process.env.KUBEBUILDER_ASSETS) {
     const dir = resolve(process.env.KUBEBUILDER_ASSETS);
-    const missing = ['kube-apiserver', 'etcd'].filter((b) => !existsSync(join(dir, b)));
+    const missing = ['kube-apiserver', 'kube-controller-manager', 'etcd'].filter(
+      (b) => !existsSync(join(dir, b)),
+    );
     if (missing.length) {
       log(`KUBEBUILDER_ASSETS=${dir} lacks: ${missing.join(', ')}`);
       process.exit(1);

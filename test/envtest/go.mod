@@ -1,5 +1,6 @@
-// Builds the Kubernetes control-plane binaries (kube-apiserver, etcd, kubectl)
-// from Go modules, the way envtest uses them. Driven by scripts/envtest-setup.mjs.
+// Builds the Kubernetes control-plane binaries (kube-apiserver,
+// kube-controller-manager, etcd, kubectl) and the node's (kubelet,
+// kube-scheduler, kube-proxy) from Go modules, the way envtest uses them. Driven by scripts/envtest-setup.mjs.
 // Bump all k8s.io versions together (kubernetes v1.X.Y <=> staging v0.X.Y).
 module sluice.local/envtest
 
@@ -7,6 +8,7 @@ go 1.24.0
 
 tool (
 	k8s.io/kubernetes/cmd/kube-apiserver
+	k8s.io/kubernetes/cmd/kube-controller-manager
 	k8s.io/kubernetes/cmd/kube-proxy
 	k8s.io/kubernetes/cmd/kube-scheduler
 	k8s.io/kubernetes/cmd/kubectl
@@ -172,7 +174,7 @@ require (
 	k8s.io/apiserver v0.34.4 // indirect
 	k8s.io/cli-runtime v0.34.4 // indirect
 	k8s.io/client-go v0.34.4 // indirect
-	k8s.io/cloud-provider v0.0.0 // indirect
+	k8s.io/cloud-provider v0.34.4 // indirect
 	k8s.io/cluster-bootstrap v0.0.0 // indirect
 	k8s.io/component-base v0.34.4 // indirect
 	k8s.io/component-helpers v0.34.4 // indirect
@@ -186,6 +188,7 @@ require (
 	k8s.io/klog/v2 v2.130.1 // indirect
 	k8s.io/kms v0.34.4 // indirect
 	k8s.io/kube-aggregator v0.0.0 // indirect
+	k8s.io/kube-controller-manager v0.0.0 // indirect
 	k8s.io/kube-openapi v0.0.0-20250710124328-f3f2b991d03b // indirect
 	k8s.io/kube-proxy v0.0.0 // indirect
 	k8s.io/kube-scheduler v0.0.0 // indirect

@@ -231,6 +231,77 @@ describe.skipIf(skip)('test control plane', () => {
     expect((await apiError(() => get('held'))).code).toBe(404);
   });
 
+  it('finishes a namespace deletion once the finalizers of what it holds are removed (the namespace controller)', async () => {
+    const doomed = await createTestNamespace('smoke-doomed');
+    const core = doomed.kc.makeApiClient(CoreV1Api);
+    await custom.createNamespacedCustomObject({
+      group,
+      version,
+      plural,
+      namespace: doomed.name,
+      body: widget('held', 1, 1, { metadata: { name: 'held', finalizers: ['smoke.test.sluice.dev/hold'] } }),
+    });
+    await core.createNamespacedConfigMap({ namespace: doomed.name, body: { metadata: { name: 'plain' } } });
+    await doomed.delete();
+
+    // The controller deletes the content: the ConfigMap goes, the Widget waits on its finalizer ...
+    await eventually(async () => {
+      expect(
+        (await apiError(() => core.readNamespacedConfigMap({ name: 'plain', namespace: doomed.name }))).code,
+      ).toBe(404);
+    });
+    const held = (await custom.getNamespacedCustomObject({
+      group,
+      version,
+      plural,
+      namespace: doomed.name,
+      name: 'held',
+    })) as Widget;
+    expect(held.metadata?.deletionTimestamp).toBeTruthy();
+    expect((await core.readNamespace({ name: doomed.name })).status?.phase).toBe('Terminating');
+
+    // ... and the namespace goes once the finalizer does.
+    await custom.patchNamespacedCustomObject(
+      {
+        group,
+        version,
+        plural,
+        namespace: doomed.name,
+        name: 'held',
+        body: { metadata: { finalizers: null } },
+      },
+      mergePatch,
+    );
+    await eventually(async () => {
+      expect((await apiError(() => core.readNamespace({ name: doomed.name }))).code).toBe(404);
+    }, 30_000);
+  });
+
+  it('deletes an object whose owner was deleted (the garbage collector)', async () => {
+    const core = ns.kc.makeApiClient(CoreV1Api);
+    const owner = await core.createNamespacedConfigMap({
+      namespace: ns.name,
+      body: { metadata: { name: 'owner' } },
+    });
+    await core.createNamespacedSecret({
+      namespace: ns.name,
+      body: {
+        metadata: {
+          name: 'owned',
+          ownerReferences: [
+            { apiVersion: 'v1', kind: 'ConfigMap', name: 'owner', uid: owner.metadata!.uid! },
+          ],
+        },
+      },
+    });
+    await core.deleteNamespacedConfigMap({ name: 'owner', namespace: ns.name });
+    await eventually(async () => {
+      expect(
+        (await apiError(() => core.readNamespacedSecret({ name: 'owned', namespace: ns.name }))).code,
+      ).toBe(404);
+    }, 30_000);
+  });
+
   it('enforces RBAC for an impersonated ServiceAccount: 403 until a Role grants access', async () => {
     await ns.kc.makeApiClient(CoreV1Api).createNamespacedServiceAccount({
       namespace: ns.name,

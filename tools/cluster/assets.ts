@@ -12,6 +12,8 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '
 export interface Assets {
   dir: string;
   kubeApiserver: string;
+  /** Runs the namespace controller and the garbage collector (see controllerManager.ts). */
+  kubeControllerManager: string;
   etcd: string;
   /** Present after a full setup; the harness itself does not need it. */
   kubectl: string;
@@ -43,17 +45,21 @@ export function findAssets(): Assets {
   const assets: Assets = {
     dir,
     kubeApiserver: join(dir, 'kube-apiserver'),
+    kubeControllerManager: join(dir, 'kube-controller-manager'),
     etcd: join(dir, 'etcd'),
     kubectl: join(dir, 'kubectl'),
     kubelet: join(dir, 'kubelet'),
     kubeScheduler: join(dir, 'kube-scheduler'),
     kubeProxy: join(dir, 'kube-proxy'),
   };
-  const missing = [assets.kubeApiserver, assets.etcd].filter((p) => !existsSync(p));
+  const missing = [assets.kubeApiserver, assets.kubeControllerManager, assets.etcd].filter(
+    (p) => !existsSync(p),
+  );
   if (missing.length > 0) {
     throw new Error(
       `control-plane binaries not found (${missing.join(', ')}). ` +
-        'Run `npm run envtest:setup` (builds them once, ~15 min cold) or point KUBEBUILDER_ASSETS at a directory holding kube-apiserver and etcd.',
+        'Run `npm run envtest:setup` (builds them once, ~15 min cold) or point KUBEBUILDER_ASSETS at a directory ' +
+        'holding kube-apiserver, kube-controller-manager and etcd.',
     );
   }
   return assets;

@@ -5,12 +5,15 @@
 //   SLUICE_TEST_K3S=1              K3s in a container via @testcontainers/k3s (needs Docker);
 //                                  when that cannot work, ClusterUnavailableError (callers skip)
 //   otherwise                      etcd + kube-apiserver built by `npm run envtest:setup`,
-//                                  the way controller-runtime's envtest runs them
+//                                  the way controller-runtime's envtest runs them, and
+//                                  kube-controller-manager (controllerManager.ts)
 //
-// The local control plane has no controller-manager or scheduler: nothing
-// reconciles Deployments, garbage-collects owners or finishes namespace
-// deletion. What the apiserver does itself is all real: validation (OpenAPI
-// and CEL), admission, RBAC, subresources, finalizers, watches.
+// The local control plane runs kube-controller-manager's namespace controller
+// and garbage collector: namespace deletion and garbage collection happen as
+// in a real cluster. Without `node: true` it has no scheduler and no node:
+// nothing runs Pods (with it, see node.ts). What
+// the apiserver does itself is all real: validation (OpenAPI and CEL),
+// admission, RBAC, subresources, finalizers, watches.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import {
   existsSync,
@@ -28,6 +31,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type * as K3sModule from '@testcontainers/k3s';
 import type { StartedK3sContainer } from '@testcontainers/k3s';
 import { findAssets, repoRoot } from './assets.ts';
+import { DEFAULT_CONTROLLERS, startControllerManager } from './controllerManager.ts';
 import { applyCrdDir } from './crds.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
 import { createNodeNetwork, NODE_NETWORK, startNode, type RunningNode } from './node.ts';
@@ -46,6 +50,11 @@ export interface ControlPlaneOptions {
   apiserverArgs?: string[];
   /** Local control plane only: also run one real node (tools/cluster/node.ts; needs root). */
   node?: boolean;
+  /**
+   * Local control plane only: the kube-controller-manager controllers to run (`--controllers`), or `false`
+   * for no controller-manager. Default: DEFAULT_CONTROLLERS.
+   */
+  controllers?: readonly string[] | false;
 }
 
 export interface ControlPlane {
@@ -88,6 +97,9 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
       const names = await applyCrdDir(kc, crdDir);
       opts.log?.(`applied ${names.length} CRD(s) from ${crdDir}`);
     }
+    // After the CRDs: the garbage collector discovers resources when it starts (then every 30 s), so it
+    // knows sluice's kinds from the first test on.
+    await (cp as LocalControlPlane).startControllers?.();
   } catch (err) {
     await cp.stop();
     throw err;
@@ -164,7 +176,13 @@ async function startK3s(opts: ControlPlaneOptions): Promise<ControlPlane> {
   };
 }
 
-// ---- local etcd + kube-apiserver --------------------------------------------
+// ---- local etcd + kube-apiserver + kube-controller-manager --------------------
+
+/** The local control plane, before its controllers are started. */
+interface LocalControlPlane extends ControlPlane {
+  /** Starts the optional pieces that act on the cluster's objects (kube-controller-manager). */
+  startControllers(): Promise<void>;
+}
 
 const SCRATCH_PREFIX = 'sluice-cp-';
 
@@ -205,7 +223,7 @@ function writeKubeconfig(path: string, yaml: string): void {
   writeFileSync(path, yaml, { mode: 0o600 });
 }
 
-async function startLocal(opts: ControlPlaneOptions): Promise<ControlPlane> {
+async function startLocal(opts: ControlPlaneOptions): Promise<LocalControlPlane> {
   const assets = findAssets();
   // A port picked by freePort() can be taken by someone else before our
   // server binds it; that is rare, so simply try again with new ports.
@@ -223,7 +241,7 @@ async function startLocal(opts: ControlPlaneOptions): Promise<ControlPlane> {
 async function startLocalOnce(
   assets: ReturnType<typeof findAssets>,
   opts: ControlPlaneOptions,
-): Promise<ControlPlane> {
+): Promise<LocalControlPlane> {
   sweepStaleScratchDirs(scratchRoot());
   const tmp = mkdtempSync(join(scratchRoot(), SCRATCH_PREFIX));
   writeFileSync(join(tmp, 'owner.pid'), String(process.pid));
@@ -247,7 +265,7 @@ async function startLocalOnce(
   };
 
   try {
-    const [etcdPort, peerPort, apiPort] = await distinctFreePorts(3);
+    const [etcdPort, peerPort, apiPort, controllerManagerPort] = await distinctFreePorts(4);
     const etcdUrl = `http://127.0.0.1:${etcdPort}`;
     const peerUrl = `http://127.0.0.1:${peerPort}`;
     const etcd = startProcess(
@@ -297,9 +315,8 @@ async function startLocalOnce(
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       `--service-account-key-file=${join(tmp, 'sa.pub')}`,
       `--service-account-signing-key-file=${join(tmp, 'sa.key')}`,
-      // As envtest does: with no controller-manager, no token controller
-      // creates the "default" ServiceAccount, and this plugin would then
-      // reject every Pod.
+      // As envtest does: no serviceaccount controller creates the "default"
+      // ServiceAccount, and this plugin would then reject every Pod.
       '--disable-admission-plugins=ServiceAccount',
       // The node's name resolves nowhere; `kubectl logs` and `exec` reach the kubelet at its address.
       ...(opts.node ? ['--kubelet-preferred-address-types=InternalIP'] : []),
@@ -337,6 +354,24 @@ async function startLocalOnce(
         bin: { kubelet, kubeScheduler, kubeProxy },
       });
     }
+    const controllers = opts.controllers ?? DEFAULT_CONTROLLERS;
+    const startControllers = async (): Promise<void> => {
+      if (!controllers || controllers.length === 0) return;
+      const controllerManager = startControllerManager({
+        binary: assets.kubeControllerManager,
+        kubeconfig,
+        port: controllerManagerPort!,
+        dir: tmp,
+        controllers,
+      });
+      processes.push(controllerManager);
+      // Not waited for: its controllers list the cluster when they start, so whatever is deleted before
+      // then is still handled; an early exit is reported with its log.
+      void controllerManager.exited.then((how) => {
+        if (!stopped) opts.log?.(`kube-controller-manager exited (${how}):\n${logTail(controllerManager)}`);
+      });
+      opts.log?.(`kube-controller-manager started (controllers: ${controllers.join(', ')})`);
+    };
     return {
       kind: 'envtest',
       kubeconfig,
@@ -346,6 +381,7 @@ async function startLocalOnce(
       stop,
       restartApiserver,
       node,
+      startControllers,
     };
   } catch (err) {
     const logs = processes

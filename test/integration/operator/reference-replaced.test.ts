@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { kafkaPipe, PIPE, PIPES } from '../../../tools/fixtures/pipe.ts';
 import {
@@ -32,8 +32,11 @@ describe.skipIf(clusterSkipReason())('a referenced object replaced under a depen
     // object applied again creates a new one.
     await env.remove('analytics');
     await env.waitFor('analytics', 'gone', (s) => s === undefined);
-    // The garbage collector removes the connection Secret it owned (the test control plane runs none).
-    await env.core.deleteNamespacedSecret({ name: 'analytics-connection', namespace: env.namespace });
+    // The garbage collector removes the connection Secret it owned, so the new service gets a new one.
+    await vi.waitFor(async () => expect(await env.secret('analytics-connection')).toBeUndefined(), {
+      timeout: 30_000,
+      interval: 200,
+    });
     await env.clearCalls();
     await env.apply('analytics', { name: 'analytics' });
     const newServiceId = (
