@@ -249,8 +249,7 @@ async function startLocalOnce(
   const release = guard({ processes, dirs: [tmp] });
   let stopped = false;
   let node: RunningNode | undefined;
-  // The bridge exists before the apiserver starts: pods reach it at the bridge's address.
-  const removeNodeNetwork = opts.node ? createNodeNetwork() : undefined;
+  let removeNodeNetwork: (() => void) | undefined;
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
@@ -265,6 +264,8 @@ async function startLocalOnce(
   };
 
   try {
+    // The bridge exists before the apiserver starts: pods reach it at the bridge's address.
+    if (opts.node) removeNodeNetwork = createNodeNetwork();
     const [etcdPort, peerPort, apiPort, controllerManagerPort] = await distinctFreePorts(4);
     const etcdUrl = `http://127.0.0.1:${etcdPort}`;
     const peerUrl = `http://127.0.0.1:${peerPort}`;

@@ -8,7 +8,7 @@
 // - a sandbox ("pause") image made here (no registry is reachable), under a fully qualified name;
 // - the kubelet on cgroupfs (cgroup v1), without QoS cgroups, node allocatable or swap checks.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { freePort, logTail, startProcess, stopProcess, type Managed } from './processes.ts';
@@ -61,14 +61,56 @@ function tryRun(cmd: string, args: string[]): void {
   spawnSync(cmd, args, { stdio: 'ignore' });
 }
 
-/** The bridge pods attach to, made before the apiserver starts so it can listen on the node's address. */
+/** Who holds the machine's one node network: the bridge, the pod subnet and kube-proxy's rules are global. */
+const NODE_LOCK = '/run/sluice-node.pid';
+
+/**
+ * The bridge pods attach to, made before the apiserver starts so it can listen on the node's address. One node
+ * cluster at a time per machine: a second one fails here, naming the process that holds the first.
+ */
 export function createNodeNetwork(): () => void {
+  takeNodeLock();
   const { bridge, nodeIp } = NODE_NETWORK;
-  tryRun('ip', ['link', 'del', bridge]);
-  run('ip', ['link', 'add', bridge, 'type', 'bridge']);
-  run('ip', ['addr', 'add', `${nodeIp}/24`, 'dev', bridge]);
-  run('ip', ['link', 'set', bridge, 'up']);
-  return () => tryRun('ip', ['link', 'del', bridge]);
+  try {
+    // Left by a process that died without cleaning up (the lock said so).
+    tryRun('ip', ['link', 'del', bridge]);
+    run('ip', ['link', 'add', bridge, 'type', 'bridge']);
+    run('ip', ['addr', 'add', `${nodeIp}/24`, 'dev', bridge]);
+    run('ip', ['link', 'set', bridge, 'up']);
+  } catch (error) {
+    rmSync(NODE_LOCK, { force: true });
+    throw error;
+  }
+  return () => {
+    tryRun('ip', ['link', 'del', bridge]);
+    rmSync(NODE_LOCK, { force: true });
+  };
+}
+
+function takeNodeLock(): void {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(NODE_LOCK, String(process.pid), { flag: 'wx' });
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number(readFileSync(NODE_LOCK, 'utf8'));
+      if (holder > 0 && isAlive(holder)) {
+        throw new Error(`another node cluster runs on this machine (process ${holder}, ${NODE_LOCK})`);
+      }
+      rmSync(NODE_LOCK, { force: true });
+    }
+  }
+  throw new Error(`could not take ${NODE_LOCK}`);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 export interface NodeOptions {

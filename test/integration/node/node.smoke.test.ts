@@ -118,6 +118,15 @@ describe.skipIf(skipReason())('one real node', () => {
     expect(done!.status!.podIP).not.toBe(NODE_NETWORK.nodeIp);
   }, 120_000);
 
+  it('refuses a second node cluster on the machine while this one runs, naming its process', async () => {
+    await expect(startControlPlane({ node: true, crdDir: false })).rejects.toThrow(
+      `another node cluster runs on this machine (process ${process.pid}`,
+    );
+    // The refused one took nothing down: this node still serves.
+    expect((await core.readNode({ name: cp.node!.name })).metadata?.name).toBe(cp.node!.name);
+    expect(spawnSync('ip', ['link', 'show', NODE_NETWORK.bridge]).status).toBe(0);
+  });
+
   it('stopping the cluster takes down every process, the bridge, the rules and the mounts', async () => {
     const dir = join(cp.kubeconfig, '..');
     const socket = cp.node!.containerdAddress;
