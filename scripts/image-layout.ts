@@ -140,9 +140,6 @@ export function buildImageLayout(
         log(`FROM ${args}`);
         break;
       }
-      // Base images only: a directory per stage stands in for each.
-      case 'ARG':
-        break;
       case 'WORKDIR': {
         const stage = current();
         stage.workdir = posix.resolve(stage.workdir, args);
