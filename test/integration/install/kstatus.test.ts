@@ -118,7 +118,9 @@ describe.skipIf(clusterSkipReason())(
 
     beforeAll(async () => {
       env = await startOperatorEnv('kstatus', { transitionMs: 1500 });
-      await env.startOperator();
+      // Polls once a second: a resource the cloud makes at once still shows Creating for that long, so the
+      // samples see it (the default 200 ms of these tests is shorter than a sampling round under load).
+      await env.startOperator({ pollInterval: '1s' });
     });
     afterAll(async () => env?.close());
 
