@@ -3,7 +3,12 @@
 # non-root user, with no shell at run time (distroless). scripts/image-layout.ts builds the same layout without
 # a Docker engine by running these steps, and the image test starts it under Node 24.
 
-FROM node:24-bookworm-slim AS build
+# The base images are build arguments: the defaults are what users build from; a builder that reaches no
+# registry names bases made locally (--build-arg BUILD_BASE=... --build-arg RUNTIME_BASE=...).
+ARG BUILD_BASE=node:24-bookworm-slim
+ARG RUNTIME_BASE=gcr.io/distroless/nodejs24-debian12:nonroot
+
+FROM ${BUILD_BASE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -12,7 +17,7 @@ COPY src ./src
 RUN npm run build
 RUN npm prune --omit=dev --no-audit --no-fund
 
-FROM gcr.io/distroless/nodejs24-debian12:nonroot
+FROM ${RUNTIME_BASE}
 WORKDIR /app
 ENV NODE_ENV=production
 # glibc's malloc tuned for a long-running process with bursts (bench:memory runs the operator with this ENV):

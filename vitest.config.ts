@@ -41,6 +41,14 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'node',
+          // Its own control plane with one real node (containerd, kubelet, kube-proxy; root only).
+          include: ['test/integration/node/**/*.test.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'image',
           // The Dockerfile's steps run without Docker, and the result started under Node 24 (npm's node@24).
           include: ['test/image/**/*.test.ts'],

@@ -1,15 +1,22 @@
-// `npm run cluster`: the test control plane in the foreground, for people.
+// `npm run cluster`: the test control plane in the foreground, for people. `npm run cluster -- --node` adds
+// one real node (containerd, kubelet, kube-scheduler, kube-proxy; needs root).
 // Writes an admin kubeconfig to .sluice/kubeconfig (git-ignored) and stops
 // cleanly (processes and temp files) on Ctrl-C or SIGTERM.
 import { join, relative } from 'node:path';
 import { repoRoot } from '../tools/cluster/assets.ts';
 import { startControlPlane } from '../tools/cluster/controlPlane.ts';
+import { nodeUnavailableReason } from '../tools/cluster/node.ts';
 
 const kubeconfigPath = join(repoRoot, '.sluice', 'kubeconfig');
 const log = (msg: string): void => console.error(`[cluster] ${msg}`);
 
 async function main(): Promise<void> {
-  const cp = await startControlPlane({ kubeconfigPath, log });
+  const node = process.argv.includes('--node');
+  if (node) {
+    const reason = nodeUnavailableReason();
+    if (reason) throw new Error(`cannot run a node here: ${reason}`);
+  }
+  const cp = await startControlPlane({ kubeconfigPath, log, node });
 
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals): void => {

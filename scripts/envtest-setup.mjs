@@ -39,6 +39,7 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const envtestDir = join(repoRoot, 'test', 'envtest');
 const helmDir = join(envtestDir, 'helm');
 const argocdHealthDir = join(envtestDir, 'argocd-health');
+const kstatusDir = join(envtestDir, 'kstatus');
 
 /**
  * The Kubernetes binaries, all built from test/envtest/go.mod at one Kubernetes version: binary name => Go
@@ -51,13 +52,17 @@ const KUBERNETES_BINARIES = {
   // Upstream etcdmain; its version string is a constant in go.etcd.io/etcd/api/v3/version, so the -X flags
   // only affect the Kubernetes binaries.
   etcd: './cmd/etcd',
+  // The one-node cluster (`npm run cluster -- --node`).
+  kubelet: 'k8s.io/kubernetes/cmd/kubelet',
+  'kube-scheduler': 'k8s.io/kubernetes/cmd/kube-scheduler',
+  'kube-proxy': 'k8s.io/kubernetes/cmd/kube-proxy',
 };
 
 /**
  * Binaries the harness needs; helm is for the demo and chart tests, argocd-health runs the Argo CD health
- * checks under gopher-lua.
+ * checks under gopher-lua, kstatus reads status as Flux and kpt do (sigs.k8s.io/cli-utils).
  */
-const BINARIES = [...Object.keys(KUBERNETES_BINARIES), 'helm', 'argocd-health'];
+const BINARIES = [...Object.keys(KUBERNETES_BINARIES), 'helm', 'argocd-health', 'kstatus'];
 
 /** Bump when the way a job is built changes in a way its inputs do not show. */
 const RECIPE_VERSION = 2;
@@ -191,6 +196,13 @@ function buildJobs(k8sVersion) {
       name: 'argocd-health',
       binaries: ['argocd-health'],
       dir: argocdHealthDir,
+      pkgs: ['.'],
+      ldflags: '-s -w',
+    },
+    {
+      name: 'kstatus',
+      binaries: ['kstatus'],
+      dir: kstatusDir,
       pkgs: ['.'],
       ldflags: '-s -w',
     },

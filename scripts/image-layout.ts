@@ -46,6 +46,23 @@ function instructions(text: string): { op: string; args: string }[] {
     });
 }
 
+/** The build arguments declared before the first FROM (the base images), with their defaults. */
+export function imageBuildArgs(
+  dockerfile = new URL('../Dockerfile', import.meta.url),
+): Record<string, string> {
+  const all = instructions(readFileSync(dockerfile, 'utf8'));
+  const args: Record<string, string> = {};
+  for (const { op, args: declared } of all.slice(
+    0,
+    all.findIndex((i) => i.op === 'FROM'),
+  )) {
+    if (op !== 'ARG') continue;
+    const [name, value] = declared.split('=', 2);
+    args[name!] = value ?? '';
+  }
+  return args;
+}
+
 /**
  * The node flags of the image's ENTRYPOINT (between the node binary and the script), so what runs the operator
  * elsewhere (the benchmarks) runs it as the image does.

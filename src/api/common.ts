@@ -45,7 +45,7 @@ export const managedSpecFields = (defaultPolicy: DeletionPolicy) => ({
 // The runtime owns the condition's shape (it writes conditions); this is its schema for the CRD.
 export const Condition = z
   .object({
-    type: z.string().max(316).describe('Type of condition: Ready, Synced or Drifted.'),
+    type: z.string().max(316).describe('Type of condition: Ready, Synced, Drifted, Reconciling or Stalled.'),
     status: z.enum(CONDITION_STATUSES).describe('True, False or Unknown.'),
     reason: z.string().max(1024).describe('A CamelCase word saying why the condition has its status.'),
     message: z.string().max(32768).optional().describe('A sentence for people, with details.'),
@@ -68,7 +68,7 @@ export const managedStatusFields = {
     .max(16)
     .optional()
     .describe(
-      'Ready: the cloud matches the spec. Synced: the last reconcile succeeded. Drifted: a reported difference.',
+      'Ready: the cloud matches the spec. Synced: the last reconcile succeeded. Drifted: a reported difference. Reconciling (while sluice works or waits) and Stalled (a failure only a person ends), present only while True, are the conditions kstatus reads (Flux, kpt).',
     ),
   observedGeneration: z
     .number()

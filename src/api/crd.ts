@@ -59,7 +59,9 @@ export function customResourceDefinition(kind: KindSchema): JsonSchema {
                 kind: { type: 'string', description: `Kind of this object: ${kind.kind}.` },
                 metadata: { type: 'object' },
                 spec: structuralSchema(kind.spec),
-                status: structuralSchema(kind.status),
+                // Served as not yet acted on until sluice writes a status: observedGeneration 0 is behind
+                // generation 1, so kstatus (Flux, kpt) reads a new object InProgress, not Current.
+                status: { ...structuralSchema(kind.status), default: { observedGeneration: 0 } },
               },
             },
           },

@@ -1,16 +1,19 @@
 import { API_VERSION } from '../api/common.ts';
 import type { KindSchema } from '../api/kind-schema.ts';
+import { progressConditions } from '../runtime/managed/progress-conditions.ts';
 
 /** Argo CD's health statuses. */
 export type HealthStatus = 'Healthy' | 'Progressing' | 'Degraded' | 'Suspended' | 'Missing' | 'Unknown';
 
 interface Condition {
-  type: 'Ready' | 'Synced';
+  type: 'Ready' | 'Synced' | 'Reconciling' | 'Stalled';
   status: 'True' | 'False';
   reason: string;
   message?: string;
   /** The generation the condition was set for; omitted, the fixture does not say. */
   observedGeneration?: number;
+  /** A Synced failure that fails the same way until someone acts (the operator then writes Stalled). */
+  needsAPerson?: boolean;
 }
 
 /** One state of a sluice resource and the health Argo CD must show for it. */
@@ -69,11 +72,23 @@ function resource(
           status: {
             id: 'c0ffee00-0000-4000-8000-000000000001',
             observedGeneration: opts.observedGeneration ?? generation,
-            conditions: opts.conditions.map((c) => ({ ...c, lastTransitionTime: T0 })),
+            conditions: withProgress(opts.conditions, generation).map((c) => ({
+              ...c,
+              lastTransitionTime: T0,
+            })),
           },
         }
-      : {}),
+      : // What the apiserver serves before sluice writes a status: the CRD's default.
+        { status: { observedGeneration: 0 } }),
   };
+}
+
+/** The conditions as the operator writes them: Reconciling and Stalled follow from Ready and Synced. */
+function withProgress(conditions: Condition[], generation: number): Condition[] {
+  const stated = conditions.map((c) => ({ ...c, lastTransitionTime: T0 }));
+  const needsAPerson = conditions.some((c) => c.type === 'Synced' && c.needsAPerson === true);
+  const progress = progressConditions(stated, generation, needsAPerson);
+  return [...conditions.map(({ needsAPerson: _, ...c }) => c), ...progress];
 }
 
 const ready = (message?: string): Condition => ({
@@ -88,11 +103,13 @@ const notReady = (reason: string, message: string): Condition => ({
   reason,
   message,
 });
-const failedSync = (reason: string, message: string): Condition => ({
+/** Synced=False for a failure only a person ends (the default), or one a retry may end. */
+const failedSync = (reason: string, message: string, needsAPerson = true): Condition => ({
   type: 'Synced',
   status: 'False',
   reason,
   message,
+  needsAPerson,
 });
 
 /** Every state the operator can leave a resource in; the same for every kind unless `kinds` says otherwise. */
@@ -105,7 +122,8 @@ export const HEALTH_CASES: HealthCase[] = [
   },
   {
     name: 'new',
-    about: 'just applied: the operator has not written a status yet',
+    about:
+      'just applied: the operator has not written a status yet (the CRD defaults observedGeneration to 0)',
     expected: { status: 'Progressing', message: 'Waiting for sluice to reconcile' },
     object: (kind) => resource(kind),
   },
@@ -336,8 +354,8 @@ export const HEALTH_CASES: HealthCase[] = [
   },
   {
     name: 'external-missing',
-    about: 'the cloud resource was deleted behind sluice',
-    expected: { status: 'Degraded', message: 'c0ffee00 is gone' },
+    about: 'the cloud resource was deleted behind sluice, which makes it anew',
+    expected: { status: 'Progressing', message: 'c0ffee00 is gone' },
     object: (kind) => resource(kind, { conditions: [ok, notReady('ExternalMissing', 'c0ffee00 is gone')] }),
   },
   {
@@ -373,7 +391,7 @@ export const HEALTH_CASES: HealthCase[] = [
     object: (kind) =>
       resource(kind, {
         conditions: [
-          failedSync('CloudApiError', '503 Service Unavailable'),
+          failedSync('CloudApiError', '503 Service Unavailable', false),
           notReady('Creating', 'being created'),
         ],
       }),
@@ -383,7 +401,9 @@ export const HEALTH_CASES: HealthCase[] = [
     about: 'a drift check failed transiently; the resource itself is still Ready',
     expected: { status: 'Healthy', message: 'Available' },
     object: (kind) =>
-      resource(kind, { conditions: [failedSync('CloudApiError', '503 Service Unavailable'), ready()] }),
+      resource(kind, {
+        conditions: [failedSync('CloudApiError', '503 Service Unavailable', false), ready()],
+      }),
   },
   {
     name: 'update-failed',
@@ -393,7 +413,7 @@ export const HEALTH_CASES: HealthCase[] = [
       resource(kind, {
         generation: 2,
         conditions: [
-          failedSync('CloudApiError', 'PATCH failed: 500 INTERNAL'),
+          failedSync('CloudApiError', 'PATCH failed: 500 INTERNAL', false),
           notReady(
             'SyncFailed',
             'the last attempt to make the cloud match the spec failed: PATCH failed: 500 INTERNAL',
@@ -410,7 +430,7 @@ export const HEALTH_CASES: HealthCase[] = [
       resource(kind, {
         generation: 2,
         conditions: [
-          { ...failedSync('CloudApiError', 'PATCH failed: 500 INTERNAL'), observedGeneration: 2 },
+          { ...failedSync('CloudApiError', 'PATCH failed: 500 INTERNAL', false), observedGeneration: 2 },
           { ...ready(), observedGeneration: 1 },
         ],
       }),
@@ -425,7 +445,7 @@ export const HEALTH_CASES: HealthCase[] = [
         observedGeneration: 3,
         annotations: { 'sluice.dev/paused': 'true' },
         conditions: [
-          failedSync('ReconcilePaused', 'reconciling is paused by the sluice.dev/paused annotation'),
+          failedSync('ReconcilePaused', 'reconciling is paused by the sluice.dev/paused annotation', false),
           ready(),
         ],
       }),

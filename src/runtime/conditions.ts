@@ -13,7 +13,7 @@ export interface Condition {
   observedGeneration?: number;
 }
 
-export type ConditionType = 'Ready' | 'Synced' | 'Drifted';
+export type ConditionType = 'Ready' | 'Synced' | 'Drifted' | 'Reconciling' | 'Stalled';
 export type ConditionInput = Omit<Condition, 'lastTransitionTime'>;
 
 /**

@@ -17,6 +17,10 @@ export interface Assets {
   etcd: string;
   /** Present after a full setup; the harness itself does not need it. */
   kubectl: string;
+  /** The node's binaries (`npm run cluster -- --node`). */
+  kubelet: string;
+  kubeScheduler: string;
+  kubeProxy: string;
 }
 
 /** The Kubernetes release the control plane is built from, e.g. "v1.34.4". */
@@ -44,6 +48,9 @@ export function findAssets(): Assets {
     kubeControllerManager: join(dir, 'kube-controller-manager'),
     etcd: join(dir, 'etcd'),
     kubectl: join(dir, 'kubectl'),
+    kubelet: join(dir, 'kubelet'),
+    kubeScheduler: join(dir, 'kube-scheduler'),
+    kubeProxy: join(dir, 'kube-proxy'),
   };
   const missing = [assets.kubeApiserver, assets.kubeControllerManager, assets.etcd].filter(
     (p) => !existsSync(p),

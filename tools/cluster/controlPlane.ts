@@ -10,7 +10,8 @@
 //
 // The local control plane runs kube-controller-manager's namespace controller
 // and garbage collector: namespace deletion and garbage collection happen as
-// in a real cluster. It has no scheduler and no node: nothing runs Pods. What
+// in a real cluster. Without `node: true` it has no scheduler and no node:
+// nothing runs Pods (with it, see node.ts). What
 // the apiserver does itself is all real: validation (OpenAPI and CEL),
 // admission, RBAC, subresources, finalizers, watches.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
@@ -33,6 +34,7 @@ import { findAssets, repoRoot } from './assets.ts';
 import { DEFAULT_CONTROLLERS, startControllerManager } from './controllerManager.ts';
 import { applyCrdDir } from './crds.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
+import { createNodeNetwork, NODE_NETWORK, startNode, type RunningNode } from './node.ts';
 import { freePort, guard, logTail, startProcess, stopProcess, type Managed } from './processes.ts';
 
 export interface ControlPlaneOptions {
@@ -46,6 +48,8 @@ export interface ControlPlaneOptions {
   log?: (msg: string) => void;
   /** Extra kube-apiserver flags, e.g. `--feature-gates=...`. */
   apiserverArgs?: string[];
+  /** Local control plane only: also run one real node (tools/cluster/node.ts; needs root). */
+  node?: boolean;
   /**
    * Local control plane only: the kube-controller-manager controllers to run (`--controllers`), or `false`
    * for no controller-manager. Default: DEFAULT_CONTROLLERS.
@@ -69,6 +73,8 @@ export interface ControlPlane {
    * port with the same certificates and token, so clients keep their kubeconfig but lose every watch.
    */
   restartApiserver?(): Promise<void>;
+  /** The real node, when started with `node: true`. */
+  node?: RunningNode;
 }
 
 /** The requested kind of cluster cannot run here; callers should skip, not fail. */
@@ -242,17 +248,24 @@ async function startLocalOnce(
   const processes: Managed[] = [];
   const release = guard({ processes, dirs: [tmp] });
   let stopped = false;
+  let node: RunningNode | undefined;
+  let removeNodeNetwork: (() => void) | undefined;
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
-    // apiserver first: stopping etcd under it makes it log errors and linger.
+    await node?.removePods();
+    // The node before the apiserver, the apiserver before etcd: each logs errors and lingers without the next.
     for (const p of [...processes].reverse()) await stopProcess(p);
+    node?.cleanup();
+    removeNodeNetwork?.();
     rmSync(tmp, { recursive: true, force: true });
     if (opts.kubeconfigPath) rmSync(opts.kubeconfigPath, { force: true });
     release();
   };
 
   try {
+    // The bridge exists before the apiserver starts: pods reach it at the bridge's address.
+    if (opts.node) removeNodeNetwork = createNodeNetwork();
     const [etcdPort, peerPort, apiPort, controllerManagerPort] = await distinctFreePorts(4);
     const etcdUrl = `http://127.0.0.1:${etcdPort}`;
     const peerUrl = `http://127.0.0.1:${peerPort}`;
@@ -292,8 +305,9 @@ async function startLocalOnce(
     const apiserverArgs = [
       `--etcd-servers=${etcdUrl}`,
       `--cert-dir=${certDir}`, // self-signed serving cert + CA, generated on start
-      '--bind-address=127.0.0.1',
-      '--advertise-address=127.0.0.1',
+      // With a node, pods reach the apiserver on the bridge (the `kubernetes` Service's endpoint).
+      `--bind-address=${opts.node ? '0.0.0.0' : '127.0.0.1'}`,
+      `--advertise-address=${opts.node ? NODE_NETWORK.nodeIp : '127.0.0.1'}`,
       `--secure-port=${apiPort}`,
       '--service-cluster-ip-range=10.0.0.0/24',
       '--allow-privileged=true',
@@ -305,13 +319,16 @@ async function startLocalOnce(
       // As envtest does: no serviceaccount controller creates the "default"
       // ServiceAccount, and this plugin would then reject every Pod.
       '--disable-admission-plugins=ServiceAccount',
+      // The node's name resolves nowhere; `kubectl logs` and `exec` reach the kubelet at its address.
+      ...(opts.node ? ['--kubelet-preferred-address-types=InternalIP'] : []),
       ...(opts.apiserverArgs ?? []),
     ];
     const startApiserver = () =>
       startProcess('kube-apiserver', assets.kubeApiserver, apiserverArgs, join(tmp, 'kube-apiserver.log'));
     processes.push(startApiserver());
 
-    const server = `https://127.0.0.1:${apiPort}`;
+    // With a node the serving certificate names the node's address, not the loopback one.
+    const server = `https://${opts.node ? NODE_NETWORK.nodeIp : '127.0.0.1'}:${apiPort}`;
     opts.log?.(`waiting for kube-apiserver at ${server} ...`);
     await waitReady(server, processes, opts.startTimeoutMs ?? 60_000);
 
@@ -328,6 +345,16 @@ async function startLocalOnce(
       processes[index] = startApiserver();
       await waitReady(server, processes, opts.startTimeoutMs ?? 60_000);
     };
+    if (opts.node) {
+      const { kubelet, kubeScheduler, kubeProxy } = assets;
+      node = await startNode({
+        dir: tmp,
+        kubeconfig,
+        processes,
+        log: opts.log,
+        bin: { kubelet, kubeScheduler, kubeProxy },
+      });
+    }
     const controllers = opts.controllers ?? DEFAULT_CONTROLLERS;
     const startControllers = async (): Promise<void> => {
       if (!controllers || controllers.length === 0) return;
@@ -354,6 +381,7 @@ async function startLocalOnce(
       startupMs: 0,
       stop,
       restartApiserver,
+      node,
       startControllers,
     };
   } catch (err) {

@@ -189,7 +189,7 @@ export class Outcomes<R extends ManagedObject> {
       return { kind: 'deferred', afterMs: deferMs, lookedAt };
     }
     const [reason, message] = [reasonOf(error), messageOf(error)];
-    draft.recordFailure(reason, message);
+    draft.recordFailure(reason, message, failureOf(error)?.kind === 'terminal');
     await flush(draft).catch((statusError: unknown) =>
       logger.warn({ key, err: messageOf(statusError) }, 'could not record the failure in status'),
     );

@@ -1,6 +1,7 @@
 import { removeCondition, setCondition, type Condition, type ConditionInput } from '../conditions.ts';
 import type { ResourceType } from '../api-path.ts';
 import type { KubeWriter } from './kube-writer.ts';
+import { progressConditions, storedSyncFailureNeedsAPerson } from './progress-conditions.ts';
 import { StatusExpectations } from './status-expectations.ts';
 import type { ManagedObject, ManagedStatus } from './types.ts';
 
@@ -18,6 +19,8 @@ export class StatusDraft<R extends ManagedObject> {
   readonly readVersions: string[];
   /** The conditions as the server holds them: a transition is measured against these. */
   private stored: Condition[];
+  /** Whether the failure Synced=False reports needs a person to end it (see `progressConditions`). */
+  private syncFailureNeedsAPerson: boolean;
 
   /** `ahead`: our last written status, when the cache has not shown it yet: the status to build on. */
   constructor(
@@ -27,6 +30,7 @@ export class StatusDraft<R extends ManagedObject> {
   ) {
     this.status = structuredClone(ahead ?? resource.status ?? {});
     this.stored = structuredClone(this.status.conditions ?? []);
+    this.syncFailureNeedsAPerson = storedSyncFailureNeedsAPerson(this.stored);
     this.readVersions = resource.metadata.resourceVersion ? [resource.metadata.resourceVersion] : [];
     this.generation = resource.metadata.generation;
     this.observedGeneration = this.generation;
@@ -56,9 +60,11 @@ export class StatusDraft<R extends ManagedObject> {
    * that matched this spec (a drift check's transient 500) or a failed poll of a wait keeps its Ready and
    * does not flap: the cloud was not found to differ, and Synced tells of the failure. A Ready that reports
    * an earlier failure (`SyncFailed`) follows the current one, so Ready and Synced never say different things.
+   * `needsAPerson`: it fails the same way until someone acts (the resource is then Stalled).
    */
-  recordFailure(reason: string, message: string): void {
+  recordFailure(reason: string, message: string, needsAPerson = false): void {
     this.setCondition({ type: 'Synced', status: 'False', reason, message });
+    this.syncFailureNeedsAPerson = needsAPerson;
     const ready = this.condition('Ready');
     const describesThisSpec =
       ready !== undefined && ready.observedGeneration === this.generation && ready.reason !== 'SyncFailed';
@@ -71,7 +77,7 @@ export class StatusDraft<R extends ManagedObject> {
     });
   }
 
-  removeCondition(type: 'Drifted'): void {
+  removeCondition(type: 'Drifted' | 'Reconciling' | 'Stalled'): void {
     if (this.status.conditions) this.status.conditions = removeCondition(this.status.conditions, type);
   }
 
@@ -84,11 +90,21 @@ export class StatusDraft<R extends ManagedObject> {
     this.stored = structuredClone(updated.status?.conditions ?? []);
   }
 
+  /** Reconciling and Stalled follow from Ready and Synced as they stand when the status is written. */
+  private deriveProgressConditions(): void {
+    const conditions = this.status.conditions ?? [];
+    const progress = progressConditions(conditions, this.generation, this.syncFailureNeedsAPerson);
+    this.removeCondition('Reconciling');
+    this.removeCondition('Stalled');
+    for (const condition of progress) this.setCondition(condition);
+  }
+
   discard(): void {
     this.discarded = true;
   }
 
   result(): ManagedStatus {
+    this.deriveProgressConditions();
     const result: ManagedStatus = { ...this.status, observedGeneration: this.observedGeneration };
     if (result.observedGeneration === undefined) delete result.observedGeneration;
     if (!result.conditions?.length) delete result.conditions;
@@ -96,7 +112,7 @@ export class StatusDraft<R extends ManagedObject> {
   }
 }
 
-const CONDITION_ORDER = ['Ready', 'Synced', 'Drifted'];
+const CONDITION_ORDER = ['Ready', 'Synced', 'Drifted', 'Reconciling', 'Stalled'];
 function sortConditions(status: ManagedStatus): ManagedStatus {
   if (status.conditions) {
     status.conditions = [...status.conditions].sort(

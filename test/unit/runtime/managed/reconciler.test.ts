@@ -700,7 +700,11 @@ describe('ManagedReconciler', () => {
     const status = t.server.get('a').status!;
     expect(t.server.get('a').metadata.generation).toBe(2);
     expect(status.observedGeneration).toBe(1);
-    expect(status.conditions!.map((c) => c.observedGeneration)).toEqual([1, 1]);
+    expect(status.conditions!.map((c) => [c.type, c.observedGeneration])).toEqual([
+      ['Ready', 1],
+      ['Synced', 1],
+      ['Reconciling', 1],
+    ]);
   });
 });
 

@@ -51,6 +51,14 @@ if generation ~= nil and (observed == nil or observed < generation) then
   return result("Progressing", "Waiting for sluice to act on generation " .. tostring(generation))
 end
 
+-- Stalled (a kstatus condition) is sluice's own word that only a person can end the failure: a request the
+-- cloud refuses for good, a missing Secret, a resource the cloud reports failed, another object's claim.
+local stalled = condition("Stalled")
+if stalled ~= nil and stalled.status == "True" then
+  return result("Degraded", messageOf(stalled, stalled.reason))
+end
+
+-- A status written before sluice wrote Stalled is judged by its reasons.
 if synced ~= nil and synced.status == "False" then
   -- The cloud refused the spec, or the user must fix credentials, a referenced Secret (missing, or another
   -- resource's), a reference to an object missing for a minute, an adoption id, a rotated connection string,
@@ -92,7 +100,6 @@ if ready ~= nil then
   -- private endpoint's connection was refused, not accepted in time, or failed; only a new one helps.
   local failed = {
     CloudFailed = true,
-    ExternalMissing = true,
     Drifted = true,
     Conflict = true,
     AlreadyManaged = true,
@@ -105,7 +112,7 @@ if ready ~= nil then
     return result("Degraded", messageOf(ready, ready.reason))
   end
   -- Creating, Updating, Unavailable (the cloud is changing state), WaitingForReference, PendingAcceptance,
-  -- Deleting: sluice is waiting for something that will happen without the user.
+  -- Deleting, ExternalMissing (made anew): sluice is waiting for something that happens without the user.
   -- ObserveOnly: the cloud differs from the spec (or is not usable yet) and sluice only watches; the message
   -- names the calls managementPolicy Full would send.
   return result("Progressing", messageOf(ready, ready.reason))

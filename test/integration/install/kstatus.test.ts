@@ -1,0 +1,188 @@
+// Status as Flux, kpt and cli-utils read it: status.Compute of sigs.k8s.io/cli-utils/pkg/kstatus, through
+// test/envtest/kstatus (built with the control plane by `npm run envtest:setup`), over every Argo CD fixture
+// of every kind and over live objects of every kind that the operator drives through each state.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+import { KIND_SCHEMAS } from '../../../src/api/kinds.ts';
+import { healthCasesOf, type HealthStatus } from '../../../src/install/argocd-fixtures.ts';
+import { healthCheckKinds } from '../../../src/install/render.ts';
+import { repoRoot } from '../../../tools/cluster/assets.ts';
+import { argoHealthOf } from '../../harness/argocd-health.ts';
+import { kstatusOf } from '../../harness/kstatus.ts';
+import { clusterSkipReason } from '../../harness/testCluster.ts';
+import { startOperatorEnv, type OperatorEnv, type SluiceObject } from '../operator/support.ts';
+
+/** What kstatus must say where Argo CD says `health`: the two tools agree on every state. */
+function kstatusFor(health: HealthStatus, name: string): string[] {
+  if (name === 'deleting') return ['Terminating'];
+  switch (health) {
+    case 'Healthy':
+      return ['Current'];
+    case 'Degraded':
+      return ['Failed'];
+    case 'Progressing':
+      return ['InProgress'];
+    // kstatus has no word for paused: it reads the Ready condition as it stands.
+    default:
+      return ['Current', 'InProgress'];
+  }
+}
+
+describe('kstatus over every Argo CD fixture: Current when Argo CD says Healthy, Failed when Degraded, InProgress when Progressing', () => {
+  const cases = KIND_SCHEMAS.flatMap((schema) =>
+    healthCasesOf(schema).map((c) => ({ kind: schema.kind, ...c })),
+  );
+  const results = kstatusOf(cases.map((c) => c.object(c.kind)));
+
+  it.each(cases.map((c, i) => ({ ...c, i })))(
+    '$kind $name: Argo CD $expected.status',
+    ({ i, name, expected }) => {
+      expect(kstatusFor(expected.status, name)).toContain(results[i]!.status);
+      // Failed carries the message Argo CD shows: the one a person needs to act on.
+      if (results[i]!.status === 'Failed') expect(results[i]!.message).toBe(expected.message);
+    },
+  );
+});
+
+type Example = KubernetesObject & { spec?: Record<string, unknown> };
+const examplesDir = join(repoRoot, 'deploy', 'examples');
+const examples: Example[] = readdirSync(examplesDir)
+  .filter((file) => file.endsWith('.yaml'))
+  .sort()
+  .flatMap((file) =>
+    parseAllDocuments(readFileSync(join(examplesDir, file), 'utf8')).map((d) => d.toJS() as Example),
+  );
+const isSluice = (o: Example) => o.apiVersion?.startsWith('sluice.dev/') === true;
+
+type Live = SluiceObject & KubernetesObject & { metadata: { deletionTimestamp?: string } };
+interface Sample {
+  key: string;
+  kstatus: string;
+  ready: boolean;
+  object: Live;
+}
+
+const readyNow = (o: Live) =>
+  o.status?.conditions?.some(
+    (c) =>
+      c.type === 'Ready' &&
+      c.status === 'True' &&
+      (c as { observedGeneration?: number }).observedGeneration === o.metadata.generation,
+  ) === true;
+
+describe.skipIf(clusterSkipReason())(
+  'kstatus on live objects of every kind, as the operator writes them',
+  () => {
+    let env: OperatorEnv;
+    const samples: Sample[] = [];
+
+    /** Reads `objects` every 100 ms and computes kstatus over them, until `done` holds for all of them. */
+    async function follow(
+      objects: Example[],
+      what: string,
+      done: (s: Sample) => boolean,
+      timeoutMs = 90_000,
+    ) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const live = await Promise.all(
+          objects.map(async (o) => (await env.of<Live>(o.kind!).get(o.metadata!.name!))!),
+        );
+        const verdicts = kstatusOf(live);
+        const now = live.map((object, i) => ({
+          key: `${object.kind}/${object.metadata.name}`,
+          kstatus: verdicts[i]!.status,
+          ready: readyNow(object),
+          object,
+        }));
+        samples.push(...now);
+        if (now.every(done)) return now;
+        if (Date.now() > deadline) {
+          throw new Error(
+            `timed out waiting for ${what}: ${JSON.stringify(now.map((s) => [s.key, s.kstatus]))}`,
+          );
+        }
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    const seen = (key: string) => samples.filter((s) => s.key === key).map((s) => s.kstatus);
+    const create = (o: Example, name = o.metadata!.name!) =>
+      env.objects.create({ ...o, metadata: { name, namespace: env.namespace } } as never);
+
+    const services = examples.filter((o) => o.kind === 'DatabaseService');
+    const dependants = examples.filter((o) => isSluice(o) && o.kind !== 'DatabaseService');
+    const refusedService = { ...services[1]!, metadata: { name: 'refused' } };
+
+    beforeAll(async () => {
+      env = await startOperatorEnv('kstatus', { transitionMs: 1500 });
+      // Polls once a second: a resource the cloud makes at once still shows Creating for that long, so the
+      // samples see it (the default 200 ms of these tests is shorter than a sampling round under load).
+      await env.startOperator({ pollInterval: '1s' });
+    });
+    afterAll(async () => env?.close());
+
+    it('the examples hold every kind', () => {
+      expect(new Set(examples.filter(isSluice).map((o) => o.kind))).toEqual(new Set(healthCheckKinds()));
+    });
+
+    it('DatabaseService: InProgress from the moment it is applied while the cloud creates it, Current once Ready', async () => {
+      for (const service of services) await create(service);
+      await follow(services, 'the services Current', (s) => s.kstatus === 'Current');
+      for (const service of services) {
+        const key = `DatabaseService/${service.metadata!.name}`;
+        expect(seen(key)[0]).toBe('InProgress');
+        expect(seen(key)).not.toContain('Failed');
+      }
+    });
+
+    it('every kind: Failed while the cloud refuses its create (400), with the reason Argo CD shows as Degraded', async () => {
+      for (const o of examples.filter((e) => e.kind === 'Secret')) await create(o);
+      await env.fault({ method: 'POST', status: 400 });
+      for (const o of dependants) await create(o);
+      await create(refusedService);
+      const refused = [...dependants, refusedService];
+
+      const failed = await follow(refused, 'every kind Failed', (s) => s.kstatus === 'Failed');
+      for (const { key, object } of failed) {
+        expect(object.status?.conditions, key).toContainEqual(
+          expect.objectContaining({ type: 'Stalled', status: 'True', reason: 'CloudRequestRejected' }),
+        );
+        expect(argoHealthOf(object).status, key).toBe('Degraded');
+      }
+      expect(new Set(failed.map((s) => s.object.kind))).toEqual(new Set(healthCheckKinds()));
+    });
+
+    it('every kind: InProgress again once the cloud takes the create, then Current when Ready', async () => {
+      const refused = [...dependants, refusedService];
+      const failedUpTo = samples.length;
+      await env.fault();
+
+      const current = await follow(refused, 'every kind Current', (s) => s.kstatus === 'Current');
+      for (const { key, object } of current) {
+        const after = samples.slice(failedUpTo).filter((s) => s.key === key);
+        expect(
+          after.map((s) => s.kstatus),
+          key,
+        ).toContain('InProgress');
+        expect(
+          object.status?.conditions?.map((c) => c.type),
+          key,
+        ).not.toContain('Stalled');
+        expect(
+          object.status?.conditions?.map((c) => c.type),
+          key,
+        ).not.toContain('Reconciling');
+        expect(argoHealthOf(object).status, key).toBe('Healthy');
+      }
+    });
+
+    it('kstatus said Current of no object before its Ready=True for the generation it read', () => {
+      expect(samples.length).toBeGreaterThan(0);
+      const early = samples.filter((s) => s.kstatus === 'Current' && !s.ready);
+      expect(early.map((s) => [s.key, s.object.status])).toEqual([]);
+    });
+  },
+);

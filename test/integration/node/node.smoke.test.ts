@@ -1,0 +1,140 @@
+// The one-node cluster (`npm run cluster -- --node`): a pod on the real kubelet, containerd and runc, with an
+// address on the node's bridge, reaches the apiserver the way every in-cluster client does (the `kubernetes`
+// Service through kube-proxy, a projected ServiceAccount token, the cluster CA); and stopping the cluster takes
+// every piece down.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findAssets } from '../../../tools/cluster/assets.ts';
+import { startControlPlane, type ControlPlane } from '../../../tools/cluster/controlPlane.ts';
+import {
+  buildImageFromScratch,
+  NODE_NETWORK,
+  nodeUnavailableReason,
+  pidsWithArgument,
+} from '../../../tools/cluster/node.ts';
+
+const PROBE_IMAGE = 'docker.io/library/kubectl:sluice-probe';
+
+function skipReason(): string | undefined {
+  const reason = nodeUnavailableReason();
+  if (reason) return reason;
+  const assets = findAssets();
+  const missing = [assets.kubelet, assets.kubeScheduler, assets.kubeProxy].filter((p) => !existsSync(p));
+  return missing.length ? `not built: ${missing.join(', ')} (npm run envtest:setup)` : undefined;
+}
+
+const kubeChains = () =>
+  ['iptables', 'ip6tables'].flatMap((iptables) =>
+    ['filter', 'nat', 'mangle'].flatMap((table) =>
+      (spawnSync(iptables, ['-t', table, '-S'], { encoding: 'utf8' }).stdout ?? '')
+        .split('\n')
+        .filter((rule) => rule.includes('KUBE-')),
+    ),
+  );
+
+describe.skipIf(skipReason())('one real node', () => {
+  let cp: ControlPlane;
+  let core: CoreV1Api;
+  const scratch = mkdtempSync(join(tmpdir(), 'sluice-node-test-'));
+  const namespace = 'node-smoke';
+
+  beforeAll(async () => {
+    cp = await startControlPlane({ node: true, crdDir: false });
+    const kc = new KubeConfig();
+    kc.loadFromString(cp.kubeconfigYaml);
+    core = kc.makeApiClient(CoreV1Api);
+    // kubectl is a static binary: an image of it alone is an in-cluster client.
+    const archive = join(scratch, 'probe.tar');
+    const files: [string, string][] = [[findAssets().kubectl, '/kubectl']];
+    buildImageFromScratch(scratch, { name: PROBE_IMAGE, files, entrypoint: ['/kubectl'], archive });
+    cp.node!.loadImage(archive, PROBE_IMAGE);
+    await core.createNamespace({ body: { metadata: { name: namespace } } });
+    await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'probe' } } });
+    const ca = Buffer.from(kc.getCurrentCluster()!.caData!, 'base64').toString('utf8');
+    await core.createNamespacedConfigMap({
+      namespace,
+      body: { metadata: { name: 'cluster-ca' }, data: { 'ca.crt': ca } },
+    });
+  }, 180_000);
+  afterAll(async () => {
+    await cp?.stop();
+    rmSync(scratch, { recursive: true, force: true });
+  });
+
+  it('a pod on the bridge reaches the apiserver through the kubernetes Service with its ServiceAccount token', async () => {
+    const pod: V1Pod = {
+      metadata: { name: 'whoami' },
+      spec: {
+        restartPolicy: 'Never',
+        serviceAccountName: 'probe',
+        automountServiceAccountToken: false,
+        containers: [
+          {
+            name: 'kubectl',
+            image: PROBE_IMAGE,
+            imagePullPolicy: 'Never',
+            // No kubeconfig: kubectl takes the in-cluster config (KUBERNETES_SERVICE_HOST, token, CA).
+            args: ['auth', 'whoami'],
+            volumeMounts: [
+              { name: 'sa', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true },
+            ],
+          },
+        ],
+        volumes: [
+          {
+            name: 'sa',
+            projected: {
+              sources: [
+                { serviceAccountToken: { path: 'token', expirationSeconds: 3600 } },
+                { configMap: { name: 'cluster-ca' } },
+                {
+                  downwardAPI: {
+                    items: [{ path: 'namespace', fieldRef: { fieldPath: 'metadata.namespace' } }],
+                  },
+                },
+              ],
+            },
+          },
+        ],
+      },
+    };
+    await core.createNamespacedPod({ namespace, body: pod });
+    let done: V1Pod | undefined;
+    const deadline = Date.now() + 90_000;
+    while (Date.now() < deadline) {
+      done = await core.readNamespacedPod({ name: 'whoami', namespace });
+      if (done.status?.phase === 'Succeeded' || done.status?.phase === 'Failed') break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    const logs = await core.readNamespacedPodLog({ name: 'whoami', namespace });
+    expect(done?.status?.phase, logs).toBe('Succeeded');
+    expect(logs).toContain(`system:serviceaccount:${namespace}:probe`);
+    expect(done!.spec!.nodeName).toBe(cp.node!.name);
+    expect(done!.status!.podIP).toMatch(/^10\.244\.0\.\d+$/);
+    expect(done!.status!.podIP).not.toBe(NODE_NETWORK.nodeIp);
+  }, 120_000);
+
+  it('refuses a second node cluster on the machine while this one runs, naming its process', async () => {
+    await expect(startControlPlane({ node: true, crdDir: false })).rejects.toThrow(
+      `another node cluster runs on this machine (process ${process.pid}`,
+    );
+    // The refused one took nothing down: this node still serves.
+    expect((await core.readNode({ name: cp.node!.name })).metadata?.name).toBe(cp.node!.name);
+    expect(spawnSync('ip', ['link', 'show', NODE_NETWORK.bridge]).status).toBe(0);
+  });
+
+  it('stopping the cluster takes down every process, the bridge, the rules and the mounts', async () => {
+    const dir = join(cp.kubeconfig, '..');
+    const socket = cp.node!.containerdAddress;
+    await cp.stop();
+    expect(existsSync(dir)).toBe(false);
+    expect(spawnSync('ip', ['link', 'show', NODE_NETWORK.bridge]).status).not.toBe(0);
+    expect(kubeChains()).toEqual([]);
+    expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(dir);
+    expect(pidsWithArgument(socket)).toEqual([]);
+  }, 120_000);
+});
