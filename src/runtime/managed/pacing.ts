@@ -4,6 +4,7 @@ import { DURATION_BOUNDS, durationProblem, formatDuration, tryParseDurationMs } 
 import { ANNOTATIONS } from './annotations.ts';
 import type { EventRecorder } from './events.ts';
 import { SettleEstimate } from './settle-estimate.ts';
+import { recordedAnnotation } from './status-bounds.ts';
 import type { ManagedObject } from './types.ts';
 
 /**
@@ -139,7 +140,8 @@ export class Pacing {
   private freshnessOf(resource: ManagedObject): number {
     // A reconcile the user asked for (a new sluice.dev/reconcile-requested-at) reads the cloud afresh.
     const requested = resource.metadata.annotations?.[ANNOTATIONS.reconcileRequestedAt];
-    if (requested !== undefined && requested !== resource.status?.lastHandledReconcileAt) return 0;
+    const handled = resource.status?.lastHandledReconcileAt;
+    if (requested !== undefined && recordedAnnotation(requested) !== handled) return 0;
     const wait = this.cloudWaits.get(objectKey(resource));
     if (resource.metadata.deletionTimestamp) return wait ? this.sinceLastLook(wait) : 0;
     const ready = resource.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');

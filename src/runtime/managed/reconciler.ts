@@ -18,7 +18,8 @@ import { Preconditions } from './preconditions.ts';
 import { type ObjectLookup, type ResolvedReferences } from './references.ts';
 import type { ResolvedSecrets } from './secret-references.ts';
 import { ReferencedSecrets } from './referenced-secrets.ts';
-import { StatusWriter, type StatusDraft } from './status-draft.ts';
+import { recordedAnnotation } from './status-bounds.ts';
+import { STATUS_REFUSED, StatusWriter, type StatusDraft } from './status-draft.ts';
 import type { ConnectContext, ExternalClient, ManagedObject, Observation } from './types.ts';
 
 export { REFERENCE_ARRIVAL_GRACE_MS } from './pacing.ts';
@@ -61,7 +62,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const { kind, cache, writer, events } = options;
     this.logger = options.logger ?? pino({ enabled: false });
     this.now = options.now ?? (() => new Date());
-    this.statuses = new StatusWriter(kind, writer, this.now);
+    this.statuses = new StatusWriter(kind, writer, this.now, (resource, message) => {
+      this.logger.warn({ key: objectKey(resource), err: message }, 'status write refused');
+      events.record(resource, 'Warning', STATUS_REFUSED, message);
+    });
     this.claims = new ObjectClaims({
       kind,
       cache,
@@ -149,7 +153,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     }
     if (resource.metadata.deletionTimestamp) return this.deletion.finalize(resource, draft);
     const requestedAt = annotations[ANNOTATIONS.reconcileRequestedAt];
-    if (requestedAt !== undefined) draft.status.lastHandledReconcileAt = requestedAt;
+    if (requestedAt !== undefined) draft.status.lastHandledReconcileAt = recordedAnnotation(requestedAt);
     // An object sluice only observes writes nothing: its writes are recorded, to show what Full would send.
     const writes = isObserveOnly(resource) ? new WriteRecorder() : undefined;
     if (!writes) delete draft.status.pendingChanges;
