@@ -81,7 +81,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         secrets: options.secrets,
       });
     this.pacing = new Pacing({ ...options, now: this.now });
-    this.creates = new CreateAttempts(this.now);
+    // A test's clock stands for both clocks; otherwise time passed is measured on the monotonic one.
+    this.creates = new CreateAttempts(
+      this.now,
+      options.now ? () => this.now().getTime() : () => performance.now(),
+    );
     this.referencedSecrets = new ReferencedSecrets({ ...options, logger: this.logger });
     this.outcomes = new Outcomes({
       kind,
