@@ -35,7 +35,7 @@ export class CreateAttempts {
    */
   lostCreate(resource: ManagedObject): LostCreate | undefined {
     const intent = createIntentOf(resource);
-    if (!intent) return undefined;
+    if (!intent || !writtenForThisObject(resource, intent)) return undefined;
     const ended = this.lastEnded.get(objectKey(resource));
     const own = ended?.uid === resource.metadata.uid && ended.at > intent;
     if (!own) return { intent, listedAfter: intent };
@@ -88,3 +88,19 @@ export class CreateAttempts {
 }
 
 const intentText = (resource: ManagedObject) => resource.metadata.annotations?.[ANNOTATIONS.createPending];
+
+/**
+ * How far an intent may seem to precede the object's creation and still be this object's: the creation
+ * time is the apiserver's, in whole seconds, the intent the operator's.
+ */
+export const INTENT_CLOCK_TOLERANCE_MS = 10_000;
+
+/**
+ * An intent sluice wrote for this object is never older than the object. One that is was copied from another
+ * object (a restore, `kubectl get -o yaml | kubectl apply`): it records no create for this one, and a look-up
+ * by it could adopt someone else's look-alike.
+ */
+function writtenForThisObject(resource: ManagedObject, intent: Date): boolean {
+  const created = Date.parse(resource.metadata.creationTimestamp ?? '');
+  return Number.isNaN(created) || intent.getTime() >= created - INTENT_CLOCK_TOLERANCE_MS;
+}
