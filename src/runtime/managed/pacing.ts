@@ -55,24 +55,42 @@ interface CloudWait {
   looks: number;
   /** When the wait last looked at (or wrote to) the cloud: a look after it needs a list started since. */
   lookedAt: number;
+  /** What the wait teaches: the settle estimate of the credentials it was made with. */
+  settle: SettleEstimate;
 }
+
+/**
+ * The credentials a resource's calls are made with, as far as pacing tells clouds apart: its own Secret, or
+ * the operator's (''). Each has its own settle estimate, so one tenant's slow cloud moves no one else's.
+ */
+const credentialsOf = (resource: ManagedObject): string =>
+  resource.spec.credentialsRef?.name
+    ? `${resource.metadata.namespace}/${resource.spec.credentialsRef.name}`
+    : '';
 
 /** When a resource is looked at again: soon while the cloud moves, after its sync interval once in sync. */
 export class Pacing {
   private readonly cloudWaits = new Map<string, CloudWait>();
   /** key → when the first of its reconciles whose call the quota deferred began (none sent since). */
   private readonly deferrals = new Map<string, number>();
-  private readonly settle: SettleEstimate;
+  /** Per credentials (`credentialsOf`): how long their cloud lately took to settle. */
+  private readonly settles = new Map<string, SettleEstimate>();
   private readonly maxPollIntervalMs: number;
 
   constructor(private readonly options: PacingOptions) {
-    const { pollIntervalMs, maxPollIntervalMs = 30_000 } = options;
-    this.maxPollIntervalMs = maxPollIntervalMs;
-    this.settle = new SettleEstimate(
-      pollIntervalMs,
-      Math.min(FIRST_LOOK_FLOOR_MS, pollIntervalMs),
-      maxPollIntervalMs,
-    );
+    this.maxPollIntervalMs = options.maxPollIntervalMs ?? 30_000;
+  }
+
+  private settleFor(resource: ManagedObject): SettleEstimate {
+    const credentials = credentialsOf(resource);
+    let settle = this.settles.get(credentials);
+    if (!settle) {
+      const { pollIntervalMs } = this.options;
+      const floorMs = Math.min(FIRST_LOOK_FLOOR_MS, pollIntervalMs);
+      settle = new SettleEstimate(pollIntervalMs, floorMs, this.maxPollIntervalMs);
+      this.settles.set(credentials, settle);
+    }
+    return settle;
   }
 
   /**
@@ -84,12 +102,14 @@ export class Pacing {
    * wake between polls (a list or a referenced object changed) is a look too: it read the cloud, so the next
    * poll moves out.
    */
-  waitForCloud(key: string): number {
+  waitForCloud(resource: ManagedObject): number {
     const now = this.nowMs();
+    const key = objectKey(resource);
     const wait = this.cloudWaits.get(key);
     if (!wait) {
-      this.cloudWaits.set(key, { startedAt: now, looks: 1, lookedAt: now });
-      return this.settle.firstLookMs();
+      const settle = this.settleFor(resource);
+      this.cloudWaits.set(key, { startedAt: now, looks: 1, lookedAt: now, settle });
+      return settle.firstLookMs();
     }
     const step = exponentialStep(this.options.pollIntervalMs, this.maxPollIntervalMs, wait.looks);
     wait.looks += 1;
@@ -108,7 +128,7 @@ export class Pacing {
     if (!settled) return;
     // The last look before this one found the cloud still moving, unless the only one was the wait's start.
     const movingAt = wait.looks > 1 ? wait.lookedAt - wait.startedAt : undefined;
-    this.settle.learn(this.nowMs() - wait.startedAt, movingAt);
+    wait.settle.learn(this.nowMs() - wait.startedAt, movingAt);
   }
 
   /**
