@@ -5,6 +5,7 @@ import { ANNOTATIONS } from './annotations.ts';
 import type { EventRecorder } from './events.ts';
 import { SettleEstimate } from './settle-estimate.ts';
 import { recordedAnnotation } from './status-bounds.ts';
+import { credentialsKeyOf } from './managed-object.ts';
 import type { ManagedObject } from './types.ts';
 
 /**
@@ -59,21 +60,12 @@ interface CloudWait {
   settle: SettleEstimate;
 }
 
-/**
- * The credentials a resource's calls are made with, as far as pacing tells clouds apart: its own Secret, or
- * the operator's (''). Each has its own settle estimate, so one tenant's slow cloud moves no one else's.
- */
-const credentialsOf = (resource: ManagedObject): string =>
-  resource.spec.credentialsRef?.name
-    ? `${resource.metadata.namespace}/${resource.spec.credentialsRef.name}`
-    : '';
-
 /** When a resource is looked at again: soon while the cloud moves, after its sync interval once in sync. */
 export class Pacing {
   private readonly cloudWaits = new Map<string, CloudWait>();
   /** key → when the first of its reconciles whose call the quota deferred began (none sent since). */
   private readonly deferrals = new Map<string, number>();
-  /** Per credentials (`credentialsOf`): how long their cloud lately took to settle. */
+  /** Per credentials (`credentialsKeyOf`): how long their cloud lately took to settle. */
   private readonly settles = new Map<string, SettleEstimate>();
   private readonly maxPollIntervalMs: number;
 
@@ -82,7 +74,8 @@ export class Pacing {
   }
 
   private settleFor(resource: ManagedObject): SettleEstimate {
-    const credentials = credentialsOf(resource);
+    // One tenant's slow cloud must not move another's first look.
+    const credentials = credentialsKeyOf(resource);
     let settle = this.settles.get(credentials);
     if (!settle) {
       const { pollIntervalMs } = this.options;
