@@ -5,6 +5,7 @@ import {
   MAX_MANAGED_ENTRIES,
   MAX_OBSERVED_LENGTH,
 } from '../runtime/managed/field-policy.ts';
+import { STATUS_BOUNDS } from '../runtime/managed/status-bounds.ts';
 import { DELETION_POLICIES, MANAGEMENT_POLICIES, type DeletionPolicy } from '../runtime/managed/types.ts';
 
 export const GROUP = 'sluice.dev';
@@ -48,7 +49,11 @@ export const Condition = z
     type: z.string().max(316).describe('Type of condition: Ready, Synced, Drifted, Reconciling or Stalled.'),
     status: z.enum(CONDITION_STATUSES).describe('True, False or Unknown.'),
     reason: z.string().max(1024).describe('A CamelCase word saying why the condition has its status.'),
-    message: z.string().max(32768).optional().describe('A sentence for people, with details.'),
+    message: z
+      .string()
+      .max(STATUS_BOUNDS.message)
+      .optional()
+      .describe('A sentence for people, with details.'),
     lastTransitionTime: z.string().describe('When the status last changed (RFC 3339).'),
     observedGeneration: z
       .number()
@@ -62,7 +67,11 @@ export const Condition = z
 
 /** Fields every managed kind has in its status. */
 export const managedStatusFields = {
-  id: z.string().max(253).optional().describe('The id of the cloud resource this object manages.'),
+  id: z
+    .string()
+    .max(STATUS_BOUNDS.id)
+    .optional()
+    .describe('The id of the cloud resource this object manages.'),
   conditions: z
     .array(Condition)
     .max(16)
@@ -80,15 +89,20 @@ export const managedStatusFields = {
       z
         .object({
           method: z.string().max(16).describe('HTTP method: POST, PUT, PATCH or DELETE.'),
-          path: z.string().max(1024).describe('The request path.'),
+          path: z.string().max(STATUS_BOUNDS.path).describe('The request path.'),
           fields: z
-            .array(z.string().max(253).describe('A body field, as a dotted path (ipAccessList.add).'))
-            .max(64)
+            .array(
+              z
+                .string()
+                .max(STATUS_BOUNDS.fieldName)
+                .describe('A body field, as a dotted path (ipAccessList.add).'),
+            )
+            .max(STATUS_BOUNDS.pendingChangeFields)
             .describe('The body fields the call sets (names only, never values).'),
         })
         .describe('One call sluice would send.'),
     )
-    .max(32)
+    .max(STATUS_BOUNDS.pendingChanges)
     .optional()
     .describe(
       'With managementPolicy Observe: the calls that would make the cloud match the spec, which switching to Full sends.',
@@ -134,9 +148,11 @@ export const managedStatusFields = {
     ),
   lastHandledReconcileAt: z
     .string()
-    .max(1024)
+    .max(STATUS_BOUNDS.recordedAnnotation)
     .optional()
-    .describe('The last value of the sluice.dev/reconcile-requested-at annotation the operator acted on.'),
+    .describe(
+      'The last value of the sluice.dev/reconcile-requested-at annotation the operator acted on (a value over 1024 characters as its sha256: digest).',
+    ),
 };
 
 /**

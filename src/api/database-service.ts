@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { STATUS_BOUNDS } from '../runtime/managed/status-bounds.ts';
 import type { ManagedObject } from '../runtime/managed/types.ts';
 import {
   AUTOSCALING_MODES,
@@ -377,9 +378,11 @@ export const DatabaseServiceStatus = z
     secretDigests: secretRecordStatusFields.secretDigests,
     passwordReset: z
       .string()
-      .max(1024)
+      .max(STATUS_BOUNDS.recordedAnnotation)
       .optional()
-      .describe('The value of the sluice.dev/reset-password annotation last acted on (one reset per value).'),
+      .describe(
+        'The value of the sluice.dev/reset-password annotation last acted on (one reset per value; a value over 1024 characters as its sha256: digest).',
+      ),
     passwordStoredIn: z
       .string()
       .max(253)

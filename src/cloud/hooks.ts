@@ -21,7 +21,7 @@ export interface RequestEvent {
 /** A call waited for the quota scheduler before it could start. Emitted for every attempt, also waits of 0. */
 export interface QuotaWaitEvent {
   api: ApiName;
-  /** The scheduler's key (`management http://host keyId`). */
+  /** The scheduler's key (`management http://host keyId hmac:<digest of id and secret>`). */
   key: string;
   priority: Priority;
   waitMs: number;

@@ -130,7 +130,10 @@ export class ManagementClient extends CloudClient {
           baseUrl: config.baseUrl,
           authorization,
           secrets: [config.keySecret, authorization.slice('Basic '.length)],
-          quotaKey: quotaKey('management', config.baseUrl, { keyId: config.keyId }),
+          quotaKey: quotaKey('management', config.baseUrl, {
+            keyId: config.keyId,
+            keySecret: config.keySecret,
+          }),
           defaultQuota: MANAGEMENT_QUOTA,
         },
         options,

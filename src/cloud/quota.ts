@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { armableDelay, systemClock, type Clock } from '../clock.ts';
 
 import { PRIORITIES, type Priority } from '../runtime/priority.ts';
@@ -447,6 +447,11 @@ export const defaultQuotaRegistry = new QuotaRegistry();
 /** The API a key made by `quotaKey` budgets (`management`, `alerting`). */
 export const apiOfQuotaKey = (key: string): string => key.slice(0, key.indexOf(' '));
 
+/** Keys the digests in budget keys: random per process, so a digest in a metric or log reveals nothing. */
+const BUDGET_DIGEST_KEY = randomBytes(32);
+const digestOf = (...parts: string[]) =>
+  createHmac('sha256', BUDGET_DIGEST_KEY).update(JSON.stringify(parts)).digest('hex').slice(0, 16);
+
 /**
  * How a command's budgets start when it may share a key with a busy operator, whose requests of the last
  * window the server still counts: the management budget as spent now (its first request waits one window at
@@ -457,17 +462,19 @@ export const managementSpentNow = (key: string): QuotaStart =>
   apiOfQuotaKey(key) === 'management' ? { othersCalledUntil: performance.now() } : {};
 
 /**
- * The registry key of a budget: the API, its base URL and the identity the server counts by. Bearer tokens
- * are secret, so they are hashed before becoming part of a key (keys end up in metrics labels and logs).
+ * The registry key of a budget: the API, its base URL and the credentials the calls are made with. A key id
+ * is no secret (it is the Basic user name), so the budget follows a keyed digest of id AND secret: a Secret
+ * with someone else's key id and a wrong secret gets a budget of its own and can never spend theirs. Bearer
+ * tokens are digested too (keys end up in metrics labels and logs).
  */
 export function quotaKey(
   api: string,
   baseUrl: string,
-  identity: { keyId: string } | { token: string },
+  identity: { keyId: string; keySecret: string } | { token: string },
 ): string {
   const who =
     'keyId' in identity
-      ? identity.keyId
-      : `token-sha256:${createHash('sha256').update(identity.token).digest('hex').slice(0, 12)}`;
+      ? `${identity.keyId} hmac:${digestOf(identity.keyId, identity.keySecret)}`
+      : `token-hmac:${digestOf(identity.token)}`;
   return `${api} ${new URL(baseUrl).origin} ${who}`;
 }

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { stringify } from 'yaml';
+import { stringify, type DocumentOptions, type SchemaOptions, type ToStringOptions } from 'yaml';
 import { AlertingClient } from '../cloud/alerting-client.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
 import { managementSpentNow, QuotaRegistry } from '../cloud/quota.ts';
@@ -104,13 +104,25 @@ export async function runExport(
   return result.skipped.length > 0 ? 2 : 0;
 }
 
+/**
+ * YAML that kubectl reads as written: every string value is quoted. kubectl's YAML resolves plain scalars
+ * more eagerly than any schema (YAML 1.1 booleans `yes`/`off`, dates, and whatever Go parses as a number:
+ * `0x1F`, `-0o7`, `1_000`), so only a quoted string is sure to stay a string. Keys are plain unless YAML
+ * 1.1 would read them as something else (they are sluice's field names).
+ */
+const KUBECTL_YAML: ToStringOptions & SchemaOptions & DocumentOptions = {
+  version: '1.1',
+  defaultStringType: 'QUOTE_DOUBLE',
+  defaultKeyType: 'PLAIN',
+};
+
 /** YAML documents, or JSON: one object, or a kubectl `List` of them when printing. */
 function render(manifests: readonly Manifest[], format: 'yaml' | 'json', list: boolean): string {
   if (format === 'json') {
     const value = list ? { apiVersion: 'v1', kind: 'List', items: manifests } : manifests[0];
     return `${JSON.stringify(value, null, 2)}\n`;
   }
-  return manifests.map((manifest) => stringify(manifest)).join('---\n');
+  return manifests.map((manifest) => stringify(manifest, KUBECTL_YAML)).join('---\n');
 }
 
 async function credentialsOf(config: ExportConfig): Promise<Credentials> {

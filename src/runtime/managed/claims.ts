@@ -1,5 +1,6 @@
 import { objectKey, type ReadonlyCache } from '../cache.ts';
 import { externalIdOf } from './annotations.ts';
+import { credentialsKeyOf } from './managed-object.ts';
 import { ClaimIndex, holderOf, type Claim } from './ownership.ts';
 import type { ObjectLookup, ResolvedReferences } from './references.ts';
 import type { ManagedKind, ManagedObject, ManagedStatus } from './types.ts';
@@ -97,9 +98,16 @@ export class ObjectClaims<R extends ManagedObject> {
       return lookup(declaration.kind, peer.metadata.namespace, name)?.status?.id;
     };
     const order = (peer: R) => `${peer.metadata.creationTimestamp ?? ''}\u0000${objectKey(peer)}`;
+    // A claim counts when it was made with the same credentials, or has reached the cloud (an id): any
+    // namespace can name a service id, and with credentials that cannot reach it must not hold it.
+    const credentials = credentialsKeyOf(resource);
+    const mayClaim = (peer: R) =>
+      credentialsKeyOf(peer) === credentials || this.options.latestStatus(peer)?.id !== undefined;
     const claimants = cache
       .list()
-      .filter((peer) => peer.metadata.uid === resource.metadata.uid || claimOf(peer) === target)
+      .filter(
+        (peer) => peer.metadata.uid === resource.metadata.uid || (claimOf(peer) === target && mayClaim(peer)),
+      )
       .sort((a, b) => order(a).localeCompare(order(b)));
     const owner = claimants[0];
     return owner && owner.metadata.uid !== resource.metadata.uid ? objectKey(owner) : undefined;

@@ -6,6 +6,7 @@ import type { EventRecorder } from './events.ts';
 import { assertControlledBy, type KubeWriter } from './kube-writer.ts';
 import { isObserveOnly } from './observe-only.ts';
 import type { SecretReader, SecretSnapshot } from './secret-references.ts';
+import { recordedAnnotation } from './status-bounds.ts';
 import type { StatusDraft } from './status-draft.ts';
 import type { ConnectionDetails, ExternalClient, ManagedKind, ManagedObject, Observation } from './types.ts';
 
@@ -149,7 +150,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
     }
     this.unstoredResets.delete(objectKey(resource));
     // Recorded only once the new values are stored: a failed write asks again.
-    if (resetAsked !== undefined && recover) draft.status.passwordReset = resetAsked;
+    if (resetAsked !== undefined && recover) draft.status.passwordReset = recordedAnnotation(resetAsked);
     const unknown = lacking(current);
     if (unknown.length > 0) draft.status.unknownConnectionKeys = unknown;
     else delete draft.status.unknownConnectionKeys;
@@ -274,6 +275,8 @@ export class ConnectionPublisher<R extends ManagedObject> {
       const message = `annotation ${ANNOTATIONS.resetPassword} is longer than ${MAX_RESET_VALUE_LENGTH} characters`;
       throw new ReconcileError('InvalidAnnotation', message, RETRY_DELAYS.userAction);
     }
-    return asked !== undefined && asked !== resource.status?.passwordReset ? asked : undefined;
+    return asked !== undefined && recordedAnnotation(asked) !== resource.status?.passwordReset
+      ? asked
+      : undefined;
   }
 }

@@ -15,10 +15,17 @@ export class CreateAttempts {
    * nothing, and must not spare the next one.
    */
   private readonly foundNothing = new Map<string, { uid: string; intent: string | undefined }>();
-  /** key → the uid and end of the object's last create call that may have reached the cloud. */
-  private readonly lastEnded = new Map<string, { uid: string; at: Date }>();
+  /**
+   * key → the uid and end of the object's last create call that may have reached the cloud: on the wall
+   * clock, and on `elapsed`, which a step of the wall clock does not move.
+   */
+  private readonly lastEnded = new Map<string, { uid: string; at: Date; elapsedAt: number }>();
 
-  constructor(private readonly now: () => Date) {}
+  /** `elapsed`: a monotonic clock in ms (the one snapshot ages are measured on). */
+  constructor(
+    private readonly now: () => Date,
+    private readonly elapsed: () => number = () => performance.now(),
+  ) {}
 
   /**
    * What `findCreated` searches for, undefined when no create was ever sent for `resource` (no intent on it).
@@ -28,10 +35,14 @@ export class CreateAttempts {
    */
   lostCreate(resource: ManagedObject): LostCreate | undefined {
     const intent = createIntentOf(resource);
-    if (!intent) return undefined;
+    if (!intent || !writtenForThisObject(resource, intent)) return undefined;
     const ended = this.lastEnded.get(objectKey(resource));
     const own = ended?.uid === resource.metadata.uid && ended.at > intent;
-    return { intent, listedAfter: own ? ended.at : intent };
+    if (!own) return { intent, listedAfter: intent };
+    // Dated by the time passed since the call ended, not by the wall clock then: a wall clock stepped forward
+    // in between would make lists from before the call's end look recent enough to search.
+    const since = Math.max(0, this.elapsed() - ended.elapsedAt);
+    return { intent, listedAfter: new Date(this.now().getTime() - since) };
   }
 
   /**
@@ -61,7 +72,7 @@ export class CreateAttempts {
   createEnded(resource: ManagedObject): void {
     const key = objectKey(resource);
     this.foundNothing.delete(key);
-    this.lastEnded.set(key, { uid: resource.metadata.uid, at: this.now() });
+    this.lastEnded.set(key, { uid: resource.metadata.uid, at: this.now(), elapsedAt: this.elapsed() });
   }
 
   /** The object's id is in status: no look-up will be needed for it. */
@@ -77,3 +88,19 @@ export class CreateAttempts {
 }
 
 const intentText = (resource: ManagedObject) => resource.metadata.annotations?.[ANNOTATIONS.createPending];
+
+/**
+ * How far an intent may seem to precede the object's creation and still be this object's: the creation
+ * time is the apiserver's, in whole seconds, the intent the operator's.
+ */
+export const INTENT_CLOCK_TOLERANCE_MS = 10_000;
+
+/**
+ * An intent sluice wrote for this object is never older than the object. One that is was copied from another
+ * object (a restore, `kubectl get -o yaml | kubectl apply`): it records no create for this one, and a look-up
+ * by it could adopt someone else's look-alike.
+ */
+function writtenForThisObject(resource: ManagedObject, intent: Date): boolean {
+  const created = Date.parse(resource.metadata.creationTimestamp ?? '');
+  return Number.isNaN(created) || intent.getTime() >= created - INTENT_CLOCK_TOLERANCE_MS;
+}

@@ -59,3 +59,12 @@ export interface SecretDigest {
   /** HMAC-SHA-256 of the field's values (`digestOf`). */
   digest: string;
 }
+
+/**
+ * Which credentials a resource's calls are made with, as far as the runtime tells them apart: its own
+ * Secret (`namespace/name`), or the operator's (`''`).
+ */
+export function credentialsKeyOf(resource: ManagedObject): string {
+  const own = resource.spec.credentialsRef?.name;
+  return own ? `${resource.metadata.namespace}/${own}` : '';
+}

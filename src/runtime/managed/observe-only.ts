@@ -2,6 +2,7 @@ import { failureOf } from '../failure.ts';
 import type { RecordedWrite, WriteRecorder } from '../recorded-writes.ts';
 import { ANNOTATIONS } from './annotations.ts';
 import { ReconcileError, Waiting } from './errors.ts';
+import { boundedText, STATUS_BOUNDS } from './status-bounds.ts';
 import type { StatusDraft } from './status-draft.ts';
 import type { ExternalClient, ManagedObject, Observation } from './types.ts';
 
@@ -21,7 +22,7 @@ export function isObserveOnly(resource: ManagedObject): boolean {
 }
 
 /** Status lists at most this many calls (its schema's bound); the Ready message says how many more. */
-const MAX_LISTED = 32;
+const MAX_LISTED = STATUS_BOUNDS.pendingChanges;
 
 /** The leaves of a request body by dotted name (`ipAccessList.add`), with their values; arrays are leaves. */
 export function bodyLeaves(body: unknown, prefix = ''): [string, unknown][] {
@@ -36,8 +37,12 @@ export function fieldNames(body: unknown, prefix = ''): string[] {
   return bodyLeaves(body, prefix).map(([name]) => name);
 }
 
+/** A recorded write as status lists it, cut to the status bounds (field names come from user input). */
 export function pendingChangeOf(write: RecordedWrite): PendingChange {
-  return { method: write.method, path: write.path, fields: fieldNames(write.body) };
+  const fields = fieldNames(write.body)
+    .slice(0, STATUS_BOUNDS.pendingChangeFields)
+    .map((name) => boundedText(name, STATUS_BOUNDS.fieldName));
+  return { method: write.method, path: boundedText(write.path, STATUS_BOUNDS.path), fields };
 }
 
 /** `PATCH /v1/…/services/s-1 (name, ipAccessList.add)`: one call in one line. */

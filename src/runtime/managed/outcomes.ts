@@ -71,7 +71,7 @@ export class Outcomes<R extends ManagedObject> {
     pacing.endDeferral(key);
     switch (outcome.kind) {
       case 'waitForCloud':
-        return { requeueAfterMs: pacing.waitForCloud(key) };
+        return { requeueAfterMs: pacing.waitForCloud(resource) };
       case 'retry':
         throw withRetryFloor(outcome.error);
       case 'lookAgain':

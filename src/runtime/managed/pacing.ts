@@ -4,6 +4,8 @@ import { DURATION_BOUNDS, durationProblem, formatDuration, tryParseDurationMs } 
 import { ANNOTATIONS } from './annotations.ts';
 import type { EventRecorder } from './events.ts';
 import { SettleEstimate } from './settle-estimate.ts';
+import { recordedAnnotation } from './status-bounds.ts';
+import { credentialsKeyOf } from './managed-object.ts';
 import type { ManagedObject } from './types.ts';
 
 /**
@@ -61,6 +63,8 @@ interface CloudWait {
   looks: number;
   /** When the wait last looked at (or wrote to) the cloud: a look after it needs a list started since. */
   lookedAt: number;
+  /** What the wait teaches: the settle estimate of the credentials it was made with. */
+  settle: SettleEstimate;
 }
 
 /** When a resource is looked at again: soon while the cloud moves, after its sync interval once in sync. */
@@ -70,17 +74,25 @@ export class Pacing {
   private readonly deferrals = new Map<string, number>();
   /** Since when (this process's clock) each resource's reference has found no object. */
   private readonly referencesMissing = new Map<string, number>();
-  private readonly settle: SettleEstimate;
+  /** Per credentials (`credentialsKeyOf`): how long their cloud lately took to settle. */
+  private readonly settles = new Map<string, SettleEstimate>();
   private readonly maxPollIntervalMs: number;
 
   constructor(private readonly options: PacingOptions) {
-    const { pollIntervalMs, maxPollIntervalMs = 30_000 } = options;
-    this.maxPollIntervalMs = maxPollIntervalMs;
-    this.settle = new SettleEstimate(
-      pollIntervalMs,
-      Math.min(FIRST_LOOK_FLOOR_MS, pollIntervalMs),
-      maxPollIntervalMs,
-    );
+    this.maxPollIntervalMs = options.maxPollIntervalMs ?? 30_000;
+  }
+
+  private settleFor(resource: ManagedObject): SettleEstimate {
+    // One tenant's slow cloud must not move another's first look.
+    const credentials = credentialsKeyOf(resource);
+    let settle = this.settles.get(credentials);
+    if (!settle) {
+      const { pollIntervalMs } = this.options;
+      const floorMs = Math.min(FIRST_LOOK_FLOOR_MS, pollIntervalMs);
+      settle = new SettleEstimate(pollIntervalMs, floorMs, this.maxPollIntervalMs);
+      this.settles.set(credentials, settle);
+    }
+    return settle;
   }
 
   /**
@@ -92,12 +104,14 @@ export class Pacing {
    * wake between polls (a list or a referenced object changed) is a look too: it read the cloud, so the next
    * poll moves out.
    */
-  waitForCloud(key: string): number {
+  waitForCloud(resource: ManagedObject): number {
     const now = this.nowMs();
+    const key = objectKey(resource);
     const wait = this.cloudWaits.get(key);
     if (!wait) {
-      this.cloudWaits.set(key, { startedAt: now, looks: 1, lookedAt: now });
-      return this.settle.firstLookMs();
+      const settle = this.settleFor(resource);
+      this.cloudWaits.set(key, { startedAt: now, looks: 1, lookedAt: now, settle });
+      return settle.firstLookMs();
     }
     const step = exponentialStep(this.options.pollIntervalMs, this.maxPollIntervalMs, wait.looks);
     wait.looks += 1;
@@ -116,7 +130,7 @@ export class Pacing {
     if (!settled) return;
     // The last look before this one found the cloud still moving, unless the only one was the wait's start.
     const movingAt = wait.looks > 1 ? wait.lookedAt - wait.startedAt : undefined;
-    this.settle.learn(this.nowMs() - wait.startedAt, movingAt);
+    wait.settle.learn(this.nowMs() - wait.startedAt, movingAt);
   }
 
   /**
@@ -159,7 +173,8 @@ export class Pacing {
   private freshnessOf(resource: ManagedObject): number {
     // A reconcile the user asked for (a new sluice.dev/reconcile-requested-at) reads the cloud afresh.
     const requested = resource.metadata.annotations?.[ANNOTATIONS.reconcileRequestedAt];
-    if (requested !== undefined && requested !== resource.status?.lastHandledReconcileAt) return 0;
+    const handled = resource.status?.lastHandledReconcileAt;
+    if (requested !== undefined && recordedAnnotation(requested) !== handled) return 0;
     const wait = this.cloudWaits.get(objectKey(resource));
     if (resource.metadata.deletionTimestamp) return wait ? this.sinceLastLook(wait) : 0;
     const ready = resource.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');

@@ -1,7 +1,8 @@
 import { objectKey } from '../cache.ts';
-import { externalIdOf } from './annotations.ts';
+import { RETRY_DELAYS } from '../retry-delays.ts';
+import { ANNOTATIONS, externalIdOf } from './annotations.ts';
 import type { ObjectClaims } from './claims.ts';
-import { Waiting } from './errors.ts';
+import { ReconcileError, Waiting } from './errors.ts';
 import { REFERENCE_NOT_FOUND, type Outcome, type Outcomes } from './outcomes.ts';
 import { REFERENCE_MISSING_REPORT_MS, type Pacing } from './pacing.ts';
 import {
@@ -11,6 +12,7 @@ import {
   type ObjectLookup,
   type ResolvedReferences,
 } from './references.ts';
+import { STATUS_BOUNDS } from './status-bounds.ts';
 import type { StatusDraft } from './status-draft.ts';
 import type { ManagedKind, ManagedObject } from './types.ts';
 
@@ -81,6 +83,13 @@ export class Preconditions<R extends ManagedObject> {
     }
     const recorded = resource.status?.id;
     const id = recorded ?? externalIdOf(resource);
+    if (id !== undefined && id.length > STATUS_BOUNDS.id) {
+      throw new ReconcileError(
+        'InvalidAnnotation',
+        `annotation ${ANNOTATIONS.externalId} is ${id.length} characters long; a cloud id has at most ${STATUS_BOUNDS.id}`,
+        RETRY_DELAYS.userAction,
+      );
+    }
     const holder = id === undefined ? undefined : claims.otherHolderOf(resource, id);
     if (holder) {
       // Never two objects on one cloud id: no write, no password reset, no delete for this one.

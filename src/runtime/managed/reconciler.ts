@@ -22,7 +22,8 @@ import { Preconditions } from './preconditions.ts';
 import { type ObjectLookup, type ResolvedReferences } from './references.ts';
 import type { ResolvedSecrets } from './secret-references.ts';
 import { ReferencedSecrets } from './referenced-secrets.ts';
-import { StatusWriter, type StatusDraft } from './status-draft.ts';
+import { recordedAnnotation } from './status-bounds.ts';
+import { STATUS_REFUSED, StatusWriter, type StatusDraft } from './status-draft.ts';
 import type { ConnectContext, ExternalClient, ManagedObject, Observation } from './types.ts';
 
 export { REFERENCE_ARRIVAL_GRACE_MS } from './pacing.ts';
@@ -68,7 +69,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const writer = (this.writer = objectWrites(options.writer));
     this.logger = options.logger ?? pino({ enabled: false });
     this.now = options.now ?? (() => new Date());
-    this.statuses = new StatusWriter(kind, writer, this.now);
+    this.statuses = new StatusWriter(kind, writer, this.now, (resource, message) => {
+      this.logger.warn({ key: objectKey(resource), err: message }, 'status write refused');
+      events.record(resource, 'Warning', STATUS_REFUSED, message);
+    });
     this.claims = new ObjectClaims({
       kind,
       cache,
@@ -85,7 +89,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         now: this.now,
       });
     this.pacing = new Pacing({ ...options, now: this.now });
-    this.creates = new CreateAttempts(this.now);
+    // A test's clock stands for both clocks; otherwise time passed is measured on the monotonic one.
+    this.creates = new CreateAttempts(
+      this.now,
+      options.now ? () => this.now().getTime() : () => performance.now(),
+    );
     this.referencedSecrets = new ReferencedSecrets({ ...options, logger: this.logger });
     this.outcomes = new Outcomes({
       kind,
@@ -169,7 +177,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     }
     if (resource.metadata.deletionTimestamp) return this.deletion.finalize(resource, draft);
     const requestedAt = annotations[ANNOTATIONS.reconcileRequestedAt];
-    if (requestedAt !== undefined) draft.status.lastHandledReconcileAt = requestedAt;
+    if (requestedAt !== undefined) draft.status.lastHandledReconcileAt = recordedAnnotation(requestedAt);
     // An object sluice only observes writes nothing: its writes are recorded, to show what Full would send.
     const writes = isObserveOnly(resource) ? new WriteRecorder() : undefined;
     if (!writes) delete draft.status.pendingChanges;

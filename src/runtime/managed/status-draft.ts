@@ -1,7 +1,13 @@
+import { isDeepStrictEqual } from 'node:util';
+import { objectKey } from '../cache.ts';
 import { removeCondition, setCondition, type Condition, type ConditionInput } from '../conditions.ts';
+import { KubeApiError } from '../kube-http.ts';
+import { RETRY_DELAYS } from '../retry-delays.ts';
+import { ReconcileError } from './errors.ts';
 import type { ResourceType } from '../api-path.ts';
 import type { KubeWriter } from './kube-writer.ts';
 import { progressConditions, storedSyncFailureNeedsAPerson } from './progress-conditions.ts';
+import { boundedText, STATUS_BOUNDS } from './status-bounds.ts';
 import { StatusExpectations } from './status-expectations.ts';
 import type { ManagedObject, ManagedStatus } from './types.ts';
 
@@ -41,7 +47,8 @@ export class StatusDraft<R extends ManagedObject> {
   }
 
   setCondition(condition: Omit<ConditionInput, 'observedGeneration'>): void {
-    const next = { ...condition, observedGeneration: this.generation };
+    const message = condition.message && boundedText(condition.message, STATUS_BOUNDS.message);
+    const next = { ...condition, ...(message ? { message } : {}), observedGeneration: this.generation };
     // Against what is stored, not this draft: Synced set True before a call that then fails is no transition.
     const stored = this.stored.find((c) => c.type === condition.type);
     const [merged] = setCondition(stored ? [stored] : [], next, this.now);
@@ -122,17 +129,24 @@ function sortConditions(status: ManagedStatus): ManagedStatus {
   return status;
 }
 
+/** Why the apiserver refused a status write (422), for the object's Synced condition and its Event. */
+export const STATUS_REFUSED = 'StatusRefused';
+
 /**
  * Starts drafts from the freshest status this process knows and writes them only when they changed, so a
  * no-op reconcile makes no write and moves no timestamp.
  */
 export class StatusWriter<R extends ManagedObject> {
   private readonly expectations = new StatusExpectations();
+  /** Per object, the last status the apiserver refused: not sent again, its fallback stands for it. */
+  private readonly refused = new Map<string, { uid: string; status: ManagedStatus }>();
 
   constructor(
     private readonly kind: ResourceType,
     private readonly writer: KubeWriter,
     private readonly now: () => Date,
+    /** Told once per refused status, with the reason to report (an Event, a log line). */
+    private readonly onRefused: (resource: R, message: string) => void = () => {},
   ) {}
 
   /** A draft built on what the server holds: our last write, when the cache has not shown it yet. */
@@ -148,16 +162,70 @@ export class StatusWriter<R extends ManagedObject> {
   /** The cache changed for `key`: a status this process wrote may show there now. */
   observe(key: string, cached: R | undefined): void {
     this.expectations.observe(key, cached);
+    if (cached?.metadata.uid !== this.refused.get(key)?.uid) this.refused.delete(key);
   }
 
+  /**
+   * Writes the draft's status. One the apiserver refuses (422: a bound or rule it enforces, an admission
+   * policy) is reported once and not sent again; the status it holds is kept, with this generation
+   * observed and Synced saying why, so the object goes on recording later generations.
+   */
   async flush(draft: StatusDraft<R>): Promise<void> {
-    const next = draft.result();
+    let next = draft.result();
+    const key = objectKey(draft.resource);
+    const refused = this.refused.get(key);
+    if (refused?.uid === draft.resource.metadata.uid && isDeepStrictEqual(refused.status, next)) {
+      next = this.fallback(draft, next, undefined);
+    }
     if (this.expectations.upToDate(draft.resource, next)) return;
     // Patched from what the server holds: our last write, when the cache has not shown it yet.
     const ahead = this.expectations.ahead(draft.resource);
     const from = ahead ? { ...draft.resource, status: ahead } : draft.resource;
-    const updated = await this.writer.patchStatus(this.kind, from, next);
+    let updated: R;
+    try {
+      updated = await this.writer.patchStatus(this.kind, from, next);
+    } catch (error) {
+      if (!(error instanceof KubeApiError && error.statusCode === 422)) throw error;
+      this.refused.set(key, { uid: draft.resource.metadata.uid, status: next });
+      const fallback = this.fallback(draft, next, error.message);
+      this.onRefused(draft.resource, fallbackMessage(fallback));
+      updated = await this.writer.patchStatus(this.kind, from, fallback).catch((again: unknown) => {
+        if (!(again instanceof KubeApiError && again.statusCode === 422)) throw again;
+        throw new ReconcileError(STATUS_REFUSED, fallbackMessage(fallback), RETRY_DELAYS.userAction);
+      });
+      next = fallback;
+    }
     this.expectations.wrote(draft.resource, next, updated, draft.readVersions);
     draft.rebase(updated);
   }
+
+  /**
+   * What is written in place of a refused status: the status the server holds, this generation observed,
+   * and Synced=False saying the write was refused (`refusal`: the apiserver's words; kept from the first
+   * fallback when the same status is refused again).
+   */
+  private fallback(
+    draft: StatusDraft<R>,
+    refused: ManagedStatus,
+    refusal: string | undefined,
+  ): ManagedStatus {
+    const held = structuredClone(this.latest(draft.resource) ?? {});
+    const said = held.conditions?.find((c) => c.type === 'Synced' && c.reason === STATUS_REFUSED)?.message;
+    const message =
+      refusal === undefined && said !== undefined
+        ? said
+        : boundedText(
+            `the apiserver refused the status write: ${refusal ?? 'unknown'}; status shows what it last accepted`,
+            REFUSAL_MESSAGE_MAX,
+          );
+    const synced = { type: 'Synced', status: 'False', reason: STATUS_REFUSED, message } as const;
+    const observedGeneration = refused.observedGeneration;
+    held.conditions = setCondition(held.conditions ?? [], { ...synced, observedGeneration }, this.now);
+    return sortConditions({ ...held, ...(observedGeneration === undefined ? {} : { observedGeneration }) });
+  }
 }
+
+/** The apiserver's words are kept short: they may quote what was refused. */
+const REFUSAL_MESSAGE_MAX = 2_048;
+const fallbackMessage = (status: ManagedStatus) =>
+  status.conditions?.find((c) => c.type === 'Synced')?.message ?? STATUS_REFUSED;

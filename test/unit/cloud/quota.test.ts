@@ -236,27 +236,45 @@ describe('QuotaScheduler', () => {
 describe('QuotaRegistry', () => {
   it('hands every client of a key the same scheduler, so they share one budget', () => {
     const registry = new QuotaRegistry(new ManualClock());
-    const key = quotaKey('management', 'http://127.0.0.1:8080/', { keyId: 'key-1' });
+    const key = quotaKey('management', 'http://127.0.0.1:8080/', { keyId: 'key-1', keySecret: 's1' });
     const a = registry.get(key, limit);
     const b = registry.get(key, { requests: 99, windowMs: 1 });
     expect(b).toBe(a);
     expect(b.limit.requests).toBe(10);
-    expect(registry.get(quotaKey('management', 'http://127.0.0.1:8080', { keyId: 'key-2' }), limit)).not.toBe(
-      a,
-    );
+    expect(
+      registry.get(
+        quotaKey('management', 'http://127.0.0.1:8080', { keyId: 'key-2', keySecret: 's1' }),
+        limit,
+      ),
+    ).not.toBe(a);
   });
 
-  it('keys by origin and key id, and never by a readable token', () => {
-    expect(quotaKey('management', 'http://127.0.0.1:8080/base', { keyId: 'k1' })).toBe(
-      'management http://127.0.0.1:8080 k1',
-    );
+  it('keys by origin, key id and a digest of the secret, and never by a readable secret or token', () => {
+    const key = quotaKey('management', 'http://127.0.0.1:8080/base', { keyId: 'k1', keySecret: 'secret-1' });
+    expect(key).toMatch(/^management http:\/\/127\.0\.0\.1:8080 k1 hmac:[0-9a-f]{16}$/);
+    expect(key).not.toContain('secret-1');
+    expect(quotaKey('management', 'http://127.0.0.1:8080', { keyId: 'k1', keySecret: 'secret-1' })).toBe(key);
     const tokenKey = quotaKey('alerting', 'http://127.0.0.1:8080', { token: 'super-secret-token' });
     expect(tokenKey).not.toContain('super-secret-token');
     expect(tokenKey).toBe(quotaKey('alerting', 'http://127.0.0.1:8080', { token: 'super-secret-token' }));
   });
 
+  it("gives someone else's key id with a wrong secret a budget of its own", () => {
+    const registry = new QuotaRegistry(new ManualClock());
+    const real = registry.get(quotaKey('management', 'http://h', { keyId: 'k1', keySecret: 'right' }), limit);
+    const impostor = registry.get(
+      quotaKey('management', 'http://h', { keyId: 'k1', keySecret: 'wrong' }),
+      limit,
+    );
+    expect(impostor).not.toBe(real);
+    // Two fields joined could be split elsewhere: the digest tells ("k1", "2x") from ("k12", "x").
+    expect(quotaKey('management', 'http://h', { keyId: 'k1', keySecret: '2x' }).split(' ')[3]).not.toBe(
+      quotaKey('management', 'http://h', { keyId: 'k12', keySecret: 'x' }).split(' ')[3],
+    );
+  });
+
   it('asks how each key starts with the key, so a caller can tell the APIs apart', () => {
-    const management = quotaKey('management', 'http://127.0.0.1:8080', { keyId: 'k1' });
+    const management = quotaKey('management', 'http://127.0.0.1:8080', { keyId: 'k1', keySecret: 's' });
     const alerting = quotaKey('alerting', 'http://127.0.0.1:8080', { token: 't' });
     const asked: string[] = [];
     const registry = new QuotaRegistry(new ManualClock(), (key) => {

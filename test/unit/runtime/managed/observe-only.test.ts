@@ -7,6 +7,7 @@ import {
   pendingChangeOf,
   reportObserved,
 } from '../../../../src/runtime/managed/observe-only.ts';
+import { STATUS_BOUNDS } from '../../../../src/runtime/managed/status-bounds.ts';
 import { StatusDraft } from '../../../../src/runtime/managed/status-draft.ts';
 import type { ManagedObject } from '../../../../src/runtime/managed/types.ts';
 
@@ -23,6 +24,19 @@ const resource = (): ManagedObject => ({
 const draftOf = () => new StatusDraft(resource(), () => new Date('2030-01-01T00:00:00Z'));
 
 describe('pending calls as status shows them', () => {
+  it('lists at most the status bound of fields, each cut to the bound, so the status write is accepted', () => {
+    const body = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`${'f'.repeat(300)}${i}`, i]));
+    const change = pendingChangeOf({
+      api: 'management',
+      method: 'PATCH',
+      path: SERVICE_PATH,
+      route: '',
+      body,
+    });
+    expect(change.fields).toHaveLength(STATUS_BOUNDS.pendingChangeFields);
+    expect(Math.max(...change.fields.map((f) => f.length))).toBe(STATUS_BOUNDS.fieldName);
+  });
+
   it('names the leaves of a body by dotted path and never carries a value', () => {
     const body = {
       name: 'orders',
