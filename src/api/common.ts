@@ -88,6 +88,12 @@ export const managedStatusFields = {
     .describe(
       'With managementPolicy Observe: the calls that would make the cloud match the spec, which switching to Full sends.',
     ),
+  adopted: z
+    .boolean()
+    .optional()
+    .describe(
+      'True when the cloud resource was found recorded in the cloud for this object (a rebuilt cluster taking back what it had) rather than created by it: its secret values were never known here, so sluice does not reset them unasked.',
+    ),
   lastHandledReconcileAt: z
     .string()
     .max(1024)

@@ -1,7 +1,14 @@
 import { alertSchema, type Alert } from '../api/alert.ts';
 import type { AlertBody } from '../cloud/alerting-client.ts';
 import type { ConnectContext, ExternalClient, LostCreate, Observation } from '../runtime/managed/types.ts';
-import { alertBody, alertStatus, diffAlert, isAlertFor } from './alert-diff.ts';
+import { externalIdOf } from '../runtime/managed/annotations.ts';
+import {
+  ownerRecord,
+  parseOwnerRecord,
+  type OwnedCandidate,
+  type Owner,
+} from '../runtime/managed/cluster-owner.ts';
+import { alertBody, alertStatus, diffAlert, isAlertFor, noteOwner, ownerNote } from './alert-diff.ts';
 import { createdSince, ignoreNotFound, listedSince } from './cloud-calls.ts';
 import type { CloudConnection } from './cloud-connection.ts';
 import type { SluiceKind } from './sluice-kind.ts';
@@ -9,7 +16,7 @@ import type { SluiceKind } from './sluice-kind.ts';
 export const alertKind: SluiceKind<Alert, AlertBody> = {
   ...alertSchema,
   driftReads: () => [{ api: 'alerting', list: 'alerts' }],
-  connect: (_resource, { cloud, claimedBy }) => new AlertClient(cloud, claimedBy),
+  connect: (_resource, { cloud, claimedBy, owner }) => new AlertClient(cloud, claimedBy, owner),
 };
 
 /** Over the alerting API: create (POST), observe (GET), replace (PUT of the whole alert), delete. */
@@ -17,6 +24,7 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
   constructor(
     private readonly cloud: CloudConnection,
     private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
+    private readonly owner: Owner,
   ) {}
 
   /**
@@ -32,6 +40,15 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
     return createdSince(alerts, lost.intent, (alert) => isAlertFor(resource.spec, alert), this.claimedBy);
   }
 
+  /** The alerts whose owner note names this object (any cluster), from the alerts list. */
+  async findOwned(): Promise<OwnedCandidate[]> {
+    const alerts = await this.cloud.snapshots.alerts.all(this.cloud.freshnessMs);
+    return alerts.flatMap((alert) => {
+      const recorded = parseOwnerRecord(noteOwner(alert));
+      return recorded ? [{ id: alert.id, owner: recorded }] : [];
+    });
+  }
+
   /** The plan is the whole desired body: the PUT replaces the alert, so it never carries less. */
   async observe(resource: Alert, id: string): Promise<Observation<AlertBody>> {
     const { snapshots, freshnessMs } = this.cloud;
@@ -40,13 +57,18 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
     );
     if (!alert) return { exists: false };
     const differences = diffAlert(resource.spec, alert);
+    // An alert adopted by id keeps its note; any other records its owner there (once, after an upgrade).
+    const adopted = externalIdOf(resource) !== undefined;
+    const note = adopted ? alert.note : ownerNote(ownerRecord(this.owner));
+    if (!adopted && alert.note !== note) differences.push('owner');
     // A firing alert works as it should: its state is shown in status, it does not make the resource unready.
-    const plan = alertBody(resource.spec);
+    const plan = { ...alertBody(resource.spec), ...(typeof note === 'string' ? { note } : {}) };
     return { exists: true, plan, differences, available: true, status: alertStatus(alert) };
   }
 
   async create(resource: Alert) {
-    const alert = await this.cloud.alerting.createAlert(alertBody(resource.spec));
+    const body = { ...alertBody(resource.spec), note: ownerNote(ownerRecord(this.owner)) };
+    const alert = await this.cloud.alerting.createAlert(body);
     return { externalId: alert.id };
   }
 

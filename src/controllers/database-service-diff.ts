@@ -3,8 +3,16 @@ import { NUM_REPLICAS, SIZING_FIELDS } from '../cloud/schemas/service.ts';
 import type { ReplicaScalingRequest, ServiceCommand } from '../cloud/schemas/service.ts';
 import type { Service, ServiceUpdateRequest } from '../cloud/schemas/service.ts';
 
-/** The tag sluice puts on every service it creates, so a crashed create can be found again. */
+/**
+ * The tag earlier versions put on every service they created (the object's uid), so a crashed create could
+ * be found again; the owner tag replaces it (one PATCH, on the next reconcile after an upgrade).
+ */
 export const UID_TAG = 'sluice.dev/uid';
+/** The tag naming the sluice object a service belongs to: `cluster/namespace/DatabaseService/name`. */
+export const OWNER_TAG = 'sluice.dev/owner';
+/** Tags sluice keeps, not the user: never exported, never compared with spec.tags. */
+const SLUICE_TAGS = new Set([UID_TAG, OWNER_TAG]);
+export const isSluiceTag = (tag: { key: string }) => SLUICE_TAGS.has(tag.key);
 
 export interface ServiceDiff {
   /** The minimal PATCH body: only what differs; list fields as `{add, remove}` against the cloud's list. */
@@ -26,12 +34,12 @@ const STOPPABLE_STATES = new Set(['running', 'idle', 'degraded']);
 
 /**
  * Compares the desired spec with the service the cloud reports and says what to send. Pure: the same inputs
- * always give the same PATCH, which the unit tests pin down field by field. `uid` is the object's, for its
- * marker tag; undefined for an adopted service, which gets no tag it did not ask for.
+ * always give the same PATCH, which the unit tests pin down field by field. `owner` is the object's owner
+ * record, for its owner tag; undefined for a service adopted by id, which gets no tag it did not ask for.
  */
 export function diffService(
   spec: DatabaseServiceSpec,
-  uid: string | undefined,
+  owner: string | undefined,
   service: Service,
 ): ServiceDiff {
   const patch: ServiceUpdateRequest = {};
@@ -78,13 +86,14 @@ export function diffService(
     note('endpoints');
   }
 
-  // Without spec.tags the cloud's tags are left as they are (an adopted service keeps its own), marker aside.
-  const keptTags = spec.tags === undefined ? (service.tags ?? []).filter((t) => t.key !== UID_TAG) : [];
+  // Without spec.tags the cloud's tags are left as they are (an adopted service keeps its own), sluice's
+  // aside: the owner tag is kept as this object's record, and replaces an earlier version's uid tag.
+  const keptTags = spec.tags === undefined ? (service.tags ?? []).filter((t) => !isSluiceTag(t)) : [];
   const tagEdit =
-    spec.tags === undefined && uid === undefined
+    spec.tags === undefined && owner === undefined
       ? undefined
       : listEdit(
-          [...keptTags, ...desiredTags(spec, uid)],
+          [...keptTags, ...desiredTags(spec, owner)],
           service.tags ?? [],
           (t) => `${t.key}\u0000${t.value}`,
         );
@@ -132,13 +141,13 @@ export function availability(
   return available ? { available } : { available, waitingFor: `service is ${state}` };
 }
 
-/** The tags a service must carry: the user's plus sluice's marker. */
+/** The tags a service must carry: the user's plus sluice's owner record. */
 export function desiredTags(
   spec: DatabaseServiceSpec,
-  uid: string | undefined,
+  owner: string | undefined,
 ): { key: string; value: string }[] {
-  const marker = uid === undefined ? [] : [{ key: UID_TAG, value: uid }];
-  return [...(spec.tags ?? []).filter((t) => t.key !== UID_TAG), ...marker];
+  const marker = owner === undefined ? [] : [{ key: OWNER_TAG, value: owner }];
+  return [...(spec.tags ?? []).filter((t) => !isSluiceTag(t)), ...marker];
 }
 
 function stateCommand(desired: 'Running' | 'Stopped', state: string): ServiceDiff['command'] {
@@ -228,9 +237,7 @@ export function exportService(
   // Only mysql can be switched; it is off unless enabled.
   if ((service.endpoints ?? []).some((e) => e.protocol === 'mysql'))
     spec.endpoints = [{ protocol: 'mysql', enabled: true }];
-  const tags = (service.tags ?? [])
-    .filter((t) => t.key !== UID_TAG)
-    .map(({ key, value }) => ({ key, value }));
+  const tags = (service.tags ?? []).filter((t) => !isSluiceTag(t)).map(({ key, value }) => ({ key, value }));
   if (tags.length > 0) spec.tags = tags;
   spec.state = state === 'stopped' || state === 'stopping' ? 'Stopped' : 'Running';
   return { spec };

@@ -3,6 +3,7 @@ import { databaseServiceSchema, type DatabaseService } from '../api/database-ser
 import type { Service } from '../cloud/schemas/service.ts';
 import { passwordHashes } from '../cloud/password-hash.ts';
 import { externalIdOf } from '../runtime/managed/annotations.ts';
+import { ownerRecord, parseOwnerRecord, type OwnedCandidate } from '../runtime/managed/cluster-owner.ts';
 import type { SecretUse } from '../runtime/managed/secret-references.ts';
 import type {
   ConnectContext,
@@ -18,6 +19,7 @@ import {
   availability,
   desiredTags,
   diffService,
+  OWNER_TAG,
   UID_TAG,
   type ServiceDiff,
 } from './database-service-diff.ts';
@@ -33,7 +35,12 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
   secretReferences: (resource) => passwordSecretUses(resource),
   driftReads: () => [{ api: 'management', list: 'services' }],
   connect: (resource, context) =>
-    new DatabaseServiceClient(context.cloud, ownedPassword(resource, context), context.claimedBy),
+    new DatabaseServiceClient(
+      context.cloud,
+      ownedPassword(resource, context),
+      context.claimedBy,
+      ownerRecord(context.owner),
+    ),
 };
 
 const PASSWORD_FIELD = 'passwordSecretRef';
@@ -67,6 +74,8 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     private readonly cloud: CloudConnection,
     private readonly password: OwnedPassword | undefined,
     private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
+    /** This object's owner record, the value of its owner tag. */
+    private readonly owner: string,
   ) {}
 
   async findCreated(resource: DatabaseService, lost: LostCreate | undefined): Promise<string | undefined> {
@@ -80,12 +89,28 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
       .sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? ''))[0]?.id;
   }
 
+  /**
+   * The services whose owner tag names this object (any cluster), and one an earlier version created for
+   * this very object (its uid tag), from the key's services list: one list serves a whole rebuild.
+   */
+  async findOwned(resource: DatabaseService): Promise<OwnedCandidate[]> {
+    const { snapshots, freshnessMs } = this.cloud;
+    const services = await snapshots.services.all(freshnessMs);
+    return services.flatMap((service) => {
+      const tags = service.tags ?? [];
+      const recorded = parseOwnerRecord(tags.find((t) => t.key === OWNER_TAG)?.value);
+      if (recorded) return [{ id: service.id, owner: recorded }];
+      const own = tags.some((t) => t.key === UID_TAG && t.value === resource.metadata.uid);
+      return own ? [{ id: service.id, owner: parseOwnerRecord(this.owner)! }] : [];
+    });
+  }
+
   async observe(resource: DatabaseService, id: string): Promise<Observation<ServiceDiff>> {
     const service = await this.read(id);
     if (!service) return { exists: false };
     // An adopted service changes only where the spec says: no marker tag (its id is in status already).
     const adopted = externalIdOf(resource) !== undefined;
-    const diff = diffService(resource.spec, adopted ? undefined : resource.metadata.uid, service);
+    const diff = diffService(resource.spec, adopted ? undefined : this.owner, service);
     // The cloud never tells its password: a changed Secret (or one never sent, as on adoption) is the difference.
     if (this.password?.changed) {
       diff.setPassword = true;
@@ -134,7 +159,7 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     } = resource.spec;
     const { service, password: generated } = await this.cloud.management.createService({
       ...cloudFields,
-      tags: desiredTags(resource.spec, resource.metadata.uid),
+      tags: desiredTags(resource.spec, this.owner),
     });
     // An owned password replaces the generated one at once. Should this call fail, the service is found
     // again by its tag and, its Secret never recorded as sent, the password is set by the next reconcile.

@@ -73,7 +73,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
     const lacking = (from: ConnectionSecret | undefined) =>
       connectionSecret.requiredKeys.filter((key) => !from?.data[key] && !values[key]);
     const resetAsked = this.resetAsked(resource);
-    const adopted = externalIdOf(resource) !== undefined;
+    const adopted = externalIdOf(resource) !== undefined || draft.status.adopted === true;
     let missing = lacking(current);
     if (missing.length > 0 && resetAsked === undefined && !adopted) {
       // A cache that lags (or has not synced) must not cost a password: only the apiserver's word counts.
