@@ -42,6 +42,8 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
 
   /** The alerts whose owner note names this object (any cluster), from the alerts list. */
   async findOwned(): Promise<OwnedCandidate[]> {
+    // A key without the alerting keys says so (CredentialsMissing) before anything is listed.
+    if (!this.cloud.alerting) return [];
     const alerts = await this.cloud.snapshots.alerts.all(this.cloud.freshnessMs);
     return alerts.flatMap((alert) => {
       const recorded = parseOwnerRecord(noteOwner(alert));

@@ -13,7 +13,7 @@ import type {
   Observation,
 } from '../runtime/managed/types.ts';
 import type { CloudConnection } from './cloud-connection.ts';
-import { ignoreNotFound } from './cloud-calls.ts';
+import { createdSince, ignoreNotFound, listedSince } from './cloud-calls.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 import {
   availability,
@@ -79,14 +79,20 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
   ) {}
 
   async findCreated(resource: DatabaseService, lost: LostCreate | undefined): Promise<string | undefined> {
-    // No intent, no create was ever sent for this object (the intent is written before every create): a new
-    // service costs no look-up. With one, the uid tag finds exactly what was created for it, unless another
-    // DatabaseService has taken that service over.
+    // No intent, no create was ever sent for this object (the intent is written before every create): what
+    // carries its owner tag was made by another incarnation of it, and is taken back, not recovered. With
+    // one, the service tagged for it (owner, or an earlier version's uid) created after the intent is the
+    // lost create's, unless another DatabaseService has taken that service over.
     if (!lost) return undefined;
-    const found = await this.cloud.management.listServices({ tags: { [UID_TAG]: resource.metadata.uid } });
-    return found
-      .filter((service) => this.claimedBy(service.id) === undefined)
-      .sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? ''))[0]?.id;
+    const { snapshots, freshnessMs } = this.cloud;
+    const services = await snapshots.services.all(listedSince(lost, freshnessMs));
+    const tagged = (service: Service) =>
+      (service.tags ?? []).some(
+        (t) =>
+          (t.key === OWNER_TAG && t.value === this.owner) ||
+          (t.key === UID_TAG && t.value === resource.metadata.uid),
+      );
+    return createdSince(services, lost.intent, tagged, this.claimedBy);
   }
 
   /**
@@ -94,7 +100,9 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
    * this very object (its uid tag), from the key's services list: one list serves a whole rebuild.
    */
   async findOwned(resource: DatabaseService): Promise<OwnedCandidate[]> {
-    const { snapshots, freshnessMs } = this.cloud;
+    const { snapshots, freshnessMs, management } = this.cloud;
+    // A key without the management keys says so (CredentialsMissing) before anything is listed.
+    if (!management) return [];
     const services = await snapshots.services.all(freshnessMs);
     return services.flatMap((service) => {
       const tags = service.tags ?? [];

@@ -93,23 +93,25 @@ export abstract class ServiceScopedClient {
    * The children of this object's service that the cloud records for `owner`: children carry no tags, so a
    * child is recorded by its service's owner tag (the service a DatabaseService of the same namespace owns)
    * and its own natural key (`matches`). A service no sluice object owns records nobody: nothing is listed.
+   * A service named by id (no DatabaseService) records no children: they are not taken back.
    */
   protected async recordedChildren<T extends { id: string }>(
     owner: Owner,
     list: () => Promise<readonly T[]>,
     matches: (child: T) => boolean,
   ): Promise<OwnedCandidate[]> {
+    // Only a service taken back may hold children of an earlier cluster: a service this cluster created has
+    // none it did not create itself (with an intent), and a look-alike there is never taken over.
+    if (this.serviceReference.object?.status?.adopted !== true) return [];
     const { snapshots, freshnessMs } = this.context.cloud;
     const service = await snapshots.services.read(this.serviceId, freshnessMs, () =>
       ignoreNotFound(this.management.getService(this.serviceId)),
     );
     const recorded = parseOwnerRecord(service?.tags?.find((tag) => tag.key === OWNER_TAG)?.value);
     if (recorded?.namespace !== owner.namespace) return [];
+    // The DatabaseService that took the service back was judged this cluster's owner: so are its children.
     const children = (await list()).filter(matches);
-    return children.map((child) => ({
-      id: child.id,
-      owner: { ...recorded, kind: owner.kind, name: owner.name },
-    }));
+    return children.map((child) => ({ id: child.id, owner }));
   }
 }
 
