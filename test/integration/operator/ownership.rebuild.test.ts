@@ -5,9 +5,17 @@ import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { ALERT, tileAlert } from '../../../tools/fixtures/alert.ts';
 import { kafkaPipe } from '../../../tools/fixtures/pipe.ts';
 import { rpeSpec } from '../../../tools/fixtures/rpe.ts';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
 import type { OperatorFlags } from '../../../src/operator/config.ts';
+import { PlanConfig } from '../../../src/plan/config.ts';
+import { runPlan } from '../../../src/plan/run.ts';
+import { testKubeconfigPath } from '../../harness/testCluster.ts';
 import {
   baseSpec,
+  CREDENTIALS_SECRET,
   condition,
   isReady,
   startOperatorEnv,
@@ -77,6 +85,41 @@ async function loseCluster(env: OperatorEnv): Promise<void> {
   }
 }
 
+/** `sluice plan -f` of the manifests, as JSON: each object's action and reason, by `Kind/name`. */
+async function plan(env: OperatorEnv, clusterName?: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-rebuild-plan-'));
+  try {
+    const file = join(dir, 'all.yaml');
+    const documents = MANIFESTS.map(({ kind, name, spec }) => ({
+      apiVersion: 'sluice.dev/v1alpha1',
+      kind,
+      metadata: { name, namespace: env.namespace },
+      spec,
+    }));
+    writeFileSync(file, documents.map((d) => stringify(d)).join('---\n'));
+    let stdout = '';
+    await runPlan(
+      PlanConfig.parse({
+        kubeconfig: testKubeconfigPath(),
+        namespace: env.namespace,
+        credentialsSecret: `${env.namespace}/${CREDENTIALS_SECRET}`,
+        file,
+        output: 'json',
+        managementQuota: 'off',
+        alertingQuota: 'off',
+        ...(clusterName ? { clusterName } : {}),
+      }),
+      { stdout: (text) => (stdout += text), stderr: () => {} },
+    );
+    const { resources } = JSON.parse(stdout) as {
+      resources: { kind: string; name: string; action: string; reason: string | null }[];
+    };
+    return Object.fromEntries(resources.map((r) => [`${r.kind}/${r.name}`, r]));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const QUOTAS: { title: string; emulator: { rateLimit?: 'off' }; operator: Partial<OperatorFlags> }[] = [
   { title: 'quota lifted', emulator: {}, operator: {} },
   {
@@ -103,6 +146,18 @@ for (const quota of QUOTAS) {
 
     it('under the same --cluster-name takes back every object: the same cloud ids, no create, no write, no password reset', async () => {
       await loseCluster(env);
+      if (quota.title === 'quota lifted') {
+        // What `sluice plan` says first: every object taken back under the name, refused under another's.
+        const named = await plan(env, 'prod');
+        for (const { kind, name } of MANIFESTS) {
+          expect(named[`${kind}/${name}`]).toMatchObject({ action: 'adopt' });
+          expect(named[`${kind}/${name}`]!.reason).toContain(ids[`${kind}/${name}`]);
+        }
+        const derived = await plan(env);
+        expect(derived['DatabaseService/analytics']).toMatchObject({ action: 'blocked' });
+        expect(derived['DatabaseService/analytics']!.reason).toContain('cluster "prod"');
+        expect(derived['Alert/cpu']).toMatchObject({ action: 'blocked' });
+      }
       await env.clearCalls();
       await env.startOperator({ ...quota.operator, clusterName: 'prod' });
 
