@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { cloudAccessFields, FLAG_CREDENTIALS } from '../operator/cloud-access-config.ts';
+import { clusterName } from '../operator/config.ts';
 import { EXPORTED_KINDS, type ExportedKind } from './kinds.ts';
 
 const TAG_SELECTOR = /^tag:([^=]+)=(.*)$/;
@@ -13,6 +14,7 @@ export const ExportConfig = z
     output: z.enum(['yaml', 'json']).default('yaml'),
     outDir: z.string().optional(),
     observe: z.boolean().default(false),
+    ownedBy: clusterName.optional(),
   })
   .superRefine((config, ctx) => {
     if (config.credentialsSecret && config.organization) {

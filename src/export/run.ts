@@ -60,6 +60,7 @@ export async function runExport(
       kinds: config.kinds,
       ...(config.tags ? { tags: config.tags } : {}),
       observe: config.observe,
+      ...(config.ownedBy ? { ownedBy: config.ownedBy } : {}),
       progress: io.stderr,
     });
   } catch (error) {

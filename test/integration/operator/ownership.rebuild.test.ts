@@ -12,6 +12,8 @@ import { stringify } from 'yaml';
 import type { OperatorFlags } from '../../../src/operator/config.ts';
 import { PlanConfig } from '../../../src/plan/config.ts';
 import { runPlan } from '../../../src/plan/run.ts';
+import { ExportConfig } from '../../../src/export/config.ts';
+import { runExport } from '../../../src/export/run.ts';
 import { testKubeconfigPath } from '../../harness/testCluster.ts';
 import {
   baseSpec,
@@ -44,6 +46,12 @@ const MANIFESTS: { kind: string; name: string; spec: Record<string, unknown> }[]
   },
   { kind: 'Alert', name: 'cpu', spec: tileAlert('cpu') },
 ];
+
+interface Manifest {
+  kind: string;
+  metadata: { name: string; namespace?: string; annotations: Record<string, string> };
+  spec: Record<string, unknown>;
+}
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
@@ -216,6 +224,65 @@ describe.skipIf(clusterSkipReason())('clusters sharing one organization', () => 
       expect(writes(await env.calls())).toEqual([]);
     }
   }, 240_000);
+
+  it('sluice export --owned-by writes the objects one cluster name owns, as they were, and they take back cleanly', async () => {
+    const { credentials, url } = env.emulator;
+    let stdout = '';
+    const code = await runExport(
+      ExportConfig.parse({
+        organization: credentials.organizationId,
+        keyId: credentials.keyId,
+        keySecret: credentials.keySecret,
+        managementUrl: url,
+        alertsUrl: url,
+        alertsToken: credentials.alertsToken,
+        kind: ['DatabaseService', 'QueryEndpoint', 'ReversePrivateEndpoint', 'Alert'],
+        output: 'json',
+        ownedBy: 'prod',
+      }),
+      { stdout: (text) => (stdout += text), stderr: () => {} },
+    );
+    expect(code).toBe(0);
+    const exported = (JSON.parse(stdout) as { items: Manifest[] }).items;
+    const byId = new Map(
+      exported.map((m) => [
+        m.metadata.annotations['sluice.dev/external-id'] ?? `${m.kind}/${m.metadata.name}`,
+        m,
+      ]),
+    );
+    // Services and alerts go back as the objects they were, by their owner record; children by id.
+    for (const key of ['DatabaseService/analytics', 'DatabaseService/reports', 'Alert/cpu']) {
+      expect(byId.get(key)?.metadata).toEqual({
+        name: key.split('/')[1],
+        namespace: env.namespace,
+        annotations: { [OWNER_CLUSTER]: 'prod' },
+      });
+    }
+    expect(byId.get(prod['QueryEndpoint/console']!)?.metadata.namespace).toBe(env.namespace);
+    expect(byId.get(prod['ReversePrivateEndpoint/brokers']!)?.metadata.namespace).toBe(env.namespace);
+    expect(exported).toHaveLength(5);
+
+    // Applied in a cluster of another name, they take back prod's objects: no create, no write.
+    await loseCluster(env);
+    await env.clearCalls();
+    await env.startOperator({ clusterName: 'elsewhere' });
+    for (const manifest of exported) {
+      await env.objects.create({ ...manifest, spec: manifest.spec } as never);
+    }
+    for (const manifest of exported) {
+      const ready = await env
+        .of<SluiceObject>(manifest.kind)
+        .waitFor(manifest.metadata.name, 'Ready', (o) => isReady(o) && !!o?.status?.id);
+      const original = MANIFESTS.find(
+        (m) =>
+          m.kind === manifest.kind &&
+          (m.name === manifest.metadata.name || (m.kind !== 'DatabaseService' && m.kind !== 'Alert')),
+      )!;
+      expect(ready.status!.id).toBe(prod[`${original.kind}/${original.name}`]);
+    }
+    expect(writes(await env.calls())).toEqual([]);
+    for (const manifest of exported) await env.of(manifest.kind).remove(manifest.metadata.name);
+  }, 120_000);
 });
 
 describe.skipIf(clusterSkipReason())('a cluster under the derived default name', () => {
