@@ -253,7 +253,7 @@ export const DatabaseServiceSpec = withRules(
         .array(ServiceTag)
         .max(MAX_TAGS - 1)
         .optional()
-        .describe('Tags on the cloud service (one more, sluice.dev/uid, is added by sluice).'),
+        .describe('Tags on the cloud service (one more, sluice.dev/owner, is added by sluice).'),
       state: z
         .enum(DESIRED_SERVICE_STATES)
         .default('Running')
