@@ -25,6 +25,11 @@ export interface ServiceDiff {
   command?: Extract<ServiceCommand, 'start' | 'stop'>;
   /** Spec field names that differ, for conditions and Events. */
   differences: string[];
+  /**
+   * The PATCH only records the owner (an earlier version's uid tag replaced, or a new cluster name): no
+   * user asked for it, so it waits behind users' changes.
+   */
+  ownerRecordOnly?: boolean;
 }
 
 /** States in which a service counts as Running (idle services wake on the first query). */
@@ -123,11 +128,16 @@ export function diffService(
   const state = service.state ?? 'running';
   const command = stateCommand(spec.state ?? 'Running', state);
   if (command) note('state');
+  const ownerRecordOnly =
+    differences.length === 1 &&
+    tagEdit !== undefined &&
+    [...(tagEdit.add ?? []), ...(tagEdit.remove ?? [])].every(isSluiceTag);
   return {
     patch,
     ...(Object.keys(replicaScaling).length > 0 ? { replicaScaling } : {}),
     ...(command ? { command } : {}),
     differences,
+    ...(ownerRecordOnly ? { ownerRecordOnly } : {}),
   };
 }
 

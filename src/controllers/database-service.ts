@@ -179,9 +179,12 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
   }
 
   async update(_resource: DatabaseService, id: string, observation: { plan: ServiceDiff }) {
-    const { patch, replicaScaling, command, setPassword } = observation.plan;
+    const { patch, replicaScaling, command, setPassword, ownerRecordOnly } = observation.plan;
     if (setPassword && this.password) await this.setPassword(id, this.password.value);
-    if (Object.keys(patch).length > 0) await this.cloud.management.updateService(id, patch);
+    if (Object.keys(patch).length > 0) {
+      const options = ownerRecordOnly ? { priority: 'poll' as const } : undefined;
+      await this.cloud.management.updateService(id, patch, options);
+    }
     if (replicaScaling) await this.cloud.management.updateReplicaScaling(id, replicaScaling);
     if (command) await this.cloud.management.changeServiceState(id, command);
   }

@@ -90,6 +90,16 @@ describe('diffService', () => {
       tags: { add: [{ key: OWNER_TAG, value: uid }], remove: [{ key: UID_TAG, value: 'old-uid' }] },
     });
     expect(diff.differences).toEqual(['tags']);
+    // Nobody asked for it: the PATCH waits behind users' changes.
+    expect(diff.ownerRecordOnly).toBe(true);
+  });
+
+  it('is no owner-record-only PATCH when a user tag or another field changes too', () => {
+    const old = service({ tags: [{ key: UID_TAG, value: 'old-uid' }] });
+    expect(diffService(spec({ tags: [{ key: 'team', value: 'data' }] }), uid, old).ownerRecordOnly).toBe(
+      undefined,
+    );
+    expect(diffService(spec({ name: 'renamed' }), uid, old).ownerRecordOnly).toBeUndefined();
   });
 
   it('moves the owner tag to a new cluster name in one tag edit', () => {
