@@ -147,9 +147,9 @@ for (const quota of QUOTAS) {
       env = await startOperatorEnv('rebuild', quota.emulator);
       await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass' });
       await env.startOperator({ ...quota.operator, clusterName: 'prod' });
-      ids = await applyAll(env, {}, 120_000);
+      ids = await applyAll(env, {}, 300_000);
       password = (await env.secret('analytics-connection'))!.password!;
-    }, 240_000);
+    }, 400_000);
     afterAll(async () => env?.close());
 
     it('under the same --cluster-name takes back every object: the same cloud ids, no create, no write, no password reset', async () => {
@@ -180,239 +180,245 @@ for (const quota of QUOTAS) {
       expect(secret).not.toHaveProperty('password');
       const analytics = (await env.get('analytics'))!;
       expect(analytics.status).toMatchObject({ adopted: true, unknownConnectionKeys: ['password'] });
-    }, 240_000);
+    }, 400_000);
   });
-}
 
-describe.skipIf(clusterSkipReason())('clusters sharing one organization', () => {
-  let env: OperatorEnv;
-  let prod: Record<string, string>;
+  describe.skipIf(clusterSkipReason())(`clusters sharing one organization (${quota.title})`, () => {
+    let env: OperatorEnv;
+    let prod: Record<string, string>;
 
-  beforeAll(async () => {
-    env = await startOperatorEnv('two-clusters');
-    await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass' });
-    await env.startOperator({ clusterName: 'prod' });
-    prod = await applyAll(env);
-  }, 120_000);
-  afterAll(async () => env?.close());
+    beforeAll(async () => {
+      env = await startOperatorEnv('two-clusters', quota.emulator);
+      await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass' });
+      await env.startOperator({ ...quota.operator, clusterName: 'prod' });
+      prod = await applyAll(env);
+    }, 300_000);
+    afterAll(async () => env?.close());
 
-  it('an explicitly different name creates its own objects from equal manifests and never touches the first cluster’s; each takes back only its own', async () => {
-    await loseCluster(env);
-    await env.clearCalls();
-    await env.startOperator({ clusterName: 'staging' });
-    const staging = await applyAll(env);
-    for (const key of Object.keys(prod)) expect(staging[key]).not.toBe(prod[key]);
-    const touched = writes(await env.calls()).filter((c) =>
-      Object.values(prod).some((id) => c.path.includes(id)),
-    );
-    expect(touched).toEqual([]);
-    for (const id of [prod['DatabaseService/analytics']!, prod['DatabaseService/reports']!]) {
-      expect((await env.cloud.getService(id)).tags).toEqual([
-        { key: 'sluice.dev/owner', value: expect.stringMatching(/^prod\//) },
-      ]);
-    }
-
-    // The cloud now holds both clusters' objects under equal names: each name takes back its own.
-    for (const [name, expected] of [
-      ['prod', prod],
-      ['staging', staging],
-    ] as const) {
+    it('an explicitly different name creates its own objects from equal manifests and never touches the first cluster’s; each takes back only its own', async () => {
       await loseCluster(env);
       await env.clearCalls();
-      await env.startOperator({ clusterName: name });
-      expect(await applyAll(env)).toEqual(expected);
+      await env.startOperator({ ...quota.operator, clusterName: 'staging' });
+      const staging = await applyAll(env);
+      for (const key of Object.keys(prod)) expect(staging[key]).not.toBe(prod[key]);
+      const touched = writes(await env.calls()).filter((c) =>
+        Object.values(prod).some((id) => c.path.includes(id)),
+      );
+      expect(touched).toEqual([]);
+      for (const id of [prod['DatabaseService/analytics']!, prod['DatabaseService/reports']!]) {
+        expect((await env.cloud.getService(id)).tags).toEqual([
+          { key: 'sluice.dev/owner', value: expect.stringMatching(/^prod\//) },
+        ]);
+      }
+
+      // The cloud now holds both clusters' objects under equal names: each name takes back its own.
+      for (const [name, expected] of [
+        ['prod', prod],
+        ['staging', staging],
+      ] as const) {
+        await loseCluster(env);
+        await env.clearCalls();
+        await env.startOperator({ ...quota.operator, clusterName: name });
+        expect(await applyAll(env)).toEqual(expected);
+        expect(writes(await env.calls())).toEqual([]);
+      }
+    }, 400_000);
+
+    it('sluice export --owned-by writes the objects one cluster name owns, as they were, and they take back cleanly', async () => {
+      const { credentials, url } = env.emulator;
+      let stdout = '';
+      const code = await runExport(
+        ExportConfig.parse({
+          organization: credentials.organizationId,
+          keyId: credentials.keyId,
+          keySecret: credentials.keySecret,
+          managementUrl: url,
+          alertsUrl: url,
+          alertsToken: credentials.alertsToken,
+          kind: ['DatabaseService', 'QueryEndpoint', 'ReversePrivateEndpoint', 'Alert'],
+          output: 'json',
+          ownedBy: 'prod',
+        }),
+        { stdout: (text) => (stdout += text), stderr: () => {} },
+      );
+      expect(code).toBe(0);
+      const exported = (JSON.parse(stdout) as { items: Manifest[] }).items;
+      const byId = new Map(
+        exported.map((m) => [
+          m.metadata.annotations['sluice.dev/external-id'] ?? `${m.kind}/${m.metadata.name}`,
+          m,
+        ]),
+      );
+      // Services and alerts go back as the objects they were, by their owner record; children by id.
+      for (const key of ['DatabaseService/analytics', 'DatabaseService/reports', 'Alert/cpu']) {
+        expect(byId.get(key)?.metadata).toEqual({
+          name: key.split('/')[1],
+          namespace: env.namespace,
+          annotations: { [OWNER_CLUSTER]: 'prod' },
+        });
+      }
+      expect(byId.get(prod['QueryEndpoint/console']!)?.metadata.namespace).toBe(env.namespace);
+      expect(byId.get(prod['ReversePrivateEndpoint/brokers']!)?.metadata.namespace).toBe(env.namespace);
+      expect(exported).toHaveLength(5);
+
+      // Applied in a cluster of another name, they take back prod's objects: no create, no write.
+      await loseCluster(env);
+      await env.clearCalls();
+      await env.startOperator({ ...quota.operator, clusterName: 'elsewhere' });
+      for (const manifest of exported) {
+        await env.objects.create({ ...manifest, spec: manifest.spec } as never);
+      }
+      for (const manifest of exported) {
+        const ready = await env
+          .of<SluiceObject>(manifest.kind)
+          .waitFor(manifest.metadata.name, 'Ready', (o) => isReady(o) && !!o?.status?.id);
+        const original = MANIFESTS.find(
+          (m) =>
+            m.kind === manifest.kind &&
+            (m.name === manifest.metadata.name || (m.kind !== 'DatabaseService' && m.kind !== 'Alert')),
+        )!;
+        expect(ready.status!.id).toBe(prod[`${original.kind}/${original.name}`]);
+      }
       expect(writes(await env.calls())).toEqual([]);
-    }
-  }, 240_000);
-
-  it('sluice export --owned-by writes the objects one cluster name owns, as they were, and they take back cleanly', async () => {
-    const { credentials, url } = env.emulator;
-    let stdout = '';
-    const code = await runExport(
-      ExportConfig.parse({
-        organization: credentials.organizationId,
-        keyId: credentials.keyId,
-        keySecret: credentials.keySecret,
-        managementUrl: url,
-        alertsUrl: url,
-        alertsToken: credentials.alertsToken,
-        kind: ['DatabaseService', 'QueryEndpoint', 'ReversePrivateEndpoint', 'Alert'],
-        output: 'json',
-        ownedBy: 'prod',
-      }),
-      { stdout: (text) => (stdout += text), stderr: () => {} },
-    );
-    expect(code).toBe(0);
-    const exported = (JSON.parse(stdout) as { items: Manifest[] }).items;
-    const byId = new Map(
-      exported.map((m) => [
-        m.metadata.annotations['sluice.dev/external-id'] ?? `${m.kind}/${m.metadata.name}`,
-        m,
-      ]),
-    );
-    // Services and alerts go back as the objects they were, by their owner record; children by id.
-    for (const key of ['DatabaseService/analytics', 'DatabaseService/reports', 'Alert/cpu']) {
-      expect(byId.get(key)?.metadata).toEqual({
-        name: key.split('/')[1],
-        namespace: env.namespace,
-        annotations: { [OWNER_CLUSTER]: 'prod' },
-      });
-    }
-    expect(byId.get(prod['QueryEndpoint/console']!)?.metadata.namespace).toBe(env.namespace);
-    expect(byId.get(prod['ReversePrivateEndpoint/brokers']!)?.metadata.namespace).toBe(env.namespace);
-    expect(exported).toHaveLength(5);
-
-    // Applied in a cluster of another name, they take back prod's objects: no create, no write.
-    await loseCluster(env);
-    await env.clearCalls();
-    await env.startOperator({ clusterName: 'elsewhere' });
-    for (const manifest of exported) {
-      await env.objects.create({ ...manifest, spec: manifest.spec } as never);
-    }
-    for (const manifest of exported) {
-      const ready = await env
-        .of<SluiceObject>(manifest.kind)
-        .waitFor(manifest.metadata.name, 'Ready', (o) => isReady(o) && !!o?.status?.id);
-      const original = MANIFESTS.find(
-        (m) =>
-          m.kind === manifest.kind &&
-          (m.name === manifest.metadata.name || (m.kind !== 'DatabaseService' && m.kind !== 'Alert')),
-      )!;
-      expect(ready.status!.id).toBe(prod[`${original.kind}/${original.name}`]);
-    }
-    expect(writes(await env.calls())).toEqual([]);
-    for (const manifest of exported) await env.of(manifest.kind).remove(manifest.metadata.name);
-  }, 120_000);
-});
-
-describe.skipIf(clusterSkipReason())('a cluster under the derived default name', () => {
-  let env: OperatorEnv;
-  let prod: Record<string, string>;
-
-  beforeAll(async () => {
-    env = await startOperatorEnv('default-name');
-    await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass' });
-    await env.startOperator({ clusterName: 'prod' });
-    prod = await applyAll(env);
-    await loseCluster(env);
-  }, 120_000);
-  afterAll(async () => env?.close());
-
-  it('meeting an object another cluster recorded creates nothing and takes nothing, names it and the ways forward, and its dependants wait', async () => {
-    await env.clearCalls();
-    await env.startOperator();
-    await env.apply('analytics', { name: 'analytics' });
-    await env.of('Pipe').apply('orders', kafkaPipe('orders'));
-    await env.of('Alert').apply('cpu', tileAlert('cpu'));
-
-    const refused = await env.waitFor(
-      'analytics',
-      'OwnedByAnotherCluster',
-      (r) => condition(r, 'Ready')?.reason === 'OwnedByAnotherCluster',
-    );
-    const message = condition(refused, 'Ready')!.message!;
-    for (const part of [
-      prod['DatabaseService/analytics']!,
-      'cluster "prod"',
-      '--cluster-name prod',
-      `${OWNER_CLUSTER}: prod`,
-      'sluice.dev/external-id',
-    ]) {
-      expect(message).toContain(part);
-    }
-    expect(refused.status!.id).toBeUndefined();
-    const alert = await env
-      .of('Alert')
-      .waitFor('cpu', 'refused', (r) => condition(r, 'Ready')?.reason === 'OwnedByAnotherCluster');
-    expect(condition(alert, 'Ready')!.message).toContain(prod['Alert/cpu']!);
-    const pipe = await env
-      .of('Pipe')
-      .waitFor('orders', 'waiting', (r) => condition(r, 'Ready')?.reason === 'WaitingForReference');
-    expect(pipe.status?.id).toBeUndefined();
-    expect(writes(await env.calls())).toEqual([]);
-
-    // One way forward: the object names the cluster its cloud object is recorded under.
-    await env.annotate('analytics', { [OWNER_CLUSTER]: 'prod' });
-    const back = await env.waitFor('analytics', 'taken back', (r) => isReady(r) && !!r?.status?.id);
-    expect(back.status!.id).toBe(prod['DatabaseService/analytics']);
-    const pipeBack = await env.of('Pipe').waitFor('orders', 'taken back', (r) => isReady(r));
-    expect(pipeBack.status!.id).toBe(prod['Pipe/orders']);
-    expect(writes(await env.calls())).toEqual([]);
-  }, 120_000);
-});
-
-describe.skipIf(clusterSkipReason())('handing objects over from cluster a to cluster b', () => {
-  let env: OperatorEnv;
-  let ids: Record<string, string>;
-
-  beforeAll(async () => {
-    env = await startOperatorEnv('handover');
-    await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass' });
-    await env.startOperator({ clusterName: 'a' });
-    ids = await applyAll(env);
-  }, 120_000);
-  afterAll(async () => env?.close());
-
-  it('a releases (deletionPolicy Orphan, then delete), b applies the manifests under a’s name: zero writes; dropping the annotation moves the record to b with one write per record', async () => {
-    await env.clearCalls();
-    for (const { kind, name } of [...MANIFESTS].reverse()) {
-      await env.of(kind).patchSpec(name, { deletionPolicy: 'Orphan' });
-      await env.of(kind).remove(name);
-      await env.of(kind).waitFor(name, 'released', (o) => o === undefined);
-    }
-    expect(writes(await env.calls())).toEqual([]);
-    // Cluster a no longer has the objects; in another cluster, b starts with its own name.
-    await loseCluster(env);
-    await env.startOperator({ clusterName: 'b' });
-    expect(await applyAll(env, { [OWNER_CLUSTER]: 'a' })).toEqual(ids);
-    expect(writes(await env.calls())).toEqual([]);
-
-    for (const { kind, name } of MANIFESTS) await env.of(kind).annotate(name, { [OWNER_CLUSTER]: null });
-    const service = ids['DatabaseService/analytics']!;
-    const deadline = Date.now() + 30_000;
-    while (Date.now() < deadline) {
-      const tags = env.emulator.store.services.get(service)?.tags ?? [];
-      if (tags.some((t) => t.value.startsWith('b/'))) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    await new Promise((r) => setTimeout(r, 1_000));
-    const moved = writes(await env.calls());
-    // One tag PATCH per service and one PUT of the alert's note; the children of a service move with it.
-    expect(moved.map((c) => `${c.method} ${c.route}`).sort()).toEqual(
-      [`PATCH ${SERVICE}`, `PATCH ${SERVICE}`, `PUT ${ALERT}`].sort(),
-    );
-  }, 180_000);
-});
-
-describe.skipIf(clusterSkipReason())('upgrading from a version that tagged services by uid only', () => {
-  let env: OperatorEnv;
-
-  beforeAll(async () => {
-    env = await startOperatorEnv('uid-upgrade');
-    await env.startOperator({ clusterName: 'prod' });
+      for (const manifest of exported) await env.of(manifest.kind).remove(manifest.metadata.name);
+    }, 300_000);
   });
-  afterAll(async () => env?.close());
 
-  it('records the owner with one PATCH per service, replacing the uid tag, and refuses none of its own', async () => {
-    await env.apply('analytics', { name: 'analytics' });
-    const ready = await env.waitFor('analytics', 'Ready', isReady);
-    const id = ready.status!.id!;
-    // What the earlier version left: only its uid tag.
-    await env.stopOperator();
-    const record = env.emulator.store.services.get(id)!;
-    record.tags = [{ key: 'sluice.dev/uid', value: ready.metadata.uid! }];
-    await env.clearCalls();
-    await env.startOperator({ clusterName: 'prod' });
+  describe.skipIf(clusterSkipReason())(`a cluster under the derived default name (${quota.title})`, () => {
+    let env: OperatorEnv;
+    let prod: Record<string, string>;
 
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
-      if (env.emulator.store.services.get(id)!.tags.some((t) => t.key === 'sluice.dev/owner')) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    await env.waitFor('analytics', 'Ready again', isReady);
-    expect(env.emulator.store.services.get(id)!.tags).toEqual([
-      { key: 'sluice.dev/owner', value: `prod/${env.namespace}/DatabaseService/analytics` },
-    ]);
-    expect(writes(await env.calls()).map((c) => `${c.method} ${c.route}`)).toEqual([`PATCH ${SERVICE}`]);
-  }, 60_000);
-});
+    beforeAll(async () => {
+      env = await startOperatorEnv('default-name', quota.emulator);
+      await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass' });
+      await env.startOperator({ ...quota.operator, clusterName: 'prod' });
+      prod = await applyAll(env);
+      await loseCluster(env);
+    }, 300_000);
+    afterAll(async () => env?.close());
+
+    it('meeting an object another cluster recorded creates nothing and takes nothing, names it and the ways forward, and its dependants wait', async () => {
+      await env.clearCalls();
+      await env.startOperator(quota.operator);
+      await env.apply('analytics', { name: 'analytics' });
+      await env.of('Pipe').apply('orders', kafkaPipe('orders'));
+      await env.of('Alert').apply('cpu', tileAlert('cpu'));
+
+      const refused = await env.waitFor(
+        'analytics',
+        'OwnedByAnotherCluster',
+        (r) => condition(r, 'Ready')?.reason === 'OwnedByAnotherCluster',
+      );
+      const message = condition(refused, 'Ready')!.message!;
+      for (const part of [
+        prod['DatabaseService/analytics']!,
+        'cluster "prod"',
+        '--cluster-name prod',
+        `${OWNER_CLUSTER}: prod`,
+        'sluice.dev/external-id',
+      ]) {
+        expect(message).toContain(part);
+      }
+      expect(refused.status!.id).toBeUndefined();
+      const alert = await env
+        .of('Alert')
+        .waitFor('cpu', 'refused', (r) => condition(r, 'Ready')?.reason === 'OwnedByAnotherCluster');
+      expect(condition(alert, 'Ready')!.message).toContain(prod['Alert/cpu']!);
+      const pipe = await env
+        .of('Pipe')
+        .waitFor('orders', 'waiting', (r) => condition(r, 'Ready')?.reason === 'WaitingForReference');
+      expect(pipe.status?.id).toBeUndefined();
+      expect(writes(await env.calls())).toEqual([]);
+
+      // One way forward: the object names the cluster its cloud object is recorded under.
+      await env.annotate('analytics', { [OWNER_CLUSTER]: 'prod' });
+      const back = await env.waitFor('analytics', 'taken back', (r) => isReady(r) && !!r?.status?.id);
+      expect(back.status!.id).toBe(prod['DatabaseService/analytics']);
+      const pipeBack = await env.of('Pipe').waitFor('orders', 'taken back', (r) => isReady(r));
+      expect(pipeBack.status!.id).toBe(prod['Pipe/orders']);
+      expect(writes(await env.calls())).toEqual([]);
+    }, 300_000);
+  });
+
+  describe.skipIf(clusterSkipReason())(
+    `handing objects over from cluster a to cluster b (${quota.title})`,
+    () => {
+      let env: OperatorEnv;
+      let ids: Record<string, string>;
+
+      beforeAll(async () => {
+        env = await startOperatorEnv('handover', quota.emulator);
+        await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass' });
+        await env.startOperator({ ...quota.operator, clusterName: 'a' });
+        ids = await applyAll(env);
+      }, 300_000);
+      afterAll(async () => env?.close());
+
+      it('a releases (deletionPolicy Orphan, then delete), b applies the manifests under a’s name: zero writes; dropping the annotation moves the record to b with one write per record', async () => {
+        await env.clearCalls();
+        for (const { kind, name } of [...MANIFESTS].reverse()) {
+          await env.of(kind).patchSpec(name, { deletionPolicy: 'Orphan' });
+          await env.of(kind).remove(name);
+          await env.of(kind).waitFor(name, 'released', (o) => o === undefined);
+        }
+        expect(writes(await env.calls())).toEqual([]);
+        // Cluster a no longer has the objects; in another cluster, b starts with its own name.
+        await loseCluster(env);
+        await env.startOperator({ ...quota.operator, clusterName: 'b' });
+        expect(await applyAll(env, { [OWNER_CLUSTER]: 'a' })).toEqual(ids);
+        expect(writes(await env.calls())).toEqual([]);
+
+        for (const { kind, name } of MANIFESTS) await env.of(kind).annotate(name, { [OWNER_CLUSTER]: null });
+        const service = ids['DatabaseService/analytics']!;
+        const deadline = Date.now() + 30_000;
+        while (Date.now() < deadline) {
+          const tags = env.emulator.store.services.get(service)?.tags ?? [];
+          if (tags.some((t) => t.value.startsWith('b/'))) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        await new Promise((r) => setTimeout(r, 1_000));
+        const moved = writes(await env.calls());
+        // One tag PATCH per service and one PUT of the alert's note; the children of a service move with it.
+        expect(moved.map((c) => `${c.method} ${c.route}`).sort()).toEqual(
+          [`PATCH ${SERVICE}`, `PATCH ${SERVICE}`, `PUT ${ALERT}`].sort(),
+        );
+      }, 300_000);
+    },
+  );
+
+  describe.skipIf(clusterSkipReason())(
+    `upgrading from a version that tagged services by uid only (${quota.title})`,
+    () => {
+      let env: OperatorEnv;
+
+      beforeAll(async () => {
+        env = await startOperatorEnv('uid-upgrade', quota.emulator);
+        await env.startOperator({ ...quota.operator, clusterName: 'prod' });
+      });
+      afterAll(async () => env?.close());
+
+      it('records the owner with one PATCH per service, replacing the uid tag, and refuses none of its own', async () => {
+        await env.apply('analytics', { name: 'analytics' });
+        const ready = await env.waitFor('analytics', 'Ready', isReady);
+        const id = ready.status!.id!;
+        // What the earlier version left: only its uid tag.
+        await env.stopOperator();
+        const record = env.emulator.store.services.get(id)!;
+        record.tags = [{ key: 'sluice.dev/uid', value: ready.metadata.uid! }];
+        await env.clearCalls();
+        await env.startOperator({ ...quota.operator, clusterName: 'prod' });
+
+        const deadline = Date.now() + 20_000;
+        while (Date.now() < deadline) {
+          if (env.emulator.store.services.get(id)!.tags.some((t) => t.key === 'sluice.dev/owner')) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        await env.waitFor('analytics', 'Ready again', isReady);
+        expect(env.emulator.store.services.get(id)!.tags).toEqual([
+          { key: 'sluice.dev/owner', value: `prod/${env.namespace}/DatabaseService/analytics` },
+        ]);
+        expect(writes(await env.calls()).map((c) => `${c.method} ${c.route}`)).toEqual([`PATCH ${SERVICE}`]);
+      }, 120_000);
+    },
+  );
+}
