@@ -71,7 +71,7 @@ export interface PlanRequest {
 /** Plans every target with the operator's own reconciler, reading the cloud and writing nothing. */
 export async function planObjects(request: PlanRequest): Promise<PlannedResource[]> {
   const { targets, progress = () => {} } = request;
-  // Objects taken back are seen by their dependants as they will be: with the cloud id they take back.
+  // Objects taken back (or refused) are seen by their dependants as they will be, not as made anew.
   const world = new Map(request.world);
   const inputOnly = new Set(request.inputOnly);
   const lookup: ObjectLookup = (kind, namespace, name) => {
@@ -122,7 +122,9 @@ export async function planObjects(request: PlanRequest): Promise<PlannedResource
           objects.set(key, target);
         }
         const worldKeyOf = worldKey(kind, target);
-        if (dry.status?.adopted === true && inputOnly.has(worldKeyOf)) {
+        const refused = dry.status?.conditions?.some((c) => c.reason === OWNED_BY_ANOTHER_CLUSTER);
+        // Dependants see what it will be: the id it takes back, or (refused) none, so they wait.
+        if ((dry.status?.adopted === true || refused) && inputOnly.has(worldKeyOf)) {
           world.set(worldKeyOf, { ...target, status: dry.status });
           inputOnly.delete(worldKeyOf);
         }

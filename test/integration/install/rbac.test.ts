@@ -233,13 +233,15 @@ describe.skipIf(clusterSkipReason())('the chart RBAC is all the operator needs',
 
   /** Every rule of the chart's roles, with the step of the lifecycle that breaks without it. */
   const cases: { role: 'ClusterRole' | 'Role'; index: number; rule: string; breaks: Step }[] = [];
+  /** The operator's own roles: its watched kinds (cluster-wide) and its Lease. */
+  const roleName = { ClusterRole: RELEASE, Role: `${RELEASE}-leader-election` } as const;
   const breaksAt = (rule: Rule): Step => (rule.resources.includes('events') ? 'events' : 'ready');
   {
     const rendered = parseManifests(
       helmTemplate({ release: RELEASE, namespace: RELEASE_NS, values: { replicas: 2 } }),
     );
     for (const role of ['ClusterRole', 'Role'] as const) {
-      const rules = (find(rendered, role, RELEASE)?.rules ?? []) as Rule[];
+      const rules = (find(rendered, role, roleName[role])?.rules ?? []) as Rule[];
       rules.forEach((rule, index) =>
         cases.push({
           role,
@@ -255,7 +257,7 @@ describe.skipIf(clusterSkipReason())('the chart RBAC is all the operator needs',
     'without the $role rule on $rule the lifecycle fails at "$breaks"',
     async ({ role, index, breaks }) => {
       const reduced = structuredClone(objects);
-      const target = find(reduced, role, RELEASE)!;
+      const target = find(reduced, role, roleName[role])!;
       (target.rules as Rule[]).splice(index, 1);
       installChart(cp.kubeconfig, reduced);
       const operator = await startOperator(operatorArgs(objects), RELEASE);

@@ -165,6 +165,8 @@ for (const quota of QUOTAS) {
         expect(derived['DatabaseService/analytics']).toMatchObject({ action: 'blocked' });
         expect(derived['DatabaseService/analytics']!.reason).toContain('cluster "prod"');
         expect(derived['Alert/cpu']).toMatchObject({ action: 'blocked' });
+        // What lives in a refused service waits for it: nothing is planned as a create.
+        expect(derived['Pipe/orders']).toMatchObject({ action: 'blocked' });
       }
       await env.clearCalls();
       await env.startOperator({ ...quota.operator, clusterName: 'prod' });
