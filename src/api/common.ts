@@ -146,6 +146,12 @@ export const managedStatusFields = {
     .describe(
       'By additive list: the entries sluice set; one the spec no longer holds is removed, the entries others add never are.',
     ),
+  adopted: z
+    .boolean()
+    .optional()
+    .describe(
+      'True when the cloud resource was found recorded in the cloud for this object (a rebuilt cluster taking back what it had) rather than created by it: its secret values were never known here, so sluice does not reset them unasked.',
+    ),
   lastHandledReconcileAt: z
     .string()
     .max(STATUS_BOUNDS.recordedAnnotation)

@@ -258,7 +258,7 @@ const DatabaseServiceFields = z.object({
     .array(ServiceTag)
     .max(MAX_TAGS - 1)
     .optional()
-    .describe('Tags on the cloud service (one more, sluice.dev/uid, is added by sluice).'),
+    .describe('Tags on the cloud service (one more, sluice.dev/owner, is added by sluice).'),
   state: z
     .enum(DESIRED_SERVICE_STATES)
     .default('Running')

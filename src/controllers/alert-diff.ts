@@ -61,6 +61,20 @@ export function isAlertFor(spec: AlertSpec, alert: Alert): boolean {
   return IDENTITY_FIELDS.every((field) => desired[field] === observed[field]);
 }
 
+/**
+ * Alerts carry no tags: the owner record goes in the alert's `note`, a field the cloud keeps as given and
+ * that the spec has no place for.
+ */
+const OWNER_NOTE = 'sluice.dev/owner: ';
+
+export const ownerNote = (record: string) => `${OWNER_NOTE}${record}`;
+
+/** The owner record an alert's note holds, if it is one. */
+export function noteOwner(alert: Record<string, unknown>): string | undefined {
+  const note = alert.note;
+  return typeof note === 'string' && note.startsWith(OWNER_NOTE) ? note.slice(OWNER_NOTE.length) : undefined;
+}
+
 /** Status fields as the cloud reports them. */
 export function alertStatus(alert: Alert): Record<string, unknown> {
   const { state, team, silenced, createdAt, updatedAt } = alert;
@@ -83,7 +97,9 @@ const UNEXPORTED_FIELDS = [
 /** The spec that adopts an alert as it is; the real API's `saved_search` is the spec's `search`. */
 export function exportAlert(alert: Alert): { spec: Record<string, unknown> } | { unexpressible: string } {
   if (!alert.name) return { unexpressible: 'the alert has no name, which a spec needs' };
-  const lost = UNEXPORTED_FIELDS.filter((field) => alert[field] !== undefined && alert[field] !== null);
+  const lost = UNEXPORTED_FIELDS.filter(
+    (field) => alert[field] !== undefined && alert[field] !== null && !(field === 'note' && noteOwner(alert)),
+  );
   if (lost.length > 0) return { unexpressible: `a spec has no field for ${lost.join(', ')}` };
   const spec: Record<string, unknown> = observedBody(alert);
   if (spec.source === SAVED_SEARCH_SOURCE_ALIAS) spec.source = 'search';

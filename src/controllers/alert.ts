@@ -2,7 +2,22 @@ import { ALERT_POLICY, alertSchema, type Alert } from '../api/alert.ts';
 import type { AlertBody } from '../cloud/alerting-client.ts';
 import { applyFieldPolicy } from '../runtime/managed/field-policy.ts';
 import type { ConnectContext, ExternalClient, LostCreate, Observation } from '../runtime/managed/types.ts';
-import { alertBody, alertStatus, diffAlert, isAlertFor, observedBody } from './alert-diff.ts';
+import { externalIdOf } from '../runtime/managed/annotations.ts';
+import {
+  ownerRecord,
+  parseOwnerRecord,
+  type OwnedCandidate,
+  type Owner,
+} from '../runtime/managed/cluster-owner.ts';
+import {
+  alertBody,
+  alertStatus,
+  diffAlert,
+  isAlertFor,
+  noteOwner,
+  observedBody,
+  ownerNote,
+} from './alert-diff.ts';
 import { createdSince, ignoreNotFound, listedSince } from './cloud-calls.ts';
 import type { CloudConnection } from './cloud-connection.ts';
 import type { SluiceKind } from './sluice-kind.ts';
@@ -10,7 +25,7 @@ import type { SluiceKind } from './sluice-kind.ts';
 export const alertKind: SluiceKind<Alert, AlertBody> = {
   ...alertSchema,
   driftReads: () => [{ api: 'alerting', list: 'alerts' }],
-  connect: (_resource, { cloud, claimedBy }) => new AlertClient(cloud, claimedBy),
+  connect: (_resource, { cloud, claimedBy, owner }) => new AlertClient(cloud, claimedBy, owner),
 };
 
 /** Over the alerting API: create (POST), observe (GET), replace (PUT of the whole alert), delete. */
@@ -18,6 +33,7 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
   constructor(
     private readonly cloud: CloudConnection,
     private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
+    private readonly owner: Owner,
   ) {}
 
   /**
@@ -31,6 +47,17 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
     // started after the create ended: an older one cannot show what the create made.
     const alerts = await this.cloud.snapshots.alerts.all(listedSince(lost, this.cloud.freshnessMs));
     return createdSince(alerts, lost.intent, (alert) => isAlertFor(resource.spec, alert), this.claimedBy);
+  }
+
+  /** The alerts whose owner note names this object (any cluster), from the alerts list. */
+  async findOwned(): Promise<OwnedCandidate[]> {
+    // A key without the alerting keys says so (CredentialsMissing) before anything is listed.
+    if (!this.cloud.alerting) return [];
+    const alerts = await this.cloud.snapshots.alerts.all(this.cloud.freshnessMs);
+    return alerts.flatMap((alert) => {
+      const recorded = parseOwnerRecord(noteOwner(alert));
+      return recorded ? [{ id: alert.id, owner: recorded }] : [];
+    });
   }
 
   /** The plan is the whole desired body: the PUT replaces the alert, so it never carries less. */
@@ -49,12 +76,18 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
         differences: diffAlert(spec, alert),
       }),
     );
+    // An alert adopted by id keeps its note; any other records its owner there (once, after an upgrade).
+    const adopted = externalIdOf(resource) !== undefined;
+    const note = adopted ? alert.note : ownerNote(ownerRecord(this.owner));
+    if (!adopted && alert.note !== note) differences.push('owner');
     // A firing alert works as it should: its state is shown in status, it does not make the resource unready.
-    return { exists: true, plan: plan.body, differences, drift, available: true, status: alertStatus(alert) };
+    const body = { ...plan.body, ...(typeof note === 'string' ? { note } : {}) };
+    return { exists: true, plan: body, differences, drift, available: true, status: alertStatus(alert) };
   }
 
   async create(resource: Alert) {
-    const alert = await this.cloud.alerting.createAlert(alertBody(resource.spec));
+    const body = { ...alertBody(resource.spec), note: ownerNote(ownerRecord(this.owner)) };
+    const alert = await this.cloud.alerting.createAlert(body);
     return { externalId: alert.id };
   }
 

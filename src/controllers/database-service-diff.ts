@@ -5,8 +5,16 @@ import { ServiceCreateRequest, ServiceUpdateRequest, type Service } from '../clo
 import type { ServiceCreateBody } from '../cloud/management-client.ts';
 import { requestBody } from '../cloud/request-body.ts';
 
-/** The tag sluice puts on every service it creates, so a crashed create can be found again. */
+/**
+ * The tag earlier versions put on every service they created (the object's uid), so a crashed create could
+ * be found again; the owner tag replaces it (one PATCH, on the next reconcile after an upgrade).
+ */
 export const UID_TAG = 'sluice.dev/uid';
+/** The tag naming the sluice object a service belongs to: `cluster/namespace/DatabaseService/name`. */
+export const OWNER_TAG = 'sluice.dev/owner';
+/** Tags sluice keeps, not the user: never exported, never compared with spec.tags. */
+const SLUICE_TAGS = new Set([UID_TAG, OWNER_TAG]);
+export const isSluiceTag = (tag: { key: string }) => SLUICE_TAGS.has(tag.key);
 
 export interface ServiceDiff {
   /** The minimal PATCH body: only what differs; list fields as `{add, remove}` against the cloud's list. */
@@ -19,6 +27,11 @@ export interface ServiceDiff {
   command?: Extract<ServiceCommand, 'start' | 'stop'>;
   /** Spec field names that differ, for conditions and Events. */
   differences: string[];
+  /**
+   * The PATCH only records the owner (an earlier version's uid tag replaced, or a new cluster name): no
+   * user asked for it, so it waits behind users' changes.
+   */
+  ownerRecordOnly?: boolean;
 }
 
 /** States in which a service counts as Running (idle services wake on the first query). */
@@ -28,12 +41,12 @@ const STOPPABLE_STATES = new Set(['running', 'idle', 'degraded']);
 
 /**
  * Compares the desired spec with the service the cloud reports and says what to send. Pure: the same inputs
- * always give the same PATCH, which the unit tests pin down field by field. `uid` is the object's, for its
- * marker tag; undefined for an adopted service, which gets no tag it did not ask for.
+ * always give the same PATCH, which the unit tests pin down field by field. `owner` is the object's owner
+ * record, for its owner tag; undefined for a service adopted by id, which gets no tag it did not ask for.
  */
 export function diffService(
   spec: DatabaseServiceSpec,
-  uid: string | undefined,
+  owner: string | undefined,
   service: Service,
 ): ServiceDiff {
   const patch: ServiceUpdateRequest = {};
@@ -80,13 +93,14 @@ export function diffService(
     note('endpoints');
   }
 
-  // Without spec.tags the cloud's tags are left as they are (an adopted service keeps its own), marker aside.
-  const keptTags = spec.tags === undefined ? (service.tags ?? []).filter((t) => t.key !== UID_TAG) : [];
+  // Without spec.tags the cloud's tags are left as they are (an adopted service keeps its own), sluice's
+  // aside: the owner tag is kept as this object's record, and replaces an earlier version's uid tag.
+  const keptTags = spec.tags === undefined ? (service.tags ?? []).filter((t) => !isSluiceTag(t)) : [];
   const tagEdit =
-    spec.tags === undefined && uid === undefined
+    spec.tags === undefined && owner === undefined
       ? undefined
       : listEdit(
-          [...keptTags, ...desiredTags(spec, uid)],
+          [...keptTags, ...desiredTags(spec, owner)],
           service.tags ?? [],
           (t) => `${t.key}\u0000${t.value}`,
         );
@@ -116,11 +130,16 @@ export function diffService(
   const state = service.state ?? 'running';
   const command = stateCommand(spec.state ?? 'Running', state);
   if (command) note('state');
+  const ownerRecordOnly =
+    differences.length === 1 &&
+    tagEdit !== undefined &&
+    [...(tagEdit.add ?? []), ...(tagEdit.remove ?? [])].every(isSluiceTag);
   return {
     patch: requestBody(ServiceUpdateRequest, patch),
     ...(Object.keys(replicaScaling).length > 0 ? { replicaScaling } : {}),
     ...(command ? { command } : {}),
     differences,
+    ...(ownerRecordOnly ? { ownerRecordOnly } : {}),
   };
 }
 
@@ -128,8 +147,8 @@ export function diffService(
  * The create body: the spec's fields the cloud's create request names, with the marker tag. A TDE key id is
  * not among them: it is a rotation, sent by the PATCH once the service exists.
  */
-export function serviceCreateBody(spec: DatabaseServiceSpec, uid: string): ServiceCreateBody {
-  return requestBody(ServiceCreateRequest, { ...spec, tags: desiredTags(spec, uid) });
+export function serviceCreateBody(spec: DatabaseServiceSpec, owner: string | undefined): ServiceCreateBody {
+  return requestBody(ServiceCreateRequest, { ...spec, tags: desiredTags(spec, owner) });
 }
 
 /** True when the service is usable in the desired state; otherwise the reason to wait. */
@@ -142,13 +161,13 @@ export function availability(
   return available ? { available } : { available, waitingFor: `service is ${state}` };
 }
 
-/** The tags a service must carry: the user's plus sluice's marker. */
+/** The tags a service must carry: the user's plus sluice's owner record. */
 export function desiredTags(
   spec: DatabaseServiceSpec,
-  uid: string | undefined,
+  owner: string | undefined,
 ): { key: string; value: string }[] {
-  const marker = uid === undefined ? [] : [{ key: UID_TAG, value: uid }];
-  return [...(spec.tags ?? []).filter((t) => t.key !== UID_TAG), ...marker];
+  const marker = owner === undefined ? [] : [{ key: OWNER_TAG, value: owner }];
+  return [...(spec.tags ?? []).filter((t) => !isSluiceTag(t)), ...marker];
 }
 
 function stateCommand(desired: 'Running' | 'Stopped', state: string): ServiceDiff['command'] {
@@ -189,7 +208,7 @@ export function serviceAsSpec(service: Service): Record<string, unknown> {
       protocol,
       enabled: (service.endpoints ?? []).some((e) => e.protocol === protocol),
     })),
-    tags: (service.tags ?? []).filter((t) => t.key !== UID_TAG).map(({ key, value }) => ({ key, value })),
+    tags: (service.tags ?? []).filter((t) => !isSluiceTag(t)).map(({ key, value }) => ({ key, value })),
     state: state === 'stopped' || state === 'stopping' ? 'Stopped' : 'Running',
   };
 }
@@ -262,9 +281,7 @@ export function exportService(
   // Only mysql can be switched; it is off unless enabled.
   if ((service.endpoints ?? []).some((e) => e.protocol === 'mysql'))
     spec.endpoints = [{ protocol: 'mysql', enabled: true }];
-  const tags = (service.tags ?? [])
-    .filter((t) => t.key !== UID_TAG)
-    .map(({ key, value }) => ({ key, value }));
+  const tags = (service.tags ?? []).filter((t) => !isSluiceTag(t)).map(({ key, value }) => ({ key, value }));
   if (tags.length > 0) spec.tags = tags;
   spec.state = state === 'stopped' || state === 'stopping' ? 'Stopped' : 'Running';
   return { spec };

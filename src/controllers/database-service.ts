@@ -8,6 +8,7 @@ import type { Service } from '../cloud/schemas/service.ts';
 import { passwordHashes } from '../cloud/password-hash.ts';
 import { externalIdOf } from '../runtime/managed/annotations.ts';
 import { applyFieldPolicy } from '../runtime/managed/field-policy.ts';
+import { ownerRecord, parseOwnerRecord, type OwnedCandidate } from '../runtime/managed/cluster-owner.ts';
 import type { SecretUse } from '../runtime/managed/secret-references.ts';
 import type {
   ConnectContext,
@@ -17,13 +18,14 @@ import type {
   Observation,
 } from '../runtime/managed/types.ts';
 import type { CloudConnection } from './cloud-connection.ts';
-import { ignoreNotFound } from './cloud-calls.ts';
+import { createdSince, ignoreNotFound, listedSince } from './cloud-calls.ts';
 import type { SluiceKind } from './sluice-kind.ts';
 import {
   availability,
   diffService,
   serviceCreateBody,
   serviceAsSpec,
+  OWNER_TAG,
   UID_TAG,
   type ServiceDiff,
 } from './database-service-diff.ts';
@@ -39,7 +41,12 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
   secretReferences: (resource) => passwordSecretUses(resource),
   driftReads: () => [{ api: 'management', list: 'services' }],
   connect: (resource, context) =>
-    new DatabaseServiceClient(context.cloud, ownedPassword(resource, context), context.claimedBy),
+    new DatabaseServiceClient(
+      context.cloud,
+      ownedPassword(resource, context),
+      context.claimedBy,
+      ownerRecord(context.owner),
+    ),
 };
 
 const PASSWORD_FIELD = 'passwordSecretRef';
@@ -73,26 +80,52 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     private readonly cloud: CloudConnection,
     private readonly password: OwnedPassword | undefined,
     private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
+    /** This object's owner record, the value of its owner tag. */
+    private readonly owner: string,
   ) {}
 
   async findCreated(resource: DatabaseService, lost: LostCreate | undefined): Promise<string | undefined> {
-    // No intent, no create was ever sent for this object (the intent is written before every create): a new
-    // service costs no look-up. With one, the uid tag finds exactly what was created for it, unless another
-    // DatabaseService has taken that service over.
+    // No intent, no create was ever sent for this object (the intent is written before every create): what
+    // carries its owner tag was made by another incarnation of it, and is taken back, not recovered. With
+    // one, the service tagged for it (owner, or an earlier version's uid) created after the intent is the
+    // lost create's, unless another DatabaseService has taken that service over.
     if (!lost) return undefined;
-    const found = await this.cloud.management.listServices({ tags: { [UID_TAG]: resource.metadata.uid } });
-    return found
-      .filter((service) => this.claimedBy(service.id) === undefined)
-      .sort((a, b) => (a.createdAt ?? '').localeCompare(b.createdAt ?? ''))[0]?.id;
+    const { snapshots, freshnessMs } = this.cloud;
+    const services = await snapshots.services.all(listedSince(lost, freshnessMs));
+    const tagged = (service: Service) =>
+      (service.tags ?? []).some(
+        (t) =>
+          (t.key === OWNER_TAG && t.value === this.owner) ||
+          (t.key === UID_TAG && t.value === resource.metadata.uid),
+      );
+    return createdSince(services, lost.intent, tagged, this.claimedBy);
+  }
+
+  /**
+   * The services whose owner tag names this object (any cluster), and one an earlier version created for
+   * this very object (its uid tag), from the key's services list: one list serves a whole rebuild.
+   */
+  async findOwned(resource: DatabaseService): Promise<OwnedCandidate[]> {
+    const { snapshots, freshnessMs, management } = this.cloud;
+    // A key without the management keys says so (CredentialsMissing) before anything is listed.
+    if (!management) return [];
+    const services = await snapshots.services.all(freshnessMs);
+    return services.flatMap((service) => {
+      const tags = service.tags ?? [];
+      const recorded = parseOwnerRecord(tags.find((t) => t.key === OWNER_TAG)?.value);
+      if (recorded) return [{ id: service.id, owner: recorded }];
+      const own = tags.some((t) => t.key === UID_TAG && t.value === resource.metadata.uid);
+      return own ? [{ id: service.id, owner: parseOwnerRecord(this.owner)! }] : [];
+    });
   }
 
   async observe(resource: DatabaseService, id: string): Promise<Observation<ServiceDiff>> {
     const service = await this.read(id);
     if (!service) return { exists: false };
     // An adopted service changes only where the spec says: no marker tag (its id is in status already).
-    const uid = externalIdOf(resource) !== undefined ? undefined : resource.metadata.uid;
+    const owner = externalIdOf(resource) !== undefined ? undefined : this.owner;
     const policed = applyFieldPolicy(resource, DATABASE_SERVICE_POLICY, serviceAsSpec(service), (spec) => {
-      const diff = diffService(spec, uid, service);
+      const diff = diffService(spec, owner, service);
       // The cloud never tells its password: a changed Secret (or one never sent, as on adoption) is the difference.
       if (this.password?.changed) {
         diff.setPassword = true;
@@ -136,7 +169,7 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
 
   async create(resource: DatabaseService) {
     const { service, password: generated } = await this.cloud.management.createService(
-      serviceCreateBody(resource.spec, resource.metadata.uid),
+      serviceCreateBody(resource.spec, this.owner),
     );
     // An owned password replaces the generated one at once. Should this call fail, the service is found
     // again by its tag and, its Secret never recorded as sent, the password is set by the next reconcile.
@@ -149,11 +182,15 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
 
   /** Returns the state the last answer showed: a stop is `stopping` and a resize `degraded` at once. */
   async update(_resource: DatabaseService, id: string, observation: { plan: ServiceDiff }) {
-    const { patch, replicaScaling, command, setPassword } = observation.plan;
+    const { patch, replicaScaling, command, setPassword, ownerRecordOnly } = observation.plan;
     const { management } = this.cloud;
     if (setPassword && this.password) await this.setPassword(id, this.password.value);
     let answer: Service | undefined;
-    if (Object.keys(patch).length > 0) answer = await management.updateService(id, patch);
+    if (Object.keys(patch).length > 0) {
+      // A PATCH that only records the owner (after an upgrade) waits behind users' changes.
+      const options = ownerRecordOnly ? { priority: 'poll' as const } : undefined;
+      answer = await management.updateService(id, patch, options);
+    }
     if (replicaScaling) answer = await management.updateReplicaScaling(id, replicaScaling);
     if (command) answer = await management.changeServiceState(id, command);
     return answer?.state === undefined ? {} : { state: answer.state };

@@ -1,5 +1,6 @@
 import { PIPE_POLICY, pipeSchema, type Pipe, type PipeStatus } from '../api/pipe.ts';
 import type { Pipe as CloudPipe } from '../cloud/schemas/pipe.ts';
+import type { OwnedCandidate, Owner } from '../runtime/managed/cluster-owner.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
 import { applyFieldPolicy } from '../runtime/managed/field-policy.ts';
 import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
@@ -45,18 +46,19 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
    */
   async findCreated(resource: Pipe, lost: LostCreate | undefined): Promise<string | undefined> {
     if (!lost) return undefined;
-    const { name, destination } = resource.spec;
     const { snapshots, freshnessMs } = this.context.cloud;
     const pipes = await snapshots.pipes(this.serviceId).all(listedSince(lost, freshnessMs));
-    const matches = (pipe: CloudPipe) => {
-      const observed = pipe.destination as { database?: string; table?: string };
-      return (
-        pipe.name === name &&
-        observed.database === destination.database &&
-        observed.table === destination.table
-      );
-    };
-    return createdSince(pipes, lost.intent, matches, this.context.claimedBy);
+    return createdSince(pipes, lost.intent, (pipe) => isPipeFor(resource, pipe), this.context.claimedBy);
+  }
+
+  /** Under a service this object's cluster owns: the pipe of the same name and destination. */
+  findOwned(resource: Pipe, owner: Owner): Promise<OwnedCandidate[]> {
+    const { snapshots, freshnessMs } = this.context.cloud;
+    return this.recordedChildren(
+      owner,
+      () => snapshots.pipes(this.serviceId).all(freshnessMs),
+      (pipe) => isPipeFor(resource, pipe),
+    );
   }
 
   async ensureCreatable(): Promise<void> {
@@ -192,6 +194,15 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       }),
     );
   }
+}
+
+/** A pipe's natural key within its service: its name and destination table. */
+function isPipeFor(resource: Pipe, pipe: CloudPipe): boolean {
+  const { name, destination } = resource.spec;
+  const observed = pipe.destination as { database?: string; table?: string };
+  return (
+    pipe.name === name && observed.database === destination.database && observed.table === destination.table
+  );
 }
 
 function statusOf(

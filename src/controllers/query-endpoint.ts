@@ -1,6 +1,7 @@
 import { QUERY_ENDPOINT_POLICY, queryEndpointSchema, type QueryEndpoint } from '../api/query-endpoint.ts';
 import type { QueryEndpointBody } from '../cloud/management-client.ts';
 import { applyFieldPolicy } from '../runtime/managed/field-policy.ts';
+import type { OwnedCandidate, Owner } from '../runtime/managed/cluster-owner.ts';
 import type { ExternalClient, Observation } from '../runtime/managed/types.ts';
 import { deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
 import { diffQueryEndpoint, queryEndpointBody, queryEndpointStatus } from './query-endpoint-diff.ts';
@@ -22,6 +23,18 @@ class QueryEndpointClient
   /** Nothing to find: the upsert is idempotent, so a create lost in a crash is simply sent again. */
   findCreated(): Promise<string | undefined> {
     return Promise.resolve(undefined);
+  }
+
+  /** Under a service this object's cluster owns: its one query endpoint, if it has one. */
+  findOwned(_resource: QueryEndpoint, owner: Owner): Promise<OwnedCandidate[]> {
+    return this.recordedChildren(
+      owner,
+      async () => {
+        const endpoint = await ignoreNotFound(this.management.getQueryEndpoint(this.serviceId));
+        return endpoint ? [endpoint] : [];
+      },
+      () => true,
+    );
   }
 
   async observe(resource: QueryEndpoint): Promise<Observation<QueryEndpointBody>> {

@@ -3,6 +3,7 @@ import {
   type ReversePrivateEndpoint,
   REVERSE_PRIVATE_ENDPOINT_POLICY,
 } from '../api/reverse-private-endpoint.ts';
+import type { OwnedCandidate, Owner } from '../runtime/managed/cluster-owner.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
 import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
 import { applyFieldPolicy } from '../runtime/managed/field-policy.ts';
@@ -52,6 +53,16 @@ class ReversePrivateEndpointClient
       );
     }
     return candidates[0]?.id;
+  }
+
+  /** Under a service this object's cluster owns: the endpoint with the same description, type and fields. */
+  findOwned(resource: ReversePrivateEndpoint, owner: Owner): Promise<OwnedCandidate[]> {
+    const { snapshots, freshnessMs } = this.context.cloud;
+    return this.recordedChildren(
+      owner,
+      () => snapshots.reversePrivateEndpoints(this.serviceId).all(freshnessMs),
+      (endpoint) => rpeDifferences(resource.spec, endpoint).length === 0 && endpoint.status !== 'Deleting',
+    );
   }
 
   async observe(resource: ReversePrivateEndpoint, id: string): Promise<Observation<undefined>> {

@@ -4,7 +4,10 @@ import { Waiting } from '../runtime/managed/errors.ts';
 import { onlyReference, type ResolvedReference } from '../runtime/managed/references.ts';
 import type { ServiceScoped } from '../api/service-scoped.ts';
 import type { ConnectContext, DriftRead } from '../runtime/managed/types.ts';
+import { parseOwnerRecord, type OwnedCandidate, type Owner } from '../runtime/managed/cluster-owner.ts';
 import type { CloudConnection } from './cloud-connection.ts';
+import { ignoreNotFound } from './cloud-calls.ts';
+import { OWNER_TAG } from './database-service-diff.ts';
 
 /** A wait on the service, with the state it was found in, so a caller can tell stopped from waking. */
 export class ServiceNotRunning extends Waiting {
@@ -84,6 +87,31 @@ export abstract class ServiceScopedClient {
 
   protected get management() {
     return this.context.cloud.management;
+  }
+
+  /**
+   * The children of this object's service that the cloud records for `owner`: children carry no tags, so a
+   * child is recorded by its service's owner tag (the service a DatabaseService of the same namespace owns)
+   * and its own natural key (`matches`). A service no sluice object owns records nobody: nothing is listed.
+   * A service named by id (no DatabaseService) records no children: they are not taken back.
+   */
+  protected async recordedChildren<T extends { id: string }>(
+    owner: Owner,
+    list: () => Promise<readonly T[]>,
+    matches: (child: T) => boolean,
+  ): Promise<OwnedCandidate[]> {
+    // Only a service taken back may hold children of an earlier cluster: a service this cluster created has
+    // none it did not create itself (with an intent), and a look-alike there is never taken over.
+    if (this.serviceReference.object?.status?.adopted !== true) return [];
+    const { snapshots, freshnessMs } = this.context.cloud;
+    const service = await snapshots.services.read(this.serviceId, freshnessMs, () =>
+      ignoreNotFound(this.management.getService(this.serviceId)),
+    );
+    const recorded = parseOwnerRecord(service?.tags?.find((tag) => tag.key === OWNER_TAG)?.value);
+    if (recorded?.namespace !== owner.namespace) return [];
+    // The DatabaseService that took the service back was judged this cluster's owner: so are its children.
+    const children = (await list()).filter(matches);
+    return children.map((child) => ({ id: child.id, owner }));
   }
 }
 

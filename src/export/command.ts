@@ -32,6 +32,10 @@ export function exportCommand(): Command {
     .addOption(
       new Option('-o, --output <format>', 'manifest format').choices(['yaml', 'json']).default('yaml'),
     )
+    .option(
+      '--owned-by <cluster-name>',
+      "only the objects the cloud records as this cluster name's (and what lives in their services), as the objects they were: namespace, name, and sluice.dev/owner-cluster to take them back",
+    )
     .option('--out-dir <dir>', 'write one file per object here instead of printing them')
     .option(
       '--field-policy <policy=field>',

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { cloudAccessFields, FLAG_CREDENTIALS } from '../operator/cloud-access-config.ts';
 import type { FieldPolicy } from '../runtime/managed/field-policy.ts';
 import { anyKindAccepts, POLICIES, type PolicyName } from './field-policy.ts';
+import { clusterName } from '../operator/config.ts';
 import { EXPORTED_KINDS, type ExportedKind } from './kinds.ts';
 
 const TAG_SELECTOR = /^tag:([^=]+)=(.*)$/;
@@ -23,6 +24,7 @@ export const ExportConfig = z
         }),
       )
       .optional(),
+    ownedBy: clusterName.optional(),
   })
   .superRefine((config, ctx) => {
     if (config.credentialsSecret && config.organization) {

@@ -1,3 +1,6 @@
+import { parseOwnerRecord, type Owner } from '../runtime/managed/cluster-owner.ts';
+import { noteOwner } from '../controllers/alert-diff.ts';
+import { OWNER_TAG } from '../controllers/database-service-diff.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
 import { API_VERSION } from '../api/common.ts';
@@ -40,6 +43,12 @@ export interface ExportOptions {
   observe?: boolean;
   /** Written into each manifest for the fields its kind has (`fieldPolicyFor`). */
   fieldPolicy?: FieldPolicy;
+  /**
+   * Only the objects recorded in the cloud as this cluster name's (services by their owner tag, with what
+   * lives in them; alerts by their owner note), written back as the objects they were: their namespace and
+   * name, taken back by the owner record (`sluice.dev/owner-cluster`), not by id.
+   */
+  ownedBy?: string;
 }
 
 export interface Manifest {
@@ -99,6 +108,10 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
   };
   const names = new NameRegistry();
   /** Emits the manifest named `name`, or records why the object cannot be expressed; true when emitted. */
+  /** The owner record of an object `ownedBy` exports: where and under what name it goes back. */
+  const recordOf = new Map<string, Owner>();
+  /** The namespace of the owned service an exported child lives in. */
+  const namespaceOf = new Map<string, string>();
   const emit = (kind: ExportedKind, name: string, cloudName: string, id: string, mapped: Mapped) => {
     const checked = 'spec' in mapped ? checkSpec(kind, mapped.spec) : mapped;
     if (!('spec' in checked)) {
@@ -107,13 +120,17 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
       return false;
     }
     const fieldPolicy = options.fieldPolicy && fieldPolicyFor(kind, options.fieldPolicy);
+    const record = recordOf.get(id);
+    const namespace = record?.namespace ?? namespaceOf.get(id) ?? options.namespace;
     result.manifests.push({
       apiVersion: API_VERSION,
       kind,
       metadata: {
-        name,
-        ...(options.namespace ? { namespace: options.namespace } : {}),
-        annotations: { [ANNOTATIONS.externalId]: id },
+        name: record ? record.name : name,
+        ...(namespace ? { namespace } : {}),
+        annotations: record
+          ? { [ANNOTATIONS.ownerCluster]: record.cluster }
+          : { [ANNOTATIONS.externalId]: id },
       },
       spec: {
         ...checked.spec,
@@ -140,6 +157,15 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
     kinds.has('DatabaseService') || scoped
       ? await call(options.management.listServices(options.tags ? { tags: options.tags } : {}))
       : [];
+  if (options.ownedBy !== undefined) {
+    const owned = services.filter((service) => {
+      const record = parseOwnerRecord(service.tags?.find((t) => t.key === OWNER_TAG)?.value);
+      if (!record || record.cluster !== options.ownedBy || record.name.startsWith('sha256-')) return false;
+      recordOf.set(service.id, record);
+      return true;
+    });
+    services.splice(0, services.length, ...owned);
+  }
   services.sort(byNameThenId((s) => s.name));
   progress(`listed ${services.length} service${services.length === 1 ? '' : 's'}`);
   const contents = scoped
@@ -154,6 +180,11 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
     const withOwner = (mapped: Mapped): Mapped =>
       'spec' in mapped ? { spec: { ...owner, ...mapped.spec } } : mapped;
 
+    // What lives in an owned service goes back into the service's namespace, adopted by id.
+    const serviceNamespace = recordOf.get(service.id)?.namespace;
+    for (const child of [...pipes, ...endpoints, ...(queryEndpoint ? [queryEndpoint] : [])]) {
+      if (serviceNamespace) namespaceOf.set(child.id, serviceNamespace);
+    }
     const endpointNames = new Map<string, string>();
     for (const endpoint of kinds.has('ReversePrivateEndpoint') ? endpoints : []) {
       const cloudName = endpoint.description ?? '';
@@ -192,7 +223,14 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
     if (!options.alerting) progress('alerts not exported: no alerting token (alertsUrl and alertsToken)');
     else if (options.tags) progress('alerts not exported: they carry no tags for --selector to match');
     else {
-      const alerts: Alert[] = await call(options.alerting.listAlerts());
+      const listed: Alert[] = await call(options.alerting.listAlerts());
+      const alerts = listed.filter((alert) => {
+        if (options.ownedBy === undefined) return true;
+        const record = parseOwnerRecord(noteOwner(alert));
+        if (!record || record.cluster !== options.ownedBy || record.name.startsWith('sha256-')) return false;
+        recordOf.set(alert.id, record);
+        return true;
+      });
       alerts.sort(byNameThenId((a) => a.name ?? ''));
       progress(`listed ${alerts.length} alert${alerts.length === 1 ? '' : 's'}`);
       for (const alert of alerts)

@@ -66,6 +66,7 @@ export async function runExport(
       ...(config.tags ? { tags: config.tags } : {}),
       observe: config.observe,
       ...(config.fieldPolicy ? { fieldPolicy: config.fieldPolicy } : {}),
+      ...(config.ownedBy ? { ownedBy: config.ownedBy } : {}),
       progress: io.stderr,
     });
   } catch (error) {

@@ -5,6 +5,7 @@ import type { KindSchema } from '../api/kind-schema.ts';
 export interface PolicyRule {
   apiGroups: string[];
   resources: string[];
+  resourceNames?: string[];
   verbs: string[];
 }
 
@@ -17,6 +18,11 @@ export interface OperatorRules {
   watched: PolicyRule[];
   /** Granted in the operator's own namespace only: the leader-election Lease. */
   leaderElection: PolicyRule[];
+  /**
+   * Cluster-wide, only without `--cluster-name`: the cluster's identity (the uid of namespace kube-system)
+   * is the derived cluster name recorded in the cloud.
+   */
+  clusterIdentity: PolicyRule[];
 }
 
 /**
@@ -42,6 +48,9 @@ export function operatorRules(kinds: readonly KindSchema[]): OperatorRules {
     ],
     leaderElection: [
       { apiGroups: ['coordination.k8s.io'], resources: ['leases'], verbs: ['get', 'create', 'update'] },
+    ],
+    clusterIdentity: [
+      { apiGroups: [''], resources: ['namespaces'], resourceNames: ['kube-system'], verbs: ['get'] },
     ],
   };
 }

@@ -65,6 +65,7 @@ export function renderInstallFiles(kinds: readonly KindSchema[] = KIND_SCHEMAS):
       TPL_HEADER +
       define('sluice.watchedRules', yaml(rules.watched)) +
       define('sluice.leaderElectionRules', yaml(rules.leaderElection)) +
+      define('sluice.clusterIdentityRules', yaml(rules.clusterIdentity)) +
       define('sluice.healthCheckKinds', yaml(healthCheckKinds(kinds))),
   });
   files.push({
@@ -113,6 +114,12 @@ export function renderInstallFiles(kinds: readonly KindSchema[] = KIND_SCHEMAS):
           kind: 'Role',
           metadata: { name: 'sluice-leader-election' },
           rules: rules.leaderElection,
+        },
+        {
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRole',
+          metadata: { name: 'sluice-cluster-identity' },
+          rules: rules.clusterIdentity,
         },
       ]
         .map(yaml)

@@ -10,6 +10,10 @@ export function runCommand(): Command {
       '--kubeconfig <path>',
       'kubeconfig file (default: in-cluster, then $KUBECONFIG, then ~/.kube/config)',
     )
+    .option(
+      '--cluster-name <name>',
+      "this cluster's name, recorded in the cloud as the owner of what it creates; a rebuild under the same name takes it back (default: derived from the cluster's kube-system uid, never shared)",
+    )
     .option('--namespace <name>', 'watch only this namespace, or these (a,b,c) (default: all)')
     .option('--credentials-secret <namespace/name>', 'Secret with the cloud credentials used by default')
     .option(

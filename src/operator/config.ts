@@ -6,6 +6,7 @@ import {
   type DurationBounds,
 } from '../runtime/duration.ts';
 import { parseBindAddress } from '../runtime/health-and-metrics-servers.ts';
+import { CLUSTER_NAME, MAX_CLUSTER_NAME } from '../runtime/managed/cluster-owner.ts';
 import { allowedHostProblem } from './api-hosts.ts';
 
 /** A duration flag: refused with the accepted range when outside it, so no timer is ever armed with it. */
@@ -76,8 +77,15 @@ export const quota = z.string().transform((text, ctx) => {
 });
 
 /** `sluice run` options, validated once at start-up so a bad flag fails with its name before anything runs. */
+/** `--cluster-name`: a DNS label, recorded in the cloud as the owner of every object this cluster makes. */
+export const clusterName = z
+  .string()
+  .max(MAX_CLUSTER_NAME)
+  .regex(CLUSTER_NAME, { error: 'must be a DNS label: lower-case letters, digits and -, at most 63' });
+
 export const OperatorConfig = z.object({
   kubeconfig: z.string().optional(),
+  clusterName: clusterName.optional(),
   namespace: z
     .string()
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(,[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {

@@ -1,3 +1,4 @@
+import { resolveClusterIdentity } from './cluster-identity.ts';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { createCloudAgent } from '../cloud/transport.ts';
@@ -41,6 +42,11 @@ export interface RunningOperator {
 export async function startOperator(config: OperatorConfig, logger?: Logger): Promise<RunningOperator> {
   const log = logger ?? createLogger({ level: config.logLevel });
   const kubeConfig = await loadKubeAccess(config.kubeconfig);
+  const cluster = await resolveClusterIdentity(kubeConfig, config.clusterName);
+  log.info(
+    { cluster: cluster.name, explicit: cluster.explicit },
+    'cluster name recorded as owner in the cloud',
+  );
 
   const metrics = new OperatorMetrics({ processMetrics: true });
   const kube = new HttpKubeWriter(kubeConfig);
@@ -55,6 +61,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   const manager: Manager<CloudConnection> = new Manager<CloudConnection>({
     kubeConfig,
     kinds: KINDS,
+    cluster,
     ...(config.namespace ? { namespaces: config.namespace.split(',') } : {}),
     ...(config.credentialsSecret ? { extraSecrets: [config.credentialsSecret] } : {}),
     concurrency: config.concurrency,

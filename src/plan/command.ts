@@ -11,6 +11,10 @@ export function planCommand(): Command {
     .option('-f, --file <path>', 'manifests: a file, a directory of .yaml/.yml/.json files, or - for stdin')
     .option('--kubeconfig <path>', 'kubeconfig (default: as kubectl finds it)')
     .option(
+      '--cluster-name <name>',
+      "the operator's --cluster-name: objects recorded under it are taken back (default: derived from the cluster's kube-system uid, as the operator does)",
+    )
+    .option(
       '-n, --namespace <name>',
       'namespace of manifests that name none (default: default); without -f, plan only this namespace',
     )

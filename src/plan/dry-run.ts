@@ -1,3 +1,4 @@
+import type { ClusterIdentity } from '../runtime/managed/cluster-owner.ts';
 import { pino } from 'pino';
 import type { CloudConnection } from '../controllers/cloud-connection.ts';
 import type { SluiceKind } from '../controllers/sluice-kind.ts';
@@ -35,6 +36,8 @@ export interface DryRunOptions {
   secretDigestKey(resource: ManagedObject): DigestKey;
   /** Clients for the resource's credentials whose writes go to `writes`, never to the cloud. */
   cloudFor(resource: ManagedObject, priority: Priority, writes: WriteRecorder): Promise<CloudConnection>;
+  /** The cluster name the operator records as owner. */
+  cluster: ClusterIdentity;
 }
 
 /** Per object: what its reconcile recorded so far. */
@@ -80,6 +83,7 @@ export class DryRun {
         return options.cloudFor(resource, priority, recorder);
       },
       lookup: options.lookup,
+      cluster: options.cluster,
       secrets: options.secrets,
       secretDigestKey: options.secretDigestKey,
       // One reconcile is run per object: when it would look again does not matter.

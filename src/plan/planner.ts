@@ -11,6 +11,8 @@ import { messageOf, ReconcileError } from '../runtime/managed/errors.ts';
 import { describePendingChange, isObserveOnly, type PendingChange } from '../runtime/managed/observe-only.ts';
 import { REFERENCE_NOT_FOUND } from '../runtime/managed/outcomes.ts';
 import { ALREADY_MANAGED } from '../runtime/managed/preconditions.ts';
+import { OWNED_BY_ANOTHER_CLUSTER } from '../runtime/managed/reconciler.ts';
+import type { ClusterIdentity } from '../runtime/managed/cluster-owner.ts';
 import type { ObjectLookup } from '../runtime/managed/references.ts';
 import type { SecretReader } from '../runtime/managed/secret-references.ts';
 import type { DigestKey } from '../runtime/managed/secret-digests.ts';
@@ -21,7 +23,7 @@ import { plannedCall, type PlannedCall } from './sensitive.ts';
 
 export type { PlannedCall } from './sensitive.ts';
 
-export type PlanAction = 'create' | 'update' | 'none' | 'blocked' | 'error';
+export type PlanAction = 'create' | 'adopt' | 'update' | 'none' | 'blocked' | 'error';
 
 /** What the operator would do for one object once the input is applied. */
 export interface PlannedResource {
@@ -48,6 +50,7 @@ const BLOCKING_REASONS = new Set([
   'NothingToObserve',
   'Conflict',
   'ReferenceReplaced',
+  OWNED_BY_ANOTHER_CLUSTER,
 ]);
 
 /**
@@ -80,6 +83,8 @@ export interface PlanRequest {
   secretDigestKey(resource: ManagedObject): DigestKey;
   /** Clients of the resource's credentials that record every write in `writes` instead of sending it. */
   cloudFor(resource: ManagedObject, priority: Priority, writes: WriteRecorder): Promise<CloudConnection>;
+  /** The cluster name the operator records as owner: what it takes back and what it is refused. */
+  cluster: ClusterIdentity;
   /** How many objects are planned at once; the quota scheduler paces the calls whatever this is. */
   concurrency?: number;
   progress?: (line: string) => void;
@@ -87,7 +92,10 @@ export interface PlanRequest {
 
 /** Plans every target with the operator's own reconciler, reading the cloud and writing nothing. */
 export async function planObjects(request: PlanRequest): Promise<PlannedResource[]> {
-  const { targets, world, inputOnly, progress = () => {} } = request;
+  const { targets, progress = () => {} } = request;
+  // Objects taken back (or refused) are seen by their dependants as they will be, not as made anew.
+  const world = new Map(request.world);
+  const inputOnly = new Set(request.inputOnly);
   const lookup: ObjectLookup = (kind, namespace, name) => {
     const key = worldKey(kind, { metadata: { namespace, name } });
     const object = world.get(key);
@@ -109,25 +117,47 @@ export async function planObjects(request: PlanRequest): Promise<PlannedResource
     return found;
   };
 
-  return mapConcurrently(
-    targets,
-    request.concurrency ?? 4,
-    async (target) => {
-      const kind = target.kind ?? '';
-      const { run, objects } = runOf(kind);
-      const key = objectKey(target);
-      let dry = await run.reconcile(key);
-      // A cloud object that is gone is forgotten by one reconcile and made anew by the next: plan both.
-      if (dry.status?.conditions?.some((c) => c.type === 'Ready' && c.reason === 'ExternalMissing')) {
-        objects.set(key, { ...target, status: dry.status });
-        dry = await run.reconcile(key);
-        objects.set(key, target);
-      }
-      return classify(target, dry, secretValuesOf(target, request.secrets));
-    },
-    (resource, target, done) =>
-      progress(`[${done}/${targets.length}] ${target.kind ?? ''} ${objectKey(target)}: ${resource.action}`),
-  );
+  // Objects no other references first: what they take back is what their dependants are planned under.
+  const referencing = (target: ManagedObject) => (kindNamed(target.kind ?? '')?.references ?? []).length > 0;
+  const phases = [targets.filter((t) => !referencing(t)), targets.filter(referencing)];
+  const planned = new Map<ManagedObject, PlannedResource>();
+  let done = 0;
+  for (const phase of phases) {
+    const results = await planPhase(phase);
+    phase.forEach((target, i) => planned.set(target, results[i]!));
+  }
+  return targets.map((target) => planned.get(target)!);
+
+  function planPhase(phase: readonly ManagedObject[]) {
+    return mapConcurrently(
+      phase,
+      request.concurrency ?? 4,
+      async (target) => {
+        const kind = target.kind ?? '';
+        const { run, objects } = runOf(kind);
+        const key = objectKey(target);
+        let dry = await run.reconcile(key);
+        // A cloud object that is gone is forgotten by one reconcile and made anew by the next: plan both.
+        if (dry.status?.conditions?.some((c) => c.type === 'Ready' && c.reason === 'ExternalMissing')) {
+          objects.set(key, { ...target, status: dry.status });
+          dry = await run.reconcile(key);
+          objects.set(key, target);
+        }
+        const worldKeyOf = worldKey(kind, target);
+        const refused = dry.status?.conditions?.some((c) => c.reason === OWNED_BY_ANOTHER_CLUSTER);
+        // Dependants see what it will be: the id it takes back, or (refused) none, so they wait.
+        if ((dry.status?.adopted === true || refused) && inputOnly.has(worldKeyOf)) {
+          world.set(worldKeyOf, { ...target, status: dry.status });
+          inputOnly.delete(worldKeyOf);
+        }
+        return classify(target, dry, secretValuesOf(target, request.secrets));
+      },
+      (resource, target) =>
+        progress(
+          `[${++done}/${targets.length}] ${target.kind ?? ''} ${objectKey(target)}: ${resource.action}`,
+        ),
+    );
+  }
 }
 
 /** What one dry reconcile of `resource` says the operator would do. */
@@ -152,6 +182,11 @@ export function classify(
     return { ...base, action: 'none', reason: synced.message ?? `paused by ${ANNOTATIONS.paused}` };
   }
   if (dry.created) return { ...base, action: 'create', calls, changed: [] };
+  const takenBack = dry.status?.adopted === true && !resource.status?.id ? dry.status.id : undefined;
+  if (takenBack && !isObserveOnly(resource)) {
+    const reason = `takes back ${takenBack}, recorded in the cloud for this object; nothing is created`;
+    return { ...base, action: 'adopt', calls, reason };
+  }
   if (isObserveOnly(resource)) {
     if (ready?.reason === 'NothingToObserve') return { ...base, action: 'blocked', reason: ready.message! };
     const pending = pendingChangesOf(status);

@@ -24,6 +24,7 @@ export function renderJson(resources: readonly PlannedResource[]): string {
 /** The mark a block starts with and the one on each field a call sets, by action. */
 const MARKS: Record<PlanAction, { block: string; field: string }> = {
   create: { block: '+', field: '+' },
+  adopt: { block: '<', field: '~' },
   update: { block: '~', field: '~' },
   none: { block: '=', field: ' ' },
   blocked: { block: '!', field: ' ' },
@@ -45,6 +46,7 @@ function renderBlock(resource: PlannedResource): string {
   const what = `${kind} ${namespace}/${name}`;
   const headline = {
     create: `${what} will be created`,
+    adopt: `${what} will be taken back${changed.length > 0 ? `, then updated (${changed.join(', ')})` : ''}`,
     update: `${what} will be updated${changed.length > 0 ? ` (${changed.join(', ')})` : ''}`,
     none: `${what}: no change`,
     blocked: `${what} is blocked`,
@@ -72,6 +74,7 @@ function summary(resources: readonly PlannedResource[]): string {
   const count = (action: PlanAction) => resources.filter((r) => r.action === action).length;
   const parts = [
     `${count('create')} to create`,
+    ...(count('adopt') > 0 ? [`${count('adopt')} to take back`] : []),
     `${count('update')} to update`,
     `${count('none')} unchanged`,
     ...(count('blocked') > 0 ? [`${count('blocked')} blocked`] : []),

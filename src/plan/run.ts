@@ -5,6 +5,7 @@ import { RequestTally } from '../cloud/request-tally.ts';
 import { createCloudAgent } from '../cloud/transport.ts';
 import type { SluiceKind } from '../controllers/sluice-kind.ts';
 import { KINDS, kindNamed } from '../kinds.ts';
+import { resolveClusterIdentity } from '../operator/cluster-identity.ts';
 import { CloudClients, type SecretRef } from '../operator/credentials.ts';
 import { loadKubeAccess } from '../runtime/kube-config.ts';
 import { closeKubeConnections } from '../runtime/kube-http.ts';
@@ -51,6 +52,7 @@ export async function runPlan(
   try {
     const access = await loadKubeAccess(config.kubeconfig);
     const cluster = new ClusterReader(access);
+    const identity = await resolveClusterIdentity(access, config.clusterName);
     const input = config.file
       ? await readInput(config.file, config.namespace ?? 'default', stdin)
       : undefined;
@@ -112,6 +114,7 @@ export async function runPlan(
       inputOnly,
       secrets,
       secretDigestKey: (resource) => usedClouds.secretDigestKey(resource),
+      cluster: identity,
       cloudFor: (resource, priority, writes) =>
         usedClouds.connectionFor(resource, priority, PLAN_FRESHNESS_MS, writes),
       progress: io.stderr,

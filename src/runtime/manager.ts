@@ -26,6 +26,7 @@ export interface ManagerOptions<Cloud> extends Pick<
   ManagedReconcilerOptions<ManagedObject, Cloud, unknown>,
   | 'writer'
   | 'events'
+  | 'cluster'
   | 'cloudFor'
   | 'secretDigestKey'
   | 'syncIntervalMs'

@@ -59,6 +59,16 @@
     - create
     - update
 {{- end }}
+{{- define "sluice.clusterIdentityRules" }}
+- apiGroups:
+    - ""
+  resources:
+    - namespaces
+  resourceNames:
+    - kube-system
+  verbs:
+    - get
+{{- end }}
 {{- define "sluice.healthCheckKinds" }}
 - DatabaseService
 - Pipe

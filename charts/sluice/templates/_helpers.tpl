@@ -45,6 +45,9 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- with .Values.watchNamespace }}
 - --namespace={{ . }}
 {{- end }}
+{{- with .Values.clusterName }}
+- --cluster-name={{ . }}
+{{- end }}
 {{- /* Always, whatever the replica count: a rollout or a replaced pod briefly runs two processes. */}}
 - --leader-elect
 - --leader-election-namespace={{ .Release.Namespace }}

@@ -22,6 +22,11 @@ export const ANNOTATIONS = {
   resetPassword: 'sluice.dev/reset-password',
   /** A new value (any) asks for a reconcile at once, with a fresh cloud read; status records it when handled. */
   reconcileRequestedAt: 'sluice.dev/reconcile-requested-at',
+  /**
+   * The cluster name the object's cloud resource is recorded under, instead of the operator's
+   * `--cluster-name`: a cluster taking over another's objects acts under the name they were recorded with.
+   */
+  ownerCluster: 'sluice.dev/owner-cluster',
 } as const;
 
 /** The cloud id the object asks to adopt with `sluice.dev/external-id`, if any. */

@@ -107,7 +107,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
     const lacking = (from: ConnectionSecret | undefined) =>
       connectionSecret.requiredKeys.filter((key) => !from?.data[key] && !values[key]);
     const resetAsked = this.resetAsked(resource);
-    const storedIn = this.storedIn(resource);
+    const storedIn = this.storedIn(resource, draft.status.adopted === true);
     // A renamed connection Secret: what sluice kept moves to the new name, read from the old Secret.
     if (storedIn !== undefined && storedIn !== this.name(resource) && lacking(current).length > 0) {
       Object.assign(values, await this.keptIn(resource, storedIn, lacking(current)));
@@ -168,10 +168,11 @@ export class ConnectionPublisher<R extends ManagedObject> {
    * `unknownConnectionKeys` gets it derived once from what that version went by: it knew the values of a
    * service it created, and of one it reset as asked.
    */
-  private storedIn(resource: R): string | undefined {
+  private storedIn(resource: R, takenBack: boolean): string | undefined {
     const status = resource.status ?? {};
     if (typeof status.passwordStoredIn === 'string') return status.passwordStoredIn;
-    if (status.unknownConnectionKeys !== undefined) return undefined;
+    // Taken back from its record in the cloud (a rebuilt cluster): its password was never known here.
+    if (status.unknownConnectionKeys !== undefined || takenBack) return undefined;
     const knew = externalIdOf(resource) === undefined || status.passwordReset !== undefined;
     return knew ? this.name(resource) : undefined;
   }

@@ -41,6 +41,8 @@ export interface ManagedStatus {
   secretVersions?: Record<string, string>;
   conditions?: Condition[];
   observedGeneration?: number;
+  /** The cloud object was found recorded for this object, not created by it: its secrets are not ours. */
+  adopted?: boolean;
   [field: string]: unknown;
 }
 

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { ReadonlyCache } from '../cache.ts';
 import type { Priority } from '../priority.ts';
 import type { WriteRecorder } from '../recorded-writes.ts';
+import type { ClusterIdentity } from './cluster-owner.ts';
 import type { EventRecorder } from './events.ts';
 import type { KubeWriter } from './kube-writer.ts';
 import type { ObjectLookup } from './references.ts';
@@ -21,6 +22,11 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
    * every write there instead of sending it.
    */
   cloudFor(resource: R, priority: Priority, freshnessMs: number, writes?: WriteRecorder): Promise<Cloud>;
+  /**
+   * The cluster name recorded in the cloud as every object's owner (`--cluster-name`, or derived); the
+   * operator always passes it, a runtime on its own (a test) records the explicit name `default`.
+   */
+  cluster?: ClusterIdentity;
   /** Finds referenced sluice objects in the operator's caches. */
   lookup?: ObjectLookup;
   /** The operator's Secret cache: referenced Secrets and connection Secrets (with their owners). */

@@ -10,7 +10,15 @@ import { ObjectClaims } from './claims.ts';
 import { describeChanges } from './change-summary.ts';
 import { ConnectionPublisher } from './connection-publisher.ts';
 import { CreateAttempts } from './create-attempts.ts';
-import { deferralOf, ReconcileError } from './errors.ts';
+import {
+  judgeOwnership,
+  ownerIsExplicit,
+  ownerOf,
+  refusalMessage,
+  type ClusterIdentity,
+  type OwnershipVerdict,
+} from './cluster-owner.ts';
+import { deferralOf, ReconcileError, Waiting } from './errors.ts';
 import { Deletion } from './deletion.ts';
 import type { KubeWriter } from './kube-writer.ts';
 import { ObjectChanged, ObjectGone, objectWrites } from './object-writes.ts';
@@ -41,6 +49,9 @@ const EMPTY_SECRETS: ResolvedSecrets = {
 };
 
 export { ALREADY_MANAGED } from './preconditions.ts';
+
+/** The Ready reason of an object whose cloud object another cluster recorded, met under a derived name. */
+export const OWNED_BY_ANOTHER_CLUSTER = 'OwnedByAnotherCluster';
 
 /**
  * The generic managed reconciler: one instance per kind, knowing nothing of the kind beyond `ManagedKind`.
@@ -198,19 +209,27 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       // intent on this object; look for what it created first.
       // Once a look-up found nothing, it is not repeated until a create may have been sent: a create the quota
       // deferred sent nothing, and looking again each time would spend the budget the create is waiting for.
+      let takenBack: Extract<OwnershipVerdict, { kind: 'takeBack' }> | undefined;
       if (this.creates.shouldLookUp(resource)) {
         id = await external.findCreated(resource, this.creates.lostCreate(resource));
+        if (!id) {
+          // What the cloud records for this object, under any cluster: a rebuilt cluster takes back its own.
+          const verdict = await this.judgeOwnership(resource, external);
+          if (verdict.kind === 'refuse') return this.refuse(resource, draft, verdict);
+          if (verdict.kind === 'takeBack') takenBack = verdict;
+          id = takenBack?.id;
+        }
       }
       if (!id) {
         this.creates.lookedUpAndFoundNothing(resource);
         return this.create(resource, external, secrets, draft);
       }
-      events.record(
-        resource,
-        'Normal',
-        'Adopted',
-        `adopted ${kind.kind} ${id}, created earlier for this resource`,
-      );
+      // Found, not created: its secret values were never known here, so none is reset unasked.
+      if (takenBack) draft.status.adopted = true;
+      const origin = takenBack
+        ? `recorded in the cloud for this resource under cluster "${takenBack.recordedAs.cluster}"`
+        : 'created earlier for this resource';
+      events.record(resource, 'Normal', 'Adopted', `adopted ${kind.kind} ${id}, ${origin}`);
     }
     // An intent the create could not remove (or an older version left): spent, as the id is in status.
     const intentSpent = annotations[ANNOTATIONS.createPending] !== undefined && resource.status?.id === id;
@@ -270,6 +289,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     this.creates.createEnded(resource);
     // The id goes to status at once: every later step, and every restart, works from it.
     draft.status.id = creation.externalId;
+    delete draft.status.adopted;
     this.referencedSecrets.record(draft, secrets, true);
     draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
     draft.setCondition({
@@ -371,6 +391,35 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     return { kind: 'driftCheck' };
   }
 
+  private async judgeOwnership(resource: R, external: ExternalClient<R, P>): Promise<OwnershipVerdict> {
+    const { kind } = this.options;
+    const cluster = this.cluster;
+    if (!external.findOwned) return { kind: 'create' };
+    const owner = ownerOf(resource, kind.kind, cluster);
+    const candidates = await external.findOwned(resource, owner);
+    const claimedBy = (id: string) => this.claims.recordedBy(resource, id);
+    const verdict = judgeOwnership(owner, ownerIsExplicit(resource, cluster), candidates, claimedBy);
+    if (verdict.kind === 'ambiguous') {
+      throw new ReconcileError(
+        'AmbiguousAdoption',
+        `${verdict.ids.length} cloud objects are recorded for this resource (${verdict.ids.join(', ')}); set the annotation ${ANNOTATIONS.externalId} to the one to manage`,
+        RETRY_DELAYS.userAction,
+      );
+    }
+    return verdict;
+  }
+
+  /** Another cluster's record, met under a derived name: nothing is created or taken; dependants wait. */
+  private refuse(
+    resource: R,
+    draft: StatusDraft<R>,
+    verdict: Extract<OwnershipVerdict, { kind: 'refuse' }>,
+  ): Outcome {
+    const owner = ownerOf(resource, this.options.kind.kind, this.cluster);
+    const message = refusalMessage(owner, verdict.id, verdict.recordedAs);
+    return this.outcomes.waitForObject(draft, new Waiting(OWNED_BY_ANOTHER_CLUSTER, message));
+  }
+
   /** Adds the finalizer when missing and sets (or, with null, removes) annotations, in one guarded write. */
   private async writeMetadata(
     resource: R,
@@ -394,6 +443,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     if (createIntentOf(resource))
       await this.writeMetadata(resource, draft, { [ANNOTATIONS.createPending]: null });
     delete draft.status.id;
+    delete draft.status.adopted;
     this.claims.release(resource);
     draft.setCondition({
       type: 'Ready',
@@ -413,7 +463,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   ): Promise<ExternalClient<R, P>> {
     const cloud = await this.options.cloudFor(resource, priority, this.pacing.freshness(resource), writes);
     const claimedBy = (id: string) => this.claims.recordedBy(resource, id);
-    const context: ConnectContext<Cloud> = { cloud, references, secrets, claimedBy };
+    const owner = ownerOf(resource, this.options.kind.kind, this.cluster);
+    const context: ConnectContext<Cloud> = { cloud, references, secrets, claimedBy, owner };
     return this.options.kind.connect(resource, context);
   }
 
@@ -421,6 +472,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private async flush(draft: StatusDraft<R>): Promise<void> {
     await this.statuses.flush(draft);
     this.onCacheChange(objectKey(draft.resource));
+  }
+
+  private get cluster(): ClusterIdentity {
+    return this.options.cluster ?? { name: 'default', explicit: true };
   }
 
   private readonly lookup: ObjectLookup = (kind, namespace, name) =>

@@ -1,4 +1,5 @@
 import type { DriftedField, ManagedEntries } from './field-policy.ts';
+import type { OwnedCandidate, Owner } from './cluster-owner.ts';
 import type { DeletionPolicy, ManagedObject } from './managed-object.ts';
 import type { ReferenceDeclaration, ResolvedReferences } from './references.ts';
 import type { ResolvedSecrets, SecretUse } from './secret-references.ts';
@@ -79,6 +80,11 @@ export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
    */
   findCreated(resource: R, lost: LostCreate | undefined): Promise<string | undefined>;
   /**
+   * The cloud objects recorded for `owner` under any cluster name, from the shared lists (never a GET per
+   * object): a rebuilt cluster takes back its own, and is refused another's (`judgeOwnership`).
+   */
+  findOwned?(resource: R, owner: Owner): Promise<OwnedCandidate[]>;
+  /**
    * Makes sure a create can go ahead (e.g. its service runs: an idle one is woken); throws `Waiting` while it
    * cannot yet, or a `ReconcileError` when only a change of the spec helps.
    */
@@ -113,6 +119,8 @@ export interface ConnectContext<Cloud> {
    * another object manages.
    */
   claimedBy(id: string): string | undefined;
+  /** Who this object is recorded as in the cloud: what `create` records, and what `observe` keeps. */
+  owner: Owner;
 }
 
 /**

@@ -39,6 +39,7 @@ function alertClient(resource: Alert) {
     references: {},
     secrets: { values: () => undefined, rotated: new Set(), digests: undefined, rebaselined: [] },
     claimedBy: () => undefined,
+    owner: { cluster: 'test', namespace: 'default', kind: 'Alert', name: resource.metadata.name },
   });
   const close = async () => {
     await Promise.all([alerting.close(), cloud.management.close()]);

@@ -143,16 +143,31 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     expect(verbs).not.toContain('delete');
   });
 
-  it('namespaced mode needs Roles only: no ClusterRole or ClusterRoleBinding at all', () => {
+  it('namespaced mode with a clusterName needs Roles only: no ClusterRole or ClusterRoleBinding at all', () => {
     const objects = parseManifests(
+      helmTemplate({
+        namespace: 'sluice-system',
+        values: { watchNamespace: 'data', clusterName: 'data-eu', credentials: { existingSecret: 'cloud' } },
+      }),
+    );
+    const clusterWide = (rendered: typeof objects) =>
+      rendered.filter((o) => o.kind.startsWith('Cluster') && o.kind !== 'CustomResourceDefinition');
+    expect(clusterWide(objects)).toEqual([]);
+    expect(operatorArgs(objects)).toContain('--cluster-name=data-eu');
+    // Without one, its one cluster-wide right reads namespace kube-system, whose uid names the cluster.
+    const derived = parseManifests(
       helmTemplate({
         namespace: 'sluice-system',
         values: { watchNamespace: 'data', credentials: { existingSecret: 'cloud' } },
       }),
     );
-    expect(
-      objects.filter((o) => o.kind.startsWith('Cluster') && o.kind !== 'CustomResourceDefinition'),
-    ).toEqual([]);
+    expect(clusterWide(derived).map((o) => `${o.kind} ${o.metadata.name}`)).toEqual([
+      'ClusterRole sluice-cluster-identity',
+      'ClusterRoleBinding sluice-cluster-identity',
+    ]);
+    expect(find(derived, 'ClusterRole', 'sluice-cluster-identity')!.rules).toEqual([
+      { apiGroups: [''], resources: ['namespaces'], resourceNames: ['kube-system'], verbs: ['get'] },
+    ]);
     expect(find(objects, 'Role', 'sluice')!.metadata.namespace).toBe('data');
     // The credentials Secret stays in the release namespace: exactly that one Secret may be read there, and
     // Events about it recorded.

@@ -54,7 +54,14 @@ describe('kustomize base deploy/ (no cluster needed)', () => {
 
   it('grants exactly the rules the chart grants and runs the pod exactly as hardened as the chart', () => {
     const chart = parseManifests(helmTemplate({ namespace: 'sluice-system' }));
-    expect(find(base, 'ClusterRole')!.rules).toEqual(find(chart, 'ClusterRole')!.rules);
+    expect(find(base, 'ClusterRole', 'sluice-operator')!.rules).toEqual(
+      find(chart, 'ClusterRole', 'sluice')!.rules,
+    );
+    // No --cluster-name in the base: the cluster's name is derived from namespace kube-system, as the chart's.
+    expect(find(base, 'ClusterRole', 'sluice-cluster-identity')!.rules).toEqual(
+      find(chart, 'ClusterRole', 'sluice-cluster-identity')!.rules,
+    );
+    expect(find(base, 'ClusterRoleBinding', 'sluice-cluster-identity')).toBeDefined();
     expect(find(base, 'Role')!.rules).toEqual(find(chart, 'Role', 'sluice-leader-election')!.rules);
     const [ours, theirs] = [base, chart].map(
       (objects) =>

@@ -233,13 +233,15 @@ describe.skipIf(clusterSkipReason())('the chart RBAC is all the operator needs',
 
   /** Every rule of the chart's roles, with the step of the lifecycle that breaks without it. */
   const cases: { role: 'ClusterRole' | 'Role'; index: number; rule: string; breaks: Step }[] = [];
+  /** The operator's own roles: its watched kinds (cluster-wide) and its Lease. */
+  const roleName = { ClusterRole: RELEASE, Role: `${RELEASE}-leader-election` } as const;
   const breaksAt = (rule: Rule): Step => (rule.resources.includes('events') ? 'events' : 'ready');
   {
     const rendered = parseManifests(
       helmTemplate({ release: RELEASE, namespace: RELEASE_NS, values: { replicas: 2 } }),
     );
     for (const role of ['ClusterRole', 'Role'] as const) {
-      const rules = (find(rendered, role)?.rules ?? []) as Rule[];
+      const rules = (find(rendered, role, roleName[role])?.rules ?? []) as Rule[];
       rules.forEach((rule, index) =>
         cases.push({
           role,
@@ -255,7 +257,7 @@ describe.skipIf(clusterSkipReason())('the chart RBAC is all the operator needs',
     'without the $role rule on $rule the lifecycle fails at "$breaks"',
     async ({ role, index, breaks }) => {
       const reduced = structuredClone(objects);
-      const target = reduced.find((o) => o.kind === role && o.metadata.name.startsWith(RELEASE))!;
+      const target = find(reduced, role, roleName[role])!;
       (target.rules as Rule[]).splice(index, 1);
       installChart(cp.kubeconfig, reduced);
       const operator = await startOperator(operatorArgs(objects), RELEASE);
@@ -272,6 +274,28 @@ describe.skipIf(clusterSkipReason())('the chart RBAC is all the operator needs',
     120_000,
   );
 
+  it('without clusterName, reading the kube-system namespace is the one cluster-wide right it adds; without it the operator stops at start, naming --cluster-name', async () => {
+    const identity = find(objects, 'ClusterRole', `${RELEASE}-cluster-identity`)!;
+    expect(identity.rules).toEqual([
+      { apiGroups: [''], resources: ['namespaces'], resourceNames: ['kube-system'], verbs: ['get'] },
+    ]);
+    const reduced = structuredClone(objects);
+    find(reduced, 'ClusterRole', `${RELEASE}-cluster-identity`)!.rules = [];
+    installChart(cp.kubeconfig, reduced);
+    const operator = await startOperator(operatorArgs(objects), RELEASE);
+    try {
+      const exited = await until(
+        () => Promise.resolve(operator.child.exitCode !== null),
+        () => false,
+      );
+      expect(exited).toBe(true);
+      expect(readFileSync(operator.logFile, 'utf8')).toContain('set --cluster-name');
+    } finally {
+      await operator.stop();
+      installChart(cp.kubeconfig, objects);
+    }
+  }, 120_000);
+
   it('runs the lifecycle in namespaced mode (watchNamespace) with Roles only', async () => {
     const { organizationId, keyId, keySecret } = emulator.credentials;
     const scoped = parseManifests(
@@ -280,6 +304,8 @@ describe.skipIf(clusterSkipReason())('the chart RBAC is all the operator needs',
         namespace: RELEASE_NS,
         values: {
           watchNamespace: 'team',
+          // A named cluster needs no cluster-wide read of its identity.
+          clusterName: 'team-cluster',
           credentials: { organizationId, keyId, keySecret, managementUrl: emulator.url },
           operator: { pollInterval: '200ms', managementQuota: 'off' },
           crds: { enabled: false },

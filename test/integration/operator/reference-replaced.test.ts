@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { kafkaPipe, PIPE, PIPES } from '../../../tools/fixtures/pipe.ts';
 import {
+  baseSpec,
   condition,
   isReady,
   startOperatorEnv,
@@ -21,7 +22,26 @@ describe.skipIf(clusterSkipReason())('a referenced object replaced under a depen
   });
   afterAll(async () => env?.close());
 
-  it('a Pipe whose DatabaseService was deleted (Orphan) and applied again says ReferenceReplaced naming both ids, creates no second pipe, and is still deleted from the old service', async () => {
+  it('a DatabaseService deleted (Orphan) and applied again takes back its service: the Pipe keeps its id and nothing is written', async () => {
+    await env.apply('events', { name: 'events' });
+    const serviceId = (await env.waitFor('events', 'service Ready', isReady)).status!.id!;
+    await pipes().apply('clicks', kafkaPipe('clicks', { service: 'events' }));
+    const pipe = await pipes().waitFor('clicks', 'Ready', (p) => isReady(p) && p?.status?.id !== undefined);
+
+    await env.remove('events');
+    await env.waitFor('events', 'gone', (s) => s === undefined);
+    await env.core.deleteNamespacedSecret({ name: 'events-connection', namespace: env.namespace });
+    await env.clearCalls();
+    await env.apply('events', { name: 'events' });
+    const back = await env.waitFor('events', 'taken back', (s) => isReady(s) && !!s?.status?.id);
+    expect(back.status!.id).toBe(serviceId);
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect(isReady(await pipes().get('clicks'))).toBe(true);
+    expect((await pipes().get('clicks'))!.status!.id).toBe(pipe.status!.id);
+    expect(writes(await env.calls())).toEqual([]);
+  });
+
+  it('a Pipe whose DatabaseService was deleted (Orphan) and applied again on another service says ReferenceReplaced naming both ids, creates no second pipe, and is still deleted from the old service', async () => {
     await env.apply('analytics', { name: 'analytics' });
     const oldServiceId = (await env.waitFor('analytics', 'service Ready', isReady)).status!.id!;
     await pipes().apply('orders', kafkaPipe('orders'));
@@ -29,7 +49,7 @@ describe.skipIf(clusterSkipReason())('a referenced object replaced under a depen
     const pipeId = pipe.status!.id!;
 
     // Replace the DatabaseService: its default deletionPolicy (Orphan) leaves the old service, and the
-    // object applied again creates a new one.
+    // object applied again manages another one (by id: applied as it was, it would take back the old one).
     await env.remove('analytics');
     await env.waitFor('analytics', 'gone', (s) => s === undefined);
     // The garbage collector removes the connection Secret it owned, so the new service gets a new one.
@@ -37,8 +57,9 @@ describe.skipIf(clusterSkipReason())('a referenced object replaced under a depen
       timeout: 30_000,
       interval: 200,
     });
+    const { service } = await env.cloud.createService({ name: 'analytics', ...baseSpec });
     await env.clearCalls();
-    await env.apply('analytics', { name: 'analytics' });
+    await env.apply('analytics', { name: 'analytics' }, { 'sluice.dev/external-id': service.id });
     const newServiceId = (
       await env.waitFor('analytics', 'new service Ready', (s) => isReady(s) && s?.status?.id !== oldServiceId)
     ).status!.id!;

@@ -43,7 +43,7 @@ const service: DatabaseServiceSpec = {
 
 describe('request bodies carry only the fields of the cloud contract', () => {
   it("a DatabaseService create body has the contract's fields and none of sluice's (managementPolicy included)", () => {
-    const body = serviceCreateBody(service, 'uid-1');
+    const body = serviceCreateBody(service, 'prod/team-a/DatabaseService/analytics');
     expect(body).toEqual({
       name: 'analytics',
       provider: 'aws',
@@ -51,7 +51,7 @@ describe('request bodies carry only the fields of the cloud contract', () => {
       ipAccessList: [{ source: '10.0.0.0/8', description: 'office' }],
       tags: [
         { key: 'team', value: 'data' },
-        { key: 'sluice.dev/uid', value: 'uid-1' },
+        { key: 'sluice.dev/owner', value: 'prod/team-a/DatabaseService/analytics' },
       ],
     });
     expect(ServiceCreateRequest.safeParse(body).success).toBe(true);

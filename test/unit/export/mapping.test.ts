@@ -9,7 +9,12 @@ import type { Pipe } from '../../../src/cloud/schemas/pipe.ts';
 import type { ReversePrivateEndpoint } from '../../../src/cloud/schemas/reverse-private-endpoint.ts';
 import type { Service } from '../../../src/cloud/schemas/service.ts';
 import { diffAlert, exportAlert } from '../../../src/controllers/alert-diff.ts';
-import { diffService, exportService, UID_TAG } from '../../../src/controllers/database-service-diff.ts';
+import {
+  diffService,
+  exportService,
+  OWNER_TAG,
+  UID_TAG,
+} from '../../../src/controllers/database-service-diff.ts';
 import { diffPipe, exportPipe } from '../../../src/controllers/pipe-diff.ts';
 import { diffQueryEndpoint, exportQueryEndpoint } from '../../../src/controllers/query-endpoint-diff.ts';
 import {
@@ -52,6 +57,7 @@ const SERVICE: Service = {
   tags: [
     { key: 'team', value: 'data' },
     { key: UID_TAG, value: 'someone-elses-uid' },
+    { key: OWNER_TAG, value: 'prod/default/DatabaseService/orders' },
   ],
   engineVersion: '25.8',
   iamRole: 'arn:aws:iam::0:role/x',

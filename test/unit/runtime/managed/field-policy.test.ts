@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { DATABASE_SERVICE_POLICY, type DatabaseServiceSpec } from '../../../../src/api/database-service.ts';
 import type { Service } from '../../../../src/cloud/schemas/service.ts';
-import { diffService, serviceAsSpec, UID_TAG } from '../../../../src/controllers/database-service-diff.ts';
+import { diffService, OWNER_TAG, serviceAsSpec } from '../../../../src/controllers/database-service-diff.ts';
 import { recordDrift } from '../../../../src/runtime/managed/drift-status.ts';
 import { applyFieldPolicy, type FieldPolicy } from '../../../../src/runtime/managed/field-policy.ts';
 import type { ManagedStatus } from '../../../../src/runtime/managed/types.ts';
 
 const uid = '7c1c0f4e-0000-4000-8000-000000000001';
-const marker = { key: UID_TAG, value: uid };
+const marker = { key: OWNER_TAG, value: uid };
 
 function object(
   spec: Partial<DatabaseServiceSpec>,

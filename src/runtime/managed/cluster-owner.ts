@@ -1,0 +1,119 @@
+import { createHash } from 'node:crypto';
+import { ANNOTATIONS } from './annotations.ts';
+import type { ManagedObject } from './managed-object.ts';
+
+/**
+ * The operator's name for its cluster, recorded in the cloud on every object it creates: `--cluster-name`
+ * (explicit), or derived from the cluster's own identity when unset (not explicit).
+ */
+export interface ClusterIdentity {
+  name: string;
+  /** Set by the user: a rebuild under it takes back what it recorded, and other names are other owners. */
+  explicit: boolean;
+}
+
+/** The sluice object a cloud object belongs to: cluster name, namespace, kind and name. */
+export interface Owner {
+  cluster: string;
+  namespace: string;
+  kind: string;
+  name: string;
+}
+
+/** A cluster name: a DNS label, so it fits a tag value and reads the same everywhere. */
+export const CLUSTER_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+export const MAX_CLUSTER_NAME = 63;
+
+/** A cloud record is at most a tag value long (256 characters). */
+const MAX_RECORD = 256;
+
+/**
+ * The owner of `resource` when this operator acts on it: its `sluice.dev/owner-cluster` annotation names
+ * the cluster it is recorded under (a hand-over), else the operator's name applies.
+ */
+export function ownerOf(resource: ManagedObject, kind: string, cluster: ClusterIdentity): Owner {
+  const declared = resource.metadata.annotations?.[ANNOTATIONS.ownerCluster];
+  return {
+    cluster: declared ?? cluster.name,
+    namespace: resource.metadata.namespace,
+    kind,
+    name: resource.metadata.name,
+  };
+}
+
+/** Whether the object's cluster name was chosen by someone (flag or annotation), not derived. */
+export function ownerIsExplicit(resource: ManagedObject, cluster: ClusterIdentity): boolean {
+  return cluster.explicit || resource.metadata.annotations?.[ANNOTATIONS.ownerCluster] !== undefined;
+}
+
+/**
+ * `cluster/namespace/Kind/name`, as the cloud keeps it. A name too long for a tag value is kept as its
+ * SHA-256: records are only ever compared, never read back for the name.
+ */
+export function ownerRecord(owner: Owner): string {
+  const record = `${owner.cluster}/${owner.namespace}/${owner.kind}/${owner.name}`;
+  if (record.length <= MAX_RECORD) return record;
+  const digest = createHash('sha256').update(owner.name).digest('hex');
+  return `${owner.cluster}/${owner.namespace}/${owner.kind}/sha256-${digest}`;
+}
+
+/** The parts of a record; undefined for text that is no record. */
+export function parseOwnerRecord(text: string | undefined): Owner | undefined {
+  const parts = text?.split('/');
+  if (parts?.length !== 4 || parts.some((part) => part === '')) return undefined;
+  const [cluster, namespace, kind, name] = parts as [string, string, string, string];
+  return { cluster, namespace, kind, name };
+}
+
+/** The same sluice object, whatever cluster it is recorded under. */
+export function sameObject(record: Owner, owner: Owner): boolean {
+  const mine = parseOwnerRecord(ownerRecord(owner))!;
+  return record.namespace === mine.namespace && record.kind === mine.kind && record.name === mine.name;
+}
+
+/** One cloud object a kind's look-up found for an object, with what the cloud records of its owner. */
+export interface OwnedCandidate {
+  id: string;
+  /** The owner recorded in the cloud (for a child: its service's owner, and the child's natural key). */
+  owner: Owner;
+}
+
+/** What an object without an id does about the cloud objects recorded for it. */
+export type OwnershipVerdict =
+  | { kind: 'create' }
+  | { kind: 'takeBack'; id: string; recordedAs: Owner }
+  | { kind: 'refuse'; id: string; recordedAs: Owner }
+  | { kind: 'ambiguous'; ids: string[] };
+
+/**
+ * Pure: an object takes back the one cloud object recorded for it under its own cluster name (never one
+ * another object holds). Under an explicit name, what other clusters recorded is theirs and left alone;
+ * under the derived default, sluice cannot tell a rebuild from a second cluster, so an object recorded for
+ * the same namespace, kind and name under another cluster is refused, not twinned.
+ */
+export function judgeOwnership(
+  owner: Owner,
+  explicit: boolean,
+  candidates: readonly OwnedCandidate[],
+  claimedBy: (id: string) => string | undefined,
+): OwnershipVerdict {
+  const free = candidates.filter((c) => claimedBy(c.id) === undefined && sameObject(c.owner, owner));
+  const mine = free.filter((c) => c.owner.cluster === owner.cluster);
+  if (mine.length > 1) return { kind: 'ambiguous', ids: mine.map((c) => c.id) };
+  if (mine[0]) return { kind: 'takeBack', id: mine[0].id, recordedAs: mine[0].owner };
+  const foreign = explicit ? undefined : free[0];
+  if (foreign) return { kind: 'refuse', id: foreign.id, recordedAs: foreign.owner };
+  return { kind: 'create' };
+}
+
+/** The Ready message of a refused object: what holds it back and every way forward. */
+export function refusalMessage(owner: Owner, id: string, recordedAs: Owner): string {
+  return (
+    `${owner.kind} ${id} in the cloud is recorded for ${owner.namespace}/${owner.name} under cluster ` +
+    `"${recordedAs.cluster}", and this operator runs under the derived name "${owner.cluster}": nothing is ` +
+    `created or taken. To take it back, run with --cluster-name ${recordedAs.cluster} (chart value ` +
+    `clusterName) or annotate this object ${ANNOTATIONS.ownerCluster}: ${recordedAs.cluster}; to manage ` +
+    `it by id, set ${ANNOTATIONS.externalId}: ${id}; to make a new one, give this object another name or ` +
+    `the operator an explicit --cluster-name`
+  );
+}
