@@ -74,11 +74,16 @@ function refusals(kind: string, fields: PolicyFields, list: PolicyList): Refusal
       allowed: [...fields.paths, ...fields.fixed],
       message: (p) => `${where}: ${p} is not a field of ${kind}`,
     },
-    {
-      refused: fields.fixed,
-      message: (p) =>
-        `${where}: ${p} is fixed when the cloud creates the ${kind}: a policy on it would mean nothing`,
-    },
+    // A kind the cloud fixes nothing of gets no rule that could never refuse.
+    ...(fields.fixed.length === 0
+      ? []
+      : [
+          {
+            refused: fields.fixed,
+            message: (p: string) =>
+              `${where}: ${p} is fixed when the cloud creates the ${kind}: a policy on it would mean nothing`,
+          },
+        ]),
   ];
 }
 

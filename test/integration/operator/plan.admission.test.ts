@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ALERT_POLICY } from '../../../src/api/alert.ts';
+import { DATABASE_SERVICE_POLICY } from '../../../src/api/database-service.ts';
+import { PIPE_POLICY } from '../../../src/api/pipe.ts';
+import { QUERY_ENDPOINT_POLICY } from '../../../src/api/query-endpoint.ts';
+import { REVERSE_PRIVATE_ENDPOINT_POLICY } from '../../../src/api/reverse-private-endpoint.ts';
 import { PlanConfig } from '../../../src/plan/config.ts';
+import type { PolicyFields } from '../../../src/runtime/managed/field-policy.ts';
 import { runPlan } from '../../../src/plan/run.ts';
 import { repoRoot } from '../../../tools/cluster/assets.ts';
 import { kubectlApply } from '../../../tools/cluster/install.ts';
@@ -55,12 +61,21 @@ const VALID: Record<string, Spec> = {
   Alert: tile,
 };
 
+const POLICIES: Record<string, PolicyFields> = {
+  DatabaseService: DATABASE_SERVICE_POLICY,
+  Pipe: PIPE_POLICY,
+  QueryEndpoint: QUERY_ENDPOINT_POLICY,
+  ReversePrivateEndpoint: REVERSE_PRIVATE_ENDPOINT_POLICY,
+  Alert: ALERT_POLICY,
+};
+
 const CASES: Case[] = [
   ...[
     ['an IP access entry that is no IP', 'isIP(self)', 'IP address or CIDR', edit(service, 'ipAccessList', [{ source: 'x' }])],
     ['an unknown template placeholder', '(username|password|host|port', 'unknown placeholder', edit(service, 'connectionSecret', { template: { URL: '{{ .user }}' } })],
     ['an unknown template filter', 'urlquery', 'unknown filter', edit(service, 'connectionSecret', { template: { URL: '{{ .password | b64enc }}' } })],
     ['a template key with a space', "k.matches('^[-._a-zA-Z0-9]+$')", 'template', edit(service, 'connectionSecret', { template: { 'a b': 'x' } })],
+    ['a template key that is a connection key', "self.all(k, !k.matches('^(username|password", 'template key password is a connection key', edit(service, 'connectionSecret', { template: { password: '{{ .password | urlquery }}' } })],
     ['a region of another provider', "'gcp' : self.region in", 'spec.region us-east-1 is a region of aws, not of spec.provider gcp', { ...service, provider: 'gcp' }],
     ['isReadonly without a warehouse', 'self.isReadonly', 'isReadonly can be true only when dataWarehouseId is given', { ...service, isReadonly: true }],
     ['byocId without fixed memory', 'has(self.byocId)', 'required with byocId', { ...service, byocId: 'b-1', minReplicaMemoryGb: 48 }],
@@ -103,12 +118,65 @@ const CASES: Case[] = [
     ['a tile alert without tileId', 'has(self.tileId)', 'tileId', without(tile, 'tileId')],
     ['a search alert without savedSearchId', 'has(self.savedSearchId)', 'savedSearchId', without(search, 'savedSearchId')],
   ].map(([what, rule, says, spec]) => ({ kind: 'Alert', what, rule, says, spec }) as Case),
+  ...Object.entries(VALID).flatMap(([kind, spec]) => fieldPolicyCases(kind, spec, POLICIES[kind]!)),
   // Rules that compare with the stored object: one field fixed at creation per kind, changed.
   { kind: 'DatabaseService', what: 'a new region', rule: 'oldSelf.region', says: 'region', stored: service, spec: { ...service, region: 'us-east-2' } },
   { kind: 'Pipe', what: 'another service', rule: 'oldSelf.serviceRef', says: 'serviceRef', stored: kafka, spec: edit(kafka, 'serviceRef', { name: 'other' }) },
   { kind: 'QueryEndpoint', what: 'another service', rule: 'oldSelf.serviceRef', says: 'serviceRef', stored: queryEndpoint, spec: { ...queryEndpoint, serviceRef: { name: 'other' } } },
   { kind: 'ReversePrivateEndpoint', what: 'a new description', rule: 'oldSelf.description', says: 'description', stored: msk, spec: { ...msk, description: 'another' } },
 ]; // prettier-ignore
+
+/**
+ * The field policy's rules of one kind: a path the kind does not have and a field fixed at creation, in each
+ * list; a list no one may add to; a field given two policies, for each pair of lists.
+ */
+function fieldPolicyCases(kind: string, spec: Spec, fields: PolicyFields): Case[] {
+  const withPolicy = (fieldPolicy: Record<string, string[]>) => ({ ...spec, fieldPolicy });
+  const inList = (paths: readonly string[]) => `self.all(p, p in [${paths.map((p) => `'${p}'`).join(', ')}])`;
+  const cases: Case[] = [];
+  for (const list of ['createOnly', 'reportOnly'] as const) {
+    const where = `spec.fieldPolicy.${list}`;
+    cases.push({
+      kind,
+      what: `${list} naming no field`,
+      rule: inList([...fields.paths, ...fields.fixed]),
+      says: `${where}: nope is not a field of ${kind}`,
+      spec: withPolicy({ [list]: ['nope'] }),
+    });
+    const fixed = fields.fixed[0];
+    if (fixed)
+      cases.push({
+        kind,
+        what: `${list} on a field fixed at creation`,
+        rule: 'self.all(p, !(p in [',
+        says: `${where}: ${fixed} is fixed when the cloud creates the ${kind}`,
+        spec: withPolicy({ [list]: [fixed] }),
+      });
+  }
+  const lists = Object.keys(fields.additive);
+  cases.push({
+    kind,
+    what: 'additive on a list no one adds to',
+    rule: inList(lists),
+    says: 'spec.fieldPolicy.additive: nope is not a list others add to',
+    spec: withPolicy({ additive: ['nope'] }),
+  });
+  const path = lists[0] ?? fields.paths[0] ?? fields.fixed[0]!;
+  for (const [a, b] of [
+    ['createOnly', 'reportOnly'],
+    ['createOnly', 'additive'],
+    ['reportOnly', 'additive'],
+  ] as const) {
+    cases.push({
+      kind,
+      what: `a field both ${a} and ${b}`,
+      rule: `self.${a}.all(p, !(p in self.${b}))`,
+      says: `${path} has two policies`,
+      spec: withPolicy({ [a]: [path], [b]: [path] }),
+    });
+  }
+  return cases;
+}
 
 /** Every CEL rule of every CRD, by kind, with whether it compares with the stored object. */
 function celRules(): { kind: string; rule: string; transition: boolean }[] {
