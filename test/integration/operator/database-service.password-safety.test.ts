@@ -17,31 +17,27 @@ const resets = (calls: CallRecord[], id: string) =>
   passwordCalls(calls, id).filter((c) => JSON.stringify(c.body) === '{}');
 const creates = (calls: CallRecord[]) => calls.filter((c) => c.method === 'POST' && c.route === SERVICES);
 
-/**
- * A ValidatingAdmissionPolicy refusing Secret writes in one namespace (as a platform team's policy would);
- * `realOnly` lets server-side dry runs through, so only the real write is refused.
- */
-async function refuseSecretWrites(env: OperatorEnv, realOnly = false): Promise<() => Promise<void>> {
-  const name = `refuse-secrets-${env.namespace}`;
-  const condition = realOnly ? 'request.dryRun == true' : 'false';
+type ResourceRule = { apiGroups: string[]; apiVersions: string[]; operations: string[]; resources: string[] };
+
+/** A ValidatingAdmissionPolicy denying, in the env's namespace, what `rules` match unless `expression` holds. */
+async function admissionPolicy(
+  env: OperatorEnv,
+  name: string,
+  rules: ResourceRule[],
+  expression: string,
+  message: string,
+): Promise<() => Promise<void>> {
+  const ref = (kind: string) => ({ apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name } });
   await env.objects.create({
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingAdmissionPolicy',
-    metadata: { name },
+    ...ref('ValidatingAdmissionPolicy'),
     spec: {
       failurePolicy: 'Fail',
-      matchConstraints: {
-        resourceRules: [
-          { apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['secrets'] },
-        ],
-      },
-      validations: [{ expression: condition, message: 'Secrets are frozen in this namespace' }],
+      matchConstraints: { resourceRules: rules },
+      validations: [{ expression, message }],
     },
   } as never);
   await env.objects.create({
-    apiVersion: 'admissionregistration.k8s.io/v1',
-    kind: 'ValidatingAdmissionPolicyBinding',
-    metadata: { name },
+    ...ref('ValidatingAdmissionPolicyBinding'),
     spec: {
       policyName: name,
       validationActions: ['Deny'],
@@ -50,6 +46,24 @@ async function refuseSecretWrites(env: OperatorEnv, realOnly = false): Promise<(
       },
     },
   } as never);
+  return async () => {
+    await env.objects.delete(ref('ValidatingAdmissionPolicyBinding'));
+    await env.objects.delete(ref('ValidatingAdmissionPolicy'));
+  };
+}
+
+/**
+ * A ValidatingAdmissionPolicy refusing Secret writes in one namespace (as a platform team's policy would);
+ * `realOnly` lets server-side dry runs through, so only the real write is refused.
+ */
+async function refuseSecretWrites(env: OperatorEnv, realOnly = false): Promise<() => Promise<void>> {
+  const remove = await admissionPolicy(
+    env,
+    `refuse-secrets-${env.namespace}`,
+    [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['secrets'] }],
+    realOnly ? 'request.dryRun == true' : 'false',
+    'Secrets are frozen in this namespace',
+  );
   // The policy takes effect once the apiserver has compiled it: wait until a probe Secret is refused.
   const probe = { metadata: { name: 'policy-probe' }, stringData: { x: 'y' } };
   for (let i = 0; ; i++) {
@@ -66,13 +80,7 @@ async function refuseSecretWrites(env: OperatorEnv, realOnly = false): Promise<(
     await sleep(100);
   }
   return async () => {
-    const ref = (kind: string) => ({
-      apiVersion: 'admissionregistration.k8s.io/v1',
-      kind,
-      metadata: { name },
-    });
-    await env.objects.delete(ref('ValidatingAdmissionPolicyBinding'));
-    await env.objects.delete(ref('ValidatingAdmissionPolicy'));
+    await remove();
     // Lifted once a real probe Secret can be created again.
     for (let i = 0; i < 100; i++) {
       try {
@@ -344,18 +352,48 @@ describe.skipIf(clusterSkipReason())('DatabaseService passwords in a namespace b
     condition(r, 'Synced')?.reason === 'SecretNotWritable' &&
     condition(r, 'Synced')!.message!.includes('being terminated');
 
+  let allowDeletes: () => Promise<void>;
+
   beforeAll(async () => {
     env = await startOperatorEnv('dbs-pw-terminating');
     await env.startOperator();
     await env.apply('doomed', { name: 'doomed' });
     id = (await env.waitFor('doomed', 'Ready', isReady)).status!.id!;
-    // No namespace controller runs here: the namespace stays Terminating with everything in it.
+    // The namespace controller empties a namespace being deleted; a policy refusing deletes (as a platform
+    // team's might) keeps it Terminating with the service and its Secret in it, for as long as the test needs.
+    allowDeletes = await admissionPolicy(
+      env,
+      `refuse-deletes-${env.namespace}`,
+      [
+        { apiGroups: [''], apiVersions: ['v1'], operations: ['DELETE'], resources: ['secrets'] },
+        {
+          apiGroups: ['sluice.dev'],
+          apiVersions: ['*'],
+          operations: ['DELETE'],
+          resources: ['databaseservices'],
+        },
+      ],
+      'false',
+      'deletes are held in this namespace',
+    );
+    await waitUntil(async () => {
+      const held = await env.core
+        .deleteNamespacedSecret({ namespace: env.namespace, name: 'doomed-connection', dryRun: 'All' })
+        .then(
+          () => false,
+          () => true,
+        );
+      return held;
+    });
     await env.core.deleteNamespace({ name: env.namespace });
     await waitUntil(
       async () => (await env.core.readNamespace({ name: env.namespace })).status?.phase === 'Terminating',
     );
   });
-  afterAll(async () => env?.close());
+  afterAll(async () => {
+    await allowDeletes?.();
+    await env?.close();
+  });
 
   it('a reset asked for while the namespace is Terminating is not made, though the Secret still exists', async () => {
     await env.clearCalls();
@@ -366,10 +404,17 @@ describe.skipIf(clusterSkipReason())('DatabaseService passwords in a namespace b
     expect((await env.secret('doomed-connection'))?.password).toBeTruthy();
   });
 
-  it('a connection Secret lost while the namespace is Terminating costs no reset', async () => {
+  it('a connection Secret that lost its password while the namespace is Terminating costs no reset', async () => {
     await env.clearCalls();
-    await env.core.deleteNamespacedSecret({ namespace: env.namespace, name: 'doomed-connection' });
-    await waitUntil(async () => (await env.secret('doomed-connection')) === undefined);
+    await env.core.patchNamespacedSecret(
+      {
+        namespace: env.namespace,
+        name: 'doomed-connection',
+        body: [{ op: 'remove', path: '/data/password' }],
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+    );
+    await waitUntil(async () => !(await env.secret('doomed-connection'))?.password);
     await sleep(3_000);
     expect(resets(await env.calls(), id)).toHaveLength(0);
     expect(condition(await env.get('doomed'), 'Synced')!.reason).toBe('SecretNotWritable');
