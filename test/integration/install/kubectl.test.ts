@@ -51,6 +51,7 @@ describe.skipIf(clusterSkipReason())('kubectl on the sluice kinds', () => {
       'READY',
       'REASON',
       'SYNCED',
+      'DRIFT',
       'ID',
       'AGE',
     ]);
@@ -61,6 +62,7 @@ describe.skipIf(clusterSkipReason())('kubectl on the sluice kinds', () => {
       'READY',
       'REASON',
       'SYNCED',
+      'DRIFT',
       'MESSAGE',
       'ID',
       'POLICY',

@@ -14,6 +14,12 @@ import {
 describe.skipIf(clusterSkipReason())('a referenced object replaced under a dependant', () => {
   let env: OperatorEnv;
   const pipes = () => env.of<SluiceObject>('Pipe');
+  /** The garbage collector removes the connection Secret a deleted DatabaseService owned. */
+  const collected = (secret: string) =>
+    vi.waitFor(async () => expect(await env.secret(secret)).toBeUndefined(), {
+      timeout: 30_000,
+      interval: 200,
+    });
 
   beforeAll(async () => {
     env = await startOperatorEnv('reference-replaced');
@@ -30,7 +36,7 @@ describe.skipIf(clusterSkipReason())('a referenced object replaced under a depen
 
     await env.remove('events');
     await env.waitFor('events', 'gone', (s) => s === undefined);
-    await env.core.deleteNamespacedSecret({ name: 'events-connection', namespace: env.namespace });
+    await collected('events-connection');
     await env.clearCalls();
     await env.apply('events', { name: 'events' });
     const back = await env.waitFor('events', 'taken back', (s) => isReady(s) && !!s?.status?.id);
@@ -52,11 +58,7 @@ describe.skipIf(clusterSkipReason())('a referenced object replaced under a depen
     // object applied again manages another one (by id: applied as it was, it would take back the old one).
     await env.remove('analytics');
     await env.waitFor('analytics', 'gone', (s) => s === undefined);
-    // The garbage collector removes the connection Secret it owned, so the new service gets a new one.
-    await vi.waitFor(async () => expect(await env.secret('analytics-connection')).toBeUndefined(), {
-      timeout: 30_000,
-      interval: 200,
-    });
+    await collected('analytics-connection');
     const { service } = await env.cloud.createService({ name: 'analytics', ...baseSpec });
     await env.clearCalls();
     await env.apply('analytics', { name: 'analytics' }, { 'sluice.dev/external-id': service.id });
