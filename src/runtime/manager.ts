@@ -29,6 +29,7 @@ export interface ManagerOptions<Cloud> extends Pick<
   | 'cloudFor'
   | 'secretDigestKey'
   | 'syncIntervalMs'
+  | 'driftFloorMs'
   | 'pollIntervalMs'
   | 'maxPollIntervalMs'
   | 'signal'
