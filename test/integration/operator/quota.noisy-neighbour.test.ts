@@ -136,11 +136,10 @@ describe.skipIf(clusterSkipReason())('a noisy neighbour on a shared key', () => 
       );
     const quiet = gets(victim.namespace).length;
     const loud = gets(noisy.namespace).length;
-    // Measured: quiet and loud about 14 each in 30.3 s; without sharing the 100 ms objects took 3 of 4.
+    // Measured: quiet 12, loud 13 in 30.3 s; planned per Secret, the quiet namespace got 30 % of them.
     expect(quiet + loud).toBeGreaterThanOrEqual(20);
     expect(quiet / (quiet + loud)).toBeGreaterThanOrEqual(0.4);
     expect(loud / (quiet + loud)).toBeGreaterThanOrEqual(0.4);
-    console.log(`drift GETs in ${3 * WINDOW_MS} ms: quiet ${quiet}, loud ${loud}`);
     expect(busiestWindow(calls, 10_000)).toBeLessThanOrEqual(10);
     expect(calls.filter((c) => c.status === 429)).toEqual([]);
   }, 60_000);
