@@ -169,6 +169,19 @@ export class CloudClients {
     this.dropUnusedQuotas();
   }
 
+  /**
+   * The budget key (`quotaKey`) the Secret's calls of `api` spend, or undefined (no usable client, or the
+   * API unthrottled): Secrets holding one key share it, and the drift planner shares it between them.
+   */
+  budgetKeyOf(ref: SecretRef, api: 'management' | 'alerting'): string | undefined {
+    try {
+      const client = this.clientsFor(ref)[api];
+      return client instanceof ReconcileError ? undefined : client.quota?.key;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** The credentials Secrets (`namespace/name`) whose clients are kept. */
   credentialsInUse(): string[] {
     return [...this.cache.keys()].sort();

@@ -73,6 +73,8 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
       clouds.connectionFor(resource, priority, freshnessMs, writes),
     secretDigestKey: (resource) => clouds.secretDigestKey(resource),
     syncIntervalMs: config.syncInterval,
+    // A namespace sharing a key with others is drift-checked no more often than its share allows.
+    driftFloorMs: (resource) => planner.floorOf(resource),
     pollIntervalMs: config.pollInterval,
     signal: work.signal,
     onCredentialsReleased: (secret) => {
@@ -115,6 +117,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   const planner = new DriftPlanner({
     objects: () => manager.objects(),
     credentialsOf,
+    budgetKeyOf: (ref, api) => clouds.budgetKeyOf(ref, api),
     secretUid: (ref) => manager.secrets.identity(ref.namespace, ref.name)?.uid,
     budgets: { management: budget(config.managementQuota), alerting: budget(config.alertingQuota) },
     syncIntervalMs: config.syncInterval,

@@ -1,5 +1,9 @@
 import type { DriftRead } from './managed/types.ts';
 
+/** Calls per ms a budget serves: each slot is held `window + margin` per call. */
+export const budgetRate = (budget: DriftBudget): number =>
+  budget.requests / (budget.windowMs + budget.safetyMarginMs);
+
 export type DriftApi = DriftRead['api'];
 export const DRIFT_APIS: readonly DriftApi[] = ['management', 'alerting'];
 
@@ -30,18 +34,27 @@ export interface DriftPlan {
    */
   cycleMs: number;
   met: boolean;
+  /**
+   * The shortest interval the operator checks the objects at: the cycle's interval, or the longer floor
+   * their namespace is paced to so that it keeps to its share of a key several namespaces use.
+   */
+  pacedIntervalMs: number;
+  /** Per API, the share of the key's budget the objects' drift checks are planned to spend (0–1). */
+  share: Record<DriftApi, number>;
 }
 
 /**
- * The cost of one drift cycle of a key's objects. A budget serves `requests` calls per `windowMs +
+ * The cost of one drift cycle of a Secret's objects. A budget serves `requests` calls per `windowMs +
  * safetyMarginMs` (each slot is held that long after its call), so C calls take C × (window + margin) / N:
- * the scheduler spends slots at exactly that rate under load. Only the drift reads count: a change a user
+ * the scheduler spends slots at exactly that rate under load; at less when other namespaces share the key. Only the drift reads count: a change a user
  * makes goes first (priority `user`) and comes on top.
  */
 export function planDriftCycle(
   objects: readonly PlannedObject[],
   budgets: Readonly<Record<DriftApi, DriftBudget | false>>,
   defaultIntervalMs: number,
+  /** Per API, calls per ms of the key's budget the objects may have (others share it): default all. */
+  available: Partial<Record<DriftApi, number>> = {},
 ): DriftPlan {
   const lists = new Set<string>();
   const calls: Record<DriftApi, number> = { management: 0, alerting: 0 };
@@ -60,10 +73,17 @@ export function planDriftCycle(
   for (const api of DRIFT_APIS) {
     const budget = budgets[api];
     if (budget === false || calls[api] === 0) continue;
-    const perCallMs = (budget.windowMs + budget.safetyMarginMs) / budget.requests;
-    cycleMs = Math.max(cycleMs, Math.ceil(calls[api] * perCallMs));
+    const shared = available[api];
+    const perCallMs =
+      shared !== undefined && shared < budgetRate(budget)
+        ? 1 / shared
+        : (budget.windowMs + budget.safetyMarginMs) / budget.requests;
+    // Rounded to whole ms, forgiving float error (6 calls at 1,010 ms each are 6,060 ms, not 6,061).
+    cycleMs = Math.max(cycleMs, Math.ceil(calls[api] * perCallMs - 1e-6));
   }
-  return { objects: objects.length, calls, intervalMs, cycleMs, met: cycleMs <= intervalMs };
+  const met = cycleMs <= intervalMs;
+  const share = { management: 0, alerting: 0 };
+  return { objects: objects.length, calls, intervalMs, cycleMs, met, pacedIntervalMs: intervalMs, share };
 }
 
 /**

@@ -1,5 +1,7 @@
 import type { Logger } from 'pino';
 import {
+  budgetRate,
+  DRIFT_APIS,
   planDriftCycle,
   DriftPlanReports,
   type DriftApi,
@@ -7,6 +9,7 @@ import {
   type DriftPlan,
   type PlannedObject,
 } from './drift-plan.ts';
+import { driftRate, shareBudget, type Sharer } from './drift-share.ts';
 import { formatDuration } from './duration.ts';
 import { syncIntervalOf } from './managed/pacing.ts';
 import { ANNOTATIONS } from './managed/annotations.ts';
@@ -27,6 +30,11 @@ export interface DriftPlannerOptions {
   credentialsOf(object: ManagedObject): CredentialsRef | undefined;
   /** The Secret's uid as cached; undefined when the Secret is not there (its objects call nothing). */
   secretUid(ref: CredentialsRef): string | undefined;
+  /**
+   * The budget key (see `quotaKey`) the Secret's calls of `api` spend; undefined when it has none (no
+   * client for that API, or not given): the Secret is then planned on its own.
+   */
+  budgetKeyOf?(ref: CredentialsRef, api: DriftApi): string | undefined;
   /** Each API's budget per key (`false`: unthrottled). */
   budgets: Readonly<Record<DriftApi, DriftBudget | false>>;
   /** `--sync-interval`: the interval of objects without their own annotation. */
@@ -40,13 +48,18 @@ export interface DriftPlannerOptions {
 export const PLAN_EVERY_MS = 5_000;
 
 /**
- * Plans each credentials Secret's drift cycle against its quota, from the objects the caches hold. A key
- * whose quota cannot meet its sync interval is reported once when that starts (a Warning Event on the
- * Secret and a log line) and once when it ends; every plan updates the key's metrics.
+ * Plans the drift checks of each budget key from the objects the caches hold, sharing the key's budget
+ * fairly between the namespaces whose Secrets hold it (`shareBudget`): a namespace asking for more than its
+ * share is paced (`floorOf`), so the key's drift checks never plan more calls than its budget serves. Each
+ * credentials Secret's cycle is reported against what its namespace may have of the key: once when it cannot
+ * meet its sync interval (a Warning Event on the Secret and a log line) and once when it can again; every
+ * plan updates the Secret's metrics.
  */
 export class DriftPlanner {
   private readonly reports = new DriftPlanReports();
   private planned = new Set<string>();
+  /** Per credentials Secret (`namespace/name`): how often its objects may be drift-checked at most. */
+  private floors = new Map<string, number>();
   private timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(private readonly options: DriftPlannerOptions) {}
@@ -64,12 +77,33 @@ export class DriftPlanner {
     this.timer = undefined;
   }
 
-  /** Plans every key once, reporting the keys whose condition changed. Returns the plans by `namespace/name`. */
+  /**
+   * The shortest interval (ms) the object may be drift-checked at: its namespace's floor on the keys its
+   * credentials Secret holds, 0 when unpaced (or not planned yet).
+   */
+  floorOf(object: ManagedObject): number {
+    const ref = this.options.credentialsOf(object);
+    return ref ? (this.floors.get(`${ref.namespace}/${ref.name}`) ?? 0) : 0;
+  }
+
+  /**
+   * Plans every key once, reporting the Secrets whose condition changed. Returns the plans by the Secret's
+   * `namespace/name`.
+   */
   plan(): Map<string, DriftPlan> {
-    const { metrics } = this.options;
+    const { metrics, budgets, syncIntervalMs } = this.options;
     const plans = new Map<string, DriftPlan>();
-    for (const [key, { ref, objects }] of this.objectsByKey()) {
-      const plan = planDriftCycle(objects, this.options.budgets, this.options.syncIntervalMs);
+    const secrets = this.objectsBySecret();
+    const shares = this.share(secrets);
+    this.floors = new Map([...shares].map(([key, { floorMs }]) => [key, floorMs]));
+    for (const [key, { ref, objects }] of secrets) {
+      const { floorMs, rate, available } = shares.get(key)!;
+      const plan = planDriftCycle(objects, budgets, syncIntervalMs, available);
+      plan.pacedIntervalMs = Math.max(plan.intervalMs, floorMs);
+      for (const api of DRIFT_APIS) {
+        const budget = budgets[api];
+        plan.share[api] = budget === false ? 0 : rate[api] / budgetRate(budget);
+      }
       plans.set(key, plan);
       metrics.planned(key, plan);
       const change = this.reports.changed(key, plan);
@@ -84,7 +118,60 @@ export class DriftPlanner {
     return plans;
   }
 
-  private objectsByKey() {
+  /**
+   * Per Secret: the floor its namespace is paced to (the longest over the keys it holds), and per API the
+   * calls per ms its objects spend at that floor and how many it could have of its key.
+   */
+  private share(secrets: ReturnType<DriftPlanner['objectsBySecret']>) {
+    type Share = { floorMs: number; rate: Record<DriftApi, number>; available: Record<DriftApi, number> };
+    const result = new Map<string, Share>();
+    for (const key of secrets.keys()) {
+      result.set(key, {
+        floorMs: 0,
+        rate: { management: 0, alerting: 0 },
+        available: { management: Infinity, alerting: Infinity },
+      });
+    }
+    for (const api of DRIFT_APIS) {
+      const budget = this.options.budgets[api];
+      if (budget === false) continue;
+      // Secrets holding one key, by namespace: the namespaces are the key's sharers.
+      const byKey = new Map<string, Map<string, Map<string, PlannedObject[]>>>();
+      for (const [key, { ref, objects }] of secrets) {
+        const budgetKey = this.options.budgetKeyOf?.(ref, api) ?? `Secret ${key}`;
+        let namespaces = byKey.get(budgetKey);
+        if (!namespaces) byKey.set(budgetKey, (namespaces = new Map()));
+        let inNamespace = namespaces.get(ref.namespace);
+        if (!inNamespace) namespaces.set(ref.namespace, (inNamespace = new Map()));
+        inNamespace.set(key, objects);
+      }
+      for (const namespaces of byKey.values()) {
+        const sharers: Sharer[] = [...namespaces].map(([namespace, secrets]) => ({ namespace, secrets }));
+        const shares = shareBudget(sharers, api, budget);
+        for (const { namespace, secrets: inNamespace } of sharers) {
+          const share = shares.get(namespace)!;
+          const rates = new Map(
+            [...inNamespace].map(([key, objects]) => [key, driftRate(objects, api, share.floorMs)]),
+          );
+          for (const [key, rate] of rates) {
+            const entry = result.get(key)!;
+            entry.floorMs = Math.max(entry.floorMs, share.floorMs);
+            entry.rate[api] = rate;
+            // What the namespace could have, less what its other Secrets on the key spend.
+            entry.available[api] = share.available - (share.rate - rate);
+          }
+        }
+      }
+    }
+    // A floor set by one API's key also slows the other API's calls: count them at that floor.
+    for (const [key, entry] of result) {
+      for (const api of DRIFT_APIS)
+        entry.rate[api] = driftRate(secrets.get(key)!.objects, api, entry.floorMs);
+    }
+    return result;
+  }
+
+  private objectsBySecret() {
     const byKey = new Map<string, { ref: CredentialsRef; objects: PlannedObject[] }>();
     for (const { kind, object } of this.options.objects()) {
       // Objects being deleted or paused are not drift-checked.
@@ -111,6 +198,7 @@ export class DriftPlanner {
     const what =
       `drift checks of the ${plan.objects} objects using Secret ${key} cost ${calls} cloud calls per cycle ` +
       `(management ${plan.calls.management}, alerting ${plan.calls.alerting})`;
+    // The quota here is what the namespace may have of its key: all of it, or a fair share when shared.
     const message =
       change === 'unmet'
         ? `${what}; the request quota allows one cycle every ${shortest} at the shortest, so the sync interval ${interval} cannot be met`
@@ -122,6 +210,7 @@ export class DriftPlanner {
       calls: plan.calls,
       syncInterval: interval,
       shortestInterval: shortest,
+      pacedInterval: formatDuration(plan.pacedIntervalMs),
     };
     if (change === 'unmet') this.options.logger.warn(fields, message);
     else this.options.logger.info(fields, message);

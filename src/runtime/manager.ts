@@ -30,6 +30,7 @@ export interface ManagerOptions<Cloud> extends Pick<
   | 'cloudFor'
   | 'secretDigestKey'
   | 'syncIntervalMs'
+  | 'driftFloorMs'
   | 'pollIntervalMs'
   | 'maxPollIntervalMs'
   | 'signal'

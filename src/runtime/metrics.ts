@@ -55,7 +55,10 @@ export interface CloudMetrics {
   forget(credentials: string): void;
 }
 
-/** Fed by the drift planner: per credentials Secret (`namespace/name`), what a drift cycle costs. */
+/**
+ * Fed by the drift planner: per credentials Secret (`namespace/name`), what a drift cycle of its objects
+ * costs and what it may have of its key, which Secrets in other namespaces may hold too.
+ */
 export interface DriftMetrics {
   planned(credentials: string, plan: DriftPlan): void;
   /** The Secret has no objects any more: its series go. */
@@ -320,8 +323,20 @@ export class OperatorMetrics {
     );
     const cycle = this.gauge(
       'sluice_drift_cycle_seconds',
-      'How long one drift cycle takes at the full request quota: the shortest sync interval the quota allows',
+      'How long one drift cycle of a credentials Secret’s objects takes at the share of its key’s quota the ' +
+        'other namespaces on the key leave it: the shortest sync interval it allows',
       ['credentials'],
+    );
+    const paced = this.gauge(
+      'sluice_drift_paced_interval_seconds',
+      'The shortest interval a credentials Secret’s objects are drift-checked at: the interval the cycle ' +
+        'must fit, or longer while their namespace is paced to its fair share of a key other namespaces use',
+      ['credentials'],
+    );
+    const share = this.gauge(
+      'sluice_drift_budget_share',
+      'Share (0–1) of its key’s request budget a credentials Secret’s drift checks are planned to spend, per API',
+      ['credentials', 'api'],
     );
     const interval = this.gauge(
       'sluice_drift_interval_seconds',
@@ -330,14 +345,18 @@ export class OperatorMetrics {
     );
     return {
       planned: (credentials, plan) => {
-        for (const api of DRIFT_APIS) calls.set({ credentials, api }, plan.calls[api]);
+        for (const api of DRIFT_APIS) {
+          calls.set({ credentials, api }, plan.calls[api]);
+          share.set({ credentials, api }, plan.share[api]);
+        }
         objects.set({ credentials }, plan.objects);
         cycle.set({ credentials }, plan.cycleMs / 1000);
+        paced.set({ credentials }, plan.pacedIntervalMs / 1000);
         interval.set({ credentials }, plan.intervalMs / 1000);
       },
       forget: (credentials) => {
-        for (const api of DRIFT_APIS) calls.remove({ credentials, api });
-        for (const gauge of [objects, cycle, interval]) gauge.remove({ credentials });
+        for (const api of DRIFT_APIS) for (const gauge of [calls, share]) gauge.remove({ credentials, api });
+        for (const gauge of [objects, cycle, interval, paced]) gauge.remove({ credentials });
       },
     };
   }

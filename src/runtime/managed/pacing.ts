@@ -30,6 +30,8 @@ export const FIRST_LOOK_FLOOR_MS = 250;
 export interface PacingOptions {
   /** Drift-check interval for resources that are in sync (`--sync-interval`). */
   syncIntervalMs: number;
+  /** The shortest interval a resource may be drift-checked at (its namespace's share of a shared key). */
+  driftFloorMs?(resource: ManagedObject): number;
   /**
    * The wait between looks while the cloud is still moving, doubled by each look, up to the max. The first
    * look of a wait starts here and then follows how long the cloud took to settle (`SettleEstimate`).
@@ -197,15 +199,18 @@ export class Pacing {
     return this.options.now().getTime();
   }
 
-  /** The resource's drift-check interval (`syncIntervalOf`); an annotation set aside is a Warning Event. */
+  /**
+   * The resource's drift-check interval (`syncIntervalOf`), no shorter than the floor its namespace is paced
+   * to; an annotation set aside is a Warning Event.
+   */
   syncInterval(resource: ManagedObject): number {
-    const { syncIntervalMs, events } = this.options;
+    const { syncIntervalMs, events, driftFloorMs } = this.options;
     const { ms, problem } = syncIntervalOf(resource, syncIntervalMs);
     if (problem !== undefined) {
       const fallback = `using ${formatDuration(syncIntervalMs)}`;
       events.record(resource, 'Warning', 'InvalidAnnotation', `${problem}; ${fallback}`);
     }
-    return ms;
+    return Math.max(ms, driftFloorMs?.(resource) ?? 0);
   }
 
   /**

@@ -37,6 +37,11 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
   dependantsOf?(resource: R): string[];
   /** Drift-check interval for resources that are in sync (`--sync-interval`). */
   syncIntervalMs: number;
+  /**
+   * The shortest interval the resource may be drift-checked at, whatever its own (the drift planner's pacing
+   * of a namespace on a shared key); 0 or omitted: its own.
+   */
+  driftFloorMs?(resource: ManagedObject): number;
   /** First wait while the cloud is still moving; each later look of the wait doubles it, up to the max. */
   pollIntervalMs: number;
   maxPollIntervalMs?: number;

@@ -51,6 +51,20 @@ describe('CloudClients', () => {
     return clouds.connectionFor(resource, 'poll');
   };
 
+  it('names one budget key for Secrets holding one key, and none for an API whose keys are missing', () => {
+    clouds = new CloudClients({
+      secrets: fakeSecrets(['organizationId', 'keyId', 'keySecret', 'managementUrl']),
+      defaultSecret: { namespace: 'sys', name: 'cloud' },
+      dispatcher,
+      hooks: {},
+      logger: silentLogger,
+    });
+    const a = clouds.budgetKeyOf({ namespace: 'team-a', name: 'cloud' }, 'management');
+    expect(a).toMatch(/^management /);
+    expect(clouds.budgetKeyOf({ namespace: 'team-b', name: 'same-key' }, 'management')).toBe(a);
+    expect(clouds.budgetKeyOf({ namespace: 'team-a', name: 'cloud' }, 'alerting')).toBeUndefined();
+  });
+
   it('gives the alerting client the --alerting-quota budget', async () => {
     const cloud = await connect({ alerting: { requests: 7, windowMs: 3_000 } });
     expect(cloud.alerting.quota?.limit).toMatchObject({ requests: 7, windowMs: 3_000 });

@@ -38,3 +38,24 @@ describe("the first look of a wait for the cloud follows the wait's own credenti
     expect(pacing.waitForCloud(object('tenant-c', 'fast-cloud'))).toBe(2_000);
   });
 });
+
+describe('the drift-check interval', () => {
+  it('is no shorter than the floor the drift planner paces the namespace to', () => {
+    const events = new EventRecorder({ createEvent: async () => {} }, pino({ enabled: false }));
+    const pacing = new Pacing({
+      syncIntervalMs: 600_000,
+      driftFloorMs: (resource) => (resource.metadata.namespace === 'noisy' ? 12_120 : 0),
+      pollIntervalMs: 2_000,
+      events,
+      now: () => new Date(0),
+    });
+    const asked = (resource: ManagedObject) => {
+      resource.metadata.annotations = { 'sluice.dev/sync-interval': '100ms' };
+      return resource;
+    };
+    expect(pacing.syncInterval(asked(object('noisy')))).toBe(12_120);
+    expect(pacing.syncInterval(asked(object('quiet')))).toBe(100);
+    // A longer interval of its own stays its own.
+    expect(pacing.syncInterval(object('noisy'))).toBe(600_000);
+  });
+});
