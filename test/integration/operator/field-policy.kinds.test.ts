@@ -3,8 +3,10 @@ import { parseAllDocuments } from 'yaml';
 import { ExportConfig } from '../../../src/export/config.ts';
 import { runExport } from '../../../src/export/run.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
-import { kafkaPipe } from '../../../tools/fixtures/pipe.ts';
-import { tileAlert } from '../../../tools/fixtures/alert.ts';
+import type { AlertBody } from '../../../src/cloud/alerting-client.ts';
+import { MANAGEMENT_ROUTES } from '../../../src/cloud/management-client.ts';
+import { kafkaPipe, PIPE } from '../../../tools/fixtures/pipe.ts';
+import { ALERT, tileAlert } from '../../../tools/fixtures/alert.ts';
 import {
   condition,
   CREDENTIALS_SECRET,
@@ -19,130 +21,259 @@ import {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const FAST = { 'sluice.dev/sync-interval': '1s' };
 const TIMEOUT = 60_000;
+const QUERY_ENDPOINT = MANAGEMENT_ROUTES.queryEndpoint;
 
 type Drift = { path: string; observed: string }[];
 const driftOf = (o: SluiceObject | undefined) => (o?.status?.drift ?? []) as Drift;
 const drifted = (path: string) => (o: SluiceObject | undefined) => driftOf(o).some((d) => d.path === path);
 const accepted = (calls: CallRecord[]) => writes(calls).filter((c) => c.status >= 200 && c.status < 300);
 
-/** Waits until the cloud reports `done`, then for two more drift checks; the writes sent meanwhile. */
-async function writesUntil(env: OperatorEnv, done: () => Promise<boolean>): Promise<CallRecord[]> {
+/** Waits until the cloud reports `done`, then for more drift checks; the writes accepted meanwhile. */
+async function writesUntil(
+  env: OperatorEnv,
+  done: () => Promise<boolean>,
+  settleMs: number,
+): Promise<CallRecord[]> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline && !(await done())) await sleep(200);
-  await sleep(2500);
+  await sleep(settleMs);
   return accepted(await env.calls());
 }
 
-describe.skipIf(clusterSkipReason())('spec.fieldPolicy of Pipe, Alert and QueryEndpoint', () => {
+/** The ids an out-of-band change needs: the service's and the object's own. */
+interface Ids {
+  serviceId: string;
+  id: string;
+}
+
+/**
+ * One (kind, policy) pair: the object, one field under the policy and one enforced field beside it, each
+ * changed out of band, and the one call that corrects the enforced field while keeping the cloud's value of
+ * the other.
+ */
+interface PolicyCase {
+  kind: 'Pipe' | 'Alert' | 'QueryEndpoint';
+  policy: 'createOnly' | 'reportOnly';
+  /** The field under the policy, as `fieldPolicy` names it. */
+  field: string;
+  spec: Record<string, unknown>;
+  /** Changes the policy's field in the cloud; `observed` is what status.drift then shows. */
+  changeField(env: OperatorEnv, ids: Ids): Promise<unknown>;
+  observed: string;
+  /** Changes the enforced field in the cloud. */
+  changeEnforced(env: OperatorEnv, ids: Ids): Promise<unknown>;
+  /** Whether the cloud holds the spec's value of the enforced field again. */
+  corrected(env: OperatorEnv, ids: Ids): Promise<boolean>;
+  /** The correcting call: method, route and what its body carries (the policy's field as the cloud has it). */
+  correction: [string, string, Record<string, unknown>];
+  /** The policy's field as the cloud holds it after the correction. */
+  kept(env: OperatorEnv, ids: Ids): Promise<unknown>;
+  keptValue: unknown;
+}
+
+const pipeScaling = { replicas: 2, replicaMemoryGb: 4 };
+/** A console edit of the alert: the whole alert replaced with one field changed, its note kept. */
+async function editAlert(env: OperatorEnv, id: string, change: Record<string, unknown>) {
+  const { note } = await env.alerting.getAlert(id);
+  await env.alerting.replaceAlert(id, { ...tileAlert('cpu'), threshold: 90, ...change, note } as AlertBody);
+}
+const queries = {
+  serviceRef: { name: 'analytics' },
+  roles: ['sql_console_read_only'],
+  allowedOrigins: 'app.example.com',
+};
+
+const CASES: PolicyCase[] = [
+  {
+    kind: 'Pipe',
+    policy: 'createOnly',
+    field: 'scaling.replicas',
+    spec: { ...kafkaPipe('orders'), scaling: { replicas: 2 } },
+    changeField: (env, { serviceId, id }) => env.cloud.updatePipeScaling(serviceId, id, { replicas: 4 }),
+    observed: '4',
+    changeEnforced: (env, { serviceId, id }) =>
+      env.cloud.updatePipe(serviceId, id, { name: 'renamed by hand' }),
+    corrected: async (env, { serviceId, id }) => (await env.cloud.getPipe(serviceId, id)).name === 'orders',
+    correction: ['PATCH', PIPE, { name: 'orders' }],
+    kept: async (env, { serviceId, id }) => (await env.cloud.getPipe(serviceId, id)).scaling?.replicas,
+    keptValue: 4,
+  },
+  {
+    kind: 'Pipe',
+    policy: 'reportOnly',
+    field: 'scaling.replicaMemoryGb',
+    spec: { ...kafkaPipe('orders'), scaling: pipeScaling },
+    changeField: (env, { serviceId, id }) =>
+      env.cloud.updatePipeScaling(serviceId, id, { replicaMemoryGb: 8 }),
+    observed: '8',
+    // The replicas travel in the same `scaling` object: the correction carries the cloud's memory.
+    changeEnforced: (env, { serviceId, id }) => env.cloud.updatePipeScaling(serviceId, id, { replicas: 5 }),
+    corrected: async (env, { serviceId, id }) =>
+      (await env.cloud.getPipe(serviceId, id)).scaling?.replicas === 2,
+    correction: ['PATCH', PIPE, { scaling: { replicas: 2, replicaMemoryGb: 8 } }],
+    kept: async (env, { serviceId, id }) => (await env.cloud.getPipe(serviceId, id)).scaling?.replicaMemoryGb,
+    keptValue: 8,
+  },
+  {
+    kind: 'Alert',
+    policy: 'reportOnly',
+    field: 'threshold',
+    spec: tileAlert('cpu'),
+    changeField: (env, { id }) => editAlert(env, id, {}),
+    observed: '90',
+    changeEnforced: (env, { id }) => editAlert(env, id, { message: 'edited by hand' }),
+    corrected: async (env, { id }) => (await env.alerting.getAlert(id)).message === 'cpu is above 100',
+    // A replace carries the whole alert, so it carries the cloud's threshold.
+    correction: ['PUT', ALERT, { message: 'cpu is above 100', threshold: 90 }],
+    kept: async (env, { id }) => (await env.alerting.getAlert(id)).threshold,
+    keptValue: 90,
+  },
+  {
+    kind: 'Alert',
+    policy: 'createOnly',
+    field: 'threshold',
+    spec: tileAlert('cpu'),
+    changeField: (env, { id }) => editAlert(env, id, {}),
+    observed: '90',
+    changeEnforced: (env, { id }) => editAlert(env, id, { interval: '1h' }),
+    corrected: async (env, { id }) => (await env.alerting.getAlert(id)).interval === '5m',
+    correction: ['PUT', ALERT, { interval: '5m', threshold: 90 }],
+    kept: async (env, { id }) => (await env.alerting.getAlert(id)).threshold,
+    keptValue: 90,
+  },
+  {
+    kind: 'QueryEndpoint',
+    policy: 'reportOnly',
+    field: 'allowedOrigins',
+    spec: queries,
+    changeField: (env, { serviceId }) =>
+      env.cloud.upsertQueryEndpoint(serviceId, {
+        roles: ['sql_console_read_only'],
+        allowedOrigins: 'app.example.com,debug.example.com',
+      }),
+    observed: 'app.example.com,debug.example.com',
+    // The upsert replaces the whole configuration, so it carries the cloud's origins.
+    changeEnforced: (env, { serviceId }) =>
+      env.cloud.upsertQueryEndpoint(serviceId, {
+        roles: ['sql_console_admin'],
+        allowedOrigins: 'app.example.com,debug.example.com',
+      }),
+    corrected: async (env, { serviceId }) =>
+      (await env.cloud.getQueryEndpoint(serviceId)).roles?.join() === 'sql_console_read_only',
+    correction: [
+      'POST',
+      QUERY_ENDPOINT,
+      { roles: ['sql_console_read_only'], allowedOrigins: 'app.example.com,debug.example.com' },
+    ],
+    kept: async (env, { serviceId }) => (await env.cloud.getQueryEndpoint(serviceId)).allowedOrigins,
+    keptValue: 'app.example.com,debug.example.com',
+  },
+  {
+    kind: 'QueryEndpoint',
+    policy: 'createOnly',
+    field: 'allowedOrigins',
+    spec: queries,
+    changeField: (env, { serviceId }) =>
+      env.cloud.upsertQueryEndpoint(serviceId, {
+        roles: ['sql_console_read_only'],
+        allowedOrigins: 'app.example.com,debug.example.com',
+      }),
+    observed: 'app.example.com,debug.example.com',
+    changeEnforced: (env, { serviceId }) =>
+      env.cloud.upsertQueryEndpoint(serviceId, {
+        roles: ['sql_console_admin'],
+        allowedOrigins: 'app.example.com,debug.example.com',
+      }),
+    corrected: async (env, { serviceId }) =>
+      (await env.cloud.getQueryEndpoint(serviceId)).roles?.join() === 'sql_console_read_only',
+    correction: [
+      'POST',
+      QUERY_ENDPOINT,
+      { roles: ['sql_console_read_only'], allowedOrigins: 'app.example.com,debug.example.com' },
+    ],
+    kept: async (env, { serviceId }) => (await env.cloud.getQueryEndpoint(serviceId)).allowedOrigins,
+    keptValue: 'app.example.com,debug.example.com',
+  },
+];
+
+const MODES = [
+  { mode: 'quota lifted', emulator: {}, operator: {}, settleMs: 2500 },
+  {
+    mode: "the cloud's real limits and the operator's default quotas",
+    emulator: { rateLimit: undefined },
+    operator: { managementQuota: undefined, alertingQuota: undefined },
+    settleMs: 4000,
+  },
+] as const;
+
+describe.skipIf(clusterSkipReason()).each(MODES)(
+  'spec.fieldPolicy of Pipe, Alert and QueryEndpoint ($mode)',
+  ({ mode, emulator, operator, settleMs }) => {
+    let env: OperatorEnv;
+    let serviceId: string;
+
+    beforeAll(async () => {
+      env = await startOperatorEnv(mode === 'quota lifted' ? 'fp-kinds' : 'fpq-kinds', emulator);
+      await env.startOperator(operator);
+      await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass-1' });
+      await env.apply('analytics', { name: 'analytics' });
+      serviceId = (await env.waitFor('analytics', 'service Ready', isReady, TIMEOUT)).status!.id!;
+    }, TIMEOUT);
+    afterAll(async () => env?.close());
+
+    for (const c of CASES)
+      it(
+        `${c.kind}: a ${c.policy} ${c.field} is shown in status and never sent; an enforced field beside it is corrected by one ${c.correction[0]}`,
+        async () => {
+          const objects = env.of<SluiceObject>(c.kind);
+          const name = c.kind.toLowerCase();
+          await objects.apply(name, { ...c.spec, fieldPolicy: { [c.policy]: [c.field] } }, FAST);
+          const ids = { serviceId, id: (await objects.waitFor(name, 'Ready', isReady, TIMEOUT)).status!.id! };
+
+          await c.changeField(env, ids);
+          const seen = await objects.waitFor(name, `${c.field} in status.drift`, drifted(c.field), TIMEOUT);
+          expect(driftOf(seen)).toMatchObject([{ path: c.field, observed: c.observed }]);
+          expect(condition(seen, 'Ready')).toMatchObject({
+            status: 'True',
+            message: expect.stringContaining('1 field'),
+          });
+          await env.clearCalls();
+          await sleep(settleMs);
+          expect(writes(await env.calls())).toEqual([]);
+
+          await env.clearCalls();
+          await c.changeEnforced(env, ids);
+          const after = await writesUntil(env, () => c.corrected(env, ids), settleMs);
+          // The first accepted write is the test's own change.
+          expect(after.slice(1).map((call) => [call.method, call.route, call.body])).toEqual([
+            [c.correction[0], c.correction[1], expect.objectContaining(c.correction[2])],
+          ]);
+          expect(await c.kept(env, ids)).toEqual(c.keptValue);
+
+          // Gone before the next case, which may manage the same service's endpoint.
+          await objects.remove(name);
+          await objects.waitFor(name, 'deleted', (o) => o === undefined, TIMEOUT);
+        },
+        // Under the real quota a case takes up to about 30 s on a busy machine.
+        2 * TIMEOUT,
+      );
+  },
+);
+
+describe.skipIf(clusterSkipReason())('sluice export --field-policy', () => {
   let env: OperatorEnv;
-  let serviceId: string;
 
   beforeAll(async () => {
-    env = await startOperatorEnv('fp-kinds');
+    env = await startOperatorEnv('fp-export');
     await env.startOperator();
     await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass-1' });
     await env.apply('analytics', { name: 'analytics' });
-    serviceId = (await env.waitFor('analytics', 'service Ready', isReady)).status!.id!;
+    await env.waitFor('analytics', 'service Ready', isReady, TIMEOUT);
+    const pipes = env.of<SluiceObject>('Pipe');
+    await pipes.apply('orders', { ...kafkaPipe('orders'), scaling: { replicas: 2 } });
+    await pipes.waitFor('orders', 'Ready', isReady, TIMEOUT);
   }, TIMEOUT);
   afterAll(async () => env?.close());
-
-  it(
-    'Pipe: a createOnly scaling.replicas stays as the data team set it; an enforced name is corrected by one PATCH',
-    async () => {
-      const pipes = env.of<SluiceObject>('Pipe');
-      await pipes.apply(
-        'orders',
-        {
-          ...kafkaPipe('orders'),
-          scaling: { replicas: 2 },
-          fieldPolicy: { createOnly: ['scaling.replicas'] },
-        },
-        FAST,
-      );
-      const id = (await pipes.waitFor('orders', 'Ready', isReady, TIMEOUT)).status!.id!;
-
-      await env.cloud.updatePipeScaling(serviceId, id, { replicas: 4 });
-      const seen = await pipes.waitFor(
-        'orders',
-        'replicas in status.drift',
-        drifted('scaling.replicas'),
-        TIMEOUT,
-      );
-      expect(driftOf(seen)).toMatchObject([{ path: 'scaling.replicas', observed: '4' }]);
-      expect(condition(seen, 'Ready')).toMatchObject({
-        status: 'True',
-        message: expect.stringContaining('1 field'),
-      });
-      await env.clearCalls();
-      await sleep(2500);
-      expect(writes(await env.calls())).toEqual([]);
-
-      await env.clearCalls();
-      await env.cloud.updatePipe(serviceId, id, { name: 'renamed by hand' });
-      const after = await writesUntil(
-        env,
-        async () => (await env.cloud.getPipe(serviceId, id)).name === 'orders',
-      );
-      expect(after.slice(1).map((c) => [c.method, c.body])).toEqual([['PATCH', { name: 'orders' }]]);
-      expect((await env.cloud.getPipe(serviceId, id)).scaling?.replicas).toBe(4);
-    },
-    TIMEOUT,
-  );
-
-  it(
-    'Alert: a reportOnly threshold is shown and never replaced',
-    async () => {
-      const alerts = env.of<SluiceObject>('Alert');
-      await alerts.apply('cpu', { ...tileAlert('cpu'), fieldPolicy: { reportOnly: ['threshold'] } }, FAST);
-      const id = (await alerts.waitFor('cpu', 'Ready', isReady, TIMEOUT)).status!.id!;
-
-      const { message: _message, ...rest } = tileAlert('cpu');
-      await env.alerting.replaceAlert(id, { ...rest, message: 'cpu is above 100', threshold: 90 });
-      const seen = await alerts.waitFor('cpu', 'threshold in status.drift', drifted('threshold'), TIMEOUT);
-      expect(driftOf(seen)).toMatchObject([{ path: 'threshold', observed: '90' }]);
-      expect(isReady(seen)).toBe(true);
-      await env.clearCalls();
-      await sleep(2500);
-      expect(writes(await env.calls())).toEqual([]);
-    },
-    TIMEOUT,
-  );
-
-  it(
-    'QueryEndpoint: reportOnly allowedOrigins are shown and never replaced',
-    async () => {
-      const endpoints = env.of<SluiceObject>('QueryEndpoint');
-      await endpoints.apply(
-        'queries',
-        {
-          serviceRef: { name: 'analytics' },
-          roles: ['sql_console_read_only'],
-          allowedOrigins: 'app.example.com',
-          fieldPolicy: { reportOnly: ['allowedOrigins'] },
-        },
-        FAST,
-      );
-      await endpoints.waitFor('queries', 'Ready', isReady, TIMEOUT);
-
-      await env.cloud.upsertQueryEndpoint(serviceId, {
-        roles: ['sql_console_read_only'],
-        allowedOrigins: 'app.example.com,debug.example.com',
-      });
-      const seen = await endpoints.waitFor(
-        'queries',
-        'origins in status.drift',
-        drifted('allowedOrigins'),
-        TIMEOUT,
-      );
-      expect(driftOf(seen)).toMatchObject([
-        { path: 'allowedOrigins', observed: 'app.example.com,debug.example.com' },
-      ]);
-      await env.clearCalls();
-      await sleep(2500);
-      expect(writes(await env.calls())).toEqual([]);
-    },
-    TIMEOUT,
-  );
 
   it(
     'sluice export --field-policy writes each manifest the policy for the fields its kind has, and the apiserver takes them',
