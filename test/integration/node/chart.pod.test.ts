@@ -27,6 +27,7 @@ import { eventually, nodeSkipReason } from './support.ts';
 
 const RELEASE = 'sluice';
 const RELEASE_NS = 'sluice-system';
+const SERVICES_ROUTE = '/v1/organizations/:organizationId/services';
 const EXAMPLES_NS = 'examples';
 /** Generous: two cores shared with other builds and test runs. */
 const SETTLE_MS = 240_000;
@@ -74,6 +75,13 @@ describe.skipIf(nodeSkipReason())('the chart installed with helm on the real nod
     await emulator?.stop();
   });
 
+  /** Only the image and the cloud credentials set, besides `extra`. */
+  const helm = (command: 'install' | 'upgrade', extra: Record<string, unknown> = {}) =>
+    helmWithValues([command, RELEASE, chartDir, '--kubeconfig', cp.kubeconfig, '-n', RELEASE_NS], {
+      image: { repository: image.repository, tag: image.tag, pullPolicy: 'Never' },
+      credentials: chartCredentials({ ...emulator, url: `http://${NODE_NETWORK.nodeIp}:${emulator.port}` }),
+      ...extra,
+    });
   const operatorPod = async (): Promise<V1Pod | undefined> => {
     const pods = await core.listNamespacedPod({
       namespace: RELEASE_NS,
@@ -98,13 +106,7 @@ describe.skipIf(nodeSkipReason())('the chart installed with helm on the real nod
     async () => {
       // The restricted Pod Security profile, enforced: the pod is admitted only if the chart complies.
       await core.createNamespace({ body: { metadata: { name: RELEASE_NS, labels: RESTRICTED } } });
-      helmWithValues(['install', RELEASE, chartDir, '--kubeconfig', cp.kubeconfig, '-n', RELEASE_NS], {
-        image: { repository: image.repository, tag: image.tag, pullPolicy: 'Never' },
-        credentials: chartCredentials({
-          ...emulator,
-          url: `http://${NODE_NETWORK.nodeIp}:${emulator.port}`,
-        }),
-      });
+      helm('install');
       const pod = await eventually(
         'the operator pod Ready',
         async () => {
@@ -196,7 +198,63 @@ describe.skipIf(nodeSkipReason())('the chart installed with helm on the real nod
     },
     SETTLE_MS * 3,
   );
+
+  it(
+    'rolls out a helm upgrade with 20 creates in flight under the real quota: no duplicate, no 429',
+    async () => {
+      const before = await operatorPod();
+      expect(podReady(before)).toBe(true);
+      const objects = KubernetesObjectApi.makeApiClient(kc);
+      const services = Array.from({ length: 20 }, (_, i) => ({
+        apiVersion: 'sluice.dev/v1alpha1',
+        kind: 'DatabaseService',
+        metadata: { name: `burst-${i}`, namespace: EXAMPLES_NS },
+        spec: { name: `burst ${i}`, provider: 'aws', region: 'us-east-1' },
+      }));
+      for (const service of services) await objects.create(service);
+      // A changed value changes the pod template: the Deployment's Recreate rollout replaces the pod.
+      helm('upgrade', { operator: { logLevel: 'debug' } });
+      // The quota allows 10 requests per 10 s: most creates are still to come when the old pod is told to stop.
+      const createdAtUpgrade = burstCreates(await calls());
+      expect(createdAtUpgrade.length).toBeLessThan(services.length);
+
+      const after = await eventually(
+        'the replacement pod Ready',
+        async () => {
+          const found = await operatorPod();
+          return found && found.metadata!.uid !== before!.metadata!.uid && podReady(found)
+            ? found
+            : undefined;
+        },
+        SETTLE_MS,
+      );
+      expect(after.spec!.containers[0]!.args).toContain('--log-level=debug');
+      await eventually(
+        'every burst service Ready',
+        async () => {
+          for (const service of services)
+            if (!isReady((await objects.read(service as never)) as Sluice)) return undefined;
+          return true;
+        },
+        SETTLE_MS * 2,
+      );
+
+      const log = await calls();
+      expect(log.filter((c) => c.status === 429)).toEqual([]);
+      const created = burstCreates(log);
+      expect(created.sort()).toEqual(services.map((s) => s.spec.name).sort());
+    },
+    SETTLE_MS * 4,
+  );
 });
+
+/** The names of the burst services the cloud created, one per successful create. */
+function burstCreates(log: CallRecord[]): string[] {
+  return log
+    .filter((c) => c.method === 'POST' && c.route === SERVICES_ROUTE && c.status < 300)
+    .map((c) => (c.body as { name: string }).name)
+    .filter((name) => name.startsWith('burst '));
+}
 
 /** The operator's processes on this machine (the image's entrypoint names its script). */
 function operatorPids(): number[] {
