@@ -44,6 +44,8 @@ export default defineConfig({
           name: 'node',
           // Its own control plane with one real node (containerd, kubelet, kube-proxy; root only).
           include: ['test/integration/node/**/*.test.ts'],
+          // One node cluster per machine (a lock): its files run one after the other.
+          fileParallelism: false,
         },
       },
       {

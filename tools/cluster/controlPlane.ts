@@ -31,7 +31,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type * as K3sModule from '@testcontainers/k3s';
 import type { StartedK3sContainer } from '@testcontainers/k3s';
 import { findAssets, repoRoot } from './assets.ts';
-import { DEFAULT_CONTROLLERS, startControllerManager } from './controllerManager.ts';
+import { DEFAULT_CONTROLLERS, NODE_CONTROLLERS, startControllerManager } from './controllerManager.ts';
 import { applyCrdDir } from './crds.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
 import { createNodeNetwork, NODE_NETWORK, startNode, type RunningNode } from './node.ts';
@@ -52,7 +52,7 @@ export interface ControlPlaneOptions {
   node?: boolean;
   /**
    * Local control plane only: the kube-controller-manager controllers to run (`--controllers`), or `false`
-   * for no controller-manager. Default: DEFAULT_CONTROLLERS.
+   * for no controller-manager. Default: DEFAULT_CONTROLLERS, NODE_CONTROLLERS with `node`.
    */
   controllers?: readonly string[] | false;
 }
@@ -253,6 +253,9 @@ async function startLocalOnce(
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
+    // The controllers first: a ReplicaSet would replace the pods removed next.
+    const controllerManager = processes.find((p) => p.name === 'kube-controller-manager');
+    if (controllerManager) await stopProcess(controllerManager);
     await node?.removePods();
     // The node before the apiserver, the apiserver before etcd: each logs errors and lingers without the next.
     for (const p of [...processes].reverse()) await stopProcess(p);
@@ -316,9 +319,9 @@ async function startLocalOnce(
       '--service-account-issuer=https://kubernetes.default.svc.cluster.local',
       `--service-account-key-file=${join(tmp, 'sa.pub')}`,
       `--service-account-signing-key-file=${join(tmp, 'sa.key')}`,
-      // As envtest does: no serviceaccount controller creates the "default"
-      // ServiceAccount, and this plugin would then reject every Pod.
-      '--disable-admission-plugins=ServiceAccount',
+      // Without a node, as envtest does: no serviceaccount controller creates the "default" ServiceAccount,
+      // and this plugin would then reject every Pod. With one, pods get their token volume as in any cluster.
+      ...(opts.node ? [] : ['--disable-admission-plugins=ServiceAccount']),
       // The node's name resolves nowhere; `kubectl logs` and `exec` reach the kubelet at its address.
       ...(opts.node ? ['--kubelet-preferred-address-types=InternalIP'] : []),
       ...(opts.apiserverArgs ?? []),
@@ -355,7 +358,7 @@ async function startLocalOnce(
         bin: { kubelet, kubeScheduler, kubeProxy },
       });
     }
-    const controllers = opts.controllers ?? DEFAULT_CONTROLLERS;
+    const controllers = opts.controllers ?? (opts.node ? NODE_CONTROLLERS : DEFAULT_CONTROLLERS);
     const startControllers = async (): Promise<void> => {
       if (!controllers || controllers.length === 0) return;
       const controllerManager = startControllerManager({
@@ -364,6 +367,8 @@ async function startLocalOnce(
         port: controllerManagerPort!,
         dir: tmp,
         controllers,
+        serviceAccountKey: join(tmp, 'sa.key'),
+        rootCa: join(certDir, 'apiserver.crt'),
       });
       processes.push(controllerManager);
       // Not waited for: its controllers list the cluster when they start, so whatever is deleted before

@@ -11,6 +11,21 @@ import { startProcess, type Managed } from './processes.ts';
  */
 export const DEFAULT_CONTROLLERS = ['namespace', 'garbagecollector'] as const;
 
+/**
+ * With a node, what a Deployment and its pods need as in a real cluster: Deployments make ReplicaSets and
+ * ReplicaSets make pods; every namespace gets its `default` ServiceAccount (the ServiceAccount admission plugin
+ * refuses a pod whose ServiceAccount does not exist) and its `kube-root-ca.crt` ConfigMap (the CA in every pod's
+ * projected token volume); legacy token Secrets are filled in. Only with a node: nothing else runs pods.
+ */
+export const NODE_CONTROLLERS = [
+  ...DEFAULT_CONTROLLERS,
+  'deployment',
+  'replicaset',
+  'serviceaccount',
+  'serviceaccount-token',
+  'root-ca-cert-publisher',
+] as const;
+
 export interface ControllerManagerParams {
   binary: string;
   /** The admin kubeconfig (static token in system:masters): every controller acts with it. */
@@ -20,6 +35,10 @@ export interface ControllerManagerParams {
   /** Scratch directory for its log and self-signed serving certificate. */
   dir: string;
   controllers: readonly string[];
+  /** The service-account signing key (PEM), for the serviceaccount-token controller. */
+  serviceAccountKey?: string;
+  /** The cluster's CA bundle (PEM), published as every namespace's kube-root-ca.crt ConfigMap. */
+  rootCa?: string;
 }
 
 export function controllerManagerArgs(p: ControllerManagerParams): string[] {
@@ -38,6 +57,8 @@ export function controllerManagerArgs(p: ControllerManagerParams): string[] {
     '--leader-elect=false',
     '--use-service-account-credentials=false',
     '--v=1',
+    ...(p.serviceAccountKey ? [`--service-account-private-key-file=${p.serviceAccountKey}`] : []),
+    ...(p.rootCa ? [`--root-ca-file=${p.rootCa}`] : []),
   ];
 }
 

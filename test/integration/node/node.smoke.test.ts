@@ -6,26 +6,19 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import { AppsV1Api, CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findAssets } from '../../../tools/cluster/assets.ts';
 import { startControlPlane, type ControlPlane } from '../../../tools/cluster/controlPlane.ts';
 import {
   buildImageFromScratch,
   NODE_NETWORK,
-  nodeUnavailableReason,
+  PAUSE_IMAGE,
   pidsWithArgument,
 } from '../../../tools/cluster/node.ts';
+import { nodeSkipReason } from './support.ts';
 
 const PROBE_IMAGE = 'docker.io/library/kubectl:sluice-probe';
-
-function skipReason(): string | undefined {
-  const reason = nodeUnavailableReason();
-  if (reason) return reason;
-  const assets = findAssets();
-  const missing = [assets.kubelet, assets.kubeScheduler, assets.kubeProxy].filter((p) => !existsSync(p));
-  return missing.length ? `not built: ${missing.join(', ')} (npm run envtest:setup)` : undefined;
-}
 
 const kubeChains = () =>
   ['iptables', 'ip6tables'].flatMap((iptables) =>
@@ -36,15 +29,16 @@ const kubeChains = () =>
     ),
   );
 
-describe.skipIf(skipReason())('one real node', () => {
+describe.skipIf(nodeSkipReason())('one real node', () => {
   let cp: ControlPlane;
   let core: CoreV1Api;
+  let kc: KubeConfig;
   const scratch = mkdtempSync(join(tmpdir(), 'sluice-node-test-'));
   const namespace = 'node-smoke';
 
   beforeAll(async () => {
     cp = await startControlPlane({ node: true, crdDir: false });
-    const kc = new KubeConfig();
+    kc = new KubeConfig();
     kc.loadFromString(cp.kubeconfigYaml);
     core = kc.makeApiClient(CoreV1Api);
     // kubectl is a static binary: an image of it alone is an in-cluster client.
@@ -54,24 +48,18 @@ describe.skipIf(skipReason())('one real node', () => {
     cp.node!.loadImage(archive, PROBE_IMAGE);
     await core.createNamespace({ body: { metadata: { name: namespace } } });
     await core.createNamespacedServiceAccount({ namespace, body: { metadata: { name: 'probe' } } });
-    const ca = Buffer.from(kc.getCurrentCluster()!.caData!, 'base64').toString('utf8');
-    await core.createNamespacedConfigMap({
-      namespace,
-      body: { metadata: { name: 'cluster-ca' }, data: { 'ca.crt': ca } },
-    });
   }, 180_000);
   afterAll(async () => {
     await cp?.stop();
     rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('a pod on the bridge reaches the apiserver through the kubernetes Service with its ServiceAccount token', async () => {
+  it('a pod on the bridge reaches the apiserver through the kubernetes Service with the token its ServiceAccount admission mounts', async () => {
     const pod: V1Pod = {
       metadata: { name: 'whoami' },
       spec: {
         restartPolicy: 'Never',
         serviceAccountName: 'probe',
-        automountServiceAccountToken: false,
         containers: [
           {
             name: 'kubectl',
@@ -79,25 +67,6 @@ describe.skipIf(skipReason())('one real node', () => {
             imagePullPolicy: 'Never',
             // No kubeconfig: kubectl takes the in-cluster config (KUBERNETES_SERVICE_HOST, token, CA).
             args: ['auth', 'whoami'],
-            volumeMounts: [
-              { name: 'sa', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true },
-            ],
-          },
-        ],
-        volumes: [
-          {
-            name: 'sa',
-            projected: {
-              sources: [
-                { serviceAccountToken: { path: 'token', expirationSeconds: 3600 } },
-                { configMap: { name: 'cluster-ca' } },
-                {
-                  downwardAPI: {
-                    items: [{ path: 'namespace', fieldRef: { fieldPath: 'metadata.namespace' } }],
-                  },
-                },
-              ],
-            },
           },
         ],
       },
@@ -116,6 +85,36 @@ describe.skipIf(skipReason())('one real node', () => {
     expect(done!.spec!.nodeName).toBe(cp.node!.name);
     expect(done!.status!.podIP).toMatch(/^10\.244\.0\.\d+$/);
     expect(done!.status!.podIP).not.toBe(NODE_NETWORK.nodeIp);
+  }, 120_000);
+
+  it("a Deployment's ReplicaSet runs its pod under the namespace's default ServiceAccount", async () => {
+    const apps = kc.makeApiClient(AppsV1Api);
+    const labels = { app: 'idle' };
+    await apps.createNamespacedDeployment({
+      namespace,
+      body: {
+        metadata: { name: 'idle' },
+        spec: {
+          selector: { matchLabels: labels },
+          template: {
+            metadata: { labels },
+            spec: { containers: [{ name: 'idle', image: PAUSE_IMAGE, imagePullPolicy: 'Never' }] },
+          },
+        },
+      },
+    });
+    let available = 0;
+    const deadline = Date.now() + 90_000;
+    while (Date.now() < deadline && available < 1) {
+      available =
+        (await apps.readNamespacedDeployment({ name: 'idle', namespace })).status?.availableReplicas ?? 0;
+      if (available < 1) await new Promise((r) => setTimeout(r, 250));
+    }
+    expect(available).toBe(1);
+    const [pod] = (await core.listNamespacedPod({ namespace, labelSelector: 'app=idle' })).items;
+    expect(pod!.metadata!.ownerReferences![0]!.kind).toBe('ReplicaSet');
+    expect(pod!.spec!.serviceAccountName).toBe('default');
+    expect(pod!.spec!.volumes!.map((v) => v.name)).toContainEqual(expect.stringMatching(/^kube-api-access-/));
   }, 120_000);
 
   it('refuses a second node cluster on the machine while this one runs, naming its process', async () => {

@@ -1,0 +1,32 @@
+import { existsSync } from 'node:fs';
+import { findAssets } from '../../../tools/cluster/assets.ts';
+import { nodeUnavailableReason } from '../../../tools/cluster/node.ts';
+
+/** Why the node's tests cannot run here (not root, a package or a binary missing), or undefined. */
+export function nodeSkipReason(): string | undefined {
+  const reason = nodeUnavailableReason();
+  if (reason) return reason;
+  const assets = findAssets();
+  const missing = [assets.kubelet, assets.kubeScheduler, assets.kubeProxy].filter((p) => !existsSync(p));
+  return missing.length ? `not built: ${missing.join(', ')} (npm run envtest:setup)` : undefined;
+}
+
+/** Polls `look` until it returns something, for state that settles in its own time on a busy machine. */
+export async function eventually<T>(
+  what: string,
+  look: () => Promise<T | undefined>,
+  timeoutMs: number,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  for (;;) {
+    try {
+      const found = await look();
+      if (found !== undefined) return found;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`${what}: not after ${timeoutMs} ms`, { cause: last });
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
