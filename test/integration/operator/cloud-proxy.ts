@@ -8,6 +8,8 @@ export interface ProxiedCall {
   path: string;
   /** ms since the epoch, when the request arrived. */
   at: number;
+  /** HTTP status answered; 0 until the answer arrives or when none does. */
+  status: number;
 }
 
 export interface RecordingProxy {
@@ -22,7 +24,13 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
   const upstream = new URL(target);
   const log: ProxiedCall[] = [];
   const server = createServer((req, res) => {
-    log.push({ method: req.method!, path: req.url!.split('?')[0]!, at: Date.now() });
+    const call: ProxiedCall = {
+      method: req.method!,
+      path: req.url!.split('?')[0]!,
+      at: Date.now(),
+      status: 0,
+    };
+    log.push(call);
     const forward = request(
       {
         host: upstream.hostname,
@@ -32,6 +40,7 @@ export async function startRecordingProxy(target: string): Promise<RecordingProx
         headers: { ...req.headers, host: upstream.host },
       },
       (answer) => {
+        call.status = answer.statusCode!;
         res.writeHead(answer.statusCode!, answer.headers);
         answer.pipe(res);
       },
