@@ -22,9 +22,15 @@ export function namespaceName(prefix: string): string {
   return `${clean || 'test'}-${randomBytes(3).toString('hex')}`;
 }
 
-export async function createTestNamespace(prefix: string): Promise<TestNamespace> {
-  const admin = testKubeConfig();
-  const name = namespaceName(prefix);
+/**
+ * `on`: another cluster's admin KubeConfig (default the shared test cluster); `name`: an exact name, for the
+ * same namespace in two clusters (default `<prefix>-<6 hex>`).
+ */
+export async function createTestNamespace(
+  prefix: string,
+  { on, name = namespaceName(prefix) }: { on?: KubeConfig; name?: string } = {},
+): Promise<TestNamespace> {
+  const admin = on ?? testKubeConfig();
   const core = admin.makeApiClient(CoreV1Api);
   await core.createNamespace({ body: { metadata: { name, labels: { 'sluice.dev/test': 'true' } } } });
 

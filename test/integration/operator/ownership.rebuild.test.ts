@@ -2,21 +2,18 @@ import { createHash } from 'node:crypto';
 import { PatchStrategy } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
-import { ALERT, tileAlert } from '../../../tools/fixtures/alert.ts';
+import { tileAlert } from '../../../tools/fixtures/alert.ts';
 import { kafkaPipe } from '../../../tools/fixtures/pipe.ts';
-import { rpeSpec } from '../../../tools/fixtures/rpe.ts';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import type { OperatorFlags } from '../../../src/operator/config.ts';
 import { PlanConfig } from '../../../src/plan/config.ts';
 import { runPlan } from '../../../src/plan/run.ts';
 import { ExportConfig } from '../../../src/export/config.ts';
 import { runExport } from '../../../src/export/run.ts';
 import { testKubeconfigPath } from '../../harness/testCluster.ts';
 import {
-  baseSpec,
   CREDENTIALS_SECRET,
   condition,
   isReady,
@@ -25,27 +22,10 @@ import {
   type OperatorEnv,
   type SluiceObject,
 } from './support.ts';
+import { applyAll, MANIFESTS, QUOTAS } from './ownership-fixtures.ts';
 
 const OWNER_CLUSTER = 'sluice.dev/owner-cluster';
 const SERVICE = '/v1/organizations/:organizationId/services/:serviceId';
-
-/** What a GitOps repository holds for one namespace: every kind, two services. */
-const MANIFESTS: { kind: string; name: string; spec: Record<string, unknown> }[] = [
-  { kind: 'DatabaseService', name: 'analytics', spec: { ...baseSpec, name: 'analytics' } },
-  { kind: 'DatabaseService', name: 'reports', spec: { ...baseSpec, name: 'reports' } },
-  { kind: 'ReversePrivateEndpoint', name: 'brokers', spec: rpeSpec('vpcEndpointService', 'analytics') },
-  { kind: 'Pipe', name: 'orders', spec: kafkaPipe('orders') },
-  {
-    kind: 'QueryEndpoint',
-    name: 'console',
-    spec: {
-      serviceRef: { name: 'analytics' },
-      roles: ['sql_console_read_only'],
-      allowedOrigins: 'a.example',
-    },
-  },
-  { kind: 'Alert', name: 'cpu', spec: tileAlert('cpu') },
-];
 
 interface Manifest {
   kind: string;
@@ -54,19 +34,6 @@ interface Manifest {
 }
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-
-/** Applies every manifest (with `annotations`) and waits until each is Ready with an id; returns the ids. */
-async function applyAll(env: OperatorEnv, annotations: Record<string, string> = {}, timeoutMs = 60_000) {
-  for (const { kind, name, spec } of MANIFESTS) await env.of(kind).apply(name, spec, annotations);
-  const ids: Record<string, string> = {};
-  for (const { kind, name } of MANIFESTS) {
-    const ready = await env
-      .of<SluiceObject>(kind)
-      .waitFor(name, `${kind} ${name} Ready with an id`, (o) => isReady(o) && !!o?.status?.id, timeoutMs);
-    ids[`${kind}/${name}`] = ready.status!.id!;
-  }
-  return ids;
-}
 
 /**
  * The cluster is lost: its objects go without their finalizers running (nothing reaches the cloud), with
@@ -128,15 +95,6 @@ async function plan(env: OperatorEnv, clusterName?: string) {
   }
 }
 
-const QUOTAS: { title: string; emulator: { rateLimit?: 'off' }; operator: Partial<OperatorFlags> }[] = [
-  { title: 'quota lifted', emulator: {}, operator: {} },
-  {
-    title: 'under the real quota (10 requests / 10 s)',
-    emulator: { rateLimit: undefined },
-    operator: { managementQuota: undefined },
-  },
-];
-
 for (const quota of QUOTAS) {
   describe.skipIf(clusterSkipReason())(`a cluster rebuilt from Git (${quota.title})`, () => {
     let env: OperatorEnv;
@@ -185,46 +143,17 @@ for (const quota of QUOTAS) {
     }, 400_000);
   });
 
-  describe.skipIf(clusterSkipReason())(`clusters sharing one organization (${quota.title})`, () => {
+  describe.skipIf(clusterSkipReason())(`exporting what one cluster name owned (${quota.title})`, () => {
     let env: OperatorEnv;
     let prod: Record<string, string>;
 
     beforeAll(async () => {
-      env = await startOperatorEnv('two-clusters', quota.emulator);
+      env = await startOperatorEnv('export', quota.emulator);
       await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass' });
       await env.startOperator({ ...quota.operator, clusterName: 'prod' });
       prod = await applyAll(env);
     }, 300_000);
     afterAll(async () => env?.close());
-
-    it('an explicitly different name creates its own objects from equal manifests and never touches the first cluster’s; each takes back only its own', async () => {
-      await loseCluster(env);
-      await env.clearCalls();
-      await env.startOperator({ ...quota.operator, clusterName: 'staging' });
-      const staging = await applyAll(env);
-      for (const key of Object.keys(prod)) expect(staging[key]).not.toBe(prod[key]);
-      const touched = writes(await env.calls()).filter((c) =>
-        Object.values(prod).some((id) => c.path.includes(id)),
-      );
-      expect(touched).toEqual([]);
-      for (const id of [prod['DatabaseService/analytics']!, prod['DatabaseService/reports']!]) {
-        expect((await env.cloud.getService(id)).tags).toEqual([
-          { key: 'sluice.dev/owner', value: expect.stringMatching(/^prod\//) },
-        ]);
-      }
-
-      // The cloud now holds both clusters' objects under equal names: each name takes back its own.
-      for (const [name, expected] of [
-        ['prod', prod],
-        ['staging', staging],
-      ] as const) {
-        await loseCluster(env);
-        await env.clearCalls();
-        await env.startOperator({ ...quota.operator, clusterName: name });
-        expect(await applyAll(env)).toEqual(expected);
-        expect(writes(await env.calls())).toEqual([]);
-      }
-    }, 400_000);
 
     it('sluice export --owned-by writes the objects one cluster name owns, as they were, and they take back cleanly', async () => {
       const { credentials, url } = env.emulator;
@@ -341,52 +270,6 @@ for (const quota of QUOTAS) {
       expect(writes(await env.calls())).toEqual([]);
     }, 300_000);
   });
-
-  describe.skipIf(clusterSkipReason())(
-    `handing objects over from cluster a to cluster b (${quota.title})`,
-    () => {
-      let env: OperatorEnv;
-      let ids: Record<string, string>;
-
-      beforeAll(async () => {
-        env = await startOperatorEnv('handover', quota.emulator);
-        await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass' });
-        await env.startOperator({ ...quota.operator, clusterName: 'a' });
-        ids = await applyAll(env);
-      }, 300_000);
-      afterAll(async () => env?.close());
-
-      it('a releases (deletionPolicy Orphan, then delete), b applies the manifests under a’s name: zero writes; dropping the annotation moves the record to b with one write per record', async () => {
-        await env.clearCalls();
-        for (const { kind, name } of [...MANIFESTS].reverse()) {
-          await env.of(kind).patchSpec(name, { deletionPolicy: 'Orphan' });
-          await env.of(kind).remove(name);
-          await env.of(kind).waitFor(name, 'released', (o) => o === undefined);
-        }
-        expect(writes(await env.calls())).toEqual([]);
-        // Cluster a no longer has the objects; in another cluster, b starts with its own name.
-        await loseCluster(env);
-        await env.startOperator({ ...quota.operator, clusterName: 'b' });
-        expect(await applyAll(env, { [OWNER_CLUSTER]: 'a' })).toEqual(ids);
-        expect(writes(await env.calls())).toEqual([]);
-
-        for (const { kind, name } of MANIFESTS) await env.of(kind).annotate(name, { [OWNER_CLUSTER]: null });
-        const service = ids['DatabaseService/analytics']!;
-        const deadline = Date.now() + 30_000;
-        while (Date.now() < deadline) {
-          const tags = env.emulator.store.services.get(service)?.tags ?? [];
-          if (tags.some((t) => t.value.startsWith('b/'))) break;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        await new Promise((r) => setTimeout(r, 1_000));
-        const moved = writes(await env.calls());
-        // One tag PATCH per service and one PUT of the alert's note; the children of a service move with it.
-        expect(moved.map((c) => `${c.method} ${c.route}`).sort()).toEqual(
-          [`PATCH ${SERVICE}`, `PATCH ${SERVICE}`, `PUT ${ALERT}`].sort(),
-        );
-      }, 300_000);
-    },
-  );
 
   describe.skipIf(clusterSkipReason())(
     `upgrading from a version that tagged services by uid only (${quota.title})`,

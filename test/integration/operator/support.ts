@@ -1,5 +1,5 @@
 import type { ChildProcess, StdioOptions } from 'node:child_process';
-import { CoreV1Api, KubernetesObjectApi, PatchStrategy, type KubeConfig } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
 import { ManagementClient } from '../../../src/cloud/management-client.ts';
@@ -20,6 +20,8 @@ export const CREDENTIALS_SECRET = 'cloud-credentials';
 export interface OperatorEnv {
   namespace: string;
   kc: KubeConfig;
+  /** The kubeconfig file of the cluster this env runs in, for operators and CLIs. */
+  kubeconfigPath: string;
   emulator: Emulator;
   /** A client of the same organization, for out-of-band changes and for looking at the cloud. */
   cloud: ManagementClient;
@@ -91,16 +93,28 @@ export interface KindOperations<T extends SluiceObject> {
   waitFor(name: string, what: string, test: (r: T | undefined) => boolean, timeoutMs?: number): Promise<T>;
 }
 
-/**
- * `sharing`: another env whose emulator (one organization) this one uses too, for a second namespace; the
- * emulator stays that env's to stop.
- */
+export interface EnvPlacement {
+  /** Another env whose emulator (one organization) this one uses too; the emulator stays that env's to stop. */
+  sharing?: OperatorEnv;
+  /** The kubeconfig file of another cluster to run in (default the shared test cluster). */
+  kubeconfigPath?: string;
+  /** An exact namespace name, for the same namespace in two clusters. */
+  namespace?: string;
+  /** The cloud URL the credentials Secret names (default the emulator's), e.g. a recording proxy's. */
+  cloudUrl?: string;
+}
+
 export async function startOperatorEnv(
   prefix: string,
   emulatorOptions: EmulatorOptions = {},
-  { sharing }: { sharing?: OperatorEnv } = {},
+  { sharing, kubeconfigPath = testKubeconfigPath()!, namespace, cloudUrl }: EnvPlacement = {},
 ): Promise<OperatorEnv> {
-  const ns: TestNamespace = await createTestNamespace(prefix);
+  const on = kubeconfigPath === testKubeconfigPath() ? undefined : new KubeConfig();
+  on?.loadFromFile(kubeconfigPath);
+  const ns: TestNamespace = await createTestNamespace(prefix, {
+    ...(on ? { on } : {}),
+    ...(namespace ? { name: namespace } : {}),
+  });
   const emulator =
     sharing?.emulator ??
     (await startEmulator({
@@ -121,8 +135,8 @@ export async function startOperatorEnv(
         organizationId: credentials.organizationId,
         keyId: credentials.keyId,
         keySecret: credentials.keySecret,
-        managementUrl: emulator.url,
-        alertsUrl: emulator.url,
+        managementUrl: cloudUrl ?? emulator.url,
+        alertsUrl: cloudUrl ?? emulator.url,
         alertsToken: credentials.alertsToken,
       },
     },
@@ -186,6 +200,7 @@ export async function startOperatorEnv(
   const env: OperatorEnv = {
     namespace: ns.name,
     kc: ns.kc,
+    kubeconfigPath,
     emulator,
     cloud,
     alerting,
@@ -194,7 +209,7 @@ export async function startOperatorEnv(
     logs: [],
     async startOperator(flags = {}) {
       const config = OperatorConfig.parse({
-        kubeconfig: testKubeconfigPath(),
+        kubeconfig: kubeconfigPath,
         namespace: ns.name,
         credentialsSecret: `${ns.name}/${CREDENTIALS_SECRET}`,
         pollInterval: '200ms',
@@ -274,7 +289,7 @@ export async function startOperatorEnv(
     },
     spawnOperator(flags = [], stdio = 'ignore') {
       return spawnSluiceRun({
-        kubeconfig: testKubeconfigPath(),
+        kubeconfig: kubeconfigPath,
         namespace: ns.name,
         credentialsSecret: `${ns.name}/${CREDENTIALS_SECRET}`,
         flags,
