@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { isReady, startOperatorEnv, type OperatorEnv } from './support.ts';
 
+const IMPOSTORS = 15;
+
 describe.skipIf(clusterSkipReason())('a shared key id with a wrong secret', () => {
   let operatorNs: OperatorEnv;
   let tenant: OperatorEnv;
@@ -12,12 +14,16 @@ describe.skipIf(clusterSkipReason())('a shared key id with a wrong secret', () =
     operatorNs = await startOperatorEnv('shared-key');
     tenant = await startOperatorEnv('shared-key-tenant', {}, { sharing: operatorNs });
     const { credentials } = operatorNs.emulator;
-    await tenant.putSecret('impostor', {
-      organizationId: credentials.organizationId,
-      keyId: credentials.keyId,
-      keySecret: 'not-the-secret',
-      managementUrl: operatorNs.emulator.url,
-    });
+    // One Secret per object: the objects of one Secret share its lists, so a failing list would be one call
+    // for all of them; fifteen Secrets holding the same wrong key make fifteen calls on one budget.
+    for (let i = 0; i < IMPOSTORS; i++) {
+      await tenant.putSecret(`impostor-${i}`, {
+        organizationId: credentials.organizationId,
+        keyId: credentials.keyId,
+        keySecret: 'not-the-secret',
+        managementUrl: operatorNs.emulator.url,
+      });
+    }
   });
   afterAll(async () => {
     await tenant?.close();
@@ -30,8 +36,8 @@ describe.skipIf(clusterSkipReason())('a shared key id with a wrong secret', () =
       managementQuota: '10/10s',
     });
     // Enough failing objects to spend a whole window of one budget.
-    for (let i = 0; i < 15; i++) {
-      await tenant.apply(`noisy-${i}`, { name: `noisy ${i}`, credentialsRef: { name: 'impostor' } });
+    for (let i = 0; i < IMPOSTORS; i++) {
+      await tenant.apply(`noisy-${i}`, { name: `noisy ${i}`, credentialsRef: { name: `impostor-${i}` } });
     }
     const refused = async () => (await operatorNs.calls()).filter((c) => c.status === 401).length;
     const deadline = Date.now() + 20_000;
