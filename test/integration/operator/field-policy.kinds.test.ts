@@ -141,36 +141,10 @@ const CASES: PolicyCase[] = [
     kept: async (env, { id }) => (await env.alerting.getAlert(id)).threshold,
     keptValue: 90,
   },
-  {
+  // The upsert replaces the whole configuration, so the correction carries the cloud's origins either way.
+  ...(['reportOnly', 'createOnly'] as const).map((policy): PolicyCase => ({
     kind: 'QueryEndpoint',
-    policy: 'reportOnly',
-    field: 'allowedOrigins',
-    spec: queries,
-    changeField: (env, { serviceId }) =>
-      env.cloud.upsertQueryEndpoint(serviceId, {
-        roles: ['sql_console_read_only'],
-        allowedOrigins: 'app.example.com,debug.example.com',
-      }),
-    observed: 'app.example.com,debug.example.com',
-    // The upsert replaces the whole configuration, so it carries the cloud's origins.
-    changeEnforced: (env, { serviceId }) =>
-      env.cloud.upsertQueryEndpoint(serviceId, {
-        roles: ['sql_console_admin'],
-        allowedOrigins: 'app.example.com,debug.example.com',
-      }),
-    corrected: async (env, { serviceId }) =>
-      (await env.cloud.getQueryEndpoint(serviceId)).roles?.join() === 'sql_console_read_only',
-    correction: [
-      'POST',
-      QUERY_ENDPOINT,
-      { roles: ['sql_console_read_only'], allowedOrigins: 'app.example.com,debug.example.com' },
-    ],
-    kept: async (env, { serviceId }) => (await env.cloud.getQueryEndpoint(serviceId)).allowedOrigins,
-    keptValue: 'app.example.com,debug.example.com',
-  },
-  {
-    kind: 'QueryEndpoint',
-    policy: 'createOnly',
+    policy,
     field: 'allowedOrigins',
     spec: queries,
     changeField: (env, { serviceId }) =>
@@ -193,7 +167,7 @@ const CASES: PolicyCase[] = [
     ],
     kept: async (env, { serviceId }) => (await env.cloud.getQueryEndpoint(serviceId)).allowedOrigins,
     keptValue: 'app.example.com,debug.example.com',
-  },
+  })),
 ];
 
 const MODES = [
