@@ -1,21 +1,15 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlanConfig } from '../../../src/plan/config.ts';
-import { runPlan } from '../../../src/plan/run.ts';
 import type { DatabaseService } from '../../../src/api/database-service.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../harness/testCluster.ts';
 import {
   condition,
-  CREDENTIALS_SECRET,
   isReady,
   startOperatorEnv,
   writes,
   type CallRecord,
   type OperatorEnv,
 } from './support.ts';
+import { planDocuments } from './plan-in-process.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 const SERVICE = `${SERVICES}/:serviceId`;
@@ -242,28 +236,13 @@ describe.skipIf(clusterSkipReason())(
     afterAll(async () => env?.close());
 
     it('plans only the enforced change: the fields left to the cloud are no call', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'sluice-plan-'));
       const manifest = {
         apiVersion: 'sluice.dev/v1alpha1',
         kind: 'DatabaseService',
         metadata: { name: 'planned', namespace: env.namespace },
         spec: { ...spec, name: 'planned renamed' },
       };
-      writeFileSync(join(dir, 'planned.yaml'), stringify(manifest));
-      let stdout = '';
-      const code = await runPlan(
-        PlanConfig.parse({
-          kubeconfig: testKubeconfigPath(),
-          namespace: env.namespace,
-          credentialsSecret: `${env.namespace}/${CREDENTIALS_SECRET}`,
-          output: 'json',
-          managementQuota: 'off',
-          alertingQuota: 'off',
-          file: dir,
-        }),
-        { stdout: (text) => (stdout += text), stderr: () => {} },
-      );
-      rmSync(dir, { recursive: true });
+      const { code, stdout } = await planDocuments(env, [manifest]);
       const planned = (
         JSON.parse(stdout) as { resources: { name: string; action: string; calls: unknown[] }[] }
       ).resources;

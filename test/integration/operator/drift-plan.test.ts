@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { helmTemplate, parseManifests } from '../../../tools/cluster/install.ts';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
+import { sampleValue } from '../../support/scrape-sample.ts';
 import { parseScrape, problemsOf } from '../../support/promql-metrics.ts';
 import {
   CREDENTIALS_SECRET,
@@ -26,18 +27,6 @@ async function until<T>(
       throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
-}
-
-/** One sample's value in a scrape, by name and exact labels. */
-function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const have = (match[2] ?? '').split(',').filter(Boolean);
-    if (have.length === wanted.length && wanted.every((w) => have.includes(w))) return Number(match[3]);
-  }
-  return undefined;
 }
 
 /** Every PromQL expression the chart ships: the dashboard's panels and variable, the alert rules. */
@@ -143,24 +132,34 @@ describe.skipIf(clusterSkipReason())('planning the drift cycle of a key against 
       'a plan with the new object',
       scrape,
       (text) =>
-        sample(text, 'sluice_drift_cycle_calls', { credentials: credentials(), api: 'management' }) === 6,
+        sampleValue(text, 'sluice_drift_cycle_calls', { credentials: credentials(), api: 'management' }) ===
+        6,
     );
     expect(await secretEvents('SyncIntervalNotMet')).toHaveLength(1);
     expect(warnings()).toHaveLength(1);
 
     const text = await scrape();
     const key = { credentials: credentials() };
-    expect(sample(text, 'sluice_drift_cycle_objects', key)).toBe(8);
-    expect(sample(text, 'sluice_drift_cycle_seconds', key)).toBe(3.03);
-    expect(sample(text, 'sluice_drift_interval_seconds', key)).toBe(2);
-    expect(sample(text, 'sluice_snapshot_age_seconds', { ...key, list: 'services' })).toBeGreaterThanOrEqual(
-      0,
-    );
+    expect(sampleValue(text, 'sluice_drift_cycle_objects', key)).toBe(8);
+    expect(sampleValue(text, 'sluice_drift_cycle_seconds', key)).toBe(3.03);
+    expect(sampleValue(text, 'sluice_drift_interval_seconds', key)).toBe(2);
     expect(
-      sample(text, 'sluice_events_total', { kind: 'Secret', type: 'Warning', reason: 'SyncIntervalNotMet' }),
+      sampleValue(text, 'sluice_snapshot_age_seconds', { ...key, list: 'services' }),
+    ).toBeGreaterThanOrEqual(0);
+    expect(
+      sampleValue(text, 'sluice_events_total', {
+        kind: 'Secret',
+        type: 'Warning',
+        reason: 'SyncIntervalNotMet',
+      }),
     ).toBe(1);
     expect(
-      sample(text, 'sluice_objects', { ...key, kind: 'QueryEndpoint', ready: 'True', reason: 'Available' }),
+      sampleValue(text, 'sluice_objects', {
+        ...key,
+        kind: 'QueryEndpoint',
+        ready: 'True',
+        reason: 'Available',
+      }),
     ).toBe(3);
     // Lists go at poll priority, creates at user: the budget's spending by priority shows both.
     expect(text).toMatch(

@@ -4,8 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlanConfig } from '../../../src/plan/config.ts';
-import { runPlan } from '../../../src/plan/run.ts';
 import { repoRoot } from '../../../tools/cluster/assets.ts';
 import { kubectlApply } from '../../../tools/cluster/install.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
@@ -18,6 +16,7 @@ import {
   type OperatorEnv,
   type SluiceObject,
 } from './support.ts';
+import { planInProcess } from './plan-in-process.ts';
 
 const KINDS = ['DatabaseService', 'Pipe', 'ReversePrivateEndpoint', 'QueryEndpoint', 'Alert'];
 
@@ -157,18 +156,7 @@ describe.skipIf(clusterSkipReason())('sluice export → kubectl apply: adopting 
     const dir = mkdtempSync(join(tmpdir(), 'sluice-exported-'));
     writeFileSync(join(dir, 'exported.yaml'), exported.stdout);
     await env.clearCalls();
-    let stdout = '';
-    const code = await runPlan(
-      PlanConfig.parse({
-        file: dir,
-        kubeconfig: testKubeconfigPath(),
-        credentialsSecret: `${env.namespace}/${CREDENTIALS_SECRET}`,
-        namespace: env.namespace,
-        output: 'json',
-        managementQuota: 'off',
-      }),
-      { stdout: (text) => (stdout += text), stderr: () => {} },
-    );
+    const { code, stdout } = await planInProcess(env, { file: dir });
     rmSync(dir, { recursive: true, force: true });
     const { resources } = JSON.parse(stdout) as { resources: { name: string; action: string }[] };
     expect(resources).toHaveLength(53);

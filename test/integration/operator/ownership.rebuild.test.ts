@@ -4,17 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { tileAlert } from '../../../tools/fixtures/alert.ts';
 import { kafkaPipe } from '../../../tools/fixtures/pipe.ts';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { stringify } from 'yaml';
-import { PlanConfig } from '../../../src/plan/config.ts';
-import { runPlan } from '../../../src/plan/run.ts';
 import { ExportConfig } from '../../../src/export/config.ts';
 import { runExport } from '../../../src/export/run.ts';
-import { testKubeconfigPath } from '../../harness/testCluster.ts';
 import {
-  CREDENTIALS_SECRET,
   condition,
   isReady,
   startOperatorEnv,
@@ -22,6 +14,7 @@ import {
   type OperatorEnv,
   type SluiceObject,
 } from './support.ts';
+import { planDocuments } from './plan-in-process.ts';
 import { applyAll, MANIFESTS, QUOTAS } from './ownership-fixtures.ts';
 
 const OWNER_CLUSTER = 'sluice.dev/owner-cluster';
@@ -62,37 +55,17 @@ async function loseCluster(env: OperatorEnv): Promise<void> {
 
 /** `sluice plan -f` of the manifests, as JSON: each object's action and reason, by `Kind/name`. */
 async function plan(env: OperatorEnv, clusterName?: string) {
-  const dir = mkdtempSync(join(tmpdir(), 'sluice-rebuild-plan-'));
-  try {
-    const file = join(dir, 'all.yaml');
-    const documents = MANIFESTS.map(({ kind, name, spec }) => ({
-      apiVersion: 'sluice.dev/v1alpha1',
-      kind,
-      metadata: { name, namespace: env.namespace },
-      spec,
-    }));
-    writeFileSync(file, documents.map((d) => stringify(d)).join('---\n'));
-    let stdout = '';
-    await runPlan(
-      PlanConfig.parse({
-        kubeconfig: testKubeconfigPath(),
-        namespace: env.namespace,
-        credentialsSecret: `${env.namespace}/${CREDENTIALS_SECRET}`,
-        file,
-        output: 'json',
-        managementQuota: 'off',
-        alertingQuota: 'off',
-        ...(clusterName ? { clusterName } : {}),
-      }),
-      { stdout: (text) => (stdout += text), stderr: () => {} },
-    );
-    const { resources } = JSON.parse(stdout) as {
-      resources: { kind: string; name: string; action: string; reason: string | null }[];
-    };
-    return Object.fromEntries(resources.map((r) => [`${r.kind}/${r.name}`, r]));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const documents = MANIFESTS.map(({ kind, name, spec }) => ({
+    apiVersion: 'sluice.dev/v1alpha1',
+    kind,
+    metadata: { name, namespace: env.namespace },
+    spec,
+  }));
+  const { stdout } = await planDocuments(env, documents, clusterName ? { clusterName } : {});
+  const { resources } = JSON.parse(stdout) as {
+    resources: { kind: string; name: string; action: string; reason: string | null }[];
+  };
+  return Object.fromEntries(resources.map((r) => [`${r.kind}/${r.name}`, r]));
 }
 
 for (const quota of QUOTAS) {

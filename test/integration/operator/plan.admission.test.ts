@@ -1,16 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse, stringify } from 'yaml';
+import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERT_POLICY } from '../../../src/api/alert.ts';
 import { DATABASE_SERVICE_POLICY } from '../../../src/api/database-service.ts';
 import { PIPE_POLICY } from '../../../src/api/pipe.ts';
 import { QUERY_ENDPOINT_POLICY } from '../../../src/api/query-endpoint.ts';
 import { REVERSE_PRIVATE_ENDPOINT_POLICY } from '../../../src/api/reverse-private-endpoint.ts';
-import { PlanConfig } from '../../../src/plan/config.ts';
 import type { PolicyFields } from '../../../src/runtime/managed/field-policy.ts';
-import { runPlan } from '../../../src/plan/run.ts';
 import { repoRoot } from '../../../tools/cluster/assets.ts';
 import { kubectlApply } from '../../../tools/cluster/install.ts';
 import { searchAlert, tileAlert } from '../../../tools/fixtures/alert.ts';
@@ -18,7 +15,8 @@ import { kafkaPipe, postgresPipe } from '../../../tools/fixtures/pipe.ts';
 import { RPE_SPECS } from '../../../tools/fixtures/rpe.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
 import { edit, SERVICE_ID } from './admission.ts';
-import { CREDENTIALS_SECRET, startOperatorEnv, type OperatorEnv } from './support.ts';
+import { startOperatorEnv, type OperatorEnv } from './support.ts';
+import { planDocuments, planInProcess } from './plan-in-process.ts';
 
 type Spec = Record<string, unknown>;
 
@@ -203,12 +201,10 @@ function celRules(): { kind: string; rule: string; transition: boolean }[] {
 
 describe.skipIf(clusterSkipReason())('sluice plan refuses what the apiserver refuses', () => {
   let env: OperatorEnv;
-  let dir: string;
   let counter = 0;
 
   beforeAll(async () => {
     env = await startOperatorEnv('plan-admission');
-    dir = mkdtempSync(join(tmpdir(), 'sluice-plan-admission-'));
     // CRDs just applied answer 429 for a moment while their storage initialises.
     const deadline = Date.now() + 30_000;
     while ((await plan()).code !== 0 && Date.now() < deadline) {
@@ -217,7 +213,6 @@ describe.skipIf(clusterSkipReason())('sluice plan refuses what the apiserver ref
   }, 60_000);
   afterAll(async () => {
     await env?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
   const manifest = (kind: string, name: string, spec: Spec) => ({
@@ -238,24 +233,7 @@ describe.skipIf(clusterSkipReason())('sluice plan refuses what the apiserver ref
   }
 
   /** `sluice plan -f` of the same object (without one: of the test's empty namespace). */
-  async function plan(object?: object) {
-    const file = object && join(dir, `${++counter}.yaml`);
-    if (file) writeFileSync(file, stringify(object));
-    const stderr: string[] = [];
-    const code = await runPlan(
-      PlanConfig.parse({
-        kubeconfig: testKubeconfigPath(),
-        credentialsSecret: `${env.namespace}/${CREDENTIALS_SECRET}`,
-        namespace: env.namespace,
-        ...(file ? { file } : {}),
-        output: 'json',
-        managementQuota: 'off',
-        alertingQuota: 'off',
-      }),
-      { stdout: () => {}, stderr: (line) => stderr.push(line) },
-    );
-    return { code, stderr: stderr.join('\n') };
-  }
+  const plan = (object?: object) => (object ? planDocuments(env, [object]) : planInProcess(env));
 
   it('has a refused spec for every CEL rule of every kind that does not compare with the stored object, and one that does per kind', () => {
     const rules = celRules();

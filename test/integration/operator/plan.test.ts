@@ -5,8 +5,6 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { parseAllDocuments, stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PlanConfig } from '../../../src/plan/config.ts';
-import { runPlan } from '../../../src/plan/run.ts';
 import { plannedCall } from '../../../src/plan/sensitive.ts';
 import { repoRoot } from '../../../tools/cluster/assets.ts';
 import { kubectlApply } from '../../../tools/cluster/install.ts';
@@ -20,6 +18,7 @@ import {
   type OperatorEnv,
   type SluiceObject,
 } from './support.ts';
+import { planInProcess } from './plan-in-process.ts';
 
 type Manifest = {
   apiVersion: string;
@@ -60,24 +59,11 @@ function writeCopy(manifests: Manifest[]): string {
   return dir;
 }
 
-/** `sluice plan` in this process, as the CLI runs it after parsing its flags. */
+/** `sluice plan` in this process, its JSON read unless the text output was asked for. */
 async function plan(env: OperatorEnv, flags: Record<string, unknown>) {
-  let stdout = '';
-  const stderr: string[] = [];
-  const code = await runPlan(
-    PlanConfig.parse({
-      kubeconfig: testKubeconfigPath(),
-      namespace: env.namespace,
-      credentialsSecret: `${env.namespace}/${CREDENTIALS_SECRET}`,
-      output: 'json',
-      managementQuota: 'off',
-      alertingQuota: 'off',
-      ...flags,
-    }),
-    { stdout: (text) => (stdout += text), stderr: (line) => stderr.push(line) },
-  );
-  const json = flags.output === 'text' ? undefined : (JSON.parse(stdout || '{}') as PlanJson);
-  return { code, stdout, stderr: stderr.join('\n'), json };
+  const result = await planInProcess(env, flags);
+  const json = flags.output === 'text' ? undefined : (JSON.parse(result.stdout || '{}') as PlanJson);
+  return { ...result, json };
 }
 
 /** Until every object is Ready for its current generation. */

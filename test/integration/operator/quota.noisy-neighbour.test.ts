@@ -3,6 +3,7 @@
 // the namespaces, and another namespace's creation still gets through.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
+import { sampleValue } from '../../support/scrape-sample.ts';
 import {
   CREDENTIALS_SECRET,
   isReady,
@@ -18,18 +19,6 @@ const QUIET_OBJECTS = 2;
 const TRANSITION_MS = 3_000;
 /** The real management quota as the scheduler spends it: 10 calls per 10 s + 100 ms. */
 const WINDOW_MS = 10_100;
-
-/** One sample's value in a scrape, by name and exact labels. */
-function sample(text: string, name: string, labels: Record<string, string>): number | undefined {
-  const wanted = Object.entries(labels).map(([k, v]) => `${k}="${v}"`);
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match || match[1] !== name) continue;
-    const have = (match[2] ?? '').split(',').filter(Boolean);
-    if (have.length === wanted.length && wanted.every((w) => have.includes(w))) return Number(match[3]);
-  }
-  return undefined;
-}
 
 /** The most calls that arrived within any `windowMs`. */
 function busiestWindow(calls: CallRecord[], windowMs: number): number {
@@ -114,13 +103,14 @@ describe.skipIf(clusterSkipReason())('a noisy neighbour on a shared key', () => 
     // The plan: each Secret's share of the key's budget, and together at most all of it.
     const text = await scrape();
     const shares = Object.values(secrets).map(
-      (credentials) => sample(text, 'sluice_drift_budget_share', { credentials, api: 'management' }) ?? NaN,
+      (credentials) =>
+        sampleValue(text, 'sluice_drift_budget_share', { credentials, api: 'management' }) ?? NaN,
     );
     expect(shares.reduce((sum, share) => sum + share, 0)).toBeLessThanOrEqual(1 + 1e-9);
     for (const share of shares) expect(share).toBeCloseTo(0.5, 2);
     for (const credentials of Object.values(secrets)) {
       // 100 ms asked; paced to what half of 10 calls per 10.1 s allows the namespace's objects.
-      expect(sample(text, 'sluice_drift_paced_interval_seconds', { credentials })).toBeGreaterThan(4);
+      expect(sampleValue(text, 'sluice_drift_paced_interval_seconds', { credentials })).toBeGreaterThan(4);
     }
 
     // What the cloud saw: drift GETs of the endpoints, by namespace.
