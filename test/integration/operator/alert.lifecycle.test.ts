@@ -9,17 +9,10 @@ import {
   type OperatorEnv,
   type SluiceObject,
 } from './support.ts';
+import { until } from '../../support/wait.ts';
 
 const ready = (a: SluiceObject | undefined) => isReady(a) && a?.status?.id !== undefined;
 const FAST_SYNC = { 'sluice.dev/sync-interval': '1s' };
-
-async function until(what: string, test: () => boolean, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!test()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe.skipIf(clusterSkipReason())('Alert lifecycle on a real apiserver against the emulator', () => {
   let env: OperatorEnv;

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { condition, isReady, startOperatorEnv, type CallRecord, type OperatorEnv } from './support.ts';
+import { until } from '../../support/wait.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 const PASSWORD = `${SERVICES}/:serviceId/password`;
@@ -130,7 +131,9 @@ describe.skipIf(clusterSkipReason())(
 
       await lift();
       lift = undefined;
-      await waitUntil(async () => Boolean((await env.secret('frozen-connection'))?.password));
+      await until('the awaited password state', async () =>
+        Boolean((await env.secret('frozen-connection'))?.password),
+      );
       expect(resets(await env.calls(), id)).toHaveLength(1);
       const password = (await env.secret('frozen-connection'))!.password!;
       expect(cloudHash(id)).toBe(sha256Hex(password));
@@ -230,7 +233,10 @@ describe.skipIf(clusterSkipReason())(
       const password = (await env.secret('renamed-connection'))!.password!;
       await env.clearCalls();
       await env.patchSpec('renamed', { connectionSecret: { name: 'renamed-db' } });
-      await waitUntil(async () => (await env.secret('renamed-db'))?.password !== undefined);
+      await until(
+        'the awaited password state',
+        async () => (await env.secret('renamed-db'))?.password !== undefined,
+      );
       await env.waitFor('renamed', 'Ready', isReady);
       await sleep(1_000);
 
@@ -322,13 +328,14 @@ describe.skipIf(clusterSkipReason())(
       await env.fault({ method: 'PATCH', route: PASSWORD, status: 503 });
       await env.clearCalls();
       await env.putSecret('rotated-password', { password: 'second-password-2B' });
-      await waitUntil(async () => passwordCalls(await env.calls(), id).length >= 1);
+      await until('the awaited password state', async () => passwordCalls(await env.calls(), id).length >= 1);
       await sleep(2_000);
       expect((await env.secret('rotated-connection'))!.password).toBe('first-password-1A');
       expect(cloudHash(id)).toBe(sha256Hex('first-password-1A'));
 
       await env.fault();
-      await waitUntil(
+      await until(
+        'the awaited password state',
         async () => (await env.secret('rotated-connection'))!.password === 'second-password-2B',
       );
       expect(cloudHash(id)).toBe(sha256Hex('second-password-2B'));
@@ -337,7 +344,7 @@ describe.skipIf(clusterSkipReason())(
       await env.fault({ method: 'PATCH', route: PASSWORD, status: 429, retryAfter: 30 });
       await env.clearCalls();
       await env.putSecret('rotated-password', { password: 'third-password-3C' });
-      await waitUntil(async () => passwordCalls(await env.calls(), id).length >= 1);
+      await until('the awaited password state', async () => passwordCalls(await env.calls(), id).length >= 1);
       await sleep(2_000);
       expect((await env.secret('rotated-connection'))!.password).toBe('second-password-2B');
       expect(cloudHash(id)).toBe(sha256Hex('second-password-2B'));
@@ -376,7 +383,7 @@ describe.skipIf(clusterSkipReason())('DatabaseService passwords in a namespace b
       'false',
       'deletes are held in this namespace',
     );
-    await waitUntil(async () => {
+    await until('the awaited password state', async () => {
       const held = await env.core
         .deleteNamespacedSecret({ namespace: env.namespace, name: 'doomed-connection', dryRun: 'All' })
         .then(
@@ -386,7 +393,8 @@ describe.skipIf(clusterSkipReason())('DatabaseService passwords in a namespace b
       return held;
     });
     await env.core.deleteNamespace({ name: env.namespace });
-    await waitUntil(
+    await until(
+      'the awaited password state',
       async () => (await env.core.readNamespace({ name: env.namespace })).status?.phase === 'Terminating',
     );
   });
@@ -414,17 +422,9 @@ describe.skipIf(clusterSkipReason())('DatabaseService passwords in a namespace b
       },
       setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
     );
-    await waitUntil(async () => !(await env.secret('doomed-connection'))?.password);
+    await until('the awaited password state', async () => !(await env.secret('doomed-connection'))?.password);
     await sleep(3_000);
     expect(resets(await env.calls(), id)).toHaveLength(0);
     expect(condition(await env.get('doomed'), 'Synced')!.reason).toBe('SecretNotWritable');
   });
 });
-
-async function waitUntil(test: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

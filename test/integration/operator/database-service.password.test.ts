@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { isReady, startOperatorEnv, type CallRecord, type OperatorEnv } from './support.ts';
+import { until } from '../../support/wait.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 const PASSWORD = `${SERVICES}/:serviceId/password`;
@@ -67,7 +68,10 @@ describe.skipIf(clusterSkipReason())('DatabaseService passwordSecretRef: a passw
     const password = newPassword('second');
     await clearCalls();
     await env.putSecret('owned-password', { password });
-    await waitUntil(async () => (await env.secret('owned-connection'))?.password === password);
+    await until(
+      'the awaited password state',
+      async () => (await env.secret('owned-connection'))?.password === password,
+    );
     await env.waitFor('owned', 'Ready', isReady);
 
     expect(passwordCalls(await env.calls(), id).map((c) => c.body)).toEqual([hashesOf(password)]);
@@ -142,11 +146,3 @@ describe.skipIf(clusterSkipReason())('DatabaseService passwordSecretRef: a passw
     }
   });
 });
-
-async function waitUntil(test: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

@@ -10,24 +10,7 @@ import {
   type OperatorEnv,
   type SluiceObject,
 } from './support.ts';
-
-/** Polls `read` until `test` holds: waits on state, never on the clock. */
-async function until<T>(
-  what: string,
-  read: () => Promise<T>,
-  test: (value: T) => boolean,
-  timeoutMs = 60_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  let last: T;
-  for (;;) {
-    last = await read();
-    if (test(last)) return last;
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for ${what}; last: ${JSON.stringify(last)}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}
+import { untilValue } from '../../support/wait.ts';
 
 /** Every PromQL expression the chart ships: the dashboard's panels and variable, the alert rules. */
 function chartExpressions(): { where: string; expr: string }[] {
@@ -102,7 +85,7 @@ describe.skipIf(clusterSkipReason())('planning the drift cycle of a key against 
     for (const name of services) await env.waitFor(name, 'Ready', isReady, 60_000);
     for (const name of services) await endpoints().waitFor(`${name}-console`, 'Ready', isReady, 60_000);
 
-    const [event] = await until(
+    const [event] = await untilValue(
       'a SyncIntervalNotMet Event',
       () => secretEvents('SyncIntervalNotMet'),
       (e) => e.length > 0,
@@ -128,7 +111,7 @@ describe.skipIf(clusterSkipReason())('planning the drift cycle of a key against 
 
     // Another object while the condition holds: planned again (the metrics show it), reported no more.
     await endpoints().apply('orphan-2-console', endpointSpec('missing-2'));
-    await until(
+    await untilValue(
       'a plan with the new object',
       scrape,
       (text) =>
@@ -183,7 +166,7 @@ describe.skipIf(clusterSkipReason())('planning the drift cycle of a key against 
       })),
     ];
     for (const { kind, name } of all) await env.of(kind).annotate(name, { 'sluice.dev/sync-interval': '1m' });
-    const [event] = await until(
+    const [event] = await untilValue(
       'a SyncIntervalMet Event',
       () => secretEvents('SyncIntervalMet'),
       (e) => e.length > 0,

@@ -7,6 +7,7 @@ import {
   type CallRecord,
   type OperatorEnv,
 } from './support.ts';
+import { untilValue } from '../../support/wait.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 const SERVICE = `${SERVICES}/:serviceId`;
@@ -15,22 +16,6 @@ const lists = (calls: CallRecord[]) => calls.filter((c) => c.method === 'GET' &&
 const singleGets = (calls: CallRecord[]) => calls.filter((c) => c.method === 'GET' && c.route === SERVICE);
 const patchesOf = (calls: CallRecord[], id: string) =>
   calls.filter((c) => c.method === 'PATCH' && c.route === SERVICE && c.path.endsWith(`/services/${id}`));
-
-/** Polls `read` until `test` holds: waits on state, never on the clock. */
-async function until<T>(
-  what: string,
-  read: () => Promise<T>,
-  test: (value: T) => boolean,
-  timeoutMs = 30_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (test(value)) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 describe.skipIf(clusterSkipReason())('observing by list on a real apiserver against the emulator', () => {
   let env: OperatorEnv;
@@ -48,7 +33,7 @@ describe.skipIf(clusterSkipReason())('observing by list on a real apiserver agai
 
     await env.clearCalls();
     // Three lists span at least two sync intervals: every service was drift-checked in them.
-    const calls = await until(
+    const calls = await untilValue(
       'three services lists',
       () => env.calls(),
       (c) => lists(c).length >= 3,
@@ -66,14 +51,14 @@ describe.skipIf(clusterSkipReason())('observing by list on a real apiserver agai
     await env.cloud.updateService(id, { name: 'changed by hand' });
     const mark = (await env.calls()).length;
 
-    await until(
+    await untilValue(
       'the name restored in the cloud',
       async () => (await env.calls()).slice(mark),
       (calls) => patchesOf(calls, id).length >= 1,
     );
     const afterFix = (await env.calls()).length;
     // Two more lists after the fix: a second PATCH, had one been sent, would be in the log by then.
-    const calls = await until(
+    const calls = await untilValue(
       'two lists after the fix',
       async () => (await env.calls()).slice(mark),
       (c) => lists(c.slice(afterFix - mark)).length >= 2,
@@ -106,7 +91,7 @@ describe.skipIf(clusterSkipReason())('observing by list on a real apiserver agai
     await env.startOperator({ syncInterval: '10m', pollInterval: '30s' });
     for (const name of names) await env.waitFor(name, 'Ready after the restart', isReady);
     const id = (await env.get('c'))!.status!.id!;
-    await until(
+    await untilValue(
       'the first list of this operator',
       () => env.calls(),
       (c) => lists(c).length >= 1,
@@ -114,7 +99,7 @@ describe.skipIf(clusterSkipReason())('observing by list on a real apiserver agai
     await env.clearCalls();
 
     await env.patchSpec('c', { name: 'c renamed' });
-    await until(
+    await untilValue(
       'the PATCH',
       () => env.calls(),
       (calls) => patchesOf(calls, id).length >= 1,
@@ -162,7 +147,7 @@ describe.skipIf(clusterSkipReason())('snapshots per credentials key', () => {
     await second.clearCalls();
     const [callsHere, callsThere] = await Promise.all(
       [first, second].map((env) =>
-        until(
+        untilValue(
           'two lists',
           () => env.calls(),
           (c) => lists(c).length >= 2,

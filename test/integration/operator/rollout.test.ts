@@ -12,6 +12,7 @@ import {
 } from '../../../tools/cluster/install.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
 import { CREDENTIALS_SECRET, isReady, startOperatorEnv, type OperatorEnv } from './support.ts';
+import { until } from '../../support/wait.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 const RESOURCES = 20;
@@ -41,14 +42,6 @@ async function freePort(): Promise<number> {
   const { port } = server.address() as AddressInfo;
   await new Promise((resolve) => server.close(resolve));
   return port;
-}
-
-async function until(what: string, test: () => boolean | Promise<boolean>, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await test())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe.skipIf(clusterSkipReason())(
