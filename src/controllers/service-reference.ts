@@ -7,7 +7,7 @@ import type { ConnectContext, DriftRead } from '../runtime/managed/types.ts';
 import { parseOwnerRecord, type OwnedCandidate, type Owner } from '../runtime/managed/cluster-owner.ts';
 import type { CloudConnection } from './cloud-connection.ts';
 import { ignoreNotFound } from './cloud-calls.ts';
-import { OWNER_TAG } from './database-service-diff.ts';
+import { OWNER_TAG } from './service-tags.ts';
 
 /** A wait on the service, with the state it was found in, so a caller can tell stopped from waking. */
 export class ServiceNotRunning extends Waiting {

@@ -3,7 +3,7 @@ import type { ManagedKind, ManagedObject } from '../runtime/managed/types.ts';
 import type { CloudConnection } from './cloud-connection.ts';
 
 /**
- * One entry of the kind registry: the kind's schema (`src/api/<kind>.ts`: names, zod schemas, printer
+ * One entry of the kind registry: the kind's schema (`src/kinds/<kind>/schema.ts`: names, zod schemas, printer
  * columns, deletion policy, references) spread into what the runtime needs besides (Secrets, the cloud
  * client), so a kind is declared once. `Plan` is the kind's plan: what `observe` hands to `update`.
  */

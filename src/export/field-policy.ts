@@ -1,8 +1,8 @@
-import { ALERT_POLICY } from '../api/alert.ts';
-import { DATABASE_SERVICE_POLICY } from '../api/database-service.ts';
-import { PIPE_POLICY } from '../api/pipe.ts';
-import { QUERY_ENDPOINT_POLICY } from '../api/query-endpoint.ts';
-import { REVERSE_PRIVATE_ENDPOINT_POLICY } from '../api/reverse-private-endpoint.ts';
+import { ALERT_POLICY } from '../kinds/alert/schema.ts';
+import { DATABASE_SERVICE_POLICY } from '../kinds/database-service/schema.ts';
+import { PIPE_POLICY } from '../kinds/pipe/schema.ts';
+import { QUERY_ENDPOINT_POLICY } from '../kinds/query-endpoint/schema.ts';
+import { REVERSE_PRIVATE_ENDPOINT_POLICY } from '../kinds/reverse-private-endpoint/schema.ts';
 import type { FieldPolicy, PolicyFields } from '../runtime/managed/field-policy.ts';
 import type { ExportedKind } from './kinds.ts';
 

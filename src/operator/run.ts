@@ -22,7 +22,7 @@ import type { ManagedObject } from '../runtime/managed/types.ts';
 import { withDefaultMargin, type QuotaLimit } from '../cloud/quota.ts';
 import { CloudClients } from './credentials.ts';
 import type { OperatorConfig } from './config.ts';
-import { KINDS } from '../kinds.ts';
+import { KINDS } from '../kinds/index.ts';
 import type { CloudConnection } from '../controllers/cloud-connection.ts';
 import { shutDownInOrder } from './shutdown.ts';
 

@@ -5,7 +5,7 @@ import { stringify } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PlanConfig } from '../../../src/plan/config.ts';
 import { runPlan } from '../../../src/plan/run.ts';
-import type { DatabaseService } from '../../../src/api/database-service.ts';
+import type { DatabaseService } from '../../../src/kinds/database-service/schema.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
 import {
   condition,

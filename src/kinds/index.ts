@@ -1,13 +1,13 @@
-import { alertKind } from './controllers/alert.ts';
-import { databaseServiceKind } from './controllers/database-service.ts';
-import { pipeKind } from './controllers/pipe.ts';
-import { queryEndpointKind } from './controllers/query-endpoint.ts';
-import { reversePrivateEndpointKind } from './controllers/reverse-private-endpoint.ts';
-import type { SluiceKind } from './controllers/sluice-kind.ts';
+import { alertKind } from './alert/controller.ts';
+import { databaseServiceKind } from './database-service/controller.ts';
+import { pipeKind } from './pipe/controller.ts';
+import { queryEndpointKind } from './query-endpoint/controller.ts';
+import { reversePrivateEndpointKind } from './reverse-private-endpoint/controller.ts';
+import type { SluiceKind } from '../controllers/sluice-kind.ts';
 
 /**
  * Every kind sluice serves, with its controller: the operator runs one per entry. Each is its schema in
- * KIND_SCHEMAS (src/api/kinds.ts, what `npm run generate` reads) with the same kinds in the same order.
+ * KIND_SCHEMAS (src/kinds/schemas.ts, what `npm run generate` reads) with the same kinds in the same order.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of kinds with different object types
 export const KINDS: readonly SluiceKind<any, any>[] = [

@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
-import { EXTRA_SETTING_TYPES, type PipeSpec } from '../api/pipe.ts';
-import type { PipeCreateBody, PipeSettingsBody, PipeUpdateBody } from '../cloud/management-client.ts';
-import { requestBody } from '../cloud/request-body.ts';
+import { EXTRA_SETTING_TYPES, type PipeSpec } from './schema.ts';
+import type { PipeCreateBody, PipeSettingsBody, PipeUpdateBody } from '../../cloud/management-client.ts';
+import { requestBody } from '../../cloud/request-body.ts';
 import {
   PIPE_SCALING_DEFAULTS,
   PIPE_SETTING_KEYS,
@@ -11,8 +11,8 @@ import {
   type Pipe,
   type PipeCommand,
   type SourceKind,
-} from '../cloud/schemas/pipe.ts';
-import type { SecretUse } from '../runtime/managed/secret-references.ts';
+} from '../../cloud/schemas/pipe.ts';
+import type { SecretUse } from '../../runtime/managed/secret-references.ts';
 
 /** One `…SecretRef` of the Pipe spec and the request field its Secret's keys become. */
 interface CredentialField {

@@ -1,8 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
-import type { AlertSpec } from '../api/alert.ts';
-import type { AlertBody } from '../cloud/alerting-client.ts';
-import { requestBody } from '../cloud/request-body.ts';
-import { AlertRequest, SAVED_SEARCH_SOURCE_ALIAS, type Alert } from '../cloud/schemas/alert.ts';
+import type { AlertSpec } from './schema.ts';
+import type { AlertBody } from '../../cloud/alerting-client.ts';
+import { requestBody } from '../../cloud/request-body.ts';
+import { AlertRequest, SAVED_SEARCH_SOURCE_ALIAS, type Alert } from '../../cloud/schemas/alert.ts';
 
 /** The request fields, in the order the API documents them; the spec carries each under its own name. */
 const BODY_FIELDS = [
