@@ -6,8 +6,8 @@ import { reversePrivateEndpointKind } from './reverse-private-endpoint/controlle
 import type { SluiceKind } from '../controllers/sluice-kind.ts';
 
 /**
- * Every kind sluice serves, with its controller: the operator runs one per entry. Each is its schema in
- * KIND_SCHEMAS (src/kinds/schemas.ts, what `npm run generate` reads) with the same kinds in the same order.
+ * Every kind sluice serves, with its controller: the operator runs one per entry. The same kinds in the same
+ * order as KIND_SCHEMAS (schemas.ts): the generator reads that list alone, so it loads no controller.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of kinds with different object types
 export const KINDS: readonly SluiceKind<any, any>[] = [

@@ -6,9 +6,10 @@ import { queryEndpointSchema } from './query-endpoint/schema.ts';
 import { reversePrivateEndpointSchema } from './reverse-private-endpoint/schema.ts';
 
 /**
- * The schema of every kind sluice serves, in the order of the operator's registry (src/kinds/index.ts), which
- * holds their controllers: `npm run generate` writes a CRD per entry, and the chart's and kustomize base's
- * RBAC rules and Argo CD health checks from the same list, without loading any controller or cloud client.
+ * Every kind sluice serves, in order: the list `npm run generate` writes a CRD per entry from (and the chart's
+ * and kustomize base's RBAC rules and Argo CD health checks), without loading any controller or cloud client,
+ * and the kinds `sluice export` writes. The operator's registry (index.ts) lists each kind's controller at the
+ * same position; test/unit/kinds.test.ts fails when the two disagree.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of kinds with different object types
 export const KIND_SCHEMAS: readonly KindSchema<any>[] = [

@@ -1,3 +1,6 @@
+// The Alert's mapping between spec and cloud, pure: the create and replace body (`alertBody`), the differences
+// (`diffAlert`), the owner note (`ownerNote`, `noteOwner`), the status (`alertStatus`) and the export mapping
+// (`exportAlert`: the cloud object back to the spec that adopts it).
 import { isDeepStrictEqual } from 'node:util';
 import type { AlertSpec } from './schema.ts';
 import type { AlertBody } from '../../cloud/alerting-client.ts';

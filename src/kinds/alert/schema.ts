@@ -95,6 +95,7 @@ export interface Alert extends ManagedObject {
 }
 
 export const alertSchema = defineKind<Alert>({
+  policyFields: ALERT_POLICY,
   kind: 'Alert',
   plural: 'alerts',
   singular: 'alert',

@@ -1,3 +1,6 @@
+// The DatabaseService's mapping between spec and cloud, pure: the create body (`serviceCreateBody`), the
+// differences and the plan (`diffService`), the status (`availability`), the spec's terms (`serviceAsSpec`) and
+// the export mapping (`exportService`: the cloud object back to the spec that adopts it).
 import type { DatabaseServiceSpec } from './schema.ts';
 import { NUM_REPLICAS, SIZING_FIELDS, TOGGLEABLE_ENDPOINT_PROTOCOLS } from '../../cloud/schemas/service.ts';
 import type { ReplicaScalingRequest, ServiceCommand } from '../../cloud/schemas/service.ts';

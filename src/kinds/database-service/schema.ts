@@ -420,6 +420,7 @@ export interface DatabaseService extends ManagedObject {
 }
 
 export const databaseServiceSchema = defineKind<DatabaseService>({
+  policyFields: DATABASE_SERVICE_POLICY,
   kind: 'DatabaseService',
   plural: 'databaseservices',
   singular: 'databaseservice',

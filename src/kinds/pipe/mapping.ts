@@ -1,3 +1,6 @@
+// The Pipe's mapping between spec and cloud, pure: the Secrets a spec uses (`pipeSecretUses`), the create body
+// (`pipeCreateBody`), the differences and the plan (`diffPipe`), the status (`pipeAvailability`), the spec's
+// terms (`pipeAsSpec`) and the export mapping (`exportPipe`: the cloud object back to the spec that adopts it).
 import { isDeepStrictEqual } from 'node:util';
 import { EXTRA_SETTING_TYPES, type PipeSpec } from './schema.ts';
 import type { PipeCreateBody, PipeSettingsBody, PipeUpdateBody } from '../../cloud/management-client.ts';

@@ -492,6 +492,7 @@ export interface Pipe extends ManagedObject {
 }
 
 export const pipeSchema = defineKind<Pipe>({
+  policyFields: PIPE_POLICY,
   kind: 'Pipe',
   plural: 'pipes',
   singular: 'pipe',

@@ -1,3 +1,6 @@
+// The QueryEndpoint's mapping between spec and cloud, pure: the upsert body (`queryEndpointBody`), the
+// differences (`diffQueryEndpoint`), the status (`queryEndpointStatus`) and the export mapping
+// (`exportQueryEndpoint`: the cloud object back to the spec that adopts it).
 import { isDeepStrictEqual } from 'node:util';
 import type { QueryEndpointSpec } from './schema.ts';
 import type { QueryEndpointBody } from '../../cloud/management-client.ts';

@@ -96,6 +96,7 @@ export interface QueryEndpoint extends ManagedObject {
 }
 
 export const queryEndpointSchema = defineKind<QueryEndpoint>({
+  policyFields: QUERY_ENDPOINT_POLICY,
   kind: 'QueryEndpoint',
   plural: 'queryendpoints',
   singular: 'queryendpoint',

@@ -1,3 +1,6 @@
+// The ReversePrivateEndpoint's mapping between spec and cloud, pure: the create body (`rpeCreateBody`), the
+// differences (`rpeDifferences`), the status (`endpointStatusOf`, `rpeAvailability`) and the export mapping
+// (`exportReversePrivateEndpoint`: the cloud object back to the spec that adopts it).
 import type { ReversePrivateEndpointSpec } from './schema.ts';
 import type { ReversePrivateEndpointCreateBody } from '../../cloud/management-client.ts';
 import { requestBody } from '../../cloud/request-body.ts';

@@ -99,6 +99,7 @@ export interface ReversePrivateEndpoint extends ManagedObject {
 }
 
 export const reversePrivateEndpointSchema = defineKind<ReversePrivateEndpoint>({
+  policyFields: REVERSE_PRIVATE_ENDPOINT_POLICY,
   kind: 'ReversePrivateEndpoint',
   plural: 'reverseprivateendpoints',
   singular: 'reverseprivateendpoint',
