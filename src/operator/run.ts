@@ -23,7 +23,7 @@ import { withDefaultMargin, type QuotaLimit } from '../cloud/quota.ts';
 import { CloudClients } from './credentials.ts';
 import type { OperatorConfig } from './config.ts';
 import { KINDS } from '../kinds/index.ts';
-import type { CloudConnection } from '../controllers/cloud-connection.ts';
+import type { CloudApi, CloudConnection } from '../controllers/cloud-connection.ts';
 import { shutDownInOrder } from './shutdown.ts';
 
 export interface RunningOperator {
@@ -114,7 +114,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   metrics.observeSnapshots(() => clouds.snapshotAges());
   metrics.observeObjects(() => readinessOf(manager.objects(), credentialsOf));
   const budget = (quota: QuotaLimit | false) => (quota === false ? false : withDefaultMargin(quota));
-  const planner = new DriftPlanner({
+  const planner = new DriftPlanner<CloudApi>({
     objects: () => manager.objects(),
     credentialsOf,
     budgetKeyOf: (ref, api) => clouds.budgetKeyOf(ref, api),

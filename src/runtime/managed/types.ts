@@ -127,8 +127,9 @@ export interface ConnectContext<Cloud> {
  * One cloud read of a drift check, on the API whose budget pays for it. With `list`, the read is a shared
  * list (one call serves every object of the key naming the same list); without, a GET of the object alone.
  */
-export interface DriftRead {
-  api: 'management' | 'alerting';
+export interface DriftRead<Api extends string = string> {
+  /** The API by the name the operator gives its budget (`DriftPlannerOptions.budgets`): the runtime only carries it. */
+  api: Api;
   list?: string;
 }
 
