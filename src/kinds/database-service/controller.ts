@@ -1,5 +1,10 @@
 import { renderTemplate } from '../../api/connection-template.ts';
-import { DATABASE_SERVICE_POLICY, databaseServiceSchema, type DatabaseService } from './schema.ts';
+import {
+  DATABASE_SERVICE_POLICY,
+  databaseServiceSchema,
+  RESET_PASSWORD_ANNOTATION,
+  type DatabaseService,
+} from './schema.ts';
 import type { Service } from '../../cloud/schemas/service.ts';
 import { passwordHashes } from '../../cloud/password-hash.ts';
 import { externalIdOf } from '../../runtime/managed/annotations.ts';
@@ -24,6 +29,7 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
   connectionSecret: {
     name: (resource) => resource.spec.connectionSecret?.name ?? `${resource.metadata.name}-connection`,
     requiredKeys: ['password'],
+    resetAnnotation: RESET_PASSWORD_ANNOTATION,
     derive: (resource, details) =>
       renderTemplate(resource.spec.connectionSecret?.template ?? {}, details).values,
   },

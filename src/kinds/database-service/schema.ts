@@ -38,6 +38,11 @@ import {
 import { fieldPolicySchema, policyFields } from '../../api/field-policy.ts';
 import { immutable, withRules } from '../../api/meta.ts';
 
+/**
+ * A value not yet in `status.passwordReset` asks for a new password once; an adopted service's password is
+ * never reset otherwise.
+ */
+export const RESET_PASSWORD_ANNOTATION = 'sluice.dev/reset-password';
 /** In CEL: the provider `self.region` belongs to (aws unless it is one of the gcp or azure regions). */
 const REGION_PROVIDER = (['gcp', 'azure'] as const)
   .map(

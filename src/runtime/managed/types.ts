@@ -146,6 +146,11 @@ export interface ManagedKind<R extends ManagedObject, Cloud, Plan = unknown> {
     requiredKeys: readonly string[];
     /** Further keys computed from the details about to be written (all of them, kept and new). */
     derive?(resource: R, details: ConnectionDetails): ConnectionDetails;
+    /**
+     * The annotation whose every new value asks once for new secret values (`recoverConnectionDetails`, a
+     * password reset): the kind names it. Without one, values are recovered only when known to be lost.
+     */
+    resetAnnotation?: string;
   };
   /** Other sluice objects this kind depends on; resolved (or waited for) before the client runs. */
   references?: readonly ReferenceDeclaration<R>[];
