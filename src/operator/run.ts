@@ -69,7 +69,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     logger: log,
     writer: kube,
     events,
-    cloudFor: (resource, priority, freshnessMs, writes) =>
+    cloudFor: (resource, { priority, freshnessMs, writes }) =>
       clouds.connectionFor(resource, priority, freshnessMs, writes),
     secretDigestKey: (resource) => clouds.secretDigestKey(resource),
     syncIntervalMs: config.syncInterval,
