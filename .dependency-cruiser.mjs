@@ -29,6 +29,13 @@ export default {
       to: { path: '^src/(api|controllers|kinds|operator)/' },
     },
     {
+      name: 'shared-below-kinds',
+      comment: 'What the kinds share (api, controllers) serves every kind and names none of them.',
+      severity: 'error',
+      from: { path: '^src/(api|controllers)/' },
+      to: { path: '^src/kinds/' },
+    },
+    {
       name: 'kinds-stand-alone',
       comment:
         "A kind uses another's schema (a reference names the kind it points at) or pure mapping, never its controller.",
