@@ -11,7 +11,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { startEmulator, type Emulator } from '../src/emulator/server.ts';
 import type { CallRecord } from '../src/emulator/call-log.ts';
 import type { RateLimitOption } from '../src/emulator/rate-limit.ts';
-import { KINDS as SLUICE_KINDS } from '../src/kinds.ts';
+import { KINDS as SLUICE_KINDS } from '../src/kinds/index.ts';
 import type { OperatorFlags } from '../src/operator/config.ts';
 import { Informer } from '../src/runtime/informer.ts';
 import { kubeRequestJson } from '../src/runtime/kube-http.ts';

@@ -7,7 +7,7 @@
 // `--apply all` (every create in flight at once) or `--apply kubectl` (one `kubectl apply`) hands the whole
 // burst over at once instead of 16 creates in flight, and measures the operator's progress through it only (no
 // floors: they are set for the 16-in-flight shape).
-import { kindNamed } from '../src/kinds.ts';
+import { kindNamed } from '../src/kinds/index.ts';
 import { OperatorConfig } from '../src/operator/config.ts';
 import { HttpKubeWriter } from '../src/runtime/managed/kube-writer.ts';
 import type { ManagedObject } from '../src/runtime/managed/types.ts';

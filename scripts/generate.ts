@@ -1,11 +1,11 @@
-// Writes crds/<plural>.sluice.dev.yaml from the zod schemas in src/api, and from the same kind registry the
+// Writes crds/<plural>.sluice.dev.yaml from the kinds' zod schemas (src/kinds), and from the same kind registry the
 // chart's CRD and RBAC templates, the kustomize base's CRDs and RBAC and the Argo CD health checks
 // (src/install). The CRD and install tests fail when they are stale.
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { renderCrdFiles } from '../src/api/render.ts';
 import { renderInstallFiles } from '../src/install/render.ts';
-import { KIND_SCHEMAS } from '../src/api/kinds.ts';
+import { KIND_SCHEMAS } from '../src/kinds/schemas.ts';
 
 const root = join(import.meta.dirname, '..');
 const dir = join(root, 'crds');

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { PolicyFields } from '../runtime/managed/field-policy.ts';
 import type { DeletionPolicy, ManagedKind, ManagedObject } from '../runtime/managed/types.ts';
 import { GROUP, VERSION } from './common.ts';
 
@@ -26,6 +27,8 @@ export interface KindSchema<R extends ManagedObject = ManagedObject> extends Pic
   spec: z.ZodType;
   status: z.ZodType;
   printerColumns: PrinterColumn[];
+  /** The fields `spec.fieldPolicy` may name (its schema is made from them): what `sluice export` splits `--field-policy` by. */
+  policyFields: PolicyFields;
 }
 
 /** A spec with the `deletionPolicy` field of `managedSpecFields`, whose default it states. */

@@ -3,6 +3,12 @@ import type { ManagementClient } from '../cloud/management-client.ts';
 import type { CloudSnapshots } from '../cloud/snapshots.ts';
 
 /**
+ * The cloud's APIs, by the names a kind's drift reads say which API pays for a read: the operator gives the
+ * drift planner a quota budget under each name (the runtime carries them and knows none).
+ */
+export type CloudApi = 'management' | 'alerting';
+
+/**
  * The cloud as one reconcile sees it: clients for the resource's credentials, bound to the reconcile's
  * priority: reads go as `user` when the spec changed since the last reconcile (or the object is being
  * deleted), as `poll` for drift checks and waits; writes always as `user`.

@@ -5,9 +5,9 @@ import { onlyReference, type ResolvedReference } from '../runtime/managed/refere
 import type { ServiceScoped } from '../api/service-scoped.ts';
 import type { ConnectContext, DriftRead } from '../runtime/managed/types.ts';
 import { parseOwnerRecord, type OwnedCandidate, type Owner } from '../runtime/managed/cluster-owner.ts';
-import type { CloudConnection } from './cloud-connection.ts';
+import type { CloudApi, CloudConnection } from './cloud-connection.ts';
 import { ignoreNotFound } from './cloud-calls.ts';
-import { OWNER_TAG } from './database-service-diff.ts';
+import { OWNER_TAG } from './service-tags.ts';
 
 /** A wait on the service, with the state it was found in, so a caller can tell stopped from waking. */
 export class ServiceNotRunning extends Waiting {
@@ -123,7 +123,7 @@ export abstract class ServiceScopedClient {
 export function serviceListRead(
   resource: ServiceScoped & { status?: { serviceId?: unknown } },
   list: string,
-): DriftRead {
+): DriftRead<CloudApi> {
   const serviceId = resource.status?.serviceId ?? resource.spec.serviceId;
   const service =
     typeof serviceId === 'string' ? serviceId : `DatabaseService ${resource.spec.serviceRef?.name}`;

@@ -1,11 +1,14 @@
 import type { KindSchema } from '../api/kind-schema.ts';
-import type { ManagedKind, ManagedObject } from '../runtime/managed/types.ts';
-import type { CloudConnection } from './cloud-connection.ts';
+import type { DriftRead, ManagedKind, ManagedObject } from '../runtime/managed/types.ts';
+import type { CloudApi, CloudConnection } from './cloud-connection.ts';
 
 /**
- * One entry of the kind registry: the kind's schema (`src/api/<kind>.ts`: names, zod schemas, printer
+ * One entry of the kind registry: the kind's schema (`src/kinds/<kind>/schema.ts`: names, zod schemas, printer
  * columns, deletion policy, references) spread into what the runtime needs besides (Secrets, the cloud
- * client), so a kind is declared once. `Plan` is the kind's plan: what `observe` hands to `update`.
+ * client), so a kind is declared once. `Plan` is the kind's plan: what `observe` hands to `update`. Its drift
+ * reads name the cloud's APIs (`CloudApi`).
  */
 export type SluiceKind<R extends ManagedObject, Plan = unknown> = KindSchema<R> &
-  ManagedKind<R, CloudConnection, Plan>;
+  Omit<ManagedKind<R, CloudConnection, Plan>, 'driftReads'> & {
+    driftReads?(resource: R): readonly DriftRead<CloudApi>[];
+  };

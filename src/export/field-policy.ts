@@ -1,27 +1,19 @@
-import { ALERT_POLICY } from '../api/alert.ts';
-import { DATABASE_SERVICE_POLICY } from '../api/database-service.ts';
-import { PIPE_POLICY } from '../api/pipe.ts';
-import { QUERY_ENDPOINT_POLICY } from '../api/query-endpoint.ts';
-import { REVERSE_PRIVATE_ENDPOINT_POLICY } from '../api/reverse-private-endpoint.ts';
+import { KIND_SCHEMAS } from '../kinds/schemas.ts';
 import type { FieldPolicy, PolicyFields } from '../runtime/managed/field-policy.ts';
 import type { ExportedKind } from './kinds.ts';
 
 export const POLICIES = ['createOnly', 'reportOnly', 'additive'] as const;
 export type PolicyName = (typeof POLICIES)[number];
 
-const POLICY_FIELDS: Record<ExportedKind, PolicyFields> = {
-  DatabaseService: DATABASE_SERVICE_POLICY,
-  Pipe: PIPE_POLICY,
-  ReversePrivateEndpoint: REVERSE_PRIVATE_ENDPOINT_POLICY,
-  QueryEndpoint: QUERY_ENDPOINT_POLICY,
-  Alert: ALERT_POLICY,
-};
+const POLICY_FIELDS: Record<ExportedKind, PolicyFields> = Object.fromEntries(
+  KIND_SCHEMAS.map((schema) => [schema.kind, schema.policyFields]),
+);
 
 /** What a kind accepts under a policy: fields changed in place, or for `additive` its shared lists. */
 const accepts = (kind: ExportedKind, policy: PolicyName, path: string) =>
   policy === 'additive'
-    ? POLICY_FIELDS[kind].additive[path] !== undefined
-    : POLICY_FIELDS[kind].paths.includes(path);
+    ? POLICY_FIELDS[kind]?.additive[path] !== undefined
+    : POLICY_FIELDS[kind]?.paths.includes(path) === true;
 
 /** Whether any exported kind accepts `path` under `policy`: a flag naming none is a mistake. */
 export function anyKindAccepts(policy: PolicyName, path: string): boolean {

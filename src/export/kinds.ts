@@ -1,9 +1,5 @@
-/** The kinds `sluice export` writes, in the order a reader meets them. */
-export const EXPORTED_KINDS = [
-  'DatabaseService',
-  'Pipe',
-  'ReversePrivateEndpoint',
-  'QueryEndpoint',
-  'Alert',
-] as const;
-export type ExportedKind = (typeof EXPORTED_KINDS)[number];
+import { KIND_SCHEMAS } from '../kinds/schemas.ts';
+
+/** The kinds `sluice export` writes: every kind sluice serves. */
+export const EXPORTED_KINDS = KIND_SCHEMAS.map((schema) => schema.kind) as [string, ...string[]];
+export type ExportedKind = string;

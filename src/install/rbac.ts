@@ -27,7 +27,7 @@ export interface OperatorRules {
 
 /**
  * The least privilege `sluice run` needs, derived from the kind registry: a new kind in KIND_SCHEMAS
- * (src/api/kinds.ts) gets its rules by `npm run generate`. Every verb here is one the operator sends (see src/runtime: the reflector
+ * (src/kinds/schemas.ts) gets its rules by `npm run generate`. Every verb here is one the operator sends (see src/runtime: the reflector
  * lists and watches, the reconciler merge-patches finalizers and status, writes connection Secrets, creates
  * Events; leader election reads, creates and replaces its Lease).
  */

@@ -7,7 +7,7 @@ import { stringify } from 'yaml';
 import { GROUP } from '../api/common.ts';
 import { customResourceDefinition } from '../api/crd.ts';
 import type { KindSchema } from '../api/kind-schema.ts';
-import { KIND_SCHEMAS } from '../api/kinds.ts';
+import { KIND_SCHEMAS } from '../kinds/schemas.ts';
 import { healthCasesOf } from './argocd-fixtures.ts';
 import { observeAdmissionPolicy } from './admission-policy.ts';
 import { operatorRules } from './rbac.ts';

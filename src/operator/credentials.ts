@@ -9,7 +9,7 @@ import { ManagementClient } from '../cloud/management-client.ts';
 import { CloudSnapshots } from '../cloud/snapshots.ts';
 import type { WriteRecorder } from '../runtime/recorded-writes.ts';
 import { QuotaRegistry, type Priority, type QuotaLimit, type QuotaStart } from '../cloud/quota.ts';
-import type { CloudConnection } from '../controllers/cloud-connection.ts';
+import type { CloudApi, CloudConnection } from '../controllers/cloud-connection.ts';
 import { entryFor, hostRefusal, type AllowedHosts } from './api-hosts.ts';
 import { ReconcileError } from '../runtime/managed/errors.ts';
 import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
@@ -173,7 +173,7 @@ export class CloudClients {
    * The budget key (`quotaKey`) the Secret's calls of `api` spend, or undefined (no usable client, or the
    * API unthrottled): Secrets holding one key share it, and the drift planner shares it between them.
    */
-  budgetKeyOf(ref: SecretRef, api: 'management' | 'alerting'): string | undefined {
+  budgetKeyOf(ref: SecretRef, api: CloudApi): string | undefined {
     try {
       const client = this.clientsFor(ref)[api];
       return client instanceof ReconcileError ? undefined : client.quota?.key;

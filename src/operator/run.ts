@@ -22,8 +22,8 @@ import type { ManagedObject } from '../runtime/managed/types.ts';
 import { withDefaultMargin, type QuotaLimit } from '../cloud/quota.ts';
 import { CloudClients } from './credentials.ts';
 import type { OperatorConfig } from './config.ts';
-import { KINDS } from '../kinds.ts';
-import type { CloudConnection } from '../controllers/cloud-connection.ts';
+import { KINDS } from '../kinds/index.ts';
+import type { CloudApi, CloudConnection } from '../controllers/cloud-connection.ts';
 import { shutDownInOrder } from './shutdown.ts';
 
 export interface RunningOperator {
@@ -69,7 +69,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     logger: log,
     writer: kube,
     events,
-    cloudFor: (resource, priority, freshnessMs, writes) =>
+    cloudFor: (resource, { priority, freshnessMs, writes }) =>
       clouds.connectionFor(resource, priority, freshnessMs, writes),
     secretDigestKey: (resource) => clouds.secretDigestKey(resource),
     syncIntervalMs: config.syncInterval,
@@ -114,7 +114,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   metrics.observeSnapshots(() => clouds.snapshotAges());
   metrics.observeObjects(() => readinessOf(manager.objects(), credentialsOf));
   const budget = (quota: QuotaLimit | false) => (quota === false ? false : withDefaultMargin(quota));
-  const planner = new DriftPlanner({
+  const planner = new DriftPlanner<CloudApi>({
     objects: () => manager.objects(),
     credentialsOf,
     budgetKeyOf: (ref, api) => clouds.budgetKeyOf(ref, api),

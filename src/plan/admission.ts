@@ -1,5 +1,5 @@
 import type { SluiceKind } from '../controllers/sluice-kind.ts';
-import { kindNamed } from '../kinds.ts';
+import { kindNamed } from '../kinds/index.ts';
 import { apiPath } from '../runtime/api-path.ts';
 import type { KubeAccess } from '../runtime/kube-config.ts';
 import { KubeApiError, kubeRequestJson } from '../runtime/kube-http.ts';

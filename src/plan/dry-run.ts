@@ -77,7 +77,7 @@ export class DryRun {
       writer,
       events: new EventRecorder({ createEvent: () => Promise.resolve() }, silent),
       // Whatever the reconcile asks for, its clients record writes: an Observe object's recorder, or one here.
-      cloudFor: (resource, priority, _freshnessMs, writes) => {
+      cloudFor: (resource, { priority, writes }) => {
         const recorder = writes ?? new WriteRecorder();
         session(resource).recorders.push(recorder);
         return options.cloudFor(resource, priority, recorder);

@@ -1,6 +1,6 @@
 import { isUnauthorized } from '../cloud/errors.ts';
 import type { CloudConnection } from '../controllers/cloud-connection.ts';
-import { kindNamed } from '../kinds.ts';
+import { kindNamed } from '../kinds/index.ts';
 import { objectKey } from '../runtime/cache.ts';
 import { mapConcurrently } from '../runtime/map-concurrently.ts';
 import { failureOf } from '../runtime/failure.ts';

@@ -4,7 +4,7 @@ import { managementSpentNow } from '../cloud/quota.ts';
 import { RequestTally } from '../cloud/request-tally.ts';
 import { createCloudAgent } from '../cloud/transport.ts';
 import type { SluiceKind } from '../controllers/sluice-kind.ts';
-import { KINDS, kindNamed } from '../kinds.ts';
+import { KINDS, kindNamed } from '../kinds/index.ts';
 import { resolveClusterIdentity } from '../operator/cluster-identity.ts';
 import { CloudClients, type SecretRef } from '../operator/credentials.ts';
 import { loadKubeAccess } from '../runtime/kube-config.ts';

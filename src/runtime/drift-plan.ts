@@ -4,8 +4,16 @@ import type { DriftRead } from './managed/types.ts';
 export const budgetRate = (budget: DriftBudget): number =>
   budget.requests / (budget.windowMs + budget.safetyMarginMs);
 
+/** A cloud API by the name the operator gives its budget: the runtime knows no API of its own. */
 export type DriftApi = DriftRead['api'];
-export const DRIFT_APIS: readonly DriftApi[] = ['management', 'alerting'];
+
+/** The APIs of a plan: those the operator gives budgets for. */
+export const apisOf = <Api extends string>(budgets: Readonly<Record<Api, unknown>>): Api[] =>
+  Object.keys(budgets) as Api[];
+
+/** A count per API, each starting at `value`. */
+const perApi = (apis: readonly DriftApi[], value: number): Record<DriftApi, number> =>
+  Object.fromEntries(apis.map((api) => [api, value]));
 
 /** A key's request budget for one API: at most `requests` calls in any `windowMs` (+ the margin). */
 export interface DriftBudget {
@@ -49,40 +57,41 @@ export interface DriftPlan {
  * the scheduler spends slots at exactly that rate under load; at less when other namespaces share the key. Only the drift reads count: a change a user
  * makes goes first (priority `user`) and comes on top.
  */
-export function planDriftCycle(
+export function planDriftCycle<Api extends DriftApi>(
   objects: readonly PlannedObject[],
-  budgets: Readonly<Record<DriftApi, DriftBudget | false>>,
+  budgets: Readonly<Record<Api, DriftBudget | false>>,
   defaultIntervalMs: number,
   /** Per API, calls per ms of the key's budget the objects may have (others share it): default all. */
-  available: Partial<Record<DriftApi, number>> = {},
+  available: Partial<Record<Api, number>> = {},
 ): DriftPlan {
   const lists = new Set<string>();
-  const calls: Record<DriftApi, number> = { management: 0, alerting: 0 };
+  const apis = apisOf(budgets);
+  const calls = perApi(apis, 0);
   let intervalMs = objects.length === 0 ? defaultIntervalMs : Infinity;
   for (const object of objects) {
     intervalMs = Math.min(intervalMs, object.syncIntervalMs);
     for (const read of object.reads) {
-      if (read.list === undefined) calls[read.api] += 1;
+      if (read.list === undefined) calls[read.api] = (calls[read.api] ?? 0) + 1;
       else if (!lists.has(`${read.api}\u0000${read.list}`)) {
         lists.add(`${read.api}\u0000${read.list}`);
-        calls[read.api] += 1;
+        calls[read.api] = (calls[read.api] ?? 0) + 1;
       }
     }
   }
   let cycleMs = 0;
-  for (const api of DRIFT_APIS) {
+  for (const api of apis) {
     const budget = budgets[api];
-    if (budget === false || calls[api] === 0) continue;
+    if (budget === false || !calls[api]) continue;
     const shared = available[api];
     const perCallMs =
       shared !== undefined && shared < budgetRate(budget)
         ? 1 / shared
         : (budget.windowMs + budget.safetyMarginMs) / budget.requests;
     // Rounded to whole ms, forgiving float error (6 calls at 1,010 ms each are 6,060 ms, not 6,061).
-    cycleMs = Math.max(cycleMs, Math.ceil(calls[api] * perCallMs - 1e-6));
+    cycleMs = Math.max(cycleMs, Math.ceil(calls[api]! * perCallMs - 1e-6));
   }
   const met = cycleMs <= intervalMs;
-  const share = { management: 0, alerting: 0 };
+  const share = perApi(apis, 0);
   return { objects: objects.length, calls, intervalMs, cycleMs, met, pacedIntervalMs: intervalMs, share };
 }
 

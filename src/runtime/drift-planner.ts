@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import {
+  apisOf,
   budgetRate,
-  DRIFT_APIS,
   planDriftCycle,
   DriftPlanReports,
   type DriftApi,
@@ -23,7 +23,7 @@ export interface CredentialsRef {
   name: string;
 }
 
-export interface DriftPlannerOptions {
+export interface DriftPlannerOptions<Api extends DriftApi = DriftApi> {
   /** Every sluice object the operator's caches hold, with its kind. */
   objects(): Iterable<{ kind: ManagedKind<ManagedObject, unknown, unknown>; object: ManagedObject }>;
   /** The credentials Secret an object is reconciled with; undefined when it may use none. */
@@ -34,9 +34,9 @@ export interface DriftPlannerOptions {
    * The budget key (see `quotaKey`) the Secret's calls of `api` spend; undefined when it has none (no
    * client for that API, or not given): the Secret is then planned on its own.
    */
-  budgetKeyOf?(ref: CredentialsRef, api: DriftApi): string | undefined;
-  /** Each API's budget per key (`false`: unthrottled). */
-  budgets: Readonly<Record<DriftApi, DriftBudget | false>>;
+  budgetKeyOf?(ref: CredentialsRef, api: Api): string | undefined;
+  /** Each API's budget per key (`false`: unthrottled), by the name the kinds' drift reads give the API. */
+  budgets: Readonly<Record<Api, DriftBudget | false>>;
   /** `--sync-interval`: the interval of objects without their own annotation. */
   syncIntervalMs: number;
   events: Pick<EventRecorder, 'record'>;
@@ -55,14 +55,14 @@ export const PLAN_EVERY_MS = 5_000;
  * meet its sync interval (a Warning Event on the Secret and a log line) and once when it can again; every
  * plan updates the Secret's metrics.
  */
-export class DriftPlanner {
+export class DriftPlanner<Api extends DriftApi = DriftApi> {
   private readonly reports = new DriftPlanReports();
   private planned = new Set<string>();
   /** Per credentials Secret (`namespace/name`): how often its objects may be drift-checked at most. */
   private floors = new Map<string, number>();
   private timer: ReturnType<typeof setInterval> | undefined;
 
-  constructor(private readonly options: DriftPlannerOptions) {}
+  constructor(private readonly options: DriftPlannerOptions<Api>) {}
 
   /** Plans now and every `everyMs` until stopped (the timer does not keep the process alive). */
   start(everyMs = PLAN_EVERY_MS): void {
@@ -100,7 +100,7 @@ export class DriftPlanner {
       const { floorMs, rate, available } = shares.get(key)!;
       const plan = planDriftCycle(objects, budgets, syncIntervalMs, available);
       plan.pacedIntervalMs = Math.max(plan.intervalMs, floorMs);
-      for (const api of DRIFT_APIS) {
+      for (const api of apisOf(budgets)) {
         const budget = budgets[api];
         plan.share[api] = budget === false ? 0 : rate[api] / budgetRate(budget);
       }
@@ -123,16 +123,19 @@ export class DriftPlanner {
    * calls per ms its objects spend at that floor and how many it could have of its key.
    */
   private share(secrets: ReturnType<DriftPlanner['objectsBySecret']>) {
-    type Share = { floorMs: number; rate: Record<DriftApi, number>; available: Record<DriftApi, number> };
+    const apis = apisOf(this.options.budgets);
+    type Share = { floorMs: number; rate: Record<Api, number>; available: Record<Api, number> };
+    const perApi = (value: number) =>
+      Object.fromEntries(apis.map((api) => [api, value])) as Record<Api, number>;
     const result = new Map<string, Share>();
     for (const key of secrets.keys()) {
       result.set(key, {
         floorMs: 0,
-        rate: { management: 0, alerting: 0 },
-        available: { management: Infinity, alerting: Infinity },
+        rate: perApi(0),
+        available: perApi(Infinity),
       });
     }
-    for (const api of DRIFT_APIS) {
+    for (const api of apis) {
       const budget = this.options.budgets[api];
       if (budget === false) continue;
       // Secrets holding one key, by namespace: the namespaces are the key's sharers.
@@ -165,8 +168,7 @@ export class DriftPlanner {
     }
     // A floor set by one API's key also slows the other API's calls: count them at that floor.
     for (const [key, entry] of result) {
-      for (const api of DRIFT_APIS)
-        entry.rate[api] = driftRate(secrets.get(key)!.objects, api, entry.floorMs);
+      for (const api of apis) entry.rate[api] = driftRate(secrets.get(key)!.objects, api, entry.floorMs);
     }
     return result;
   }
@@ -192,12 +194,13 @@ export class DriftPlanner {
   }
 
   private report(ref: CredentialsRef, key: string, plan: DriftPlan, change: 'unmet' | 'recovered'): void {
-    const calls = plan.calls.management + plan.calls.alerting;
+    const perApi = Object.entries(plan.calls);
+    const calls = perApi.reduce((sum, [, count]) => sum + count, 0);
     const interval = formatDuration(plan.intervalMs);
     const shortest = formatDuration(plan.cycleMs);
     const what =
       `drift checks of the ${plan.objects} objects using Secret ${key} cost ${calls} cloud calls per cycle ` +
-      `(management ${plan.calls.management}, alerting ${plan.calls.alerting})`;
+      `(${perApi.map(([api, count]) => `${api} ${count}`).join(', ')})`;
     // The quota here is what the namespace may have of its key: all of it, or a fair share when shared.
     const message =
       change === 'unmet'

@@ -111,10 +111,10 @@ export class Manager<Cloud> {
       logger: logger.child({ component: 'credentials-usage' }),
     });
     // Before any cloud call with a resource's own credentials, their Secret is kept until the resource is gone.
-    const cloudFor: ManagerOptions<Cloud>['cloudFor'] = async (resource, ...rest) => {
+    const cloudFor: ManagerOptions<Cloud>['cloudFor'] = async (resource, use) => {
       const credentials = credentialsKeyOf(resource);
       if (credentials) await this.credentials.hold(credentials);
-      return options.cloudFor(resource, ...rest);
+      return options.cloudFor(resource, use);
     };
 
     for (const kind of options.kinds) {

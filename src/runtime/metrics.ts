@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { DRIFT_APIS, type DriftPlan } from './drift-plan.ts';
+import type { DriftApi, DriftPlan } from './drift-plan.ts';
 
 /**
  * The operator's Prometheus metrics, named as controller-runtime names them so existing dashboards and
@@ -343,11 +343,14 @@ export class OperatorMetrics {
       'The sync interval a credentials Secret’s drift cycle must fit (the shortest of its objects)',
       ['credentials'],
     );
+    // The APIs seen in a plan, whose series a forgotten Secret leaves.
+    const apis = new Set<DriftApi>();
     return {
       planned: (credentials, plan) => {
-        for (const api of DRIFT_APIS) {
-          calls.set({ credentials, api }, plan.calls[api]);
-          share.set({ credentials, api }, plan.share[api]);
+        for (const api of Object.keys(plan.calls)) apis.add(api);
+        for (const api of apis) {
+          calls.set({ credentials, api }, plan.calls[api] ?? 0);
+          share.set({ credentials, api }, plan.share[api] ?? 0);
         }
         objects.set({ credentials }, plan.objects);
         cycle.set({ credentials }, plan.cycleMs / 1000);
@@ -355,7 +358,7 @@ export class OperatorMetrics {
         interval.set({ credentials }, plan.intervalMs / 1000);
       },
       forget: (credentials) => {
-        for (const api of DRIFT_APIS) for (const gauge of [calls, share]) gauge.remove({ credentials, api });
+        for (const api of apis) for (const gauge of [calls, share]) gauge.remove({ credentials, api });
         for (const gauge of [objects, cycle, interval, paced]) gauge.remove({ credentials });
       },
     };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { customResourceDefinition } from '../../src/api/crd.ts';
-import { KIND_SCHEMAS } from '../../src/api/kinds.ts';
-import { KINDS } from '../../src/kinds.ts';
+import { KIND_SCHEMAS } from '../../src/kinds/schemas.ts';
+import { KINDS } from '../../src/kinds/index.ts';
 
 type Node = { [key: string]: unknown };
 const specOf = (crd: Node) =>

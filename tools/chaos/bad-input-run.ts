@@ -8,7 +8,7 @@ import { AlertRequest } from '../../src/cloud/schemas/alert.ts';
 import { PipeCreateRequest } from '../../src/cloud/schemas/pipe.ts';
 import { ServiceCreateRequest } from '../../src/cloud/schemas/service.ts';
 import { startEmulator } from '../../src/emulator/server.ts';
-import { KINDS } from '../../src/kinds.ts';
+import { KINDS } from '../../src/kinds/index.ts';
 import { badCases, type BadCase, type SchemaNode } from './bad-input.ts';
 import { generateManifests } from './kinds.ts';
 

@@ -1,5 +1,5 @@
 // The chaos suite's view of each sluice kind: how to write the n-th manifest of a run and where the emulator
-// keeps that kind's cloud resources. One entry per kind of src/kinds.ts (a unit test keeps them in step), so a
+// keeps that kind's cloud resources. One entry per kind of src/kinds/index.ts (a unit test keeps them in step), so a
 // new kind joins every chaos scenario by adding its entry here.
 import type { Store } from '../../src/emulator/store.ts';
 import { searchAlert, tileAlert } from '../fixtures/alert.ts';

@@ -15,11 +15,6 @@ export const ANNOTATIONS = {
    * crash between the call and the status write, the cloud resource created after it is found and adopted.
    */
   createPending: 'sluice.dev/create-pending',
-  /**
-   * A value not yet in `status.passwordReset` asks for new secret connection values (a password reset)
-   * once; an adopted resource's password is never reset otherwise.
-   */
-  resetPassword: 'sluice.dev/reset-password',
   /** A new value (any) asks for a reconcile at once, with a fresh cloud read; status records it when handled. */
   reconcileRequestedAt: 'sluice.dev/reconcile-requested-at',
   /**

@@ -1,5 +1,5 @@
 import { objectKey } from '../cache.ts';
-import { ANNOTATIONS, externalIdOf } from './annotations.ts';
+import { externalIdOf } from './annotations.ts';
 import { RETRY_DELAYS } from '../retry-delays.ts';
 import { ReconcileError } from './errors.ts';
 import type { EventRecorder } from './events.ts';
@@ -140,7 +140,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
           ? ['ConnectionDetailsRecovered', `restored ${missing.join(', ')} in Secret ${this.name(resource)}`]
           : [
               'PasswordReset',
-              `reset as asked by ${ANNOTATIONS.resetPassword}, into Secret ${this.name(resource)}`,
+              `reset as asked by ${this.resetAnnotation}, into Secret ${this.name(resource)}`,
             ];
       events.record(resource, 'Normal', reason, message);
     }
@@ -222,7 +222,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
   ): Promise<string | undefined> {
     if (resetAsked === undefined || !external.recoverConnectionDetails) return undefined;
     await external.recoverConnectionDetails(resource, id);
-    return `${ANNOTATIONS.resetPassword} asks for a password reset, which managementPolicy Observe never makes`;
+    return `${this.resetAnnotation} asks for a password reset, which managementPolicy Observe never makes`;
   }
 
   /** A Ready resource whose secret values are unknown says so in Ready, and how to get them. */
@@ -230,13 +230,14 @@ export class ConnectionPublisher<R extends ManagedObject> {
     const unknown = draft.status.unknownConnectionKeys;
     const ready = draft.condition('Ready');
     if (!Array.isArray(unknown) || ready?.status !== 'True') return;
+    const howToReset = this.resetAnnotation
+      ? `; set the annotation ${this.resetAnnotation} to a new value to reset it`
+      : '';
     draft.setCondition({
       type: 'Ready',
       status: 'True',
       reason: ready.reason,
-      message:
-        `Secret ${this.name(resource)} has no ${unknown.join(', ')}: adopted without a reset, so unknown to ` +
-        `sluice; set the annotation ${ANNOTATIONS.resetPassword} to a new value to reset it`,
+      message: `Secret ${this.name(resource)} has no ${unknown.join(', ')}: adopted without a reset, so unknown to sluice${howToReset}`,
     });
   }
 
@@ -269,11 +270,17 @@ export class ConnectionPublisher<R extends ManagedObject> {
     return this.options.connectionSecret.name(resource);
   }
 
+  /** The annotation the kind names for a reset, if it offers one. */
+  private get resetAnnotation(): string | undefined {
+    return this.options.connectionSecret.resetAnnotation;
+  }
+
   /** The reset annotation's value when it is one not acted on yet. */
   private resetAsked(resource: R): string | undefined {
-    const asked = resource.metadata.annotations?.[ANNOTATIONS.resetPassword];
+    const annotation = this.resetAnnotation;
+    const asked = annotation === undefined ? undefined : resource.metadata.annotations?.[annotation];
     if (asked !== undefined && asked.length > MAX_RESET_VALUE_LENGTH) {
-      const message = `annotation ${ANNOTATIONS.resetPassword} is longer than ${MAX_RESET_VALUE_LENGTH} characters`;
+      const message = `annotation ${annotation} is longer than ${MAX_RESET_VALUE_LENGTH} characters`;
       throw new ReconcileError('InvalidAnnotation', message, RETRY_DELAYS.userAction);
     }
     return asked !== undefined && recordedAnnotation(asked) !== resource.status?.passwordReset

@@ -10,18 +10,27 @@ import type { SecretReader } from './secret-references.ts';
 import type { DigestKey } from './secret-digests.ts';
 import type { ManagedKind, ManagedObject } from './types.ts';
 
+/**
+ * How one reconcile may use the cloud, as the reconciler decides it: what the operator binds the clients it
+ * hands the kind to.
+ */
+export interface CloudUse {
+  /** The quota priority of its calls: `user` when the spec changed (or the object is being deleted), else `poll`. */
+  priority: Priority;
+  /** How old a cloud snapshot its observe may read (ms). */
+  freshnessMs: number;
+  /** Clients that read as usual but keep every write here instead of sending it. */
+  writes?: WriteRecorder;
+}
+
 /** What one kind's reconciler is built from: the kind, the operator's caches and writers, and its pacing. */
 export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
   kind: ManagedKind<R, Cloud, P>;
   cache: ReadonlyCache<R>;
   writer: KubeWriter;
   events: EventRecorder;
-  /**
-   * Resolves the cloud clients for a resource (its own credentials Secret or the operator's); `freshnessMs`
-   * is how old a cloud snapshot its observe may read; with `writes`, clients that read as usual but keep
-   * every write there instead of sending it.
-   */
-  cloudFor(resource: R, priority: Priority, freshnessMs: number, writes?: WriteRecorder): Promise<Cloud>;
+  /** Resolves the cloud clients for a resource (its own credentials Secret or the operator's), bound to `use`. */
+  cloudFor(resource: R, use: CloudUse): Promise<Cloud>;
   /**
    * The cluster name recorded in the cloud as every object's owner (`--cluster-name`, or derived); the
    * operator always passes it, a runtime on its own (a test) records the explicit name `default`.

@@ -461,7 +461,12 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     secrets: ResolvedSecrets,
     writes?: WriteRecorder,
   ): Promise<ExternalClient<R, P>> {
-    const cloud = await this.options.cloudFor(resource, priority, this.pacing.freshness(resource), writes);
+    const freshnessMs = this.pacing.freshness(resource);
+    const cloud = await this.options.cloudFor(resource, {
+      priority,
+      freshnessMs,
+      ...(writes ? { writes } : {}),
+    });
     const claimedBy = (id: string) => this.claims.recordedBy(resource, id);
     const owner = ownerOf(resource, this.options.kind.kind, this.cluster);
     const context: ConnectContext<Cloud> = { cloud, references, secrets, claimedBy, owner };

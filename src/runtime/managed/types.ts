@@ -127,8 +127,9 @@ export interface ConnectContext<Cloud> {
  * One cloud read of a drift check, on the API whose budget pays for it. With `list`, the read is a shared
  * list (one call serves every object of the key naming the same list); without, a GET of the object alone.
  */
-export interface DriftRead {
-  api: 'management' | 'alerting';
+export interface DriftRead<Api extends string = string> {
+  /** The API by the name the operator gives its budget (`DriftPlannerOptions.budgets`): the runtime only carries it. */
+  api: Api;
   list?: string;
 }
 
@@ -145,6 +146,11 @@ export interface ManagedKind<R extends ManagedObject, Cloud, Plan = unknown> {
     requiredKeys: readonly string[];
     /** Further keys computed from the details about to be written (all of them, kept and new). */
     derive?(resource: R, details: ConnectionDetails): ConnectionDetails;
+    /**
+     * The annotation whose every new value asks once for new secret values (`recoverConnectionDetails`, a
+     * password reset): the kind names it. Without one, values are recovered only when known to be lost.
+     */
+    resetAnnotation?: string;
   };
   /** Other sluice objects this kind depends on; resolved (or waited for) before the client runs. */
   references?: readonly ReferenceDeclaration<R>[];

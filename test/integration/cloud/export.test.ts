@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DatabaseServiceSpec } from '../../../src/api/database-service.ts';
+import { DatabaseServiceSpec } from '../../../src/kinds/database-service/schema.ts';
 import type { ManagementClient } from '../../../src/cloud/management-client.ts';
 import { exportOrganization } from '../../../src/export/export.ts';
 import { type Emulator, managementClient, runningService, startTestEmulator } from './support.ts';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { GROUP } from '../../../src/api/common.ts';
-import { KIND_SCHEMAS } from '../../../src/api/kinds.ts';
+import { KIND_SCHEMAS } from '../../../src/kinds/schemas.ts';
 import { healthCasesOf } from '../../../src/install/argocd-fixtures.ts';
 import { healthCheckKinds, healthLua } from '../../../src/install/render.ts';
 import { runArgoHealthHarness as runHarness } from '../../harness/argocd-health.ts';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { KIND_SCHEMAS } from '../../../src/api/kinds.ts';
+import { KIND_SCHEMAS } from '../../../src/kinds/schemas.ts';
 import { healthCasesOf, type HealthStatus } from '../../../src/install/argocd-fixtures.ts';
 import { healthCheckKinds } from '../../../src/install/render.ts';
 import { repoRoot } from '../../../tools/cluster/assets.ts';

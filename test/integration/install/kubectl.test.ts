@@ -6,7 +6,7 @@ import { GROUP } from '../../../src/api/common.ts';
 import { customResourceDefinition } from '../../../src/api/crd.ts';
 import { kubectlBin, run } from '../../../tools/cluster/install.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
-import { KINDS } from '../../../src/kinds.ts';
+import { KINDS } from '../../../src/kinds/index.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
 
 type Node = { type?: string; properties?: Record<string, Node>; items?: Node };

@@ -2,7 +2,7 @@
 // another object (a restore, `kubectl get -o yaml | kubectl apply`), it must not make that object adopt an
 // unmanaged look-alike, which its default deletionPolicy Delete would then delete.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { rpeCreateBody } from '../../../src/controllers/reverse-private-endpoint-diff.ts';
+import { rpeCreateBody } from '../../../src/kinds/reverse-private-endpoint/mapping.ts';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { rpeSpec } from '../../../tools/fixtures/rpe.ts';
 import { isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from './support.ts';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseService } from '../../../src/api/database-service.ts';
+import type { DatabaseService } from '../../../src/kinds/database-service/schema.ts';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import {
   condition,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { kindNamed } from '../../../src/kinds.ts';
+import { kindNamed } from '../../../src/kinds/index.ts';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { useAdmission } from './admission.ts';
 

@@ -3,7 +3,7 @@ import { CoreV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy } from '@kube
 import { pino } from 'pino';
 import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
 import { ManagementClient } from '../../../src/cloud/management-client.ts';
-import type { DatabaseService } from '../../../src/api/database-service.ts';
+import type { DatabaseService } from '../../../src/kinds/database-service/schema.ts';
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../../src/emulator/server.ts';
 import { OperatorConfig, type OperatorFlags } from '../../../src/operator/config.ts';
 import { startOperator, type RunningOperator } from '../../../src/operator/run.ts';

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { customResourceDefinition } from '../../../src/api/crd.ts';
 import type { KindSchema } from '../../../src/api/kind-schema.ts';
-import { alertSchema } from '../../../src/api/alert.ts';
-import { databaseServiceSchema } from '../../../src/api/database-service.ts';
+import { alertSchema } from '../../../src/kinds/alert/schema.ts';
+import { databaseServiceSchema } from '../../../src/kinds/database-service/schema.ts';
 
 const columnsOf = (kind: KindSchema) =>
   (

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { customResourceDefinition } from '../../../src/api/crd.ts';
 import { renderCrdFiles } from '../../../src/api/render.ts';
-import { KINDS } from '../../../src/kinds.ts';
+import { KINDS } from '../../../src/kinds/index.ts';
 
 type Node = { [key: string]: unknown };
 const crdsDir = join(import.meta.dirname, '..', '..', '..', 'crds');

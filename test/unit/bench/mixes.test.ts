@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KINDS } from '../../../src/kinds.ts';
+import { KINDS } from '../../../src/kinds/index.ts';
 import { benchObjects, mixSecrets, servicesWithPipes, type BenchObject } from '../../../bench/mixes.ts';
 
 /** The names of the Secrets a spec references (`…SecretRef: { name }` at any depth). */

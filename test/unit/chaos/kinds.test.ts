@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KINDS } from '../../../src/kinds.ts';
+import { KINDS } from '../../../src/kinds/index.ts';
 import { CHAOS_KINDS, generateManifests } from '../../../tools/chaos/kinds.ts';
 
 describe('chaos manifest generators', () => {

@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import type { AlertSpec } from '../../../src/api/alert.ts';
-import type { DatabaseServiceSpec } from '../../../src/api/database-service.ts';
-import type { PipeSpec } from '../../../src/api/pipe.ts';
-import type { QueryEndpointSpec } from '../../../src/api/query-endpoint.ts';
-import type { ReversePrivateEndpointSpec } from '../../../src/api/reverse-private-endpoint.ts';
+import type { AlertSpec } from '../../../src/kinds/alert/schema.ts';
+import type { DatabaseServiceSpec } from '../../../src/kinds/database-service/schema.ts';
+import type { PipeSpec } from '../../../src/kinds/pipe/schema.ts';
+import type { QueryEndpointSpec } from '../../../src/kinds/query-endpoint/schema.ts';
+import type { ReversePrivateEndpointSpec } from '../../../src/kinds/reverse-private-endpoint/schema.ts';
 import { requestBody } from '../../../src/cloud/request-body.ts';
 import { PipeCreateRequest } from '../../../src/cloud/schemas/pipe.ts';
 import { ServiceCreateRequest } from '../../../src/cloud/schemas/service.ts';
-import { alertBody } from '../../../src/controllers/alert-diff.ts';
-import { serviceCreateBody } from '../../../src/controllers/database-service-diff.ts';
-import { pipeCreateBody } from '../../../src/controllers/pipe-diff.ts';
-import { queryEndpointBody } from '../../../src/controllers/query-endpoint-diff.ts';
-import { rpeCreateBody } from '../../../src/controllers/reverse-private-endpoint-diff.ts';
+import { alertBody } from '../../../src/kinds/alert/mapping.ts';
+import { serviceCreateBody } from '../../../src/kinds/database-service/mapping.ts';
+import { pipeCreateBody } from '../../../src/kinds/pipe/mapping.ts';
+import { queryEndpointBody } from '../../../src/kinds/query-endpoint/mapping.ts';
+import { rpeCreateBody } from '../../../src/kinds/reverse-private-endpoint/mapping.ts';
 import { tileAlert } from '../../../tools/fixtures/alert.ts';
 import { columns, mappings } from '../../../tools/fixtures/pipe.ts';
 

@@ -1,26 +1,22 @@
 import { describe, expect, it } from 'vitest';
-import { DatabaseServiceSpec } from '../../../src/api/database-service.ts';
-import { PipeSpec } from '../../../src/api/pipe.ts';
-import { AlertSpec } from '../../../src/api/alert.ts';
-import { QueryEndpointSpec } from '../../../src/api/query-endpoint.ts';
-import { ReversePrivateEndpointSpec } from '../../../src/api/reverse-private-endpoint.ts';
+import { DatabaseServiceSpec } from '../../../src/kinds/database-service/schema.ts';
+import { PipeSpec } from '../../../src/kinds/pipe/schema.ts';
+import { AlertSpec } from '../../../src/kinds/alert/schema.ts';
+import { QueryEndpointSpec } from '../../../src/kinds/query-endpoint/schema.ts';
+import { ReversePrivateEndpointSpec } from '../../../src/kinds/reverse-private-endpoint/schema.ts';
 import type { Alert } from '../../../src/cloud/schemas/alert.ts';
 import type { Pipe } from '../../../src/cloud/schemas/pipe.ts';
 import type { ReversePrivateEndpoint } from '../../../src/cloud/schemas/reverse-private-endpoint.ts';
 import type { Service } from '../../../src/cloud/schemas/service.ts';
-import { diffAlert, exportAlert } from '../../../src/controllers/alert-diff.ts';
-import {
-  diffService,
-  exportService,
-  OWNER_TAG,
-  UID_TAG,
-} from '../../../src/controllers/database-service-diff.ts';
-import { diffPipe, exportPipe } from '../../../src/controllers/pipe-diff.ts';
-import { diffQueryEndpoint, exportQueryEndpoint } from '../../../src/controllers/query-endpoint-diff.ts';
+import { diffAlert, exportAlert } from '../../../src/kinds/alert/mapping.ts';
+import { diffService, exportService } from '../../../src/kinds/database-service/mapping.ts';
+import { OWNER_TAG, UID_TAG } from '../../../src/controllers/service-tags.ts';
+import { diffPipe, exportPipe } from '../../../src/kinds/pipe/mapping.ts';
+import { diffQueryEndpoint, exportQueryEndpoint } from '../../../src/kinds/query-endpoint/mapping.ts';
 import {
   exportReversePrivateEndpoint,
   rpeDifferences,
-} from '../../../src/controllers/reverse-private-endpoint-diff.ts';
+} from '../../../src/kinds/reverse-private-endpoint/mapping.ts';
 
 // Each kind's export mapping is pinned by its own diff: the spec it writes for a cloud object must find no
 // difference with that object, or the first reconcile after adoption would write to the cloud.

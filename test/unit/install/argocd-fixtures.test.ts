@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { alertSchema } from '../../../src/api/alert.ts';
-import { KIND_SCHEMAS } from '../../../src/api/kinds.ts';
+import { alertSchema } from '../../../src/kinds/alert/schema.ts';
+import { KIND_SCHEMAS } from '../../../src/kinds/schemas.ts';
 import { healthCasesOf } from '../../../src/install/argocd-fixtures.ts';
 
 const kindsWithCase = (name: string) =>

@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { operatorRules } from '../../../src/install/rbac.ts';
 import { renderInstallFiles } from '../../../src/install/render.ts';
-import { KINDS } from '../../../src/kinds.ts';
+import { KINDS } from '../../../src/kinds/index.ts';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const GENERATED_DIRS = [

@@ -58,6 +58,21 @@ describe('planning a drift cycle against the quota', () => {
     expect(planDriftCycle(every(305_000), budgets, 600_000).met).toBe(true);
   });
 
+  it('plans the APIs it is given budgets for, by whatever names the operator gives them', () => {
+    const plan = planDriftCycle(
+      [
+        { reads: [{ api: 'orders', list: 'orders' }], syncIntervalMs: 60_000 },
+        { reads: [{ api: 'orders', list: 'orders' }], syncIntervalMs: 60_000 },
+        { reads: [{ api: 'orders' }], syncIntervalMs: 60_000 },
+      ],
+      { orders: MANAGEMENT, audit: false },
+      60_000,
+    );
+    expect(plan.calls).toEqual({ orders: 2, audit: 0 });
+    expect(plan.share).toEqual({ orders: 0, audit: 0 });
+    expect(plan.cycleMs).toBe(2_020);
+  });
+
   it('takes the shortest sync interval in use on the key, else the flag’s', () => {
     const objects = [
       ...services(2),

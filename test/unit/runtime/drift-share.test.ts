@@ -115,7 +115,7 @@ describe('planning per key', () => {
     const plans = planner.plan();
     const noisy = plans.get('noisy/cloud')!;
     const quiet = plans.get('quiet/cloud')!;
-    expect(noisy.share.management + quiet.share.management).toBeLessThanOrEqual(1 + 1e-9);
+    expect(noisy.share.management! + quiet.share.management!).toBeLessThanOrEqual(1 + 1e-9);
     expect(noisy.share.management).toBeCloseTo(0.5, 6);
     expect(quiet.share.management).toBeCloseTo(0.5, 6);
     // The 100 ms objects are paced to their namespace's share.

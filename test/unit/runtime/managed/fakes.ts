@@ -252,6 +252,9 @@ export class FakeCloud implements ExternalClient<Widget, number> {
   }
 }
 
+/** The annotation the widget kind names for a reset: the runtime knows none of its own. */
+export const WIDGET_RESET = 'widgets.example.dev/renew-password';
+
 export function widgetKind(cloud: FakeCloud): ManagedKind<Widget, FakeCloud, number> {
   return {
     kind: 'Widget',
@@ -262,6 +265,7 @@ export function widgetKind(cloud: FakeCloud): ManagedKind<Widget, FakeCloud, num
     connectionSecret: {
       name: (resource) => resource.spec.connectionSecret ?? `${resource.metadata.name}-connection`,
       requiredKeys: ['password'],
+      resetAnnotation: WIDGET_RESET,
     },
     connect: () => cloud,
   };

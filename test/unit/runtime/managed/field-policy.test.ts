@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DATABASE_SERVICE_POLICY, type DatabaseServiceSpec } from '../../../../src/api/database-service.ts';
+import {
+  DATABASE_SERVICE_POLICY,
+  type DatabaseServiceSpec,
+} from '../../../../src/kinds/database-service/schema.ts';
 import type { Service } from '../../../../src/cloud/schemas/service.ts';
-import { diffService, OWNER_TAG, serviceAsSpec } from '../../../../src/controllers/database-service-diff.ts';
+import { diffService, serviceAsSpec } from '../../../../src/kinds/database-service/mapping.ts';
+import { OWNER_TAG } from '../../../../src/controllers/service-tags.ts';
 import { recordDrift } from '../../../../src/runtime/managed/drift-status.ts';
 import { applyFieldPolicy, type FieldPolicy } from '../../../../src/runtime/managed/field-policy.ts';
 import type { ManagedStatus } from '../../../../src/runtime/managed/types.ts';

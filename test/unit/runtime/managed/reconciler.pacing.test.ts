@@ -17,8 +17,8 @@ function setup() {
   const reconciler = fakeReconciler(server, cache, cloud, {
     maxPollIntervalMs: MAX_POLL_MS,
     now: () => new Date(now),
-    cloudFor: async (_resource, _priority, maxAgeMs) => {
-      freshness.push(maxAgeMs);
+    cloudFor: async (_resource, { freshnessMs }) => {
+      freshness.push(freshnessMs);
       return cloud;
     },
   });

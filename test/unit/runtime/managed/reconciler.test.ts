@@ -15,6 +15,7 @@ import {
   POLL_MS,
   SYNC_MS,
   widget,
+  WIDGET_RESET,
   widgetKind,
   type Widget,
 } from './fakes.ts';
@@ -378,7 +379,7 @@ describe('ManagedReconciler', () => {
       const object = widget('a');
       object.metadata.annotations = {
         [ANNOTATIONS.externalId]: 'w-5',
-        ...(reset ? { [ANNOTATIONS.resetPassword]: reset } : {}),
+        ...(reset ? { [WIDGET_RESET]: reset } : {}),
       };
       return object;
     };
@@ -394,7 +395,7 @@ describe('ManagedReconciler', () => {
       expect(t.server.secrets.get('a-connection')!.data).toEqual({ host: 'w-5.example' });
       expect(t.server.get('a').status?.unknownConnectionKeys).toEqual(['password']);
       expect(t.condition('a', 'Ready')).toMatchObject({ status: 'True', reason: 'Available' });
-      expect(t.condition('a', 'Ready')!.message).toContain(ANNOTATIONS.resetPassword);
+      expect(t.condition('a', 'Ready')!.message).toContain(WIDGET_RESET);
     });
 
     it('resets the password once per new value of the reset annotation', async () => {

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import type { AlertSpec } from '../../../src/api/alert.ts';
-import type { Alert } from '../../../src/cloud/schemas/alert.ts';
+import type { AlertSpec } from '../../../../src/kinds/alert/schema.ts';
+import type { Alert } from '../../../../src/cloud/schemas/alert.ts';
 import {
   alertBody,
   alertStatus,
   diffAlert,
   isAlertFor,
   observedBody,
-} from '../../../src/controllers/alert-diff.ts';
-import { searchAlert, tileAlert } from '../../../tools/fixtures/alert.ts';
+} from '../../../../src/kinds/alert/mapping.ts';
+import { searchAlert, tileAlert } from '../../../../tools/fixtures/alert.ts';
 
 const spec = (fields: Partial<AlertSpec> = {}): AlertSpec => ({
   ...tileAlert('cpu'),

@@ -1,20 +1,13 @@
-import type { DatabaseServiceSpec } from '../api/database-service.ts';
-import { NUM_REPLICAS, SIZING_FIELDS, TOGGLEABLE_ENDPOINT_PROTOCOLS } from '../cloud/schemas/service.ts';
-import type { ReplicaScalingRequest, ServiceCommand } from '../cloud/schemas/service.ts';
-import { ServiceCreateRequest, ServiceUpdateRequest, type Service } from '../cloud/schemas/service.ts';
-import type { ServiceCreateBody } from '../cloud/management-client.ts';
-import { requestBody } from '../cloud/request-body.ts';
-
-/**
- * The tag earlier versions put on every service they created (the object's uid), so a crashed create could
- * be found again; the owner tag replaces it (one PATCH, on the next reconcile after an upgrade).
- */
-export const UID_TAG = 'sluice.dev/uid';
-/** The tag naming the sluice object a service belongs to: `cluster/namespace/DatabaseService/name`. */
-export const OWNER_TAG = 'sluice.dev/owner';
-/** Tags sluice keeps, not the user: never exported, never compared with spec.tags. */
-const SLUICE_TAGS = new Set([UID_TAG, OWNER_TAG]);
-export const isSluiceTag = (tag: { key: string }) => SLUICE_TAGS.has(tag.key);
+// The DatabaseService's mapping between spec and cloud, pure: the create body (`serviceCreateBody`), the
+// differences and the plan (`diffService`), the status (`availability`), the spec's terms (`serviceAsSpec`) and
+// the export mapping (`exportService`: the cloud object back to the spec that adopts it).
+import type { DatabaseServiceSpec } from './schema.ts';
+import { NUM_REPLICAS, SIZING_FIELDS, TOGGLEABLE_ENDPOINT_PROTOCOLS } from '../../cloud/schemas/service.ts';
+import type { ReplicaScalingRequest, ServiceCommand } from '../../cloud/schemas/service.ts';
+import { ServiceCreateRequest, ServiceUpdateRequest, type Service } from '../../cloud/schemas/service.ts';
+import type { ServiceCreateBody } from '../../cloud/management-client.ts';
+import { requestBody } from '../../cloud/request-body.ts';
+import { isSluiceTag, OWNER_TAG } from '../../controllers/service-tags.ts';
 
 export interface ServiceDiff {
   /** The minimal PATCH body: only what differs; list fields as `{add, remove}` against the cloud's list. */

@@ -1,23 +1,23 @@
 import { z } from 'zod';
-import { NOT_READY_YET, type ReferenceList } from '../runtime/managed/references.ts';
-import type { ManagedObject } from '../runtime/managed/types.ts';
+import { NOT_READY_YET, type ReferenceList } from '../../runtime/managed/references.ts';
+import type { ManagedObject } from '../../runtime/managed/types.ts';
 import {
   MSK_AUTHENTICATIONS,
   RPE_FIELDS_BY_TYPE,
   RPE_STATUSES,
   RPE_TYPES,
-} from '../cloud/schemas/reverse-private-endpoint.ts';
-import { managedSpecFields } from './common.ts';
-import { defineKind } from './kind-schema.ts';
-import { fieldPolicySchema, policyFields } from './field-policy.ts';
-import { immutable, withRules, type CelRule } from './meta.ts';
+} from '../../cloud/schemas/reverse-private-endpoint.ts';
+import { managedSpecFields } from '../../api/common.ts';
+import { defineKind } from '../../api/kind-schema.ts';
+import { fieldPolicySchema, policyFields } from '../../api/field-policy.ts';
+import { immutable, withRules, type CelRule } from '../../api/meta.ts';
 import {
   SERVICE_COLUMN,
   serviceFields,
   serviceReference,
   serviceRules,
   serviceScopedStatusFields,
-} from './service-scoped.ts';
+} from '../../api/service-scoped.ts';
 
 // The spec is the endpoint creation body of the management API under the same names. The API has no update,
 // so every cloud field is fixed at creation.
@@ -99,6 +99,7 @@ export interface ReversePrivateEndpoint extends ManagedObject {
 }
 
 export const reversePrivateEndpointSchema = defineKind<ReversePrivateEndpoint>({
+  policyFields: REVERSE_PRIVATE_ENDPOINT_POLICY,
   kind: 'ReversePrivateEndpoint',
   plural: 'reverseprivateendpoints',
   singular: 'reverseprivateendpoint',

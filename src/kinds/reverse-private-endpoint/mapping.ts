@@ -1,12 +1,15 @@
-import type { ReversePrivateEndpointSpec } from '../api/reverse-private-endpoint.ts';
-import type { ReversePrivateEndpointCreateBody } from '../cloud/management-client.ts';
-import { requestBody } from '../cloud/request-body.ts';
+// The ReversePrivateEndpoint's mapping between spec and cloud, pure: the create body (`rpeCreateBody`), the
+// differences (`rpeDifferences`), the status (`endpointStatusOf`, `rpeAvailability`) and the export mapping
+// (`exportReversePrivateEndpoint`: the cloud object back to the spec that adopts it).
+import type { ReversePrivateEndpointSpec } from './schema.ts';
+import type { ReversePrivateEndpointCreateBody } from '../../cloud/management-client.ts';
+import { requestBody } from '../../cloud/request-body.ts';
 import {
   ReversePrivateEndpointCreateRequest,
   RPE_FIELDS_BY_TYPE,
   type ReversePrivateEndpoint,
-} from '../cloud/schemas/reverse-private-endpoint.ts';
-import type { Observation } from '../runtime/managed/types.ts';
+} from '../../cloud/schemas/reverse-private-endpoint.ts';
+import type { Observation } from '../../runtime/managed/types.ts';
 
 /** The fields that make an endpoint what it is: description, type and the fields of that type. */
 function identityFields(spec: ReversePrivateEndpointSpec): (keyof ReversePrivateEndpointCreateBody)[] {

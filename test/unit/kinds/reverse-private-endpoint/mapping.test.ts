@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { ReversePrivateEndpointSpec } from '../../../src/api/reverse-private-endpoint.ts';
-import type { ReversePrivateEndpoint } from '../../../src/cloud/schemas/reverse-private-endpoint.ts';
+import type { ReversePrivateEndpointSpec } from '../../../../src/kinds/reverse-private-endpoint/schema.ts';
+import type { ReversePrivateEndpoint } from '../../../../src/cloud/schemas/reverse-private-endpoint.ts';
 import {
   endpointStatusOf,
   rpeAvailability,
   rpeCreateBody,
   rpeDifferences,
-} from '../../../src/controllers/reverse-private-endpoint-diff.ts';
+} from '../../../../src/kinds/reverse-private-endpoint/mapping.ts';
 
 const msk: ReversePrivateEndpointSpec = {
   serviceRef: { name: 'analytics' },

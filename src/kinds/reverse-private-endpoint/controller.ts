@@ -2,21 +2,16 @@ import {
   reversePrivateEndpointSchema,
   type ReversePrivateEndpoint,
   REVERSE_PRIVATE_ENDPOINT_POLICY,
-} from '../api/reverse-private-endpoint.ts';
-import type { OwnedCandidate, Owner } from '../runtime/managed/cluster-owner.ts';
-import { ReconcileError } from '../runtime/managed/errors.ts';
-import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
-import { applyFieldPolicy } from '../runtime/managed/field-policy.ts';
-import type { ExternalClient, LostCreate, Observation } from '../runtime/managed/types.ts';
-import { deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
-import {
-  endpointStatusOf,
-  rpeAvailability,
-  rpeCreateBody,
-  rpeDifferences,
-} from './reverse-private-endpoint-diff.ts';
-import { ServiceScopedClient, serviceListRead } from './service-reference.ts';
-import type { SluiceKind } from './sluice-kind.ts';
+} from './schema.ts';
+import type { OwnedCandidate, Owner } from '../../runtime/managed/cluster-owner.ts';
+import { ReconcileError } from '../../runtime/managed/errors.ts';
+import { RETRY_DELAYS } from '../../runtime/retry-delays.ts';
+import { applyFieldPolicy } from '../../runtime/managed/field-policy.ts';
+import type { ExternalClient, LostCreate, Observation } from '../../runtime/managed/types.ts';
+import { deleteUntilGone, ignoreNotFound } from '../../controllers/cloud-calls.ts';
+import { endpointStatusOf, rpeAvailability, rpeCreateBody, rpeDifferences } from './mapping.ts';
+import { ServiceScopedClient, serviceListRead } from '../../controllers/service-reference.ts';
+import type { SluiceKind } from '../../controllers/sluice-kind.ts';
 
 export const reversePrivateEndpointKind: SluiceKind<ReversePrivateEndpoint, undefined> = {
   ...reversePrivateEndpointSchema,

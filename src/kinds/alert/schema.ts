@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ManagedObject } from '../runtime/managed/types.ts';
+import type { ManagedObject } from '../../runtime/managed/types.ts';
 import {
   ALERT_CHANNEL_TYPES,
   ALERT_INTERVALS,
@@ -9,11 +9,11 @@ import {
   ALERT_SOURCES,
   ALERT_STATES,
   ALERT_THRESHOLD_TYPES,
-} from '../cloud/schemas/alert.ts';
-import { managedSpecFields, managedStatusFields } from './common.ts';
-import { defineKind } from './kind-schema.ts';
-import { fieldPolicySchema, policyFields } from './field-policy.ts';
-import { withRules, type CelRule } from './meta.ts';
+} from '../../cloud/schemas/alert.ts';
+import { managedSpecFields, managedStatusFields } from '../../api/common.ts';
+import { defineKind } from '../../api/kind-schema.ts';
+import { fieldPolicySchema, policyFields } from '../../api/field-policy.ts';
+import { withRules, type CelRule } from '../../api/meta.ts';
 
 // The spec is the alert creation body of the alerting API under the same names. Every field can change: an
 // update replaces the whole alert (PUT), so nothing is fixed at creation.
@@ -95,6 +95,7 @@ export interface Alert extends ManagedObject {
 }
 
 export const alertSchema = defineKind<Alert>({
+  policyFields: ALERT_POLICY,
   kind: 'Alert',
   plural: 'alerts',
   singular: 'alert',

@@ -1,12 +1,12 @@
-import { QUERY_ENDPOINT_POLICY, queryEndpointSchema, type QueryEndpoint } from '../api/query-endpoint.ts';
-import type { QueryEndpointBody } from '../cloud/management-client.ts';
-import { applyFieldPolicy } from '../runtime/managed/field-policy.ts';
-import type { OwnedCandidate, Owner } from '../runtime/managed/cluster-owner.ts';
-import type { ExternalClient, Observation } from '../runtime/managed/types.ts';
-import { deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
-import { diffQueryEndpoint, queryEndpointBody, queryEndpointStatus } from './query-endpoint-diff.ts';
-import { ServiceScopedClient } from './service-reference.ts';
-import type { SluiceKind } from './sluice-kind.ts';
+import { QUERY_ENDPOINT_POLICY, queryEndpointSchema, type QueryEndpoint } from './schema.ts';
+import type { QueryEndpointBody } from '../../cloud/management-client.ts';
+import { applyFieldPolicy } from '../../runtime/managed/field-policy.ts';
+import type { OwnedCandidate, Owner } from '../../runtime/managed/cluster-owner.ts';
+import type { ExternalClient, Observation } from '../../runtime/managed/types.ts';
+import { deleteUntilGone, ignoreNotFound } from '../../controllers/cloud-calls.ts';
+import { diffQueryEndpoint, queryEndpointBody, queryEndpointStatus } from './mapping.ts';
+import { ServiceScopedClient } from '../../controllers/service-reference.ts';
+import type { SluiceKind } from '../../controllers/sluice-kind.ts';
 
 export const queryEndpointKind: SluiceKind<QueryEndpoint, QueryEndpointBody> = {
   ...queryEndpointSchema,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { STATUS_BOUNDS } from '../runtime/managed/status-bounds.ts';
-import type { ManagedObject } from '../runtime/managed/types.ts';
+import { STATUS_BOUNDS } from '../../runtime/managed/status-bounds.ts';
+import type { ManagedObject } from '../../runtime/managed/types.ts';
 import {
   AUTOSCALING_MODES,
   AUTOSCALING_REPLICAS,
@@ -19,9 +19,14 @@ import {
   TIERS,
   TOGGLEABLE_ENDPOINT_PROTOCOLS,
   TOTAL_MEMORY,
-} from '../cloud/schemas/service.ts';
-import { managedSpecFields, managedStatusFields, ObjectName, secretRecordStatusFields } from './common.ts';
-import { defineKind } from './kind-schema.ts';
+} from '../../cloud/schemas/service.ts';
+import {
+  managedSpecFields,
+  managedStatusFields,
+  ObjectName,
+  secretRecordStatusFields,
+} from '../../api/common.ts';
+import { defineKind } from '../../api/kind-schema.ts';
 import {
   MAX_TEMPLATE_KEYS,
   MAX_TEMPLATE_LENGTH,
@@ -29,10 +34,15 @@ import {
   TEMPLATE_KEY_RULE,
   templateKeyProblem,
   TEMPLATE_RULES,
-} from './connection-template.ts';
-import { fieldPolicySchema, policyFields } from './field-policy.ts';
-import { immutable, withRules } from './meta.ts';
+} from '../../api/connection-template.ts';
+import { fieldPolicySchema, policyFields } from '../../api/field-policy.ts';
+import { immutable, withRules } from '../../api/meta.ts';
 
+/**
+ * A value not yet in `status.passwordReset` asks for a new password once; an adopted service's password is
+ * never reset otherwise.
+ */
+export const RESET_PASSWORD_ANNOTATION = 'sluice.dev/reset-password';
 /** In CEL: the provider `self.region` belongs to (aws unless it is one of the gcp or azure regions). */
 const REGION_PROVIDER = (['gcp', 'azure'] as const)
   .map(
@@ -415,6 +425,7 @@ export interface DatabaseService extends ManagedObject {
 }
 
 export const databaseServiceSchema = defineKind<DatabaseService>({
+  policyFields: DATABASE_SERVICE_POLICY,
   kind: 'DatabaseService',
   plural: 'databaseservices',
   singular: 'databaseservice',

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ALLOWED_ORIGINS_PATTERN, type QueryEndpointSpec } from '../../../src/api/query-endpoint.ts';
+import {
+  ALLOWED_ORIGINS_PATTERN,
+  type QueryEndpointSpec,
+} from '../../../../src/kinds/query-endpoint/schema.ts';
 import {
   diffQueryEndpoint,
   queryEndpointBody,
   queryEndpointStatus,
-} from '../../../src/controllers/query-endpoint-diff.ts';
+} from '../../../../src/kinds/query-endpoint/mapping.ts';
 
 const spec = (extra: Partial<QueryEndpointSpec> = {}): QueryEndpointSpec => ({
   serviceRef: { name: 'analytics' },

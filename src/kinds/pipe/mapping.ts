@@ -1,7 +1,10 @@
+// The Pipe's mapping between spec and cloud, pure: the Secrets a spec uses (`pipeSecretUses`), the create body
+// (`pipeCreateBody`), the differences and the plan (`diffPipe`), the status (`pipeAvailability`), the spec's
+// terms (`pipeAsSpec`) and the export mapping (`exportPipe`: the cloud object back to the spec that adopts it).
 import { isDeepStrictEqual } from 'node:util';
-import { EXTRA_SETTING_TYPES, type PipeSpec } from '../api/pipe.ts';
-import type { PipeCreateBody, PipeSettingsBody, PipeUpdateBody } from '../cloud/management-client.ts';
-import { requestBody } from '../cloud/request-body.ts';
+import { EXTRA_SETTING_TYPES, type PipeSpec } from './schema.ts';
+import type { PipeCreateBody, PipeSettingsBody, PipeUpdateBody } from '../../cloud/management-client.ts';
+import { requestBody } from '../../cloud/request-body.ts';
 import {
   PIPE_SCALING_DEFAULTS,
   PIPE_SETTING_KEYS,
@@ -11,8 +14,8 @@ import {
   type Pipe,
   type PipeCommand,
   type SourceKind,
-} from '../cloud/schemas/pipe.ts';
-import type { SecretUse } from '../runtime/managed/secret-references.ts';
+} from '../../cloud/schemas/pipe.ts';
+import type { SecretUse } from '../../runtime/managed/secret-references.ts';
 
 /** One `…SecretRef` of the Pipe spec and the request field its Secret's keys become. */
 interface CredentialField {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PipeSpec } from '../../../src/api/pipe.ts';
-import type { Pipe } from '../../../src/cloud/schemas/pipe.ts';
+import type { PipeSpec } from '../../../../src/kinds/pipe/schema.ts';
+import type { Pipe } from '../../../../src/cloud/schemas/pipe.ts';
 import {
   diffPipe,
   diffSettings,
@@ -12,8 +12,8 @@ import {
   stateCommand,
   unrotatableChanges,
   type SecretValues,
-} from '../../../src/controllers/pipe-diff.ts';
-import { columns, mappings } from '../../../tools/fixtures/pipe.ts';
+} from '../../../../src/kinds/pipe/mapping.ts';
+import { columns, mappings } from '../../../../tools/fixtures/pipe.ts';
 
 const CREDENTIALS = 'source.kafka.credentialsSecretRef';
 const REGISTRY_CREDENTIALS = 'source.kafka.schemaRegistry.credentialsSecretRef';

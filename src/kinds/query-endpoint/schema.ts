@@ -1,17 +1,17 @@
 import { z } from 'zod';
-import type { ManagedObject } from '../runtime/managed/types.ts';
-import { QUERY_ENDPOINT_ROLES } from '../cloud/schemas/query-endpoint.ts';
-import { managedSpecFields } from './common.ts';
-import { defineKind } from './kind-schema.ts';
-import { fieldPolicySchema, policyFields } from './field-policy.ts';
-import { withRules } from './meta.ts';
+import type { ManagedObject } from '../../runtime/managed/types.ts';
+import { QUERY_ENDPOINT_ROLES } from '../../cloud/schemas/query-endpoint.ts';
+import { managedSpecFields } from '../../api/common.ts';
+import { defineKind } from '../../api/kind-schema.ts';
+import { fieldPolicySchema, policyFields } from '../../api/field-policy.ts';
+import { withRules } from '../../api/meta.ts';
 import {
   SERVICE_COLUMN,
   serviceFields,
   serviceReference,
   serviceRules,
   serviceScopedStatusFields,
-} from './service-scoped.ts';
+} from '../../api/service-scoped.ts';
 
 // The spec is the body of the query endpoint upsert (operation 9) under the same names, plus the service.
 
@@ -96,6 +96,7 @@ export interface QueryEndpoint extends ManagedObject {
 }
 
 export const queryEndpointSchema = defineKind<QueryEndpoint>({
+  policyFields: QUERY_ENDPOINT_POLICY,
   kind: 'QueryEndpoint',
   plural: 'queryendpoints',
   singular: 'queryendpoint',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ManagedObject } from '../runtime/managed/types.ts';
+import type { ManagedObject } from '../../runtime/managed/types.ts';
 import {
   DESTINATION_ENGINE_TYPES,
   KAFKA_AUTHENTICATIONS,
@@ -21,19 +21,19 @@ import {
   POSTGRES_TYPES,
   SCALING_BOUNDS,
   SOURCE_KINDS,
-} from '../cloud/schemas/pipe.ts';
-import { LocalObjectReference, managedSpecFields, secretRecordStatusFields } from './common.ts';
-import { defineKind } from './kind-schema.ts';
-import { fieldPolicySchema, policyFields } from './field-policy.ts';
-import { immutable, presenceFixed, withRules } from './meta.ts';
-import { reversePrivateEndpointReferences } from './reverse-private-endpoint.ts';
+} from '../../cloud/schemas/pipe.ts';
+import { LocalObjectReference, managedSpecFields, secretRecordStatusFields } from '../../api/common.ts';
+import { defineKind } from '../../api/kind-schema.ts';
+import { fieldPolicySchema, policyFields } from '../../api/field-policy.ts';
+import { immutable, presenceFixed, withRules } from '../../api/meta.ts';
+import { reversePrivateEndpointReferences } from '../reverse-private-endpoint/schema.ts';
 import {
   SERVICE_COLUMN,
   serviceFields,
   serviceReference,
   serviceRules,
   serviceScopedStatusFields,
-} from './service-scoped.ts';
+} from '../../api/service-scoped.ts';
 
 // The spec mirrors the pipe creation body of the management API under the same names; credentials never
 // appear in it: each credential object is a `…SecretRef` to a Secret whose keys are the API's field names.
@@ -492,6 +492,7 @@ export interface Pipe extends ManagedObject {
 }
 
 export const pipeSchema = defineKind<Pipe>({
+  policyFields: PIPE_POLICY,
   kind: 'Pipe',
   plural: 'pipes',
   singular: 'pipe',

@@ -1,14 +1,14 @@
-import { ALERT_POLICY, alertSchema, type Alert } from '../api/alert.ts';
-import type { AlertBody } from '../cloud/alerting-client.ts';
-import { applyFieldPolicy } from '../runtime/managed/field-policy.ts';
-import type { ConnectContext, ExternalClient, LostCreate, Observation } from '../runtime/managed/types.ts';
-import { externalIdOf } from '../runtime/managed/annotations.ts';
+import { ALERT_POLICY, alertSchema, type Alert } from './schema.ts';
+import type { AlertBody } from '../../cloud/alerting-client.ts';
+import { applyFieldPolicy } from '../../runtime/managed/field-policy.ts';
+import type { ConnectContext, ExternalClient, LostCreate, Observation } from '../../runtime/managed/types.ts';
+import { externalIdOf } from '../../runtime/managed/annotations.ts';
 import {
   ownerRecord,
   parseOwnerRecord,
   type OwnedCandidate,
   type Owner,
-} from '../runtime/managed/cluster-owner.ts';
+} from '../../runtime/managed/cluster-owner.ts';
 import {
   alertBody,
   alertStatus,
@@ -17,10 +17,10 @@ import {
   noteOwner,
   observedBody,
   ownerNote,
-} from './alert-diff.ts';
-import { createdSince, ignoreNotFound, listedSince } from './cloud-calls.ts';
-import type { CloudConnection } from './cloud-connection.ts';
-import type { SluiceKind } from './sluice-kind.ts';
+} from './mapping.ts';
+import { createdSince, ignoreNotFound, listedSince } from '../../controllers/cloud-calls.ts';
+import type { CloudConnection } from '../../controllers/cloud-connection.ts';
+import type { SluiceKind } from '../../controllers/sluice-kind.ts';
 
 export const alertKind: SluiceKind<Alert, AlertBody> = {
   ...alertSchema,

@@ -1,40 +1,35 @@
-import { renderTemplate } from '../api/connection-template.ts';
+import { renderTemplate } from '../../api/connection-template.ts';
 import {
   DATABASE_SERVICE_POLICY,
   databaseServiceSchema,
+  RESET_PASSWORD_ANNOTATION,
   type DatabaseService,
-} from '../api/database-service.ts';
-import type { Service } from '../cloud/schemas/service.ts';
-import { passwordHashes } from '../cloud/password-hash.ts';
-import { externalIdOf } from '../runtime/managed/annotations.ts';
-import { applyFieldPolicy } from '../runtime/managed/field-policy.ts';
-import { ownerRecord, parseOwnerRecord, type OwnedCandidate } from '../runtime/managed/cluster-owner.ts';
-import type { SecretUse } from '../runtime/managed/secret-references.ts';
+} from './schema.ts';
+import type { Service } from '../../cloud/schemas/service.ts';
+import { passwordHashes } from '../../cloud/password-hash.ts';
+import { externalIdOf } from '../../runtime/managed/annotations.ts';
+import { applyFieldPolicy } from '../../runtime/managed/field-policy.ts';
+import { ownerRecord, parseOwnerRecord, type OwnedCandidate } from '../../runtime/managed/cluster-owner.ts';
+import type { SecretUse } from '../../runtime/managed/secret-references.ts';
 import type {
   ConnectContext,
   ConnectionDetails,
   ExternalClient,
   LostCreate,
   Observation,
-} from '../runtime/managed/types.ts';
-import type { CloudConnection } from './cloud-connection.ts';
-import { createdSince, ignoreNotFound, listedSince } from './cloud-calls.ts';
-import type { SluiceKind } from './sluice-kind.ts';
-import {
-  availability,
-  diffService,
-  serviceCreateBody,
-  serviceAsSpec,
-  OWNER_TAG,
-  UID_TAG,
-  type ServiceDiff,
-} from './database-service-diff.ts';
+} from '../../runtime/managed/types.ts';
+import type { CloudConnection } from '../../controllers/cloud-connection.ts';
+import { createdSince, ignoreNotFound, listedSince } from '../../controllers/cloud-calls.ts';
+import type { SluiceKind } from '../../controllers/sluice-kind.ts';
+import { availability, diffService, serviceCreateBody, serviceAsSpec, type ServiceDiff } from './mapping.ts';
+import { OWNER_TAG, UID_TAG } from '../../controllers/service-tags.ts';
 
 export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
   ...databaseServiceSchema,
   connectionSecret: {
     name: (resource) => resource.spec.connectionSecret?.name ?? `${resource.metadata.name}-connection`,
     requiredKeys: ['password'],
+    resetAnnotation: RESET_PASSWORD_ANNOTATION,
     derive: (resource, details) =>
       renderTemplate(resource.spec.connectionSecret?.template ?? {}, details).values,
   },

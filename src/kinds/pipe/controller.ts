@@ -1,12 +1,12 @@
-import { PIPE_POLICY, pipeSchema, type Pipe, type PipeStatus } from '../api/pipe.ts';
-import type { Pipe as CloudPipe } from '../cloud/schemas/pipe.ts';
-import type { OwnedCandidate, Owner } from '../runtime/managed/cluster-owner.ts';
-import { ReconcileError } from '../runtime/managed/errors.ts';
-import { applyFieldPolicy } from '../runtime/managed/field-policy.ts';
-import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
-import type { ConnectContext, ExternalClient, LostCreate, Observation } from '../runtime/managed/types.ts';
-import type { CloudConnection } from './cloud-connection.ts';
-import { createdSince, deleteUntilGone, ignoreNotFound, listedSince } from './cloud-calls.ts';
+import { PIPE_POLICY, pipeSchema, type Pipe, type PipeStatus } from './schema.ts';
+import type { Pipe as CloudPipe } from '../../cloud/schemas/pipe.ts';
+import type { OwnedCandidate, Owner } from '../../runtime/managed/cluster-owner.ts';
+import { ReconcileError } from '../../runtime/managed/errors.ts';
+import { applyFieldPolicy } from '../../runtime/managed/field-policy.ts';
+import { RETRY_DELAYS } from '../../runtime/retry-delays.ts';
+import type { ConnectContext, ExternalClient, LostCreate, Observation } from '../../runtime/managed/types.ts';
+import type { CloudConnection } from '../../controllers/cloud-connection.ts';
+import { createdSince, deleteUntilGone, ignoreNotFound, listedSince } from '../../controllers/cloud-calls.ts';
 import {
   diffPipe,
   kafkaEndpointIds,
@@ -19,10 +19,15 @@ import {
   sourceKindOf,
   unrotatableChanges,
   type PipePlan,
-} from './pipe-diff.ts';
-import { endpointStatusOf } from './reverse-private-endpoint-diff.ts';
-import { ServiceGate, ServiceNotRunning, ServiceScopedClient, serviceListRead } from './service-reference.ts';
-import type { SluiceKind } from './sluice-kind.ts';
+} from './mapping.ts';
+import { endpointStatusOf } from '../reverse-private-endpoint/mapping.ts';
+import {
+  ServiceGate,
+  ServiceNotRunning,
+  ServiceScopedClient,
+  serviceListRead,
+} from '../../controllers/service-reference.ts';
+import type { SluiceKind } from '../../controllers/sluice-kind.ts';
 
 export const pipeKind: SluiceKind<Pipe, PipePlan> = {
   ...pipeSchema,

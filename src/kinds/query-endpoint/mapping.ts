@@ -1,8 +1,11 @@
+// The QueryEndpoint's mapping between spec and cloud, pure: the upsert body (`queryEndpointBody`), the
+// differences (`diffQueryEndpoint`), the status (`queryEndpointStatus`) and the export mapping
+// (`exportQueryEndpoint`: the cloud object back to the spec that adopts it).
 import { isDeepStrictEqual } from 'node:util';
-import type { QueryEndpointSpec } from '../api/query-endpoint.ts';
-import type { QueryEndpointBody } from '../cloud/management-client.ts';
-import { requestBody } from '../cloud/request-body.ts';
-import { QueryEndpointRequest, type QueryEndpoint } from '../cloud/schemas/query-endpoint.ts';
+import type { QueryEndpointSpec } from './schema.ts';
+import type { QueryEndpointBody } from '../../cloud/management-client.ts';
+import { requestBody } from '../../cloud/request-body.ts';
+import { QueryEndpointRequest, type QueryEndpoint } from '../../cloud/schemas/query-endpoint.ts';
 
 /** The upsert body: the whole configuration, since the cloud removes whatever a POST leaves out. */
 export function queryEndpointBody(spec: QueryEndpointSpec): QueryEndpointBody {

@@ -1,8 +1,11 @@
+// The Alert's mapping between spec and cloud, pure: the create and replace body (`alertBody`), the differences
+// (`diffAlert`), the owner note (`ownerNote`, `noteOwner`), the status (`alertStatus`) and the export mapping
+// (`exportAlert`: the cloud object back to the spec that adopts it).
 import { isDeepStrictEqual } from 'node:util';
-import type { AlertSpec } from '../api/alert.ts';
-import type { AlertBody } from '../cloud/alerting-client.ts';
-import { requestBody } from '../cloud/request-body.ts';
-import { AlertRequest, SAVED_SEARCH_SOURCE_ALIAS, type Alert } from '../cloud/schemas/alert.ts';
+import type { AlertSpec } from './schema.ts';
+import type { AlertBody } from '../../cloud/alerting-client.ts';
+import { requestBody } from '../../cloud/request-body.ts';
+import { AlertRequest, SAVED_SEARCH_SOURCE_ALIAS, type Alert } from '../../cloud/schemas/alert.ts';
 
 /** The request fields, in the order the API documents them; the spec carries each under its own name. */
 const BODY_FIELDS = [

@@ -1,0 +1,23 @@
+import { alertKind } from './alert/controller.ts';
+import { databaseServiceKind } from './database-service/controller.ts';
+import { pipeKind } from './pipe/controller.ts';
+import { queryEndpointKind } from './query-endpoint/controller.ts';
+import { reversePrivateEndpointKind } from './reverse-private-endpoint/controller.ts';
+import type { SluiceKind } from '../controllers/sluice-kind.ts';
+
+/**
+ * Every kind sluice serves, with its controller: the operator runs one per entry. The same kinds in the same
+ * order as KIND_SCHEMAS (schemas.ts): the generator reads that list alone, so it loads no controller.
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of kinds with different object types
+export const KINDS: readonly SluiceKind<any, any>[] = [
+  databaseServiceKind,
+  pipeKind,
+  alertKind,
+  queryEndpointKind,
+  reversePrivateEndpointKind,
+];
+
+export function kindNamed(name: string): (typeof KINDS)[number] | undefined {
+  return KINDS.find((kind) => kind.kind === name);
+}
