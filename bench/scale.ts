@@ -9,8 +9,8 @@
 // floors: they are set for the 16-in-flight shape).
 import { kindNamed } from '../src/kinds.ts';
 import { OperatorConfig } from '../src/operator/config.ts';
-import { HttpKubeWriter } from '../src/runtime/managed/kube-writer.ts';
-import type { ManagedObject } from '../src/runtime/managed/types.ts';
+import { HttpKubeWriter } from '../src/managed/kube-writer.ts';
+import type { ManagedObject } from '../src/managed/types.ts';
 import {
   applyAll,
   burstShape,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { STATUS_BOUNDS } from '../runtime/managed/status-bounds.ts';
-import type { ManagedObject } from '../runtime/managed/types.ts';
+import { STATUS_BOUNDS } from '../managed/status-bounds.ts';
+import type { ManagedObject } from '../managed/types.ts';
 import {
   AUTOSCALING_MODES,
   AUTOSCALING_REPLICAS,

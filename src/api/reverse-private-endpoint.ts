@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { NOT_READY_YET, type ReferenceList } from '../runtime/managed/references.ts';
-import type { ManagedObject } from '../runtime/managed/types.ts';
+import { NOT_READY_YET, type ReferenceList } from '../managed/references.ts';
+import type { ManagedObject } from '../managed/types.ts';
 import {
   MSK_AUTHENTICATIONS,
   RPE_FIELDS_BY_TYPE,

@@ -10,7 +10,7 @@ import {
   RequestAbortedError,
 } from './errors.ts';
 import { type CloudHooks, notify } from './hooks.ts';
-import { collectSecrets, redactSecrets, scrub, silentLogger } from './logging.ts';
+import { collectSecrets, redactSecrets, scrub, silentLogger } from './redaction.ts';
 import {
   defaultQuotaRegistry,
   type Priority,

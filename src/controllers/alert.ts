@@ -1,14 +1,9 @@
 import { ALERT_POLICY, alertSchema, type Alert } from '../api/alert.ts';
 import type { AlertBody } from '../cloud/alerting-client.ts';
-import { applyFieldPolicy } from '../runtime/managed/field-policy.ts';
-import type { ConnectContext, ExternalClient, LostCreate, Observation } from '../runtime/managed/types.ts';
-import { externalIdOf } from '../runtime/managed/annotations.ts';
-import {
-  ownerRecord,
-  parseOwnerRecord,
-  type OwnedCandidate,
-  type Owner,
-} from '../runtime/managed/cluster-owner.ts';
+import { applyFieldPolicy } from '../managed/field-policy.ts';
+import type { ConnectContext, ExternalClient, LostCreate, Observation } from '../managed/types.ts';
+import { externalIdOf } from '../managed/annotations.ts';
+import { ownerRecord, parseOwnerRecord, type OwnedCandidate, type Owner } from '../managed/cluster-owner.ts';
 import {
   alertBody,
   alertStatus,

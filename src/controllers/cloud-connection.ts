@@ -1,6 +1,6 @@
 import type { AlertingClient } from '../cloud/alerting-client.ts';
 import type { ManagementClient } from '../cloud/management-client.ts';
-import type { CloudSnapshots } from '../cloud/snapshots.ts';
+import type { CloudSnapshots } from '../cloud/key-snapshots.ts';
 
 /**
  * The cloud as one reconcile sees it: clients for the resource's credentials, bound to the reconcile's

@@ -6,17 +6,17 @@ import {
 } from '../api/database-service.ts';
 import type { Service } from '../cloud/schemas/service.ts';
 import { passwordHashes } from '../cloud/password-hash.ts';
-import { externalIdOf } from '../runtime/managed/annotations.ts';
-import { applyFieldPolicy } from '../runtime/managed/field-policy.ts';
-import { ownerRecord, parseOwnerRecord, type OwnedCandidate } from '../runtime/managed/cluster-owner.ts';
-import type { SecretUse } from '../runtime/managed/secret-references.ts';
+import { externalIdOf } from '../managed/annotations.ts';
+import { applyFieldPolicy } from '../managed/field-policy.ts';
+import { ownerRecord, parseOwnerRecord, type OwnedCandidate } from '../managed/cluster-owner.ts';
+import type { SecretUse } from '../managed/secret-references.ts';
 import type {
   ConnectContext,
   ConnectionDetails,
   ExternalClient,
   LostCreate,
   Observation,
-} from '../runtime/managed/types.ts';
+} from '../managed/types.ts';
 import type { CloudConnection } from './cloud-connection.ts';
 import { createdSince, ignoreNotFound, listedSince } from './cloud-calls.ts';
 import type { SluiceKind } from './sluice-kind.ts';

@@ -1,8 +1,8 @@
 import { QUERY_ENDPOINT_POLICY, queryEndpointSchema, type QueryEndpoint } from '../api/query-endpoint.ts';
 import type { QueryEndpointBody } from '../cloud/management-client.ts';
-import { applyFieldPolicy } from '../runtime/managed/field-policy.ts';
-import type { OwnedCandidate, Owner } from '../runtime/managed/cluster-owner.ts';
-import type { ExternalClient, Observation } from '../runtime/managed/types.ts';
+import { applyFieldPolicy } from '../managed/field-policy.ts';
+import type { OwnedCandidate, Owner } from '../managed/cluster-owner.ts';
+import type { ExternalClient, Observation } from '../managed/types.ts';
 import { deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
 import { diffQueryEndpoint, queryEndpointBody, queryEndpointStatus } from './query-endpoint-diff.ts';
 import { ServiceScopedClient } from './service-reference.ts';

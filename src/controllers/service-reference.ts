@@ -1,10 +1,10 @@
 import { ApiError } from '../cloud/errors.ts';
 import type { ManagementClient } from '../cloud/management-client.ts';
-import { Waiting } from '../runtime/managed/errors.ts';
-import { onlyReference, type ResolvedReference } from '../runtime/managed/references.ts';
+import { Waiting } from '../managed/errors.ts';
+import { onlyReference, type ResolvedReference } from '../managed/references.ts';
 import type { ServiceScoped } from '../api/service-scoped.ts';
-import type { ConnectContext, DriftRead } from '../runtime/managed/types.ts';
-import { parseOwnerRecord, type OwnedCandidate, type Owner } from '../runtime/managed/cluster-owner.ts';
+import type { ConnectContext, DriftRead } from '../managed/types.ts';
+import { parseOwnerRecord, type OwnedCandidate, type Owner } from '../managed/cluster-owner.ts';
 import type { CloudConnection } from './cloud-connection.ts';
 import { ignoreNotFound } from './cloud-calls.ts';
 import { OWNER_TAG } from './database-service-diff.ts';

@@ -1,4 +1,4 @@
-import { parseOwnerRecord, type Owner } from '../runtime/managed/cluster-owner.ts';
+import { parseOwnerRecord, type Owner } from '../managed/cluster-owner.ts';
 import { noteOwner } from '../controllers/alert-diff.ts';
 import { OWNER_TAG } from '../controllers/database-service-diff.ts';
 import { isDeepStrictEqual } from 'node:util';
@@ -19,9 +19,9 @@ import { exportPipe, type ExportedSecret } from '../controllers/pipe-diff.ts';
 import { exportQueryEndpoint } from '../controllers/query-endpoint-diff.ts';
 import { exportReversePrivateEndpoint } from '../controllers/reverse-private-endpoint-diff.ts';
 import { kindNamed } from '../kinds.ts';
-import { ANNOTATIONS } from '../runtime/managed/annotations.ts';
-import type { FieldPolicy } from '../runtime/managed/field-policy.ts';
-import { mapConcurrently } from '../runtime/map-concurrently.ts';
+import { ANNOTATIONS } from '../managed/annotations.ts';
+import type { FieldPolicy } from '../managed/field-policy.ts';
+import { mapConcurrently } from '../base/map-concurrently.ts';
 import { fieldPolicyFor } from './field-policy.ts';
 import type { ExportedKind } from './kinds.ts';
 import { NameRegistry } from './names.ts';

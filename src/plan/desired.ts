@@ -1,12 +1,8 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ANNOTATIONS } from '../runtime/managed/annotations.ts';
-import { objectKey } from '../runtime/cache.ts';
-import {
-  referencedNames,
-  type ObjectLookup,
-  type ReferenceDeclaration,
-} from '../runtime/managed/references.ts';
-import type { ManagedObject } from '../runtime/managed/types.ts';
+import { ANNOTATIONS } from '../managed/annotations.ts';
+import { objectKey } from '../kube/cache.ts';
+import { referencedNames, type ObjectLookup, type ReferenceDeclaration } from '../managed/references.ts';
+import type { ManagedObject } from '../managed/types.ts';
 
 /** Annotations the operator writes itself: applying a manifest does not remove them. */
 const OPERATOR_ANNOTATIONS: readonly string[] = [ANNOTATIONS.createPending];

@@ -1,6 +1,6 @@
 import { pino, type Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.ts';
-import { failureOf, type Failure } from './failure.ts';
+import { failureOf, type Failure } from '../base/failure.ts';
 import { noopReconcileMetrics, type ReconcileMetrics, type ReconcileResult } from './metrics.ts';
 import type { WorkQueue } from './workqueue.ts';
 

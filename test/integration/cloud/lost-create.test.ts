@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { Alert } from '../../../src/api/alert.ts';
-import { CloudSnapshots } from '../../../src/cloud/snapshots.ts';
+import { CloudSnapshots } from '../../../src/cloud/key-snapshots.ts';
 import { alertKind } from '../../../src/controllers/alert.ts';
 import type { CloudConnection } from '../../../src/controllers/cloud-connection.ts';
 import { ALERTS, tileAlert } from '../../../tools/fixtures/alert.ts';
