@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { objectKey } from '../kube/cache.ts';
 import { formatDuration } from '../base/duration.ts';
-import type { Requeue } from '../runtime/workers.ts';
+import type { Requeue } from '../base/requeue.ts';
 import { ANNOTATIONS } from './annotations.ts';
 import { failureOf } from '../base/failure.ts';
 import { deferralOf, messageOf, ReconcileError, reasonOf, retryFloorOf, Waiting } from './errors.ts';

@@ -3,7 +3,7 @@ import type { Priority } from '../base/priority.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
 import { WriteRecorder } from '../base/recorded-writes.ts';
 import { objectKey } from '../kube/cache.ts';
-import type { Requeue } from '../runtime/workers.ts';
+import type { Requeue } from '../base/requeue.ts';
 import { ANNOTATIONS, createIntentOf, FINALIZER } from './annotations.ts';
 import type { ManagedReconcilerOptions } from './reconciler-options.ts';
 import { ObjectClaims } from './claims.ts';
