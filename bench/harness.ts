@@ -15,7 +15,7 @@ import { KINDS as SLUICE_KINDS } from '../src/kinds.ts';
 import type { OperatorFlags } from '../src/operator/config.ts';
 import { Informer } from '../src/kube/informer.ts';
 import { kubeRequestJson } from '../src/kube/kube-http.ts';
-import type { ManagedObject } from '../src/managed/types.ts';
+import type { ManagedObject } from '../src/managed/index.ts';
 import { imageEnv, imageNodeFlags } from '../scripts/image-layout.ts';
 import { benchObjects, mixSecrets, type BenchObject, type Mix } from './mixes.ts';
 import { startControlPlane, type ControlPlane } from '../tools/cluster/controlPlane.ts';

@@ -9,8 +9,7 @@
 // floors: they are set for the 16-in-flight shape).
 import { kindNamed } from '../src/kinds.ts';
 import { OperatorConfig } from '../src/operator/config.ts';
-import { HttpKubeWriter } from '../src/managed/kube-writer.ts';
-import type { ManagedObject } from '../src/managed/types.ts';
+import { HttpKubeWriter, type ManagedObject } from '../src/managed/index.ts';
 import {
   applyAll,
   burstShape,

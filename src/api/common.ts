@@ -1,8 +1,14 @@
 import { z } from 'zod';
 import { CONDITION_STATUSES, type Condition as ConditionShape } from '../kube/conditions.ts';
-import { MAX_DRIFT_ENTRIES, MAX_MANAGED_ENTRIES, MAX_OBSERVED_LENGTH } from '../managed/field-policy.ts';
-import { STATUS_BOUNDS } from '../managed/status-bounds.ts';
-import { DELETION_POLICIES, MANAGEMENT_POLICIES, type DeletionPolicy } from '../managed/types.ts';
+import {
+  MAX_DRIFT_ENTRIES,
+  MAX_MANAGED_ENTRIES,
+  MAX_OBSERVED_LENGTH,
+  STATUS_BOUNDS,
+  DELETION_POLICIES,
+  MANAGEMENT_POLICIES,
+  type DeletionPolicy,
+} from '../managed/index.ts';
 
 export const GROUP = 'sluice.dev';
 export const VERSION = 'v1alpha1';

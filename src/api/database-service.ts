@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { STATUS_BOUNDS } from '../managed/status-bounds.ts';
-import type { ManagedObject } from '../managed/types.ts';
+import { STATUS_BOUNDS, type ManagedObject } from '../managed/index.ts';
 import {
   AUTOSCALING_MODES,
   AUTOSCALING_REPLICAS,

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { DeletionPolicy, ManagedKind, ManagedObject } from '../managed/types.ts';
+import type { DeletionPolicy, ManagedKind, ManagedObject } from '../managed/index.ts';
 import { GROUP, VERSION } from './common.ts';
 
 export interface PrinterColumn {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ManagedObject } from '../managed/types.ts';
+import type { ManagedObject } from '../managed/index.ts';
 import { QUERY_ENDPOINT_ROLES } from '../cloud/schemas/query-endpoint.ts';
 import { managedSpecFields } from './common.ts';
 import { defineKind } from './kind-schema.ts';

@@ -1,9 +1,17 @@
 import { ALERT_POLICY, alertSchema, type Alert } from '../api/alert.ts';
 import type { AlertBody } from '../cloud/alerting-client.ts';
-import { applyFieldPolicy } from '../managed/field-policy.ts';
-import type { ConnectContext, ExternalClient, LostCreate, Observation } from '../managed/types.ts';
-import { externalIdOf } from '../managed/annotations.ts';
-import { ownerRecord, parseOwnerRecord, type OwnedCandidate, type Owner } from '../managed/cluster-owner.ts';
+import {
+  applyFieldPolicy,
+  externalIdOf,
+  ownerRecord,
+  parseOwnerRecord,
+  type ConnectContext,
+  type ExternalClient,
+  type LostCreate,
+  type Observation,
+  type OwnedCandidate,
+  type Owner,
+} from '../managed/index.ts';
 import {
   alertBody,
   alertStatus,

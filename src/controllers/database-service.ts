@@ -6,17 +6,19 @@ import {
 } from '../api/database-service.ts';
 import type { Service } from '../cloud/schemas/service.ts';
 import { passwordHashes } from '../cloud/password-hash.ts';
-import { externalIdOf } from '../managed/annotations.ts';
-import { applyFieldPolicy } from '../managed/field-policy.ts';
-import { ownerRecord, parseOwnerRecord, type OwnedCandidate } from '../managed/cluster-owner.ts';
-import type { SecretUse } from '../managed/secret-references.ts';
-import type {
-  ConnectContext,
-  ConnectionDetails,
-  ExternalClient,
-  LostCreate,
-  Observation,
-} from '../managed/types.ts';
+import {
+  externalIdOf,
+  applyFieldPolicy,
+  ownerRecord,
+  parseOwnerRecord,
+  type OwnedCandidate,
+  type SecretUse,
+  type ConnectContext,
+  type ConnectionDetails,
+  type ExternalClient,
+  type LostCreate,
+  type Observation,
+} from '../managed/index.ts';
 import type { CloudConnection } from './cloud-connection.ts';
 import { createdSince, ignoreNotFound, listedSince } from './cloud-calls.ts';
 import type { SluiceKind } from './sluice-kind.ts';

@@ -1,10 +1,16 @@
 import { PIPE_POLICY, pipeSchema, type Pipe, type PipeStatus } from '../api/pipe.ts';
 import type { Pipe as CloudPipe } from '../cloud/schemas/pipe.ts';
-import type { OwnedCandidate, Owner } from '../managed/cluster-owner.ts';
-import { ReconcileError } from '../managed/errors.ts';
-import { applyFieldPolicy } from '../managed/field-policy.ts';
+import {
+  ReconcileError,
+  applyFieldPolicy,
+  type OwnedCandidate,
+  type Owner,
+  type ConnectContext,
+  type ExternalClient,
+  type LostCreate,
+  type Observation,
+} from '../managed/index.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
-import type { ConnectContext, ExternalClient, LostCreate, Observation } from '../managed/types.ts';
 import type { CloudConnection } from './cloud-connection.ts';
 import { createdSince, deleteUntilGone, ignoreNotFound, listedSince } from './cloud-calls.ts';
 import {

@@ -1,8 +1,12 @@
 import { QUERY_ENDPOINT_POLICY, queryEndpointSchema, type QueryEndpoint } from '../api/query-endpoint.ts';
 import type { QueryEndpointBody } from '../cloud/management-client.ts';
-import { applyFieldPolicy } from '../managed/field-policy.ts';
-import type { OwnedCandidate, Owner } from '../managed/cluster-owner.ts';
-import type { ExternalClient, Observation } from '../managed/types.ts';
+import {
+  applyFieldPolicy,
+  type OwnedCandidate,
+  type Owner,
+  type ExternalClient,
+  type Observation,
+} from '../managed/index.ts';
 import { deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
 import { diffQueryEndpoint, queryEndpointBody, queryEndpointStatus } from './query-endpoint-diff.ts';
 import { ServiceScopedClient } from './service-reference.ts';

@@ -3,11 +3,16 @@ import {
   type ReversePrivateEndpoint,
   REVERSE_PRIVATE_ENDPOINT_POLICY,
 } from '../api/reverse-private-endpoint.ts';
-import type { OwnedCandidate, Owner } from '../managed/cluster-owner.ts';
-import { ReconcileError } from '../managed/errors.ts';
+import {
+  ReconcileError,
+  applyFieldPolicy,
+  type OwnedCandidate,
+  type Owner,
+  type ExternalClient,
+  type LostCreate,
+  type Observation,
+} from '../managed/index.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
-import { applyFieldPolicy } from '../managed/field-policy.ts';
-import type { ExternalClient, LostCreate, Observation } from '../managed/types.ts';
 import { deleteUntilGone, ignoreNotFound } from './cloud-calls.ts';
 import {
   endpointStatusOf,

@@ -1,5 +1,5 @@
 import type { KindSchema } from '../api/kind-schema.ts';
-import type { ManagedKind, ManagedObject } from '../managed/types.ts';
+import type { ManagedKind, ManagedObject } from '../managed/index.ts';
 import type { CloudConnection } from './cloud-connection.ts';
 
 /**

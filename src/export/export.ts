@@ -1,4 +1,4 @@
-import { parseOwnerRecord, type Owner } from '../managed/cluster-owner.ts';
+import { parseOwnerRecord, ANNOTATIONS, type Owner, type FieldPolicy } from '../managed/index.ts';
 import { noteOwner } from '../controllers/alert-diff.ts';
 import { OWNER_TAG } from '../controllers/database-service-diff.ts';
 import { isDeepStrictEqual } from 'node:util';
@@ -19,8 +19,6 @@ import { exportPipe, type ExportedSecret } from '../controllers/pipe-diff.ts';
 import { exportQueryEndpoint } from '../controllers/query-endpoint-diff.ts';
 import { exportReversePrivateEndpoint } from '../controllers/reverse-private-endpoint-diff.ts';
 import { kindNamed } from '../kinds.ts';
-import { ANNOTATIONS } from '../managed/annotations.ts';
-import type { FieldPolicy } from '../managed/field-policy.ts';
 import { mapConcurrently } from '../base/map-concurrently.ts';
 import { fieldPolicyFor } from './field-policy.ts';
 import type { ExportedKind } from './kinds.ts';

@@ -3,7 +3,7 @@ import { DATABASE_SERVICE_POLICY } from '../api/database-service.ts';
 import { PIPE_POLICY } from '../api/pipe.ts';
 import { QUERY_ENDPOINT_POLICY } from '../api/query-endpoint.ts';
 import { REVERSE_PRIVATE_ENDPOINT_POLICY } from '../api/reverse-private-endpoint.ts';
-import type { FieldPolicy, PolicyFields } from '../managed/field-policy.ts';
+import type { FieldPolicy, PolicyFields } from '../managed/index.ts';
 import type { ExportedKind } from './kinds.ts';
 
 export const POLICIES = ['createOnly', 'reportOnly', 'additive'] as const;

@@ -11,11 +11,14 @@ import type { WriteRecorder } from '../base/recorded-writes.ts';
 import { QuotaRegistry, type Priority, type QuotaLimit, type QuotaStart } from '../cloud/quota.ts';
 import type { CloudConnection } from '../controllers/cloud-connection.ts';
 import { entryFor, hostRefusal, type AllowedHosts } from './api-hosts.ts';
-import { ReconcileError } from '../managed/errors.ts';
+import {
+  ReconcileError,
+  deriveDigestKey,
+  type DigestKey,
+  type SecretReader,
+  type ManagedObject,
+} from '../managed/index.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
-import { deriveDigestKey, type DigestKey } from '../managed/secret-digests.ts';
-import type { SecretReader } from '../managed/secret-references.ts';
-import type { ManagedObject } from '../managed/types.ts';
 
 /** The keys of a credentials Secret (the operator's, or a resource's own via spec.credentialsRef). */
 export const MANAGEMENT_KEYS = ['organizationId', 'keyId', 'keySecret', 'managementUrl'] as const;

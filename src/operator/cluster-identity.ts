@@ -1,4 +1,4 @@
-import type { ClusterIdentity } from '../managed/cluster-owner.ts';
+import type { ClusterIdentity } from '../managed/index.ts';
 import type { KubeAccess } from '../kube/kube-config.ts';
 import { KubeApiError, kubeRequestJson } from '../kube/kube-http.ts';
 

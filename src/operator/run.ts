@@ -12,13 +12,11 @@ import {
   type RunningServer,
 } from '../kube/health-and-metrics-servers.ts';
 import { LeaderElector } from '../kube/leader-election.ts';
-import { EventRecorder } from '../managed/events.ts';
-import { HttpKubeWriter } from '../managed/kube-writer.ts';
+import { EventRecorder, HttpKubeWriter, type ManagedObject } from '../managed/index.ts';
 import { Manager } from '../runtime/manager.ts';
 import { OperatorMetrics } from '../runtime/metrics.ts';
 import { DriftPlanner } from '../runtime/drift-planner.ts';
 import { readinessOf } from '../runtime/object-readiness.ts';
-import type { ManagedObject } from '../managed/types.ts';
 import { withDefaultMargin, type QuotaLimit } from '../cloud/quota.ts';
 import { CloudClients } from './cloud-clients.ts';
 import type { OperatorConfig } from './config.ts';

@@ -3,7 +3,7 @@ import { kindNamed } from '../kinds.ts';
 import { apiPath } from '../kube/api-path.ts';
 import type { KubeAccess } from '../kube/kube-config.ts';
 import { KubeApiError, kubeRequestJson } from '../kube/kube-http.ts';
-import type { ManagedObject } from '../managed/types.ts';
+import type { ManagedObject } from '../managed/index.ts';
 import { InvalidInput } from './input.ts';
 
 /** One input object as `kubectl apply` would send it: its own spec, over the cluster's object if any. */

@@ -3,8 +3,7 @@ import { apiPath, SECRETS } from '../kube/api-path.ts';
 import type { KubeAccess } from '../kube/kube-config.ts';
 import { KubeApiError, kubeRequestJson } from '../kube/kube-http.ts';
 import { decodeSecretData, type SecretObject } from '../kube/secret-data.ts';
-import type { SecretSnapshot } from '../managed/secret-references.ts';
-import type { ManagedObject } from '../managed/types.ts';
+import type { SecretSnapshot, ManagedObject } from '../managed/index.ts';
 
 /** What the plan reads of the cluster: sluice objects and Secrets, with GET and LIST only. */
 export class ClusterReader {

@@ -1,8 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ANNOTATIONS } from '../managed/annotations.ts';
+import {
+  ANNOTATIONS,
+  referencedNames,
+  type ObjectLookup,
+  type ReferenceDeclaration,
+  type ManagedObject,
+} from '../managed/index.ts';
 import { objectKey } from '../kube/cache.ts';
-import { referencedNames, type ObjectLookup, type ReferenceDeclaration } from '../managed/references.ts';
-import type { ManagedObject } from '../managed/types.ts';
 
 /** Annotations the operator writes itself: applying a manifest does not remove them. */
 const OPERATOR_ANNOTATIONS: readonly string[] = [ANNOTATIONS.createPending];

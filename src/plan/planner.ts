@@ -6,17 +6,23 @@ import { mapConcurrently } from '../base/map-concurrently.ts';
 import { failureOf } from '../base/failure.ts';
 import type { Priority } from '../base/priority.ts';
 import type { WriteRecorder } from '../base/recorded-writes.ts';
-import { ANNOTATIONS } from '../managed/annotations.ts';
-import { messageOf, ReconcileError } from '../managed/errors.ts';
-import { describePendingChange, isObserveOnly, type PendingChange } from '../managed/observe-only.ts';
-import { REFERENCE_NOT_FOUND } from '../managed/outcomes.ts';
-import { ALREADY_MANAGED } from '../managed/preconditions.ts';
-import { OWNED_BY_ANOTHER_CLUSTER } from '../managed/reconciler.ts';
-import type { ClusterIdentity } from '../managed/cluster-owner.ts';
-import type { ObjectLookup } from '../managed/references.ts';
-import type { SecretReader } from '../managed/secret-references.ts';
-import type { DigestKey } from '../managed/secret-digests.ts';
-import type { ManagedObject, ManagedStatus } from '../managed/types.ts';
+import {
+  ANNOTATIONS,
+  messageOf,
+  ReconcileError,
+  describePendingChange,
+  isObserveOnly,
+  REFERENCE_NOT_FOUND,
+  ALREADY_MANAGED,
+  OWNED_BY_ANOTHER_CLUSTER,
+  type PendingChange,
+  type ClusterIdentity,
+  type ObjectLookup,
+  type SecretReader,
+  type DigestKey,
+  type ManagedObject,
+  type ManagedStatus,
+} from '../managed/index.ts';
 import { asIfMade, worldKey } from './desired.ts';
 import { DryRun, type DryReconcile } from './dry-run.ts';
 import { plannedCall, type PlannedCall } from './sensitive.ts';

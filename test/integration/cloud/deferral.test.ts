@@ -1,8 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ManagementClient } from '../../../src/cloud/management-client.ts';
-import { FINALIZER } from '../../../src/managed/annotations.ts';
-import { ManagedReconciler } from '../../../src/managed/reconciler.ts';
-import type { ExternalClient, ManagedKind } from '../../../src/managed/types.ts';
+import {
+  FINALIZER,
+  ManagedReconciler,
+  type ExternalClient,
+  type ManagedKind,
+} from '../../../src/managed/index.ts';
 import { runWorkers } from '../../../src/runtime/workers.ts';
 import { WorkQueue } from '../../../src/runtime/workqueue.ts';
 import {

@@ -9,7 +9,7 @@ import { PIPE_POLICY } from '../../../src/api/pipe.ts';
 import { QUERY_ENDPOINT_POLICY } from '../../../src/api/query-endpoint.ts';
 import { REVERSE_PRIVATE_ENDPOINT_POLICY } from '../../../src/api/reverse-private-endpoint.ts';
 import { PlanConfig } from '../../../src/plan/config.ts';
-import type { PolicyFields } from '../../../src/managed/field-policy.ts';
+import type { PolicyFields } from '../../../src/managed/index.ts';
 import { runPlan } from '../../../src/plan/run.ts';
 import { repoRoot } from '../../../tools/cluster/assets.ts';
 import { kubectlApply } from '../../../tools/cluster/install.ts';

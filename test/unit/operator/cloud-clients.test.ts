@@ -5,8 +5,7 @@ import { silentLogger } from '../../../src/cloud/redaction.ts';
 import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
 import { CloudClients } from '../../../src/operator/cloud-clients.ts';
 import type { RequestEvent } from '../../../src/cloud/hooks.ts';
-import type { SecretReader } from '../../../src/managed/secret-references.ts';
-import type { ManagedObject } from '../../../src/managed/types.ts';
+import type { SecretReader, ManagedObject } from '../../../src/managed/index.ts';
 
 const resource: ManagedObject = {
   apiVersion: 'sluice.dev/v1alpha1',

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkAdmission, type Submission } from '../../../src/plan/admission.ts';
 import type { KubeAccess } from '../../../src/kube/kube-config.ts';
-import type { ManagedObject } from '../../../src/managed/types.ts';
+import type { ManagedObject } from '../../../src/managed/index.ts';
 
 type Answer = { status: number; body: object };
 const status = (code: number, message: string): Answer => ({

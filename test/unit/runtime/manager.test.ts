@@ -1,8 +1,7 @@
 import http from 'node:http';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FINALIZER } from '../../../src/managed/annotations.ts';
-import type { ManagedKind, ManagedObject } from '../../../src/managed/types.ts';
+import { FINALIZER, type ManagedKind, type ManagedObject } from '../../../src/managed/index.ts';
 import { Manager } from '../../../src/runtime/manager.ts';
 import { OperatorMetrics } from '../../../src/runtime/metrics.ts';
 import { localKubeConfig } from '../kube/fake-kube-api.ts';
