@@ -2,7 +2,7 @@ import { resolveClusterIdentity } from './cluster-identity.ts';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { createCloudAgent } from '../cloud/transport.ts';
-import { createLogger } from '../cloud/redaction.ts';
+import { createLogger } from './logger.ts';
 import { loadKubeAccess } from '../kube/kube-config.ts';
 import { closeKubeConnections } from '../kube/kube-http.ts';
 import {

@@ -1,4 +1,4 @@
-import { isCredentialField } from '../cloud/redaction.ts';
+import { isCredentialField } from '../base/credential-fields.ts';
 import type { RecordedWrite } from '../base/recorded-writes.ts';
 
 /** What a plan prints in place of a secret value. */

@@ -18,7 +18,7 @@ import {
   type Widget,
 } from '../../unit/managed/fakes.ts';
 import { Writable } from 'node:stream';
-import { createLogger } from '../../../src/cloud/redaction.ts';
+import { createLogger } from '../../../src/operator/logger.ts';
 import { MAX_SERVER_WAIT_MS } from '../../../src/cloud/retry.ts';
 import { DeferredRequestError } from '../../../src/cloud/errors.ts';
 import { addFault, type Emulator, managementClient, ROUTES, startTestEmulator } from './support.ts';

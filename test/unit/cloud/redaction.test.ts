@@ -1,24 +1,11 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import {
   collectSecrets,
-  createLogger,
   encodedForms,
   REDACTED,
   redactSecrets,
   scrub,
 } from '../../../src/cloud/redaction.ts';
-
-function captured() {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      chunks.push(chunk.toString());
-      callback();
-    },
-  });
-  return { stream, text: () => chunks.join('') };
-}
 
 const pipeBody = {
   name: 'orders',
@@ -116,38 +103,5 @@ describe('collectSecrets and scrub', () => {
       expect.arrayContaining(['abcdefgh', 'YWJjZGVmZ2', 'FiY2RlZmdo', 'hYmNkZWZna']),
     );
     expect([...encodedForms('abcd')].every((form) => form.length >= 4)).toBe(true);
-  });
-});
-
-describe('createLogger', () => {
-  it('redacts credential paths even when a caller logs a raw object', () => {
-    const out = captured();
-    const logger = createLogger({ level: 'trace' }, out.stream);
-    logger.info(
-      {
-        headers: { authorization: 'Basic a2V5OnNlY3JldA==' },
-        keySecret: 'key-secret-1',
-        token: 'bearer-token-1',
-        body: pipeBody,
-        req: { headers: { authorization: 'Bearer bearer-token-2' } },
-        config: { password: 'pw-1', credentials: { password: 'pw-2' } },
-      },
-      'something happened',
-    );
-    const text = out.text();
-    expect(text).toContain('something happened');
-    for (const secret of [
-      'a2V5OnNlY3JldA==',
-      'key-secret-1',
-      'bearer-token-1',
-      'bearer-token-2',
-      'kafka-pass-123',
-      'sr-pass-456',
-      'pw-1',
-      'pw-2',
-    ]) {
-      expect(text).not.toContain(secret);
-    }
-    expect(text).toContain(REDACTED);
   });
 });

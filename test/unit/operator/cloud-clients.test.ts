@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { silentLogger } from '../../../src/cloud/redaction.ts';
+import { silentLogger } from '../../../src/cloud/http.ts';
 import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
 import { CloudClients } from '../../../src/operator/cloud-clients.ts';
 import type { RequestEvent } from '../../../src/cloud/hooks.ts';
