@@ -28,11 +28,10 @@ import { Outcomes, type Outcome } from './outcomes.ts';
 import { Pacing } from './pacing.ts';
 import { Preconditions } from './preconditions.ts';
 import { type ObjectLookup, type ResolvedReferences } from './references.ts';
-import type { ResolvedSecrets } from './secret-references.ts';
-import { ReferencedSecrets } from './referenced-secrets.ts';
+import { resolveSecrets, type ResolvedSecrets } from './secret-references.ts';
 import { recordedAnnotation } from './status-bounds.ts';
 import { STATUS_REFUSED, StatusWriter, type StatusDraft } from './status-draft.ts';
-import type { ConnectContext, ExternalClient, ManagedObject, Observation } from './types.ts';
+import type { ConnectContext, ExternalClient, ManagedObject, ManagedStatus, Observation } from './types.ts';
 
 export { REFERENCE_ARRIVAL_GRACE_MS } from './pacing.ts';
 
@@ -67,7 +66,6 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly claims: ObjectClaims<R>;
   private readonly connections: ConnectionPublisher<R> | undefined;
   private readonly pacing: Pacing;
-  private readonly referencedSecrets: ReferencedSecrets<R>;
   private readonly outcomes: Outcomes<R>;
   private readonly deletion: Deletion<R, P>;
   private readonly preconditions: Preconditions<R>;
@@ -105,7 +103,6 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       this.now,
       options.now ? () => this.now().getTime() : () => performance.now(),
     );
-    this.referencedSecrets = new ReferencedSecrets({ ...options, logger: this.logger });
     this.outcomes = new Outcomes({
       kind,
       pacing: this.pacing,
@@ -199,7 +196,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     let id = cleared.id;
     if (id) this.creates.settled(objectKey(resource));
     if (!id && writes) return this.outcomes.waitForObject(draft, nothingToObserve(kind.kind));
-    const secrets = this.referencedSecrets.resolve(resource, draft.status);
+    const secrets = this.resolveSecrets(resource, draft.status);
     const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
     const external = await this.connect(resource, priority, references, secrets, writes);
@@ -290,7 +287,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // The id goes to status at once: every later step, and every restart, works from it.
     draft.status.id = creation.externalId;
     delete draft.status.adopted;
-    this.referencedSecrets.record(draft, secrets, true);
+    this.recordSecrets(draft, secrets, true);
     draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
     draft.setCondition({
       type: 'Ready',
@@ -331,7 +328,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     if (listed) {
       draft.changingCloud = true;
       Object.assign(draft.status, await external.update(resource, id, observation));
-      this.referencedSecrets.record(draft, secrets);
+      this.recordSecrets(draft, secrets);
       // Values the update made true (a password the cloud has now accepted): published after it, never before.
       const accepted = observation.connectionDetailsAfterUpdate;
       if (accepted && this.connections) {
@@ -353,7 +350,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     if (allowed)
       draft.setCondition({ type: 'Drifted', status: 'True', reason: 'DriftAllowed', message: allowed });
     else draft.removeCondition('Drifted');
-    this.referencedSecrets.record(draft, secrets);
+    this.recordSecrets(draft, secrets);
     if (!observation.available) {
       const message = observation.waitingFor ?? 'waiting for the cloud';
       draft.setCondition({
@@ -466,6 +463,32 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const owner = ownerOf(resource, this.options.kind.kind, this.cluster);
     const context: ConnectContext<Cloud> = { cloud, references, secrets, claimedBy, owner };
     return this.options.kind.connect(resource, context);
+  }
+
+  /**
+   * The Secrets the spec references: their values, which of them rotated, and their digests. `status`: the
+   * freshest known, this process's last write when the cache does not show it yet.
+   */
+  private resolveSecrets(resource: R, status: ManagedStatus): ResolvedSecrets {
+    const uses = this.options.kind.secretReferences?.(resource) ?? [];
+    const { secretDigests: digests, secretVersions: versions } = status;
+    const key = uses.length > 0 ? this.options.secretDigestKey?.(resource) : undefined;
+    return resolveSecrets(resource, uses, this.options.secrets, { digests, versions }, key);
+  }
+
+  /**
+   * Status keeps keyed digests of the Secret values the cloud has (never the values), to notice a rotation;
+   * the resourceVersion-only record of earlier versions goes once digests replace it. `created`: the create
+   * call sent every value.
+   */
+  private recordSecrets(draft: StatusDraft<R>, secrets: ResolvedSecrets, created = false): void {
+    delete draft.status.secretVersions;
+    if (!secrets.digests) return void delete draft.status.secretDigests;
+    draft.status.secretDigests = secrets.digests;
+    for (const { field, why } of created ? [] : secrets.rebaselined) {
+      const key = objectKey(draft.resource);
+      this.logger.info({ key, field, why }, 'Secret values taken as what the cloud has; nothing sent');
+    }
   }
 
   /** Writes the status when it changed; the watch may deliver the write before the response does. */
