@@ -58,6 +58,14 @@ export default {
       to: { path: '^src/', pathNot: '^src/(base|kube|managed)/|^src/clock\\.ts$' },
     },
     {
+      name: 'runtime-stands-on-managed',
+      comment:
+        "The engine runs reconcilers with what the rooms beneath give it; the cloud is the kinds' business.",
+      severity: 'error',
+      from: { path: '^src/runtime/' },
+      to: { path: '^src/', pathNot: '^src/(base|kube|managed|runtime)/|^src/clock\\.ts$' },
+    },
+    {
       name: 'cloud-stands-on-base',
       comment: 'The cloud clients share the vocabulary in src/base, nothing of the Kubernetes side.',
       severity: 'error',
