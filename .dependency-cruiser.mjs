@@ -1,8 +1,14 @@
 /**
  * The import rules of src/ (`npm run lint` checks them): no cycle between files or between folders, type-only
- * imports included, and the kind-agnostic layers (runtime, cloud) never reach up into the kinds (src/kinds and
- * their shared pieces in api and controllers) or the operator's wiring.
+ * imports included; the kind-agnostic rooms stand in layers, base → kube → managed → runtime (and base → cloud),
+ * none reaching up into a later one, the kinds, the commands or the operator's wiring; and the kind contract is
+ * reached through its public face, src/managed/index.ts.
  */
+const KIND_AGNOSTIC = '^src/(base|kube|managed|runtime|cloud)/';
+/** The kinds, the commands and the wiring: what the kind-agnostic rooms are given, never what they import. */
+const ABOVE =
+  '^src/(api|controllers|kinds|operator|plan|export|install|command-line|emulator)/|^src/(kinds|cli)\\.ts$';
+
 export default {
   forbidden: [
     {
@@ -23,10 +29,48 @@ export default {
     },
     {
       name: 'no-upward-imports',
-      comment: 'runtime and cloud know nothing of the kinds or the operator; they are given what they need.',
+      comment:
+        'base, kube, managed, runtime and cloud know nothing of the kinds, the commands or the operator; they are given what they need.',
       severity: 'error',
-      from: { path: '^src/(runtime|cloud)/' },
-      to: { path: '^src/(api|controllers|kinds|operator)/' },
+      from: { path: KIND_AGNOSTIC },
+      to: { path: ABOVE },
+    },
+    {
+      name: 'base-is-the-floor',
+      comment: 'src/base is the vocabulary every room shares: it imports no other room.',
+      severity: 'error',
+      from: { path: '^src/base/' },
+      to: { path: '^src/', pathNot: '^src/(base/|clock\\.ts$)' },
+    },
+    {
+      name: 'kube-stands-on-base',
+      comment: 'src/kube talks to the kube-apiserver with the shared vocabulary alone.',
+      severity: 'error',
+      from: { path: '^src/kube/' },
+      to: { path: '^src/', pathNot: '^src/(base|kube)/|^src/clock\\.ts$' },
+    },
+    {
+      name: 'managed-stands-on-kube',
+      comment:
+        'The managed reconciler is run by the engine (src/runtime), never the other way round, and knows no cloud.',
+      severity: 'error',
+      from: { path: '^src/managed/' },
+      to: { path: '^src/', pathNot: '^src/(base|kube|managed)/|^src/clock\\.ts$' },
+    },
+    {
+      name: 'runtime-stands-on-managed',
+      comment:
+        "The engine runs reconcilers with what the rooms beneath give it; the cloud is the kinds' business.",
+      severity: 'error',
+      from: { path: '^src/runtime/' },
+      to: { path: '^src/', pathNot: '^src/(base|kube|managed|runtime)/|^src/clock\\.ts$' },
+    },
+    {
+      name: 'cloud-stands-on-base',
+      comment: 'The cloud clients share the vocabulary in src/base, nothing of the Kubernetes side.',
+      severity: 'error',
+      from: { path: '^src/cloud/' },
+      to: { path: '^src/', pathNot: '^src/(base|cloud)/|^src/clock\\.ts$' },
     },
     {
       name: 'shared-below-kinds',
@@ -42,6 +86,14 @@ export default {
       severity: 'error',
       from: { path: '^src/kinds/([^/]+)/' },
       to: { path: '^src/kinds/[^/]+/controller\\.ts$', pathNot: '^src/kinds/$1/' },
+    },
+    {
+      name: 'kind-contract-through-its-index',
+      comment:
+        "Outside src/managed and the engine that runs it (src/runtime), the kind contract is used through src/managed/index.ts: what it does not export is the reconciler's own business.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(managed|runtime)/' },
+      to: { path: '^src/managed/', pathNot: '^src/managed/index\\.ts$' },
     },
   ],
   options: {

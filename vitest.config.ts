@@ -30,7 +30,7 @@ export default defineConfig({
           name: 'cluster',
           include: [
             'test/integration/*.test.ts',
-            'test/integration/runtime/**/*.test.ts',
+            'test/integration/kube/**/*.test.ts',
             'test/integration/operator/**/*.test.ts',
             'test/integration/install/**/*.test.ts',
           ],

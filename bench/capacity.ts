@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startEmulator } from '../src/emulator/server.ts';
 import { OperatorConfig } from '../src/operator/config.ts';
-import { parseDurationMs } from '../src/runtime/duration.ts';
+import { parseDurationMs } from '../src/base/duration.ts';
 import { driftCoverage, type CloudObject } from './cloud-log.ts';
 import { servicesWithPipes } from './mixes.ts';
 import {

@@ -1,7 +1,7 @@
 // `npm run bench:drift [-- --services 100 --pipes-per-service 2 --sync-interval 60s --window-s 150]`: N services
 // with M kafka pipes each, Ready, then a quiet window of at least two sync intervals with the quota lifted: the
 // cloud reads the drift checks cost per object per sync interval, and the writes (none: nothing drifted).
-import { parseDurationMs } from '../src/runtime/duration.ts';
+import { parseDurationMs } from '../src/base/duration.ts';
 import { callsByRoute } from './cloud-log.ts';
 import { servicesWithPipes } from './mixes.ts';
 import {

@@ -13,14 +13,14 @@ import type { CallRecord } from '../src/emulator/call-log.ts';
 import type { RateLimitOption } from '../src/emulator/rate-limit.ts';
 import { KINDS as SLUICE_KINDS } from '../src/kinds/index.ts';
 import type { OperatorFlags } from '../src/operator/config.ts';
-import { Informer } from '../src/runtime/informer.ts';
-import { kubeRequestJson } from '../src/runtime/kube-http.ts';
-import type { ManagedObject } from '../src/runtime/managed/types.ts';
+import { Informer } from '../src/kube/informer.ts';
+import { kubeRequestJson } from '../src/kube/kube-http.ts';
+import type { ManagedObject } from '../src/managed/index.ts';
 import { imageEnv, imageNodeFlags } from '../scripts/image-layout.ts';
 import { benchObjects, mixSecrets, type BenchObject, type Mix } from './mixes.ts';
 import { startControlPlane, type ControlPlane } from '../tools/cluster/controlPlane.ts';
 import { chartCredentials, kubectlBin } from '../tools/cluster/install.ts';
-import { mapConcurrently } from '../src/runtime/map-concurrently.ts';
+import { mapConcurrently } from '../src/base/map-concurrently.ts';
 
 /** Every sluice kind's resource, from the kind registry. */
 export const KINDS: Record<string, { group: string; version: string; plural: string }> = Object.fromEntries(

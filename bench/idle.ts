@@ -1,7 +1,7 @@
 // `npm run bench:idle [-- --objects 1000 --window-s 120 --sync-interval 10m]`: N objects Ready, then a quiet
 // window in which the operator should write nothing anywhere and read the cloud no more than the drift
 // checks of --sync-interval imply.
-import { parseDurationMs } from '../src/runtime/duration.ts';
+import { parseDurationMs } from '../src/base/duration.ts';
 import {
   applyAndWait,
   clearCloudCalls,

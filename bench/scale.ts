@@ -9,8 +9,7 @@
 // floors: they are set for the 16-in-flight shape).
 import { kindNamed } from '../src/kinds/index.ts';
 import { OperatorConfig } from '../src/operator/config.ts';
-import { HttpKubeWriter } from '../src/runtime/managed/kube-writer.ts';
-import type { ManagedObject } from '../src/runtime/managed/types.ts';
+import { HttpKubeWriter, type ManagedObject } from '../src/managed/index.ts';
 import {
   applyAll,
   burstShape,

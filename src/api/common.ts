@@ -1,12 +1,14 @@
 import { z } from 'zod';
-import { CONDITION_STATUSES, type Condition as ConditionShape } from '../runtime/conditions.ts';
+import { CONDITION_STATUSES, type Condition as ConditionShape } from '../kube/conditions.ts';
 import {
   MAX_DRIFT_ENTRIES,
   MAX_MANAGED_ENTRIES,
   MAX_OBSERVED_LENGTH,
-} from '../runtime/managed/field-policy.ts';
-import { STATUS_BOUNDS } from '../runtime/managed/status-bounds.ts';
-import { DELETION_POLICIES, MANAGEMENT_POLICIES, type DeletionPolicy } from '../runtime/managed/types.ts';
+  STATUS_BOUNDS,
+  DELETION_POLICIES,
+  MANAGEMENT_POLICIES,
+  type DeletionPolicy,
+} from '../managed/index.ts';
 
 export const GROUP = 'sluice.dev';
 export const VERSION = 'v1alpha1';

@@ -1,6 +1,5 @@
 import type { z } from 'zod';
-import type { PolicyFields } from '../runtime/managed/field-policy.ts';
-import type { DeletionPolicy, ManagedKind, ManagedObject } from '../runtime/managed/types.ts';
+import type { PolicyFields, DeletionPolicy, ManagedKind, ManagedObject } from '../managed/index.ts';
 import { GROUP, VERSION } from './common.ts';
 
 export interface PrinterColumn {

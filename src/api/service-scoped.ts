@@ -1,7 +1,10 @@
 import { z } from 'zod';
-import { externalIdOf } from '../runtime/managed/annotations.ts';
-import { NOT_READY_YET, type ReferenceDeclaration } from '../runtime/managed/references.ts';
-import type { ManagedObject } from '../runtime/managed/types.ts';
+import {
+  externalIdOf,
+  NOT_READY_YET,
+  type ReferenceDeclaration,
+  type ManagedObject,
+} from '../managed/index.ts';
 import { LocalObjectReference, managedStatusFields } from './common.ts';
 import type { PrinterColumn } from './kind-schema.ts';
 import { immutable, type CelRule } from './meta.ts';

@@ -1,6 +1,6 @@
 import type { CallOptions, HttpCore, RequestSpec, WriteEvent } from './http.ts';
 import type { Priority, QuotaScheduler } from './quota.ts';
-import type { WriteRecorder } from '../runtime/recorded-writes.ts';
+import type { WriteRecorder } from '../base/recorded-writes.ts';
 
 /** What both clients share besides the core: the priority of their reads, the quota view and shutdown. */
 export abstract class CloudClient {

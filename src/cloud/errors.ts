@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import { MANAGEMENT_ERROR_CODES } from './schemas/common.ts';
-import { FAILURE, type ClassifiedError, type Failure } from '../runtime/failure.ts';
-import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
+import { FAILURE, type ClassifiedError, type Failure } from '../base/failure.ts';
+import { RETRY_DELAYS } from '../base/retry-delays.ts';
 
 /** Which of the two cloud APIs a call went to. */
 export type ApiName = 'management' | 'alerting';

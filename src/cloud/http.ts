@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { Logger } from 'pino';
+import { pino, type Logger } from 'pino';
 import {
   AmbiguousRequestError,
   type ApiError,
@@ -10,7 +10,7 @@ import {
   RequestAbortedError,
 } from './errors.ts';
 import { type CloudHooks, notify } from './hooks.ts';
-import { collectSecrets, redactSecrets, scrub, silentLogger } from './logging.ts';
+import { collectSecrets, redactSecrets, scrub } from './redaction.ts';
 import {
   defaultQuotaRegistry,
   type Priority,
@@ -40,6 +40,9 @@ import {
 } from './transport.ts';
 import { sleep, systemClock, type Clock } from '../clock.ts';
 import type { CallOptions, ClientOptions, RequestSpec, WriteEvent } from './request-types.ts';
+
+/** A logger that drops everything (the default when a client is given none). */
+export const silentLogger: Logger = pino({ level: 'silent' });
 
 export type { CallOptions, ClientOptions, RequestSpec, WriteEvent } from './request-types.ts';
 

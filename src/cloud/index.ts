@@ -5,7 +5,7 @@ export * from './transport.ts';
 export * from './responses.ts';
 export * from './http.ts';
 export * from './cloud-client.ts';
-export * from './logging.ts';
+export * from './redaction.ts';
 export * from './quota.ts';
 export * from './retry.ts';
 export * from './management-client.ts';

@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { armableDelay, systemClock, type Clock } from '../clock.ts';
 
-import { PRIORITIES, type Priority } from '../runtime/priority.ts';
+import { PRIORITIES, type Priority } from '../base/priority.ts';
 
 export { PRIORITIES, type Priority };
 

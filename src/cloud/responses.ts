@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { ApiError, type ApiName, type CallSite, ResponseValidationError } from './errors.ts';
-import { redactSecrets, scrub } from './logging.ts';
+import { redactSecrets, scrub } from './redaction.ts';
 import { boundServerWait, isRetryableStatus, parseRetryAfter } from './retry.ts';
 import type { AttemptOutcome } from './transport.ts';
 

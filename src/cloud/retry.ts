@@ -1,5 +1,5 @@
 import type { NetworkFailure } from './errors.ts';
-import { exponentialStep } from '../runtime/backoff.ts';
+import { exponentialStep } from '../base/backoff.ts';
 
 /** How a client retries transient failures. */
 export interface RetryPolicy {

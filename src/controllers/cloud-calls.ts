@@ -1,8 +1,6 @@
 import { ApiError } from '../cloud/errors.ts';
-import { ANNOTATIONS } from '../runtime/managed/annotations.ts';
-import { ReconcileError } from '../runtime/managed/errors.ts';
-import { RETRY_DELAYS } from '../runtime/retry-delays.ts';
-import type { LostCreate } from '../runtime/managed/types.ts';
+import { ANNOTATIONS, ReconcileError, type LostCreate } from '../managed/index.ts';
+import { RETRY_DELAYS } from '../base/retry-delays.ts';
 
 /** The call's answer, or undefined when the cloud says the object does not exist (404). */
 export async function ignoreNotFound<T>(call: Promise<T>): Promise<T | undefined> {

@@ -1,6 +1,6 @@
 import type { AlertingClient } from '../cloud/alerting-client.ts';
 import type { ManagementClient } from '../cloud/management-client.ts';
-import type { CloudSnapshots } from '../cloud/snapshots.ts';
+import type { CloudSnapshots } from '../cloud/key-snapshots.ts';
 
 /**
  * The cloud's APIs, by the names a kind's drift reads say which API pays for a read: the operator gives the

@@ -1,10 +1,16 @@
 import { ApiError } from '../cloud/errors.ts';
 import type { ManagementClient } from '../cloud/management-client.ts';
-import { Waiting } from '../runtime/managed/errors.ts';
-import { onlyReference, type ResolvedReference } from '../runtime/managed/references.ts';
+import {
+  Waiting,
+  onlyReference,
+  parseOwnerRecord,
+  type ResolvedReference,
+  type ConnectContext,
+  type DriftRead,
+  type OwnedCandidate,
+  type Owner,
+} from '../managed/index.ts';
 import type { ServiceScoped } from '../api/service-scoped.ts';
-import type { ConnectContext, DriftRead } from '../runtime/managed/types.ts';
-import { parseOwnerRecord, type OwnedCandidate, type Owner } from '../runtime/managed/cluster-owner.ts';
 import type { CloudApi, CloudConnection } from './cloud-connection.ts';
 import { ignoreNotFound } from './cloud-calls.ts';
 import { OWNER_TAG } from './service-tags.ts';

@@ -1,5 +1,5 @@
 import type { KindSchema } from '../api/kind-schema.ts';
-import type { DriftRead, ManagedKind, ManagedObject } from '../runtime/managed/types.ts';
+import type { DriftRead, ManagedKind, ManagedObject } from '../managed/index.ts';
 import type { CloudApi, CloudConnection } from './cloud-connection.ts';
 
 /**

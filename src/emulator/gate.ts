@@ -13,7 +13,7 @@
  */
 import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { redactSecrets } from '../cloud/logging.ts';
+import { redactSecrets } from '../cloud/redaction.ts';
 import { Uuid } from '../cloud/schemas/common.ts';
 import type { CallLog } from './call-log.ts';
 import type { App } from './context.ts';

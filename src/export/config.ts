@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { cloudAccessFields, FLAG_CREDENTIALS } from '../operator/cloud-access-config.ts';
-import type { FieldPolicy } from '../runtime/managed/field-policy.ts';
+import type { FieldPolicy } from '../managed/index.ts';
 import { anyKindAccepts, POLICIES, type PolicyName } from './field-policy.ts';
 import { clusterName } from '../operator/config.ts';
 import { EXPORTED_KINDS, type ExportedKind } from './kinds.ts';

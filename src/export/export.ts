@@ -1,4 +1,4 @@
-import { parseOwnerRecord, type Owner } from '../runtime/managed/cluster-owner.ts';
+import { parseOwnerRecord, ANNOTATIONS, type Owner, type FieldPolicy } from '../managed/index.ts';
 import { noteOwner } from '../kinds/alert/mapping.ts';
 import { OWNER_TAG } from '../controllers/service-tags.ts';
 import { isDeepStrictEqual } from 'node:util';
@@ -19,9 +19,7 @@ import { exportPipe, type ExportedSecret } from '../kinds/pipe/mapping.ts';
 import { exportQueryEndpoint } from '../kinds/query-endpoint/mapping.ts';
 import { exportReversePrivateEndpoint } from '../kinds/reverse-private-endpoint/mapping.ts';
 import { kindNamed } from '../kinds/index.ts';
-import { ANNOTATIONS } from '../runtime/managed/annotations.ts';
-import type { FieldPolicy } from '../runtime/managed/field-policy.ts';
-import { mapConcurrently } from '../runtime/map-concurrently.ts';
+import { mapConcurrently } from '../base/map-concurrently.ts';
 import { fieldPolicyFor } from './field-policy.ts';
 import type { ExportedKind } from './kinds.ts';
 import { NameRegistry } from './names.ts';

@@ -1,5 +1,5 @@
 import { KIND_SCHEMAS } from '../kinds/schemas.ts';
-import type { FieldPolicy, PolicyFields } from '../runtime/managed/field-policy.ts';
+import type { FieldPolicy, PolicyFields } from '../managed/index.ts';
 import type { ExportedKind } from './kinds.ts';
 
 export const POLICIES = ['createOnly', 'reportOnly', 'additive'] as const;

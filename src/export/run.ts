@@ -5,10 +5,10 @@ import { AlertingClient } from '../cloud/alerting-client.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
 import { managementSpentNow, QuotaRegistry } from '../cloud/quota.ts';
 import { RequestTally } from '../cloud/request-tally.ts';
-import { ALERTING_KEYS, MANAGEMENT_KEYS } from '../operator/credentials.ts';
-import { loadKubeAccess } from '../runtime/kube-config.ts';
-import { kubeRequestJson } from '../runtime/kube-http.ts';
-import { decodeSecretData } from '../runtime/secret-data.ts';
+import { ALERTING_KEYS, MANAGEMENT_KEYS } from '../operator/cloud-clients.ts';
+import { loadKubeAccess } from '../kube/kube-config.ts';
+import { kubeRequestJson } from '../kube/kube-http.ts';
+import { decodeSecretData } from '../kube/secret-data.ts';
 import type { ExportConfig } from './config.ts';
 import { exportOrganization, type ExportResult, type Manifest } from './export.ts';
 

@@ -1,6 +1,6 @@
 import { API_VERSION } from '../api/common.ts';
 import type { KindSchema } from '../api/kind-schema.ts';
-import { progressConditions } from '../runtime/managed/progress-conditions.ts';
+import { progressConditions } from '../managed/index.ts';
 
 /** Argo CD's health statuses. */
 export type HealthStatus = 'Healthy' | 'Progressing' | 'Degraded' | 'Suspended' | 'Missing' | 'Unknown';

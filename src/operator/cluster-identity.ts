@@ -1,6 +1,6 @@
-import type { ClusterIdentity } from '../runtime/managed/cluster-owner.ts';
-import type { KubeAccess } from '../runtime/kube-config.ts';
-import { KubeApiError, kubeRequestJson } from '../runtime/kube-http.ts';
+import type { ClusterIdentity } from '../managed/index.ts';
+import type { KubeAccess } from '../kube/kube-config.ts';
+import { KubeApiError, kubeRequestJson } from '../kube/kube-http.ts';
 
 /** The namespace every cluster has from its start and never loses: its uid is the cluster's identity. */
 const IDENTITY_NAMESPACE = 'kube-system';

@@ -4,9 +4,9 @@ import {
   durationProblem,
   tryParseDurationMs,
   type DurationBounds,
-} from '../runtime/duration.ts';
-import { parseBindAddress } from '../runtime/health-and-metrics-servers.ts';
-import { CLUSTER_NAME, MAX_CLUSTER_NAME } from '../runtime/managed/cluster-owner.ts';
+} from '../base/duration.ts';
+import { parseBindAddress } from '../kube/health-and-metrics-servers.ts';
+import { CLUSTER_NAME, MAX_CLUSTER_NAME } from '../managed/index.ts';
 import { allowedHostProblem } from './api-hosts.ts';
 
 /** A duration flag: refused with the accepted range when outside it, so no timer is ever armed with it. */

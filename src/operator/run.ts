@@ -2,25 +2,23 @@ import { resolveClusterIdentity } from './cluster-identity.ts';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { createCloudAgent } from '../cloud/transport.ts';
-import { createLogger } from '../cloud/logging.ts';
-import { loadKubeAccess } from '../runtime/kube-config.ts';
-import { closeKubeConnections } from '../runtime/kube-http.ts';
+import { createLogger } from './logger.ts';
+import { loadKubeAccess } from '../kube/kube-config.ts';
+import { closeKubeConnections } from '../kube/kube-http.ts';
 import {
   HealthChecks,
   startHealthProbeServer,
   startMetricsServer,
   type RunningServer,
-} from '../runtime/health-and-metrics-servers.ts';
-import { LeaderElector } from '../runtime/leader-election.ts';
-import { EventRecorder } from '../runtime/managed/events.ts';
-import { HttpKubeWriter } from '../runtime/managed/kube-writer.ts';
+} from '../kube/health-and-metrics-servers.ts';
+import { LeaderElector } from '../kube/leader-election.ts';
+import { EventRecorder, HttpKubeWriter, type ManagedObject } from '../managed/index.ts';
 import { Manager } from '../runtime/manager.ts';
 import { OperatorMetrics } from '../runtime/metrics.ts';
 import { DriftPlanner } from '../runtime/drift-planner.ts';
 import { readinessOf } from '../runtime/object-readiness.ts';
-import type { ManagedObject } from '../runtime/managed/types.ts';
 import { withDefaultMargin, type QuotaLimit } from '../cloud/quota.ts';
-import { CloudClients } from './credentials.ts';
+import { CloudClients } from './cloud-clients.ts';
 import type { OperatorConfig } from './config.ts';
 import { KINDS } from '../kinds/index.ts';
 import type { CloudApi, CloudConnection } from '../controllers/cloud-connection.ts';

@@ -1,9 +1,9 @@
 import type { SluiceKind } from '../controllers/sluice-kind.ts';
 import { kindNamed } from '../kinds/index.ts';
-import { apiPath } from '../runtime/api-path.ts';
-import type { KubeAccess } from '../runtime/kube-config.ts';
-import { KubeApiError, kubeRequestJson } from '../runtime/kube-http.ts';
-import type { ManagedObject } from '../runtime/managed/types.ts';
+import { apiPath } from '../kube/api-path.ts';
+import type { KubeAccess } from '../kube/kube-config.ts';
+import { KubeApiError, kubeRequestJson } from '../kube/kube-http.ts';
+import type { ManagedObject } from '../managed/index.ts';
 import { InvalidInput } from './input.ts';
 
 /** One input object as `kubectl apply` would send it: its own spec, over the cluster's object if any. */

@@ -1,10 +1,9 @@
 import type { SluiceKind } from '../controllers/sluice-kind.ts';
-import { apiPath, SECRETS } from '../runtime/api-path.ts';
-import type { KubeAccess } from '../runtime/kube-config.ts';
-import { KubeApiError, kubeRequestJson } from '../runtime/kube-http.ts';
-import { decodeSecretData, type SecretObject } from '../runtime/secret-data.ts';
-import type { SecretSnapshot } from '../runtime/managed/secret-references.ts';
-import type { ManagedObject } from '../runtime/managed/types.ts';
+import { apiPath, SECRETS } from '../kube/api-path.ts';
+import type { KubeAccess } from '../kube/kube-config.ts';
+import { KubeApiError, kubeRequestJson } from '../kube/kube-http.ts';
+import { decodeSecretData, type SecretObject } from '../kube/secret-data.ts';
+import type { SecretSnapshot, ManagedObject } from '../managed/index.ts';
 
 /** What the plan reads of the cluster: sluice objects and Secrets, with GET and LIST only. */
 export class ClusterReader {

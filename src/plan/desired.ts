@@ -1,12 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
-import { ANNOTATIONS } from '../runtime/managed/annotations.ts';
-import { objectKey } from '../runtime/cache.ts';
 import {
+  ANNOTATIONS,
   referencedNames,
   type ObjectLookup,
   type ReferenceDeclaration,
-} from '../runtime/managed/references.ts';
-import type { ManagedObject } from '../runtime/managed/types.ts';
+  type ManagedObject,
+} from '../managed/index.ts';
+import { objectKey } from '../kube/cache.ts';
 
 /** Annotations the operator writes itself: applying a manifest does not remove them. */
 const OPERATOR_ANNOTATIONS: readonly string[] = [ANNOTATIONS.createPending];

@@ -1,17 +1,22 @@
-import type { ClusterIdentity } from '../runtime/managed/cluster-owner.ts';
+import {
+  EventRecorder,
+  assertControlledBy,
+  ManagedReconciler,
+  type ClusterIdentity,
+  type KubeWriter,
+  type ObjectLookup,
+  type SecretReader,
+  type DigestKey,
+  type ExternalClient,
+  type ManagedObject,
+  type ManagedStatus,
+} from '../managed/index.ts';
 import { pino } from 'pino';
 import type { CloudConnection } from '../controllers/cloud-connection.ts';
 import type { SluiceKind } from '../controllers/sluice-kind.ts';
-import { objectKey, type ReadonlyCache } from '../runtime/cache.ts';
-import type { Priority } from '../runtime/priority.ts';
-import { WriteRecorder, type RecordedWrite } from '../runtime/recorded-writes.ts';
-import { EventRecorder } from '../runtime/managed/events.ts';
-import { assertControlledBy, type KubeWriter } from '../runtime/managed/kube-writer.ts';
-import { ManagedReconciler } from '../runtime/managed/reconciler.ts';
-import type { ObjectLookup } from '../runtime/managed/references.ts';
-import type { SecretReader } from '../runtime/managed/secret-references.ts';
-import type { DigestKey } from '../runtime/managed/secret-digests.ts';
-import type { ExternalClient, ManagedObject, ManagedStatus } from '../runtime/managed/types.ts';
+import { objectKey, type ReadonlyCache } from '../kube/cache.ts';
+import type { Priority } from '../base/priority.ts';
+import { WriteRecorder, type RecordedWrite } from '../base/recorded-writes.ts';
 
 /** What one reconcile would have done, had anything been sent. */
 export interface DryReconcile {

@@ -5,7 +5,7 @@ import { parseAllDocuments } from 'yaml';
 import { API_VERSION } from '../api/common.ts';
 import { describeIssue } from '../cloud/schemas/issues.ts';
 import { kindNamed } from '../kinds/index.ts';
-import type { ManagedObject } from '../runtime/managed/types.ts';
+import type { ManagedObject } from '../managed/index.ts';
 
 /** A Secret of the input: the plan reads it instead of the cluster's (it may not exist there yet). */
 export interface InputSecret {

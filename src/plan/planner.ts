@@ -1,22 +1,28 @@
 import { isUnauthorized } from '../cloud/errors.ts';
 import type { CloudConnection } from '../controllers/cloud-connection.ts';
 import { kindNamed } from '../kinds/index.ts';
-import { objectKey } from '../runtime/cache.ts';
-import { mapConcurrently } from '../runtime/map-concurrently.ts';
-import { failureOf } from '../runtime/failure.ts';
-import type { Priority } from '../runtime/priority.ts';
-import type { WriteRecorder } from '../runtime/recorded-writes.ts';
-import { ANNOTATIONS } from '../runtime/managed/annotations.ts';
-import { messageOf, ReconcileError } from '../runtime/managed/errors.ts';
-import { describePendingChange, isObserveOnly, type PendingChange } from '../runtime/managed/observe-only.ts';
-import { REFERENCE_NOT_FOUND } from '../runtime/managed/outcomes.ts';
-import { ALREADY_MANAGED } from '../runtime/managed/preconditions.ts';
-import { OWNED_BY_ANOTHER_CLUSTER } from '../runtime/managed/reconciler.ts';
-import type { ClusterIdentity } from '../runtime/managed/cluster-owner.ts';
-import type { ObjectLookup } from '../runtime/managed/references.ts';
-import type { SecretReader } from '../runtime/managed/secret-references.ts';
-import type { DigestKey } from '../runtime/managed/secret-digests.ts';
-import type { ManagedObject, ManagedStatus } from '../runtime/managed/types.ts';
+import { objectKey } from '../kube/cache.ts';
+import { mapConcurrently } from '../base/map-concurrently.ts';
+import { failureOf } from '../base/failure.ts';
+import type { Priority } from '../base/priority.ts';
+import type { WriteRecorder } from '../base/recorded-writes.ts';
+import {
+  ANNOTATIONS,
+  messageOf,
+  ReconcileError,
+  describePendingChange,
+  isObserveOnly,
+  REFERENCE_NOT_FOUND,
+  ALREADY_MANAGED,
+  OWNED_BY_ANOTHER_CLUSTER,
+  type PendingChange,
+  type ClusterIdentity,
+  type ObjectLookup,
+  type SecretReader,
+  type DigestKey,
+  type ManagedObject,
+  type ManagedStatus,
+} from '../managed/index.ts';
 import { asIfMade, worldKey } from './desired.ts';
 import { DryRun, type DryReconcile } from './dry-run.ts';
 import { plannedCall, type PlannedCall } from './sensitive.ts';

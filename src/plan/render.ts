@@ -1,4 +1,4 @@
-import { bodyLeaves } from '../runtime/managed/observe-only.ts';
+import { bodyLeaves } from '../managed/index.ts';
 import type { PlanAction, PlannedResource } from './planner.ts';
 import type { PlannedCall } from './sensitive.ts';
 

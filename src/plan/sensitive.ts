@@ -1,5 +1,5 @@
-import { isCredentialField } from '../cloud/logging.ts';
-import type { RecordedWrite } from '../runtime/recorded-writes.ts';
+import { isCredentialField } from '../base/credential-fields.ts';
+import type { RecordedWrite } from '../base/recorded-writes.ts';
 
 /** What a plan prints in place of a secret value. */
 export const SENSITIVE = '(sensitive)';

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { ReadonlyCache } from './cache.ts';
-import { ANNOTATIONS } from './managed/annotations.ts';
-import { ManagedReconciler, type ManagedReconcilerOptions } from './managed/reconciler.ts';
-import type { ManagedObject } from './managed/types.ts';
+import type { ReadonlyCache } from '../kube/cache.ts';
+import { ANNOTATIONS } from '../managed/annotations.ts';
+import { ManagedReconciler, type ManagedReconcilerOptions } from '../managed/reconciler.ts';
+import type { ManagedObject } from '../managed/types.ts';
 import type { OperatorMetrics } from './metrics.ts';
 import { runWorkers } from './workers.ts';
 import { WorkQueue } from './workqueue.ts';

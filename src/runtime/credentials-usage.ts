@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import { apiPath, SECRETS } from './api-path.ts';
-import type { KubeAccess } from './kube-config.ts';
-import { KubeApiError, kubeRequestJson } from './kube-http.ts';
-import type { SecretObject } from './secret-data.ts';
+import { apiPath, SECRETS } from '../kube/api-path.ts';
+import type { KubeAccess } from '../kube/kube-config.ts';
+import { KubeApiError, kubeRequestJson } from '../kube/kube-http.ts';
+import type { SecretObject } from '../kube/secret-data.ts';
 
 /**
  * Kept on a credentials Secret (`spec.credentialsRef`) while a sluice object uses it: deleting that object

@@ -1,4 +1,4 @@
-import type { DriftRead } from './managed/types.ts';
+import type { DriftRead } from '../managed/types.ts';
 
 /** Calls per ms a budget serves: each slot is held `window + margin` per call. */
 export const budgetRate = (budget: DriftBudget): number =>

@@ -10,12 +10,12 @@ import {
   type PlannedObject,
 } from './drift-plan.ts';
 import { driftRate, shareBudget, type Sharer } from './drift-share.ts';
-import { formatDuration } from './duration.ts';
-import { syncIntervalOf } from './managed/pacing.ts';
-import { ANNOTATIONS } from './managed/annotations.ts';
-import type { EventRecorder } from './managed/events.ts';
-import type { EventSubject } from './managed/kube-writer.ts';
-import type { ManagedKind, ManagedObject } from './managed/types.ts';
+import { formatDuration } from '../base/duration.ts';
+import { syncIntervalOf } from '../managed/pacing.ts';
+import { ANNOTATIONS } from '../managed/annotations.ts';
+import type { EventRecorder } from '../managed/events.ts';
+import type { EventSubject } from '../managed/kube-writer.ts';
+import type { ManagedKind, ManagedObject } from '../managed/types.ts';
 import type { DriftMetrics } from './metrics.ts';
 
 export interface CredentialsRef {

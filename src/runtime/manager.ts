@@ -1,24 +1,24 @@
-import type { KubeAccess } from './kube-config.ts';
+import type { KubeAccess } from '../kube/kube-config.ts';
 import type { Logger } from 'pino';
-import { objectKey, splitKey, type KubeObject } from './cache.ts';
+import { objectKey, splitKey, type KubeObject } from '../kube/cache.ts';
 import { Controller } from './controller.ts';
-import { Informer } from './informer.ts';
-import { informerFor, type SharedInformer } from './namespaced-informers.ts';
-import { MANAGED_BY_LABEL } from './managed/annotations.ts';
-import { ALREADY_MANAGED, type ManagedReconcilerOptions } from './managed/reconciler.ts';
+import { Informer } from '../kube/informer.ts';
+import { informerFor, type SharedInformer } from '../kube/namespaced-informers.ts';
+import { MANAGED_BY_LABEL } from '../managed/annotations.ts';
+import { ALREADY_MANAGED, type ManagedReconcilerOptions } from '../managed/reconciler.ts';
 import {
   dependencyKey,
   DependencyIndex,
   referencedNames,
   splitDependencyKey,
   type ObjectLookup,
-} from './managed/references.ts';
-import type { ManagedKind, ManagedObject } from './managed/types.ts';
+} from '../managed/references.ts';
+import type { ManagedKind, ManagedObject } from '../managed/types.ts';
 import type { OperatorMetrics } from './metrics.ts';
 import { CredentialsUsage } from './credentials-usage.ts';
 import { SecretCache } from './secret-cache.ts';
-import type { SecretObject } from './secret-data.ts';
-import { SECRETS } from './api-path.ts';
+import type { SecretObject } from '../kube/secret-data.ts';
+import { SECRETS } from '../kube/api-path.ts';
 
 const SECRET = 'Secret';
 

@@ -1,4 +1,4 @@
-import type { ManagedObject } from './managed/types.ts';
+import type { ManagedObject } from '../managed/types.ts';
 import type { ObjectReadiness } from './metrics.ts';
 
 /**

@@ -1,5 +1,5 @@
 import { systemClock, type Clock } from '../clock.ts';
-import { exponentialStep } from './backoff.ts';
+import { exponentialStep } from '../base/backoff.ts';
 
 /** Decides how long a key waits before its next retry (client-go's workqueue.RateLimiter). */
 export interface RateLimiter {

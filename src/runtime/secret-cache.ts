@@ -1,6 +1,6 @@
-import type { Informer } from './informer.ts';
-import type { SecretReader, SecretSnapshot } from './managed/secret-references.ts';
-import { decodeSecretData, type SecretObject } from './secret-data.ts';
+import type { Informer } from '../kube/informer.ts';
+import type { SecretReader, SecretSnapshot } from '../managed/secret-references.ts';
+import { decodeSecretData, type SecretObject } from '../kube/secret-data.ts';
 
 /**
  * Secrets as the operator's informers hold them (one for the watched namespaces, maybe one more for the

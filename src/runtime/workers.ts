@@ -1,23 +1,9 @@
 import { pino, type Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.ts';
-import { failureOf, type Failure } from './failure.ts';
+import { failureOf, type Failure } from '../base/failure.ts';
+import type { Reconcile } from '../base/requeue.ts';
 import { noopReconcileMetrics, type ReconcileMetrics, type ReconcileResult } from './metrics.ts';
 import type { WorkQueue } from './workqueue.ts';
-
-/** What a reconcile asks for next. Returning nothing means: done, until something changes. */
-export interface Requeue {
-  /** Not done yet: reconcile again after this delay, e.g. to poll a cloud change. Resets the backoff. */
-  requeueAfterMs?: number;
-  /**
-   * Done: reconcile again after this delay all the same, as a periodic check (for drift). Resets the backoff
-   * and, unlike `requeueAfterMs`, counts as a `success`: an object in sync is not an object still at work.
-   */
-  resyncAfterMs?: number;
-  /** Reconcile again after the key's backoff, without counting as an error. */
-  requeue?: boolean;
-}
-
-export type Reconcile = (key: string) => Promise<Requeue | void>;
 
 export interface WorkerPoolOptions {
   queue: WorkQueue;

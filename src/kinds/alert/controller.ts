@@ -1,14 +1,17 @@
 import { ALERT_POLICY, alertSchema, type Alert } from './schema.ts';
 import type { AlertBody } from '../../cloud/alerting-client.ts';
-import { applyFieldPolicy } from '../../runtime/managed/field-policy.ts';
-import type { ConnectContext, ExternalClient, LostCreate, Observation } from '../../runtime/managed/types.ts';
-import { externalIdOf } from '../../runtime/managed/annotations.ts';
 import {
+  applyFieldPolicy,
+  externalIdOf,
   ownerRecord,
   parseOwnerRecord,
+  type ConnectContext,
+  type ExternalClient,
+  type LostCreate,
+  type Observation,
   type OwnedCandidate,
   type Owner,
-} from '../../runtime/managed/cluster-owner.ts';
+} from '../../managed/index.ts';
 import {
   alertBody,
   alertStatus,

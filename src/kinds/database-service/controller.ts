@@ -7,17 +7,19 @@ import {
 } from './schema.ts';
 import type { Service } from '../../cloud/schemas/service.ts';
 import { passwordHashes } from '../../cloud/password-hash.ts';
-import { externalIdOf } from '../../runtime/managed/annotations.ts';
-import { applyFieldPolicy } from '../../runtime/managed/field-policy.ts';
-import { ownerRecord, parseOwnerRecord, type OwnedCandidate } from '../../runtime/managed/cluster-owner.ts';
-import type { SecretUse } from '../../runtime/managed/secret-references.ts';
-import type {
-  ConnectContext,
-  ConnectionDetails,
-  ExternalClient,
-  LostCreate,
-  Observation,
-} from '../../runtime/managed/types.ts';
+import {
+  externalIdOf,
+  applyFieldPolicy,
+  ownerRecord,
+  parseOwnerRecord,
+  type OwnedCandidate,
+  type SecretUse,
+  type ConnectContext,
+  type ConnectionDetails,
+  type ExternalClient,
+  type LostCreate,
+  type Observation,
+} from '../../managed/index.ts';
 import type { CloudConnection } from '../../controllers/cloud-connection.ts';
 import { createdSince, ignoreNotFound, listedSince } from '../../controllers/cloud-calls.ts';
 import type { SluiceKind } from '../../controllers/sluice-kind.ts';

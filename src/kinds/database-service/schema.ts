@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { STATUS_BOUNDS } from '../../runtime/managed/status-bounds.ts';
-import type { ManagedObject } from '../../runtime/managed/types.ts';
+import { STATUS_BOUNDS, type ManagedObject } from '../../managed/index.ts';
 import {
   AUTOSCALING_MODES,
   AUTOSCALING_REPLICAS,

@@ -1,10 +1,16 @@
 import { PIPE_POLICY, pipeSchema, type Pipe, type PipeStatus } from './schema.ts';
 import type { Pipe as CloudPipe } from '../../cloud/schemas/pipe.ts';
-import type { OwnedCandidate, Owner } from '../../runtime/managed/cluster-owner.ts';
-import { ReconcileError } from '../../runtime/managed/errors.ts';
-import { applyFieldPolicy } from '../../runtime/managed/field-policy.ts';
-import { RETRY_DELAYS } from '../../runtime/retry-delays.ts';
-import type { ConnectContext, ExternalClient, LostCreate, Observation } from '../../runtime/managed/types.ts';
+import {
+  ReconcileError,
+  applyFieldPolicy,
+  type OwnedCandidate,
+  type Owner,
+  type ConnectContext,
+  type ExternalClient,
+  type LostCreate,
+  type Observation,
+} from '../../managed/index.ts';
+import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import type { CloudConnection } from '../../controllers/cloud-connection.ts';
 import { createdSince, deleteUntilGone, ignoreNotFound, listedSince } from '../../controllers/cloud-calls.ts';
 import {

@@ -15,7 +15,7 @@ import {
   type PipeCommand,
   type SourceKind,
 } from '../../cloud/schemas/pipe.ts';
-import type { SecretUse } from '../../runtime/managed/secret-references.ts';
+import type { SecretUse } from '../../managed/index.ts';
 
 /** One `…SecretRef` of the Pipe spec and the request field its Secret's keys become. */
 interface CredentialField {

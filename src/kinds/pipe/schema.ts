@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ManagedObject } from '../../runtime/managed/types.ts';
+import type { ManagedObject } from '../../managed/index.ts';
 import {
   DESTINATION_ENGINE_TYPES,
   KAFKA_AUTHENTICATIONS,

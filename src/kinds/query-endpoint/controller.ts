@@ -1,8 +1,12 @@
 import { QUERY_ENDPOINT_POLICY, queryEndpointSchema, type QueryEndpoint } from './schema.ts';
 import type { QueryEndpointBody } from '../../cloud/management-client.ts';
-import { applyFieldPolicy } from '../../runtime/managed/field-policy.ts';
-import type { OwnedCandidate, Owner } from '../../runtime/managed/cluster-owner.ts';
-import type { ExternalClient, Observation } from '../../runtime/managed/types.ts';
+import {
+  applyFieldPolicy,
+  type OwnedCandidate,
+  type Owner,
+  type ExternalClient,
+  type Observation,
+} from '../../managed/index.ts';
 import { deleteUntilGone, ignoreNotFound } from '../../controllers/cloud-calls.ts';
 import { diffQueryEndpoint, queryEndpointBody, queryEndpointStatus } from './mapping.ts';
 import { ServiceScopedClient } from '../../controllers/service-reference.ts';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ManagedObject } from '../../runtime/managed/types.ts';
+import type { ManagedObject } from '../../managed/index.ts';
 import { QUERY_ENDPOINT_ROLES } from '../../cloud/schemas/query-endpoint.ts';
 import { managedSpecFields } from '../../api/common.ts';
 import { defineKind } from '../../api/kind-schema.ts';

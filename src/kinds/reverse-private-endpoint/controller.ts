@@ -3,11 +3,16 @@ import {
   type ReversePrivateEndpoint,
   REVERSE_PRIVATE_ENDPOINT_POLICY,
 } from './schema.ts';
-import type { OwnedCandidate, Owner } from '../../runtime/managed/cluster-owner.ts';
-import { ReconcileError } from '../../runtime/managed/errors.ts';
-import { RETRY_DELAYS } from '../../runtime/retry-delays.ts';
-import { applyFieldPolicy } from '../../runtime/managed/field-policy.ts';
-import type { ExternalClient, LostCreate, Observation } from '../../runtime/managed/types.ts';
+import {
+  ReconcileError,
+  applyFieldPolicy,
+  type OwnedCandidate,
+  type Owner,
+  type ExternalClient,
+  type LostCreate,
+  type Observation,
+} from '../../managed/index.ts';
+import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { deleteUntilGone, ignoreNotFound } from '../../controllers/cloud-calls.ts';
 import { endpointStatusOf, rpeAvailability, rpeCreateBody, rpeDifferences } from './mapping.ts';
 import { ServiceScopedClient, serviceListRead } from '../../controllers/service-reference.ts';

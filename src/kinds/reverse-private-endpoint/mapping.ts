@@ -9,7 +9,7 @@ import {
   RPE_FIELDS_BY_TYPE,
   type ReversePrivateEndpoint,
 } from '../../cloud/schemas/reverse-private-endpoint.ts';
-import type { Observation } from '../../runtime/managed/types.ts';
+import type { Observation } from '../../managed/index.ts';
 
 /** The fields that make an endpoint what it is: description, type and the fields of that type. */
 function identityFields(spec: ReversePrivateEndpointSpec): (keyof ReversePrivateEndpointCreateBody)[] {

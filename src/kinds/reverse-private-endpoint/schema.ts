@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { NOT_READY_YET, type ReferenceList } from '../../runtime/managed/references.ts';
-import type { ManagedObject } from '../../runtime/managed/types.ts';
+import { NOT_READY_YET, type ReferenceList, type ManagedObject } from '../../managed/index.ts';
 import {
   MSK_AUTHENTICATIONS,
   RPE_FIELDS_BY_TYPE,

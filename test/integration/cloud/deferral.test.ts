@@ -1,8 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ManagementClient } from '../../../src/cloud/management-client.ts';
-import { FINALIZER } from '../../../src/runtime/managed/annotations.ts';
-import { ManagedReconciler } from '../../../src/runtime/managed/reconciler.ts';
-import type { ExternalClient, ManagedKind } from '../../../src/runtime/managed/types.ts';
+import {
+  FINALIZER,
+  ManagedReconciler,
+  type ExternalClient,
+  type ManagedKind,
+} from '../../../src/managed/index.ts';
 import { runWorkers } from '../../../src/runtime/workers.ts';
 import { WorkQueue } from '../../../src/runtime/workqueue.ts';
 import {
@@ -13,9 +16,9 @@ import {
   widget,
   widgetKind,
   type Widget,
-} from '../../unit/runtime/managed/fakes.ts';
+} from '../../unit/managed/fakes.ts';
 import { Writable } from 'node:stream';
-import { createLogger } from '../../../src/cloud/logging.ts';
+import { createLogger } from '../../../src/operator/logger.ts';
 import { MAX_SERVER_WAIT_MS } from '../../../src/cloud/retry.ts';
 import { DeferredRequestError } from '../../../src/cloud/errors.ts';
 import { addFault, type Emulator, managementClient, ROUTES, startTestEmulator } from './support.ts';

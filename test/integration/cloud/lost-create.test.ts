@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import type { Alert } from '../../../src/kinds/alert/schema.ts';
-import { CloudSnapshots } from '../../../src/cloud/snapshots.ts';
+import { CloudSnapshots } from '../../../src/cloud/key-snapshots.ts';
 import { alertKind } from '../../../src/kinds/alert/controller.ts';
 import type { CloudConnection } from '../../../src/controllers/cloud-connection.ts';
 import { ALERTS, tileAlert } from '../../../tools/fixtures/alert.ts';

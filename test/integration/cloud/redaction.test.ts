@@ -4,7 +4,7 @@ import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
-import { createLogger } from '../../../src/cloud/logging.ts';
+import { createLogger } from '../../../src/operator/logger.ts';
 import { ManagementClient } from '../../../src/cloud/management-client.ts';
 import {
   addFault,

@@ -1,6 +1,6 @@
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { microTime } from '../../../src/runtime/leader-election.ts';
+import { microTime } from '../../../src/kube/leader-election.ts';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { startOperatorEnv, type OperatorEnv } from './support.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
-import { fieldNames } from '../../../src/runtime/managed/observe-only.ts';
+import { fieldNames } from '../../../src/managed/observe-only.ts';
 import { rpeSpec } from '../../../tools/fixtures/rpe.ts';
 import {
   condition,

@@ -7,7 +7,7 @@ import { DATABASE_SERVICE_POLICY } from '../../../src/kinds/database-service/sch
 import { PIPE_POLICY } from '../../../src/kinds/pipe/schema.ts';
 import { QUERY_ENDPOINT_POLICY } from '../../../src/kinds/query-endpoint/schema.ts';
 import { REVERSE_PRIVATE_ENDPOINT_POLICY } from '../../../src/kinds/reverse-private-endpoint/schema.ts';
-import type { PolicyFields } from '../../../src/runtime/managed/field-policy.ts';
+import type { PolicyFields } from '../../../src/managed/index.ts';
 import { repoRoot } from '../../../tools/cluster/assets.ts';
 import { kubectlApply } from '../../../tools/cluster/install.ts';
 import { searchAlert, tileAlert } from '../../../tools/fixtures/alert.ts';

@@ -16,8 +16,8 @@ import {
   parseManagementErrorText,
 } from '../../../src/cloud/errors.ts';
 import { managementDialect } from '../../../src/cloud/management-client.ts';
-import { failureOf } from '../../../src/runtime/failure.ts';
-import { RETRY_DELAYS } from '../../../src/runtime/retry-delays.ts';
+import { failureOf } from '../../../src/base/failure.ts';
+import { RETRY_DELAYS } from '../../../src/base/retry-delays.ts';
 
 const site = {
   api: 'management' as const,

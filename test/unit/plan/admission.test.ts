@@ -2,8 +2,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkAdmission, type Submission } from '../../../src/plan/admission.ts';
-import type { KubeAccess } from '../../../src/runtime/kube-config.ts';
-import type { ManagedObject } from '../../../src/runtime/managed/types.ts';
+import type { KubeAccess } from '../../../src/kube/kube-config.ts';
+import type { ManagedObject } from '../../../src/managed/index.ts';
 
 type Answer = { status: number; body: object };
 const status = (code: number, message: string): Answer => ({

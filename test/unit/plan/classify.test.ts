@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/cloud/errors.ts';
-import { ReconcileError } from '../../../src/runtime/managed/errors.ts';
-import type { ManagedObject, ManagedStatus } from '../../../src/runtime/managed/types.ts';
+import { ReconcileError, type ManagedObject, type ManagedStatus } from '../../../src/managed/index.ts';
 import type { DryReconcile } from '../../../src/plan/dry-run.ts';
 import { classify } from '../../../src/plan/planner.ts';
 

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Controller } from '../../../src/runtime/controller.ts';
-import { ANNOTATIONS } from '../../../src/runtime/managed/annotations.ts';
+import { ANNOTATIONS } from '../../../src/managed/index.ts';
 import { OperatorMetrics } from '../../../src/runtime/metrics.ts';
 import {
   acceptingWriter,
@@ -11,7 +11,7 @@ import {
   widget,
   widgetKind,
   type Widget,
-} from './managed/fakes.ts';
+} from '../managed/fakes.ts';
 
 const until = { timeout: 5_000, interval: 10 };
 

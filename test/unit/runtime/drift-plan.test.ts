@@ -2,8 +2,8 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { planDriftCycle, type DriftBudget, type PlannedObject } from '../../../src/runtime/drift-plan.ts';
 import { DriftPlanner } from '../../../src/runtime/drift-planner.ts';
-import type { EventSubject } from '../../../src/runtime/managed/kube-writer.ts';
-import type { DriftRead, ManagedKind, ManagedObject } from '../../../src/runtime/managed/types.ts';
+import type { EventSubject } from '../../../src/managed/kube-writer.ts';
+import type { DriftRead, ManagedKind, ManagedObject } from '../../../src/managed/index.ts';
 import { OperatorMetrics } from '../../../src/runtime/metrics.ts';
 
 /** The real limits as the scheduler spends them: 10 per 10 s + 100 ms, 100 per 60 s + 100 ms. */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { budgetRate, type DriftBudget, type PlannedObject } from '../../../src/runtime/drift-plan.ts';
 import { DriftPlanner } from '../../../src/runtime/drift-planner.ts';
 import { driftRate, shareBudget, type Sharer } from '../../../src/runtime/drift-share.ts';
-import type { ManagedKind, ManagedObject } from '../../../src/runtime/managed/types.ts';
+import type { ManagedKind, ManagedObject } from '../../../src/managed/index.ts';
 import { OperatorMetrics } from '../../../src/runtime/metrics.ts';
 
 /** The real management limit as the scheduler spends it: 10 per 10 s + 100 ms. */

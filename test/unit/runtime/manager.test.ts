@@ -1,12 +1,11 @@
 import http from 'node:http';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { FINALIZER } from '../../../src/runtime/managed/annotations.ts';
-import type { ManagedKind, ManagedObject } from '../../../src/runtime/managed/types.ts';
+import { FINALIZER, type ManagedKind, type ManagedObject } from '../../../src/managed/index.ts';
 import { Manager } from '../../../src/runtime/manager.ts';
 import { OperatorMetrics } from '../../../src/runtime/metrics.ts';
-import { localKubeConfig } from './fake-kube-api.ts';
-import { acceptingWriter, FakeCloud, fakeEvents, widget, widgetKind } from './managed/fakes.ts';
+import { localKubeConfig } from '../kube/fake-kube-api.ts';
+import { acceptingWriter, FakeCloud, fakeEvents, widget, widgetKind } from '../managed/fakes.ts';
 
 const until = { timeout: 5_000, interval: 10 };
 

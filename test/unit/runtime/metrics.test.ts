@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import type { MetricValueWithName } from 'prom-client';
 import { OperatorMetrics } from '../../../src/runtime/metrics.ts';
 import { ExponentialFailureRateLimiter } from '../../../src/runtime/rate-limiter.ts';
-import { runWorkers, type Requeue } from '../../../src/runtime/workers.ts';
+import type { Requeue } from '../../../src/base/requeue.ts';
+import { runWorkers } from '../../../src/runtime/workers.ts';
 import { WorkQueue } from '../../../src/runtime/workqueue.ts';
 import { ManualClock, settle } from '../../support/manual-clock.ts';
 

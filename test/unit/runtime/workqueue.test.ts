@@ -5,7 +5,8 @@ import {
   ExponentialFailureRateLimiter,
   defaultControllerRateLimiter,
 } from '../../../src/runtime/rate-limiter.ts';
-import { runWorkers, type Requeue } from '../../../src/runtime/workers.ts';
+import type { Requeue } from '../../../src/base/requeue.ts';
+import { runWorkers } from '../../../src/runtime/workers.ts';
 import { WorkQueue } from '../../../src/runtime/workqueue.ts';
 import { ManualClock, settle } from '../../support/manual-clock.ts';
 

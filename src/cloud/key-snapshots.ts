@@ -1,0 +1,179 @@
+import type { AlertingClient } from './alerting-client.ts';
+import type { WriteEvent } from './http.ts';
+import { MANAGEMENT_ROUTES, type ManagementClient } from './management-client.ts';
+import type { Alert } from './schemas/alert.ts';
+import type { Pipe } from './schemas/pipe.ts';
+import type { ReversePrivateEndpoint } from './schemas/reverse-private-endpoint.ts';
+import type { Service } from './schemas/service.ts';
+import { CloudSnapshot, type SnapshotClock, type SnapshotHooks } from './list-snapshot.ts';
+
+export interface CloudSnapshotsOptions {
+  /**
+   * The key's clients; a list of an API whose client is missing throws, the error given in its place when
+   * there is one (why the keys cannot make one, as the client's users see it).
+   */
+  management?: ManagementClient | Error | undefined;
+  alerting?: AlertingClient | Error | undefined;
+  clock: SnapshotClock;
+  /** Ids whose cloud object a list showed added, changed or removed: the objects managing them look again. */
+  onChange?(ids: string[]): void;
+}
+
+/** The kinds of list a key observes by. */
+export type SnapshotList = 'services' | 'pipes' | 'reversePrivateEndpoints' | 'alerts';
+
+/** Lists are shared by many objects and never a user's change: they queue behind those. */
+const LIST = { priority: 'poll' } as const;
+
+/**
+ * One credentials key's snapshots of every list sluice observes by: the organization's services, each
+ * service's pipes and reverse private endpoints, the token's alerts. Every write the key's clients send
+ * replaces (or marks stale) the entry it wrote, so a snapshot taken before it never undoes it.
+ */
+export class CloudSnapshots {
+  private servicesSnapshot?: CloudSnapshot<Service>;
+  private alertsSnapshot?: CloudSnapshot<Alert>;
+  private readonly pipesByService = new Map<string, CloudSnapshot<Pipe>>();
+  private readonly endpointsByService = new Map<string, CloudSnapshot<ReversePrivateEndpoint>>();
+  private readonly unsubscribe: (() => void)[] = [];
+  /** The clock and change hook every snapshot of the key shares but the services list's. */
+  private readonly hooks: SnapshotHooks;
+
+  constructor(private readonly options: CloudSnapshotsOptions) {
+    const { management, alerting, clock, onChange } = options;
+    this.hooks = { clock, ...(onChange ? { onChange } : {}) };
+    if (management && !(management instanceof Error))
+      this.unsubscribe.push(management.onWrite((write) => this.managementWrote(write)));
+    if (alerting && !(alerting instanceof Error))
+      this.unsubscribe.push(alerting.onWrite((write) => this.alertingWrote(write)));
+  }
+
+  get services(): CloudSnapshot<Service> {
+    return (this.servicesSnapshot ??= new CloudSnapshot(() => this.management.listServices({}, LIST), {
+      clock: this.options.clock,
+      onChange: (ids) => {
+        this.forgetGoneServices(ids);
+        this.options.onChange?.(ids);
+      },
+    }));
+  }
+
+  get alerts(): CloudSnapshot<Alert> {
+    return (this.alertsSnapshot ??= new CloudSnapshot(() => this.alerting.listAlerts(LIST), this.hooks));
+  }
+
+  pipes(serviceId: string): CloudSnapshot<Pipe> {
+    return perService(
+      this.pipesByService,
+      serviceId,
+      () => new CloudSnapshot(() => this.management.listPipes(serviceId, LIST), this.hooks),
+    );
+  }
+
+  reversePrivateEndpoints(serviceId: string): CloudSnapshot<ReversePrivateEndpoint> {
+    return perService(
+      this.endpointsByService,
+      serviceId,
+      () => new CloudSnapshot(() => this.management.listReversePrivateEndpoints(serviceId, LIST), this.hooks),
+    );
+  }
+
+  /**
+   * How old each listed snapshot is, by the kind of list. A service's pipes and endpoints count while the
+   * services list still shows the service: nothing reads those of a deleted service again.
+   */
+  ages(): { list: SnapshotList; ageMs: number }[] {
+    const services = this.servicesSnapshot;
+    const live = (serviceId: string) => services?.ageMs() === undefined || services.knows(serviceId);
+    const listed: [SnapshotList, { ageMs(): number | undefined } | undefined][] = [
+      ['services', services],
+      ['alerts', this.alertsSnapshot],
+    ];
+    for (const [id, snapshot] of this.pipesByService) if (live(id)) listed.push(['pipes', snapshot]);
+    for (const [id, snapshot] of this.endpointsByService) {
+      if (live(id)) listed.push(['reversePrivateEndpoints', snapshot]);
+    }
+    return listed.flatMap(([list, snapshot]) => {
+      const ageMs = snapshot?.ageMs();
+      return ageMs === undefined ? [] : [{ list, ageMs }];
+    });
+  }
+
+  /** Stops following the clients' writes (the key rotated; its snapshots are dropped with it). */
+  close(): void {
+    for (const unsubscribe of this.unsubscribe.splice(0)) unsubscribe();
+  }
+
+  /**
+   * A services list no longer shows a service: its pipes and endpoints lists go with it, so a key that
+   * churns through services keeps no snapshot of each one it ever saw. Anything still reading them lists
+   * afresh (and learns the service is gone).
+   */
+  private forgetGoneServices(changedIds: string[]): void {
+    for (const id of changedIds) {
+      if (this.servicesSnapshot?.knows(id)) continue;
+      this.pipesByService.delete(id);
+      this.endpointsByService.delete(id);
+    }
+  }
+
+  /** How many services' pipes or endpoints lists are kept (what pruning bounds). */
+  get perServiceSnapshots(): number {
+    return new Set([...this.pipesByService.keys(), ...this.endpointsByService.keys()]).size;
+  }
+
+  private get management(): ManagementClient {
+    const { management } = this.options;
+    if (management instanceof Error) throw management;
+    if (!management) throw new Error('no management API client for this key');
+    return management;
+  }
+
+  private get alerting(): AlertingClient {
+    const { alerting } = this.options;
+    if (alerting instanceof Error) throw alerting;
+    if (!alerting) throw new Error('no alerting API client for this key');
+    return alerting;
+  }
+
+  /** Which entry a management write touched: the pipe or endpoint it names, else the service. */
+  private managementWrote({ route, params, answer }: WriteEvent): void {
+    const { serviceId, pipeId, reversePrivateEndpointId: endpointId } = params;
+    if (route === MANAGEMENT_ROUTES.services) return writtenNew(this.services, answer);
+    if (serviceId === undefined) return;
+    if (pipeId !== undefined) return this.pipesByService.get(serviceId)?.written(pipeId, answer as Pipe);
+    if (endpointId !== undefined) {
+      return this.endpointsByService.get(serviceId)?.written(endpointId, answer as ReversePrivateEndpoint);
+    }
+    if (route === MANAGEMENT_ROUTES.pipes) return writtenNew(this.pipes(serviceId), answer);
+    if (route === MANAGEMENT_ROUTES.reversePrivateEndpoints) {
+      return writtenNew(this.reversePrivateEndpoints(serviceId), answer);
+    }
+    // Any other write under a service (state, scaling, password, …) may change what the service shows.
+    this.servicesSnapshot?.written(serviceId, answer as Service);
+  }
+
+  private alertingWrote({ params, answer }: WriteEvent): void {
+    if (params.id !== undefined) return this.alertsSnapshot?.written(params.id, answer as Alert);
+    writtenNew(this.alerts, answer);
+  }
+}
+
+/**
+ * A create's answer goes into the snapshot at once (a service's inside `{service, password}`: only the
+ * service is kept); a create that failed has no id to mark, and the next list shows what it made.
+ */
+function writtenNew<T extends { id: string }>(snapshot: CloudSnapshot<T>, answer: unknown): void {
+  const object = (answer as { service?: T } | undefined)?.service ?? (answer as T | undefined);
+  if (typeof object?.id === 'string') snapshot.written(object.id, object);
+}
+
+function perService<T extends { id: string }>(
+  snapshots: Map<string, CloudSnapshot<T>>,
+  serviceId: string,
+  create: () => CloudSnapshot<T>,
+): CloudSnapshot<T> {
+  let snapshot = snapshots.get(serviceId);
+  if (!snapshot) snapshots.set(serviceId, (snapshot = create()));
+  return snapshot;
+}

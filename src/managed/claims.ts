@@ -1,0 +1,137 @@
+import { objectKey, type ReadonlyCache } from '../kube/cache.ts';
+import { externalIdOf } from './annotations.ts';
+import { credentialsKeyOf } from './managed-object.ts';
+import { ClaimIndex, holderOf, type Claim } from './ownership.ts';
+import type { ObjectLookup, ResolvedReferences } from './references.ts';
+import type { ManagedKind, ManagedObject, ManagedStatus } from './types.ts';
+
+export interface ObjectClaimsOptions<R extends ManagedObject> {
+  kind: Pick<ManagedKind<R, unknown>, 'kind' | 'references' | 'exclusiveOn'>;
+  cache: ReadonlyCache<R>;
+  lookup: ObjectLookup;
+  /** The freshest status of an object: this process's last write when the cache does not show it yet. */
+  latestStatus(object: R): ManagedStatus | undefined;
+}
+
+/**
+ * Who among a kind's objects (every namespace the operator sees) may act on a cloud object: an id has
+ * exactly one holder, and a kind with one cloud object per referenced object (`exclusiveOn`) one owner.
+ */
+export class ObjectClaims<R extends ManagedObject> {
+  /**
+   * The id each object was let act on (by key, with its uid) before its status may show it: a decision
+   * made here is seen by every later decision of this process at once, whatever the cache shows yet.
+   */
+  private readonly granted = new Map<string, { uid: string; id: string }>();
+  private readonly index = new ClaimIndex();
+
+  constructor(private readonly options: ObjectClaimsOptions<R>) {}
+
+  /** The cache changed for `key` (or `object` is gone): re-index what it may claim. */
+  observe(key: string, object: R | undefined): void {
+    if (!object) {
+      this.granted.delete(key);
+      return this.index.set(key, []);
+    }
+    const granted = this.granted.get(key);
+    this.index.set(key, [
+      this.options.latestStatus(object)?.id,
+      externalIdOf(object),
+      granted?.uid === object.metadata.uid ? granted.id : undefined,
+    ]);
+  }
+
+  /** The keys of the objects that hold or claim `id` (status, external-id annotation, or a grant). */
+  keysHolding(id: string): string[] {
+    return this.index.keysOf(id);
+  }
+
+  /** `resource` no longer acts on the id it was granted (the cloud object is gone). */
+  release(resource: R): void {
+    this.granted.delete(objectKey(resource));
+  }
+
+  /**
+   * The `namespace/name` of another object of the kind that holds `id`, or undefined when `resource` does
+   * and may act on it (recorded at once, so a concurrent reconcile of another object claiming it sees this
+   * decision).
+   */
+  otherHolderOf(resource: R, id: string): string | undefined {
+    const uid = resource.metadata.uid;
+    const peers = this.peersHolding(id).filter((peer) => peer.metadata.uid !== uid);
+    const holder = holderOf(
+      id,
+      [resource, ...peers].map((object) => this.claimOf(object)),
+    );
+    if (holder && holder.uid !== uid) return holder.key;
+    const key = objectKey(resource);
+    this.granted.set(key, { uid, id });
+    this.observe(key, resource);
+    return undefined;
+  }
+
+  /**
+   * Another object whose status holds `id`, as the cache shows it (for a kind's crash-safe create: never
+   * adopt what another manages). A pass over the cache: it runs only after a crash left a create intent.
+   */
+  recordedBy(resource: R, id: string): string | undefined {
+    const peer = this.options.cache
+      .list()
+      .find((object) => object.metadata.uid !== resource.metadata.uid && object.status?.id === id);
+    return peer && objectKey(peer);
+  }
+
+  /**
+   * For a kind with one cloud object per referenced object: the `namespace/name` of the object that owns
+   * it when that is not `resource` (the oldest claimant; ties by key), or undefined.
+   */
+  exclusiveOwner(resource: R, resolved: ResolvedReferences): string | undefined {
+    const { kind, cache, lookup } = this.options;
+    const declaration = kind.references?.find((d) => d.name === kind.exclusiveOn);
+    const target = resolved[kind.exclusiveOn ?? '']?.[0]?.id;
+    if (!declaration || !('statusField' in declaration) || target === undefined) return undefined;
+    const claimOf = (peer: R) => {
+      const kept = peer.status?.[declaration.statusField];
+      if (typeof kept === 'string') return kept;
+      const name = declaration.objectName(peer);
+      if (name === undefined) return declaration.plainId(peer);
+      return lookup(declaration.kind, peer.metadata.namespace, name)?.status?.id;
+    };
+    const order = (peer: R) => `${peer.metadata.creationTimestamp ?? ''}\u0000${objectKey(peer)}`;
+    // A claim counts when it was made with the same credentials, or has reached the cloud (an id): any
+    // namespace can name a service id, and with credentials that cannot reach it must not hold it.
+    const credentials = credentialsKeyOf(resource);
+    const mayClaim = (peer: R) =>
+      credentialsKeyOf(peer) === credentials || this.options.latestStatus(peer)?.id !== undefined;
+    const claimants = cache
+      .list()
+      .filter(
+        (peer) => peer.metadata.uid === resource.metadata.uid || (claimOf(peer) === target && mayClaim(peer)),
+      )
+      .sort((a, b) => order(a).localeCompare(order(b)));
+    const owner = claimants[0];
+    return owner && owner.metadata.uid !== resource.metadata.uid ? objectKey(owner) : undefined;
+  }
+
+  private peersHolding(id: string): R[] {
+    return this.index
+      .keysOf(id)
+      .map((key) => this.options.cache.get(key))
+      .filter((peer): peer is R => peer !== undefined);
+  }
+
+  private claimOf(object: R): Claim {
+    const key = objectKey(object);
+    const granted = this.granted.get(key);
+    const status = this.options.latestStatus(object);
+    const recordedId = status?.id ?? (granted?.uid === object.metadata.uid ? granted.id : undefined);
+    const externalId = externalIdOf(object);
+    return {
+      key,
+      uid: object.metadata.uid,
+      ...(object.metadata.creationTimestamp ? { creationTimestamp: object.metadata.creationTimestamp } : {}),
+      ...(recordedId ? { recordedId } : {}),
+      ...(externalId ? { externalId } : {}),
+    };
+  }
+}

@@ -1,0 +1,290 @@
+import { objectKey } from '../kube/cache.ts';
+import { externalIdOf } from './annotations.ts';
+import { RETRY_DELAYS } from '../base/retry-delays.ts';
+import { ReconcileError } from './errors.ts';
+import type { EventRecorder } from './events.ts';
+import { assertControlledBy, type KubeWriter } from './kube-writer.ts';
+import { isObserveOnly } from './observe-only.ts';
+import type { SecretReader, SecretSnapshot } from './secret-references.ts';
+import { recordedAnnotation } from './status-bounds.ts';
+import type { StatusDraft } from './status-draft.ts';
+import type { ConnectionDetails, ExternalClient, ManagedKind, ManagedObject, Observation } from './types.ts';
+
+/** The connection Secret as the cache holds it, or as the apiserver answered (no version then). */
+type ConnectionSecret = Pick<SecretSnapshot, 'data'> & Partial<SecretSnapshot>;
+
+/** The longest reset annotation value status can record (its schema's bound). */
+const MAX_RESET_VALUE_LENGTH = 1024;
+/** After a reset whose Secret write failed, the next reset waits this long (and must pass the dry run). */
+const UNSTORED_RESET_WAIT_MS = RETRY_DELAYS.userAction;
+
+export interface ConnectionPublisherOptions<R extends ManagedObject> {
+  connectionSecret: NonNullable<ManagedKind<R, unknown>['connectionSecret']>;
+  writer: KubeWriter;
+  events: EventRecorder;
+  /** The operator's Secret cache (with owners): connection Secrets are never read with a GET per reconcile. */
+  secrets: SecretReader;
+  now?: () => Date;
+}
+
+/**
+ * Keeps a resource's connection Secret: the values a create returns, the hosts and ports that follow the
+ * cloud, and the secret values (a password) recovered only on proof or on request. One per kind that has
+ * a connection Secret; the reconciler hands it what it observed.
+ */
+export class ConnectionPublisher<R extends ManagedObject> {
+  /** When a reset's Secret write last failed, by object: status says so too, but the cache may lag it. */
+  private readonly unstoredResets = new Map<string, number>();
+
+  constructor(private readonly options: ConnectionPublisherOptions<R>) {}
+
+  /**
+   * The connection Secret as the cache holds it; a Secret this resource does not control is a
+   * `SecretConflict`. Read before a create: a password that could not be stored would be lost.
+   */
+  current(resource: R): ConnectionSecret | undefined {
+    const name = this.name(resource);
+    const secret = this.options.secrets.get(resource.metadata.namespace, name);
+    if (secret) assertControlledBy({ metadata: { name, ownerReferences: secret.ownerReferences } }, resource);
+    return secret;
+  }
+
+  /** The object `key` is gone: nothing of it is kept. */
+  forget(key: string): void {
+    this.unstoredResets.delete(key);
+  }
+
+  /**
+   * Throws `SecretNotWritable` unless the connection Secret write would land now (admission, quota, a
+   * namespace being deleted): asked before a create or reset makes a password only that Secret would keep.
+   */
+  async assertWritable(resource: R, current: ConnectionSecret | undefined): Promise<void> {
+    await this.options.writer.checkConnectionSecretWritable(
+      resource,
+      this.name(resource),
+      current !== undefined,
+    );
+  }
+
+  /** Records where the values only sluice keeps are, once `values` (a create's) hold all of them. */
+  noteStored(resource: R, values: ConnectionDetails, draft: StatusDraft<R>): void {
+    if (this.options.connectionSecret.requiredKeys.every((key) => values[key])) {
+      draft.status.passwordStoredIn = this.name(resource);
+    }
+  }
+
+  /**
+   * Writes `values` into the Secret as last read (`current`), with the keys the kind derives from all the
+   * details (kept and new: a template over host and password); a stale read costs a retry, not a loss.
+   */
+  async publish(
+    resource: R,
+    values: ConnectionDetails,
+    current: ConnectionSecret | undefined,
+  ): Promise<void> {
+    await this.write(resource, this.withDerived(resource, values, current), current);
+  }
+
+  /**
+   * Keeps the connection Secret complete: follows the cloud's hosts, and gets new secret values (a password
+   * reset) when the user asks with the reset annotation, or when status records that sluice keeps them
+   * (`passwordStoredIn`) and a live read confirms the Secret lost them; a renamed Secret gets them from the
+   * one it replaces. An adopted resource's values were never known to sluice: resetting them unasked would
+   * break every client using them, so they stay unknown (`status.unknownConnectionKeys`) until asked. No
+   * reset is made unless a dry run shows the Secret can be written.
+   * Returns what an object sluice only observes was asked for and did not do, for its status to say.
+   */
+  async sync(
+    resource: R,
+    external: ExternalClient<R, unknown>,
+    id: string,
+    observation: Extract<Observation<unknown>, { exists: true }>,
+    draft: StatusDraft<R>,
+  ): Promise<string | undefined> {
+    const { connectionSecret, events, writer } = this.options;
+    let current = this.current(resource);
+    const values = { ...observation.connectionDetails };
+    const lacking = (from: ConnectionSecret | undefined) =>
+      connectionSecret.requiredKeys.filter((key) => !from?.data[key] && !values[key]);
+    const resetAsked = this.resetAsked(resource);
+    const storedIn = this.storedIn(resource, draft.status.adopted === true);
+    // A renamed connection Secret: what sluice kept moves to the new name, read from the old Secret.
+    if (storedIn !== undefined && storedIn !== this.name(resource) && lacking(current).length > 0) {
+      Object.assign(values, await this.keptIn(resource, storedIn, lacking(current)));
+    }
+    let missing = lacking(current);
+    if (missing.length > 0 && resetAsked === undefined && storedIn !== undefined) {
+      // A cache that lags (or has not synced) must not cost a password: only the apiserver's word counts.
+      const live = await writer.readConnectionSecret(resource, this.name(resource));
+      current = live && { data: live };
+      missing = lacking(current);
+    }
+    // A password reset is a write to the cloud: an object sluice only observes never sends one. An asked
+    // reset runs against its clients that record writes, so status lists the call Full would send; it
+    // answers nothing, and nothing is stored or recorded as done.
+    const observeOnly = isObserveOnly(resource);
+    const withheld = observeOnly ? await this.withheldReset(resource, external, id, resetAsked) : undefined;
+    const recover = observeOnly ? undefined : external.recoverConnectionDetails?.bind(external);
+    const recovering =
+      recover && (resetAsked !== undefined || (missing.length > 0 && storedIn !== undefined));
+    if (recovering) {
+      // A password is made only when its Secret can keep it: never one per retry of a refused write.
+      this.assertNoUnstoredReset(resource);
+      await this.assertWritable(resource, current);
+      Object.assign(values, await recover(resource, id));
+      // On record before the write: should it fail, the next reset waits instead of looping.
+      this.unstoredResets.set(objectKey(resource), this.now().getTime());
+      draft.status.passwordResetUnstored = this.now().toISOString();
+      const [reason, message] =
+        resetAsked === undefined
+          ? ['ConnectionDetailsRecovered', `restored ${missing.join(', ')} in Secret ${this.name(resource)}`]
+          : [
+              'PasswordReset',
+              `reset as asked by ${this.resetAnnotation}, into Secret ${this.name(resource)}`,
+            ];
+      events.record(resource, 'Normal', reason, message);
+    }
+    const next = this.withDerived(resource, values, current);
+    if (Object.entries(next).some(([key, value]) => current?.data[key] !== value)) {
+      await this.write(resource, next, current);
+    }
+    this.unstoredResets.delete(objectKey(resource));
+    // Recorded only once the new values are stored: a failed write asks again.
+    if (resetAsked !== undefined && recover) draft.status.passwordReset = recordedAnnotation(resetAsked);
+    const unknown = lacking(current);
+    if (unknown.length > 0) draft.status.unknownConnectionKeys = unknown;
+    else delete draft.status.unknownConnectionKeys;
+    // What sluice knows is a recorded fact, never read from annotations: the Secret that holds the values.
+    if (unknown.length === 0) {
+      draft.status.passwordStoredIn = this.name(resource);
+      delete draft.status.passwordResetUnstored;
+    } else if (storedIn !== undefined) draft.status.passwordStoredIn = storedIn;
+    return withheld;
+  }
+
+  /**
+   * The Secret sluice keeps the values it alone knows in, or undefined when it never knew them (adopted,
+   * not reset since): the status record. An object from a version that recorded neither this nor
+   * `unknownConnectionKeys` gets it derived once from what that version went by: it knew the values of a
+   * service it created, and of one it reset as asked.
+   */
+  private storedIn(resource: R, takenBack: boolean): string | undefined {
+    const status = resource.status ?? {};
+    if (typeof status.passwordStoredIn === 'string') return status.passwordStoredIn;
+    // Taken back from its record in the cloud (a rebuilt cluster): its password was never known here.
+    if (status.unknownConnectionKeys !== undefined || takenBack) return undefined;
+    const knew = externalIdOf(resource) === undefined || status.passwordReset !== undefined;
+    return knew ? this.name(resource) : undefined;
+  }
+
+  /** `keys` as the Secret `name` (the connection Secret before a rename) holds them, when this object controls it. */
+  private async keptIn(resource: R, name: string, keys: readonly string[]): Promise<ConnectionDetails> {
+    let data: Readonly<Record<string, string>> | undefined;
+    try {
+      const cached = this.options.secrets.get(resource.metadata.namespace, name);
+      if (cached)
+        assertControlledBy({ metadata: { name, ownerReferences: cached.ownerReferences } }, resource);
+      data = cached?.data ?? (await this.options.writer.readConnectionSecret(resource, name));
+    } catch (error) {
+      // Someone else's Secret by now: not where sluice kept anything.
+      if (!(error instanceof ReconcileError && error.reason === 'SecretConflict')) throw error;
+    }
+    return Object.fromEntries(keys.filter((key) => data?.[key]).map((key) => [key, data![key]!]));
+  }
+
+  /** Throws while a reset whose Secret write failed is recent: the next one waits, it does not loop. */
+  private assertNoUnstoredReset(resource: R): void {
+    const recorded = resource.status?.passwordResetUnstored;
+    const last = Math.max(
+      this.unstoredResets.get(objectKey(resource)) ?? 0,
+      typeof recorded === 'string' ? Date.parse(recorded) || 0 : 0,
+    );
+    const waitMs = last + UNSTORED_RESET_WAIT_MS - this.now().getTime();
+    if (waitMs <= 0) return;
+    throw new ReconcileError(
+      'SecretNotWritable',
+      `a password reset at ${new Date(last).toISOString()} could not be stored in Secret ${this.name(resource)}; ` +
+        'the next waits, and is made only once a dry run shows the Secret can be written',
+      waitMs,
+    );
+  }
+
+  private now(): Date {
+    return this.options.now?.() ?? new Date();
+  }
+
+  /** Under Observe: the reset asked for is only recorded (see `sync`); what status says of it. */
+  private async withheldReset(
+    resource: R,
+    external: ExternalClient<R, unknown>,
+    id: string,
+    resetAsked: string | undefined,
+  ): Promise<string | undefined> {
+    if (resetAsked === undefined || !external.recoverConnectionDetails) return undefined;
+    await external.recoverConnectionDetails(resource, id);
+    return `${this.resetAnnotation} asks for a password reset, which managementPolicy Observe never makes`;
+  }
+
+  /** A Ready resource whose secret values are unknown says so in Ready, and how to get them. */
+  noteUnknownKeys(resource: R, draft: StatusDraft<R>): void {
+    const unknown = draft.status.unknownConnectionKeys;
+    const ready = draft.condition('Ready');
+    if (!Array.isArray(unknown) || ready?.status !== 'True') return;
+    const howToReset = this.resetAnnotation
+      ? `; set the annotation ${this.resetAnnotation} to a new value to reset it`
+      : '';
+    draft.setCondition({
+      type: 'Ready',
+      status: 'True',
+      reason: ready.reason,
+      message: `Secret ${this.name(resource)} has no ${unknown.join(', ')}: adopted without a reset, so unknown to sluice${howToReset}`,
+    });
+  }
+
+  /** `values` with the further keys the kind computes from every detail, kept and new (a template). */
+  private withDerived(
+    resource: R,
+    values: ConnectionDetails,
+    current: ConnectionSecret | undefined,
+  ): ConnectionDetails {
+    const derived = this.options.connectionSecret.derive?.(resource, { ...current?.data, ...values });
+    return { ...values, ...derived };
+  }
+
+  private async write(
+    resource: R,
+    values: ConnectionDetails,
+    current: ConnectionSecret | undefined,
+  ): Promise<void> {
+    const exists = current !== undefined;
+    await this.options.writer.writeConnectionSecret(
+      resource,
+      this.name(resource),
+      values,
+      exists,
+      current?.resourceVersion,
+    );
+  }
+
+  private name(resource: R): string {
+    return this.options.connectionSecret.name(resource);
+  }
+
+  /** The annotation the kind names for a reset, if it offers one. */
+  private get resetAnnotation(): string | undefined {
+    return this.options.connectionSecret.resetAnnotation;
+  }
+
+  /** The reset annotation's value when it is one not acted on yet. */
+  private resetAsked(resource: R): string | undefined {
+    const annotation = this.resetAnnotation;
+    const asked = annotation === undefined ? undefined : resource.metadata.annotations?.[annotation];
+    if (asked !== undefined && asked.length > MAX_RESET_VALUE_LENGTH) {
+      const message = `annotation ${annotation} is longer than ${MAX_RESET_VALUE_LENGTH} characters`;
+      throw new ReconcileError('InvalidAnnotation', message, RETRY_DELAYS.userAction);
+    }
+    return asked !== undefined && recordedAnnotation(asked) !== resource.status?.passwordReset
+      ? asked
+      : undefined;
+  }
+}

@@ -1,0 +1,113 @@
+import { objectKey } from '../kube/cache.ts';
+import { createIntentOf, FINALIZER } from './annotations.ts';
+import type { ObjectClaims } from './claims.ts';
+import type { CreateAttempts } from './create-attempts.ts';
+import { Waiting } from './errors.ts';
+import type { EventRecorder } from './events.ts';
+import type { KubeWriter } from './kube-writer.ts';
+import { isObserveOnly } from './observe-only.ts';
+import type { Outcome, Outcomes } from './outcomes.ts';
+import { resolveReferencesForDelete, type ObjectLookup, type ResolvedReferences } from './references.ts';
+import type { StatusDraft } from './status-draft.ts';
+import type { ExternalClient, ManagedKind, ManagedObject } from './types.ts';
+
+export interface DeletionOptions<R extends ManagedObject, P> {
+  kind: ManagedKind<R, unknown, P>;
+  writer: KubeWriter;
+  events: EventRecorder;
+  /** Objects that reference this one and still exist (`Pipe orders`): a Delete waits for them. */
+  dependantsOf?(resource: R): string[];
+  claims: ObjectClaims<R>;
+  outcomes: Outcomes<R>;
+  creates: CreateAttempts;
+  lookup: ObjectLookup;
+  /** The kind's client for a resource being deleted (its own credentials, its kept references). */
+  connect(resource: R, references: ResolvedReferences): Promise<ExternalClient<R, P>>;
+}
+
+/**
+ * What happens when a resource with sluice's finalizer is deleted: its deletion policy, applied only to a
+ * cloud object it owns, after its dependants are gone; then the finalizer goes.
+ */
+export class Deletion<R extends ManagedObject, P> {
+  /**
+   * The uid whose finalizer this process released, per key, until the cache no longer holds the object: a
+   * cache that still shows the finalizer is behind, and deleting again would only race the object's removal.
+   */
+  private readonly released = new Map<string, string>();
+
+  constructor(private readonly options: DeletionOptions<R, P>) {}
+
+  /** The object is gone from the cache. */
+  forget(key: string): void {
+    this.released.delete(key);
+  }
+
+  async finalize(resource: R, draft: StatusDraft<R>): Promise<Outcome> {
+    const { kind, events } = this.options;
+    if (!resource.metadata.finalizers?.includes(FINALIZER)) return { kind: 'idle' };
+    if (this.released.get(objectKey(resource)) === resource.metadata.uid) {
+      draft.discard();
+      return { kind: 'idle' };
+    }
+    const policy = resource.spec.deletionPolicy ?? kind.defaultDeletionPolicy;
+    let id = resource.status?.id;
+    const holder = id === undefined ? undefined : this.options.claims.otherHolderOf(resource, id);
+    if (holder) {
+      // Another object manages it: deleting this one must not take the other's cloud resource with it.
+      events.record(resource, 'Normal', 'Orphaned', `left ${kind.kind} ${id} to ${holder}, which manages it`);
+      return this.removeFinalizer(resource, draft);
+    }
+    if (isObserveOnly(resource)) {
+      // Observe never writes to the cloud, a delete least of all: whatever the deletion policy, it stays.
+      if (id) {
+        const message = `left ${kind.kind} ${id} in the cloud (managementPolicy Observe)`;
+        events.record(resource, 'Normal', 'Orphaned', message);
+      }
+    } else if (policy === 'Delete') {
+      const dependants = this.options.dependantsOf?.(resource) ?? [];
+      if (dependants.length > 0) {
+        // Deleting the cloud resource first would break them (or the cloud refuses): they go first.
+        const message = `waiting for ${dependants.join(', ')} to be deleted first`;
+        return this.options.outcomes.waitForObject(draft, new Waiting('WaitingForDependants', message));
+      }
+      const references = resolveReferencesForDelete(resource, kind.references ?? [], this.options.lookup);
+      const owner = this.options.claims.exclusiveOwner(resource, references);
+      if (owner) {
+        // One cloud object per referenced object, and another object manages it now: not this one's to delete.
+        const message = `left the ${kind.exclusiveOn}'s ${kind.kind} in the cloud: ${owner} manages it`;
+        events.record(resource, 'Normal', 'Orphaned', message);
+        return this.removeFinalizer(resource, draft);
+      }
+      const missing = Object.values(references).filter((resolved) => resolved.length === 0);
+      if (missing.length > 0 && !id && !createIntentOf(resource)) {
+        // Never created: no reference was ever resolved, so nothing can exist in the cloud.
+        return this.removeFinalizer(resource, draft);
+      }
+      const external = await this.options.connect(resource, references);
+      // A create that crashed before recording its id must not leak when the resource is deleted.
+      id ??= await external.findCreated(resource, this.options.creates.lostCreate(resource));
+      if (id && (await external.delete(resource, id)) === 'pending') {
+        draft.setCondition({ type: 'Ready', status: 'False', reason: 'Deleting', message: `deleting ${id}` });
+        return { kind: 'waitForCloud' };
+      }
+      if (id) events.record(resource, 'Normal', 'Deleted', `deleted ${kind.kind} ${id}`);
+    } else if (id) {
+      events.record(
+        resource,
+        'Normal',
+        'Orphaned',
+        `left ${kind.kind} ${id} in the cloud (deletionPolicy Orphan)`,
+      );
+    }
+    return this.removeFinalizer(resource, draft);
+  }
+
+  private async removeFinalizer(resource: R, draft: StatusDraft<R>): Promise<Outcome> {
+    const finalizers = (resource.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
+    await this.options.writer.setFinalizers(this.options.kind, resource, finalizers);
+    this.released.set(objectKey(resource), resource.metadata.uid);
+    draft.discard();
+    return { kind: 'idle' };
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * The kind contract: what a kind, a command (plan, export) and the operator's wiring may use of the managed
+ * reconciler. The rest of this folder is the reconciler's own business; `npm run lint` refuses an import of it
+ * from outside src/managed and the controller engine (src/runtime).
+ */
+
+// The object every kind is, and what a kind declares and implements.
+export { DELETION_POLICIES, MANAGEMENT_POLICIES } from './types.ts';
+export type {
+  ConnectContext,
+  ConnectionDetails,
+  DeletionPolicy,
+  DriftRead,
+  ExternalClient,
+  LostCreate,
+  ManagedKind,
+  ManagedObject,
+  ManagedStatus,
+  Observation,
+} from './types.ts';
+
+// The annotations and the finalizer sluice reads and writes on every object.
+export { ANNOTATIONS, FINALIZER, externalIdOf } from './annotations.ts';
+
+// Errors a kind throws: reported in the Synced condition with their reason, or as a wait.
+export { ReconcileError, Waiting, messageOf } from './errors.ts';
+
+// References to other sluice objects.
+export { NOT_READY_YET, onlyReference, referencedNames } from './references.ts';
+export type { ObjectLookup, ReferenceDeclaration, ReferenceList, ResolvedReference } from './references.ts';
+
+// Secrets a spec references, and the key their status digests are made with.
+export type { SecretReader, SecretSnapshot, SecretUse } from './secret-references.ts';
+export { deriveDigestKey, type DigestKey } from './secret-digests.ts';
+
+// Who owns which field after create, and the status bounds the CRDs state.
+export {
+  applyFieldPolicy,
+  MAX_DRIFT_ENTRIES,
+  MAX_MANAGED_ENTRIES,
+  MAX_OBSERVED_LENGTH,
+  type FieldPolicy,
+  type PolicyFields,
+} from './field-policy.ts';
+export { STATUS_BOUNDS } from './status-bounds.ts';
+export { progressConditions } from './progress-conditions.ts';
+
+// The cluster recorded as owner on every cloud object sluice creates.
+export {
+  CLUSTER_NAME,
+  MAX_CLUSTER_NAME,
+  ownerRecord,
+  parseOwnerRecord,
+  type ClusterIdentity,
+  type OwnedCandidate,
+  type Owner,
+} from './cluster-owner.ts';
+
+// Objects sluice only observes: what Full would send.
+export { bodyLeaves, describePendingChange, isObserveOnly, type PendingChange } from './observe-only.ts';
+
+// The reconciler and what it writes with, for the operator's wiring and the plan command's dry run.
+export { ManagedReconciler, OWNED_BY_ANOTHER_CLUSTER } from './reconciler.ts';
+export { ALREADY_MANAGED } from './preconditions.ts';
+export { REFERENCE_NOT_FOUND } from './outcomes.ts';
+export { EventRecorder } from './events.ts';
+export { HttpKubeWriter, assertControlledBy, type KubeWriter } from './kube-writer.ts';

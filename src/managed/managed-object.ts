@@ -1,0 +1,72 @@
+/**
+ * The object every sluice kind is: what the runtime reads of its metadata, spec and status. Apart from the
+ * kind contract (types.ts), so that what references and Secrets are resolved from needs nothing of it.
+ */
+import type { KubeObject } from '../kube/cache.ts';
+import type { Condition } from '../kube/conditions.ts';
+
+/** What happens in the cloud when a resource is deleted: `Delete` removes the cloud resource, `Orphan` leaves it. */
+export const DELETION_POLICIES = ['Delete', 'Orphan'] as const;
+export type DeletionPolicy = (typeof DELETION_POLICIES)[number];
+
+/** What sluice may do in the cloud: `Full` makes it match the spec; `Observe` only reads it into status. */
+export const MANAGEMENT_POLICIES = ['Full', 'Observe'] as const;
+export type ManagementPolicy = (typeof MANAGEMENT_POLICIES)[number];
+
+/** The shape every sluice kind shares; the generic reconciler reads only these fields. */
+export interface ManagedObject extends KubeObject {
+  metadata: KubeObject['metadata'] & {
+    namespace: string;
+    uid: string;
+    generation?: number;
+    creationTimestamp?: string;
+    deletionTimestamp?: string;
+    finalizers?: string[];
+    annotations?: Record<string, string>;
+    labels?: Record<string, string>;
+  };
+  spec: {
+    deletionPolicy?: DeletionPolicy;
+    managementPolicy?: ManagementPolicy;
+    credentialsRef?: { name: string };
+  } & Record<string, unknown>;
+  status?: ManagedStatus;
+}
+
+export interface ManagedStatus {
+  id?: string;
+  /** What the cloud was last sent from each referenced Secret, as keyed digests: never the values. */
+  secretDigests?: SecretDigests;
+  /** resourceVersion per referenced Secret, as earlier versions recorded it: read once to migrate. */
+  secretVersions?: Record<string, string>;
+  conditions?: Condition[];
+  observedGeneration?: number;
+  /** The cloud object was found recorded for this object, not created by it: its secrets are not ours. */
+  adopted?: boolean;
+  [field: string]: unknown;
+}
+
+/** Keyed digests of the Secret values each `…SecretRef` field last sent to the cloud. */
+export interface SecretDigests {
+  /** Fingerprint of the digest key (`DigestKey.id`): digests under another key cannot be compared. */
+  keyId: string;
+  /** By spec field (`source.kafka.credentialsSecretRef`). */
+  fields: Record<string, SecretDigest>;
+}
+
+export interface SecretDigest {
+  /** The Secret the values came from, and its resourceVersion then. */
+  secret: string;
+  resourceVersion: string;
+  /** HMAC-SHA-256 of the field's values (`digestOf`). */
+  digest: string;
+}
+
+/**
+ * Which credentials a resource's calls are made with, as far as the runtime tells them apart: its own
+ * Secret (`namespace/name`), or the operator's (`''`).
+ */
+export function credentialsKeyOf(resource: ManagedObject): string {
+  const own = resource.spec.credentialsRef?.name;
+  return own ? `${resource.metadata.namespace}/${own}` : '';
+}

@@ -1,0 +1,210 @@
+import type { Logger } from 'pino';
+import { objectKey } from '../kube/cache.ts';
+import { formatDuration } from '../base/duration.ts';
+import type { Requeue } from '../base/requeue.ts';
+import { ANNOTATIONS } from './annotations.ts';
+import { failureOf } from '../base/failure.ts';
+import { deferralOf, messageOf, ReconcileError, reasonOf, retryFloorOf, Waiting } from './errors.ts';
+import type { EventRecorder } from './events.ts';
+import { REFERENCE_MISSING_REPORT_MS, type Pacing } from './pacing.ts';
+import type { ReplacedReference } from './references.ts';
+import type { StatusDraft } from './status-draft.ts';
+import type { ManagedObject } from './types.ts';
+
+/** The reason of a reference to an object that has not existed for `REFERENCE_MISSING_REPORT_MS`. */
+export const REFERENCE_NOT_FOUND = 'ReferenceNotFound';
+
+export interface OutcomesOptions {
+  kind: { kind: string };
+  pacing: Pacing;
+  events: EventRecorder;
+  logger: Logger;
+  /** Aborted when this process must stop acting (leadership lost, shutdown deadline passed). */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * How a reconcile ends, as far as when the resource is looked at again. `Outcomes.next` alone turns one
+ * into a requeue, so the whole pacing of a resource reads from this type.
+ */
+export type Outcome =
+  /** In sync, or its drift reported: looked at again after its sync interval. */
+  | { kind: 'driftCheck' }
+  /** The cloud is moving (creating, updating, deleting, failed, a service waking): polled ever less often. */
+  | { kind: 'waitForCloud' }
+  /** Waits for another object or the user, whose change wakes it: the sync interval is only a safety net. */
+  | { kind: 'waitForObject' }
+  /** Again after `afterMs`: a reference on its way. */
+  | { kind: 'lookAgain'; afterMs: number }
+  /**
+   * A call the quota deferred (nothing was sent): again after `afterMs`, reading no more afresh than this
+   * reconcile did from `lookedAt` on, so the budget the call waits for goes to the call.
+   */
+  | { kind: 'deferred'; afterMs: number; lookedAt: number }
+  /** The cloud object is gone and is made anew: after the workers' backoff, counted as no failure. */
+  | { kind: 'recreate' }
+  /** Failed, and recorded as such: the workers' backoff, with the error's floor under it. */
+  | { kind: 'retry'; error: unknown }
+  /** Nothing to look at until the resource changes (paused, or its finalizer released). */
+  | { kind: 'idle' };
+
+/**
+ * How a reconcile ends, written where a reader sees it: what goes into status and Events, and the
+ * `Outcome` that says when the resource is looked at again.
+ */
+export class Outcomes<R extends ManagedObject> {
+  constructor(private readonly options: OutcomesOptions) {}
+
+  /**
+   * The one place an outcome becomes a requeue. A wait for the cloud is paced by how long it has lasted.
+   * A failure or a deferred call says nothing of the cloud (a poll that failed, or was not sent): the wait
+   * keeps its pace, and a failure is thrown for the workers' backoff. Any other outcome ends the wait, so
+   * the next one starts again from the poll interval.
+   */
+  next(resource: R, outcome: Outcome): Requeue | void {
+    const { pacing } = this.options;
+    const key = objectKey(resource);
+    if (outcome.kind === 'deferred') {
+      pacing.deferred(key, outcome.lookedAt);
+      return { requeueAfterMs: outcome.afterMs };
+    }
+    pacing.endDeferral(key);
+    switch (outcome.kind) {
+      case 'waitForCloud':
+        return { requeueAfterMs: pacing.waitForCloud(resource) };
+      case 'retry':
+        throw withRetryFloor(outcome.error);
+      case 'lookAgain':
+        return { requeueAfterMs: outcome.afterMs };
+    }
+    pacing.endCloudWait(key, outcome.kind === 'driftCheck');
+    switch (outcome.kind) {
+      case 'driftCheck':
+      case 'waitForObject':
+        // Done until something changes: the look after the sync interval is only a check.
+        return { resyncAfterMs: pacing.syncInterval(resource) };
+      case 'recreate':
+        return { requeue: true };
+      case 'idle':
+        return;
+    }
+  }
+
+  /** The resource is gone from the cache: nothing of its pacing is kept. */
+  forget(key: string): void {
+    this.options.pacing.endCloudWait(key);
+    this.options.pacing.referenceFound(key);
+    this.options.pacing.endDeferral(key);
+  }
+
+  /** Reports a wait for the cloud in Ready (the reconcile itself worked). */
+  waitForCloud(draft: StatusDraft<R>, waiting: Waiting): Outcome {
+    this.reportWait(draft, waiting);
+    return { kind: 'waitForCloud' };
+  }
+
+  /** Reports a wait for another object (or the user) in Ready: that object's change wakes this one. */
+  waitForObject(draft: StatusDraft<R>, waiting: Waiting): Outcome {
+    this.reportWait(draft, waiting);
+    return { kind: 'waitForObject' };
+  }
+
+  private reportWait(draft: StatusDraft<R>, waiting: Waiting): void {
+    draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
+    draft.setCondition({ type: 'Ready', status: 'False', reason: waiting.reason, message: waiting.message });
+  }
+
+  /**
+   * A referenced object has been missing too long to be on its way (most likely a typo): not Synced, not
+   * Ready, and one Warning when it turns so, not one per look. Its creation wakes this object.
+   */
+  referenceNotFound(draft: StatusDraft<R>, what: string): Outcome {
+    const resource = draft.resource;
+    // The same words on every look: the status is written, and the Warning recorded, once.
+    const message = `${what} does not exist (missing for ${formatDuration(REFERENCE_MISSING_REPORT_MS)} or more): create it, or correct the reference`;
+    const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
+    if (ready?.reason !== REFERENCE_NOT_FOUND) {
+      this.options.events.record(resource, 'Warning', REFERENCE_NOT_FOUND, message);
+    }
+    draft.setCondition({ type: 'Synced', status: 'False', reason: REFERENCE_NOT_FOUND, message });
+    draft.setCondition({ type: 'Ready', status: 'False', reason: REFERENCE_NOT_FOUND, message });
+    return { kind: 'waitForObject' };
+  }
+
+  /** The cloud says the resource failed: not Ready, and one Warning when it happens, not per poll. */
+  cloudFailed(draft: StatusDraft<R>, failure: string, reason: string): Outcome {
+    const resource = draft.resource;
+    const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
+    if (ready?.reason !== reason) this.options.events.record(resource, 'Warning', reason, failure);
+    draft.removeCondition('Drifted');
+    draft.setCondition({ type: 'Ready', status: 'False', reason, message: failure });
+    return { kind: 'waitForCloud' };
+  }
+
+  /**
+   * The cloud object lives under the referenced object's old cloud id (kept in status): following the new
+   * one would lose it there and create a second one. Nothing is done in the cloud until the user chooses;
+   * deleting still works, from the kept id.
+   */
+  referenceReplaced(draft: StatusDraft<R>, replaced: ReplacedReference): Outcome {
+    const { kind } = this.options.kind;
+    const resource = draft.resource;
+    const { what, statusField, kept, now } = replaced;
+    const id = resource.status?.id ?? '';
+    const message =
+      `${what} now refers to ${now}, but ${kind} ${id} was made under ${kept} (status.${statusField}); ` +
+      `nothing is changed in the cloud. Delete this ${kind} (its deletionPolicy applies to ${id} under ${kept}) ` +
+      `and apply it again to make one under ${now}, or make ${what} manage ${kept} again (${ANNOTATIONS.externalId})`;
+    const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
+    if (ready?.reason !== 'ReferenceReplaced') {
+      this.options.events.record(resource, 'Warning', 'ReferenceReplaced', message);
+    }
+    return this.waitForObject(draft, new Waiting('ReferenceReplaced', message));
+  }
+
+  /**
+   * A reconcile that threw: a wait is recorded as a wait for the cloud; a call the quota deferred is looked
+   * at again quietly; anything else is recorded in status and an Event, for a retry. `flush` writes the
+   * draft; `lookedAt` is when the reconcile began.
+   */
+  async failed(
+    key: string,
+    draft: StatusDraft<R>,
+    error: unknown,
+    flush: (draft: StatusDraft<R>) => Promise<void>,
+    lookedAt: number,
+  ): Promise<Outcome> {
+    const { signal, logger, events } = this.options;
+    // Another process may lead by now: an aborted reconcile records nothing, its successor looks again.
+    if (signal?.aborted) throw error;
+    if (error instanceof Waiting) {
+      // Not a failure, but still the truth to record: the try's status write was skipped by the throw.
+      const outcome = this.waitForCloud(draft, error);
+      await flush(draft);
+      return outcome;
+    }
+    const deferMs = deferralOf(error);
+    if (deferMs !== undefined) {
+      logger.debug({ key, requeueAfterMs: deferMs }, 'cloud call deferred; requeued');
+      return { kind: 'deferred', afterMs: deferMs, lookedAt };
+    }
+    const [reason, message] = [reasonOf(error), messageOf(error)];
+    draft.recordFailure(reason, message, failureOf(error)?.kind === 'terminal');
+    await flush(draft).catch((statusError: unknown) =>
+      logger.warn({ key, err: messageOf(statusError) }, 'could not record the failure in status'),
+    );
+    events.record(draft.resource, 'Warning', reason, message);
+    const { requestId } = error as { requestId?: unknown };
+    // What waits on the user (a missing Secret, a spec the cloud refuses) is no trouble of the operator's.
+    const level = failureOf(error)?.kind === 'terminal' ? 'info' : 'warn';
+    logger[level]({ key, reason, err: message, requestId }, 'reconcile failed');
+    return { kind: 'retry', error };
+  }
+}
+
+/** The workers read `retryAfterMs` as a floor under the backoff; the cloud's own error stays the cause. */
+function withRetryFloor(error: unknown): unknown {
+  const floor = retryFloorOf(error);
+  if (floor === undefined || error instanceof ReconcileError) return error;
+  return new ReconcileError(reasonOf(error), messageOf(error), floor, { cause: error });
+}

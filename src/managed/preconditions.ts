@@ -1,0 +1,102 @@
+import { objectKey } from '../kube/cache.ts';
+import { RETRY_DELAYS } from '../base/retry-delays.ts';
+import { ANNOTATIONS, externalIdOf } from './annotations.ts';
+import type { ObjectClaims } from './claims.ts';
+import { ReconcileError, Waiting } from './errors.ts';
+import { REFERENCE_NOT_FOUND, type Outcome, type Outcomes } from './outcomes.ts';
+import { REFERENCE_MISSING_REPORT_MS, type Pacing } from './pacing.ts';
+import {
+  keptReferenceIds,
+  replacedReference,
+  resolveReferences,
+  type ObjectLookup,
+  type ResolvedReferences,
+} from './references.ts';
+import { STATUS_BOUNDS } from './status-bounds.ts';
+import type { StatusDraft } from './status-draft.ts';
+import type { ManagedKind, ManagedObject } from './types.ts';
+
+/** The Ready reason of an object naming a cloud id that another object of its kind holds. */
+export const ALREADY_MANAGED = 'AlreadyManaged';
+
+export interface PreconditionsOptions<R extends ManagedObject> {
+  kind: Pick<ManagedKind<R, unknown>, 'kind' | 'references' | 'exclusiveOn'>;
+  lookup: ObjectLookup;
+  claims: ObjectClaims<R>;
+  pacing: Pacing;
+  outcomes: Outcomes<R>;
+}
+
+/** What a resource may act on once its preconditions hold. */
+export interface Cleared {
+  references: ResolvedReferences;
+  /** The cloud id it manages (status) or adopts (annotation); none yet when it is to be found or created. */
+  id: string | undefined;
+  /** It asks to adopt an id by annotation and has none in status yet. */
+  adopting: boolean;
+}
+
+/**
+ * What must hold before a resource may touch the cloud: its references resolve (or it waits for them), they
+ * still name the cloud objects its status was made under, and no other object owns what it would act on.
+ * Anything else ends the reconcile here, with status saying why and nothing sent.
+ */
+export class Preconditions<R extends ManagedObject> {
+  constructor(private readonly options: PreconditionsOptions<R>) {}
+
+  check(resource: R, draft: StatusDraft<R>): Cleared | { outcome: Outcome } {
+    const { kind, lookup, claims, pacing, outcomes } = this.options;
+    const resolution = resolveReferences(resource, kind.references ?? [], lookup);
+    const key = objectKey(resource);
+    if ('waitingFor' in resolution && resolution.missing) {
+      const graceMs = pacing.arrivalGraceLeft(resource);
+      if (graceMs > 0) {
+        // Objects applied together reach the operator through one watch per kind, in any order: the one
+        // referenced may be on its way. Say nothing yet (a status written now would be rewritten a moment
+        // later); its arrival wakes this object through the dependency index, else the grace runs out.
+        draft.discard();
+        return { outcome: { kind: 'lookAgain', afterMs: graceMs } };
+      }
+      // A quiet wait first (it may be applied next); missing for long, it is most likely a typo: say so.
+      const missingFor = pacing.referenceMissingFor(key);
+      const reported = resource.status?.conditions?.some((c) => c.reason === REFERENCE_NOT_FOUND);
+      if (missingFor >= REFERENCE_MISSING_REPORT_MS || reported) {
+        return { outcome: outcomes.referenceNotFound(draft, resolution.missing) };
+      }
+      outcomes.waitForObject(draft, new Waiting('WaitingForReference', resolution.waitingFor));
+      return { outcome: { kind: 'lookAgain', afterMs: REFERENCE_MISSING_REPORT_MS - missingFor } };
+    }
+    pacing.referenceFound(key);
+    if ('waitingFor' in resolution) {
+      const waiting = new Waiting('WaitingForReference', resolution.waitingFor);
+      return { outcome: outcomes.waitForObject(draft, waiting) };
+    }
+    const replaced = resource.status?.id
+      ? replacedReference(resource, kind.references ?? [], resolution.resolved)
+      : undefined;
+    if (replaced) return { outcome: outcomes.referenceReplaced(draft, replaced) };
+    Object.assign(draft.status, keptReferenceIds(kind.references ?? [], resolution.resolved));
+    const owner = claims.exclusiveOwner(resource, resolution.resolved);
+    if (owner) {
+      const message = `${kind.kind} ${owner} already manages this for the same ${kind.exclusiveOn}`;
+      return { outcome: outcomes.waitForObject(draft, new Waiting('Conflict', message)) };
+    }
+    const recorded = resource.status?.id;
+    const id = recorded ?? externalIdOf(resource);
+    if (id !== undefined && id.length > STATUS_BOUNDS.id) {
+      throw new ReconcileError(
+        'InvalidAnnotation',
+        `annotation ${ANNOTATIONS.externalId} is ${id.length} characters long; a cloud id has at most ${STATUS_BOUNDS.id}`,
+        RETRY_DELAYS.userAction,
+      );
+    }
+    const holder = id === undefined ? undefined : claims.otherHolderOf(resource, id);
+    if (holder) {
+      // Never two objects on one cloud id: no write, no password reset, no delete for this one.
+      delete draft.status.id;
+      const message = `${kind.kind} ${holder} already manages ${id}; this object changes nothing in the cloud`;
+      return { outcome: outcomes.waitForObject(draft, new Waiting(ALREADY_MANAGED, message)) };
+    }
+    return { references: resolution.resolved, id, adopting: !recorded && id !== undefined };
+  }
+}

@@ -1,0 +1,61 @@
+import type { Logger } from 'pino';
+import type { ReadonlyCache } from '../kube/cache.ts';
+import type { Priority } from '../base/priority.ts';
+import type { WriteRecorder } from '../base/recorded-writes.ts';
+import type { ClusterIdentity } from './cluster-owner.ts';
+import type { EventRecorder } from './events.ts';
+import type { KubeWriter } from './kube-writer.ts';
+import type { ObjectLookup } from './references.ts';
+import type { SecretReader } from './secret-references.ts';
+import type { DigestKey } from './secret-digests.ts';
+import type { ManagedKind, ManagedObject } from './types.ts';
+
+/**
+ * How one reconcile may use the cloud, as the reconciler decides it: what the operator binds the clients it
+ * hands the kind to.
+ */
+export interface CloudUse {
+  /** The quota priority of its calls: `user` when the spec changed (or the object is being deleted), else `poll`. */
+  priority: Priority;
+  /** How old a cloud snapshot its observe may read (ms). */
+  freshnessMs: number;
+  /** Clients that read as usual but keep every write here instead of sending it. */
+  writes?: WriteRecorder;
+}
+
+/** What one kind's reconciler is built from: the kind, the operator's caches and writers, and its pacing. */
+export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
+  kind: ManagedKind<R, Cloud, P>;
+  cache: ReadonlyCache<R>;
+  writer: KubeWriter;
+  events: EventRecorder;
+  /** Resolves the cloud clients for a resource (its own credentials Secret or the operator's), bound to `use`. */
+  cloudFor(resource: R, use: CloudUse): Promise<Cloud>;
+  /**
+   * The cluster name recorded in the cloud as every object's owner (`--cluster-name`, or derived); the
+   * operator always passes it, a runtime on its own (a test) records the explicit name `default`.
+   */
+  cluster?: ClusterIdentity;
+  /** Finds referenced sluice objects in the operator's caches. */
+  lookup?: ObjectLookup;
+  /** The operator's Secret cache: referenced Secrets and connection Secrets (with their owners). */
+  secrets: SecretReader;
+  /** The key for status digests of referenced Secrets' values (derived from the resource's credentials). */
+  secretDigestKey?(resource: R): DigestKey;
+  /** Objects that reference this one and still exist (`Pipe orders`): a Delete waits for them. */
+  dependantsOf?(resource: R): string[];
+  /** Drift-check interval for resources that are in sync (`--sync-interval`). */
+  syncIntervalMs: number;
+  /**
+   * The shortest interval the resource may be drift-checked at, whatever its own (the drift planner's pacing
+   * of a namespace on a shared key); 0 or omitted: its own.
+   */
+  driftFloorMs?(resource: ManagedObject): number;
+  /** First wait while the cloud is still moving; each later look of the wait doubles it, up to the max. */
+  pollIntervalMs: number;
+  maxPollIntervalMs?: number;
+  /** Aborted when this process must stop acting (leadership lost, shutdown deadline passed). */
+  signal?: AbortSignal;
+  logger?: Logger;
+  now?: () => Date;
+}

@@ -1,0 +1,518 @@
+import { pino, type Logger } from 'pino';
+import type { Priority } from '../base/priority.ts';
+import { RETRY_DELAYS } from '../base/retry-delays.ts';
+import { WriteRecorder } from '../base/recorded-writes.ts';
+import { objectKey } from '../kube/cache.ts';
+import type { Requeue } from '../base/requeue.ts';
+import { ANNOTATIONS, createIntentOf, FINALIZER } from './annotations.ts';
+import type { ManagedReconcilerOptions } from './reconciler-options.ts';
+import { ObjectClaims } from './claims.ts';
+import { describeChanges } from './change-summary.ts';
+import { ConnectionPublisher } from './connection-publisher.ts';
+import { CreateAttempts } from './create-attempts.ts';
+import {
+  judgeOwnership,
+  ownerIsExplicit,
+  ownerOf,
+  refusalMessage,
+  type ClusterIdentity,
+  type OwnershipVerdict,
+} from './cluster-owner.ts';
+import { deferralOf, ReconcileError, Waiting } from './errors.ts';
+import { Deletion } from './deletion.ts';
+import type { KubeWriter } from './kube-writer.ts';
+import { ObjectChanged, ObjectGone, objectWrites } from './object-writes.ts';
+import { describeDrift, recordDrift } from './drift-status.ts';
+import { isObserveOnly, nothingToObserve, recordPendingChanges } from './observe-only.ts';
+import { Outcomes, type Outcome } from './outcomes.ts';
+import { Pacing } from './pacing.ts';
+import { Preconditions } from './preconditions.ts';
+import { type ObjectLookup, type ResolvedReferences } from './references.ts';
+import { resolveSecrets, type ResolvedSecrets } from './secret-references.ts';
+import { recordedAnnotation } from './status-bounds.ts';
+import { STATUS_REFUSED, StatusWriter, type StatusDraft } from './status-draft.ts';
+import type { ConnectContext, ExternalClient, ManagedObject, ManagedStatus, Observation } from './types.ts';
+
+export { REFERENCE_ARRIVAL_GRACE_MS } from './pacing.ts';
+
+export type { ManagedReconcilerOptions } from './reconciler-options.ts';
+
+type Existing<P> = Extract<Observation<P>, { exists: true }>;
+
+/** Deleting needs no credentials of the resource itself (a DELETE sends none). */
+const EMPTY_SECRETS: ResolvedSecrets = {
+  values: () => undefined,
+  rotated: new Set(),
+  digests: undefined,
+  rebaselined: [],
+};
+
+export { ALREADY_MANAGED } from './preconditions.ts';
+
+/** The Ready reason of an object whose cloud object another cluster recorded, met under a derived name. */
+export const OWNED_BY_ANOTHER_CLUSTER = 'OwnedByAnotherCluster';
+
+/**
+ * The generic managed reconciler: one instance per kind, knowing nothing of the kind beyond `ManagedKind`.
+ * The flow reads top to bottom: resolve references → claim the cloud id → connect → find or create →
+ * observe → converge → status. Status drafts and their writes, the connection Secret, who may act on an
+ * id, and when to look again each live in their own module; the kind's ExternalClient only observes,
+ * creates, updates and deletes.
+ */
+export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
+  private readonly logger: Logger;
+  private readonly now: () => Date;
+  private readonly statuses: StatusWriter<R>;
+  private readonly claims: ObjectClaims<R>;
+  private readonly connections: ConnectionPublisher<R> | undefined;
+  private readonly pacing: Pacing;
+  private readonly outcomes: Outcomes<R>;
+  private readonly deletion: Deletion<R, P>;
+  private readonly preconditions: Preconditions<R>;
+  private readonly creates: CreateAttempts;
+  /** The writer, its writes to the object itself telling a race with the object's removal or edit. */
+  private readonly writer: KubeWriter;
+
+  constructor(private readonly options: ManagedReconcilerOptions<R, Cloud, P>) {
+    const { kind, cache, events } = options;
+    const writer = (this.writer = objectWrites(options.writer));
+    this.logger = options.logger ?? pino({ enabled: false });
+    this.now = options.now ?? (() => new Date());
+    this.statuses = new StatusWriter(kind, writer, this.now, (resource, message) => {
+      this.logger.warn({ key: objectKey(resource), err: message }, 'status write refused');
+      events.record(resource, 'Warning', STATUS_REFUSED, message);
+    });
+    this.claims = new ObjectClaims({
+      kind,
+      cache,
+      lookup: this.lookup,
+      latestStatus: (o) => this.statuses.latest(o),
+    });
+    this.connections =
+      kind.connectionSecret &&
+      new ConnectionPublisher({
+        connectionSecret: kind.connectionSecret,
+        writer,
+        events,
+        secrets: options.secrets,
+        now: this.now,
+      });
+    this.pacing = new Pacing({ ...options, now: this.now });
+    // A test's clock stands for both clocks; otherwise time passed is measured on the monotonic one.
+    this.creates = new CreateAttempts(
+      this.now,
+      options.now ? () => this.now().getTime() : () => performance.now(),
+    );
+    this.outcomes = new Outcomes({
+      kind,
+      pacing: this.pacing,
+      events,
+      logger: this.logger,
+      signal: options.signal,
+    });
+    this.deletion = new Deletion({
+      ...options,
+      writer,
+      claims: this.claims,
+      outcomes: this.outcomes,
+      creates: this.creates,
+      lookup: this.lookup,
+      connect: (resource, references) => this.connect(resource, 'user', references, EMPTY_SECRETS),
+    });
+    this.preconditions = new Preconditions({
+      kind,
+      lookup: this.lookup,
+      claims: this.claims,
+      pacing: this.pacing,
+      outcomes: this.outcomes,
+    });
+  }
+
+  /** The cache changed for `key` (a watch event, not a cloud read): our own status write may show there now. */
+  readonly onCacheChange = (key: string): void => {
+    const cached = this.options.cache.get(key);
+    this.statuses.observe(key, cached);
+    this.claims.observe(key, cached);
+  };
+
+  /** The keys of this kind's objects that manage cloud object `id`. */
+  holdersOf(id: string): string[] {
+    return this.claims.keysHolding(id);
+  }
+
+  /** The worker entry point: reconciles one `namespace/name` key. Throws to ask for a backoff retry. */
+  readonly reconcile = async (key: string): Promise<Requeue | void> => {
+    const cached = this.options.cache.get(key);
+    if (!cached) {
+      this.outcomes.forget(key);
+      this.creates.forget(key);
+      this.connections?.forget(key);
+      this.deletion.forget(key);
+      this.onCacheChange(key);
+      return;
+    }
+    this.claims.observe(key, cached);
+    const draft = this.statuses.draft(cached);
+    const lookedAt = this.now().getTime();
+    let outcome: Outcome;
+    try {
+      outcome = await this.reconcileObject(cached, draft);
+      if (!draft.discarded) await this.flush(draft);
+    } catch (error) {
+      // A race with the object's own removal or edit, not a failure: nothing to report.
+      if (error instanceof ObjectGone) {
+        this.logger.debug({ key }, 'the object was removed while it was reconciled');
+        return;
+      }
+      if (error instanceof ObjectChanged) {
+        this.logger.debug({ key }, 'the object changed while it was reconciled; looking again');
+        return { requeue: true };
+      }
+      outcome = await this.outcomes.failed(key, draft, error, (d) => this.flush(d), lookedAt);
+    }
+    return this.outcomes.next(draft.resource, outcome);
+  };
+
+  private async reconcileObject(resource: R, draft: StatusDraft<R>): Promise<Outcome> {
+    const { kind, events } = this.options;
+    const annotations = resource.metadata.annotations ?? {};
+    if (annotations[ANNOTATIONS.paused] === 'true') {
+      // The spec was not acted on: observedGeneration must keep saying which generation was.
+      draft.keepObservedGeneration();
+      const message = `reconciling is paused by the ${ANNOTATIONS.paused} annotation`;
+      draft.setCondition({ type: 'Synced', status: 'False', reason: 'ReconcilePaused', message });
+      return { kind: 'idle' };
+    }
+    if (resource.metadata.deletionTimestamp) return this.deletion.finalize(resource, draft);
+    const requestedAt = annotations[ANNOTATIONS.reconcileRequestedAt];
+    if (requestedAt !== undefined) draft.status.lastHandledReconcileAt = recordedAnnotation(requestedAt);
+    // An object sluice only observes writes nothing: its writes are recorded, to show what Full would send.
+    const writes = isObserveOnly(resource) ? new WriteRecorder() : undefined;
+    if (!writes) delete draft.status.pendingChanges;
+
+    const cleared = this.preconditions.check(resource, draft);
+    if ('outcome' in cleared) return cleared.outcome;
+    const { references, adopting } = cleared;
+    let id = cleared.id;
+    if (id) this.creates.settled(objectKey(resource));
+    if (!id && writes) return this.outcomes.waitForObject(draft, nothingToObserve(kind.kind));
+    const secrets = this.resolveSecrets(resource, draft.status);
+    const priority: Priority =
+      resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
+    const external = await this.connect(resource, priority, references, secrets, writes);
+
+    if (!id) {
+      // Crash-safe create: a create whose id never reached status left a marker in the cloud, or at least an
+      // intent on this object; look for what it created first.
+      // Once a look-up found nothing, it is not repeated until a create may have been sent: a create the quota
+      // deferred sent nothing, and looking again each time would spend the budget the create is waiting for.
+      let takenBack: Extract<OwnershipVerdict, { kind: 'takeBack' }> | undefined;
+      if (this.creates.shouldLookUp(resource)) {
+        id = await external.findCreated(resource, this.creates.lostCreate(resource));
+        if (!id) {
+          // What the cloud records for this object, under any cluster: a rebuilt cluster takes back its own.
+          const verdict = await this.judgeOwnership(resource, external);
+          if (verdict.kind === 'refuse') return this.refuse(resource, draft, verdict);
+          if (verdict.kind === 'takeBack') takenBack = verdict;
+          id = takenBack?.id;
+        }
+      }
+      if (!id) {
+        this.creates.lookedUpAndFoundNothing(resource);
+        return this.create(resource, external, secrets, draft);
+      }
+      // Found, not created: its secret values were never known here, so none is reset unasked.
+      if (takenBack) draft.status.adopted = true;
+      const origin = takenBack
+        ? `recorded in the cloud for this resource under cluster "${takenBack.recordedAs.cluster}"`
+        : 'created earlier for this resource';
+      events.record(resource, 'Normal', 'Adopted', `adopted ${kind.kind} ${id}, ${origin}`);
+    }
+    // An intent the create could not remove (or an older version left): spent, as the id is in status.
+    const intentSpent = annotations[ANNOTATIONS.createPending] !== undefined && resource.status?.id === id;
+    if (!resource.metadata.finalizers?.includes(FINALIZER) || intentSpent) {
+      resource = await this.writeMetadata(
+        resource,
+        draft,
+        intentSpent ? { [ANNOTATIONS.createPending]: null } : {},
+      );
+    }
+    draft.status.id = id;
+
+    const observation = await external.observe(resource, id);
+    if (!observation.exists) {
+      if (adopting) {
+        throw new ReconcileError(
+          'ExternalNotFound',
+          `no ${kind.kind} with id ${id} exists to adopt`,
+          RETRY_DELAYS.userAction,
+        );
+      }
+      return this.reportExternalMissing(resource, id, draft);
+    }
+    Object.assign(draft.status, observation.status);
+    const withheld = await this.connections?.sync(resource, external, id, observation, draft);
+    const next = writes
+      ? await this.observeOnly(resource, external, id, observation, writes, draft, withheld)
+      : await this.converge(resource, external, id, observation, secrets, draft);
+    this.connections?.noteUnknownKeys(resource, draft);
+    return next;
+  }
+
+  private async create(
+    resource: R,
+    external: ExternalClient<R, P>,
+    secrets: ResolvedSecrets,
+    draft: StatusDraft<R>,
+  ): Promise<Outcome> {
+    const { kind, events } = this.options;
+    await external.ensureCreatable?.(resource);
+    // A password that could not be stored would be lost: refuse someone else's Secret before creating, and
+    // create nothing while the Secret could not be written (admission, quota, a namespace being deleted).
+    const existing = this.connections?.current(resource);
+    await this.connections?.assertWritable(resource, existing);
+    // The intent goes on the object before the call, in the same write as the finalizer: after a crash
+    // that loses the answer, `findCreated` matches only what was created after it.
+    resource = await this.writeMetadata(resource, draft, {
+      [ANNOTATIONS.createPending]: this.now().toISOString(),
+    });
+    this.creates.intentRecorded(resource);
+    draft.changingCloud = true;
+    const creation = await external.create(resource).catch((error: unknown) => {
+      // Only a call the quota deferred is known not to have been sent; after anything else, look again.
+      if (deferralOf(error) === undefined) this.creates.createEnded(resource);
+      throw error;
+    });
+    this.creates.createEnded(resource);
+    // The id goes to status at once: every later step, and every restart, works from it.
+    draft.status.id = creation.externalId;
+    delete draft.status.adopted;
+    this.recordSecrets(draft, secrets, true);
+    draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
+    draft.setCondition({
+      type: 'Ready',
+      status: 'False',
+      reason: 'Creating',
+      message: `${kind.kind} is being created`,
+    });
+    // Status and connection Secret at once: neither waits for the other, and a write that fails is retried
+    // from what the other kept (the id in status; a lost password is recovered by the next reconcile).
+    const details = creation.connectionDetails;
+    if (details) this.connections?.noteStored(resource, details, draft);
+    await allSettledOrThrow([
+      this.flush(draft),
+      details && this.connections?.publish(resource, details, existing),
+    ]);
+    events.record(resource, 'Normal', 'Created', `created ${kind.kind} ${creation.externalId}`);
+    // The intent is spent once the id is in status: every later reconcile, and every restart, works from
+    // the id. Left on, it would read as a create still under way.
+    await this.writeMetadata(draft.resource, draft, { [ANNOTATIONS.createPending]: null });
+    return { kind: 'waitForCloud' };
+  }
+
+  private async converge(
+    resource: R,
+    external: ExternalClient<R, P>,
+    id: string,
+    observation: Existing<P>,
+    secrets: ResolvedSecrets,
+    draft: StatusDraft<R>,
+  ): Promise<Outcome> {
+    if (observation.failed) {
+      return this.outcomes.cloudFailed(draft, observation.failed, observation.reason ?? 'CloudFailed');
+    }
+    draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
+    const listed = observation.differences.join(', ');
+    const drift = observation.drift ?? [];
+    recordDrift(draft.status, drift, observation.managedEntries, this.now());
+    if (listed) {
+      draft.changingCloud = true;
+      Object.assign(draft.status, await external.update(resource, id, observation));
+      this.recordSecrets(draft, secrets);
+      // Values the update made true (a password the cloud has now accepted): published after it, never before.
+      const accepted = observation.connectionDetailsAfterUpdate;
+      if (accepted && this.connections) {
+        await this.connections.publish(resource, accepted, this.connections.current(resource));
+        this.connections.noteStored(resource, accepted, draft);
+      }
+      const changes = describeChanges(resource.spec, observation.differences);
+      this.options.events.record(resource, 'Normal', 'Updated', `updated ${changes}`);
+      draft.setCondition({
+        type: 'Ready',
+        status: 'False',
+        reason: 'Updating',
+        message: `applying ${changes}`,
+      });
+      return { kind: 'waitForCloud' };
+    }
+    // A difference the field policy allows is no reason to be less Ready: it is said, and counted.
+    const allowed = drift.length > 0 ? describeDrift(drift) : undefined;
+    if (allowed)
+      draft.setCondition({ type: 'Drifted', status: 'True', reason: 'DriftAllowed', message: allowed });
+    else draft.removeCondition('Drifted');
+    this.recordSecrets(draft, secrets);
+    if (!observation.available) {
+      const message = observation.waitingFor ?? 'waiting for the cloud';
+      draft.setCondition({
+        type: 'Ready',
+        status: 'False',
+        reason: observation.reason ?? 'Unavailable',
+        message,
+      });
+      return { kind: 'waitForCloud' };
+    }
+    draft.setCondition({
+      type: 'Ready',
+      status: 'True',
+      reason: 'Available',
+      ...(allowed ? { message: allowed } : {}),
+    });
+    return { kind: 'driftCheck' };
+  }
+
+  /** Observe: what Full would send, recorded by the kind's own update, goes into status; nothing is sent. */
+  private async observeOnly(
+    resource: R,
+    external: ExternalClient<R, P>,
+    id: string,
+    observation: Existing<P>,
+    writes: WriteRecorder,
+    draft: StatusDraft<R>,
+    withheld: string | undefined,
+  ): Promise<Outcome> {
+    const { failed, reason } = observation;
+    if (failed) return this.outcomes.cloudFailed(draft, failed, reason ?? 'CloudFailed');
+    const notes = withheld ? [withheld] : [];
+    recordDrift(draft.status, observation.drift ?? [], observation.managedEntries, this.now());
+    await recordPendingChanges(resource, external, id, observation, writes, draft, notes);
+    return { kind: 'driftCheck' };
+  }
+
+  private async judgeOwnership(resource: R, external: ExternalClient<R, P>): Promise<OwnershipVerdict> {
+    const { kind } = this.options;
+    const cluster = this.cluster;
+    if (!external.findOwned) return { kind: 'create' };
+    const owner = ownerOf(resource, kind.kind, cluster);
+    const candidates = await external.findOwned(resource, owner);
+    const claimedBy = (id: string) => this.claims.recordedBy(resource, id);
+    const verdict = judgeOwnership(owner, ownerIsExplicit(resource, cluster), candidates, claimedBy);
+    if (verdict.kind === 'ambiguous') {
+      throw new ReconcileError(
+        'AmbiguousAdoption',
+        `${verdict.ids.length} cloud objects are recorded for this resource (${verdict.ids.join(', ')}); set the annotation ${ANNOTATIONS.externalId} to the one to manage`,
+        RETRY_DELAYS.userAction,
+      );
+    }
+    return verdict;
+  }
+
+  /** Another cluster's record, met under a derived name: nothing is created or taken; dependants wait. */
+  private refuse(
+    resource: R,
+    draft: StatusDraft<R>,
+    verdict: Extract<OwnershipVerdict, { kind: 'refuse' }>,
+  ): Outcome {
+    const owner = ownerOf(resource, this.options.kind.kind, this.cluster);
+    const message = refusalMessage(owner, verdict.id, verdict.recordedAs);
+    return this.outcomes.waitForObject(draft, new Waiting(OWNED_BY_ANOTHER_CLUSTER, message));
+  }
+
+  /** Adds the finalizer when missing and sets (or, with null, removes) annotations, in one guarded write. */
+  private async writeMetadata(
+    resource: R,
+    draft: StatusDraft<R>,
+    annotations: Record<string, string | null>,
+  ): Promise<R> {
+    const finalizers = resource.metadata.finalizers ?? [];
+    const updated = await this.writer.patchMetadata(this.options.kind, resource, {
+      ...(finalizers.includes(FINALIZER) ? {} : { finalizers: [...finalizers, FINALIZER] }),
+      ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
+    });
+    draft.rebase(updated);
+    return updated;
+  }
+
+  /** The cloud object is gone: say so, forget the id (and the intent it was for), and create anew. */
+  private async reportExternalMissing(resource: R, id: string, draft: StatusDraft<R>): Promise<Outcome> {
+    const { kind, events } = this.options;
+    events.record(resource, 'Warning', 'ExternalMissing', `${kind.kind} ${id} no longer exists in the cloud`);
+    // The intent was for the object that is gone: what was created since is not ours to adopt.
+    if (createIntentOf(resource))
+      await this.writeMetadata(resource, draft, { [ANNOTATIONS.createPending]: null });
+    delete draft.status.id;
+    delete draft.status.adopted;
+    this.claims.release(resource);
+    draft.setCondition({
+      type: 'Ready',
+      status: 'False',
+      reason: 'ExternalMissing',
+      message: `${id} is gone`,
+    });
+    return { kind: 'recreate' };
+  }
+
+  private async connect(
+    resource: R,
+    priority: Priority,
+    references: ResolvedReferences,
+    secrets: ResolvedSecrets,
+    writes?: WriteRecorder,
+  ): Promise<ExternalClient<R, P>> {
+    const freshnessMs = this.pacing.freshness(resource);
+    const cloud = await this.options.cloudFor(resource, {
+      priority,
+      freshnessMs,
+      ...(writes ? { writes } : {}),
+    });
+    const claimedBy = (id: string) => this.claims.recordedBy(resource, id);
+    const owner = ownerOf(resource, this.options.kind.kind, this.cluster);
+    const context: ConnectContext<Cloud> = { cloud, references, secrets, claimedBy, owner };
+    return this.options.kind.connect(resource, context);
+  }
+
+  /**
+   * The Secrets the spec references: their values, which of them rotated, and their digests. `status`: the
+   * freshest known, this process's last write when the cache does not show it yet.
+   */
+  private resolveSecrets(resource: R, status: ManagedStatus): ResolvedSecrets {
+    const uses = this.options.kind.secretReferences?.(resource) ?? [];
+    const { secretDigests: digests, secretVersions: versions } = status;
+    const key = uses.length > 0 ? this.options.secretDigestKey?.(resource) : undefined;
+    return resolveSecrets(resource, uses, this.options.secrets, { digests, versions }, key);
+  }
+
+  /**
+   * Status keeps keyed digests of the Secret values the cloud has (never the values), to notice a rotation;
+   * the resourceVersion-only record of earlier versions goes once digests replace it. `created`: the create
+   * call sent every value.
+   */
+  private recordSecrets(draft: StatusDraft<R>, secrets: ResolvedSecrets, created = false): void {
+    delete draft.status.secretVersions;
+    if (!secrets.digests) return void delete draft.status.secretDigests;
+    draft.status.secretDigests = secrets.digests;
+    for (const { field, why } of created ? [] : secrets.rebaselined) {
+      const key = objectKey(draft.resource);
+      this.logger.info({ key, field, why }, 'Secret values taken as what the cloud has; nothing sent');
+    }
+  }
+
+  /** Writes the status when it changed; the watch may deliver the write before the response does. */
+  private async flush(draft: StatusDraft<R>): Promise<void> {
+    await this.statuses.flush(draft);
+    this.onCacheChange(objectKey(draft.resource));
+  }
+
+  private get cluster(): ClusterIdentity {
+    return this.options.cluster ?? { name: 'default', explicit: true };
+  }
+
+  private readonly lookup: ObjectLookup = (kind, namespace, name) =>
+    this.options.lookup?.(kind, namespace, name);
+}
+
+/** Waits for every write to end, then throws the first failure: none is left running unobserved. */
+async function allSettledOrThrow(writes: readonly (Promise<unknown> | undefined)[]): Promise<void> {
+  const results = await Promise.allSettled(writes);
+  const failed = results.find((result) => result.status === 'rejected');
+  if (failed) throw failed.reason;
+}

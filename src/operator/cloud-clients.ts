@@ -1,0 +1,363 @@
+import { createHash } from 'node:crypto';
+import type { Dispatcher } from 'undici';
+import type { Logger } from 'pino';
+import { AlertingClient } from '../cloud/alerting-client.ts';
+import type { CloudHooks } from '../cloud/hooks.ts';
+import type { CloudClient } from '../cloud/cloud-client.ts';
+import type { ClientOptions } from '../cloud/http.ts';
+import { ManagementClient } from '../cloud/management-client.ts';
+import { CloudSnapshots } from '../cloud/key-snapshots.ts';
+import type { WriteRecorder } from '../base/recorded-writes.ts';
+import { QuotaRegistry, type Priority, type QuotaLimit, type QuotaStart } from '../cloud/quota.ts';
+import type { CloudApi, CloudConnection } from '../controllers/cloud-connection.ts';
+import { entryFor, hostRefusal, type AllowedHosts } from './api-hosts.ts';
+import {
+  ReconcileError,
+  deriveDigestKey,
+  type DigestKey,
+  type SecretReader,
+  type ManagedObject,
+} from '../managed/index.ts';
+import { RETRY_DELAYS } from '../base/retry-delays.ts';
+
+/** The keys of a credentials Secret (the operator's, or a resource's own via spec.credentialsRef). */
+export const MANAGEMENT_KEYS = ['organizationId', 'keyId', 'keySecret', 'managementUrl'] as const;
+export const ALERTING_KEYS = ['alertsUrl', 'alertsToken'] as const;
+
+export interface SecretRef {
+  namespace: string;
+  name: string;
+}
+
+/** The clients a Secret's keys allow: each API's only when its keys are complete and its host allowed. */
+interface CachedClients {
+  fingerprint: string;
+  management: ManagementClient | ReconcileError;
+  alerting: AlertingClient | ReconcileError;
+  /** The key's snapshots of the cloud's lists, beside its clients (and dropped with them on a rotation). */
+  snapshots: CloudSnapshots;
+}
+
+const closeAll = (clients: CachedClients) => {
+  clients.snapshots.close();
+  return Promise.all(
+    [clients.management, clients.alerting].map((client) =>
+      client instanceof ReconcileError ? undefined : client.close(),
+    ),
+  );
+};
+
+/** How often budgets no Secret uses any more are looked at again while one is still busy. */
+const QUOTA_SWEEP_MS = 5_000;
+
+/** The URL key of each API in a credentials Secret. */
+const URL_KEYS = { management: 'managementUrl', alerting: 'alertsUrl' } as const;
+
+/**
+ * Turns credentials Secrets into cloud clients. Clients are kept per Secret and rebuilt when its values
+ * change (a rotated key), so every resource using one key shares one client and so one quota scheduler.
+ */
+export class CloudClients {
+  private readonly cache = new Map<string, CachedClients>();
+  /**
+   * This operator's budgets, one per API key or token: shared by the clients of every Secret with that key
+   * (and kept across a rotation), and set by this operator's flags, whatever else in the process used the key.
+   */
+  private readonly quotas: QuotaRegistry;
+  /** Looks again for budgets no Secret uses, while one was still busy. */
+  private quotaSweep: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly options: {
+      /** The operator's Secret cache: credentials are read from the watch, not per reconcile. */
+      secrets: SecretReader;
+      /** `--credentials-secret`: used by resources without spec.credentialsRef. */
+      defaultSecret?: SecretRef;
+      /** How to give credentials when a resource has none: the command's own flags (default: the operator's). */
+      noCredentialsAdvice?: string;
+      /** `--operator-credentials-namespaces`: the only namespaces whose resources may use `defaultSecret`. */
+      defaultSecretNamespaces?: readonly string[];
+      /**
+       * `--allowed-api-hosts`: the hosts a resource's own credentials Secret may name. Default: the hosts of
+       * `defaultSecret`'s URLs (none without one).
+       */
+      allowedApiHosts?: AllowedHosts;
+      dispatcher: Dispatcher;
+      hooks: CloudHooks;
+      logger: Logger;
+      /** Client-side budgets per key (false = unthrottled); the clients' defaults are the cloud's limits. */
+      quotas?: { management?: QuotaLimit | false; alerting?: QuotaLimit | false };
+      /** How a key's budget starts when it is first used (what a predecessor may have spent of it). */
+      quotaStart?: (quotaKey: string) => QuotaStart;
+      /** `--max-cloud-wait`: a call that would wait longer for quota is deferred (the key is requeued). */
+      maxWaitMs?: number;
+      /** Aborts every cloud call: the operator stopped leading, or its shutdown deadline passed. */
+      signal?: AbortSignal;
+      /** Cloud ids a snapshot's list showed added, changed or removed: the objects managing them look again. */
+      onCloudChange?(ids: string[]): void;
+    },
+  ) {
+    this.quotas = new QuotaRegistry(undefined, options.quotaStart);
+  }
+
+  /**
+   * `freshnessMs`: how old a snapshot this reconcile may observe from (see `CloudConnection`). With
+   * `writes`, the clients keep every write there instead of sending it (objects sluice only observes).
+   */
+  async connectionFor(
+    resource: ManagedObject,
+    priority: Priority,
+    freshnessMs = 0,
+    writes?: WriteRecorder,
+  ): Promise<CloudConnection> {
+    const ref = this.secretRefOf(resource);
+    const clients = this.clientsFor(ref);
+    // Each API's keys are needed only by the kinds that call it: an Alert's Secret may hold only the alerting keys.
+    const usable = <C extends CloudClient>(client: C | ReconcileError): C => {
+      if (client instanceof ReconcileError) throw client;
+      return writes ? client.withWritesRecorded(writes) : client;
+    };
+    // Reads follow the reconcile's priority, writes go as `user` (the clients' default): no call names one.
+    let management: ManagementClient | undefined;
+    let alerting: AlertingClient | undefined;
+    return {
+      get management(): ManagementClient {
+        return (management ??= usable(clients.management).withReadPriority(priority));
+      },
+      get alerting(): AlertingClient {
+        return (alerting ??= usable(clients.alerting).withReadPriority(priority));
+      },
+      snapshots: clients.snapshots,
+      freshnessMs,
+    };
+  }
+
+  /**
+   * The key for status digests of the Secrets a resource references, derived from the secret of the
+   * credentials it is reconciled with: whoever can read that Secret can already act with the credentials.
+   */
+  secretDigestKey(resource: ManagedObject): DigestKey {
+    const ref = this.secretRefOf(resource);
+    const data = this.options.secrets.get(ref.namespace, ref.name)?.data;
+    const secret = data?.keySecret ?? data?.alertsToken;
+    if (!secret) {
+      throw new ReconcileError(
+        'CredentialsMissing',
+        `Secret ${ref.namespace}/${ref.name} ${data ? 'has no key keySecret or alertsToken' : 'not found'}`,
+        RETRY_DELAYS.credentials,
+      );
+    }
+    return deriveDigestKey(secret);
+  }
+
+  /** The credentials Secret a resource is reconciled with, or undefined when it may use none. */
+  credentialsOf(resource: ManagedObject): SecretRef | undefined {
+    try {
+      return this.secretRefOf(resource);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * No object uses this Secret any more: its clients and snapshots go, and so do the budgets of keys no other
+   * Secret's clients use (once what they spent no longer counts). A later use builds them again.
+   */
+  release(ref: SecretRef): void {
+    const key = `${ref.namespace}/${ref.name}`;
+    const cached = this.cache.get(key);
+    if (!cached) return;
+    this.cache.delete(key);
+    void closeAll(cached);
+    this.dropUnusedQuotas();
+  }
+
+  /**
+   * The budget key (`quotaKey`) the Secret's calls of `api` spend, or undefined (no usable client, or the
+   * API unthrottled): Secrets holding one key share it, and the drift planner shares it between them.
+   */
+  budgetKeyOf(ref: SecretRef, api: CloudApi): string | undefined {
+    try {
+      const client = this.clientsFor(ref)[api];
+      return client instanceof ReconcileError ? undefined : client.quota?.key;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The credentials Secrets (`namespace/name`) whose clients are kept. */
+  credentialsInUse(): string[] {
+    return [...this.cache.keys()].sort();
+  }
+
+  /** How old every snapshot of every credentials Secret in use is, by Secret and kind of list. */
+  snapshotAges(): { credentials: string; list: string; ageSeconds: number }[] {
+    return [...this.cache].flatMap(([credentials, clients]) =>
+      clients.snapshots.ages().map(({ list, ageMs }) => ({ credentials, list, ageSeconds: ageMs / 1000 })),
+    );
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.quotaSweep);
+    await Promise.all([...this.cache.values()].map(closeAll));
+    this.cache.clear();
+  }
+
+  /** Drops the budgets of keys no kept client uses; one still busy is looked at again a window later. */
+  private dropUnusedQuotas(): void {
+    clearTimeout(this.quotaSweep);
+    const used = new Set(
+      [...this.cache.values()].flatMap(({ management, alerting }) =>
+        [management, alerting].flatMap((client) =>
+          client instanceof ReconcileError || !client.quota ? [] : [client.quota.key],
+        ),
+      ),
+    );
+    const busy = this.quotas
+      .keys()
+      .filter((key) => !used.has(key))
+      .filter((key) => !this.quotas.dropIfIdle(key));
+    if (busy.length === 0) return;
+    this.quotaSweep = setTimeout(() => this.dropUnusedQuotas(), QUOTA_SWEEP_MS);
+    this.quotaSweep.unref();
+  }
+
+  private secretRefOf(resource: ManagedObject): SecretRef {
+    const own = resource.spec.credentialsRef?.name;
+    if (own) return { namespace: resource.metadata.namespace, name: own };
+    const { defaultSecret, defaultSecretNamespaces: namespaces } = this.options;
+    const { namespace } = resource.metadata;
+    if (defaultSecret && namespaces && !namespaces.includes(namespace)) {
+      throw new ReconcileError(
+        'OperatorCredentialsNotAllowed',
+        `the operator's credentials may be used only in namespaces ${namespaces.join(', ')} ` +
+          `(--operator-credentials-namespaces), not in ${namespace}: set spec.credentialsRef to a Secret ` +
+          `of this namespace`,
+        RETRY_DELAYS.credentials,
+      );
+    }
+    if (defaultSecret) return defaultSecret;
+    throw new ReconcileError(
+      'CredentialsMissing',
+      `no credentials: set spec.credentialsRef or ${this.options.noCredentialsAdvice ?? 'start the operator with --credentials-secret'}`,
+      RETRY_DELAYS.credentials,
+    );
+  }
+
+  private clientsFor(ref: SecretRef): CachedClients {
+    const data = this.options.secrets.get(ref.namespace, ref.name)?.data;
+    if (!data) {
+      throw new ReconcileError(
+        'CredentialsMissing',
+        `Secret ${ref.namespace}/${ref.name} not found`,
+        RETRY_DELAYS.credentials,
+      );
+    }
+    const cacheKey = `${ref.namespace}/${ref.name}`;
+    // The allow-list may change without this Secret changing (it follows the operator's Secret by default).
+    const refusals = {
+      management: this.hostRefusal(ref, data, 'management'),
+      alerting: this.hostRefusal(ref, data, 'alerting'),
+    };
+    const fingerprint = createHash('sha256')
+      .update(JSON.stringify([...MANAGEMENT_KEYS, ...ALERTING_KEYS].map((key) => data[key] ?? '')))
+      .update(JSON.stringify(refusals))
+      .digest('hex');
+    const cached = this.cache.get(cacheKey);
+    if (cached?.fingerprint === fingerprint) return cached;
+    if (cached) void closeAll(cached);
+
+    const { quotas = {}, maxWaitMs, signal } = this.options;
+    const { hooks } = this.options;
+    const clientOptions: ClientOptions = {
+      dispatcher: this.options.dispatcher,
+      // Every call names the Secret whose budget it spends: metrics count per Secret, never by key value.
+      hooks: {
+        ...hooks,
+        onRequest: (event) => hooks.onRequest?.({ ...event, credentials: cacheKey }),
+        onQuotaWait: (event) => hooks.onQuotaWait?.({ ...event, credentials: cacheKey }),
+      },
+      logger: this.options.logger,
+      quotaRegistry: this.quotas,
+      ...(maxWaitMs === undefined ? {} : { maxWaitMs }),
+      ...(signal ? { signal } : {}),
+    };
+    // Each API gets its own budget; left unset, the client keeps the API's published limit.
+    const withQuota = (quota: QuotaLimit | false | undefined): ClientOptions =>
+      quota === undefined ? clientOptions : { ...clientOptions, quota };
+    const refused = (api: 'management' | 'alerting', keys: readonly string[]) => {
+      const missing = keys.filter((key) => !data[key]);
+      if (missing.length > 0) {
+        return new ReconcileError(
+          'CredentialsMissing',
+          `Secret ${cacheKey} has no key ${missing.join(', ')} (for the ${api} API)`,
+          RETRY_DELAYS.credentials,
+        );
+      }
+      const refusal = refusals[api];
+      return refusal ? new ReconcileError('ApiHostNotAllowed', refusal, RETRY_DELAYS.credentials) : undefined;
+    };
+    const management = refused('management', MANAGEMENT_KEYS);
+    const alerting = refused('alerting', ALERTING_KEYS);
+    const clients: Omit<CachedClients, 'snapshots'> = {
+      fingerprint,
+      management:
+        management ??
+        new ManagementClient(
+          {
+            baseUrl: data.managementUrl!,
+            organizationId: data.organizationId!,
+            keyId: data.keyId!,
+            keySecret: data.keySecret!,
+          },
+          withQuota(quotas.management),
+        ),
+      alerting:
+        alerting ??
+        new AlertingClient(
+          { baseUrl: data.alertsUrl!, token: data.alertsToken! },
+          withQuota(quotas.alerting),
+        ),
+    };
+    const { onCloudChange } = this.options;
+    const snapshots = new CloudSnapshots({
+      // A list with keys that make no client fails as a call would: CredentialsMissing, naming the key.
+      management: clients.management,
+      alerting: clients.alerting,
+      clock: { now: () => performance.now() },
+      ...(onCloudChange ? { onChange: onCloudChange } : {}),
+    });
+    const built: CachedClients = { ...clients, snapshots };
+    this.cache.set(cacheKey, built);
+    return built;
+  }
+
+  /**
+   * Why the operator may not call the API host a resource's own Secret names, or undefined. The operator's
+   * Secret is the administrator's, so it is trusted; every other Secret may name only the allowed hosts.
+   */
+  private hostRefusal(
+    ref: SecretRef,
+    data: Record<string, string>,
+    api: keyof typeof URL_KEYS,
+  ): string | undefined {
+    const key = URL_KEYS[api];
+    const url = data[key];
+    const operators = this.options.defaultSecret;
+    if (!url || (operators?.namespace === ref.namespace && operators.name === ref.name)) return undefined;
+    const allowed = this.allowedHosts();
+    const refusal = hostRefusal(url, allowed);
+    if (refusal === undefined) return undefined;
+    const listed = allowed.length > 0 ? allowed.join(', ') : 'none';
+    return `Secret ${ref.namespace}/${ref.name} key ${key} ${refusal} (allowed: ${listed}; see --allowed-api-hosts)`;
+  }
+
+  /** `--allowed-api-hosts`, else the hosts of the operator's own Secret as it is now. */
+  private allowedHosts(): AllowedHosts {
+    const { allowedApiHosts, defaultSecret } = this.options;
+    if (allowedApiHosts) return allowedApiHosts;
+    const data = defaultSecret && this.options.secrets.get(defaultSecret.namespace, defaultSecret.name)?.data;
+    const hosts = Object.values(URL_KEYS).map((key) => (data?.[key] ? entryFor(data[key]) : undefined));
+    return [...new Set(hosts.filter((host) => host !== undefined))];
+  }
+}

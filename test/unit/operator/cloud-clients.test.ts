@@ -1,0 +1,366 @@
+import { randomUUID } from 'node:crypto';
+import { Agent, MockAgent } from 'undici';
+import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../../src/cloud/http.ts';
+import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
+import { CloudClients } from '../../../src/operator/cloud-clients.ts';
+import type { RequestEvent } from '../../../src/cloud/hooks.ts';
+import type { SecretReader, ManagedObject } from '../../../src/managed/index.ts';
+
+const resource: ManagedObject = {
+  apiVersion: 'sluice.dev/v1alpha1',
+  kind: 'DatabaseService',
+  metadata: { name: 'db', namespace: 'ns', uid: 'uid-1' },
+  spec: {},
+};
+
+/** Credentials with a fresh key and token, so each test registers its own quota schedulers. */
+function fakeSecrets(only?: readonly string[]): SecretReader {
+  const all: Record<string, string> = {
+    organizationId: 'org',
+    keyId: `key-${randomUUID()}`,
+    keySecret: 'secret',
+    managementUrl: 'http://127.0.0.1:1',
+    alertsUrl: 'http://127.0.0.1:1',
+    alertsToken: `token-${randomUUID()}`,
+  };
+  const data = only ? Object.fromEntries(only.map((key) => [key, all[key]!])) : all;
+  return { get: () => ({ data, resourceVersion: '1' }) };
+}
+
+describe('CloudClients', () => {
+  const dispatcher = new Agent();
+  let clouds: CloudClients | undefined;
+  afterEach(async () => {
+    await clouds?.close();
+  });
+
+  const connect = (
+    quotas: ConstructorParameters<typeof CloudClients>[0]['quotas'],
+    keys?: readonly string[],
+  ) => {
+    clouds = new CloudClients({
+      secrets: fakeSecrets(keys),
+      defaultSecret: { namespace: 'sys', name: 'cloud' },
+      dispatcher,
+      hooks: {},
+      logger: silentLogger,
+      quotas,
+    });
+    return clouds.connectionFor(resource, 'poll');
+  };
+
+  it('names one budget key for Secrets holding one key, and none for an API whose keys are missing', () => {
+    clouds = new CloudClients({
+      secrets: fakeSecrets(['organizationId', 'keyId', 'keySecret', 'managementUrl']),
+      defaultSecret: { namespace: 'sys', name: 'cloud' },
+      dispatcher,
+      hooks: {},
+      logger: silentLogger,
+    });
+    const a = clouds.budgetKeyOf({ namespace: 'team-a', name: 'cloud' }, 'management');
+    expect(a).toMatch(/^management /);
+    expect(clouds.budgetKeyOf({ namespace: 'team-b', name: 'same-key' }, 'management')).toBe(a);
+    expect(clouds.budgetKeyOf({ namespace: 'team-a', name: 'cloud' }, 'alerting')).toBeUndefined();
+  });
+
+  it('gives the alerting client the --alerting-quota budget', async () => {
+    const cloud = await connect({ alerting: { requests: 7, windowMs: 3_000 } });
+    expect(cloud.alerting.quota?.limit).toMatchObject({ requests: 7, windowMs: 3_000 });
+  });
+
+  it('sends alerting calls unthrottled with --alerting-quota off', async () => {
+    const cloud = await connect({ alerting: false });
+    expect(cloud.alerting.quota).toBeUndefined();
+  });
+
+  it('gives the management client the --management-quota budget, or none when off', async () => {
+    expect(
+      (await connect({ management: { requests: 3, windowMs: 1_000 } })).management.quota?.limit,
+    ).toMatchObject({ requests: 3, windowMs: 1_000 });
+    expect((await connect({ management: false })).management.quota).toBeUndefined();
+  });
+
+  it('builds each API’s client from its own keys only, and names the keys an API lacks', async () => {
+    const alertsOnly = await connect({}, ['alertsUrl', 'alertsToken']);
+    expect(alertsOnly.alerting.quota?.limit).toMatchObject({ requests: 100, windowMs: 60_000 });
+    expect(() => alertsOnly.management).toThrow(
+      'Secret sys/cloud has no key organizationId, keyId, keySecret, managementUrl (for the management API)',
+    );
+    const noToken = await connect({}, ['organizationId', 'keyId', 'keySecret', 'managementUrl', 'alertsUrl']);
+    expect(noToken.management.quota).toBeDefined();
+    expect(() => noToken.alerting).toThrow('Secret sys/cloud has no key alertsToken (for the alerting API)');
+  });
+
+  it('keeps its own budgets: the flag governs even when the process registered the key first', async () => {
+    const secrets = fakeSecrets();
+    const data = secrets.get('sys', 'cloud')!.data!;
+    const earlier = new AlertingClient({ baseUrl: data.alertsUrl!, token: data.alertsToken! });
+    clouds = new CloudClients({
+      secrets,
+      defaultSecret: { namespace: 'sys', name: 'cloud' },
+      dispatcher,
+      hooks: {},
+      logger: silentLogger,
+      quotas: { alerting: { requests: 5, windowMs: 1_000 } },
+    });
+    const cloud = await clouds.connectionFor(resource, 'poll');
+    expect(earlier.quota?.limit).toMatchObject({ requests: 100 });
+    expect(cloud.alerting.quota?.limit).toMatchObject({ requests: 5, windowMs: 1_000 });
+    await earlier.close();
+  });
+
+  describe('releasing a Secret no object uses any more', () => {
+    const own = (namespace: string): ManagedObject => ({
+      ...resource,
+      metadata: { ...resource.metadata, namespace },
+      spec: { credentialsRef: { name: 'own' } },
+    });
+    const perNamespace = (): SecretReader => {
+      const byNamespace = new Map<string, SecretReader>();
+      return {
+        get: (namespace, name) => {
+          if (!byNamespace.has(namespace)) byNamespace.set(namespace, fakeSecrets());
+          return byNamespace.get(namespace)!.get(namespace, name);
+        },
+      };
+    };
+    const start = () =>
+      (clouds = new CloudClients({
+        secrets: perNamespace(),
+        allowedApiHosts: ['127.0.0.1:1'],
+        dispatcher,
+        hooks: {},
+        logger: silentLogger,
+        quotas: { management: { requests: 2, windowMs: 60_000 } },
+      }));
+
+    it('forgets its clients and the idle budget of its key; a later use builds them again', async () => {
+      const clients = start();
+      const first = (await clients.connectionFor(own('a'), 'poll')).management;
+      await clients.connectionFor(own('b'), 'poll');
+      expect(clients.credentialsInUse()).toEqual(['a/own', 'b/own']);
+
+      clients.release({ namespace: 'a', name: 'own' });
+      expect(clients.credentialsInUse()).toEqual(['b/own']);
+      const again = (await clients.connectionFor(own('a'), 'poll')).management;
+      expect(again.quota).toBeDefined();
+      expect(again.quota).not.toBe(first.quota);
+      expect(clients.credentialsInUse()).toEqual(['a/own', 'b/own']);
+    });
+
+    it('keeps the budget of its key while what it spent still counts in the window', async () => {
+      const clients = start();
+      const first = (await clients.connectionFor(own('a'), 'poll')).management;
+      const ticket = await first.quota!.acquire();
+      ticket.release();
+
+      clients.release({ namespace: 'a', name: 'own' });
+      const again = (await clients.connectionFor(own('a'), 'poll')).management;
+      expect(again.quota).toBe(first.quota);
+      expect(again.quotaRemaining()).toBe(1);
+    });
+  });
+
+  it('derives the Secret digest key from the credentials the resource uses: stable, and new with a new key secret', () => {
+    const digestKey = (data: Record<string, string>, ref?: string) =>
+      new CloudClients({
+        secrets: { get: () => ({ data, resourceVersion: '1' }) },
+        defaultSecret: { namespace: 'sys', name: 'cloud' },
+        dispatcher,
+        hooks: {},
+        logger: silentLogger,
+      }).secretDigestKey(ref ? { ...resource, spec: { credentialsRef: { name: ref } } } : resource);
+    const first = digestKey({ keySecret: 'secret-one' });
+    expect(digestKey({ keySecret: 'secret-one', keyId: 'other' }).id).toBe(first.id);
+    expect(digestKey({ keySecret: 'secret-two' }).id).not.toBe(first.id);
+    expect(digestKey({ alertsToken: 'token-only' }).id).not.toBe(first.id);
+    expect(() => digestKey({ organizationId: 'org' }, 'own')).toThrow(
+      'Secret ns/own has no key keySecret or alertsToken',
+    );
+  });
+
+  it('sends a reconcile’s reads at its priority and its writes as user, the shared client left as it was', async () => {
+    // Answered in-process: every management call gets a running service.
+    const cloud = new MockAgent();
+    cloud.disableNetConnect();
+    const service = { id: 'svc', name: 'db', state: 'running' };
+    cloud
+      .get('http://127.0.0.1:1')
+      .intercept({ path: () => true, method: () => true })
+      .reply(200, { status: 200, requestId: 'r', result: service })
+      .persist();
+    const sent: Pick<RequestEvent, 'method' | 'priority'>[] = [];
+    clouds = new CloudClients({
+      secrets: fakeSecrets(),
+      defaultSecret: { namespace: 'sys', name: 'cloud' },
+      dispatcher: cloud,
+      hooks: { onRequest: ({ method, priority }) => sent.push({ method, priority }) },
+      logger: silentLogger,
+    });
+    const polling = await clouds.connectionFor(resource, 'poll');
+    await polling.management.getService('svc');
+    await polling.management.changeServiceState('svc', 'awake');
+    const changed = await clouds.connectionFor(resource, 'user');
+    await changed.management.getService('svc');
+    await polling.management.getService('svc');
+    expect(sent).toEqual([
+      { method: 'GET', priority: 'poll' },
+      { method: 'PATCH', priority: 'user' },
+      { method: 'GET', priority: 'user' },
+      { method: 'GET', priority: 'poll' },
+    ]);
+    await cloud.close();
+  });
+
+  it('refreshes a shared list at poll priority, even in a reconcile of a user change, so a user write waiting with it goes first', async () => {
+    const cloud = new MockAgent();
+    cloud.disableNetConnect();
+    const service = { id: 'svc', name: 'db', state: 'running' };
+    const origin = cloud.get('http://127.0.0.1:1');
+    origin
+      .intercept({ path: (path) => path.endsWith('/services'), method: 'GET' })
+      .reply(200, { status: 200, requestId: 'r', result: [service] })
+      .persist();
+    origin
+      .intercept({ path: () => true, method: () => true })
+      .reply(200, { status: 200, requestId: 'r', result: service })
+      .persist();
+    const sent: Pick<RequestEvent, 'method' | 'route' | 'priority' | 'credentials'>[] = [];
+    clouds = new CloudClients({
+      secrets: fakeSecrets(),
+      defaultSecret: { namespace: 'sys', name: 'cloud' },
+      dispatcher: cloud,
+      hooks: {
+        onRequest: ({ method, route, priority, credentials }) =>
+          sent.push({ method, route, priority, credentials }),
+      },
+      logger: silentLogger,
+      // One call per 300 ms: the list and the write below both wait for the one slot.
+      quotas: { management: { requests: 1, windowMs: 300 } },
+      maxWaitMs: 5_000,
+    });
+    const changed = await clouds.connectionFor(resource, 'user');
+    await changed.management.getService('svc');
+    const listing = changed.snapshots.services.refresh(0);
+    const writing = changed.management.changeServiceState('svc', 'awake');
+    await Promise.all([listing, writing]);
+    const services = '/v1/organizations/:organizationId/services';
+    expect(sent).toEqual([
+      { method: 'GET', route: `${services}/:serviceId`, priority: 'user', credentials: 'sys/cloud' },
+      { method: 'PATCH', route: `${services}/:serviceId/state`, priority: 'user', credentials: 'sys/cloud' },
+      { method: 'GET', route: services, priority: 'poll', credentials: 'sys/cloud' },
+    ]);
+    await cloud.close();
+  });
+
+  /** The error a refused connection throws: its reason and message, with the credentials retry floor. */
+  const refusal = (reason: string, message: string) =>
+    expect.objectContaining({ name: 'ReconcileError', reason, message, retryAfterMs: 10_000 });
+
+  describe('what a resource’s own Secret and the operator’s Secret may be used for', () => {
+    const operatorSecret = {
+      organizationId: 'org',
+      keyId: `key-${randomUUID()}`,
+      keySecret: 'secret',
+      managementUrl: 'https://api.example.com',
+      alertsUrl: 'https://alerts.example.com',
+      alertsToken: `token-${randomUUID()}`,
+    };
+    const tenantSecret = (urls: { managementUrl: string; alertsUrl: string }) => ({
+      ...operatorSecret,
+      keyId: `key-${randomUUID()}`,
+      alertsToken: `token-${randomUUID()}`,
+      ...urls,
+    });
+    const own = (namespace: string): ManagedObject => ({
+      ...resource,
+      metadata: { ...resource.metadata, namespace },
+      spec: { credentialsRef: { name: 'own' } },
+    });
+    const borrowing = (namespace: string): ManagedObject => ({
+      ...resource,
+      metadata: { ...resource.metadata, namespace },
+    });
+    const withSecrets = (
+      tenant: Record<string, string>,
+      options: Partial<ConstructorParameters<typeof CloudClients>[0]> = {},
+    ) => {
+      const secrets: SecretReader = {
+        get: (namespace, name) =>
+          namespace === 'sys' && name === 'cloud'
+            ? { data: operatorSecret, resourceVersion: '1' }
+            : name === 'own'
+              ? { data: tenant, resourceVersion: '1' }
+              : undefined,
+      };
+      clouds = new CloudClients({
+        secrets,
+        defaultSecret: { namespace: 'sys', name: 'cloud' },
+        dispatcher,
+        hooks: {},
+        logger: silentLogger,
+        ...options,
+      });
+      return clouds;
+    };
+
+    it('lets a resource’s own Secret name the hosts of the operator’s Secret by default', async () => {
+      const cloud = await withSecrets(
+        tenantSecret({ managementUrl: 'https://api.example.com/', alertsUrl: 'https://alerts.example.com' }),
+      ).connectionFor(own('team'), 'poll');
+      expect(cloud.management.quota).toBeDefined();
+      expect(cloud.alerting.quota).toBeDefined();
+    });
+
+    it('refuses each API whose host its own Secret names and the operator may not call, naming the key', async () => {
+      const cloud = await withSecrets(
+        tenantSecret({ managementUrl: 'http://169.254.169.254', alertsUrl: 'https://alerts.example.com' }),
+      ).connectionFor(own('team'), 'poll');
+      expect(() => cloud.management).toThrow(
+        refusal(
+          'ApiHostNotAllowed',
+          'Secret team/own key managementUrl names host 169.254.169.254, which the operator may not call ' +
+            '(allowed: api.example.com, alerts.example.com; see --allowed-api-hosts)',
+        ),
+      );
+      expect(cloud.alerting.quota).toBeDefined();
+    });
+
+    it('uses --allowed-api-hosts instead of the default when given', async () => {
+      const clients = withSecrets(
+        tenantSecret({
+          managementUrl: 'https://eu.api.example.net',
+          alertsUrl: 'https://alerts.example.com',
+        }),
+        { allowedApiHosts: ['*.example.net'] },
+      );
+      const cloud = await clients.connectionFor(own('team'), 'poll');
+      expect(cloud.management.quota).toBeDefined();
+      expect(() => cloud.alerting).toThrow('key alertsUrl names host alerts.example.com');
+    });
+
+    it('trusts the operator’s own Secret whatever the list says', async () => {
+      const cloud = await withSecrets(tenantSecret({ managementUrl: 'x', alertsUrl: 'y' }), {
+        allowedApiHosts: ['elsewhere.example.org'],
+      }).connectionFor(borrowing('team'), 'poll');
+      expect(cloud.management.quota).toBeDefined();
+    });
+
+    it('lets only the listed namespaces use the operator’s Secret; a resource elsewhere may bring its own', async () => {
+      const clients = withSecrets(
+        tenantSecret({ managementUrl: 'https://api.example.com', alertsUrl: 'https://alerts.example.com' }),
+        { defaultSecretNamespaces: ['team-a', 'team-b'] },
+      );
+      expect((await clients.connectionFor(borrowing('team-a'), 'poll')).management.quota).toBeDefined();
+      await expect(clients.connectionFor(borrowing('team-c'), 'poll')).rejects.toThrow(
+        refusal(
+          'OperatorCredentialsNotAllowed',
+          "the operator's credentials may be used only in namespaces team-a, team-b " +
+            '(--operator-credentials-namespaces), not in team-c: set spec.credentialsRef to a Secret of this namespace',
+        ),
+      );
+      expect((await clients.connectionFor(own('team-c'), 'poll')).management.quota).toBeDefined();
+    });
+  });
+});
