@@ -6,19 +6,7 @@ import {
   redactSecrets,
   scrub,
 } from '../../../src/cloud/redaction.ts';
-
-const pipeBody = {
-  name: 'orders',
-  source: {
-    kafka: {
-      brokers: 'b:9092',
-      topics: 'orders',
-      credentials: { username: 'kafka-user', password: 'kafka-pass-123' },
-      schemaRegistry: { url: 'https://sr', credentials: { username: 'sr-user', password: 'sr-pass-456' } },
-    },
-  },
-  destination: { database: 'db', table: 't' },
-};
+import { pipeBodyWithCredentials as pipeBody } from '../../support/pipe-request-body.ts';
 
 describe('redactSecrets', () => {
   it('replaces credential fields at any depth and leaves everything else', () => {

@@ -2,6 +2,7 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { REDACTED } from '../../../src/cloud/redaction.ts';
 import { createLogger } from '../../../src/operator/logger.ts';
+import { pipeBodyWithCredentials as pipeBody } from '../../support/pipe-request-body.ts';
 
 function captured() {
   const chunks: string[] = [];
@@ -13,19 +14,6 @@ function captured() {
   });
   return { stream, text: () => chunks.join('') };
 }
-
-const pipeBody = {
-  name: 'orders',
-  source: {
-    kafka: {
-      brokers: 'b:9092',
-      topics: 'orders',
-      credentials: { username: 'kafka-user', password: 'kafka-pass-123' },
-      schemaRegistry: { url: 'https://sr', credentials: { username: 'sr-user', password: 'sr-pass-456' } },
-    },
-  },
-  destination: { database: 'db', table: 't' },
-};
 
 describe('createLogger', () => {
   it('redacts credential paths even when a caller logs a raw object', () => {
