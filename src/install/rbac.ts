@@ -27,9 +27,9 @@ export interface OperatorRules {
 
 /**
  * The least privilege `sluice run` needs, derived from the kind registry: a new kind in KIND_SCHEMAS
- * (src/kinds/schemas.ts) gets its rules by `npm run generate`. Every verb here is one the operator sends (see src/runtime: the reflector
- * lists and watches, the reconciler merge-patches finalizers and status, writes connection Secrets, creates
- * Events; leader election reads, creates and replaces its Lease).
+ * (src/kinds/schemas.ts) gets its rules by `npm run generate`. Every verb here is one the operator sends:
+ * the reflector lists and watches and leader election reads, creates and replaces its Lease (src/kube); the
+ * reconciler merge-patches finalizers and status, writes connection Secrets and creates Events (src/managed).
  */
 export function operatorRules(kinds: readonly KindSchema[]): OperatorRules {
   const plurals = kinds.map((k) => k.plural);
