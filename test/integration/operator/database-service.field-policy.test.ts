@@ -8,6 +8,7 @@ import {
   writes,
   type CallRecord,
   type OperatorEnv,
+  QUOTA_MODES,
 } from './support.ts';
 import { planDocuments } from './plan-in-process.ts';
 
@@ -33,21 +34,11 @@ async function operatorWrites(env: OperatorEnv) {
   return accepted(await env.calls()).slice(1);
 }
 
-const MODES = [
-  { mode: 'quota lifted', emulator: {}, operator: {}, settleMs: 2500 },
-  {
-    mode: "the cloud's real limit and the operator's default quota",
-    emulator: { rateLimit: undefined },
-    operator: { managementQuota: undefined },
-    settleMs: 4000,
-  },
-] as const;
-
-describe.skipIf(clusterSkipReason()).each(MODES)(
+describe.skipIf(clusterSkipReason()).each(QUOTA_MODES)(
   'DatabaseService spec.fieldPolicy ($mode)',
-  ({ mode, emulator, operator, settleMs }) => {
+  ({ lifted, emulator, operator, settleMs }) => {
     let env: OperatorEnv;
-    const prefix = mode === 'quota lifted' ? 'fp' : 'fpq';
+    const prefix = lifted ? 'fp' : 'fpq';
 
     beforeAll(async () => {
       env = await startOperatorEnv(`dbs-${prefix}`, emulator);

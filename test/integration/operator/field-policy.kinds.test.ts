@@ -16,6 +16,7 @@ import {
   type CallRecord,
   type OperatorEnv,
   type SluiceObject,
+  QUOTA_MODES,
 } from './support.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -170,24 +171,14 @@ const CASES: PolicyCase[] = [
   })),
 ];
 
-const MODES = [
-  { mode: 'quota lifted', emulator: {}, operator: {}, settleMs: 2500 },
-  {
-    mode: "the cloud's real limits and the operator's default quotas",
-    emulator: { rateLimit: undefined },
-    operator: { managementQuota: undefined, alertingQuota: undefined },
-    settleMs: 4000,
-  },
-] as const;
-
-describe.skipIf(clusterSkipReason()).each(MODES)(
+describe.skipIf(clusterSkipReason()).each(QUOTA_MODES)(
   'spec.fieldPolicy of Pipe, Alert and QueryEndpoint ($mode)',
-  ({ mode, emulator, operator, settleMs }) => {
+  ({ lifted, emulator, operator, settleMs }) => {
     let env: OperatorEnv;
     let serviceId: string;
 
     beforeAll(async () => {
-      env = await startOperatorEnv(mode === 'quota lifted' ? 'fp-kinds' : 'fpq-kinds', emulator);
+      env = await startOperatorEnv(lifted ? 'fp-kinds' : 'fpq-kinds', emulator);
       await env.startOperator(operator);
       await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass-1' });
       await env.apply('analytics', { name: 'analytics' });

@@ -2,8 +2,6 @@
 import { kafkaPipe } from '../../../tools/fixtures/pipe.ts';
 import { rpeSpec } from '../../../tools/fixtures/rpe.ts';
 import { tileAlert } from '../../../tools/fixtures/alert.ts';
-import type { EmulatorOptions } from '../../../src/emulator/server.ts';
-import type { OperatorFlags } from '../../../src/operator/config.ts';
 import { baseSpec, isReady, type OperatorEnv, type SluiceObject } from './support.ts';
 
 /** What a GitOps repository holds for one namespace: every kind, two services. */
@@ -40,12 +38,3 @@ export async function applyAll(
   }
   return ids;
 }
-
-export const QUOTAS: { title: string; emulator: EmulatorOptions; operator: Partial<OperatorFlags> }[] = [
-  { title: 'quota lifted', emulator: {}, operator: {} },
-  {
-    title: 'under the real quota (10 requests / 10 s)',
-    emulator: { rateLimit: undefined },
-    operator: { managementQuota: undefined },
-  },
-];

@@ -13,9 +13,10 @@ import {
   writes,
   type OperatorEnv,
   type SluiceObject,
+  QUOTA_MODES,
 } from './support.ts';
 import { planDocuments } from './plan-in-process.ts';
-import { applyAll, MANIFESTS, QUOTAS } from './ownership-fixtures.ts';
+import { applyAll, MANIFESTS } from './ownership-fixtures.ts';
 
 const OWNER_CLUSTER = 'sluice.dev/owner-cluster';
 const SERVICE = '/v1/organizations/:organizationId/services/:serviceId';
@@ -68,8 +69,8 @@ async function plan(env: OperatorEnv, clusterName?: string) {
   return Object.fromEntries(resources.map((r) => [`${r.kind}/${r.name}`, r]));
 }
 
-for (const quota of QUOTAS) {
-  describe.skipIf(clusterSkipReason())(`a cluster rebuilt from Git (${quota.title})`, () => {
+for (const quota of QUOTA_MODES) {
+  describe.skipIf(clusterSkipReason())(`a cluster rebuilt from Git (${quota.mode})`, () => {
     let env: OperatorEnv;
     let ids: Record<string, string>;
     let password: string;
@@ -85,7 +86,7 @@ for (const quota of QUOTAS) {
 
     it('under the same --cluster-name takes back every object: the same cloud ids, no create, no write, no password reset', async () => {
       await loseCluster(env);
-      if (quota.title === 'quota lifted') {
+      if (quota.lifted) {
         // What `sluice plan` says first: every object taken back under the name, refused under another's.
         const named = await plan(env, 'prod');
         for (const { kind, name } of MANIFESTS) {
@@ -116,7 +117,7 @@ for (const quota of QUOTAS) {
     }, 400_000);
   });
 
-  describe.skipIf(clusterSkipReason())(`exporting what one cluster name owned (${quota.title})`, () => {
+  describe.skipIf(clusterSkipReason())(`exporting what one cluster name owned (${quota.mode})`, () => {
     let env: OperatorEnv;
     let prod: Record<string, string>;
 
@@ -188,7 +189,7 @@ for (const quota of QUOTAS) {
     }, 300_000);
   });
 
-  describe.skipIf(clusterSkipReason())(`a cluster under the derived default name (${quota.title})`, () => {
+  describe.skipIf(clusterSkipReason())(`a cluster under the derived default name (${quota.mode})`, () => {
     let env: OperatorEnv;
     let prod: Record<string, string>;
 
@@ -245,7 +246,7 @@ for (const quota of QUOTAS) {
   });
 
   describe.skipIf(clusterSkipReason())(
-    `upgrading from a version that tagged services by uid only (${quota.title})`,
+    `upgrading from a version that tagged services by uid only (${quota.mode})`,
     () => {
       let env: OperatorEnv;
 

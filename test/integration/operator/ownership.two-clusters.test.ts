@@ -7,8 +7,8 @@ import { ALERT } from '../../../tools/fixtures/alert.ts';
 import { startControlPlane, type ControlPlane } from '../../../tools/cluster/controlPlane.ts';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
 import { startRecordingProxy, type ProxiedCall, type RecordingProxy } from './cloud-proxy.ts';
-import { applyAll, MANIFESTS, QUOTAS } from './ownership-fixtures.ts';
-import { isReady, startOperatorEnv, writes, type OperatorEnv } from './support.ts';
+import { applyAll, MANIFESTS } from './ownership-fixtures.ts';
+import { isReady, QUOTA_MODES, startOperatorEnv, writes, type OperatorEnv } from './support.ts';
 
 const OWNER_CLUSTER = 'sluice.dev/owner-cluster';
 const SERVICE = '/v1/organizations/:organizationId/services/:serviceId';
@@ -50,7 +50,7 @@ async function stopPair(pair: { a: Side; b: Side } | undefined) {
   }
 }
 
-type QuotaCase = (typeof QUOTAS)[number];
+type QuotaCase = (typeof QUOTA_MODES)[number];
 
 /** Calls that name one of `ids` in their path. */
 const touching = (calls: ProxiedCall[], ids: Record<string, string>) =>
@@ -90,9 +90,9 @@ describe.skipIf(clusterSkipReason())('two clusters running at once on one organi
   }, 120_000);
   afterAll(async () => second?.stop());
 
-  for (const quota of QUOTAS) {
-    describe(quota.title, () => {
-      const timeoutMs = quota.title === 'quota lifted' ? 60_000 : 300_000;
+  for (const quota of QUOTA_MODES) {
+    describe(quota.mode, () => {
+      const timeoutMs = quota.lifted ? 60_000 : 300_000;
 
       describe('equal namespaces, names and manifests applied to both at the same time', () => {
         let pair: { a: Side; b: Side };

@@ -16,6 +16,28 @@ export type { CallRecord };
 
 export const CREDENTIALS_SECRET = 'cloud-credentials';
 
+/**
+ * The two quota settings end-to-end tests run under: lifted, and the cloud's real limits with the operator's
+ * default quotas (10 requests / 10 s per key), where work queued behind quota waits shows. `settleMs`: how long
+ * a test watches for a call that should not come.
+ */
+export const QUOTA_MODES: readonly {
+  mode: string;
+  lifted: boolean;
+  emulator: EmulatorOptions;
+  operator: Partial<OperatorFlags>;
+  settleMs: number;
+}[] = [
+  { mode: 'quota lifted', lifted: true, emulator: {}, operator: {}, settleMs: 2500 },
+  {
+    mode: "the cloud's real limits and the operator's default quotas",
+    lifted: false,
+    emulator: { rateLimit: undefined },
+    operator: { managementQuota: undefined, alertingQuota: undefined },
+    settleMs: 4000,
+  },
+];
+
 /** One namespace on the real apiserver, one emulator, one operator watching only that namespace. */
 export interface OperatorEnv {
   namespace: string;
