@@ -327,7 +327,7 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     });
     expect(container.livenessProbe).toMatchObject({ httpGet: { path: '/healthz', port: 'probes' } });
     expect(container.readinessProbe).toMatchObject({ httpGet: { path: '/readyz', port: 'probes' } });
-    expect(container.resources).toMatchObject({ requests: { cpu: '50m', memory: '128Mi' } });
+    expect(container.resources).toMatchObject({ requests: { cpu: '50m', memory: '192Mi' } });
   });
 });
 
