@@ -15,6 +15,7 @@ import {
   NODE_NETWORK,
   PAUSE_IMAGE,
   pidsWithArgument,
+  podCgroupPids,
 } from '../../../tools/cluster/node.ts';
 import { nodeSkipReason } from './support.ts';
 
@@ -135,5 +136,6 @@ describe.skipIf(nodeSkipReason())('one real node', () => {
     expect(kubeChains()).toEqual([]);
     expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(dir);
     expect(pidsWithArgument(socket)).toEqual([]);
+    expect(podCgroupPids()).toEqual([]);
   }, 120_000);
 });
