@@ -63,7 +63,11 @@ export interface Cluster {
 }
 
 export async function startCluster(): Promise<Cluster> {
-  const plane = await startControlPlane();
+  return clusterOf(await startControlPlane());
+}
+
+/** The benchmarks' view of a control plane started elsewhere (with a node, say). */
+export function clusterOf(plane: ControlPlane): Cluster {
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(plane.kubeconfig);
   const cluster: Cluster = {

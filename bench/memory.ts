@@ -1,7 +1,8 @@
 // `npm run bench:memory [-- --objects 10000 --entry bin/sluice.js]`: the operator as its own process (as it
 // runs in production: `sluice run`), its RSS idle with no objects and settled with N objects Ready.
 // `--entry` picks what runs: bin/sluice.js (tsx, or the compiled dist/ once built) or a compiled cli.js.
-// Defaults to the target's 10,000 objects, every kind (about 10 minutes on the 2-core machine).
+// Defaults to the target's 10,000 objects, every kind (about 10 minutes on the 2-core machine). `--node` measures
+// the chart's pod on the real node instead (bench/memory-node.ts).
 import { readFileSync } from 'node:fs';
 import {
   applyAll,
@@ -16,6 +17,7 @@ import {
   startStack,
   type Benchmark,
 } from './harness.ts';
+import { mainOnNode } from './memory-node.ts';
 
 /** Resident set size of a process, in MB (from /proc: Linux only). */
 function rssMb(pid: number): number {
@@ -129,4 +131,8 @@ export const memory: Benchmark = {
   },
 };
 
-if (isMain(import.meta.url)) await main(memory);
+if (isMain(import.meta.url)) {
+  // `--node`: the chart's pod on the real node instead of a process (bench/memory-node.ts).
+  if (process.argv.includes('--node')) await mainOnNode(process.argv.slice(2));
+  else await main(memory);
+}

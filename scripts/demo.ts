@@ -1,45 +1,111 @@
-// `npm run demo [-- --keep]`: the whole of sluice on this machine. Builds the control plane when it is not
-// cached yet, starts it and the emulator, installs sluice with its Helm chart and runs the operator from the
-// chart's Deployment arguments and RBAC (scripts/demo-install.ts), applies deploy/examples/, waits for Ready,
-// and shows what a user sees. Without --keep it stops everything and
+// `npm run demo [-- --keep] [-- --node]`: the whole of sluice on this machine. Builds the control plane when it
+// is not cached yet, starts it and the emulator, installs sluice with its Helm chart and runs the operator from
+// the chart's Deployment arguments and RBAC (scripts/demo-install.ts), applies deploy/examples/, waits for Ready,
+// and shows what a user sees. With --node the operator is the chart's pod on one real node instead (the image
+// built from the Dockerfile, or taken from the cache; needs root). Without --keep it stops everything and
 // exits 0; with --keep it stays up for a person to play with kubectl.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CoreV1Api, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import { startEmulator } from '../src/emulator/server.ts';
+import { startEmulator, type Emulator } from '../src/emulator/server.ts';
 import { ensureControlPlaneBinaries, findAssets, repoRoot } from '../tools/cluster/assets.ts';
+import { podReady, RELEASE_NAMESPACE, startChartOnNode } from '../tools/cluster/chartOnNode.ts';
 import { startControlPlane } from '../tools/cluster/controlPlane.ts';
+import { nodeUnavailableReason } from '../tools/cluster/node.ts';
 import { installWithHelm } from './demo-install.ts';
 
 const NAMESPACE = 'sluice-demo';
-const OPERATOR_NAMESPACE = 'sluice-system';
-const { values: flags } = parseArgs({ options: { keep: { type: 'boolean', default: false } } });
+const OPERATOR_NAMESPACE = RELEASE_NAMESPACE;
+const { values: flags } = parseArgs({
+  options: { keep: { type: 'boolean', default: false }, node: { type: 'boolean', default: false } },
+});
 const say = (message: string) => console.log(`[demo] ${message}`);
+const demoStarted = Date.now();
 
 // 1. The control plane: built once from Go modules (minutes), then cached (seconds).
+if (flags.node) {
+  const reason = nodeUnavailableReason();
+  if (reason) throw new Error(`npm run demo -- --node: ${reason}`);
+}
 ensureControlPlaneBinaries();
 const kubeconfig = join(repoRoot, '.sluice', 'kubeconfig');
 mkdirSync(join(repoRoot, '.sluice'), { recursive: true });
-// No CRDs from crds/: the chart installs them.
-const cluster = await startControlPlane({ kubeconfigPath: kubeconfig, crdDir: false });
-say(`control plane ready at ${cluster.server} in ${(cluster.startupMs / 1000).toFixed(1)} s`);
 
-// 2. The cloud: the emulator, with services taking a second per state change like a (fast) real cloud.
-const emulator = await startEmulator({ port: 0, transitionMs: 1000, logger: false });
-say(`emulator at ${emulator.url}`);
+/** What the rest of the demo needs of the cluster, the cloud and the operator, either way they run. */
+interface Running {
+  emulator: Emulator;
+  /** Files to remove when the demo stops. */
+  files: string[];
+  /** The `sluice plan` flag naming the credentials Secret. */
+  credentialsSecret: string | undefined;
+  stop(): Promise<void>;
+}
 
-// 3. sluice itself: `helm install`, then the operator with the chart's arguments and RBAC only.
-const { KubeConfig } = await import('@kubernetes/client-node');
+// 2.-3. The cloud (the emulator, services taking a second per state change like a (fast) real cloud) and sluice.
+const running: Running = flags.node ? await onNode() : await asProcess();
+
+/** The operator as the chart's pod on one real node. */
+async function onNode(): Promise<Running> {
+  const chart = await startChartOnNode({ kubeconfigPath: kubeconfig, transitionMs: 1000, log: say });
+  say(`control plane and node ready at ${chart.cp.server}; emulator at ${chart.emulator.url}`);
+  await chart.core.createNamespace({
+    body: {
+      metadata: { name: OPERATOR_NAMESPACE, labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } },
+    },
+  });
+  chart.helm('install');
+  say(
+    `helm install sluice charts/sluice -n ${OPERATOR_NAMESPACE} (image ${chart.image.repository}:${chart.image.tag})`,
+  );
+  const deadline = Date.now() + 300_000;
+  let [pod] = await chart.operatorPods();
+  while (!podReady(pod)) {
+    if (Date.now() > deadline) throw new Error('the operator pod was not Ready within 5 minutes');
+    await new Promise((r) => setTimeout(r, 500));
+    [pod] = await chart.operatorPods();
+  }
+  say(
+    `operator pod ${pod!.metadata!.name} Ready on node ${pod!.spec!.nodeName} (pod IP ${pod!.status!.podIP})`,
+  );
+  return {
+    emulator: chart.emulator,
+    files: [],
+    credentialsSecret: pod!.spec!.containers[0]!.args?.find((arg) => arg.startsWith('--credentials-secret=')),
+    stop: () => chart.stop(),
+  };
+}
+
+/** The operator from source with the chart's Deployment arguments and RBAC (no kubelet runs the pod). */
+async function asProcess(): Promise<Running> {
+  // No CRDs from crds/: the chart installs them.
+  const cluster = await startControlPlane({ kubeconfigPath: kubeconfig, crdDir: false });
+  say(`control plane ready at ${cluster.server} in ${(cluster.startupMs / 1000).toFixed(1)} s`);
+  const emulator = await startEmulator({ port: 0, transitionMs: 1000, logger: false });
+  say(`emulator at ${emulator.url}`);
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const operator = await installWithHelm({ kubeconfig, kc, emulator, namespace: OPERATOR_NAMESPACE, say });
+  say(
+    `operator running: metrics at ${operator.metricsUrl}/metrics, health probe at ${operator.probeUrl}/healthz and /readyz`,
+  );
+  return {
+    emulator,
+    // A token of a cluster that is gone, and the log of its operator: nothing to keep.
+    files: [operator.kubeconfigFile, operator.logFile],
+    credentialsSecret: operator.args.find((arg) => arg.startsWith('--credentials-secret=')),
+    stop: async () => {
+      await operator.stop();
+      await emulator.stop();
+      await cluster.stop();
+    },
+  };
+}
 const kc = new KubeConfig();
 kc.loadFromFile(kubeconfig);
 const core = kc.makeApiClient(CoreV1Api);
-const operator = await installWithHelm({ kubeconfig, kc, emulator, namespace: OPERATOR_NAMESPACE, say });
-say(
-  `operator running: metrics at ${operator.metricsUrl}/metrics, health probe at ${operator.probeUrl}/healthz and /readyz`,
-);
 
 // 4. A namespace for the examples.
 await core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
@@ -75,9 +141,19 @@ for (const object of managed) {
 say(`all resources Ready ${((Date.now() - started) / 1000).toFixed(1)} s after apply`);
 
 // 7. What a user sees.
+// Its own discovery cache: helm's install filled the shared one (~/.kube/cache) before the CRDs existed.
+const kubeCache = join(repoRoot, '.sluice', 'kube-cache');
+rmSync(kubeCache, { recursive: true, force: true });
 const kubectl = (...args: string[]) =>
-  execFileSync(findAssets().kubectl, ['--kubeconfig', kubeconfig, ...args], { encoding: 'utf8' });
+  execFileSync(findAssets().kubectl, ['--kubeconfig', kubeconfig, '--cache-dir', kubeCache, ...args], {
+    encoding: 'utf8',
+  });
 console.log(`\n$ kubectl get sluice -n ${NAMESPACE}\n${kubectl('get', 'sluice', '-n', NAMESPACE)}`);
+if (flags.node) {
+  console.log(
+    `\n$ kubectl get pods -n ${OPERATOR_NAMESPACE} -o wide\n${kubectl('get', 'pods', '-n', OPERATOR_NAMESPACE, '-o', 'wide')}`,
+  );
+}
 for (const object of managed.filter((o) => o.kind === 'DatabaseService')) {
   const secret = await core.readNamespacedSecret({
     name: `${object.metadata!.name}-connection`,
@@ -90,24 +166,21 @@ for (const object of managed.filter((o) => o.kind === 'DatabaseService')) {
   );
 }
 
-const stopAll = async () => {
-  await operator.stop();
-  await emulator.stop();
-  await cluster.stop();
-};
+say(`demo up ${((Date.now() - demoStarted) / 1000).toFixed(0)} s after start`);
+const stopAll = () => running.stop();
 if (!flags.keep) {
   await stopAll();
-  // A token of a cluster that is gone, and the log of its operator: nothing to keep.
-  for (const file of [operator.kubeconfigFile, operator.logFile]) rmSync(file, { force: true });
+  for (const file of [...running.files, kubeCache]) rmSync(file, { recursive: true, force: true });
   say('done; run `npm run demo -- --keep` to stay up and use kubectl yourself');
   process.exit(0);
 }
 console.log(`\nexport KUBECONFIG=${kubeconfig}\n`);
-const credentialsSecret = operator.args.find((arg) => arg.startsWith('--credentials-secret='));
 say(
-  `plan the examples in the demo's namespace: npx sluice plan -f deploy/examples/ -n ${NAMESPACE} ${credentialsSecret ?? ''}`,
+  `plan the examples in the demo's namespace: npx sluice plan -f deploy/examples/ -n ${NAMESPACE} ${running.credentialsSecret ?? ''}`,
 );
-say(`kubectl is at ${findAssets().kubectl}; the emulator at ${emulator.url}. Ctrl-C stops everything.`);
+say(
+  `kubectl is at ${findAssets().kubectl}; the emulator at ${running.emulator.url}. Ctrl-C stops everything.`,
+);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => void stopAll().then(() => process.exit(0)));
 }

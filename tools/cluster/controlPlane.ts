@@ -246,10 +246,18 @@ async function startLocalOnce(
   const tmp = mkdtempSync(join(scratchRoot(), SCRATCH_PREFIX));
   writeFileSync(join(tmp, 'owner.pid'), String(process.pid));
   const processes: Managed[] = [];
-  const release = guard({ processes, dirs: [tmp] });
-  let stopped = false;
   let node: RunningNode | undefined;
   let removeNodeNetwork: (() => void) | undefined;
+  // A crash takes the node down too: its containers, bridge and rules would outlive the processes.
+  const release = guard({
+    processes,
+    dirs: [tmp],
+    cleanup: () => {
+      node?.cleanup();
+      removeNodeNetwork?.();
+    },
+  });
+  let stopped = false;
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;

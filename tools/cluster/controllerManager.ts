@@ -15,7 +15,8 @@ export const DEFAULT_CONTROLLERS = ['namespace', 'garbagecollector'] as const;
  * With a node, what a Deployment and its pods need as in a real cluster: Deployments make ReplicaSets and
  * ReplicaSets make pods; every namespace gets its `default` ServiceAccount (the ServiceAccount admission plugin
  * refuses a pod whose ServiceAccount does not exist) and its `kube-root-ca.crt` ConfigMap (the CA in every pod's
- * projected token volume); legacy token Secrets are filled in. Only with a node: nothing else runs pods.
+ * projected token volume); legacy token Secrets are filled in; PodDisruptionBudgets get the status evictions
+ * (`kubectl drain`) are judged by. Only with a node: nothing else runs pods.
  */
 export const NODE_CONTROLLERS = [
   ...DEFAULT_CONTROLLERS,
@@ -24,6 +25,7 @@ export const NODE_CONTROLLERS = [
   'serviceaccount',
   'serviceaccount-token',
   'root-ca-cert-publisher',
+  'disruption',
 ] as const;
 
 export interface ControllerManagerParams {

@@ -235,6 +235,8 @@ state = "${join(root, 'containerd-state')}"
     cleanup() {
       // Containers the kubelet did not stop: their shims serve our containerd's address, nobody else's.
       for (const pid of pidsWithArgument(containerdAddress)) tryRun('kill', ['-9', String(pid)]);
+      // A sandbox outlives its killed shim (it is its PID namespace's init): whatever is left in the pods' cgroups.
+      killPodCgroups();
       for (const netns of listNetns()) if (!netnsBefore.has(netns)) tryRun('ip', ['netns', 'delete', netns]);
       // kube-proxy's own cleanup removes every rule and chain it made; the kubelet's are removed here.
       tryRun(opts.bin.kubeProxy, ['--cleanup']);
@@ -420,6 +422,41 @@ function mountsUnder(dir: string): string[] {
 
 function listNetns(): string[] {
   return existsSync('/var/run/netns') ? readdirSync('/var/run/netns') : [];
+}
+
+/**
+ * Processes in the pods' cgroups (containerd's `k8s.io` parent; one node per machine, so all of them are this
+ * node's): a sandbox whose shim is gone keeps running, as its PID namespace's init.
+ */
+export function podCgroupPids(): number[] {
+  const parent = '/sys/fs/cgroup/pids/k8s.io';
+  if (!existsSync(parent)) return [];
+  return readdirSync(parent, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .flatMap((entry) => {
+      try {
+        return readFileSync(join(parent, entry.name, 'cgroup.procs'), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map(Number);
+      } catch {
+        return []; // removed meanwhile
+      }
+    });
+}
+
+/** Kills what is left in the pods' cgroups, waits (up to 5 s) until they are empty and removes them. */
+function killPodCgroups(): void {
+  for (const pid of podCgroupPids()) tryRun('kill', ['-9', String(pid)]);
+  const deadline = Date.now() + 5_000;
+  while (podCgroupPids().length > 0 && Date.now() < deadline)
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 50);
+  for (const controller of existsSync('/sys/fs/cgroup') ? readdirSync('/sys/fs/cgroup') : []) {
+    const parent = join('/sys/fs/cgroup', controller, 'k8s.io');
+    if (!existsSync(parent)) continue;
+    for (const entry of readdirSync(parent, { withFileTypes: true }))
+      if (entry.isDirectory()) tryRun('rmdir', [join(parent, entry.name)]);
+  }
 }
 
 /** Processes whose command line holds `argument` (a path only this node uses). */

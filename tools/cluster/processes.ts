@@ -89,6 +89,8 @@ export function logTail(p: Managed, lines = 25): string {
 interface Resources {
   processes: Managed[];
   dirs: string[];
+  /** Synchronous teardown of what is not a process or a directory (a node's pods, bridge and rules). */
+  cleanup?: () => void;
 }
 const live = new Set<Resources>();
 let hooksInstalled = false;
@@ -97,6 +99,11 @@ let hooksInstalled = false;
 function killAllNow(): void {
   for (const r of live) {
     for (const p of r.processes) if (alive(p)) p.child.kill('SIGKILL');
+    try {
+      r.cleanup?.();
+    } catch {
+      // a last resort: the directories still go
+    }
     for (const d of r.dirs) rmSync(d, { recursive: true, force: true });
   }
   live.clear();

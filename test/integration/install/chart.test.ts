@@ -109,6 +109,16 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
       { image: { repository: 'registry.example.com/sluice', tag: '' } },
       /image.tag \(or image.digest\) is required/,
     ],
+    [
+      'a disruption budget that keeps the only replica (every node drain would block)',
+      { podDisruptionBudget: { enabled: true } },
+      /podDisruptionBudget.minAvailable \(1\) must leave one of the 1 replicas free to evict/,
+    ],
+    [
+      'a disruption budget as a percentage that keeps every replica',
+      { replicas: 2, podDisruptionBudget: { enabled: true, minAvailable: '60%' } },
+      /podDisruptionBudget.minAvailable \(60%\) must leave one of the 2 replicas/,
+    ],
   ])('refuses to render %s, naming the value to set', (_what, values, message) => {
     expect(() => helmTemplate({ namespace: 'sluice-system', values })).toThrow(message);
   });
@@ -317,7 +327,7 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     });
     expect(container.livenessProbe).toMatchObject({ httpGet: { path: '/healthz', port: 'probes' } });
     expect(container.readinessProbe).toMatchObject({ httpGet: { path: '/readyz', port: 'probes' } });
-    expect(container.resources).toMatchObject({ requests: { cpu: '50m', memory: '128Mi' } });
+    expect(container.resources).toMatchObject({ requests: { cpu: '50m', memory: '192Mi' } });
   });
 });
 

@@ -4,30 +4,24 @@
 // Service with its ServiceAccount token and the cloud (the emulator) on the node's bridge.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  CoordinationV1Api,
-  CoreV1Api,
-  KubeConfig,
-  KubernetesObjectApi,
-  type KubernetesObject,
-  type V1Pod,
-} from '@kubernetes/client-node';
+import { KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../../src/emulator/server.ts';
 import type { CallRecord } from '../../../src/emulator/call-log.ts';
 import { repoRoot } from '../../../tools/cluster/assets.ts';
-import { startControlPlane, type ControlPlane } from '../../../tools/cluster/controlPlane.ts';
-import { operatorImage, type OperatorImage } from '../../../tools/cluster/image.ts';
-import { chartCredentials, chartDir, helmWithValues, kubectlApply } from '../../../tools/cluster/install.ts';
-import { NODE_NETWORK, pidsWithArgument } from '../../../tools/cluster/node.ts';
-import { node24 } from '../../support/node24.ts';
+import {
+  containerMemory,
+  mib,
+  operatorPids,
+  podReady,
+  RELEASE_NAMESPACE as RELEASE_NS,
+  startChartOnNode,
+  type ChartOnNode,
+} from '../../../tools/cluster/chartOnNode.ts';
+import { kubectlApply } from '../../../tools/cluster/install.ts';
 import { RESTRICTED } from '../install/support.ts';
-import { eventually, nodeSkipReason } from './support.ts';
+import { eventually, nodeSkipReason, serviceCreates } from './support.ts';
 
-const RELEASE = 'sluice';
-const RELEASE_NS = 'sluice-system';
-const SERVICES_ROUTE = '/v1/organizations/:organizationId/services';
 const EXAMPLES_NS = 'examples';
 /** Generous: two cores shared with other builds and test runs. */
 const SETTLE_MS = 240_000;
@@ -49,50 +43,23 @@ const isReady = (object: Sluice | undefined) =>
   object?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
 
 describe.skipIf(nodeSkipReason())('the chart installed with helm on the real node', () => {
-  let image: OperatorImage;
-  let cp: ControlPlane;
-  let emulator: Emulator;
-  let kc: KubeConfig;
-  let core: CoreV1Api;
+  let chart: ChartOnNode;
+  let cp: ChartOnNode['cp'];
+  let kc: ChartOnNode['kc'];
+  let core: ChartOnNode['core'];
 
   beforeAll(async () => {
-    image = operatorImage({ node: node24() });
-    console.log(
-      `[node] image ${image.repository}:${image.tag} ${image.built ? 'built' : 'from the cache'} in ${(image.ms / 1000).toFixed(1)} s`,
-    );
-    // The chart installs the CRDs itself.
-    cp = await startControlPlane({ node: true, crdDir: false });
-    cp.node!.loadImage(image.archive, `${image.repository}:${image.tag}`);
-    // The real quota (10 requests / 10 s per key). On every address: the pod reaches it on the bridge's, and the
-    // call log answers loopback callers only.
-    emulator = await startEmulator({ host: '0.0.0.0', port: 0, transitionMs: 500, logger: false });
-    kc = new KubeConfig();
-    kc.loadFromString(cp.kubeconfigYaml);
-    core = kc.makeApiClient(CoreV1Api);
+    chart = await startChartOnNode({ log: (msg) => console.log(`[node] ${msg}`) });
+    ({ cp, kc, core } = chart);
   }, 900_000);
   afterAll(async () => {
-    await cp?.stop();
-    await emulator?.stop();
+    await chart?.stop();
   });
 
-  /** Only the image and the cloud credentials set, besides `extra`. */
   const helm = (command: 'install' | 'upgrade', extra: Record<string, unknown> = {}) =>
-    helmWithValues([command, RELEASE, chartDir, '--kubeconfig', cp.kubeconfig, '-n', RELEASE_NS], {
-      image: { repository: image.repository, tag: image.tag, pullPolicy: 'Never' },
-      credentials: chartCredentials({ ...emulator, url: `http://${NODE_NETWORK.nodeIp}:${emulator.port}` }),
-      ...extra,
-    });
-  const operatorPod = async (): Promise<V1Pod | undefined> => {
-    const pods = await core.listNamespacedPod({
-      namespace: RELEASE_NS,
-      labelSelector: `app.kubernetes.io/instance=${RELEASE}`,
-    });
-    return pods.items.find((pod) => !pod.metadata?.deletionTimestamp);
-  };
-  const podReady = (pod: V1Pod | undefined) =>
-    pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
-  const calls = async (): Promise<CallRecord[]> =>
-    ((await (await fetch(`${emulator.url}/_emulator/calls`)).json()) as { calls: CallRecord[] }).calls;
+    chart.helm(command, extra);
+  const operatorPod = async () => (await chart.operatorPods())[0];
+  const calls = () => chart.calls();
   const examplesReady = async () => {
     const objects = KubernetesObjectApi.makeApiClient(kc);
     for (const object of sluiceExamples) {
@@ -119,13 +86,9 @@ describe.skipIf(nodeSkipReason())('the chart installed with helm on the real nod
       expect(pod.spec!.nodeName).toBe(cp.node!.name);
       expect(pod.spec!.containers[0]!.securityContext?.readOnlyRootFilesystem).toBe(true);
 
-      const coordination = kc.makeApiClient(CoordinationV1Api);
       const holder = await eventually(
         'the Lease held',
-        async () => {
-          const lease = await coordination.readNamespacedLease({ name: RELEASE, namespace: RELEASE_NS });
-          return lease.spec?.holderIdentity || undefined;
-        },
+        async () => (await chart.leaseHolder()) || undefined,
         SETTLE_MS,
       );
       expect(holder.split('_')[0]).toBe(podName);
@@ -151,10 +114,7 @@ describe.skipIf(nodeSkipReason())('the chart installed with helm on the real nod
       const creates = (log: CallRecord[]) =>
         log.filter((c) => c.method === 'POST' && c.status < 300 && !/\/(start|stop|password)$/.test(c.path));
       const createsBefore = creates(await calls()).length;
-      const coordination = kc.makeApiClient(CoordinationV1Api);
-      const holder = async () =>
-        (await coordination.readNamespacedLease({ name: RELEASE, namespace: RELEASE_NS })).spec
-          ?.holderIdentity;
+      const holder = () => chart.leaseHolder();
       const holderBefore = await holder();
 
       const [pid] = operatorPids();
@@ -215,7 +175,7 @@ describe.skipIf(nodeSkipReason())('the chart installed with helm on the real nod
       // A changed value changes the pod template: the Deployment's Recreate rollout replaces the pod.
       helm('upgrade', { operator: { logLevel: 'debug' } });
       // The quota allows 10 requests per 10 s: most creates are still to come when the old pod is told to stop.
-      const createdAtUpgrade = burstCreates(await calls());
+      const createdAtUpgrade = serviceCreates(await calls(), 'burst ');
       expect(createdAtUpgrade.length).toBeLessThan(services.length);
 
       const after = await eventually(
@@ -241,40 +201,17 @@ describe.skipIf(nodeSkipReason())('the chart installed with helm on the real nod
 
       const log = await calls();
       expect(log.filter((c) => c.status === 429)).toEqual([]);
-      const created = burstCreates(log);
+      const created = serviceCreates(log, 'burst ');
       expect(created.sort()).toEqual(services.map((s) => s.spec.name).sort());
     },
     SETTLE_MS * 4,
   );
 });
 
-/** The names of the burst services the cloud created, one per successful create. */
-function burstCreates(log: CallRecord[]): string[] {
-  return log
-    .filter((c) => c.method === 'POST' && c.route === SERVICES_ROUTE && c.status < 300)
-    .map((c) => (c.body as { name: string }).name)
-    .filter((name) => name.startsWith('burst '));
-}
-
-/** The operator's processes on this machine (the image's entrypoint names its script). */
-function operatorPids(): number[] {
-  return pidsWithArgument('/app/bin/sluice.js');
-}
-
-/** The operator's resident memory and its container's working set (what the kubelet reports), from cgroup v1. */
+/** The operator's resident memory and its container's working set (what the kubelet reports). */
 function memoryReport(): string {
   const [pid] = operatorPids();
   if (!pid) return 'no process';
-  const rss = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  const cgroup = /^\d+:memory:(.*)$/m.exec(readFileSync(`/proc/${pid}/cgroup`, 'utf8'))?.[1];
-  let workingSet = 'unknown';
-  if (cgroup) {
-    const dir = join('/sys/fs/cgroup/memory', cgroup);
-    const usage = Number(readFileSync(join(dir, 'memory.usage_in_bytes'), 'utf8'));
-    const inactive = Number(
-      /^total_inactive_file (\d+)$/m.exec(readFileSync(join(dir, 'memory.stat'), 'utf8'))?.[1] ?? 0,
-    );
-    workingSet = `${((usage - inactive) / 1048576).toFixed(1)} MiB`;
-  }
-  return `RSS ${(Number(rss) / 1024).toFixed(1)} MiB, container working set ${workingSet}`;
+  const memory = containerMemory(pid);
+  return `RSS ${mib(memory.processRss)}, container working set ${mib(memory.workingSet)}`;
 }

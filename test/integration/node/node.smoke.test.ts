@@ -8,13 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AppsV1Api, CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findAssets } from '../../../tools/cluster/assets.ts';
+import { findAssets, repoRoot } from '../../../tools/cluster/assets.ts';
 import { startControlPlane, type ControlPlane } from '../../../tools/cluster/controlPlane.ts';
 import {
   buildImageFromScratch,
   NODE_NETWORK,
   PAUSE_IMAGE,
   pidsWithArgument,
+  podCgroupPids,
 } from '../../../tools/cluster/node.ts';
 import { nodeSkipReason } from './support.ts';
 
@@ -135,5 +136,47 @@ describe.skipIf(nodeSkipReason())('one real node', () => {
     expect(kubeChains()).toEqual([]);
     expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(dir);
     expect(pidsWithArgument(socket)).toEqual([]);
+    expect(podCgroupPids()).toEqual([]);
   }, 120_000);
+
+  it('a crash of the process running the node takes every piece down too', () => {
+    // Another process starts a node, runs a pod on it and throws: only its exit hook is left to clean up.
+    const script = `
+      import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+      import { startControlPlane } from ${JSON.stringify(join(repoRoot, 'tools/cluster/controlPlane.ts'))};
+      const cp = await startControlPlane({ node: true, crdDir: false });
+      console.log(JSON.stringify({ dir: cp.kubeconfig, socket: cp.node.containerdAddress }));
+      const kc = new KubeConfig();
+      kc.loadFromString(cp.kubeconfigYaml);
+      const core = kc.makeApiClient(CoreV1Api);
+      const image = ${JSON.stringify(PAUSE_IMAGE)};
+      await core.createNamespacedPod({ namespace: 'default', body: { metadata: { name: 'left' },
+        spec: { nodeName: cp.node.name, containers: [{ name: 'c', image, imagePullPolicy: 'Never' }] } } });
+      for (;;) {
+        const pod = await core.readNamespacedPod({ name: 'left', namespace: 'default' });
+        if (pod.status?.phase === 'Running') break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      throw new Error('crashed with a pod running');
+    `;
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+      timeout: 150_000,
+    });
+    expect(child.stderr).toContain('crashed with a pod running');
+    const { dir, socket } = JSON.parse(child.stdout.trim().split('\n').at(-1)!) as {
+      dir: string;
+      socket: string;
+    };
+    const scratchDir = join(dir, '..');
+    expect(existsSync(scratchDir)).toBe(false);
+    expect(spawnSync('ip', ['link', 'show', NODE_NETWORK.bridge]).status).not.toBe(0);
+    expect(kubeChains()).toEqual([]);
+    expect(readFileSync('/proc/self/mountinfo', 'utf8')).not.toContain(scratchDir);
+    expect(pidsWithArgument(socket)).toEqual([]);
+    expect(podCgroupPids()).toEqual([]);
+    // The machine's one node is free again.
+    expect(existsSync('/run/sluice-node.pid')).toBe(false);
+  }, 180_000);
 });

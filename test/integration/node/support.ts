@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { CallRecord } from '../../../src/emulator/call-log.ts';
 import { findAssets } from '../../../tools/cluster/assets.ts';
 import { nodeUnavailableReason } from '../../../tools/cluster/node.ts';
 
@@ -29,4 +30,15 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error(`${what}: not after ${timeoutMs} ms`, { cause: last });
     await new Promise((r) => setTimeout(r, 500));
   }
+}
+
+/** The names (starting with `prefix`) of the services the cloud created, one per successful create. */
+export function serviceCreates(log: CallRecord[], prefix: string): string[] {
+  return log
+    .filter(
+      (c) =>
+        c.method === 'POST' && c.route === '/v1/organizations/:organizationId/services' && c.status < 300,
+    )
+    .map((c) => (c.body as { name: string }).name)
+    .filter((name) => name.startsWith(prefix));
 }

@@ -1,0 +1,45 @@
+// The chart's pod under the chart's default resources while objects of every kind become Ready: the code of
+// `npm run bench:memory -- --node` at a size CI affords (the benchmark's 10,000: docs/benchmarks.md).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { measureMemoryOnNode, nodeMemoryFigures } from '../../../bench/memory-node.ts';
+import { printTable } from '../../../bench/harness.ts';
+import { repoRoot } from '../../../tools/cluster/assets.ts';
+import { startChartOnNode, type ChartOnNode } from '../../../tools/cluster/chartOnNode.ts';
+import { nodeSkipReason } from './support.ts';
+
+const OBJECTS = 1000;
+/** The chart's default memory limit (values.yaml gives it in Mi). */
+const LIMIT_MI = Number(
+  /^(\d+)Mi$/.exec(
+    (
+      parse(readFileSync(join(repoRoot, 'charts/sluice/values.yaml'), 'utf8')) as {
+        resources: { limits: { memory: string } };
+      }
+    ).resources.limits.memory,
+  )?.[1],
+);
+
+describe.skipIf(nodeSkipReason())('the chart’s pod under its default memory limit', () => {
+  let chart: ChartOnNode;
+
+  beforeAll(async () => {
+    chart = await startChartOnNode({ rateLimit: 'off', transitionMs: 0 });
+  }, 900_000);
+  afterAll(async () => {
+    await chart?.stop();
+  });
+
+  it(`makes ${OBJECTS} objects of every kind Ready with no OOM kill, no restart and memory under the limit`, async () => {
+    const result = await measureMemoryOnNode(chart, { objects: OBJECTS, settleS: 35, timeoutS: 600 });
+    printTable(nodeMemoryFigures(result));
+    expect(result.oomKills).toBe(0);
+    expect(result.restarts).toBe(0);
+    expect(result.limit).toBe(LIMIT_MI * 1048576);
+    expect(result.peak.workingSet).toBeLessThan(result.limit);
+    expect(result.settled.workingSet).toBeLessThan(result.limit);
+    expect(result.peak.processRss).toBeLessThan(result.limit);
+  }, 1_200_000);
+});
