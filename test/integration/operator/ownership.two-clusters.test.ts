@@ -206,11 +206,15 @@ describe.skipIf(clusterSkipReason())('two clusters running at once on one organi
             }
             expect(records(b.env, ids)).toEqual(recorded('b', namespace));
             await sleep(1_000);
-            const moved = writes(await a.env.calls());
+            // a's drift reads and b's writes share the key's window without knowing of each other, so a write
+            // refused with a 429 is sent again: count the writes the cloud answered otherwise.
+            const moved = writes(await a.env.calls()).filter((c) => c.status !== 429);
             expect(moved.map((c) => `${c.method} ${c.route}`).sort()).toEqual(
               [`PATCH ${SERVICE}`, `PATCH ${SERVICE}`, `PUT ${ALERT}`].sort(),
             );
-            expect(b.proxy.calls().filter((c) => c.at >= released && c.method !== 'GET')).toHaveLength(3);
+            expect(
+              b.proxy.calls().filter((c) => c.at >= released && c.method !== 'GET' && c.status !== 429),
+            ).toHaveLength(3);
 
             // Once the record names b, the same name applied in a again is a's own new object.
             await a.env.apply('analytics', { name: 'analytics' });
