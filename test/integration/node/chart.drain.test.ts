@@ -22,7 +22,7 @@ import {
 } from '../../../tools/cluster/chartOnNode.ts';
 import { kubectlBin } from '../../../tools/cluster/install.ts';
 import { RESTRICTED } from '../install/support.ts';
-import { eventually, nodeSkipReason, serviceCreates } from './support.ts';
+import { eventually, isReady, nodeSkipReason, serviceCreates, type Sluice } from './support.ts';
 
 const WORK_NS = 'drained';
 /** Generous: two cores shared with other builds and test runs. */
@@ -30,9 +30,6 @@ const SETTLE_MS = 240_000;
 /** The label the test puts on the leader so that the first drain evicts it and nothing else. */
 const EVICT_LABEL = 'sluice.dev/test-evict';
 
-type Sluice = KubernetesObject & { status?: { conditions?: { type: string; status: string }[] } };
-const isReady = (object: Sluice | undefined) =>
-  object?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
 const podName = (identity: string) => identity.split('_')[0] ?? '';
 
 describe.skipIf(nodeSkipReason())('kubectl drain of the node with the chart’s PodDisruptionBudget', () => {

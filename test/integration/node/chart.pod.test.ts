@@ -20,13 +20,11 @@ import {
 } from '../../../tools/cluster/chartOnNode.ts';
 import { kubectlApply } from '../../../tools/cluster/install.ts';
 import { RESTRICTED } from '../install/support.ts';
-import { eventually, nodeSkipReason, serviceCreates } from './support.ts';
+import { eventually, isReady, nodeSkipReason, serviceCreates, type Sluice } from './support.ts';
 
 const EXAMPLES_NS = 'examples';
 /** Generous: two cores shared with other builds and test runs. */
 const SETTLE_MS = 240_000;
-
-type Sluice = KubernetesObject & { status?: { conditions?: { type: string; status: string }[] } };
 
 const examples = readdirSync(join(repoRoot, 'deploy', 'examples'))
   .filter((file) => file.endsWith('.yaml'))
@@ -38,9 +36,6 @@ const examples = readdirSync(join(repoRoot, 'deploy', 'examples'))
   )
   .map((object) => ({ ...object, metadata: { ...object.metadata, namespace: EXAMPLES_NS } }));
 const sluiceExamples = examples.filter((object) => object.kind !== 'Secret');
-
-const isReady = (object: Sluice | undefined) =>
-  object?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
 
 describe.skipIf(nodeSkipReason())('the chart installed with helm on the real node', () => {
   let chart: ChartOnNode;

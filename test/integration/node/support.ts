@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import type { KubernetesObject } from '@kubernetes/client-node';
 import type { CallRecord } from '../../../src/emulator/call-log.ts';
 import { findAssets } from '../../../tools/cluster/assets.ts';
 import { nodeUnavailableReason } from '../../../tools/cluster/node.ts';
@@ -42,3 +43,9 @@ export function serviceCreates(log: CallRecord[], prefix: string): string[] {
     .map((c) => (c.body as { name: string }).name)
     .filter((name) => name.startsWith(prefix));
 }
+
+/** A sluice object as the node's tests read it: only its conditions. */
+export type Sluice = KubernetesObject & { status?: { conditions?: { type: string; status: string }[] } };
+
+export const isReady = (object: Sluice | undefined) =>
+  object?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
