@@ -76,8 +76,10 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     pollIntervalMs: config.pollInterval,
     signal: work.signal,
     onCredentialsReleased: (secret) => {
+      const key = `${secret.namespace}/${secret.name}`;
       clouds.release(secret);
-      metrics.cloud.forget(`${secret.namespace}/${secret.name}`);
+      metrics.cloud.forget(key);
+      planner.forget(key);
     },
   });
   // Until when (performance.now() time) a predecessor may have spent this process's keys: see startControllers.

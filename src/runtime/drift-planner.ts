@@ -109,13 +109,20 @@ export class DriftPlanner<Api extends DriftApi = DriftApi> {
       const change = this.reports.changed(key, plan);
       if (change) this.report(ref, key, plan, change);
     }
-    for (const gone of this.planned) {
-      if (plans.has(gone)) continue;
-      metrics.forget(gone);
-      this.reports.forget(gone);
-    }
+    for (const gone of this.planned) if (!plans.has(gone)) this.forget(gone);
     this.planned = new Set(plans.keys());
     return plans;
+  }
+
+  /**
+   * The Secret (`namespace/name`) has no user any more: its series, report and floor go now, not at the next
+   * plan, so a scrape right after its namespace is gone names it no longer.
+   */
+  forget(secretKey: string): void {
+    this.options.metrics.forget(secretKey);
+    this.reports.forget(secretKey);
+    this.planned.delete(secretKey);
+    this.floors.delete(secretKey);
   }
 
   /**

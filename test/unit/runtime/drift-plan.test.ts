@@ -209,4 +209,15 @@ describe('reporting a sync interval the quota cannot meet', () => {
     planner.plan();
     expect(await metrics.registry.metrics()).not.toContain('credentials="ns/cloud"');
   });
+
+  it('drops a released Secret’s series at once, without waiting for the next plan', async () => {
+    const objects = [object('a')];
+    const { planner, metrics } = plannerUnderTest(objects, slow);
+    planner.plan();
+    expect(await metrics.registry.metrics()).toContain('credentials="ns/cloud"');
+    objects.splice(0);
+    planner.forget('ns/cloud');
+    expect(await metrics.registry.metrics()).not.toContain('credentials="ns/cloud"');
+    expect(planner.floorOf(object('a'))).toBe(0);
+  });
 });
