@@ -244,20 +244,21 @@ describe.skipIf(skip)('test control plane', () => {
     await core.createNamespacedConfigMap({ namespace: doomed.name, body: { metadata: { name: 'plain' } } });
     await doomed.delete();
 
-    // The controller deletes the content: the ConfigMap goes, the Widget waits on its finalizer ...
+    // The controller deletes the content, one resource type after another in no fixed order: the ConfigMap
+    // goes, the Widget waits on its finalizer ...
     await eventually(async () => {
       expect(
         (await apiError(() => core.readNamespacedConfigMap({ name: 'plain', namespace: doomed.name }))).code,
       ).toBe(404);
+      const held = (await custom.getNamespacedCustomObject({
+        group,
+        version,
+        plural,
+        namespace: doomed.name,
+        name: 'held',
+      })) as Widget;
+      expect(held.metadata?.deletionTimestamp).toBeTruthy();
     });
-    const held = (await custom.getNamespacedCustomObject({
-      group,
-      version,
-      plural,
-      namespace: doomed.name,
-      name: 'held',
-    })) as Widget;
-    expect(held.metadata?.deletionTimestamp).toBeTruthy();
     expect((await core.readNamespace({ name: doomed.name })).status?.phase).toBe('Terminating');
 
     // ... and the namespace goes once the finalizer does.
