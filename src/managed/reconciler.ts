@@ -33,8 +33,6 @@ import { recordedAnnotation } from './status-bounds.ts';
 import { STATUS_REFUSED, StatusWriter, type StatusDraft } from './status-draft.ts';
 import type { ConnectContext, ExternalClient, ManagedObject, ManagedStatus, Observation } from './types.ts';
 
-export { REFERENCE_ARRIVAL_GRACE_MS } from './pacing.ts';
-
 export type { ManagedReconcilerOptions } from './reconciler-options.ts';
 
 type Existing<P> = Extract<Observation<P>, { exists: true }>;
