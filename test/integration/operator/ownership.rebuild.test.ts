@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { PatchStrategy } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
+import { until } from '../../support/wait.ts';
 import { tileAlert } from '../../../tools/fixtures/alert.ts';
 import { kafkaPipe } from '../../../tools/fixtures/pipe.ts';
 import { ExportConfig } from '../../../src/export/config.ts';
@@ -70,9 +71,9 @@ async function plan(env: OperatorEnv, clusterName?: string) {
 }
 
 for (const quota of QUOTA_MODES) {
-  // A restarted operator counts its predecessor's window as spent: under the real alerting quota
-  // (100 requests / 60 s) its first alerting call may wait a whole window.
-  const afterRestartMs = quota.lifted ? 20_000 : 90_000;
+  // A restarted operator counts its predecessor's window as spent: under the alerting quota (100 requests
+  // per 60 s, 6 s on compressed time) its first alerting call may wait a whole window.
+  const afterRestartMs = quota.lifted ? 20_000 : 30_000;
   describe.skipIf(clusterSkipReason())(`a cluster rebuilt from Git (${quota.mode})`, () => {
     let env: OperatorEnv;
     let ids: Record<string, string>;
@@ -275,12 +276,14 @@ for (const quota of QUOTA_MODES) {
         await env.clearCalls();
         await env.startOperator({ ...quota.operator, clusterName: 'prod' });
 
-        const deadline = Date.now() + 20_000;
-        while (Date.now() < deadline) {
-          if (env.emulator.store.services.get(id)!.tags.some((t) => t.key === 'sluice.dev/owner')) break;
-          await new Promise((r) => setTimeout(r, 100));
-        }
+        await until(
+          'the owner tag',
+          () => env.emulator.store.services.get(id)!.tags.some((t) => t.key === 'sluice.dev/owner'),
+          20_000,
+        );
         await env.waitFor('analytics', 'Ready again', isReady);
+        // One more look at the cloud: a second write would have gone out by then.
+        await env.freshLook('DatabaseService', 'analytics');
         expect(env.emulator.store.services.get(id)!.tags).toEqual([
           { key: 'sluice.dev/owner', value: `prod/${env.namespace}/DatabaseService/analytics` },
         ]);

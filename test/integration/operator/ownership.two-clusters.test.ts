@@ -2,7 +2,9 @@
 // one, each with its own operator and --cluster-name, both on one emulator organization, with equal namespace
 // names and manifests. Each operator reaches the emulator through a recording proxy of its own, so every
 // cloud call is known by the cluster that sent it.
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../support/wait.ts';
 import { ALERT } from '../../../tools/fixtures/alert.ts';
 import { startControlPlane, type ControlPlane } from '../../../tools/cluster/controlPlane.ts';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
@@ -80,8 +82,6 @@ const recorded = (cluster: string, namespace: string) => ({
 const servicePath = (env: OperatorEnv, id: string) =>
   `/v1/organizations/${env.emulator.credentials.organizationId}/services/${id}`;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 describe.skipIf(clusterSkipReason())('two clusters running at once on one organization', () => {
   let second: ControlPlane;
 
@@ -143,7 +143,8 @@ describe.skipIf(clusterSkipReason())('two clusters running at once on one organi
                 timeoutMs,
               );
             }
-            await sleep(1_000);
+            // Each looks at the cloud afresh once more: a second write would have gone out by then.
+            for (const { env } of [a, b]) await env.freshLook('DatabaseService', 'analytics', timeoutMs);
             for (const [side, ids] of [
               [a, idsA],
               [b, idsB],
@@ -198,14 +199,13 @@ describe.skipIf(clusterSkipReason())('two clusters running at once on one organi
             // 3. b moves the record to its own name: one tag PATCH per service, one PUT of the alert's note.
             for (const { kind, name } of MANIFESTS)
               await b.env.of(kind).annotate(name, { [OWNER_CLUSTER]: null });
-            const deadline = Date.now() + timeoutMs;
-            while (Date.now() < deadline) {
-              const now = records(b.env, ids);
-              if (JSON.stringify(now) === JSON.stringify(recorded('b', namespace))) break;
-              await sleep(100);
-            }
-            expect(records(b.env, ids)).toEqual(recorded('b', namespace));
-            await sleep(1_000);
+            await until(
+              'the records naming b',
+              () => isDeepStrictEqual(records(b.env, ids), recorded('b', namespace)),
+              timeoutMs,
+            );
+            // b looks at each object afresh once more: a second write for any would have gone out by then.
+            for (const { kind, name } of MANIFESTS) await b.env.freshLook(kind, name, timeoutMs);
             // a's drift reads and b's writes share the key's window without knowing of each other, so a write
             // refused with a 429 is sent again: count the writes the cloud answered otherwise.
             const moved = writes(await a.env.calls()).filter((c) => c.status !== 429);
