@@ -7,7 +7,6 @@ import { until } from '../../../support/wait.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 const PASSWORD = `${SERVICES}/:serviceId/password`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sha256Hex = (password: string) => createHash('sha256').update(password).digest('hex');
 
 /** Password calls of service `id` among the calls. */
@@ -67,30 +66,38 @@ async function refuseSecretWrites(env: OperatorEnv, realOnly = false): Promise<(
   );
   // The policy takes effect once the apiserver has compiled it: wait until a probe Secret is refused.
   const probe = { metadata: { name: 'policy-probe' }, stringData: { x: 'y' } };
-  for (let i = 0; ; i++) {
-    try {
-      await env.core.createNamespacedSecret({ namespace: env.namespace, body: probe, dryRun: 'All' });
-      if (realOnly) {
-        await env.core.createNamespacedSecret({ namespace: env.namespace, body: probe });
-        await env.core.deleteNamespacedSecret({ namespace: env.namespace, name: 'policy-probe' });
-      }
-    } catch {
-      if (!realOnly || i > 0) break;
-    }
-    if (i > 100) throw new Error('the admission policy never took effect');
-    await sleep(100);
-  }
-  return async () => {
-    await remove();
-    // Lifted once a real probe Secret can be created again.
-    for (let i = 0; i < 100; i++) {
+  let tries = 0;
+  await until(
+    'the admission policy in effect',
+    async () => {
+      const first = tries++ === 0;
       try {
         await env.core.createNamespacedSecret({ namespace: env.namespace, body: probe, dryRun: 'All' });
-        return;
+        if (realOnly) {
+          await env.core.createNamespacedSecret({ namespace: env.namespace, body: probe });
+          await env.core.deleteNamespacedSecret({ namespace: env.namespace, name: 'policy-probe' });
+        }
+        return false;
       } catch {
-        await sleep(100);
+        return !realOnly || !first;
       }
-    }
+    },
+    30_000,
+    100,
+  );
+  return async () => {
+    await remove();
+    // Lifted once a probe Secret can be created again.
+    await until(
+      'the admission policy lifted',
+      () =>
+        env.core.createNamespacedSecret({ namespace: env.namespace, body: probe, dryRun: 'All' }).then(
+          () => true,
+          () => false,
+        ),
+      30_000,
+      100,
+    );
   };
 }
 
@@ -100,6 +107,17 @@ describe.skipIf(clusterSkipReason())(
     let env: OperatorEnv;
     let lift: (() => Promise<void>) | undefined;
     const cloudHash = (id: string) => env.emulator.store.services.get(id)?.passwordSha256;
+    /** Resolves once, after log line `from`, a reconcile of `name` ended refused or deferred by the cloud. */
+    const reconcileEnded = (name: string, from: number) =>
+      until(`a reconcile of ${name} that ended refused or deferred`, () =>
+        env.logs
+          .slice(from)
+          .some(
+            (line) =>
+              line.includes(`"key":"${env.namespace}/${name}"`) &&
+              /"msg":"(reconcile failed|cloud call deferred; requeued)"/.test(line),
+          ),
+      );
 
     beforeAll(async () => {
       env = await startOperatorEnv('dbs-pw-safety');
@@ -126,7 +144,7 @@ describe.skipIf(clusterSkipReason())(
       );
       expect(condition(refused, 'Synced')!.message).toContain('frozen-connection');
       expect(condition(refused, 'Synced')!.message).toContain('Secrets are frozen in this namespace');
-      await sleep(3_000);
+      await env.freshLook('DatabaseService', 'frozen');
       expect(resets(await env.calls(), id)).toHaveLength(0);
 
       await lift();
@@ -146,7 +164,9 @@ describe.skipIf(clusterSkipReason())(
       await env.clearCalls();
       await env.core.deleteNamespacedSecret({ namespace: env.namespace, name: 'flaky-connection' });
       await env.waitFor('flaky', 'a failed write', (r) => condition(r, 'Synced')?.status === 'False');
-      await sleep(5_000);
+      // Looked at twice more since the failed write: neither repeated the reset.
+      await env.freshLook('DatabaseService', 'flaky');
+      await env.freshLook('DatabaseService', 'flaky');
       expect(resets(await env.calls(), id)).toHaveLength(1);
       expect((await env.get('flaky'))!.status!.passwordResetUnstored).toBeDefined();
     });
@@ -160,7 +180,7 @@ describe.skipIf(clusterSkipReason())(
         'Synced=SecretNotWritable',
         (r) => condition(r, 'Synced')?.reason === 'SecretNotWritable',
       );
-      await sleep(2_000);
+      await env.freshLook('DatabaseService', 'blocked');
       expect(creates(await env.calls())).toHaveLength(0);
 
       await lift();
@@ -199,7 +219,7 @@ describe.skipIf(clusterSkipReason())(
         );
         expect(condition(refused, 'Synced')!.message).toContain('exceeded quota');
       }
-      await sleep(2_000);
+      for (const name of ['quota', 'quota-new']) await env.freshLook('DatabaseService', name);
       const calls = await env.calls();
       expect(resets(calls, id)).toHaveLength(0);
       expect(creates(calls)).toHaveLength(0);
@@ -221,7 +241,7 @@ describe.skipIf(clusterSkipReason())(
         'the edit',
         (r) => isReady(r) && r!.status!.observedGeneration === r!.metadata.generation,
       );
-      await sleep(1_000);
+      await env.freshLook('DatabaseService', 'adopted');
       expect(passwordCalls(await env.calls(), service.id)).toHaveLength(0);
       expect(await env.secret('adopted-connection')).not.toHaveProperty('password');
       expect((await env.get('adopted'))!.status!.unknownConnectionKeys).toEqual(['password']);
@@ -238,7 +258,7 @@ describe.skipIf(clusterSkipReason())(
         async () => (await env.secret('renamed-db'))?.password !== undefined,
       );
       await env.waitFor('renamed', 'Ready', isReady);
-      await sleep(1_000);
+      await env.freshLook('DatabaseService', 'renamed');
 
       expect((await env.secret('renamed-db'))!.password).toBe(password);
       expect(passwordCalls(await env.calls(), id)).toHaveLength(0);
@@ -284,7 +304,7 @@ describe.skipIf(clusterSkipReason())(
         'the fact derived',
         (r) => r!.status!.passwordStoredIn === 'old-created-connection',
       );
-      await sleep(2_000);
+      for (const name of ['old-created', 'old-adopted']) await env.freshLook('DatabaseService', name);
       const calls = await env.calls();
       expect(passwordCalls(calls, created)).toHaveLength(0);
       expect(passwordCalls(calls, service.id)).toHaveLength(0);
@@ -309,7 +329,7 @@ describe.skipIf(clusterSkipReason())(
         { 'sluice.dev/external-id': service.id },
       );
       await env.waitFor('watched', 'observed', (r) => condition(r, 'Ready')?.reason === 'ObserveOnly');
-      await sleep(2_000);
+      await env.freshLook('DatabaseService', 'watched');
 
       expect(condition(await env.get('watched'), 'Ready')!.status).toBe('False');
       expect(await env.secret('watched-connection')).not.toHaveProperty('password');
@@ -328,8 +348,9 @@ describe.skipIf(clusterSkipReason())(
       await env.fault({ method: 'PATCH', route: PASSWORD, status: 503 });
       await env.clearCalls();
       await env.putSecret('rotated-password', { password: 'second-password-2B' });
+      let from = env.logs.length;
       await until('the awaited password state', async () => passwordCalls(await env.calls(), id).length >= 1);
-      await sleep(2_000);
+      await reconcileEnded('rotated', from);
       expect((await env.secret('rotated-connection'))!.password).toBe('first-password-1A');
       expect(cloudHash(id)).toBe(sha256Hex('first-password-1A'));
 
@@ -344,8 +365,9 @@ describe.skipIf(clusterSkipReason())(
       await env.fault({ method: 'PATCH', route: PASSWORD, status: 429, retryAfter: 30 });
       await env.clearCalls();
       await env.putSecret('rotated-password', { password: 'third-password-3C' });
+      from = env.logs.length;
       await until('the awaited password state', async () => passwordCalls(await env.calls(), id).length >= 1);
-      await sleep(2_000);
+      await reconcileEnded('rotated', from);
       expect((await env.secret('rotated-connection'))!.password).toBe('second-password-2B');
       expect(cloudHash(id)).toBe(sha256Hex('second-password-2B'));
     });
@@ -407,7 +429,7 @@ describe.skipIf(clusterSkipReason())('DatabaseService passwords in a namespace b
     await env.clearCalls();
     await env.annotate('doomed', { 'sluice.dev/reset-password': 'please' });
     await env.waitFor('doomed', 'Synced=SecretNotWritable', notWritable);
-    await sleep(2_000);
+    await env.freshLook('DatabaseService', 'doomed');
     expect(resets(await env.calls(), id)).toHaveLength(0);
     expect((await env.secret('doomed-connection'))?.password).toBeTruthy();
   });
@@ -423,7 +445,7 @@ describe.skipIf(clusterSkipReason())('DatabaseService passwords in a namespace b
       setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
     );
     await until('the awaited password state', async () => !(await env.secret('doomed-connection'))?.password);
-    await sleep(3_000);
+    await env.freshLook('DatabaseService', 'doomed');
     expect(resets(await env.calls(), id)).toHaveLength(0);
     expect(condition(await env.get('doomed'), 'Synced')!.reason).toBe('SecretNotWritable');
   });
