@@ -16,6 +16,7 @@ import { RPE_SPECS } from '../../../../tools/fixtures/rpe.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
 import { edit, SERVICE_ID } from './admission.ts';
 import { startOperatorEnv, type OperatorEnv } from '../support.ts';
+import { until } from '../../../support/wait.ts';
 import { planDocuments, planInProcess } from '../plan-in-process.ts';
 
 type Spec = Record<string, unknown>;
@@ -206,10 +207,7 @@ describe.skipIf(clusterSkipReason())('sluice plan refuses what the apiserver ref
   beforeAll(async () => {
     env = await startOperatorEnv('plan-admission');
     // CRDs just applied answer 429 for a moment while their storage initialises.
-    const deadline = Date.now() + 30_000;
-    while ((await plan()).code !== 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    await until('sluice plan answered by the new CRDs', async () => (await plan()).code === 0, 30_000, 500);
   }, 60_000);
   afterAll(async () => {
     await env?.close();
