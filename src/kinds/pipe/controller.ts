@@ -3,6 +3,7 @@ import type { Pipe as CloudPipe } from '../../cloud/schemas/pipe.ts';
 import {
   ReconcileError,
   applyFieldPolicy,
+  SENSITIVE,
   type OwnedCandidate,
   type Owner,
   type ConnectContext,
@@ -11,6 +12,7 @@ import {
   type Observation,
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
+import { isCredentialField } from '../../base/credential-fields.ts';
 import type { CloudConnection } from '../../controllers/cloud-connection.ts';
 import { createdSince, deleteUntilGone, ignoreNotFound, listedSince } from '../../controllers/cloud-calls.ts';
 import {
@@ -236,8 +238,18 @@ function statusOf(
           ),
         }
       : {}),
-    ...setSettings(observedSettings),
+    ...shownSettings(observedSettings),
     extraSettingKeys: extraSettingKeys(resource.spec, recordedExtraKeys, observedSettings),
     ...(endpoints.length > 0 ? { reversePrivateEndpoints: endpoints } : {}),
   };
+}
+
+/** The settings status shows: a setting named like a credential (`sasl_password`) only as set, never its value. */
+function shownSettings(observed: Record<string, unknown> | undefined) {
+  const { settings, extraSettings } = setSettings(observed);
+  const shown = Object.entries(extraSettings).map(([key, value]) => [
+    key,
+    isCredentialField(key) ? SENSITIVE : value,
+  ]);
+  return { settings, extraSettings: Object.fromEntries(shown) as Record<string, unknown> };
 }

@@ -241,9 +241,9 @@ export async function startOperatorEnv(
         alertingQuota: 'off',
         ...flags,
       });
-      // Every line at debug level is kept, so tests can prove no secret ever reaches the log.
+      // Every line at debug level (trace when asked) is kept, so tests can prove no secret ever reaches the log.
       const logger = pino(
-        { level: 'debug' },
+        { level: flags.logLevel === 'trace' ? 'trace' : 'debug' },
         {
           write: (line: string) => {
             env.logs.push(line);
