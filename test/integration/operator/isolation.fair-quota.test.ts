@@ -118,12 +118,13 @@ describe.skipIf(clusterSkipReason())('user changes of two namespaces on one key'
     })();
     try {
       await quiet.clearCalls();
-      // The noisy namespace's edits fill the key's user calls before the quiet one asks.
+      // The noisy namespace's edits have spent the key for two windows before the quiet one asks: the
+      // budget frees one slot at a time, as it does under steady load.
       await until(
-        'the noisy edits to fill a window of the key',
+        'the noisy edits to spend two windows of the key',
         async () => {
           const calls = (await quiet.calls()).filter((c) => whose(c) === noisy.namespace);
-          return calls.length >= 10 ? calls : undefined;
+          return calls.length >= 20 ? calls : undefined;
         },
         60_000,
       );
@@ -150,13 +151,13 @@ describe.skipIf(clusterSkipReason())('user changes of two namespaces on one key'
       const meanwhile = calls.filter((c) => at(c) >= asked && at(c) <= at(applied));
       const quietCalls = meanwhile.filter((c) => whose(c) === quiet.namespace).length;
       const noisyCalls = meanwhile.filter((c) => whose(c) === noisy.namespace).length;
-      console.log(
-        `quiet change applied after ${waitedMs} ms: quiet ${quietCalls}, noisy ${noisyCalls} calls meanwhile; ${edits} noisy edits`,
-      );
       // Its share: the quiet namespace's calls (a GET and the POST) take turns with the noisy namespace's,
-      // so they wait about one slot each (~1 s at 10 per 10 s), not behind the noisy backlog.
-      expect(noisyCalls).toBeLessThanOrEqual(quietCalls + 2);
-      expect(waitedMs).toBeLessThan(WINDOW_MS);
+      // one noisy call at most before each, not behind the noisy backlog (measured: quiet 2, noisy 1–2; with
+      // first come, first served: noisy 9). The budget is spent in bursts (slots granted together free
+      // together), so the change waits for the window that was spent when it was made, then takes its turns.
+      expect(quietCalls).toBeGreaterThanOrEqual(2);
+      expect(noisyCalls).toBeLessThanOrEqual(3);
+      expect(waitedMs).toBeLessThan(WINDOW_MS + 100 + 2_000);
       expect(busiestWindow(calls, WINDOW_MS)).toBeLessThanOrEqual(10);
       expect(calls.filter((c) => c.status === 429)).toEqual([]);
     } finally {
