@@ -3,14 +3,14 @@
 // calls are shared fairly between the namespaces, so the quiet change goes through in its turn, not behind
 // the noisy namespace's edits.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import {
   startOperatorEnv,
   isReady,
   type CallRecord,
   type OperatorEnv,
   type SluiceObject,
-} from './support.ts';
+} from '../support.ts';
 
 const NOISY_OBJECTS = 8;
 /** The emulator's window: every call in it counts against the key's 10. */

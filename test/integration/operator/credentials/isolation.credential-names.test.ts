@@ -3,12 +3,12 @@
 // operator's log at trace level, the object's status (drift report, conditions), Events, `sluice plan`
 // (text and JSON) and `sluice export`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExportConfig } from '../../../src/export/config.ts';
-import { runExport } from '../../../src/export/run.ts';
-import { MANAGEMENT_ROUTES } from '../../../src/cloud/management-client.ts';
-import { kafkaPipe } from '../../../tools/fixtures/pipe.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
-import { planDocuments } from './plan-in-process.ts';
+import { ExportConfig } from '../../../../src/export/config.ts';
+import { runExport } from '../../../../src/export/run.ts';
+import { MANAGEMENT_ROUTES } from '../../../../src/cloud/management-client.ts';
+import { kafkaPipe } from '../../../../tools/fixtures/pipe.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
+import { planDocuments } from '../plan-in-process.ts';
 import {
   condition,
   CREDENTIALS_SECRET,
@@ -16,7 +16,7 @@ import {
   startOperatorEnv,
   type OperatorEnv,
   type SluiceObject,
-} from './support.ts';
+} from '../support.ts';
 
 const TIMEOUT = 60_000;
 const SPEC_PASS = 'spec-sasl-pass-Q3v8';
