@@ -83,9 +83,22 @@ export const clusterName = z
   .max(MAX_CLUSTER_NAME)
   .regex(CLUSTER_NAME, { error: 'must be a DNS label: lower-case letters, digits and -, at most 63' });
 
+/**
+ * `--take-over-from`: the other clusters whose cloud objects the administrator lets this operator take over
+ * (an object names one with `sluice.dev/owner-cluster`, or adopts by id what one recorded).
+ */
+export const takeOverFrom = list(
+  (name) =>
+    name.length <= MAX_CLUSTER_NAME && CLUSTER_NAME.test(name)
+      ? undefined
+      : `"${name}" is no cluster name (a DNS label: lower-case letters, digits and -, at most 63)`,
+  "omit the flag to take over no other cluster's objects",
+);
+
 export const OperatorConfig = z.object({
   kubeconfig: z.string().optional(),
   clusterName: clusterName.optional(),
+  takeOverFrom: takeOverFrom.optional(),
   namespace: z
     .string()
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(,[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
