@@ -3,6 +3,7 @@
 // tag, an alert's note); this cluster's operator runs under --cluster-name dev.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERTS, tileAlert } from '../../../tools/fixtures/alert.ts';
+import { kafkaPipe, lookAlikeBody, PIPES } from '../../../tools/fixtures/pipe.ts';
 import { serviceCreateBody } from '../../../src/kinds/database-service/mapping.ts';
 import { ownerNote } from '../../../src/kinds/alert/mapping.ts';
 import { clusterSkipReason } from '../../harness/testCluster.ts';
@@ -151,6 +152,32 @@ describe.skipIf(clusterSkipReason())('a tenant of one namespace and another clus
     expect(env.emulator.store.alerts.get(ready.status!.id!)?.note).toBe(
       ownerNote(`dev/${env.namespace}/Alert/mem`),
     );
+  });
+
+  it('a lost pipe create (500) in a service another cluster records never adopts that cluster’s pipe of the same name', async () => {
+    await env.stopOperator();
+    await env.startOperator({ clusterName: 'dev' });
+    await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass' });
+    const serviceId = await prodService('events');
+    const { serviceRef: _byName, ...byId } = kafkaPipe('ingest');
+    const spec = { ...byId, serviceId };
+    await env.fault({ method: 'POST', route: PIPES, status: 500, latencyMs: 6_000, count: 1 });
+    await env.of('Pipe').apply('ingest', spec);
+    const deadline = Date.now() + 10_000;
+    while (Date.now() < deadline && (await faultsLeft(env)) > 0) await new Promise((r) => setTimeout(r, 50));
+    expect(await faultsLeft(env)).toBe(0);
+    const theirs = await env.cloud.createPipe(serviceId, lookAlikeBody(kafkaPipe('ingest')));
+
+    const ready = await env
+      .of<SluiceObject>('Pipe')
+      .waitFor('ingest', 'Ready with an id', (o) => !!o?.status?.id, 30_000);
+    expect((await env.calls()).some((c) => c.route === PIPES && c.status === 500)).toBe(true);
+    expect(ready.status!.id).not.toBe(theirs.id);
+    const pipesNamed = [...env.emulator.store.pipesOf(serviceId).values()].filter((p) => p.name === 'ingest');
+    expect(pipesNamed.map((p) => p.id).sort()).toEqual([ready.status!.id!, theirs.id].sort());
+    await env.of('Pipe').patchSpec('ingest', { deletionPolicy: 'Orphan' });
+    await env.of('Pipe').remove('ingest');
+    await env.of('Pipe').waitFor('ingest', 'released', (o) => o === undefined);
   });
 
   it('a malformed sluice.dev/owner-cluster is refused naming the annotation, and nothing is created', async () => {
