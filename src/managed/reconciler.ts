@@ -12,8 +12,11 @@ import { ConnectionPublisher } from './connection-publisher.ts';
 import { CreateAttempts } from './create-attempts.ts';
 import {
   judgeOwnership,
+  mayActAs,
+  ownerClusterProblem,
   ownerIsExplicit,
   ownerOf,
+  recordedElsewhereMessage,
   refusalMessage,
   type ClusterIdentity,
   type OwnershipVerdict,
@@ -188,6 +191,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const writes = isObserveOnly(resource) ? new WriteRecorder() : undefined;
     if (!writes) delete draft.status.pendingChanges;
 
+    // Acting under another cluster's name is the administrator's to allow, never one namespace's.
+    const foreignName = ownerClusterProblem(resource, this.cluster);
+    if (foreignName)
+      return this.outcomes.waitForObject(draft, new Waiting(foreignName.reason, foreignName.message));
     const cleared = this.preconditions.check(resource, draft);
     if ('outcome' in cleared) return cleared.outcome;
     const { references, adopting } = cleared;
@@ -198,6 +205,14 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
     const external = await this.connect(resource, priority, references, secrets, writes);
+    if (adopting && id) {
+      // An id another cluster recorded is refused like one another object holds: no write, no reset.
+      const recorded = await external.recordedOwner?.(resource, id);
+      if (recorded && !mayActAs(this.cluster, recorded.cluster)) {
+        const message = recordedElsewhereMessage(kind.kind, id, recorded);
+        return this.outcomes.waitForObject(draft, new Waiting(OWNED_BY_ANOTHER_CLUSTER, message));
+      }
+    }
 
     if (!id) {
       // Crash-safe create: a create whose id never reached status left a marker in the cloud, or at least an

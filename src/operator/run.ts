@@ -43,9 +43,9 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   setTimeScale(config.timeScale);
   const log = logger ?? createLogger({ level: config.logLevel });
   const kubeConfig = await loadKubeAccess(config.kubeconfig);
-  const cluster = await resolveClusterIdentity(kubeConfig, config.clusterName);
+  const cluster = await resolveClusterIdentity(kubeConfig, config.clusterName, config.takeOverFrom);
   log.info(
-    { cluster: cluster.name, explicit: cluster.explicit },
+    { cluster: cluster.name, explicit: cluster.explicit, takeOverFrom: cluster.takeOverFrom },
     'cluster name recorded as owner in the cloud',
   );
 
