@@ -42,6 +42,7 @@ export {
   type FieldPolicy,
   type PolicyFields,
 } from './field-policy.ts';
+export { fieldChanges, type FieldChange } from './field-changes.ts';
 export { STATUS_BOUNDS } from './status-bounds.ts';
 export { progressConditions } from './progress-conditions.ts';
 

@@ -10,6 +10,7 @@ import {
   type ExternalClient,
   type ManagedObject,
   type ManagedStatus,
+  type FieldChange,
 } from '../managed/index.ts';
 import { pino } from 'pino';
 import type { CloudConnection } from '../controllers/cloud-connection.ts';
@@ -26,6 +27,8 @@ export interface DryReconcile {
   created: boolean;
   /** The spec fields the kind's observe found different from the cloud. */
   differences: readonly string[];
+  /** Those differences as the cloud's value and the spec's, where the kind knows them. */
+  changes: readonly FieldChange[];
   /** The status the reconcile would have written (undefined when it wrote none). */
   status: ManagedStatus | undefined;
   /** What the reconcile threw after recording it in status (a failure the operator retries). */
@@ -50,6 +53,7 @@ interface Session {
   recorders: WriteRecorder[];
   created: boolean;
   differences: string[];
+  changes: FieldChange[];
   status: ManagedStatus | undefined;
 }
 
@@ -102,7 +106,13 @@ export class DryRun {
 
   /** Runs one reconcile of the object at `key` (one of `objects`). */
   async reconcile(key: string): Promise<DryReconcile> {
-    const session: Session = { recorders: [], created: false, differences: [], status: undefined };
+    const session: Session = {
+      recorders: [],
+      created: false,
+      differences: [],
+      changes: [],
+      status: undefined,
+    };
     this.sessions.set(key, session);
     let error: unknown;
     try {
@@ -116,6 +126,7 @@ export class DryRun {
       writes: session.recorders.flatMap((recorder) => recorder.writes),
       created: session.created,
       differences: session.differences,
+      changes: session.changes,
       status: session.status,
       ...(error === undefined ? {} : { error }),
     };
@@ -132,7 +143,10 @@ function watched(client: ExternalClient<ManagedObject>, session: Session): Exter
   return Object.assign(Object.create(client) as ExternalClient<ManagedObject>, {
     observe: async (resource: ManagedObject, id: string) => {
       const observation = await client.observe(resource, id);
-      if (observation.exists) session.differences = [...observation.differences];
+      if (observation.exists) {
+        session.differences = [...observation.differences];
+        session.changes = [...(observation.changes ?? [])];
+      }
       return observation;
     },
     create: async (resource: ManagedObject) => {

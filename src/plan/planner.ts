@@ -22,10 +22,11 @@ import {
   type DigestKey,
   type ManagedObject,
   type ManagedStatus,
+  type FieldChange,
 } from '../managed/index.ts';
 import { asIfMade, worldKey } from './desired.ts';
 import { DryRun, type DryReconcile } from './dry-run.ts';
-import { plannedCall, type PlannedCall } from './sensitive.ts';
+import { plannedCall, plannedChange, type PlannedCall } from './sensitive.ts';
 
 export type { PlannedCall } from './sensitive.ts';
 
@@ -41,6 +42,8 @@ export interface PlannedResource {
   calls: PlannedCall[];
   /** The spec fields that differ from the cloud (an update's). */
   changed: string[];
+  /** Each of `changed` as the cloud's value and the spec's (a list: entries added and removed). */
+  changes: FieldChange[];
   /** Why it is blocked or fails, or what a `none` still waits for. */
   reason?: string;
 }
@@ -178,6 +181,9 @@ export function classify(
     name: resource.metadata.name,
     calls: [] as PlannedCall[],
     changed: [...dry.differences],
+    changes: dry.differences.map((field) =>
+      plannedChange(dry.changes.find((change) => change.field === field) ?? { field }, secretValues),
+    ),
   };
   const calls = dry.writes.map((write) => plannedCall(write, secretValues));
   // A reconcile that finds the status as it should be writes none: the status is then the object's own.
@@ -187,7 +193,7 @@ export function classify(
   if (synced?.reason === 'ReconcilePaused') {
     return { ...base, action: 'none', reason: synced.message ?? `paused by ${ANNOTATIONS.paused}` };
   }
-  if (dry.created) return { ...base, action: 'create', calls, changed: [] };
+  if (dry.created) return { ...base, action: 'create', calls, changed: [], changes: [] };
   const takenBack = dry.status?.adopted === true && !resource.status?.id ? dry.status.id : undefined;
   if (takenBack && !isObserveOnly(resource)) {
     const reason = `takes back ${takenBack}, recorded in the cloud for this object; nothing is created`;

@@ -1,10 +1,11 @@
 import { bodyLeaves } from '../managed/index.ts';
 import type { PlanAction, PlannedResource } from './planner.ts';
 import type { PlannedCall } from './sensitive.ts';
+import type { FieldChange } from '../managed/index.ts';
 
 /** `-o json`: one entry per object, the calls with method, path and (masked) body. */
 export function renderJson(resources: readonly PlannedResource[]): string {
-  const entries = resources.map(({ kind, namespace, name, action, calls, changed, reason }) => ({
+  const entries = resources.map(({ kind, namespace, name, action, calls, changed, changes, reason }) => ({
     kind,
     namespace,
     name,
@@ -15,7 +16,7 @@ export function renderJson(resources: readonly PlannedResource[]): string {
       ...(body === undefined ? {} : { body }),
       ...(credentials ? { credentials: true } : {}),
     })),
-    ...(changed.length > 0 ? { changed } : {}),
+    ...(changed.length > 0 ? { changed, changes } : {}),
     reason: reason ?? null,
   }));
   return `${JSON.stringify({ resources: entries }, null, 2)}\n`;
@@ -54,8 +55,23 @@ function renderBlock(resource: PlannedResource): string {
   }[action];
   const lines = [`${mark.block} ${headline}`];
   if (reason) lines.push(`    ${reason}`);
+  for (const change of resource.changes) lines.push(`    ~ ${renderChange(change)}`);
   for (const call of calls) lines.push(...renderCall(call, mark.field));
   return lines.join('\n');
+}
+
+/** `numReplicas: 4 → 5`; a list `ipAccessList: + {…} - {…}`; a field neither side names, its name. */
+export function renderChange({ field, from, to, added, removed }: FieldChange): string {
+  if (added !== undefined || removed !== undefined) {
+    const entries = [
+      ...(added ?? []).map((entry) => `+ ${JSON.stringify(entry)}`),
+      ...(removed ?? []).map((entry) => `- ${JSON.stringify(entry)}`),
+    ];
+    return `${field}: ${entries.length > 0 ? entries.join(' ') : 'reordered'}`;
+  }
+  if (from === undefined && to === undefined) return field;
+  const shown = (value: unknown) => (value === undefined ? '(not set)' : JSON.stringify(value));
+  return `${field}: ${shown(from)} → ${shown(to)}`;
 }
 
 function renderCall(call: PlannedCall, fieldMark: string): string[] {

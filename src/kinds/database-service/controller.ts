@@ -135,6 +135,7 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
       // The diff itself is what update needs: the PATCH and command for exactly the service observed.
       plan: policed.plan,
       differences: policed.differences,
+      changes: policed.changes,
       drift: policed.drift,
       managedEntries: policed.managedEntries,
       ...availability(policed.spec, service),

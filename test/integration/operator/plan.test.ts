@@ -35,6 +35,7 @@ interface PlanJson {
     name: string;
     action: string;
     calls: { method: string; path: string; body?: unknown }[];
+    changes?: { field: string; from?: unknown; to?: unknown; added?: unknown[]; removed?: unknown[] }[];
     reason: string | null;
   }[];
 }
@@ -216,6 +217,18 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
     const text = await plan(env, { file: writeCopy(next), output: 'text' });
     expect(text.stdout).toContain('credentials change');
     expect(text.stdout).not.toContain('a-new-password-of-the-team');
+    // A reviewer sees each change as the cloud's value and the spec's, a list as what is added.
+    for (const change of [
+      '~ name: "analytics" → "analytics eu"',
+      '~ minReplicaMemoryGb: 16 → 24',
+      '~ idleTimeoutMinutes: 15 → 30',
+      '~ ipAccessList: + {"source":"198.51.100.0/24","description":"branch office"}\n',
+      '~ state: "Stopped" → "Running"',
+      '~ threshold: 300 → 600',
+      '~ message: "Orders arrive more than 5 minutes late." → "Orders are late."',
+    ]) {
+      expect(text.stdout).toContain(change);
+    }
 
     const planned = await planApplyCompare(next, () => converged(env, next));
     const actions = Object.fromEntries(planned.resources.map((r) => [r.name, r.action]));
@@ -228,6 +241,16 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
       'orders-lag': 'update',
       'orders-msk': 'none',
     });
+    expect(planned.resources.find((r) => r.name === 'analytics')!.changes).toEqual(
+      expect.arrayContaining([
+        { field: 'minReplicaMemoryGb', from: 16, to: 24 },
+        {
+          field: 'ipAccessList',
+          added: [{ source: '198.51.100.0/24', description: 'branch office' }],
+          removed: [],
+        },
+      ]),
+    );
 
     // Once applied, the same manifests plan nothing.
     const after = await plan(env, { file: writeCopy(next) });
