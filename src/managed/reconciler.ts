@@ -122,6 +122,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     this.preconditions = new Preconditions({
       kind,
       lookup: this.lookup,
+      ...(options.namesOf ? { namesOf: options.namesOf } : {}),
       claims: this.claims,
       pacing: this.pacing,
       outcomes: this.outcomes,
@@ -190,6 +191,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const writes = isObserveOnly(resource) ? new WriteRecorder() : undefined;
     if (!writes) delete draft.status.pendingChanges;
 
+    draft.beforeCloud = true;
     const cleared = this.preconditions.check(resource, draft);
     if ('outcome' in cleared) return cleared.outcome;
     const { references, adopting } = cleared;
@@ -200,6 +202,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
     const external = await this.connect(resource, priority, references, secrets, writes);
+    draft.beforeCloud = false;
 
     if (!id) {
       // Crash-safe create: a create whose id never reached status left a marker in the cloud, or at least an
