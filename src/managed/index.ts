@@ -27,7 +27,13 @@ export { ReconcileError, Waiting, messageOf } from './errors.ts';
 
 // References to other sluice objects.
 export { NOT_READY_YET, onlyReference, referencedNames } from './references.ts';
-export type { ObjectLookup, ReferenceDeclaration, ReferenceList, ResolvedReference } from './references.ts';
+export type {
+  ObjectLookup,
+  ObjectNames,
+  ReferenceDeclaration,
+  ReferenceList,
+  ResolvedReference,
+} from './references.ts';
 
 // Secrets a spec references, and the key their status digests are made with.
 export type { SecretReader, SecretSnapshot, SecretUse } from './secret-references.ts';

@@ -10,6 +10,7 @@ import {
   replacedReference,
   resolveReferences,
   type ObjectLookup,
+  type ObjectNames,
   type ResolvedReferences,
 } from './references.ts';
 import { STATUS_BOUNDS } from './status-bounds.ts';
@@ -22,6 +23,8 @@ export const ALREADY_MANAGED = 'AlreadyManaged';
 export interface PreconditionsOptions<R extends ManagedObject> {
   kind: Pick<ManagedKind<R, unknown>, 'kind' | 'references' | 'exclusiveOn'>;
   lookup: ObjectLookup;
+  /** The names a missing reference is compared with, to suggest the one it likely meant. */
+  namesOf?: ObjectNames;
   claims: ObjectClaims<R>;
   pacing: Pacing;
   outcomes: Outcomes<R>;
@@ -46,7 +49,7 @@ export class Preconditions<R extends ManagedObject> {
 
   check(resource: R, draft: StatusDraft<R>): Cleared | { outcome: Outcome } {
     const { kind, lookup, claims, pacing, outcomes } = this.options;
-    const resolution = resolveReferences(resource, kind.references ?? [], lookup);
+    const resolution = resolveReferences(resource, kind.references ?? [], lookup, this.options.namesOf);
     const key = objectKey(resource);
     if ('waitingFor' in resolution && resolution.missing) {
       const graceMs = pacing.arrivalGraceLeft(resource);
@@ -61,7 +64,7 @@ export class Preconditions<R extends ManagedObject> {
       const missingFor = pacing.referenceMissingFor(key);
       const reported = resource.status?.conditions?.some((c) => c.reason === REFERENCE_NOT_FOUND);
       if (missingFor >= REFERENCE_MISSING_REPORT_MS || reported) {
-        return { outcome: outcomes.referenceNotFound(draft, resolution.missing) };
+        return { outcome: outcomes.referenceNotFound(draft, resolution.missing, resolution.didYouMean) };
       }
       outcomes.waitForObject(draft, new Waiting('WaitingForReference', resolution.waitingFor));
       return { outcome: { kind: 'lookAgain', afterMs: REFERENCE_MISSING_REPORT_MS - missingFor } };

@@ -5,6 +5,7 @@ import {
   type ClusterIdentity,
   type KubeWriter,
   type ObjectLookup,
+  type ObjectNames,
   type SecretReader,
   type DigestKey,
   type ExternalClient,
@@ -40,6 +41,8 @@ export interface DryRunOptions {
   objects: ReadonlyMap<string, ManagedObject>;
   /** Finds referenced objects, as the operator's caches would once the input is applied. */
   lookup: ObjectLookup;
+  /** The names a missing reference is compared with, as the operator's caches would hold them. */
+  namesOf?: ObjectNames;
   secrets: SecretReader;
   secretDigestKey(resource: ManagedObject): DigestKey;
   /** Clients for the resource's credentials whose writes go to `writes`, never to the cloud. */
@@ -92,6 +95,7 @@ export class DryRun {
         return options.cloudFor(resource, priority, recorder);
       },
       lookup: options.lookup,
+      ...(options.namesOf ? { namesOf: options.namesOf } : {}),
       cluster: options.cluster,
       secrets: options.secrets,
       secretDigestKey: options.secretDigestKey,

@@ -111,6 +111,10 @@ export async function planObjects(request: PlanRequest): Promise<PlannedResource
     if (!object || !inputOnly.has(key)) return object;
     return asIfMade(object, kindNamed(kind)?.references ?? [], lookup);
   };
+  const namesOf = (kind: string, namespace: string) =>
+    [...world.keys()]
+      .filter((key) => key.startsWith(`${kind}/${namespace}/`))
+      .map((key) => key.slice(`${kind}/${namespace}/`.length));
   const runs = new Map<string, { run: DryRun; objects: Map<string, ManagedObject> }>();
   const runOf = (kind: string) => {
     let found = runs.get(kind);
@@ -120,7 +124,7 @@ export async function planObjects(request: PlanRequest): Promise<PlannedResource
       );
       const sluiceKind = kindNamed(kind);
       if (!sluiceKind) throw new Error(`${kind} is no sluice kind`);
-      const run = new DryRun(sluiceKind, { ...request, objects, lookup });
+      const run = new DryRun(sluiceKind, { ...request, objects, lookup, namesOf });
       runs.set(kind, (found = { run, objects }));
     }
     return found;

@@ -222,7 +222,7 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
       '~ name: "analytics" → "analytics eu"',
       '~ minReplicaMemoryGb: 16 → 24',
       '~ idleTimeoutMinutes: 15 → 30',
-      '~ ipAccessList: + {"source":"198.51.100.0/24","description":"branch office"}\n',
+      '~ ipAccessList: + {"source":"198.51.100.0/24","description":"branch office"} - {"source":"203.0.113.7","description":"office"}\n',
       '~ state: "Stopped" → "Running"',
       '~ threshold: 300 → 600',
       '~ message: "Orders arrive more than 5 minutes late." → "Orders are late."',
@@ -247,7 +247,7 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
         {
           field: 'ipAccessList',
           added: [{ source: '198.51.100.0/24', description: 'branch office' }],
-          removed: [],
+          removed: [{ source: '203.0.113.7', description: 'office' }],
         },
       ]),
     );
@@ -297,6 +297,7 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
         metadata: { name: 'orphan-pipe', namespace: ns },
         spec: { ...pipe.spec, serviceRef: { name: 'nowhere' } },
       },
+
       service('owned', { passwordSecretRef: { name: 'no-such-secret', key: 'password' } }),
       service('twin', {}, { 'sluice.dev/external-id': analyticsId }),
       service('watched', { managementPolicy: 'Observe' }),
@@ -368,7 +369,7 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
     }
   }, 60_000);
 
-  it('without -f, plans blocked for a reference that does not exist; after a minute the operator warns of it', async () => {
+  it('without -f, plans blocked for a mistyped reference, naming the close name; after a minute the operator warns of it', async () => {
     const pipe = inNamespace(examples(), env.namespace).find(
       (m) => m.kind === 'Pipe' && m.metadata.name === 'orders',
     )!;
@@ -380,13 +381,20 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
     kubectlApply(testKubeconfigPath()!, [typo] as never);
     const pipes = env.of<SluiceObject>('Pipe');
     const readyOf = (p: SluiceObject | undefined) => p?.status?.conditions?.find((c) => c.type === 'Ready');
-    await pipes.waitFor('typo-pipe', 'the quiet wait', (p) => readyOf(p)?.reason === 'WaitingForReference');
+    const waiting = await pipes.waitFor(
+      'typo-pipe',
+      'the quiet wait',
+      (p) => readyOf(p)?.reason === 'WaitingForReference',
+    );
+    expect(readyOf(waiting)!.message).toBe(
+      'DatabaseService analytcs does not exist yet: did you mean analytics?',
+    );
 
     const early = await plan(env, {});
     expect(early.code, early.stderr).toBe(2);
     expect(early.json!.resources.find((r) => r.name === 'typo-pipe')).toMatchObject({
       action: 'blocked',
-      reason: 'DatabaseService analytcs does not exist yet',
+      reason: 'DatabaseService analytcs does not exist yet: did you mean analytics?',
     });
 
     const reported = await pipes.waitFor(
@@ -396,7 +404,7 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
       90_000,
     );
     const message =
-      'DatabaseService analytcs does not exist (missing for 1m or more): create it, or correct the reference';
+      'DatabaseService analytcs does not exist (missing for 1m or more): did you mean analytics? Correct the reference, or create it';
     for (const type of ['Synced', 'Ready']) {
       const condition = reported.status!.conditions!.find((c) => c.type === type);
       expect(condition).toMatchObject({ status: 'False', reason: 'ReferenceNotFound', message });
