@@ -30,7 +30,8 @@ import { plannedCall, plannedChange, type PlannedCall } from './sensitive.ts';
 
 export type { PlannedCall } from './sensitive.ts';
 
-export type PlanAction = 'create' | 'adopt' | 'update' | 'none' | 'blocked' | 'error';
+/** `delete` and `orphan`: an object of the cluster the input leaves out (`--prune`), by what its deletion does. */
+export type PlanAction = 'create' | 'adopt' | 'update' | 'none' | 'blocked' | 'error' | 'delete' | 'orphan';
 
 /** What the operator would do for one object once the input is applied. */
 export interface PlannedResource {

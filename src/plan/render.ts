@@ -30,6 +30,8 @@ const MARKS: Record<PlanAction, { block: string; field: string }> = {
   none: { block: '=', field: ' ' },
   blocked: { block: '!', field: ' ' },
   error: { block: 'x', field: ' ' },
+  delete: { block: '-', field: ' ' },
+  orphan: { block: '-', field: ' ' },
 };
 
 /**
@@ -52,6 +54,8 @@ function renderBlock(resource: PlannedResource): string {
     none: `${what}: no change`,
     blocked: `${what} is blocked`,
     error: `${what} could not be planned`,
+    delete: `${what} will be deleted with its cloud object`,
+    orphan: `${what} will be deleted; its cloud object stays`,
   }[action];
   const lines = [`${mark.block} ${headline}`];
   if (reason) lines.push(`    ${reason}`);
@@ -93,6 +97,8 @@ function summary(resources: readonly PlannedResource[]): string {
     ...(count('adopt') > 0 ? [`${count('adopt')} to take back`] : []),
     `${count('update')} to update`,
     `${count('none')} unchanged`,
+    ...(count('delete') > 0 ? [`${count('delete')} to delete`] : []),
+    ...(count('orphan') > 0 ? [`${count('orphan')} to orphan`] : []),
     ...(count('blocked') > 0 ? [`${count('blocked')} blocked`] : []),
     ...(count('error') > 0 ? [`${count('error')} not planned (error)`] : []),
   ];

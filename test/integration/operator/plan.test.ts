@@ -188,6 +188,32 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
     expect(stderr).toContain(`[7/7]`);
   }, 60_000);
 
+  it('with --prune, plans what deleting each object the input leaves out does to its cloud object', async () => {
+    const kept = demo.filter(
+      (m) => !['sandbox', 'analytics-queries'].includes(m.metadata.name) || m.kind === 'Secret',
+    );
+    const sandboxId = (await env.of<SluiceObject>('DatabaseService').get('sandbox'))!.status!.id!;
+    await env.clearCalls();
+    const result = await plan(env, { file: writeCopy(kept), prune: true });
+    expect(result.code, result.stderr).toBe(2);
+    const removals = result.json!.resources.filter((r) => r.action === 'delete' || r.action === 'orphan');
+    expect(removals.map((r) => [r.kind, r.name, r.action, r.reason])).toEqual([
+      [
+        'DatabaseService',
+        'sandbox',
+        'delete',
+        `not in the input; deleting it deletes the cloud DatabaseService ${sandboxId} (deletionPolicy Delete)`,
+      ],
+      ['QueryEndpoint', 'analytics-queries', 'delete', expect.stringContaining('(deletionPolicy Delete)')],
+    ]);
+    const text = await plan(env, { file: writeCopy(kept), prune: true, output: 'text' });
+    expect(text.stdout).toContain(
+      `- DatabaseService ${env.namespace}/sandbox will be deleted with its cloud object`,
+    );
+    expect(text.stdout).toMatch(/Plan: 0 to create, 0 to update, 5 unchanged, 2 to delete\.\n$/);
+    expect(writes(await env.calls())).toEqual([]);
+  });
+
   it('plans every object of the namespace without -f', async () => {
     const result = await plan(env, {});
     expect(result.code, result.stderr).toBe(0);
