@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { createRequire } from 'node:module';
+import { wrappingHelp } from './command-line/help.ts';
 
 // One CLI for every entry point; each subcommand lives beside the code it runs and is loaded only when used,
 // so `sluice emulator` never pays for the operator's imports and vice versa.
@@ -19,5 +20,7 @@ program
   .command('version')
   .description('print the sluice version')
   .action(() => console.log(version));
+
+for (const command of [program, ...program.commands]) wrappingHelp(command);
 
 await program.parseAsync(process.argv);

@@ -123,6 +123,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     this.preconditions = new Preconditions({
       kind,
       lookup: this.lookup,
+      ...(options.namesOf ? { namesOf: options.namesOf } : {}),
       claims: this.claims,
       pacing: this.pacing,
       outcomes: this.outcomes,
@@ -195,6 +196,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const foreignName = ownerClusterProblem(resource, this.cluster);
     if (foreignName)
       return this.outcomes.waitForObject(draft, new Waiting(foreignName.reason, foreignName.message));
+    draft.beforeCloud = true;
     const cleared = this.preconditions.check(resource, draft);
     if ('outcome' in cleared) return cleared.outcome;
     const { references, adopting } = cleared;
@@ -205,6 +207,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
     const external = await this.connect(resource, priority, references, secrets, writes);
+    draft.beforeCloud = false;
     if (adopting && id) {
       // An id another cluster recorded is refused like one another object holds: no write, no reset.
       const recorded = await external.recordedOwner?.(resource, id);

@@ -1,4 +1,5 @@
 import type { DriftedField, ManagedEntries } from './field-policy.ts';
+import type { FieldChange } from './field-changes.ts';
 import type { OwnedCandidate, Owner } from './cluster-owner.ts';
 import type { DeletionPolicy, ManagedObject } from './managed-object.ts';
 import type { ReferenceDeclaration, ResolvedReferences } from './references.ts';
@@ -27,6 +28,8 @@ export type Observation<Plan = unknown> =
       plan: Plan;
       /** Names of the spec fields whose cloud value differs and that `update` corrects (empty when up to date). */
       differences: string[];
+      /** The differences as old and new values, when the kind knows them (`applyFieldPolicy`): `sluice plan` shows them. */
+      changes?: FieldChange[];
       /** Fields that differ and are left as they are, as the field policy says (`applyFieldPolicy`). */
       drift?: DriftedField[];
       /** The entries sluice manages in the spec's additive lists, for status. */

@@ -22,6 +22,10 @@ export function planCommand(): Command {
       '-n, --namespace <name>',
       'namespace of manifests that name none (default: default); without -f, plan only this namespace',
     )
+    .option(
+      '--prune',
+      "also plan the deletion of every sluice object of the input's namespaces that the input leaves out, as a GitOps tool that prunes would delete it: whether its cloud object is deleted or stays",
+    )
     .addOption(
       new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'),
     );

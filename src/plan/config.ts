@@ -11,8 +11,16 @@ export const PlanConfig = z
     takeOverFrom: takeOverFrom.optional(),
     file: z.string().min(1).optional(),
     output: z.enum(['text', 'json']).default('text'),
+    prune: z.boolean().default(false),
   })
   .superRefine((config, ctx) => {
+    if (config.prune && !config.file) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['prune'],
+        message: 'needs -f: it plans what the input leaves out',
+      });
+    }
     const given = FLAG_CREDENTIALS.filter((field) => config[field] !== undefined);
     if (given.length === 0) return;
     if (config.credentialsSecret) {

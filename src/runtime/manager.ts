@@ -130,6 +130,10 @@ export class Manager<Cloud> {
         kind,
         cache: informer.cache,
         lookup,
+        namesOf: (kind, namespace) =>
+          (this.informers.get(kind)?.cache.keys() ?? [])
+            .filter((key) => key.startsWith(`${namespace}/`))
+            .map((key) => key.slice(namespace.length + 1)),
         secrets: this.secrets,
         dependantsOf: (resource) => this.existingDependantsOf(kind.kind, resource),
         logger: logger.child({ controller: kind.kind }),

@@ -75,7 +75,7 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
   async observe(resource: Alert, id: string): Promise<Observation<AlertBody>> {
     const alert = await this.read(id);
     if (!alert) return { exists: false };
-    const { plan, differences, drift } = applyFieldPolicy(
+    const { plan, differences, changes, drift } = applyFieldPolicy(
       resource,
       ALERT_POLICY,
       observedBody(alert),
@@ -90,7 +90,15 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
     if (!adopted && alert.note !== note) differences.push('owner');
     // A firing alert works as it should: its state is shown in status, it does not make the resource unready.
     const body = { ...plan.body, ...(typeof note === 'string' ? { note } : {}) };
-    return { exists: true, plan: body, differences, drift, available: true, status: alertStatus(alert) };
+    return {
+      exists: true,
+      plan: body,
+      differences,
+      changes,
+      drift,
+      available: true,
+      status: alertStatus(alert),
+    };
   }
 
   async create(resource: Alert) {

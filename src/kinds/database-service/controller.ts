@@ -140,11 +140,13 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
       // The diff itself is what update needs: the PATCH and command for exactly the service observed.
       plan: policed.plan,
       differences: policed.differences,
+      changes: policed.changes,
       drift: policed.drift,
       managedEntries: policed.managedEntries,
       ...availability(policed.spec, service),
       status: {
         state: service.state,
+        observed: observedSizing(service),
         endpoints: service.endpoints?.map(({ protocol, host, port, username }) => ({
           protocol,
           host,
@@ -245,6 +247,15 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
  * Host and port of the primary (https) endpoint plus one pair per protocol, and the user name. The password
  * is added by create or recovered by a reset; it never comes from an observation.
  */
+/** The fields a user edits most, as the cloud runs them: what status shows of the service's sizing. */
+function observedSizing(service: Service): Record<string, number | boolean> {
+  const { numReplicas, minReplicaMemoryGb, maxReplicaMemoryGb, idleScaling, idleTimeoutMinutes } = service;
+  const sizing = { numReplicas, minReplicaMemoryGb, maxReplicaMemoryGb, idleScaling, idleTimeoutMinutes };
+  return Object.fromEntries(
+    Object.entries(sizing).filter((entry): entry is [string, number | boolean] => entry[1] != null),
+  );
+}
+
 function connectionDetails(service: Service): Record<string, string> {
   const endpoints = service.endpoints ?? [];
   const primary = endpoints.find((e) => e.protocol === 'https') ?? endpoints[0];

@@ -363,6 +363,18 @@ export const DatabaseServiceStatus = z
       .max(64)
       .optional()
       .describe("The service's state as the cloud reports it (e.g. running, stopped)."),
+    observed: z
+      .object({
+        numReplicas: z.number().int().optional().describe('Replicas the service runs.'),
+        minReplicaMemoryGb: z.number().optional().describe('Lower memory bound per replica, in GiB.'),
+        maxReplicaMemoryGb: z.number().optional().describe('Upper memory bound per replica, in GiB.'),
+        idleScaling: z.boolean().optional().describe('Whether the service idles when unused.'),
+        idleTimeoutMinutes: z.number().int().optional().describe('Minutes unused before it idles.'),
+      })
+      .optional()
+      .describe(
+        'The sizing the cloud runs, as last observed: a spec edit to a value the cloud already has moves observedGeneration and sends nothing, and these show it was already so (kubectl get -o wide).',
+      ),
     endpoints: z.array(StatusEndpoint).max(16).optional().describe('Endpoints as the cloud reports them.'),
     engineVersion: z.string().max(64).optional().describe('Database engine version.'),
     dataWarehouseId: z.string().max(64).optional().describe('The warehouse the service belongs to.'),
@@ -435,5 +447,9 @@ export const databaseServiceSchema = defineKind<DatabaseService>({
   printerColumns: [
     { name: 'Name', type: 'string', jsonPath: '.spec.name', priority: 1 },
     { name: 'State', type: 'string', jsonPath: '.status.state' },
+    { name: 'Replicas', type: 'integer', jsonPath: '.status.observed.numReplicas', priority: 1 },
+    { name: 'Min-Mem', type: 'number', jsonPath: '.status.observed.minReplicaMemoryGb', priority: 1 },
+    { name: 'Max-Mem', type: 'number', jsonPath: '.status.observed.maxReplicaMemoryGb', priority: 1 },
+    { name: 'Idle', type: 'boolean', jsonPath: '.status.observed.idleScaling', priority: 1 },
   ],
 });

@@ -114,6 +114,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       exists: true,
       plan: policed.plan,
       differences: policed.differences,
+      changes: policed.changes,
       drift: policed.drift,
       ...(availability.available && notReady
         ? {

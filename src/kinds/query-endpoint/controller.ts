@@ -45,7 +45,7 @@ class QueryEndpointClient
     const endpoint = await ignoreNotFound(this.management.getQueryEndpoint(this.serviceId));
     if (!endpoint) return { exists: false };
     // Whatever differs, the fix is the same: the whole configuration, sent once.
-    const { plan, differences, drift } = applyFieldPolicy(
+    const { plan, differences, changes, drift } = applyFieldPolicy(
       resource,
       QUERY_ENDPOINT_POLICY,
       { ...endpoint },
@@ -55,6 +55,7 @@ class QueryEndpointClient
       exists: true,
       plan: plan.body,
       differences,
+      changes,
       drift,
       available: true,
       status: queryEndpointStatus(endpoint),

@@ -70,7 +70,7 @@ class ReversePrivateEndpointClient
     const endpoint = await this.read(id);
     if (!endpoint) return { exists: false };
     // No field can have a policy (the API changes none); sluice.dev/drift: report still reports them.
-    const { differences, drift } = applyFieldPolicy(
+    const { differences, changes, drift } = applyFieldPolicy(
       resource,
       REVERSE_PRIVATE_ENDPOINT_POLICY,
       { ...endpoint },
@@ -81,6 +81,7 @@ class ReversePrivateEndpointClient
       // No call changes an endpoint: a difference is reported by `update`, never fixed.
       plan: undefined,
       differences,
+      changes,
       drift,
       ...rpeAvailability(resource.spec, endpoint),
       status: {

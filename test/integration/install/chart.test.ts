@@ -73,6 +73,15 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     );
   });
 
+  it('takes a numeric image tag given with --set image.tag=1 as the tag "1"', () => {
+    const text = helmWithValues(
+      ['template', 'sluice', chartDir, '--namespace', 'ops', '--set', 'image.tag=1'],
+      { image: { repository: 'registry.example.com/sluice' } },
+    );
+    const container = operatorPodTemplate(parseManifests(text)).spec.containers[0] as { image?: string };
+    expect(container.image).toBe('registry.example.com/sluice:1');
+  });
+
   it.each([
     ['an unknown key', { bogus: true }, /additional properties 'bogus' not allowed/],
     ['a mistyped replica count', { replicas: 'two' }, /replicas.*want integer/],
