@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ManagedObject } from '../../managed/index.ts';
+import type { ManagedObject, ReferenceList } from '../../managed/index.ts';
 import { API_KEY_ROLES } from '../../cloud/schemas/api-key.ts';
 import { LocalObjectReference, managedSpecFields, managedStatusFields } from '../../api/common.ts';
 import { defineKind } from '../../api/kind-schema.ts';
@@ -98,3 +98,14 @@ export const apiKeySchema = defineKind<ApiKey>({
     { name: 'Secret', type: 'string', jsonPath: '.spec.credentialsSecret.name' },
   ],
 });
+
+/**
+ * ApiKey objects another kind names (a QueryEndpoint's `apiKeyRefs`): each is waited for until sluice made
+ * its key (its id in status); a disabled key is still that key, so it is used as it is.
+ */
+export function apiKeyReferences<R extends ManagedObject>(
+  name: string,
+  objectNames: (resource: R) => string[],
+): ReferenceList<R> {
+  return { name, kind: apiKeySchema.kind, objectNames };
+}

@@ -142,6 +142,38 @@ describe.skipIf(clusterSkipReason())('ApiKey on a real apiserver against the emu
     expect(env.emulator.store.apiKeys.get(key.status!.id!)?.keySecretHash).toBe(sha256Hex(secret.keySecret!));
   });
 
+  it('a QueryEndpoint naming an ApiKey by object waits for its key, then allows it beside the raw key ids', async () => {
+    await env.apply('queried', { name: 'queried' });
+    const serviceId = (await env.waitFor('queried', 'Ready', isReady)).status!.id!;
+    const endpoints = env.of<SluiceObject>('QueryEndpoint');
+    await endpoints.apply('console', {
+      serviceRef: { name: 'queried' },
+      roles: ['sql_console_read_only'],
+      openApiKeys: ['key-1'],
+      apiKeyRefs: [{ name: 'reader' }],
+    });
+    const waiting = await endpoints.waitFor(
+      'console',
+      'waiting for the key',
+      (o) =>
+        condition(o, 'Ready')?.status === 'False' &&
+        /ApiKey reader/.test(condition(o, 'Ready')?.message ?? ''),
+    );
+    expect(waiting.status?.id).toBeUndefined();
+    expect(env.emulator.store.queryEndpoints.get(serviceId)).toBeUndefined();
+
+    await keys().apply('reader', teamKey('reader', { roles: ['query_endpoints'] }));
+    const keyId = (await keys().waitFor('reader', 'Ready', ready)).status!.id!;
+    const endpoint = await endpoints.waitFor('console', 'Ready', ready);
+    expect(endpoint.status!.openApiKeys).toEqual([keyId, 'key-1'].sort());
+    expect(env.emulator.store.queryEndpoints.get(serviceId)?.openApiKeys?.sort()).toEqual(
+      [keyId, 'key-1'].sort(),
+    );
+    await endpoints.remove('console');
+    await endpoints.waitFor('console', 'gone', (o) => o === undefined);
+    await env.remove('queried');
+  });
+
   it('after a kill -9 between the key POST and the status write, exactly one key exists and its secret is in the Secret', async () => {
     await env.stopOperator();
     const { orphaned, ready: adopted } = await crashDuringCreate(
