@@ -78,4 +78,3 @@ export async function refuseSecretWrites(env: OperatorEnv, realOnly = false): Pr
     }
   };
 }
-
