@@ -166,6 +166,23 @@ for (const object of managed.filter((o) => o.kind === 'DatabaseService')) {
   );
 }
 
+for (const key of managed.filter((o) => o.kind === 'ApiKey')) {
+  const secretName = (key as { spec?: { credentialsSecret?: { name?: string } } }).spec?.credentialsSecret
+    ?.name;
+  const secret = await core.readNamespacedSecret({ name: secretName!, namespace: NAMESPACE });
+  const users = managed
+    .filter(
+      (o) =>
+        (o as { spec?: { credentialsRef?: { name?: string } } }).spec?.credentialsRef?.name === secretName,
+    )
+    .map((o) => `${o.kind} ${o.metadata!.name}`);
+  console.log(
+    `ApiKey ${key.metadata!.name}: Secret ${secretName} keys: ${Object.keys(secret.data ?? {})
+      .sort()
+      .join(', ')}; used by ${users.join(', ') || 'nothing'}`,
+  );
+}
+
 say(`demo up ${((Date.now() - demoStarted) / 1000).toFixed(0)} s after start`);
 /** Stops everything and removes what the demo wrote under .sluice/, saying so: the same on Ctrl-C with --keep. */
 async function stopAndClean(): Promise<void> {

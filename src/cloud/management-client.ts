@@ -33,6 +33,12 @@ import {
   type ReversePrivateEndpointCreateRequest,
 } from './schemas/reverse-private-endpoint.ts';
 import { QueryEndpoint, type QueryEndpointRequest } from './schemas/query-endpoint.ts';
+import {
+  ApiKey,
+  ApiKeyCreateResult,
+  type ApiKeyCreateRequest,
+  type ApiKeyUpdateRequest,
+} from './schemas/api-key.ts';
 
 export interface ManagementConfig {
   /** e.g. `https://api.example.cloud` or the emulator's URL; a path prefix is kept. */
@@ -52,6 +58,8 @@ export type PipeScalingBody = z.input<typeof PipeScalingRequest>;
 export type ReplicaScalingBody = z.input<typeof ReplicaScalingRequest>;
 export type ReversePrivateEndpointCreateBody = z.input<typeof ReversePrivateEndpointCreateRequest>;
 export type QueryEndpointBody = z.input<typeof QueryEndpointRequest>;
+export type ApiKeyCreateBody = z.input<typeof ApiKeyCreateRequest>;
+export type ApiKeyUpdateBody = z.input<typeof ApiKeyUpdateRequest>;
 export type PasswordResetResult = z.infer<typeof PasswordResetResult>;
 export type PipeSettingsResult = z.infer<typeof PipeSettingsResult>;
 
@@ -66,6 +74,8 @@ const PIPE = `${PIPES}/:pipeId`;
 const RPES = `${SERVICE}/pipesReversePrivateEndpoints`;
 const RPE = `${RPES}/:reversePrivateEndpointId`;
 const QUERY_ENDPOINT = `${SERVICE}/serviceQueryEndpoint`;
+const KEYS = `${ORG}/keys`;
+const KEY = `${KEYS}/:keyId`;
 
 /** Route patterns of the management API (as the emulator's call log names them). */
 export const MANAGEMENT_ROUTES = {
@@ -84,6 +94,8 @@ export const MANAGEMENT_ROUTES = {
   reversePrivateEndpoints: RPES,
   reversePrivateEndpoint: RPE,
   queryEndpoint: QUERY_ENDPOINT,
+  keys: KEYS,
+  key: KEY,
 } as const;
 
 const EnvelopeOfUnknown = managementEnvelope(z.unknown());
@@ -120,6 +132,9 @@ export function basicAuthorization(user: string, secret: string): string {
  */
 export class ManagementClient extends CloudClient {
   readonly organizationId: string;
+  /** The base URL the client calls: what a credentials Secret names as `managementUrl`. */
+  readonly managementUrl: string;
+  private readonly keySuffix: string;
 
   constructor(config: ManagementConfig, options: ClientOptions = {}) {
     const authorization = basicAuthorization(config.keyId, config.keySecret);
@@ -140,6 +155,13 @@ export class ManagementClient extends CloudClient {
       ),
     );
     this.organizationId = config.organizationId;
+    this.managementUrl = config.baseUrl;
+    this.keySuffix = config.keyId.slice(-4);
+  }
+
+  /** Whether a listed key's suffix is this client's own key id's (the API shows no more of a key id). */
+  usesKeySuffix(suffix: string): boolean {
+    return suffix === this.keySuffix;
   }
 
   // ---- services -------------------------------------------------------------------------------------
@@ -409,6 +431,30 @@ export class ManagementClient extends CloudClient {
       { schema: z.unknown(), envelope: false },
       options,
     );
+  }
+
+  // ---- keys -----------------------------------------------------------------------------------------
+
+  /** Extension: every key of the organization (never a secret). */
+  listApiKeys(options?: CallOptions): Promise<ApiKey[]> {
+    return this.send('GET', KEYS, {}, { schema: z.array(ApiKey) }, options);
+  }
+
+  getApiKey(keyId: string, options?: CallOptions): Promise<ApiKey> {
+    return this.send('GET', KEY, { keyId }, { schema: ApiKey }, options);
+  }
+
+  /** NOT idempotent; sent with `hashData`, the same key id twice is refused (409) instead of made twice. */
+  createApiKey(body: ApiKeyCreateBody, options?: CallOptions): Promise<ApiKeyCreateResult> {
+    return this.send('POST', KEYS, {}, { body, schema: ApiKeyCreateResult, idempotent: false }, options);
+  }
+
+  updateApiKey(keyId: string, body: ApiKeyUpdateBody, options?: CallOptions): Promise<ApiKey> {
+    return this.send('PATCH', KEY, { keyId }, { body, schema: ApiKey, idempotent: true }, options);
+  }
+
+  async deleteApiKey(keyId: string, options?: CallOptions): Promise<void> {
+    await this.send('DELETE', KEY, { keyId }, { schema: z.unknown() }, options);
   }
 
   private send<T>(

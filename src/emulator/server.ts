@@ -9,6 +9,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { registerAlertingRoutes } from './alerting-routes.ts';
+import { registerApiKeyRoutes } from './api-keys.ts';
 import { CallLog } from './call-log.ts';
 import type { App, EmulatorContext } from './context.ts';
 import { registerControlRoutes } from './control-routes.ts';
@@ -216,7 +217,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (api === 'management' || api === 'alerting') apiRoutes.add(route.url);
   });
 
-  installGate(app, { credentials, managementLimiter, alertsLimiter, faults, calls, hung, delays });
+  installGate(app, { credentials, ctx, managementLimiter, alertsLimiter, faults, calls, hung, delays });
 
   const endHungCalls = () => {
     for (const socket of hung) socket.destroy();
@@ -229,6 +230,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   registerEndpointRoutes(app, ctx);
   registerAlertingRoutes(app, ctx);
   registerOrganizationRoutes(app, ctx);
+  registerApiKeyRoutes(app, ctx, credentials);
   registerControlRoutes(app, ctx, {
     calls,
     faults,

@@ -133,6 +133,21 @@ export interface AlertRecord {
   updatedAt: string;
 }
 
+/** A created API key: its secret and key id are kept as hex SHA-256 only. */
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  state: 'enabled' | 'disabled';
+  roles: string[];
+  keyIdHash: string;
+  keySuffix: string;
+  keySecretHash: string;
+  createdAt: string;
+  expireAt: string | null;
+  usedAt: string | null;
+  ipAccessList: IpAccessEntry[];
+}
+
 /** The organization's own settings (extension). */
 export interface OrganizationRecord {
   name: string;
@@ -156,6 +171,8 @@ export interface Snapshot {
   reversePrivateEndpoints: RpeRecord[];
   queryEndpoints: QueryEndpointRecord[];
   alerts: AlertRecord[];
+  /** Absent in state files written before keys could be created. */
+  apiKeys?: ApiKeyRecord[];
 }
 
 export class Store {
@@ -167,6 +184,8 @@ export class Store {
   /** serviceId → query endpoint */
   readonly queryEndpoints = new Map<string, QueryEndpointRecord>();
   readonly alerts = new Map<string, AlertRecord>();
+  /** Created keys by their API id (the emulator's configured key is not among them). */
+  readonly apiKeys = new Map<string, ApiKeyRecord>();
   organization = newOrganization();
 
   pipesOf(serviceId: string): ReadonlyMap<string, PipeRecord> {
@@ -227,12 +246,18 @@ export class Store {
     return undefined;
   }
 
+  apiKeyByIdHash(keyIdHash: string): ApiKeyRecord | undefined {
+    for (const key of this.apiKeys.values()) if (key.keyIdHash === keyIdHash) return key;
+    return undefined;
+  }
+
   clear(): void {
     this.services.clear();
     this.pipes.clear();
     this.rpes.clear();
     this.queryEndpoints.clear();
     this.alerts.clear();
+    this.apiKeys.clear();
     this.organization = newOrganization();
   }
 
@@ -245,6 +270,7 @@ export class Store {
       reversePrivateEndpoints: [...this.rpes.values()].flatMap((rpes) => [...rpes.values()]),
       queryEndpoints: [...this.queryEndpoints.values()],
       alerts: [...this.alerts.values()],
+      apiKeys: [...this.apiKeys.values()],
     };
   }
 
@@ -255,6 +281,7 @@ export class Store {
     for (const rpe of snapshot.reversePrivateEndpoints) this.addRpe(rpe);
     for (const endpoint of snapshot.queryEndpoints) this.queryEndpoints.set(endpoint.serviceId, endpoint);
     for (const alert of snapshot.alerts) this.alerts.set(alert.id, alert);
+    for (const key of snapshot.apiKeys ?? []) this.apiKeys.set(key.id, key);
     if (snapshot.organization) this.organization = { ...snapshot.organization };
   }
 }

@@ -17,6 +17,7 @@ import { exportAlert } from '../kinds/alert/mapping.ts';
 import { exportService } from '../kinds/database-service/mapping.ts';
 import { exportPipe, type ExportedSecret } from '../kinds/pipe/mapping.ts';
 import { exportQueryEndpoint } from '../kinds/query-endpoint/mapping.ts';
+import { CREDENTIALS_KEYS, exportApiKey } from '../kinds/api-key/mapping.ts';
 import { exportReversePrivateEndpoint } from '../kinds/reverse-private-endpoint/mapping.ts';
 import { kindNamed } from '../kinds/index.ts';
 import { mapConcurrently } from '../base/map-concurrently.ts';
@@ -218,6 +219,31 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
       named('QueryEndpoint', serviceName ?? service.name, queryEndpoint.id, 'query-endpoint', () =>
         withOwner(exportQueryEndpoint(queryEndpoint)),
       );
+    }
+  }
+
+  // Keys carry no tags or owner record: exported only for a whole organization, never their secrets. The
+  // key the export itself uses is left out (its Secret exists already, outside sluice).
+  if (kinds.has('ApiKey') && options.tags === undefined && options.ownedBy === undefined) {
+    const management = options.management;
+    const keys = (await call(management.listApiKeys())).filter(
+      (key) => !management.usesKeySuffix(key.keySuffix),
+    );
+    keys.sort(byNameThenId((k) => k.name));
+    progress(`listed ${keys.length} API key${keys.length === 1 ? '' : 's'}`);
+    for (const key of keys) {
+      let secretName = '';
+      const name = named('ApiKey', key.name, key.id, 'api-key', (keyName) => {
+        secretName = `${keyName}-credentials`;
+        return exportApiKey(key, secretName);
+      });
+      if (name) {
+        result.secrets.push({
+          name: secretName,
+          keys: CREDENTIALS_KEYS.filter((k) => k === 'keyId' || k === 'keySecret'),
+          usedBy: `ApiKey ${name} (spec.credentialsSecret: the key's secret is never exported; sluice writes organizationId and managementUrl into this Secret, keyId and keySecret must be provided, or the key rotated)`,
+        });
+      }
     }
   }
 

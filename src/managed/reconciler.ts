@@ -287,6 +287,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // create nothing while the Secret could not be written (admission, quota, a namespace being deleted).
     const existing = this.connections?.current(resource);
     await this.connections?.assertWritable(resource, existing);
+    // Values the client makes for the create (a key's secret) are stored first: a refused write sends no
+    // create, and a crash after the create leaves them where the next attempt and every user find them.
+    const prepared = this.connections && external.prepareCreate?.(resource, existing?.data);
+    if (prepared) {
+      await this.connections!.publish(resource, prepared, existing);
+      this.connections!.noteStored(resource, prepared, draft);
+    }
     // The intent goes on the object before the call, in the same write as the finalizer: after a crash
     // that loses the answer, `findCreated` matches only what was created after it.
     resource = await this.writeMetadata(resource, draft, {
@@ -294,7 +301,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     });
     this.creates.intentRecorded(resource);
     draft.changingCloud = true;
-    const creation = await external.create(resource).catch((error: unknown) => {
+    const creation = await external.create(resource, prepared).catch((error: unknown) => {
       // Only a call the quota deferred is known not to have been sent; after anything else, look again.
       if (deferralOf(error) === undefined) this.creates.createEnded(resource);
       throw error;

@@ -98,7 +98,15 @@ export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
    */
   ensureCreatable?(resource: R): Promise<void>;
   observe(resource: R, externalId: string): Promise<Observation<Plan>>;
-  create(resource: R): Promise<Creation>;
+  /**
+   * Connection values the client makes itself for the create (a key's secret, made here and sent only as a
+   * hash): written into the connection Secret before the create is sent, so a create never makes what only
+   * a lost answer knew. `current` is the Secret as it is: values an earlier attempt wrote are used again, so
+   * a create retried after a crash makes the same thing.
+   */
+  prepareCreate?(resource: R, current: Readonly<Record<string, string>> | undefined): ConnectionDetails;
+  /** `prepared`: what `prepareCreate` made, already in the connection Secret. */
+  create(resource: R, prepared?: ConnectionDetails): Promise<Creation>;
   /**
    * The minimal change for what `observe` found different. Returns the status fields the cloud's answers
    * changed (a state entered at once, `stopping`), so status shows the change under way, not the state before.

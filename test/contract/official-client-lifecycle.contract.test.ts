@@ -293,6 +293,7 @@ describe('organization and its API keys (extensions)', () => {
         createdAt: expect.any(String),
         expireAt: null,
         usedAt: expect.any(String),
+        ipAccessList: [],
       },
     ]);
     expect(suite.emu.credentials.keyId.endsWith(keys[0].keySuffix)).toBe(true);

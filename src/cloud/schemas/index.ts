@@ -6,3 +6,4 @@ export * from './pipe.ts';
 export * from './reverse-private-endpoint.ts';
 export * from './query-endpoint.ts';
 export * from './alert.ts';
+export * from './api-key.ts';

@@ -63,7 +63,7 @@ const memory = (bounds: { min: number; max: number; step: number }, what: string
     .multipleOf(bounds.step)
     .describe(`${what} in GiB: ${bounds.min}..${bounds.max}, a multiple of ${bounds.step}.`);
 
-const IpAccessEntry = z
+export const IpAccessEntry = z
   .object({
     source: withRules(z.string().max(64).describe('An IP address or CIDR range allowed to connect.'), {
       rule: 'isIP(self) || isCIDR(self)',

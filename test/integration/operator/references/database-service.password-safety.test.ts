@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { condition, isReady, startOperatorEnv, type CallRecord, type OperatorEnv } from '../support.ts';
+import { admissionPolicy, refuseSecretWrites } from '../secret-admission.ts';
 import { until } from '../../../support/wait.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
@@ -17,82 +18,6 @@ const passwordCalls = (calls: CallRecord[], id: string) =>
 const resets = (calls: CallRecord[], id: string) =>
   passwordCalls(calls, id).filter((c) => JSON.stringify(c.body) === '{}');
 const creates = (calls: CallRecord[]) => calls.filter((c) => c.method === 'POST' && c.route === SERVICES);
-
-type ResourceRule = { apiGroups: string[]; apiVersions: string[]; operations: string[]; resources: string[] };
-
-/** A ValidatingAdmissionPolicy denying, in the env's namespace, what `rules` match unless `expression` holds. */
-async function admissionPolicy(
-  env: OperatorEnv,
-  name: string,
-  rules: ResourceRule[],
-  expression: string,
-  message: string,
-): Promise<() => Promise<void>> {
-  const ref = (kind: string) => ({ apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name } });
-  await env.objects.create({
-    ...ref('ValidatingAdmissionPolicy'),
-    spec: {
-      failurePolicy: 'Fail',
-      matchConstraints: { resourceRules: rules },
-      validations: [{ expression, message }],
-    },
-  } as never);
-  await env.objects.create({
-    ...ref('ValidatingAdmissionPolicyBinding'),
-    spec: {
-      policyName: name,
-      validationActions: ['Deny'],
-      matchResources: {
-        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': env.namespace } },
-      },
-    },
-  } as never);
-  return async () => {
-    await env.objects.delete(ref('ValidatingAdmissionPolicyBinding'));
-    await env.objects.delete(ref('ValidatingAdmissionPolicy'));
-  };
-}
-
-/**
- * A ValidatingAdmissionPolicy refusing Secret writes in one namespace (as a platform team's policy would);
- * `realOnly` lets server-side dry runs through, so only the real write is refused.
- */
-async function refuseSecretWrites(env: OperatorEnv, realOnly = false): Promise<() => Promise<void>> {
-  const remove = await admissionPolicy(
-    env,
-    `refuse-secrets-${env.namespace}`,
-    [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['secrets'] }],
-    realOnly ? 'request.dryRun == true' : 'false',
-    'Secrets are frozen in this namespace',
-  );
-  // The policy takes effect once the apiserver has compiled it: wait until a probe Secret is refused.
-  const probe = { metadata: { name: 'policy-probe' }, stringData: { x: 'y' } };
-  for (let i = 0; ; i++) {
-    try {
-      await env.core.createNamespacedSecret({ namespace: env.namespace, body: probe, dryRun: 'All' });
-      if (realOnly) {
-        await env.core.createNamespacedSecret({ namespace: env.namespace, body: probe });
-        await env.core.deleteNamespacedSecret({ namespace: env.namespace, name: 'policy-probe' });
-      }
-    } catch {
-      if (!realOnly || i > 0) break;
-    }
-    if (i > 100) throw new Error('the admission policy never took effect');
-    await sleep(100);
-  }
-  return async () => {
-    await remove();
-    // Lifted once a real probe Secret can be created again.
-    for (let i = 0; i < 100; i++) {
-      try {
-        await env.core.createNamespacedSecret({ namespace: env.namespace, body: probe, dryRun: 'All' });
-        return;
-      } catch {
-        await sleep(100);
-      }
-    }
-  };
-}
 
 describe.skipIf(clusterSkipReason())(
   'DatabaseService passwords when the cluster around sluice changes',
