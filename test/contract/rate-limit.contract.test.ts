@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   alerting,
   control,
@@ -7,9 +7,10 @@ import {
   http,
   mgmt,
   sleep,
-  startContractEmulator,
+  useContractEmulator,
+  useEmulator,
 } from './support/api.ts';
-import type { ApiClient, Emulator, Reply } from './support/api.ts';
+import type { Reply } from './support/api.ts';
 
 /** Asserts a 429 with integer `Retry-After` ≥ 1 (and `X-RateLimit-Reset` on the management API). */
 function expectLimited(reply: Reply, windowSeconds: number, management = true): number {
@@ -29,14 +30,7 @@ function expectLimited(reply: Reply, windowSeconds: number, management = true): 
 }
 
 describe('default management limit: 10 requests per 10 s per key', () => {
-  let emu: Emulator;
-  let api: ApiClient;
-  beforeAll(async () => {
-    emu = await startContractEmulator({ rateLimit: undefined });
-    api = mgmt(emu);
-  });
-  afterAll(() => emu?.stop());
-  beforeEach(() => control(emu).reset());
+  const { emu, api } = useContractEmulator({ rateLimit: undefined });
 
   it('the 11th call in the window is 429 TOO_MANY_REQUESTS with Retry-After and X-RateLimit-Reset', async () => {
     for (let i = 0; i < 10; i++) expectOk(await api.get('/services'));
@@ -76,14 +70,7 @@ describe('default management limit: 10 requests per 10 s per key', () => {
 });
 
 describe('custom management limit {requests: 3, windowSeconds: 1}', () => {
-  let emu: Emulator;
-  let api: ApiClient;
-  beforeAll(async () => {
-    emu = await startContractEmulator({ rateLimit: { requests: 3, windowSeconds: 1 } });
-    api = mgmt(emu);
-  });
-  afterAll(() => emu?.stop());
-  beforeEach(() => control(emu).reset());
+  const { api } = useContractEmulator({ rateLimit: { requests: 3, windowSeconds: 1 } });
 
   it('the 4th call is 429 and calls pass again once the window has passed', async () => {
     for (let i = 0; i < 3; i++) expectOk(await api.get('/services'));
@@ -95,11 +82,7 @@ describe('custom management limit {requests: 3, windowSeconds: 1}', () => {
 });
 
 describe("rateLimit: 'off'", () => {
-  let emu: Emulator;
-  beforeAll(async () => {
-    emu = await startContractEmulator({ rateLimit: 'off' });
-  });
-  afterAll(() => emu?.stop());
+  const emu = useEmulator({ rateLimit: 'off' }, { reset: false });
 
   it('never answers 429, on either API', async () => {
     const api = mgmt(emu);
@@ -112,15 +95,10 @@ describe("rateLimit: 'off'", () => {
 });
 
 describe('alerting limit', () => {
-  let emu: Emulator;
-  beforeAll(async () => {
-    emu = await startContractEmulator({
-      rateLimit: undefined,
-      alertsRateLimit: { requests: 3, windowSeconds: 1 },
-    });
+  const emu = useEmulator({
+    rateLimit: undefined,
+    alertsRateLimit: { requests: 3, windowSeconds: 1 },
   });
-  afterAll(() => emu?.stop());
-  beforeEach(() => control(emu).reset());
 
   it('over the budget → 429 with Retry-After; passes again after the window', async () => {
     const alerts = alerting(emu);
@@ -139,11 +117,7 @@ describe('alerting limit', () => {
 });
 
 describe('default alerting limit: 100 requests per minute per token', () => {
-  let emu: Emulator;
-  beforeAll(async () => {
-    emu = await startContractEmulator({ rateLimit: undefined });
-  });
-  afterAll(() => emu?.stop());
+  const emu = useEmulator({ rateLimit: undefined }, { reset: false });
 
   it('the 101st call is 429 with Retry-After', async () => {
     const alerts = alerting(emu);

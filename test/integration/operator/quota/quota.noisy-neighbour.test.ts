@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { sampleValue } from '../../../support/scrape-sample.ts';
 import {
+  baseSpec,
   CREDENTIALS_SECRET,
   isReady,
   startOperatorEnv,
@@ -45,8 +46,7 @@ describe.skipIf(clusterSkipReason())('a noisy neighbour on a shared key', () => 
     for (let i = 0; i < count; i++) {
       const { service } = await env.cloud.createService({
         name: `${env === noisy ? 'noisy' : 'quiet'} ${i}`,
-        provider: 'aws',
-        region: 'us-east-1',
+        ...baseSpec,
       });
       ids.add(service.id);
       // A query endpoint's drift check is one GET of its own (no list to share).
