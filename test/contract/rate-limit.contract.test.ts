@@ -7,6 +7,7 @@ import {
   http,
   mgmt,
   sleep,
+  startTestEmulator,
   useContractEmulator,
   useEmulator,
 } from './support/api.ts';
@@ -128,5 +129,32 @@ describe('default alerting limit: 100 requests per minute per token', () => {
     expect(reply.status).toBe(429);
     expect(reply.body?.message ?? reply.text).toBeTruthy();
     expect(reply.body?.error).toBeUndefined();
+  });
+});
+
+describe('timeScale 10: the default limits on compressed time', () => {
+  const { api, alerts } = useContractEmulator({ rateLimit: undefined, timeScale: 10 });
+
+  it('allows 10 management calls per 1 s window and 100 alerting calls per 6 s window, then passes again', async () => {
+    for (let i = 0; i < 10; i++) expectOk(await api.get('/services'));
+    const started = Date.now();
+    expectLimited(await api.get('/services'), 1);
+    // The 1 s window ends: the next call opens a new one, well before the real 10 s would have passed.
+    let reply = await api.get('/services');
+    while (reply.status === 429 && Date.now() - started < 5_000) {
+      await sleep(50);
+      reply = await api.get('/services');
+    }
+    expectOk(reply);
+    expect(Date.now() - started).toBeLessThan(5_000);
+
+    for (let i = 0; i < 100; i++) expect((await alerts.get('/alerts')).status).toBe(200);
+    expectLimited(await alerts.get('/alerts'), 6, false);
+  });
+
+  it('refuses a time scale outside 1 to 100, naming it', async () => {
+    await expect(startTestEmulator({ timeScale: 0.5 })).rejects.toThrow(
+      'timeScale must be a number from 1 (real time) to 100 (got "0.5")',
+    );
   });
 });

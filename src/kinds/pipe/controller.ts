@@ -52,11 +52,12 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
 
   /**
    * Pipes carry no tags: after a crash, the pipe is the one with this name and destination that the cloud
-   * created after the intent was recorded (as its clock dates it) and no other Pipe holds. Without an intent nothing is adopted: a look-alike may be
-   * someone else's pipe, and adopting it would later delete it.
+   * created after the intent was recorded (as its clock dates it) and no other Pipe holds, in a service this
+   * cluster records. Without an intent nothing is adopted: a look-alike may be someone else's pipe, and
+   * adopting it would later delete it.
    */
   async findCreated(resource: Pipe, lost: LostCreate | undefined): Promise<string | undefined> {
-    if (!lost) return undefined;
+    if (!lost || !(await this.serviceIsOurs())) return undefined;
     const { snapshots, freshnessMs } = this.context.cloud;
     const pipes = await snapshots.pipes(this.serviceId).all(listedSince(lost, freshnessMs));
     return createdSince(pipes, lost.intent, (pipe) => isPipeFor(resource, pipe), this.context.claimedBy);
