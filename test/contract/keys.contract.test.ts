@@ -3,7 +3,7 @@
  * a disabled, expired or deleted one gets 401, its roles decide which routes answer (403 otherwise), and each
  * key has its own quota.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { apiKeyHashData, newKeyIdentity } from '../../src/cloud/api-key-hash.ts';
 import type { KeyIdentity } from '../../src/cloud/api-key-hash.ts';
 import {
@@ -12,21 +12,13 @@ import {
   expectMgmtError,
   expectOk,
   mgmt,
-  startContractEmulator,
+  useContractEmulator,
   UUID_V4,
 } from './support/api.ts';
-import type { ApiClient, Emulator, Json } from './support/api.ts';
+import type { Json } from './support/api.ts';
 import { createRunningService, queryEndpointPath, serviceBody } from './support/fixtures.ts';
 
-let emu: Emulator;
-let api: ApiClient;
-
-beforeAll(async () => {
-  emu = await startContractEmulator();
-  api = mgmt(emu);
-});
-afterAll(() => emu?.stop());
-beforeEach(() => control(emu).reset());
+const { emu, api } = useContractEmulator();
 
 const as = (identity: KeyIdentity) => mgmt(emu, { auth: basicAuth(identity.keyId, identity.keySecret) });
 
@@ -228,11 +220,7 @@ describe('roles', () => {
 });
 
 describe('quota per key: each created key has its own 10 requests / 10 s', () => {
-  let limited: Emulator;
-  beforeAll(async () => {
-    limited = await startContractEmulator({ rateLimit: undefined });
-  });
-  afterAll(() => limited?.stop());
+  const { emu: limited } = useContractEmulator({ rateLimit: undefined }, { reset: false });
 
   it('a key that spent its window gets 429 while another key’s calls still answer', async () => {
     const admin = mgmt(limited);

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
-import { condition, isReady, startOperatorEnv, writes, type OperatorEnv } from '../support.ts';
+import { baseSpec, condition, isReady, writes, useOperatorEnv } from '../support.ts';
 import { until } from '../../../support/wait.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
@@ -8,20 +8,10 @@ const SERVICE = `${SERVICES}/:serviceId`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(clusterSkipReason())('DatabaseService adoption, pause and drift', () => {
-  let env: OperatorEnv;
-
-  beforeAll(async () => {
-    env = await startOperatorEnv('dbs-modes');
-    await env.startOperator();
-  });
-  afterAll(async () => env?.close());
+  const env = useOperatorEnv('dbs-modes');
 
   it('adopts an existing service named by the external-id annotation instead of creating one', async () => {
-    const { service } = await env.cloud.createService({
-      name: 'legacy',
-      provider: 'aws',
-      region: 'us-east-1',
-    });
+    const { service } = await env.cloud.createService({ name: 'legacy', ...baseSpec });
     await env.clearCalls();
     await env.apply('legacy', { name: 'legacy' }, { 'sluice.dev/external-id': service.id });
 
@@ -124,13 +114,7 @@ describe.skipIf(clusterSkipReason())('DatabaseService adoption, pause and drift'
 });
 
 describe.skipIf(clusterSkipReason())('DatabaseService errors', () => {
-  let env: OperatorEnv;
-
-  beforeAll(async () => {
-    env = await startOperatorEnv('dbs-errors', { unpaid: true });
-    await env.startOperator();
-  });
-  afterAll(async () => env?.close());
+  const env = useOperatorEnv('dbs-errors', { emulator: { unpaid: true } });
 
   it('surfaces an API 400 in Synced with the API message, and backs off instead of retrying hot', async () => {
     // Valid for the CRD (paid bounds), refused by a non-paid organization.

@@ -2,7 +2,14 @@ import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/c
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
-import { condition, isReady, startOperatorEnv, type CallRecord, type OperatorEnv } from '../support.ts';
+import {
+  baseSpec,
+  condition,
+  isReady,
+  startOperatorEnv,
+  type CallRecord,
+  type OperatorEnv,
+} from '../support.ts';
 import { admissionPolicy, refuseSecretWrites } from '../secret-admission.ts';
 import { until } from '../../../support/wait.ts';
 
@@ -131,11 +138,7 @@ describe.skipIf(clusterSkipReason())(
     });
 
     it('removing sluice.dev/external-id from an adopted service resets nothing', async () => {
-      const { service } = await env.cloud.createService({
-        name: 'adopted',
-        provider: 'aws',
-        region: 'us-east-1',
-      });
+      const { service } = await env.cloud.createService({ name: 'adopted', ...baseSpec });
       await env.apply('adopted', { name: 'adopted' }, { 'sluice.dev/external-id': service.id });
       await env.waitFor('adopted', 'Ready', isReady);
       await env.clearCalls();
@@ -174,11 +177,7 @@ describe.skipIf(clusterSkipReason())(
     it('after an upgrade from a version that recorded nothing, neither a created nor an adopted service is reset', async () => {
       await env.apply('old-created', { name: 'old created' });
       const created = (await env.waitFor('old-created', 'Ready', isReady)).status!.id!;
-      const { service } = await env.cloud.createService({
-        name: 'old adopted',
-        provider: 'aws',
-        region: 'us-east-1',
-      });
+      const { service } = await env.cloud.createService({ name: 'old adopted', ...baseSpec });
       await env.apply('old-adopted', { name: 'old adopted' }, { 'sluice.dev/external-id': service.id });
       await env.waitFor(
         'old-adopted',
@@ -217,11 +216,7 @@ describe.skipIf(clusterSkipReason())(
     });
 
     it('Observe with passwordSecretRef never writes the password the cloud was not sent, nor turns Ready True', async () => {
-      const { service } = await env.cloud.createService({
-        name: 'watched',
-        provider: 'aws',
-        region: 'us-east-1',
-      });
+      const { service } = await env.cloud.createService({ name: 'watched', ...baseSpec });
       await env.putSecret('watched-password', { password: 'owned-but-never-sent-9Z' });
       await env.clearCalls();
       await env.apply(
