@@ -53,7 +53,18 @@ export interface ReflectorOptions {
    * true; false for Secrets, whose values must not outlive them in a table of the whole process.
    */
   shareStrings?: boolean;
+  /**
+   * Mirror only each object's metadata (the apiserver's PartialObjectMetadata): for Secrets, whose data the
+   * operator needs of the few it uses, not of every Secret the watch sees.
+   */
+  metadataOnly?: boolean;
 }
+
+/** The apiserver's metadata-only answers (what client-go's metadata informers ask for). */
+const METADATA_ONLY = {
+  list: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1',
+  watch: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1',
+};
 
 interface KubeList<T> {
   apiVersion?: string;
@@ -219,6 +230,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
             labelSelector: this.options.labelSelector,
             fieldSelector: this.options.fieldSelector,
           },
+          ...(this.options.metadataOnly ? { accept: METADATA_ONLY.list } : {}),
           signal: AbortSignal.any([this.stopController.signal, pageTimeout.signal]),
         });
       } catch (error) {
@@ -287,6 +299,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
           labelSelector: this.options.labelSelector,
           fieldSelector: this.options.fieldSelector,
         },
+        ...(this.options.metadataOnly ? { accept: METADATA_ONLY.watch } : {}),
         signal: request.signal,
       }).then(
         (stream) => {
