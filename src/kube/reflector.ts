@@ -247,7 +247,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
       const kind = page.kind?.replace(/List$/, '');
       for (const item of page.items ?? []) {
         // The apiserver omits apiVersion and kind on list items; fill them in as watch events carry them.
-        items.push(prepare({ apiVersion: page.apiVersion, kind, ...item }));
+        items.push(this.keep(prepare({ apiVersion: page.apiVersion, kind, ...item })));
       }
       resourceVersion = page.metadata?.resourceVersion;
       continueToken = page.metadata?.continue || undefined;
@@ -344,7 +344,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     switch (event.type) {
       case 'ADDED':
       case 'MODIFIED': {
-        const object = prepare(event.object as T);
+        const object = this.keep(prepare(event.object as T));
         this.advanceTo(object.metadata.resourceVersion);
         this.notify(this.objects.upsert(object));
         return undefined;
@@ -368,6 +368,13 @@ export class Reflector<T extends KubeObject = KubeObject> {
       default:
         return undefined;
     }
+  }
+
+  /** What the cache keeps of an object: only its metadata when so asked, whatever the server sent. */
+  private keep(object: T): T {
+    if (!this.options.metadataOnly) return object;
+    const { apiVersion, kind, metadata } = object;
+    return { apiVersion, kind, metadata } as T;
   }
 
   private advanceTo(resourceVersion: string | undefined): void {
