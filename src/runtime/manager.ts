@@ -126,7 +126,8 @@ export class Manager<Cloud> {
     // Before any cloud call with a resource's own credentials, their Secret is kept until the resource is gone.
     const cloudFor: ManagerOptions<Cloud>['cloudFor'] = async (resource, use) => {
       const credentials = credentialsKeyOf(resource);
-      if (credentials && (options.isCredentials?.(resource) ?? true)) await this.credentials.hold(credentials);
+      if (credentials && (options.isCredentials?.(resource) ?? true))
+        await this.credentials.hold(credentials);
       return options.cloudFor(resource, use);
     };
 

@@ -2,13 +2,13 @@
 // sluice finalizer off, so a tenant namespace that used its own credentials can be deleted with no operator;
 // and a Secret named as credentials is kept only once it is known to be credentials.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { KIND_SCHEMAS } from '../../../src/kinds/schemas.ts';
-import { loadKubeAccess } from '../../../src/kube/kube-config.ts';
-import { FINALIZER } from '../../../src/managed/annotations.ts';
-import { CREDENTIALS_FINALIZER } from '../../../src/runtime/credentials-usage.ts';
-import { releaseFinalizers } from '../../../src/uninstall/release.ts';
-import { clusterSkipReason } from '../../harness/testCluster.ts';
-import { condition, isReady, startOperatorEnv, type OperatorEnv } from './support.ts';
+import { KIND_SCHEMAS } from '../../../../src/kinds/schemas.ts';
+import { loadKubeAccess } from '../../../../src/kube/kube-config.ts';
+import { FINALIZER } from '../../../../src/managed/annotations.ts';
+import { CREDENTIALS_FINALIZER } from '../../../../src/runtime/credentials-usage.ts';
+import { releaseFinalizers } from '../../../../src/uninstall/release.ts';
+import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { condition, isReady, startOperatorEnv, type OperatorEnv } from '../support.ts';
 
 const OWN = 'tenant-credentials';
 

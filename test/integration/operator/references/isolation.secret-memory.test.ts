@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../harness/testCluster.ts';
-import { sampleValue } from '../../support/scrape-sample.ts';
-import { until } from '../../support/wait.ts';
-import { isReady, startOperatorEnv, type OperatorEnv } from './support.ts';
+import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { sampleValue } from '../../../support/scrape-sample.ts';
+import { until } from '../../../support/wait.ts';
+import { isReady, startOperatorEnv, type OperatorEnv } from '../support.ts';
 
 const sha256Hex = (password: string) => createHash('sha256').update(password).digest('hex');
 const KIB = 1024;
