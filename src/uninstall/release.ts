@@ -2,7 +2,7 @@ import { apiPath, SECRETS, type ResourceType } from '../kube/api-path.ts';
 import type { KubeObject } from '../kube/cache.ts';
 import type { KubeAccess } from '../kube/kube-config.ts';
 import { KubeApiError, kubeRequestJson } from '../kube/kube-http.ts';
-import { FINALIZER } from '../managed/annotations.ts';
+import { FINALIZER } from '../managed/index.ts';
 import { CREDENTIALS_FINALIZER } from '../runtime/credentials-usage.ts';
 
 export interface ReleaseOptions {
