@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseService } from '../../../../src/kinds/database-service/schema.ts';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { until } from '../../../support/wait.ts';
 import {
   condition,
   isReady,
@@ -14,7 +15,6 @@ import { planDocuments } from '../plan-in-process.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 const SERVICE = `${SERVICES}/:serviceId`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const TIMEOUT = 90_000;
 const FAST = { 'sluice.dev/sync-interval': '1s' };
 
@@ -36,7 +36,7 @@ async function operatorWrites(env: OperatorEnv) {
 
 describe.skipIf(clusterSkipReason()).each(QUOTA_MODES)(
   'DatabaseService spec.fieldPolicy ($mode)',
-  ({ lifted, emulator, operator, settleMs }) => {
+  ({ lifted, emulator, operator }) => {
     let env: OperatorEnv;
     const prefix = lifted ? 'fp' : 'fpq';
 
@@ -83,7 +83,7 @@ describe.skipIf(clusterSkipReason()).each(QUOTA_MODES)(
         });
 
         await env.clearCalls();
-        await sleep(settleMs);
+        await env.lookedAgain('DatabaseService');
         expect(writes(await env.calls())).toEqual([]);
         expect((await env.cloud.getService(id)).maxReplicaMemoryGb).toBe(32);
         expect(driftOf(await env.get('sized'))[0]!.since).toBe(driftOf(seen)[0]!.since);
@@ -112,15 +112,18 @@ describe.skipIf(clusterSkipReason()).each(QUOTA_MODES)(
         expect(JSON.parse(driftOf(seen)[0]!.observed)).toEqual([{ key: 'team', value: 'ops' }]);
         expect(isReady(seen)).toBe(true);
         await env.clearCalls();
-        await sleep(settleMs);
+        await env.lookedAgain('DatabaseService');
         expect(writes(await env.calls())).toEqual([]);
 
         // The name is enforced: the one correcting PATCH carries it alone; the tags stay as the cloud has them.
         await env.clearCalls();
         await env.cloud.updateService(id, { name: 'renamed by hand' });
-        const deadline = Date.now() + 30_000;
-        while (Date.now() < deadline && (await env.cloud.getService(id)).name !== 'tagged') await sleep(200);
-        await sleep(settleMs);
+        await until(
+          'the name put back',
+          async () => (await env.cloud.getService(id)).name === 'tagged',
+          30_000,
+        );
+        await env.lookedAgain('DatabaseService');
         const corrections = await operatorWrites(env);
         expect(corrections.map((c) => [c.method, c.route, c.body])).toEqual([
           ['PATCH', SERVICE, { name: 'tagged' }],
@@ -155,11 +158,10 @@ describe.skipIf(clusterSkipReason()).each(QUOTA_MODES)(
             remove: [{ source: '10.0.0.0/8', description: 'vpc' }],
           },
         });
-        const deadline = Date.now() + 30_000;
         const sources = async () =>
           ((await env.cloud.getService(id)).ipAccessList ?? []).map((e) => e.source).sort();
-        while (Date.now() < deadline && (await sources()).length < 2) await sleep(200);
-        await sleep(settleMs);
+        await until('the entry put back', async () => (await sources()).length >= 2, 30_000);
+        await env.lookedAgain('DatabaseService');
         const edits = await operatorWrites(env);
         expect(edits.map((c) => [c.method, c.route, c.body])).toEqual([
           ['PATCH', SERVICE, { ipAccessList: { add: [{ source: '10.0.0.0/8', description: 'vpc' }] } }],

@@ -7,6 +7,7 @@ import type { AlertBody } from '../../../../src/cloud/alerting-client.ts';
 import { MANAGEMENT_ROUTES } from '../../../../src/cloud/management-client.ts';
 import { kafkaPipe, PIPE } from '../../../../tools/fixtures/pipe.ts';
 import { ALERT, tileAlert } from '../../../../tools/fixtures/alert.ts';
+import { until } from '../../../support/wait.ts';
 import {
   condition,
   CREDENTIALS_SECRET,
@@ -19,7 +20,6 @@ import {
   QUOTA_MODES,
 } from '../support.ts';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const FAST = { 'sluice.dev/sync-interval': '1s' };
 const TIMEOUT = 60_000;
 const QUERY_ENDPOINT = MANAGEMENT_ROUTES.queryEndpoint;
@@ -29,15 +29,14 @@ const driftOf = (o: SluiceObject | undefined) => (o?.status?.drift ?? []) as Dri
 const drifted = (path: string) => (o: SluiceObject | undefined) => driftOf(o).some((d) => d.path === path);
 const accepted = (calls: CallRecord[]) => writes(calls).filter((c) => c.status >= 200 && c.status < 300);
 
-/** Waits until the cloud reports `done`, then for more drift checks; the writes accepted meanwhile. */
+/** Waits until the cloud reports `done`, then for more drift checks of `kind`; the writes accepted meanwhile. */
 async function writesUntil(
   env: OperatorEnv,
+  kind: string,
   done: () => Promise<boolean>,
-  settleMs: number,
 ): Promise<CallRecord[]> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline && !(await done())) await sleep(200);
-  await sleep(settleMs);
+  await until('the correction in the cloud', done, 30_000, 200);
+  await env.lookedAgain(kind);
   return accepted(await env.calls());
 }
 
@@ -173,7 +172,7 @@ const CASES: PolicyCase[] = [
 
 describe.skipIf(clusterSkipReason()).each(QUOTA_MODES)(
   'spec.fieldPolicy of Pipe, Alert and QueryEndpoint ($mode)',
-  ({ lifted, emulator, operator, settleMs }) => {
+  ({ lifted, emulator, operator }) => {
     let env: OperatorEnv;
     let serviceId: string;
 
@@ -203,12 +202,12 @@ describe.skipIf(clusterSkipReason()).each(QUOTA_MODES)(
             message: expect.stringContaining('1 field'),
           });
           await env.clearCalls();
-          await sleep(settleMs);
+          await env.lookedAgain(c.kind);
           expect(writes(await env.calls())).toEqual([]);
 
           await env.clearCalls();
           await c.changeEnforced(env, ids);
-          const after = await writesUntil(env, () => c.corrected(env, ids), settleMs);
+          const after = await writesUntil(env, c.kind, () => c.corrected(env, ids));
           // The first accepted write is the test's own change.
           expect(after.slice(1).map((call) => [call.method, call.route, call.body])).toEqual([
             [c.correction[0], c.correction[1], expect.objectContaining(c.correction[2])],

@@ -5,6 +5,7 @@ import { OperatorConfig } from '../../../../src/operator/config.ts';
 import { startOperator, type RunningOperator } from '../../../../src/operator/run.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
 import { CREDENTIALS_SECRET, isReady, startOperatorEnv, type OperatorEnv } from '../support.ts';
+import { until } from '../../../support/wait.ts';
 
 /** Reconciles counted by an operator's own metrics: what it did, not what the cluster shows. */
 async function reconciles(operator: RunningOperator): Promise<number> {
@@ -28,7 +29,11 @@ describe.skipIf(clusterSkipReason())('leader election', () => {
     await env?.close();
   });
 
+  /** Each operator's log lines, by the order they were started. */
+  const logs: string[][] = [];
   const start = async () => {
+    const lines: string[] = [];
+    logs.push(lines);
     const operator = await startOperator(
       OperatorConfig.parse({
         kubeconfig: testKubeconfigPath(),
@@ -41,7 +46,7 @@ describe.skipIf(clusterSkipReason())('leader election', () => {
         metricsBindAddress: ':0',
         healthProbeBindAddress: ':0',
       }),
-      pino({ level: 'silent' }),
+      pino({ level: 'info' }, { write: (line: string) => lines.push(line) }),
     );
     operators.push(operator);
     return operator;
@@ -57,7 +62,12 @@ describe.skipIf(clusterSkipReason())('leader election', () => {
     expect(lease.spec?.holderIdentity).toBeTruthy();
 
     const second = await start();
-    await new Promise((r) => setTimeout(r, 1500));
+    // The standby has read the Lease and seen the first hold it: it looked, and stays out.
+    await until('the standby seeing the leader', () =>
+      logs[1]!.some(
+        (line) => line.includes('new leader observed') && line.includes(lease.spec!.holderIdentity!),
+      ),
+    );
     expect(await reconciles(first)).toBeGreaterThan(0);
     expect(await reconciles(second)).toBe(0);
     // A standby is ready (with two replicas, a rollout or `helm --wait` must not wait on it forever).

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { condition, isReady, startOperatorEnv, writes, type OperatorEnv } from '../support.ts';
+import { until } from '../../../support/wait.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 const SERVICE = `${SERVICES}/:serviceId`;
@@ -43,7 +44,14 @@ describe.skipIf(clusterSkipReason())('DatabaseService adoption, pause and drift'
     await env.clearCalls();
 
     await env.patchSpec('paused', { name: 'renamed while paused' });
-    await sleep(1500);
+    // The operator looked at the new generation and left it: Synced says so for that generation.
+    await env.waitFor(
+      'paused',
+      'the paused reconcile of the rename',
+      (r) =>
+        (condition(r, 'Synced') as { observedGeneration?: number } | undefined)?.observedGeneration ===
+        r?.metadata.generation,
+    );
     expect(writes(await env.calls())).toEqual([]);
     expect((await env.cloud.getService(id)).name).toBe('paused');
 
@@ -89,13 +97,13 @@ describe.skipIf(clusterSkipReason())('DatabaseService adoption, pause and drift'
     await env.apply('steady', { name: 'steady' }, { 'sluice.dev/sync-interval': '500ms' });
     const ready = await env.waitFor('steady', 'Ready', isReady);
     await env.clearCalls();
-    await sleep(2500);
 
-    // A drift check reads the service, by itself or in the organization's services list.
-    const checks = (await env.calls()).filter(
-      (c) => c.method === 'GET' && (c.path.endsWith(ready.status!.id!) || c.route === SERVICES),
-    );
-    expect(checks.length).toBeGreaterThanOrEqual(3);
+    // A drift check reads the service, by itself or in the organization's services list: three of them.
+    const checks = async () =>
+      (await env.calls()).filter(
+        (c) => c.method === 'GET' && (c.path.endsWith(ready.status!.id!) || c.route === SERVICES),
+      );
+    await until('three drift checks', async () => (await checks()).length >= 3, 20_000);
     expect((await env.get('steady'))!.metadata.resourceVersion).toBe(ready.metadata.resourceVersion);
   });
 

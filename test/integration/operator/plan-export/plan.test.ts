@@ -9,10 +9,13 @@ import { plannedCall } from '../../../../src/plan/sensitive.ts';
 import { repoRoot } from '../../../../tools/cluster/assets.ts';
 import { kubectlApply } from '../../../../tools/cluster/install.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
+import { formatDuration } from '../../../../src/base/duration.ts';
+import { REAL_TIMINGS } from '../../../../src/base/timings.ts';
 import {
   CREDENTIALS_SECRET,
   isReady,
   startOperatorEnv,
+  TIME_SCALE,
   writes,
   type CallRecord,
   type OperatorEnv,
@@ -146,7 +149,9 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
 
   beforeAll(async () => {
     env = await startOperatorEnv('plan');
-    await env.startOperator();
+    // Ten times faster than real time, so "missing for a minute" takes 6 s; the minute itself is pinned at
+    // its real length by the reconciler's unit tests.
+    await env.startOperator({ timeScale: TIME_SCALE });
     demo = inNamespace(examples(), env.namespace);
     kubectlApply(testKubeconfigPath()!, demo as never);
     await converged(env, demo);
@@ -345,7 +350,7 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
     }
   }, 60_000);
 
-  it('without -f, plans blocked for a reference that does not exist; after a minute the operator warns of it', async () => {
+  it('without -f, plans blocked for a reference that does not exist; after a minute (scaled) the operator warns of it', async () => {
     const pipe = inNamespace(examples(), env.namespace).find(
       (m) => m.kind === 'Pipe' && m.metadata.name === 'orders',
     )!;
@@ -370,10 +375,10 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
       'typo-pipe',
       'ReferenceNotFound',
       (p) => readyOf(p)?.reason === 'ReferenceNotFound',
-      90_000,
+      30_000,
     );
-    const message =
-      'DatabaseService analytcs does not exist (missing for 1m or more): create it, or correct the reference';
+    const minute = formatDuration(REAL_TIMINGS.referenceMissingReportMs / TIME_SCALE);
+    const message = `DatabaseService analytcs does not exist (missing for ${minute} or more): create it, or correct the reference`;
     for (const type of ['Synced', 'Ready']) {
       const condition = reported.status!.conditions!.find((c) => c.type === type);
       expect(condition).toMatchObject({ status: 'False', reason: 'ReferenceNotFound', message });

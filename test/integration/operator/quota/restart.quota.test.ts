@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
-import { isReady, startOperatorEnv, type OperatorEnv } from '../support.ts';
+import { isReady, startOperatorEnv, TIME_SCALE, type OperatorEnv } from '../support.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 const RESOURCES = 20;
@@ -14,6 +14,14 @@ const variants = [
     emulator: { rateLimit: { requests: 10, windowSeconds: 10 } },
     flags: ['--management-quota=10/10s'],
     readyWithinMs: 240_000,
+  },
+  {
+    // The same algorithm on time ten times faster in both processes: the child's --time-scale makes the
+    // restart's "predecessor spent one window" wait 1 s, as the emulator's window is.
+    name: `under the real quota on ${TIME_SCALE}× time (10 requests / 1 s, --time-scale=${TIME_SCALE} on both sides)`,
+    emulator: { rateLimit: undefined, timeScale: TIME_SCALE },
+    flags: [`--time-scale=${TIME_SCALE}`, '--management-quota=10/1s'],
+    readyWithinMs: 60_000,
   },
   {
     name: 'with the quota lifted (1000 requests / 1 s on both sides)',
