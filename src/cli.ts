@@ -15,6 +15,7 @@ program.addCommand((await import('./operator/command.ts')).runCommand());
 program.addCommand((await import('./emulator/command.ts')).emulatorCommand());
 program.addCommand((await import('./export/command.ts')).exportCommand());
 program.addCommand((await import('./plan/command.ts')).planCommand());
+program.addCommand((await import('./uninstall/command.ts')).uninstallCommand());
 
 program
   .command('version')

@@ -152,6 +152,19 @@ export class CloudClients {
     return deriveDigestKey(secret);
   }
 
+  /**
+   * Whether the resource's credentials Secret is credentials: it holds every key of one API, at an allowed
+   * host. Anything else makes no cloud call, so it needs no keeping.
+   */
+  holdsCredentials(resource: ManagedObject): boolean {
+    try {
+      const { management, alerting } = this.clientsFor(this.secretRefOf(resource));
+      return !(management instanceof ReconcileError) || !(alerting instanceof ReconcileError);
+    } catch {
+      return false;
+    }
+  }
+
   /** The credentials Secret a resource is reconciled with, or undefined when it may use none. */
   credentialsOf(resource: ManagedObject): SecretRef | undefined {
     try {

@@ -73,6 +73,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     cloudFor: (resource, { priority, freshnessMs, writes }) =>
       clouds.connectionFor(resource, priority, freshnessMs, writes),
     secretDigestKey: (resource) => clouds.secretDigestKey(resource),
+    isCredentials: (resource) => clouds.holdsCredentials(resource),
     syncIntervalMs: config.syncInterval,
     // A namespace sharing a key with others is drift-checked no more often than its share allows.
     driftFloorMs: (resource) => planner.floorOf(resource),
@@ -116,6 +117,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   const credentialsOf = (resource: ManagedObject) => clouds.credentialsOf(resource);
   metrics.observeSnapshots(() => clouds.snapshotAges());
   metrics.observeObjects(() => readinessOf(manager.objects(), credentialsOf));
+  metrics.observeSecrets(() => manager.secrets.stats());
   const budget = (quota: QuotaLimit | false) => (quota === false ? false : withDefaultMargin(quota));
   const planner = new DriftPlanner<CloudApi>({
     objects: () => manager.objects(),

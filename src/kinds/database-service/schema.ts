@@ -416,7 +416,14 @@ export const DatabaseServiceStatus = z
       .max(64)
       .optional()
       .describe(
-        'When a password reset last succeeded in the cloud but its connection Secret write failed: the next reset waits, so a Secret that cannot be written never costs a reset per retry.',
+        'When a password reset last succeeded in the cloud but its connection Secret write failed: no other reset is made until the spec, the sluice.dev/reset-password annotation or the Secret changes, so a Secret that cannot be written never costs a reset per retry.',
+      ),
+    passwordResetUnstoredInputs: z
+      .string()
+      .max(64)
+      .optional()
+      .describe(
+        'A digest of what the user controlled when that reset could not be stored (the spec generation, the sluice.dev/reset-password annotation, the connection Secret version): the next reset waits for one of them to change.',
       ),
     unknownConnectionKeys: z
       .array(z.string().max(64).describe('A key of the connection Secret.'))

@@ -377,6 +377,8 @@ describe.skipIf(clusterSkipReason())('helm chart on the real apiserver', () => {
         'clusterrolebinding',
         'customresourcedefinition',
         'deployment',
+        // The pre-delete hook that runs `sluice uninstall`.
+        'job',
         'role',
         'rolebinding',
         'service',

@@ -67,10 +67,16 @@ export async function refuseSecretWrites(env: OperatorEnv, realOnly = false): Pr
   }
   return async () => {
     await remove();
-    // Lifted once a real probe Secret can be created again.
+    // Lifted once a probe Secret can be created again (for real when only real writes were refused).
     for (let i = 0; i < 100; i++) {
       try {
-        await env.core.createNamespacedSecret({ namespace: env.namespace, body: probe, dryRun: 'All' });
+        await env.core.createNamespacedSecret({
+          namespace: env.namespace,
+          body: probe,
+          ...(realOnly ? {} : { dryRun: 'All' }),
+        });
+        if (realOnly)
+          await env.core.deleteNamespacedSecret({ namespace: env.namespace, name: 'policy-probe' });
         return;
       } catch {
         await sleep(100);

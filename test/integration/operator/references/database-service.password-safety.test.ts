@@ -26,6 +26,31 @@ const resets = (calls: CallRecord[], id: string) =>
   passwordCalls(calls, id).filter((c) => JSON.stringify(c.body) === '{}');
 const creates = (calls: CallRecord[]) => calls.filter((c) => c.method === 'POST' && c.route === SERVICES);
 
+/**
+ * A ValidatingAdmissionPolicy refusing, dry runs too, any Secret write in the env's namespace that holds a key
+ * named `password` (a policy that judges a Secret by its content, not by who writes it).
+ */
+async function refusePasswordKeys(env: OperatorEnv): Promise<() => Promise<void>> {
+  const remove = await admissionPolicy(
+    env,
+    `refuse-password-keys-${env.namespace}`,
+    [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['secrets'] }],
+    "!has(object.data) || !('password' in object.data)",
+    'Secrets here may not hold a password key',
+  );
+  const probe = (data: Record<string, string>) => ({ metadata: { name: 'policy-probe' }, data });
+  const accepted = (data: Record<string, string>) =>
+    env.core.createNamespacedSecret({ namespace: env.namespace, body: probe(data), dryRun: 'All' }).then(
+      () => true,
+      () => false,
+    );
+  await until('the policy refusing a password key', async () => !(await accepted({ password: 'eA==' })));
+  return async () => {
+    await remove();
+    await until('the policy lifted', () => accepted({ password: 'eA==' }));
+  };
+}
+
 describe.skipIf(clusterSkipReason())(
   'DatabaseService passwords when the cluster around sluice changes',
   () => {
@@ -71,17 +96,71 @@ describe.skipIf(clusterSkipReason())(
       expect(cloudHash(id)).toBe(sha256Hex(password));
     });
 
-    it('a reset whose Secret write failed anyway is recorded and not repeated in a loop', async () => {
+    it('a reset is dry-run with the Secret it writes: a policy refusing its password key costs no reset', async () => {
+      await env.apply('content', { name: 'content' });
+      const id = (await env.waitFor('content', 'Ready', isReady)).status!.id!;
+      lift = await refusePasswordKeys(env);
+      await env.clearCalls();
+      await env.core.deleteNamespacedSecret({ namespace: env.namespace, name: 'content-connection' });
+
+      const refused = await env.waitFor(
+        'content',
+        'Synced=SecretNotWritable',
+        (r) => condition(r, 'Synced')?.reason === 'SecretNotWritable',
+      );
+      expect(condition(refused, 'Synced')!.message).toContain('Secrets here may not hold a password key');
+      expect(resets(await env.calls(), id)).toHaveLength(0);
+
+      await lift();
+      lift = undefined;
+      await until('the password restored', async () =>
+        Boolean((await env.secret('content-connection'))?.password),
+      );
+      expect(resets(await env.calls(), id)).toHaveLength(1);
+      expect(cloudHash(id)).toBe(sha256Hex((await env.secret('content-connection'))!.password!));
+    });
+
+    it('after a reset whose Secret write failed, none other is made until the user changes something, across a restart', async () => {
       await env.apply('flaky', { name: 'flaky' });
       const id = (await env.waitFor('flaky', 'Ready', isReady)).status!.id!;
       lift = await refuseSecretWrites(env, true);
       await env.clearCalls();
       await env.core.deleteNamespacedSecret({ namespace: env.namespace, name: 'flaky-connection' });
       await env.waitFor('flaky', 'a failed write', (r) => condition(r, 'Synced')?.status === 'False');
-      await sleep(5_000);
       expect(resets(await env.calls(), id)).toHaveLength(1);
       expect((await env.get('flaky'))!.status!.passwordResetUnstored).toBeDefined();
-    });
+
+      // A restart, and the time a retry would once have waited gone by: still nothing the user changed.
+      await env.stopOperator();
+      await env.kc.makeApiClient(CustomObjectsApi).patchNamespacedCustomObjectStatus(
+        {
+          group: 'sluice.dev',
+          version: 'v1alpha1',
+          namespace: env.namespace,
+          plural: 'databaseservices',
+          name: 'flaky',
+          body: { status: { passwordResetUnstored: new Date(Date.now() - 120_000).toISOString() } },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      await env.startOperator();
+      const blocked = await env.waitFor('flaky', 'the reset held back', (r) =>
+        Boolean(condition(r, 'Synced')?.message?.includes('no other is made until')),
+      );
+      expect(condition(blocked, 'Synced')!.reason).toBe('SecretNotWritable');
+      expect(condition(blocked, 'Synced')!.message).toContain('sluice.dev/reset-password');
+      expect(resets(await env.calls(), id)).toHaveLength(1);
+
+      // The user lifts the policy and asks: one reset, stored.
+      await lift();
+      lift = undefined;
+      await env.annotate('flaky', { 'sluice.dev/reset-password': 'after-the-policy' });
+      await until('the password stored', async () =>
+        Boolean((await env.secret('flaky-connection'))?.password),
+      );
+      expect(resets(await env.calls(), id)).toHaveLength(2);
+      expect(cloudHash(id)).toBe(sha256Hex((await env.secret('flaky-connection'))!.password!));
+    }, 120_000);
 
     it('a new service is not created while its connection Secret cannot be written', async () => {
       lift = await refuseSecretWrites(env);
