@@ -5,6 +5,7 @@ import type { Alert } from './schemas/alert.ts';
 import type { Pipe } from './schemas/pipe.ts';
 import type { ReversePrivateEndpoint } from './schemas/reverse-private-endpoint.ts';
 import type { Service } from './schemas/service.ts';
+import type { Backup, BackupConfiguration } from './schemas/lifecycle.ts';
 import { CloudSnapshot, type SnapshotClock, type SnapshotHooks } from './list-snapshot.ts';
 
 export interface CloudSnapshotsOptions {
@@ -20,7 +21,11 @@ export interface CloudSnapshotsOptions {
 }
 
 /** The kinds of list a key observes by. */
-export type SnapshotList = 'services' | 'pipes' | 'reversePrivateEndpoints' | 'alerts';
+export type SnapshotList =
+  'services' | 'pipes' | 'reversePrivateEndpoints' | 'alerts' | 'backups' | 'backupConfiguration';
+
+/** A service's backup configuration, kept under the service's id as a one-entry list. */
+export type ServiceBackupConfiguration = BackupConfiguration & { id: string };
 
 /** Lists are shared by many objects and never a user's change: they queue behind those. */
 const LIST = { priority: 'poll' } as const;
@@ -35,6 +40,8 @@ export class CloudSnapshots {
   private alertsSnapshot?: CloudSnapshot<Alert>;
   private readonly pipesByService = new Map<string, CloudSnapshot<Pipe>>();
   private readonly endpointsByService = new Map<string, CloudSnapshot<ReversePrivateEndpoint>>();
+  private readonly backupsByService = new Map<string, CloudSnapshot<Backup>>();
+  private readonly backupConfigurations = new Map<string, CloudSnapshot<ServiceBackupConfiguration>>();
   private readonly unsubscribe: (() => void)[] = [];
   /** The clock and change hook every snapshot of the key shares but the services list's. */
   private readonly hooks: SnapshotHooks;
@@ -78,6 +85,28 @@ export class CloudSnapshots {
     );
   }
 
+  /** A service's backups, newest first: one list per service, read as a drift check allows. */
+  backups(serviceId: string): CloudSnapshot<Backup> {
+    return perService(
+      this.backupsByService,
+      serviceId,
+      () => new CloudSnapshot(() => this.management.listBackups(serviceId, LIST), this.hooks),
+    );
+  }
+
+  /** A service's backup configuration: one GET, shared and aged like a list. */
+  backupConfiguration(serviceId: string): CloudSnapshot<ServiceBackupConfiguration> {
+    return perService(
+      this.backupConfigurations,
+      serviceId,
+      () =>
+        new CloudSnapshot(
+          async () => [{ ...(await this.management.getBackupConfiguration(serviceId, LIST)), id: serviceId }],
+          this.hooks,
+        ),
+    );
+  }
+
   /**
    * How old each listed snapshot is, by the kind of list. A service's pipes and endpoints count while the
    * services list still shows the service: nothing reads those of a deleted service again.
@@ -92,6 +121,10 @@ export class CloudSnapshots {
     for (const [id, snapshot] of this.pipesByService) if (live(id)) listed.push(['pipes', snapshot]);
     for (const [id, snapshot] of this.endpointsByService) {
       if (live(id)) listed.push(['reversePrivateEndpoints', snapshot]);
+    }
+    for (const [id, snapshot] of this.backupsByService) if (live(id)) listed.push(['backups', snapshot]);
+    for (const [id, snapshot] of this.backupConfigurations) {
+      if (live(id)) listed.push(['backupConfiguration', snapshot]);
     }
     return listed.flatMap(([list, snapshot]) => {
       const ageMs = snapshot?.ageMs();
@@ -114,6 +147,8 @@ export class CloudSnapshots {
       if (this.servicesSnapshot?.knows(id)) continue;
       this.pipesByService.delete(id);
       this.endpointsByService.delete(id);
+      this.backupsByService.delete(id);
+      this.backupConfigurations.delete(id);
     }
   }
 
@@ -149,6 +184,15 @@ export class CloudSnapshots {
     if (route === MANAGEMENT_ROUTES.reversePrivateEndpoints) {
       return writtenNew(this.reversePrivateEndpoints(serviceId), answer);
     }
+    if (route === MANAGEMENT_ROUTES.serviceBackupConfiguration) {
+      const configuration = answer as BackupConfiguration | undefined;
+      return this.backupConfigurations
+        .get(serviceId)
+        ?.written(serviceId, configuration && { ...configuration, id: serviceId });
+    }
+    // The upgrade window is not part of the service; a new schedule may resize it (its answer is no service).
+    if (route === MANAGEMENT_ROUTES.serviceUpgradeWindow) return;
+    if (route === MANAGEMENT_ROUTES.serviceScalingSchedule) return this.servicesSnapshot?.written(serviceId);
     // Any other write under a service (state, scaling, password, …) may change what the service shows.
     this.servicesSnapshot?.written(serviceId, answer as Service);
   }

@@ -23,7 +23,17 @@ import {
 import type { CloudConnection } from '../../controllers/cloud-connection.ts';
 import { createdSince, ignoreNotFound, listedSince } from '../../controllers/cloud-calls.ts';
 import type { SluiceKind } from '../../controllers/sluice-kind.ts';
-import { availability, diffService, serviceCreateBody, serviceAsSpec, type ServiceDiff } from './mapping.ts';
+import {
+  availability,
+  backupPolicyOf,
+  diffService,
+  serviceCreateBody,
+  serviceAsSpec,
+  type ServiceDiff,
+  type ServiceSurroundings,
+} from './mapping.ts';
+
+type BackupsStatus = NonNullable<NonNullable<DatabaseService['status']>['backups']>;
 import { OWNER_TAG, UID_TAG } from '../../controllers/service-tags.ts';
 
 export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
@@ -36,7 +46,16 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
       renderTemplate(resource.spec.connectionSecret?.template ?? {}, details).values,
   },
   secretReferences: (resource) => passwordSecretUses(resource),
-  driftReads: () => [{ api: 'management', list: 'services' }],
+  driftReads: (resource) => [
+    { api: 'management', list: 'services' },
+    // A backup policy costs the service's backup configuration and backups list at each drift check.
+    ...(resource.spec.backups && resource.status?.id
+      ? [
+          { api: 'management' as const, list: `backupConfiguration of ${resource.status.id}` },
+          { api: 'management' as const, list: `backups of ${resource.status.id}` },
+        ]
+      : []),
+  ],
   connect: (resource, context) =>
     new DatabaseServiceClient(
       context.cloud,
@@ -119,10 +138,12 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
   async observe(resource: DatabaseService, id: string): Promise<Observation<ServiceDiff>> {
     const service = await this.read(id);
     if (!service) return { exists: false };
+    const { surroundings, backups } = await this.readSurroundings(resource, id);
     // An adopted service changes only where the spec says: no marker tag (its id is in status already).
     const owner = externalIdOf(resource) !== undefined ? undefined : this.owner;
-    const policed = applyFieldPolicy(resource, DATABASE_SERVICE_POLICY, serviceAsSpec(service), (spec) => {
-      const diff = diffService(spec, owner, service);
+    const observed = serviceAsSpec(service, surroundings);
+    const policed = applyFieldPolicy(resource, DATABASE_SERVICE_POLICY, observed, (spec) => {
+      const diff = diffService(spec, owner, service, surroundings);
       // The cloud never tells its password: a changed Secret (or one never sent, as on adoption) is the difference.
       if (this.password?.changed) {
         diff.setPassword = true;
@@ -153,6 +174,7 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
           source,
           ...(description ? { description } : {}),
         })),
+        ...(backups ? { backups } : {}),
       },
       // The owned password goes to the connection Secret once the cloud has it: now when it was sent,
       // else after the update that sends it (a refused or deferred one leaves the Secret as it was).
@@ -179,7 +201,8 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
 
   /** Returns the state the last answer showed: a stop is `stopping` and a resize `degraded` at once. */
   async update(_resource: DatabaseService, id: string, observation: { plan: ServiceDiff }) {
-    const { patch, replicaScaling, command, setPassword, ownerRecordOnly } = observation.plan;
+    const { patch, replicaScaling, backupConfiguration, command, setPassword, ownerRecordOnly } =
+      observation.plan;
     const { management } = this.cloud;
     if (setPassword && this.password) await this.setPassword(id, this.password.value);
     let answer: Service | undefined;
@@ -189,6 +212,7 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
       answer = await management.updateService(id, patch, options);
     }
     if (replicaScaling) answer = await management.updateReplicaScaling(id, replicaScaling);
+    if (backupConfiguration) await management.updateBackupConfiguration(id, backupConfiguration);
     if (command) answer = await management.changeServiceState(id, command);
     return answer?.state === undefined ? {} : { state: answer.state };
   }
@@ -225,6 +249,29 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
 
   private setPassword(id: string, password: string): Promise<void> {
     return this.cloud.management.setServicePasswordHash(id, passwordHashes(password));
+  }
+
+  /**
+   * What the spec manages beside the service object, read only when it asks: the backup configuration and
+   * the backups list, each as old as this reconcile allows (a drift check: its sync interval), never a GET
+   * per backup.
+   */
+  private async readSurroundings(
+    resource: DatabaseService,
+    id: string,
+  ): Promise<{ surroundings: ServiceSurroundings; backups?: BackupsStatus }> {
+    if (!resource.spec.backups) return { surroundings: {} };
+    const { snapshots, freshnessMs } = this.cloud;
+    const [configuration] = await snapshots.backupConfiguration(id).all(freshnessMs);
+    const listed = await snapshots.backups(id).all(freshnessMs);
+    const latest = listed.find((backup) => backup.status === 'done');
+    return {
+      surroundings: configuration ? { backups: backupPolicyOf(configuration) } : {},
+      backups: {
+        ...(latest ? { latestBackupId: latest.id, latestBackupTime: latest.startedAt } : {}),
+        kept: listed.length,
+      },
+    };
   }
 
   /** The service from the key's services list, as fresh as this reconcile needs; undefined when gone. */

@@ -6,12 +6,32 @@ import { NUM_REPLICAS, SIZING_FIELDS, TOGGLEABLE_ENDPOINT_PROTOCOLS } from '../.
 import type { ReplicaScalingRequest, ServiceCommand } from '../../cloud/schemas/service.ts';
 import { ServiceCreateRequest, ServiceUpdateRequest, type Service } from '../../cloud/schemas/service.ts';
 import type { ServiceCreateBody } from '../../cloud/management-client.ts';
+import type { BackupConfiguration, BackupConfigurationUpdate } from '../../cloud/schemas/lifecycle.ts';
 import { requestBody } from '../../cloud/request-body.ts';
 import { isSluiceTag, OWNER_TAG } from '../../controllers/service-tags.ts';
+
+/** What the cloud keeps beside the service object that the spec also manages (read only when the spec asks). */
+export interface ServiceSurroundings {
+  /** The backup configuration, in the spec's terms. */
+  backups?: BackupPolicy;
+}
+
+export type BackupPolicy = NonNullable<DatabaseServiceSpec['backups']>;
+
+/** The backup configuration in the spec's terms: a start time the cloud does not have is absent. */
+export function backupPolicyOf(configuration: BackupConfiguration): BackupPolicy {
+  return {
+    periodInHours: configuration.backupPeriodInHours as BackupPolicy['periodInHours'],
+    retentionInHours: configuration.backupRetentionPeriodInHours,
+    ...(configuration.backupStartTime ? { startTime: configuration.backupStartTime } : {}),
+  };
+}
 
 export interface ServiceDiff {
   /** The minimal PATCH body: only what differs; list fields as `{add, remove}` against the cloud's list. */
   patch: ServiceUpdateRequest;
+  /** The backup configuration PATCH: only the fields that differ. */
+  backupConfiguration?: BackupConfigurationUpdate;
   /** The replicaScaling PATCH body, present when a sizing field differs: only the sizing keys that differ. */
   replicaScaling?: ReplicaScalingRequest;
   /** Set the password from `passwordSecretRef` (by hash): the cloud has not been given its current value. */
@@ -41,6 +61,7 @@ export function diffService(
   spec: DatabaseServiceSpec,
   owner: string | undefined,
   service: Service,
+  surroundings: ServiceSurroundings = {},
 ): ServiceDiff {
   const patch: ServiceUpdateRequest = {};
   const differences: string[] = [];
@@ -120,6 +141,9 @@ export function diffService(
     }
   }
 
+  const backupConfiguration = diffBackups(spec.backups, surroundings.backups);
+  if (backupConfiguration) note('backups');
+
   const state = service.state ?? 'running';
   const command = stateCommand(spec.state ?? 'Running', state);
   if (command) note('state');
@@ -130,10 +154,34 @@ export function diffService(
   return {
     patch: requestBody(ServiceUpdateRequest, patch),
     ...(Object.keys(replicaScaling).length > 0 ? { replicaScaling } : {}),
+    ...(backupConfiguration ? { backupConfiguration } : {}),
     ...(command ? { command } : {}),
     differences,
     ...(ownerRecordOnly ? { ownerRecordOnly } : {}),
   };
+}
+
+/**
+ * The backup configuration PATCH that makes the cloud's policy the spec's: only the fields the spec sets and
+ * the cloud differs on. A period other than 24 hours cannot stand beside a start time, so one the cloud has
+ * and the spec does not name is cleared with it.
+ */
+export function diffBackups(
+  desired: BackupPolicy | undefined,
+  observed: BackupPolicy | undefined,
+): BackupConfigurationUpdate | undefined {
+  if (!desired || !observed) return undefined;
+  const patch: BackupConfigurationUpdate = {};
+  if (desired.periodInHours !== undefined && desired.periodInHours !== observed.periodInHours) {
+    patch.backupPeriodInHours = desired.periodInHours;
+    if (desired.startTime === undefined && observed.startTime && desired.periodInHours !== 24)
+      patch.backupStartTime = null;
+  }
+  if (desired.retentionInHours !== undefined && desired.retentionInHours !== observed.retentionInHours)
+    patch.backupRetentionPeriodInHours = desired.retentionInHours;
+  if (desired.startTime !== undefined && desired.startTime !== observed.startTime)
+    patch.backupStartTime = desired.startTime;
+  return Object.keys(patch).length > 0 ? patch : undefined;
 }
 
 /**
@@ -186,7 +234,10 @@ function listEdit<T>(desired: T[], actual: T[], identity: (item: T) => string) {
  * The service in the spec's own terms, cloud defaults included: the values a field policy leaves to the
  * cloud (and status.drift shows). Fields the cloud does not report are absent.
  */
-export function serviceAsSpec(service: Service): Record<string, unknown> {
+export function serviceAsSpec(
+  service: Service,
+  surroundings: ServiceSurroundings = {},
+): Record<string, unknown> {
   const state = service.state ?? 'running';
   const reported = EXPORTED_SERVICE_FIELDS.filter((f) => service[f] !== undefined && service[f] !== null);
   return {
@@ -203,6 +254,7 @@ export function serviceAsSpec(service: Service): Record<string, unknown> {
     })),
     tags: (service.tags ?? []).filter((t) => !isSluiceTag(t)).map(({ key, value }) => ({ key, value })),
     state: state === 'stopped' || state === 'stopping' ? 'Stopped' : 'Running',
+    ...(surroundings.backups ? { backups: surroundings.backups } : {}),
   };
 }
 

@@ -19,6 +19,7 @@ import {
   TOGGLEABLE_ENDPOINT_PROTOCOLS,
   TOTAL_MEMORY,
 } from '../../cloud/schemas/service.ts';
+import { BACKUP_PERIOD_HOURS, BACKUP_RETENTION_HOURS } from '../../cloud/schemas/lifecycle.ts';
 import {
   managedSpecFields,
   managedStatusFields,
@@ -157,6 +158,52 @@ const ConnectionSecretSpec = z
     'The Secret sluice writes the connection details to (username, password, host, port, one host/port per protocol), and keys rendered from them.',
   );
 
+const BackupPolicy = withRules(
+  z
+    .object({
+      periodInHours: withRules(
+        z
+          .number()
+          .int()
+          .refine((hours) => (BACKUP_PERIOD_HOURS as readonly number[]).includes(hours), {
+            error: `must be one of ${BACKUP_PERIOD_HOURS.join(', ')}`,
+          }),
+        {
+          rule: `self in [${BACKUP_PERIOD_HOURS.join(', ')}]`,
+          message: `periodInHours must be one of ${BACKUP_PERIOD_HOURS.join(', ')}`,
+        },
+      )
+        .optional()
+        .describe(
+          `Hours between two backups: one of ${BACKUP_PERIOD_HOURS.join(', ')} (the cloud defaults to 24).`,
+        ),
+      retentionInHours: z
+        .number()
+        .int()
+        .min(BACKUP_RETENTION_HOURS.min)
+        .max(BACKUP_RETENTION_HOURS.max)
+        .multipleOf(BACKUP_RETENTION_HOURS.step)
+        .optional()
+        .describe(
+          `How long each backup is kept, in hours: whole days, ${BACKUP_RETENTION_HOURS.min}..${BACKUP_RETENTION_HOURS.max} (1 to 45 days; the cloud defaults to 24).`,
+        ),
+      startTime: z
+        .string()
+        .regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/)
+        .optional()
+        .describe('HH:MM in UTC: one backup a day starting then (periodInHours is then 24).'),
+    })
+    .describe(
+      "The service's backup policy. A field left out is the cloud's to choose; a change made elsewhere is put back (or reported under fieldPolicy).",
+    ),
+  {
+    rule: '!has(self.startTime) || !has(self.periodInHours) || self.periodInHours == 24',
+    message:
+      'periodInHours must be 24 (or left out) when startTime is set: a start time means one backup a day',
+    fieldPath: '.periodInHours',
+  },
+);
+
 const HORIZONTAL = "has(self.autoscalingMode) && self.autoscalingMode == 'horizontal'";
 
 /**
@@ -238,6 +285,7 @@ const DatabaseServiceFields = z.object({
     .describe('An existing warehouse to join; without it the service starts its own.'),
   isReadonly: z.boolean().optional().describe('Make the service read-only; true only with dataWarehouseId.'),
   backupId: z.uuid().optional().describe('Create the service from this backup.'),
+  backups: BackupPolicy.optional(),
   byocId: z
     .string()
     .min(1)
@@ -383,6 +431,16 @@ export const DatabaseServiceStatus = z
       .max(500)
       .optional()
       .describe('The IP access list as the cloud reports it.'),
+    backups: z
+      .object({
+        latestBackupId: z.string().max(64).optional().describe('The newest finished backup.'),
+        latestBackupTime: z.string().max(64).optional().describe('When the newest finished backup started.'),
+        kept: z.number().int().optional().describe('How many backups the cloud keeps now.'),
+      })
+      .optional()
+      .describe(
+        "The service's backups as the cloud lists them (spec.backups set), read at the drift interval.",
+      ),
     // The passwordSecretRef Secret's digest: a change of its value sets the new password.
     secretDigests: secretRecordStatusFields.secretDigests,
     passwordReset: z
