@@ -23,9 +23,11 @@ import {
 import type { CloudConnection } from '../../controllers/cloud-connection.ts';
 import { createdSince, ignoreNotFound, listedSince } from '../../controllers/cloud-calls.ts';
 import type { SluiceKind } from '../../controllers/sluice-kind.ts';
+import { ApiError } from '../../cloud/errors.ts';
 import {
   availability,
   backupPolicyOf,
+  observedSchedule,
   diffService,
   serviceCreateBody,
   serviceAsSpec,
@@ -48,13 +50,11 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
   secretReferences: (resource) => passwordSecretUses(resource),
   driftReads: (resource) => [
     { api: 'management', list: 'services' },
-    // A backup policy costs the service's backup configuration and backups list at each drift check.
-    ...(resource.spec.backups && resource.status?.id
-      ? [
-          { api: 'management' as const, list: `backupConfiguration of ${resource.status.id}` },
-          { api: 'management' as const, list: `backups of ${resource.status.id}` },
-        ]
-      : []),
+    // What the spec manages beside the service costs one read of each at every drift check.
+    ...surroundingReads(resource).map((read) => ({
+      api: 'management' as const,
+      list: `${read} of ${resource.status?.id}`,
+    })),
   ],
   connect: (resource, context) =>
     new DatabaseServiceClient(
@@ -66,6 +66,17 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
 };
 
 const PASSWORD_FIELD = 'passwordSecretRef';
+
+/** The per-service reads the spec asks for beside the services list (none before the service exists). */
+function surroundingReads(resource: DatabaseService): string[] {
+  const { spec, status } = resource;
+  if (!status?.id) return [];
+  return [
+    ...(spec.backups ? ['backupConfiguration', 'backups'] : []),
+    ...(spec.scalingSchedule ? ['scalingSchedule'] : []),
+    ...(spec.upgradeWindow ? ['upgradeWindow'] : []),
+  ];
+}
 
 function passwordSecretUses(resource: DatabaseService): SecretUse[] {
   const ref = resource.spec.passwordSecretRef;
@@ -175,6 +186,7 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
           ...(description ? { description } : {}),
         })),
         ...(backups ? { backups } : {}),
+        ...activeWindowStatus(surroundings),
       },
       // The owned password goes to the connection Secret once the cloud has it: now when it was sent,
       // else after the update that sends it (a refused or deferred one leaves the Secret as it was).
@@ -203,6 +215,7 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
   async update(_resource: DatabaseService, id: string, observation: { plan: ServiceDiff }) {
     const { patch, replicaScaling, backupConfiguration, command, setPassword, ownerRecordOnly } =
       observation.plan;
+    const { scalingSchedule, scheduleRefused, upgradeWindow } = observation.plan;
     const { management } = this.cloud;
     if (setPassword && this.password) await this.setPassword(id, this.password.value);
     let answer: Service | undefined;
@@ -214,6 +227,10 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     if (replicaScaling) answer = await management.updateReplicaScaling(id, replicaScaling);
     if (backupConfiguration) await management.updateBackupConfiguration(id, backupConfiguration);
     if (command) answer = await management.changeServiceState(id, command);
+    // Last: an organization without the feature refuses these (403), after the rest has converged.
+    if (scalingSchedule) await management.setScalingSchedule(id, scalingSchedule);
+    if (upgradeWindow) await management.setUpgradeWindow(id, upgradeWindow);
+    if (scheduleRefused) throw scheduleRefused;
     return answer?.state === undefined ? {} : { state: answer.state };
   }
 
@@ -260,18 +277,38 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     resource: DatabaseService,
     id: string,
   ): Promise<{ surroundings: ServiceSurroundings; backups?: BackupsStatus }> {
-    if (!resource.spec.backups) return { surroundings: {} };
     const { snapshots, freshnessMs } = this.cloud;
-    const [configuration] = await snapshots.backupConfiguration(id).all(freshnessMs);
-    const listed = await snapshots.backups(id).all(freshnessMs);
-    const latest = listed.find((backup) => backup.status === 'done');
-    return {
-      surroundings: configuration ? { backups: backupPolicyOf(configuration) } : {},
-      backups: {
+    const { spec } = resource;
+    const surroundings: ServiceSurroundings = {};
+    let backups: BackupsStatus | undefined;
+    if (spec.backups) {
+      const [configuration] = await snapshots.backupConfiguration(id).all(freshnessMs);
+      const listed = await snapshots.backups(id).all(freshnessMs);
+      const latest = listed.find((backup) => backup.status === 'done');
+      if (configuration) surroundings.backups = backupPolicyOf(configuration);
+      backups = {
         ...(latest ? { latestBackupId: latest.id, latestBackupTime: latest.startedAt } : {}),
         kept: listed.length,
-      },
-    };
+      };
+    }
+    if (spec.scalingSchedule) {
+      try {
+        const [schedule] = await snapshots.scalingSchedule(id).all(freshnessMs);
+        if (schedule) surroundings.scalingSchedule = observedSchedule(schedule);
+      } catch (error) {
+        // Without the feature the schedule cannot be read: the rest of the spec still converges, and the
+        // update reports the API's own message last, sending no schedule the cloud would refuse again.
+        if (!(error instanceof ApiError && error.status === 403)) throw error;
+        surroundings.scalingSchedule = { refused: error };
+      }
+    }
+    if (spec.upgradeWindow) {
+      const [window] = await snapshots.upgradeWindow(id).all(freshnessMs);
+      surroundings.upgradeWindow = window
+        ? { weekday: window.weekday, startHourUtc: window.startHourUtc }
+        : null;
+    }
+    return { surroundings, ...(backups ? { backups } : {}) };
   }
 
   /** The service from the key's services list, as fresh as this reconcile needs; undefined when gone. */
@@ -301,4 +338,12 @@ function connectionDetails(service: Service): Record<string, string> {
     details[`${endpoint.protocol}_port`] = String(endpoint.port);
   }
   return details;
+}
+
+/** Which window the cloud applies now, when the spec has a schedule the cloud could tell. */
+function activeWindowStatus(surroundings: ServiceSurroundings): { activeScalingWindow?: string } {
+  const schedule = surroundings.scalingSchedule;
+  if (!schedule || !('windows' in schedule)) return {};
+  // Present even when undefined: the status written replaces a window that has ended.
+  return { activeScalingWindow: schedule.active?.name };
 }

@@ -19,7 +19,16 @@ import {
   TOGGLEABLE_ENDPOINT_PROTOCOLS,
   TOTAL_MEMORY,
 } from '../../cloud/schemas/service.ts';
-import { BACKUP_PERIOD_HOURS, BACKUP_RETENTION_HOURS } from '../../cloud/schemas/lifecycle.ts';
+import {
+  BACKUP_PERIOD_HOURS,
+  BACKUP_RETENTION_HOURS,
+  SCALING_ENTRY_NAME_MAX,
+  SCALING_SCHEDULE_MAX_ENTRIES,
+  scheduleIssues,
+  UPGRADE_WINDOW_DURATION_HOURS,
+  UPGRADE_WINDOW_START_HOURS,
+  upgradeWindowShape,
+} from '../../cloud/schemas/lifecycle.ts';
 import {
   managedSpecFields,
   managedStatusFields,
@@ -204,6 +213,105 @@ const BackupPolicy = withRules(
   },
 );
 
+const hour = (what: string, min: number, max: number) =>
+  z.number().int().min(min).max(max).describe(`${what} hour in UTC, ${min}..${max}.`);
+
+const ScalingWindow = withRules(
+  z
+    .object({
+      name: z
+        .string()
+        .min(1)
+        .max(SCALING_ENTRY_NAME_MAX)
+        .describe('What the window is for, e.g. Business hours.'),
+      weekdays: z
+        .array(z.number().int().min(0).max(6).describe('0 is Sunday, 6 Saturday.'))
+        .min(1)
+        .max(7)
+        .describe('The days the window starts on.'),
+      startHourUtc: hour('Start', 0, 23),
+      endHourUtc: hour('End', 1, 24).describe(
+        'End hour in UTC, 1..24; before startHourUtc the window wraps past midnight into the next day (22 to 6).',
+      ),
+      autoscalingMode: z
+        .enum(AUTOSCALING_MODES)
+        .optional()
+        .describe(
+          'vertical (a fixed replica count, minReplicas equal to maxReplicas; the default) or horizontal.',
+        ),
+      minReplicas: z
+        .number()
+        .int()
+        .min(AUTOSCALING_REPLICAS.min)
+        .max(AUTOSCALING_REPLICAS.max)
+        .optional()
+        .describe('Lowest replica count while the window is active.'),
+      maxReplicas: z
+        .number()
+        .int()
+        .min(AUTOSCALING_REPLICAS.min)
+        .max(AUTOSCALING_REPLICAS.max)
+        .optional()
+        .describe('Highest replica count while the window is active.'),
+      minReplicaMemoryGb: memory(REPLICA_MEMORY, 'Minimum memory per replica while active').optional(),
+      maxReplicaMemoryGb: memory(REPLICA_MEMORY, 'Maximum memory per replica while active').optional(),
+      idleScaling: z
+        .boolean()
+        .optional()
+        .describe('Whether the service may idle while the window is active.'),
+      idleTimeoutMinutes: z
+        .number()
+        .int()
+        .min(IDLE_TIMEOUT_MINUTES_MIN)
+        .optional()
+        .describe(`Minutes without queries before idling, at least ${IDLE_TIMEOUT_MINUTES_MIN}.`),
+    })
+    .describe('A weekly window with its own sizing.'),
+  {
+    rule: 'self.startHourUtc != self.endHourUtc',
+    message: 'endHourUtc must differ from startHourUtc',
+    fieldPath: '.endHourUtc',
+  },
+  {
+    rule: 'has(self.minReplicas) == has(self.maxReplicas) && (!has(self.minReplicas) || self.minReplicas <= self.maxReplicas)',
+    message: 'minReplicas and maxReplicas go together, minReplicas not above maxReplicas',
+    fieldPath: '.minReplicas',
+  },
+  {
+    rule: "(has(self.autoscalingMode) && self.autoscalingMode == 'horizontal') || !has(self.minReplicas) || self.minReplicas == self.maxReplicas",
+    message: 'a vertical window has a fixed replica count: minReplicas must equal maxReplicas',
+    fieldPath: '.maxReplicas',
+  },
+  {
+    rule: 'has(self.minReplicaMemoryGb) == has(self.maxReplicaMemoryGb)',
+    message: 'minReplicaMemoryGb and maxReplicaMemoryGb go together',
+    fieldPath: '.maxReplicaMemoryGb',
+  },
+);
+
+const ScalingSchedule = z
+  .array(ScalingWindow)
+  .max(SCALING_SCHEDULE_MAX_ENTRIES)
+  // No two windows may share an hour of the week: what the cloud refuses, `sluice plan -f` says first.
+  .superRefine((windows, ctx) => scheduleIssues(windows, ctx, []))
+  .describe(
+    `Weekly windows (at most ${SCALING_SCHEDULE_MAX_ENTRIES}, none overlapping another) in which the service runs with other replicas and memory; outside them the spec's sizing applies. While a window is active, drift checks compare sizing with the window and never undo it. Needs the organization's scheduled scaling feature.`,
+  );
+
+const UpgradeWindowSpec = z
+  .object({
+    weekday: upgradeWindowShape.weekday.describe('The day the window starts: 0 is Sunday, 6 Saturday.'),
+    startHourUtc: withRules(upgradeWindowShape.startHourUtc, {
+      rule: `self in [${UPGRADE_WINDOW_START_HOURS.join(', ')}]`,
+      message: `startHourUtc must be one of ${UPGRADE_WINDOW_START_HOURS.join(', ')}`,
+    }).describe(
+      `The hour in UTC the window starts: one of ${UPGRADE_WINDOW_START_HOURS.join(', ')}; it lasts ${UPGRADE_WINDOW_DURATION_HOURS} hours.`,
+    ),
+  })
+  .describe(
+    "The weekly window in which the cloud may upgrade the service (primary services only). Needs the organization's scheduled upgrades feature.",
+  );
+
 const HORIZONTAL = "has(self.autoscalingMode) && self.autoscalingMode == 'horizontal'";
 
 /**
@@ -286,6 +394,8 @@ const DatabaseServiceFields = z.object({
   isReadonly: z.boolean().optional().describe('Make the service read-only; true only with dataWarehouseId.'),
   backupId: z.uuid().optional().describe('Create the service from this backup.'),
   backups: BackupPolicy.optional(),
+  scalingSchedule: ScalingSchedule.optional(),
+  upgradeWindow: UpgradeWindowSpec.optional(),
   byocId: z
     .string()
     .min(1)
@@ -440,6 +550,13 @@ export const DatabaseServiceStatus = z
       .optional()
       .describe(
         "The service's backups as the cloud lists them (spec.backups set), read at the drift interval.",
+      ),
+    activeScalingWindow: z
+      .string()
+      .max(64)
+      .optional()
+      .describe(
+        'The spec.scalingSchedule window the cloud applies now (its name); absent outside every window, when the spec’s sizing applies.',
       ),
     // The passwordSecretRef Secret's digest: a change of its value sets the new password.
     secretDigests: secretRecordStatusFields.secretDigests,
