@@ -126,6 +126,30 @@ describe.skipIf(clusterSkipReason()).each(QUOTA_MODES)(
     );
 
     it(
+      'sets spec.upgradeWindow by PUT and puts back a window changed in the console',
+      async () => {
+        const upgradeWindow = { weekday: 3, startHourUtc: 12 };
+        await env.apply(
+          'upgraded',
+          { name: 'upgraded', upgradeWindow } as Partial<DatabaseService['spec']>,
+          FAST,
+        );
+        const id = (await env.waitFor('upgraded', 'Ready', isReady, 30_000)).status!.id!;
+        await expect
+          .poll(async () => env.cloud.getUpgradeWindow(id).catch(() => undefined), { timeout: 30_000 })
+          .toEqual({ ...upgradeWindow, duration: 6 });
+        await env.cloud.setUpgradeWindow(id, { weekday: 0, startHourUtc: 0 });
+        await expect
+          .poll(async () => (await env.cloud.getUpgradeWindow(id)).weekday, {
+            timeout: 30_000,
+            interval: 250,
+          })
+          .toBe(3);
+      },
+      TIMEOUT,
+    );
+
+    it(
       'without the feature: Synced=False with the API’s message, no hot retry, and the rest of the spec converges',
       async () => {
         await control(env, 'organization/features', { scheduledScaling: false });
