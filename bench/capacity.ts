@@ -31,7 +31,7 @@ import {
   type Stack,
 } from './harness.ts';
 
-const REAL_QUOTA = OperatorConfig.shape.managementQuota.parse(undefined) as {
+const REAL_QUOTA = OperatorConfig.parse({}).managementQuota as {
   requests: number;
   windowMs: number;
 };

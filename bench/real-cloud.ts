@@ -3,7 +3,7 @@
 import { OperatorConfig } from '../src/operator/config.ts';
 import { startStack, type Cluster, type Stack } from './harness.ts';
 
-const DEFAULT_QUOTA = OperatorConfig.shape.managementQuota.parse(undefined) as {
+const DEFAULT_QUOTA = OperatorConfig.parse({}).managementQuota as {
   requests: number;
   windowMs: number;
 };

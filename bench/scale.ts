@@ -8,7 +8,7 @@
 // burst over at once instead of 16 creates in flight, and measures the operator's progress through it only (no
 // floors: they are set for the 16-in-flight shape).
 import { kindNamed } from '../src/kinds/index.ts';
-import { OperatorConfig } from '../src/operator/config.ts';
+import { OperatorFlagFields } from '../src/operator/config.ts';
 import { HttpKubeWriter, type ManagedObject } from '../src/managed/index.ts';
 import {
   applyAll,
@@ -136,7 +136,7 @@ export const scale: Benchmark = {
   flags: {
     count: '2000',
     // The operator's default, so the benchmark measures what users run.
-    concurrency: String(OperatorConfig.shape.concurrency.parse(undefined)),
+    concurrency: String(OperatorFlagFields.shape.concurrency.parse(undefined)),
     mix: 'pairs',
     apply: '16',
     entry: 'bin/sluice.js',

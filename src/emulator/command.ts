@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { Uuid } from '../cloud/schemas/common.ts';
+import { timeScaleProblem } from '../base/timings.ts';
 import { parseRateLimit } from './rate-limit.ts';
 import type { RateLimitOption } from './rate-limit.ts';
 
@@ -10,8 +11,9 @@ interface EmulatorFlags {
   keyId?: string;
   keySecret?: string;
   alertsToken?: string;
-  transitionMs: number;
-  rateLimit: RateLimitOption;
+  transitionMs?: number;
+  rateLimit?: RateLimitOption;
+  timeScale: number;
   unpaid?: boolean;
   stateFile?: string;
   seed: number;
@@ -65,23 +67,31 @@ export function emulatorCommand(): Command {
     .option('--alerts-token <token>', 'alerting API bearer token (generated when omitted)', nonEmpty('token'))
     .option(
       '--transition-ms <ms>',
-      'time each state-machine step takes (0 = at once)',
+      'time each state-machine step takes (0 = at once) (default: 2000, divided by --time-scale)',
       integer('transition time', 0, 3_600_000),
-      2000,
     )
     .addOption(
       new Option(
         '--rate-limit <limit>',
-        'management rate limit per key, "off" or <n>/<s>s; off also disables alerting',
-      )
-        .default(parseRateLimit('10/10s'), '10/10s')
-        .argParser((text: string) => {
-          try {
-            return parseRateLimit(text);
-          } catch (error) {
-            throw new InvalidArgumentError(`rate limit ${(error as Error).message}.`);
-          }
-        }),
+        'management rate limit per key, "off" or <n>/<s>s; off also disables alerting (default: 10/10s, its window divided by --time-scale)',
+      ).argParser((text: string) => {
+        try {
+          return parseRateLimit(text);
+        } catch (error) {
+          throw new InvalidArgumentError(`rate limit ${(error as Error).message}.`);
+        }
+      }),
+    )
+    .option(
+      '--time-scale <factor>',
+      'for tests: the default rate-limit windows (10/10s, alerting 100/60s) and transition time run this many times faster, as `sluice run --time-scale` does',
+      (text: string) => {
+        const factor = text.trim() === '' ? NaN : Number(text);
+        const problem = timeScaleProblem(factor, text);
+        if (problem !== undefined) throw new InvalidArgumentError(`time scale ${problem}.`);
+        return factor;
+      },
+      1,
     )
     .option('--unpaid', 'emulate a non-paid organization (lower memory bounds, no top-tier options)')
     .option(

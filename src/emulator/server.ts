@@ -28,6 +28,7 @@ import type { RateLimitOption } from './rate-limit.ts';
 import { readStateFile, StateFileWriter } from './state-file.ts';
 import type { EmulatorCredentials } from './state-file.ts';
 import { Store } from './store.ts';
+import { REAL_TIMINGS, scaleMs, timeScaleProblem } from '../base/timings.ts';
 import { EmulatorClock } from './clock.ts';
 import { Transitions } from './transitions.ts';
 
@@ -43,12 +44,17 @@ export interface EmulatorOptions {
   keyId?: string;
   keySecret?: string;
   alertsToken?: string;
-  /** Time each state-machine step takes; default 2000; 0 = at once, still asynchronous. */
+  /** Time each state-machine step takes; default 2000 (on the time scale); 0 = at once, still asynchronous. */
   transitionMs?: number;
-  /** Per management key; default the real 10 requests per 10 s. `'off'` turns off both limits. */
+  /** Per management key; default the real 10 requests per 10 s (on the time scale). `'off'` turns off both limits. */
   rateLimit?: RateLimitOption;
-  /** Per alerting token; default 100 requests per 60 s. */
+  /** Per alerting token; default 100 requests per 60 s (on the time scale). */
   alertsRateLimit?: RateLimitOption;
+  /**
+   * How many times faster than real time the defaults above run (`--time-scale` of `sluice run` too): 10 makes
+   * the limits 10 per 1 s and 100 per 6 s. Limits and times given explicitly are taken as given. Default 1.
+   */
+  timeScale?: number;
   /** A non-paid organization: lower memory bounds, no top-tier options. Default false. */
   unpaid?: boolean;
   /** Resources (and generated credentials) survive restarts in this JSON file. */
@@ -71,8 +77,11 @@ export interface Emulator {
   stop(): Promise<void>;
 }
 
-const DEFAULT_RATE_LIMIT = { requests: 10, windowSeconds: 10 } as const;
-const DEFAULT_ALERTS_RATE_LIMIT = { requests: 100, windowSeconds: 60 } as const;
+/** The real APIs' limits at `factor` times real time. */
+const defaultRateLimits = (factor: number) => ({
+  management: { requests: 10, windowSeconds: scaleMs(REAL_TIMINGS.managementQuotaWindowMs, factor) / 1000 },
+  alerting: { requests: 100, windowSeconds: scaleMs(REAL_TIMINGS.alertingQuotaWindowMs, factor) / 1000 },
+});
 
 const token = (bytes: number) => randomBytes(bytes).toString('base64url');
 
@@ -102,12 +111,15 @@ function apiOfUrl(url: string): ApiKind {
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const saved = options.stateFile ? readStateFile(options.stateFile) : undefined;
   const { credentials, generated } = resolveCredentials(options, saved?.credentials);
-  const rateLimit = options.rateLimit ?? DEFAULT_RATE_LIMIT;
-  const alertsRateLimit =
-    rateLimit === 'off' ? 'off' : (options.alertsRateLimit ?? DEFAULT_ALERTS_RATE_LIMIT);
+  const factor = options.timeScale ?? 1;
+  const scaleProblem = timeScaleProblem(factor);
+  if (scaleProblem !== undefined) throw new RangeError(`timeScale ${scaleProblem}`);
+  const defaults = defaultRateLimits(factor);
+  const rateLimit = options.rateLimit ?? defaults.management;
+  const alertsRateLimit = rateLimit === 'off' ? 'off' : (options.alertsRateLimit ?? defaults.alerting);
 
   const store = new Store();
-  const transitions = new Transitions(options.transitionMs ?? 2000);
+  const transitions = new Transitions(options.transitionMs ?? scaleMs(REAL_TIMINGS.transitionMs, factor));
   const calls = new CallLog();
   const clock = new EmulatorClock();
   const faults = new FaultTable(options.seed ?? 1);

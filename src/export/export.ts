@@ -76,6 +76,8 @@ export interface ExportResult {
   manifests: Manifest[];
   secrets: SecretToCreate[];
   skipped: Skipped[];
+  /** Fields left out because they hold a credential (`Pipe orders: extraSettings.strings.sasl_password`). */
+  withheld: string[];
   /** Cloud requests made. */
   calls: number;
 }
@@ -99,7 +101,7 @@ type Mapped = { spec: Record<string, unknown> } | { unexpressible: string };
  */
 export async function exportOrganization(options: ExportOptions): Promise<ExportResult> {
   const { kinds, progress = () => {} } = options;
-  const result: ExportResult = { manifests: [], secrets: [], skipped: [], calls: 0 };
+  const result: ExportResult = { manifests: [], secrets: [], skipped: [], withheld: [], calls: 0 };
   const call = <T>(request: Promise<T>) => {
     result.calls++;
     return request;
@@ -193,15 +195,17 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
     }
     for (const pipe of kinds.has('Pipe') ? pipes : []) {
       let secrets: ExportedSecret[] = [];
+      let withheld: string[] = [];
       const name = named('Pipe', pipe.name, pipe.id, 'pipe', (pipeName) => {
         const mapped = exportPipe(
           pipe,
           (purpose) => `${pipeName}-${purpose}`,
           (id) => endpointNames.get(id),
         );
-        if ('secrets' in mapped) secrets = mapped.secrets;
+        if ('secrets' in mapped) ({ secrets, withheld } = mapped);
         return withOwner(mapped);
       });
+      for (const field of name ? withheld : []) result.withheld.push(`Pipe ${name}: ${field}`);
       for (const secret of name ? secrets : []) {
         result.secrets.push({
           name: secret.name,

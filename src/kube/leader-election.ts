@@ -5,6 +5,7 @@ import type { KubeAccess } from './kube-config.ts';
 import { pino, type Logger } from 'pino';
 import { apiPath, LEASES } from './api-path.ts';
 import { KubeApiError, kubeRequestJson } from './kube-http.ts';
+import { timing } from '../base/timings.ts';
 
 export interface LeaderElectionOptions {
   kubeConfig: KubeAccess;
@@ -13,7 +14,7 @@ export interface LeaderElectionOptions {
   name: string;
   /** Unique per process; defaults to `<hostname>_<uuid>`. */
   identity?: string;
-  /** How long others wait after the last renewal they saw before taking over. Default 15. */
+  /** How long others wait after the last renewal they saw before taking over. Default 15 (`timing`). */
   leaseDurationSeconds?: number;
   /** The leader gives up if it cannot renew for this long; must be below the lease duration. Default 10. */
   renewDeadlineSeconds?: number;
@@ -75,9 +76,10 @@ export class LeaderElector {
 
   constructor(private readonly options: LeaderElectionOptions) {
     this.identity = options.identity ?? `${hostname()}_${randomUUID()}`;
-    this.leaseDurationMs = (options.leaseDurationSeconds ?? 15) * 1000;
-    this.renewDeadlineMs = (options.renewDeadlineSeconds ?? 10) * 1000;
-    this.retryPeriodMs = (options.retryPeriodSeconds ?? 2) * 1000;
+    const seconds = (given: number | undefined) => (given === undefined ? undefined : given * 1000);
+    this.leaseDurationMs = seconds(options.leaseDurationSeconds) ?? timing.leaseDurationMs;
+    this.renewDeadlineMs = seconds(options.renewDeadlineSeconds) ?? timing.renewDeadlineMs;
+    this.retryPeriodMs = seconds(options.retryPeriodSeconds) ?? timing.leaseRetryPeriodMs;
     if (this.renewDeadlineMs >= this.leaseDurationMs) {
       throw new RangeError('renewDeadlineSeconds must be less than leaseDurationSeconds');
     }
@@ -199,7 +201,8 @@ export class LeaderElector {
       },
       spec: {
         holderIdentity: this.identity,
-        leaseDurationSeconds: this.leaseDurationMs / 1000,
+        // Whole seconds, as the Lease's schema wants: a compressed duration rounds up (others wait longer).
+        leaseDurationSeconds: Math.ceil(this.leaseDurationMs / 1000),
         acquireTime: keepsHolder && spec.acquireTime ? spec.acquireTime : microTime(now),
         renewTime: microTime(now),
         leaseTransitions: (spec.leaseTransitions ?? 0) + (current && !keepsHolder ? 1 : 0),

@@ -43,6 +43,7 @@ export {
   type PolicyFields,
 } from './field-policy.ts';
 export { STATUS_BOUNDS } from './status-bounds.ts';
+export { SENSITIVE } from './drift-status.ts';
 export { progressConditions } from './progress-conditions.ts';
 
 // The cluster recorded as owner on every cloud object sluice creates.

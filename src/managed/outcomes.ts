@@ -6,12 +6,13 @@ import { ANNOTATIONS } from './annotations.ts';
 import { failureOf } from '../base/failure.ts';
 import { deferralOf, messageOf, ReconcileError, reasonOf, retryFloorOf, Waiting } from './errors.ts';
 import type { EventRecorder } from './events.ts';
-import { REFERENCE_MISSING_REPORT_MS, type Pacing } from './pacing.ts';
+import type { Pacing } from './pacing.ts';
+import { timing } from '../base/timings.ts';
 import type { ReplacedReference } from './references.ts';
 import type { StatusDraft } from './status-draft.ts';
 import type { ManagedObject } from './types.ts';
 
-/** The reason of a reference to an object that has not existed for `REFERENCE_MISSING_REPORT_MS`. */
+/** The reason of a reference to an object that has not existed for `timing.referenceMissingReportMs`. */
 export const REFERENCE_NOT_FOUND = 'ReferenceNotFound';
 
 export interface OutcomesOptions {
@@ -121,7 +122,7 @@ export class Outcomes<R extends ManagedObject> {
   referenceNotFound(draft: StatusDraft<R>, what: string): Outcome {
     const resource = draft.resource;
     // The same words on every look: the status is written, and the Warning recorded, once.
-    const message = `${what} does not exist (missing for ${formatDuration(REFERENCE_MISSING_REPORT_MS)} or more): create it, or correct the reference`;
+    const message = `${what} does not exist (missing for ${formatDuration(timing.referenceMissingReportMs)} or more): create it, or correct the reference`;
     const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
     if (ready?.reason !== REFERENCE_NOT_FOUND) {
       this.options.events.record(resource, 'Warning', REFERENCE_NOT_FOUND, message);

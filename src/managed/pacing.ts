@@ -4,22 +4,10 @@ import { DURATION_BOUNDS, durationProblem, formatDuration, tryParseDurationMs } 
 import { ANNOTATIONS } from './annotations.ts';
 import type { EventRecorder } from './events.ts';
 import { SettleEstimate } from './settle-estimate.ts';
+import { timing } from '../base/timings.ts';
 import { recordedAnnotation } from './status-bounds.ts';
 import { credentialsKeyOf } from './managed-object.ts';
 import type { ManagedObject } from './types.ts';
-
-/**
- * How long a new object's reference to an object not in the cache goes unreported: objects applied together
- * (one manifest, one Argo CD sync) arrive through separate watches within about a second.
- */
-export const REFERENCE_ARRIVAL_GRACE_MS = 5_000;
-
-/**
- * How long a reference to an object that does not exist stays a quiet wait (`does not exist yet`) before it
- * is reported as a problem (a Warning Event, Synced and Ready False `ReferenceNotFound`): longer than objects
- * applied one after another take to arrive, far shorter than an alert on a stalled pipeline.
- */
-export const REFERENCE_MISSING_REPORT_MS = 60_000;
 
 /**
  * The earliest first look of a wait for the cloud, however fast the cloud settled before: a look sooner
@@ -81,7 +69,7 @@ export class Pacing {
   private readonly maxPollIntervalMs: number;
 
   constructor(private readonly options: PacingOptions) {
-    this.maxPollIntervalMs = options.maxPollIntervalMs ?? 30_000;
+    this.maxPollIntervalMs = options.maxPollIntervalMs ?? timing.maxPollIntervalMs;
   }
 
   private settleFor(resource: ManagedObject): SettleEstimate {
@@ -215,14 +203,16 @@ export class Pacing {
 
   /**
    * How much longer a new object (no condition reported yet) waits before it reports a referenced object
-   * that is not there: up to `REFERENCE_ARRIVAL_GRACE_MS` from its creation.
+   * that is not there: up to `timing.referenceArrivalGraceMs` (objects applied together arrive through separate watches
+   * within about a second) from its creation.
    */
   arrivalGraceLeft(resource: ManagedObject): number {
     if (resource.status?.conditions?.length) return 0;
     const created = Date.parse(resource.metadata.creationTimestamp ?? '');
     if (Number.isNaN(created)) return 0;
-    const left = created + REFERENCE_ARRIVAL_GRACE_MS - this.options.now().getTime();
+    const graceMs = timing.referenceArrivalGraceMs;
+    const left = created + graceMs - this.options.now().getTime();
     // A clock behind the apiserver's must not stretch the grace.
-    return Math.min(Math.max(0, left), REFERENCE_ARRIVAL_GRACE_MS);
+    return Math.min(Math.max(0, left), graceMs);
   }
 }

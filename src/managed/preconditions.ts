@@ -4,7 +4,8 @@ import { ANNOTATIONS, externalIdOf } from './annotations.ts';
 import type { ObjectClaims } from './claims.ts';
 import { ReconcileError, Waiting } from './errors.ts';
 import { REFERENCE_NOT_FOUND, type Outcome, type Outcomes } from './outcomes.ts';
-import { REFERENCE_MISSING_REPORT_MS, type Pacing } from './pacing.ts';
+import type { Pacing } from './pacing.ts';
+import { timing } from '../base/timings.ts';
 import {
   keptReferenceIds,
   replacedReference,
@@ -60,11 +61,13 @@ export class Preconditions<R extends ManagedObject> {
       // A quiet wait first (it may be applied next); missing for long, it is most likely a typo: say so.
       const missingFor = pacing.referenceMissingFor(key);
       const reported = resource.status?.conditions?.some((c) => c.reason === REFERENCE_NOT_FOUND);
-      if (missingFor >= REFERENCE_MISSING_REPORT_MS || reported) {
+      // Longer than objects applied one after another take to arrive, far shorter than an alert on a stall.
+      const reportAfterMs = timing.referenceMissingReportMs;
+      if (missingFor >= reportAfterMs || reported) {
         return { outcome: outcomes.referenceNotFound(draft, resolution.missing) };
       }
       outcomes.waitForObject(draft, new Waiting('WaitingForReference', resolution.waitingFor));
-      return { outcome: { kind: 'lookAgain', afterMs: REFERENCE_MISSING_REPORT_MS - missingFor } };
+      return { outcome: { kind: 'lookAgain', afterMs: reportAfterMs - missingFor } };
     }
     pacing.referenceFound(key);
     if ('waitingFor' in resolution) {

@@ -12,8 +12,11 @@ import { ConnectionPublisher } from './connection-publisher.ts';
 import { CreateAttempts } from './create-attempts.ts';
 import {
   judgeOwnership,
+  mayActAs,
+  ownerClusterProblem,
   ownerIsExplicit,
   ownerOf,
+  recordedElsewhereMessage,
   refusalMessage,
   type ClusterIdentity,
   type OwnershipVerdict,
@@ -32,8 +35,6 @@ import { resolveSecrets, type ResolvedSecrets } from './secret-references.ts';
 import { recordedAnnotation } from './status-bounds.ts';
 import { STATUS_REFUSED, StatusWriter, type StatusDraft } from './status-draft.ts';
 import type { ConnectContext, ExternalClient, ManagedObject, ManagedStatus, Observation } from './types.ts';
-
-export { REFERENCE_ARRIVAL_GRACE_MS } from './pacing.ts';
 
 export type { ManagedReconcilerOptions } from './reconciler-options.ts';
 
@@ -190,6 +191,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const writes = isObserveOnly(resource) ? new WriteRecorder() : undefined;
     if (!writes) delete draft.status.pendingChanges;
 
+    // Acting under another cluster's name is the administrator's to allow, never one namespace's.
+    const foreignName = ownerClusterProblem(resource, this.cluster);
+    if (foreignName)
+      return this.outcomes.waitForObject(draft, new Waiting(foreignName.reason, foreignName.message));
     const cleared = this.preconditions.check(resource, draft);
     if ('outcome' in cleared) return cleared.outcome;
     const { references, adopting } = cleared;
@@ -200,6 +205,14 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
     const external = await this.connect(resource, priority, references, secrets, writes);
+    if (adopting && id) {
+      // An id another cluster recorded is refused like one another object holds: no write, no reset.
+      const recorded = await external.recordedOwner?.(resource, id);
+      if (recorded && !mayActAs(this.cluster, recorded.cluster)) {
+        const message = recordedElsewhereMessage(kind.kind, id, recorded);
+        return this.outcomes.waitForObject(draft, new Waiting(OWNED_BY_ANOTHER_CLUSTER, message));
+      }
+    }
 
     if (!id) {
       // Crash-safe create: a create whose id never reached status left a marker in the cloud, or at least an

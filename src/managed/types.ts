@@ -85,6 +85,11 @@ export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
    */
   findOwned?(resource: R, owner: Owner): Promise<OwnedCandidate[]>;
   /**
+   * The owner the cloud records for the object `externalId` (for a child: its service's), undefined when it
+   * records none: an id to adopt that another cluster recorded is refused, as one another object holds.
+   */
+  recordedOwner?(resource: R, externalId: string): Promise<Owner | undefined>;
+  /**
    * Makes sure a create can go ahead (e.g. its service runs: an idle one is woken); throws `Waiting` while it
    * cannot yet, or a `ReconcileError` when only a change of the spec helps.
    */

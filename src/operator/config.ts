@@ -5,6 +5,7 @@ import {
   tryParseDurationMs,
   type DurationBounds,
 } from '../base/duration.ts';
+import { REAL_TIMINGS, scaleMs, timeScaleProblem } from '../base/timings.ts';
 import { parseBindAddress } from '../kube/health-and-metrics-servers.ts';
 import { CLUSTER_NAME, MAX_CLUSTER_NAME } from '../managed/index.ts';
 import { allowedHostProblem } from './api-hosts.ts';
@@ -83,9 +84,34 @@ export const clusterName = z
   .max(MAX_CLUSTER_NAME)
   .regex(CLUSTER_NAME, { error: 'must be a DNS label: lower-case letters, digits and -, at most 63' });
 
-export const OperatorConfig = z.object({
+/**
+ * `--take-over-from`: the other clusters whose cloud objects the administrator lets this operator take over
+ * (an object names one with `sluice.dev/owner-cluster`, or adopts by id what one recorded).
+ */
+export const takeOverFrom = list(
+  (name) =>
+    name.length <= MAX_CLUSTER_NAME && CLUSTER_NAME.test(name)
+      ? undefined
+      : `"${name}" is no cluster name (a DNS label: lower-case letters, digits and -, at most 63)`,
+  "omit the flag to take over no other cluster's objects",
+);
+
+/** `--time-scale`: how many times faster than real time the built-in waits run (tests; 1 in production). */
+const timeScale = z.union([z.number(), z.string()]).transform((given, ctx) => {
+  const factor = typeof given === 'number' ? given : given.trim() === '' ? NaN : Number(given);
+  const problem = timeScaleProblem(factor, String(given));
+  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  return problem === undefined ? factor : z.NEVER;
+});
+
+/**
+ * The flags as given. A duration left out takes its real default divided by `--time-scale`
+ * (`OperatorConfig`), so a test compresses the operator's time without restating each flag.
+ */
+export const OperatorFlagFields = z.object({
   kubeconfig: z.string().optional(),
   clusterName: clusterName.optional(),
+  takeOverFrom: takeOverFrom.optional(),
   namespace: z
     .string()
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(,[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
@@ -102,18 +128,37 @@ export const OperatorConfig = z.object({
     "omit the flag to allow the hosts of the operator's credentials",
   ).optional(),
   concurrency: z.coerce.number().int().min(1).max(64).default(8),
-  syncInterval: duration(DURATION_BOUNDS.syncInterval).default(10 * 60_000),
-  pollInterval: duration(DURATION_BOUNDS.pollInterval).default(2_000),
+  timeScale: timeScale.default(1),
+  syncInterval: duration(DURATION_BOUNDS.syncInterval).optional(),
+  pollInterval: duration(DURATION_BOUNDS.pollInterval).optional(),
   leaderElect: z.boolean().default(false),
   leaderElectionNamespace: z.string().default('default'),
   leaderElectionId: z.string().default('sluice-operator'),
   metricsBindAddress: bindAddress.default(':8080'),
   healthProbeBindAddress: bindAddress.default(':8081'),
-  managementQuota: quota.default({ requests: 10, windowMs: 10_000 }),
-  alertingQuota: quota.default({ requests: 100, windowMs: 60_000 }),
+  managementQuota: quota.optional(),
+  alertingQuota: quota.optional(),
   maxCloudWait: duration(DURATION_BOUNDS.maxCloudWait).default(1_000),
   gracefulShutdownTimeout: duration(DURATION_BOUNDS.gracefulShutdownTimeout).default(10_000),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
+});
+
+/** `sluice run`'s configuration: the flags, with each duration left out at its real default on the time scale. */
+export const OperatorConfig = OperatorFlagFields.transform((flags) => {
+  const scaled = (ms: number) => scaleMs(ms, flags.timeScale);
+  return {
+    ...flags,
+    syncInterval: flags.syncInterval ?? scaled(REAL_TIMINGS.syncIntervalMs),
+    pollInterval: flags.pollInterval ?? scaled(REAL_TIMINGS.pollIntervalMs),
+    managementQuota: flags.managementQuota ?? {
+      requests: 10,
+      windowMs: scaled(REAL_TIMINGS.managementQuotaWindowMs),
+    },
+    alertingQuota: flags.alertingQuota ?? {
+      requests: 100,
+      windowMs: scaled(REAL_TIMINGS.alertingQuotaWindowMs),
+    },
+  };
 });
 export type OperatorConfig = z.output<typeof OperatorConfig>;
 export type OperatorFlags = z.input<typeof OperatorConfig>;

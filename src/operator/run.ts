@@ -20,6 +20,7 @@ import { readinessOf } from '../runtime/object-readiness.ts';
 import { withDefaultMargin, type QuotaLimit } from '../cloud/quota.ts';
 import { CloudClients } from './cloud-clients.ts';
 import type { OperatorConfig } from './config.ts';
+import { setTimeScale } from '../base/timings.ts';
 import { KINDS } from '../kinds/index.ts';
 import type { CloudApi, CloudConnection } from '../controllers/cloud-connection.ts';
 import { shutDownInOrder } from './shutdown.ts';
@@ -38,11 +39,13 @@ export interface RunningOperator {
  * 'lost-leadership'; the CLI then exits, because caches and in-flight work may be stale.
  */
 export async function startOperator(config: OperatorConfig, logger?: Logger): Promise<RunningOperator> {
+  // Before anything reads `timing`: retries, thresholds and lease durations all follow the scale.
+  setTimeScale(config.timeScale);
   const log = logger ?? createLogger({ level: config.logLevel });
   const kubeConfig = await loadKubeAccess(config.kubeconfig);
-  const cluster = await resolveClusterIdentity(kubeConfig, config.clusterName);
+  const cluster = await resolveClusterIdentity(kubeConfig, config.clusterName, config.takeOverFrom);
   log.info(
-    { cluster: cluster.name, explicit: cluster.explicit },
+    { cluster: cluster.name, explicit: cluster.explicit, takeOverFrom: cluster.takeOverFrom },
     'cluster name recorded as owner in the cloud',
   );
 

@@ -15,6 +15,10 @@ export function planCommand(): Command {
       "the operator's --cluster-name: objects recorded under it are taken back (default: derived from the cluster's kube-system uid, as the operator does)",
     )
     .option(
+      '--take-over-from <cluster,cluster>',
+      "the operator's --take-over-from: the other clusters whose objects it may take over (default: none)",
+    )
+    .option(
       '-n, --namespace <name>',
       'namespace of manifests that name none (default: default); without -f, plan only this namespace',
     )

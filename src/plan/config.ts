@@ -1,13 +1,14 @@
 import { z } from 'zod';
 import { cloudAccessFields, FLAG_CREDENTIALS } from '../operator/cloud-access-config.ts';
 import { kebab } from '../command-line/flags.ts';
-import { clusterName } from '../operator/config.ts';
+import { clusterName, takeOverFrom } from '../operator/config.ts';
 
 /** `sluice plan` flags, checked before anything is read so a bad one fails with its name. */
 export const PlanConfig = z
   .object({
     ...cloudAccessFields,
     clusterName: clusterName.optional(),
+    takeOverFrom: takeOverFrom.optional(),
     file: z.string().min(1).optional(),
     output: z.enum(['text', 'json']).default('text'),
   })

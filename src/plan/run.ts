@@ -50,7 +50,7 @@ export async function runPlan(
   try {
     const access = await loadKubeAccess(config.kubeconfig);
     const cluster = new ClusterReader(access);
-    const identity = await resolveClusterIdentity(access, config.clusterName);
+    const identity = await resolveClusterIdentity(access, config.clusterName, config.takeOverFrom);
     const input = config.file
       ? await readInput(config.file, config.namespace ?? 'default', stdin)
       : undefined;

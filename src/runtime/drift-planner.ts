@@ -17,6 +17,7 @@ import type { EventRecorder } from '../managed/events.ts';
 import type { EventSubject } from '../managed/kube-writer.ts';
 import type { ManagedKind, ManagedObject } from '../managed/types.ts';
 import type { DriftMetrics } from './metrics.ts';
+import { timing } from '../base/timings.ts';
 
 export interface CredentialsRef {
   namespace: string;
@@ -44,9 +45,6 @@ export interface DriftPlannerOptions<Api extends DriftApi = DriftApi> {
   logger: Logger;
 }
 
-/** How often the plan is made again: object counts change with applies and deletes, not faster. */
-export const PLAN_EVERY_MS = 5_000;
-
 /**
  * Plans the drift checks of each budget key from the objects the caches hold, sharing the key's budget
  * fairly between the namespaces whose Secrets hold it (`shareBudget`): a namespace asking for more than its
@@ -65,7 +63,7 @@ export class DriftPlanner<Api extends DriftApi = DriftApi> {
   constructor(private readonly options: DriftPlannerOptions<Api>) {}
 
   /** Plans now and every `everyMs` until stopped (the timer does not keep the process alive). */
-  start(everyMs = PLAN_EVERY_MS): void {
+  start(everyMs = timing.driftPlanEveryMs): void {
     this.stop();
     this.plan();
     this.timer = setInterval(() => this.plan(), everyMs);

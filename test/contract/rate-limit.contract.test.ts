@@ -156,3 +156,37 @@ describe('default alerting limit: 100 requests per minute per token', () => {
     expect(reply.body?.error).toBeUndefined();
   });
 });
+
+describe('timeScale 10: the default limits on compressed time', () => {
+  let emu: Emulator;
+  beforeAll(async () => {
+    emu = await startContractEmulator({ rateLimit: undefined, timeScale: 10 });
+  });
+  afterAll(() => emu?.stop());
+  beforeEach(() => control(emu).reset());
+
+  it('allows 10 management calls per 1 s window and 100 alerting calls per 6 s window, then passes again', async () => {
+    const api = mgmt(emu);
+    for (let i = 0; i < 10; i++) expectOk(await api.get('/services'));
+    const started = Date.now();
+    expectLimited(await api.get('/services'), 1);
+    // The 1 s window ends: the next call opens a new one, well before the real 10 s would have passed.
+    let reply = await api.get('/services');
+    while (reply.status === 429 && Date.now() - started < 5_000) {
+      await sleep(50);
+      reply = await api.get('/services');
+    }
+    expectOk(reply);
+    expect(Date.now() - started).toBeLessThan(5_000);
+
+    const alerts = alerting(emu);
+    for (let i = 0; i < 100; i++) expect((await alerts.get('/alerts')).status).toBe(200);
+    expectLimited(await alerts.get('/alerts'), 6, false);
+  });
+
+  it('refuses a time scale outside 1 to 100, naming it', async () => {
+    await expect(startContractEmulator({ timeScale: 0.5 })).rejects.toThrow(
+      'timeScale must be a number from 1 (real time) to 100 (got "0.5")',
+    );
+  });
+});

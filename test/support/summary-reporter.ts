@@ -10,6 +10,14 @@ export interface ProjectTime {
   summedMs: number;
 }
 
+/** One test file's own duration (tests and hooks), for the list of the slowest. */
+export interface FileTime {
+  project: string;
+  /** The file's path from the repository root. */
+  file: string;
+  durationMs: number;
+}
+
 interface Span {
   files: number;
   startedAt: number;
@@ -29,12 +37,29 @@ export function formatProjectTimes(times: readonly ProjectTime[]): string {
 }
 
 /**
- * Prints each project's time, then one plain closing line, `tests: N passed, N failed, N skipped`, after
+ * The `count` slowest files, slowest first, one a line under a heading that says how many ran: `  410.2 s  cluster  test/…/x.test.ts`,
+ * the seconds right-aligned so the column reads at a glance.
+ */
+export function formatSlowestFiles(files: readonly FileTime[], count = 10): string {
+  const slowest = [...files].sort((a, b) => b.durationMs - a.durationMs).slice(0, count);
+  const seconds = slowest.map(({ durationMs }) => `${(durationMs / 1000).toFixed(1)} s`);
+  const secondsWidth = Math.max(0, ...seconds.map((s) => s.length));
+  const projectWidth = Math.max(0, ...slowest.map(({ project }) => project.length));
+  const lines = slowest.map(
+    ({ project, file }, i) =>
+      `  ${seconds[i]!.padStart(secondsWidth)}  ${project.padEnd(projectWidth)}  ${file}`,
+  );
+  return [`slowest files, ${slowest.length} of ${files.length}:`, ...lines].join('\n');
+}
+
+/**
+ * Prints the slowest files and each project's time, then one plain closing line, `tests: N passed, N failed, N skipped`, after
  * vitest's own summary, so CI logs carry a runner-neutral count that tools can read without knowing vitest's
  * format, and show where the suite's time goes.
  */
 export default class SummaryReporter implements Reporter {
   private readonly spans = new Map<string, Span>();
+  private readonly files: FileTime[] = [];
 
   onTestModuleStart(testModule: TestModule): void {
     const name = testModule.project.name || 'default';
@@ -44,10 +69,13 @@ export default class SummaryReporter implements Reporter {
   }
 
   onTestModuleEnd(testModule: TestModule): void {
-    const span = this.spans.get(testModule.project.name || 'default');
+    const project = testModule.project.name || 'default';
+    const { duration } = testModule.diagnostic();
+    this.files.push({ project, file: testModule.relativeModuleId, durationMs: duration });
+    const span = this.spans.get(project);
     if (!span) return;
     span.endedAt = Math.max(span.endedAt, Date.now());
-    span.summedMs += testModule.diagnostic().duration;
+    span.summedMs += duration;
   }
 
   onTestRunEnd(
@@ -73,6 +101,7 @@ export default class SummaryReporter implements Reporter {
       wallMs: Math.max(0, span.endedAt - span.startedAt),
       summedMs: span.summedMs,
     }));
+    if (this.files.length > 0) process.stdout.write(`\n${formatSlowestFiles(this.files)}\n`);
     if (times.length > 0) process.stdout.write(`\n${formatProjectTimes(times)}\n`);
     process.stdout.write(
       `\ntests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`,

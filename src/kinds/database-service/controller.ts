@@ -13,6 +13,7 @@ import {
   ownerRecord,
   parseOwnerRecord,
   type OwnedCandidate,
+  type Owner,
   type SecretUse,
   type ConnectContext,
   type ConnectionDetails,
@@ -144,6 +145,10 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
       const own = tags.some((t) => t.key === UID_TAG && t.value === resource.metadata.uid);
       return own ? [{ id: service.id, owner: parseOwnerRecord(this.owner)! }] : [];
     });
+  }
+
+  async recordedOwner(_resource: DatabaseService, id: string): Promise<Owner | undefined> {
+    return parseOwnerRecord((await this.read(id))?.tags?.find((t) => t.key === OWNER_TAG)?.value);
   }
 
   async observe(resource: DatabaseService, id: string): Promise<Observation<ServiceDiff>> {

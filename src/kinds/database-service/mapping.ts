@@ -230,7 +230,12 @@ export function diffService(
 
   // Without spec.tags the cloud's tags are left as they are (an adopted service keeps its own), sluice's
   // aside: the owner tag is kept as this object's record, and replaces an earlier version's uid tag.
-  const keptTags = spec.tags === undefined ? (service.tags ?? []).filter((t) => !isSluiceTag(t)) : [];
+  // Without an owner (adopted by id) sluice writes no record, so it removes none: a record another cluster
+  // (or an earlier incarnation) wrote stays as the cloud has it.
+  const keptTags = [
+    ...(spec.tags === undefined ? (service.tags ?? []).filter((t) => !isSluiceTag(t)) : []),
+    ...(owner === undefined ? (service.tags ?? []).filter(isSluiceTag) : []),
+  ];
   const tagEdit =
     spec.tags === undefined && owner === undefined
       ? undefined

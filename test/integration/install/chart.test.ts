@@ -157,13 +157,19 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     const objects = parseManifests(
       helmTemplate({
         namespace: 'sluice-system',
-        values: { watchNamespace: 'data', clusterName: 'data-eu', credentials: { existingSecret: 'cloud' } },
+        values: {
+          watchNamespace: 'data',
+          clusterName: 'data-eu',
+          takeOverFrom: ['prod-eu', 'prod-us'],
+          credentials: { existingSecret: 'cloud' },
+        },
       }),
     );
     const clusterWide = (rendered: typeof objects) =>
       rendered.filter((o) => o.kind.startsWith('Cluster') && o.kind !== 'CustomResourceDefinition');
     expect(clusterWide(objects)).toEqual([]);
     expect(operatorArgs(objects)).toContain('--cluster-name=data-eu');
+    expect(operatorArgs(objects)).toContain('--take-over-from=prod-eu,prod-us');
     // Without one, its one cluster-wide right reads namespace kube-system, whose uid names the cluster.
     const derived = parseManifests(
       helmTemplate({

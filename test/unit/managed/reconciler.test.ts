@@ -3,8 +3,7 @@ import { DeferredRequestError } from '../../../src/cloud/errors.ts';
 import { ANNOTATIONS, FINALIZER } from '../../../src/managed/annotations.ts';
 import { KubeApiError } from '../../../src/kube/kube-http.ts';
 import { ReconcileError } from '../../../src/managed/errors.ts';
-import { REFERENCE_ARRIVAL_GRACE_MS } from '../../../src/managed/reconciler.ts';
-import { REFERENCE_MISSING_REPORT_MS } from '../../../src/managed/pacing.ts';
+import { REAL_TIMINGS } from '../../../src/base/timings.ts';
 import type { ConnectContext, ManagedKind, ManagedObject } from '../../../src/managed/types.ts';
 import {
   FakeCache,
@@ -752,7 +751,7 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
     const clock = { now: at(1) };
     const t = setupReferencing(undefined, clock);
 
-    expect(await t.reconcile()).toEqual({ requeueAfterMs: REFERENCE_ARRIVAL_GRACE_MS - 1000 });
+    expect(await t.reconcile()).toEqual({ requeueAfterMs: REAL_TIMINGS.referenceArrivalGraceMs - 1000 });
     expect(t.server.statusWrites).toEqual([]);
     expect(t.cloud.calls).toEqual([]);
 
@@ -774,9 +773,9 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
     const t = setupReferencing(undefined, clock);
     await t.reconcile();
 
-    clock.now = at(REFERENCE_ARRIVAL_GRACE_MS / 1000);
+    clock.now = at(REAL_TIMINGS.referenceArrivalGraceMs / 1000);
     // A quiet wait, looked at again when it would have been missing too long.
-    expect(await t.reconcile()).toEqual({ requeueAfterMs: REFERENCE_MISSING_REPORT_MS });
+    expect(await t.reconcile()).toEqual({ requeueAfterMs: REAL_TIMINGS.referenceMissingReportMs });
     const ready = t.server.get('a').status?.conditions?.find((c) => c.type === 'Ready');
     expect(ready).toMatchObject({
       status: 'False',
@@ -786,7 +785,7 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
   });
 
   it('says with a Warning, in Synced and in Ready, that a reference missing for a minute does not exist, once', async () => {
-    const clock = { now: at(REFERENCE_ARRIVAL_GRACE_MS / 1000) };
+    const clock = { now: at(REAL_TIMINGS.referenceArrivalGraceMs / 1000) };
     const { recorder, events } = fakeEvents();
     const t = setupReferencing(undefined, clock, recorder);
     await t.reconcile();
@@ -794,7 +793,9 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
     expect(events).toEqual([]);
     expect(t.server.get('a').status?.conditions?.find((c) => c.type === 'Synced')?.status).toBe('True');
 
-    clock.now = at(REFERENCE_ARRIVAL_GRACE_MS / 1000 + REFERENCE_MISSING_REPORT_MS / 1000);
+    clock.now = at(
+      REAL_TIMINGS.referenceArrivalGraceMs / 1000 + REAL_TIMINGS.referenceMissingReportMs / 1000,
+    );
     expect(await t.reconcile()).toEqual({ resyncAfterMs: SYNC_MS });
     t.cache.set(t.server.get('a'));
     const message = 'Gadget g does not exist (missing for 1m or more): create it, or correct the reference';
@@ -849,15 +850,15 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
   });
 
   it('does not write the same status again while the cache has not shown its first write', async () => {
-    const clock = { now: at(REFERENCE_ARRIVAL_GRACE_MS / 1000 + 1) };
+    const clock = { now: at(REAL_TIMINGS.referenceArrivalGraceMs / 1000 + 1) };
     const t = setupReferencing(undefined, clock);
     await t.reconcile();
     // Woken again (say, by another object) before the watch delivered the write: the cache is as before.
-    clock.now = at(REFERENCE_ARRIVAL_GRACE_MS / 1000 + 2);
+    clock.now = at(REAL_TIMINGS.referenceArrivalGraceMs / 1000 + 2);
     await t.reconcile();
 
     expect(t.server.statusWrites).toHaveLength(1);
     const ready = t.server.get('a').status?.conditions?.find((c) => c.type === 'Ready');
-    expect(ready?.lastTransitionTime).toBe(at(REFERENCE_ARRIVAL_GRACE_MS / 1000 + 1).toISOString());
+    expect(ready?.lastTransitionTime).toBe(at(REAL_TIMINGS.referenceArrivalGraceMs / 1000 + 1).toISOString());
   });
 });

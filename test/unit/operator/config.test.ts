@@ -43,6 +43,38 @@ describe('sluice run flags', () => {
     );
   });
 
+  it('keeps the real defaults at time scale 1: 10m sync, 2s poll, 10/10s and 100/60s quotas', () => {
+    expect(OperatorConfig.parse({})).toMatchObject({
+      timeScale: 1,
+      syncInterval: 600_000,
+      pollInterval: 2_000,
+      managementQuota: { requests: 10, windowMs: 10_000 },
+      alertingQuota: { requests: 100, windowMs: 60_000 },
+    });
+  });
+
+  it('divides the duration flags left at their defaults by --time-scale, and takes given ones as given', () => {
+    expect(OperatorConfig.parse({ timeScale: '10' })).toMatchObject({
+      timeScale: 10,
+      syncInterval: 60_000,
+      pollInterval: 200,
+      managementQuota: { requests: 10, windowMs: 1_000 },
+      alertingQuota: { requests: 100, windowMs: 6_000 },
+    });
+    expect(
+      OperatorConfig.parse({ timeScale: 10, pollInterval: '1s', managementQuota: '10/10s' }),
+    ).toMatchObject({ pollInterval: 1_000, managementQuota: { requests: 10, windowMs: 10_000 } });
+  });
+
+  it('refuses a time scale that is no number from 1 to 100, naming the flag', async () => {
+    expect(await runError(['--time-scale', '0'])).toContain(
+      'error: --time-scale: must be a number from 1 (real time) to 100 (got "0")',
+    );
+    expect(await runError(['--time-scale', 'fast'])).toContain(
+      'error: --time-scale: must be a number from 1 (real time) to 100 (got "fast")',
+    );
+  });
+
   it('reads the namespaces that may use the operator credentials, and the allowed API hosts', () => {
     expect(
       OperatorConfig.parse({
@@ -68,6 +100,19 @@ describe('sluice run flags', () => {
     expect(await runError(['--allowed-api-hosts', ' , '])).toContain(
       "error: --allowed-api-hosts: must name at least one (omit the flag to allow the hosts of the operator's credentials)",
     );
+  });
+
+  it('reads the clusters this operator may take over from, and refuses one that is no cluster name', async () => {
+    expect(OperatorConfig.parse({ takeOverFrom: 'prod-eu, prod-us' }).takeOverFrom).toEqual([
+      'prod-eu',
+      'prod-us',
+    ]);
+    expect(OperatorConfig.parse({}).takeOverFrom).toBeUndefined();
+    for (const name of ['Prod_EU', 'a/b', 'x'.repeat(64)]) {
+      expect(await runError(['--take-over-from', name])).toContain(
+        `error: --take-over-from: "${name}" is no cluster name`,
+      );
+    }
   });
 });
 

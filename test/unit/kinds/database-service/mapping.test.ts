@@ -116,6 +116,16 @@ describe('diffService', () => {
     expect(retagged.patch).toEqual({ tags: { add: [{ key: 'team', value: 'ml' }], remove: own } });
   });
 
+  it('never removes an owner record from a service adopted by id (sluice wrote none there)', () => {
+    const recorded = [{ key: OWNER_TAG, value: 'other/shop/DatabaseService/orders' }];
+    const team = [{ key: 'team', value: 'data' }];
+    expect(
+      diffService(spec({ tags: team }), undefined, service({ tags: [...team, ...recorded] })).patch,
+    ).toEqual({});
+    const retagged = diffService(spec({ tags: [] }), undefined, service({ tags: [...team, ...recorded] }));
+    expect(retagged.patch).toEqual({ tags: { remove: team } });
+  });
+
   it('enables the mysql endpoint only when the cloud lacks it', () => {
     const wanted = spec({ endpoints: [{ protocol: 'mysql', enabled: true }] });
     expect(diffService(wanted, uid, service()).patch).toEqual({

@@ -1,0 +1,94 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AlertSpec } from '../../../../src/kinds/alert/schema.ts';
+import type { PipeSpec } from '../../../../src/kinds/pipe/schema.ts';
+import { AlertRequest } from '../../../../src/cloud/schemas/alert.ts';
+import { alertBody } from '../../../../src/kinds/alert/mapping.ts';
+import { pipeSecretUses } from '../../../../src/kinds/pipe/mapping.ts';
+import { repoRoot } from '../../../../tools/cluster/assets.ts';
+import { createTestNamespace, type TestNamespace } from '../../../harness/namespace.ts';
+import { clusterSkipReason } from '../../../harness/testCluster.ts';
+
+type Example = KubernetesObject & { spec?: Record<string, unknown>; stringData?: Record<string, string> };
+
+/** Every document of every file in deploy/examples/, in the order `npm run demo` applies them. */
+const examplesDir = join(repoRoot, 'deploy', 'examples');
+const examples = readdirSync(examplesDir)
+  .filter((file) => file.endsWith('.yaml'))
+  .sort()
+  .flatMap((file) =>
+    parseAllDocuments(readFileSync(join(examplesDir, file), 'utf8')).map((document) => {
+      const object = document.toJS() as Example;
+      return { file, object, label: `${file}: ${object.kind} ${object.metadata?.name}` };
+    }),
+  );
+const named = (kind: string) =>
+  new Map(examples.filter((e) => e.object.kind === kind).map((e) => [e.object.metadata!.name!, e]));
+const pipes = examples.filter((e) => e.object.kind === 'Pipe');
+const alerts = examples.filter((e) => e.object.kind === 'Alert');
+
+describe('deploy/examples', () => {
+  it('holds a kafka and a one-shot object-storage Pipe', () => {
+    const sources = pipes.map((e) => (e.object.spec as PipeSpec).source);
+    expect(sources.map((source) => Object.keys(source))).toEqual([['kafka'], ['objectStorage']]);
+    expect(sources[1]!.objectStorage!.isContinuous).not.toBe(true);
+  });
+
+  it('holds a QueryEndpoint and a ReversePrivateEndpoint', () => {
+    expect(named('QueryEndpoint').size).toBe(1);
+    expect(named('ReversePrivateEndpoint').size).toBe(1);
+  });
+
+  const before = (other: (typeof examples)[number] | undefined, example: (typeof examples)[number]) =>
+    other !== undefined && examples.indexOf(other) < examples.indexOf(example);
+
+  it.each(examples.filter((e) => e.object.spec?.serviceRef).map((e) => [e.label, e]))(
+    '%s: references a DatabaseService applied before it',
+    (_label, example) => {
+      const { serviceRef } = example.object.spec as { serviceRef: { name: string } };
+      expect(before(named('DatabaseService').get(serviceRef.name), example)).toBe(true);
+    },
+  );
+
+  it.each(pipes.map((e) => [e.label, e]))(
+    '%s: references Secrets of its own file, applied before it, with the keys it needs',
+    (_label, pipe) => {
+      const uses = pipeSecretUses(pipe.object.spec as PipeSpec);
+      expect(uses.length).toBeGreaterThan(0);
+      for (const use of uses) {
+        const secret = named('Secret').get(use.secretName);
+        expect(before(secret, pipe) && secret!.file === pipe.file, use.field).toBe(true);
+        expect(Object.keys(secret!.object.stringData ?? {}).sort()).toEqual([...use.keys].sort());
+      }
+    },
+  );
+
+  it('holds an Alert whose body the alerting API accepts', () => {
+    expect(alerts).toHaveLength(1);
+    for (const alert of alerts) {
+      expect(AlertRequest.safeParse(alertBody(alert.object.spec as AlertSpec)).error).toBeUndefined();
+    }
+  });
+
+  describe.skipIf(clusterSkipReason())('on the real apiserver', () => {
+    let ns: TestNamespace;
+    let objects: KubernetesObjectApi;
+    beforeAll(async () => {
+      ns = await createTestNamespace('examples');
+      objects = KubernetesObjectApi.makeApiClient(ns.kc);
+    });
+    afterAll(async () => ns?.delete());
+
+    it.each(examples.map((e) => [e.label, e.object]))('%s is accepted (dry run)', async (_label, object) => {
+      const created = await objects.create(
+        { ...object, metadata: { ...object.metadata, namespace: ns.name } },
+        undefined,
+        'All',
+      );
+      expect(created.metadata?.name).toBe(object.metadata?.name);
+    });
+  });
+});

@@ -1,0 +1,40 @@
+// What the ownership tests apply: one GitOps namespace of every kind, and the two quotas they run under.
+import { kafkaPipe } from '../../../../tools/fixtures/pipe.ts';
+import { rpeSpec } from '../../../../tools/fixtures/rpe.ts';
+import { tileAlert } from '../../../../tools/fixtures/alert.ts';
+import { baseSpec, isReady, type OperatorEnv, type SluiceObject } from '../support.ts';
+
+/** What a GitOps repository holds for one namespace: every kind, two services. */
+export const MANIFESTS: { kind: string; name: string; spec: Record<string, unknown> }[] = [
+  { kind: 'DatabaseService', name: 'analytics', spec: { ...baseSpec, name: 'analytics' } },
+  { kind: 'DatabaseService', name: 'reports', spec: { ...baseSpec, name: 'reports' } },
+  { kind: 'ReversePrivateEndpoint', name: 'brokers', spec: rpeSpec('vpcEndpointService', 'analytics') },
+  { kind: 'Pipe', name: 'orders', spec: kafkaPipe('orders') },
+  {
+    kind: 'QueryEndpoint',
+    name: 'console',
+    spec: {
+      serviceRef: { name: 'analytics' },
+      roles: ['sql_console_read_only'],
+      allowedOrigins: 'a.example',
+    },
+  },
+  { kind: 'Alert', name: 'cpu', spec: tileAlert('cpu') },
+];
+
+/** Applies every manifest (with `annotations`) and waits until each is Ready with an id; returns the ids. */
+export async function applyAll(
+  env: OperatorEnv,
+  annotations: Record<string, string> = {},
+  timeoutMs = 60_000,
+): Promise<Record<string, string>> {
+  for (const { kind, name, spec } of MANIFESTS) await env.of(kind).apply(name, spec, annotations);
+  const ids: Record<string, string> = {};
+  for (const { kind, name } of MANIFESTS) {
+    const ready = await env
+      .of<SluiceObject>(kind)
+      .waitFor(name, `${kind} ${name} Ready with an id`, (o) => isReady(o) && !!o?.status?.id, timeoutMs);
+    ids[`${kind}/${name}`] = ready.status!.id!;
+  }
+  return ids;
+}
