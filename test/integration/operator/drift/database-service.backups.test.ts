@@ -4,8 +4,8 @@
  * service's backups list at the drift interval, never a GET per backup.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseService } from '../../../src/kinds/database-service/schema.ts';
-import { clusterSkipReason } from '../../harness/testCluster.ts';
+import type { DatabaseService } from '../../../../src/kinds/database-service/schema.ts';
+import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import {
   isReady,
   startOperatorEnv,
@@ -13,13 +13,12 @@ import {
   type CallRecord,
   type OperatorEnv,
   QUOTA_MODES,
-} from './support.ts';
+} from '../support.ts';
 
 const SERVICE = '/v1/organizations/:organizationId/services/:serviceId';
 const BACKUP_CONFIGURATION = `${SERVICE}/backupConfiguration`;
 const TIMEOUT = 90_000;
 const FAST = { 'sluice.dev/sync-interval': '1s' };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const backupPatches = (calls: CallRecord[]) =>
   writes(calls).filter((c) => c.route === BACKUP_CONFIGURATION && c.status === 200);
@@ -28,7 +27,7 @@ const drifted = (path: string, observed: string) => (r: DatabaseService | undefi
 
 describe.skipIf(clusterSkipReason()).each(QUOTA_MODES)(
   'DatabaseService spec.backups ($mode)',
-  ({ lifted, emulator, operator, settleMs }) => {
+  ({ lifted, emulator, operator }) => {
     let env: OperatorEnv;
 
     beforeAll(async () => {
@@ -108,7 +107,7 @@ describe.skipIf(clusterSkipReason()).each(QUOTA_MODES)(
           { path: 'backups.retentionInHours', observed: '96', since: expect.any(String) },
         ]);
         await env.clearCalls();
-        await sleep(settleMs);
+        await env.lookedAgain('DatabaseService');
         expect(backupPatches(await env.calls())).toEqual([]);
         expect((await env.cloud.getBackupConfiguration(id)).backupRetentionPeriodInHours).toBe(96);
       },

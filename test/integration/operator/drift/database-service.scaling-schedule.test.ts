@@ -5,9 +5,9 @@
  * an organization without the feature gets Synced=False with the API's message while the rest converges.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DatabaseService } from '../../../src/kinds/database-service/schema.ts';
-import { hourOfWeek } from '../../../src/cloud/schemas/index.ts';
-import { clusterSkipReason } from '../../harness/testCluster.ts';
+import type { DatabaseService } from '../../../../src/kinds/database-service/schema.ts';
+import { hourOfWeek } from '../../../../src/cloud/schemas/index.ts';
+import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import {
   condition,
   isReady,
@@ -16,13 +16,12 @@ import {
   type CallRecord,
   type OperatorEnv,
   QUOTA_MODES,
-} from './support.ts';
+} from '../support.ts';
 
 const SERVICE = '/v1/organizations/:organizationId/services/:serviceId';
 const TIMEOUT = 120_000;
 const HOUR = 3_600_000;
 const FAST = { 'sluice.dev/sync-interval': '1s' };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 const resizes = (calls: CallRecord[]) =>
   writes(calls).filter((c) => c.route === `${SERVICE}/replicaScaling` && c.status === 200);
@@ -61,7 +60,7 @@ async function nextHourWindow(env: OperatorEnv) {
 
 describe.skipIf(clusterSkipReason()).each(QUOTA_MODES)(
   'DatabaseService spec.scalingSchedule ($mode)',
-  ({ lifted, emulator, operator, settleMs }) => {
+  ({ lifted, emulator, operator }) => {
     let env: OperatorEnv;
 
     beforeAll(async () => {
@@ -100,7 +99,7 @@ describe.skipIf(clusterSkipReason()).each(QUOTA_MODES)(
           30_000,
         );
         expect((await env.cloud.getService(id)).numReplicas).toBe(3);
-        await sleep(settleMs);
+        await env.lookedAgain('DatabaseService');
         expect(resizes(await env.calls())).toEqual([]);
 
         // Inside the window again, someone sets 7 replicas by hand: one PATCH back to the window's 5.
@@ -175,7 +174,7 @@ describe.skipIf(clusterSkipReason()).each(QUOTA_MODES)(
             .toBe('renamed');
 
           // The refusal is not retried hot: no schedule is ever sent that the cloud would refuse again.
-          await sleep(settleMs);
+          await env.lookedAgain('DatabaseService');
           expect(schedulePosts(await env.calls())).toEqual([]);
         } finally {
           await control(env, 'organization/features', { scheduledScaling: true });
