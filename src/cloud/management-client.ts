@@ -9,6 +9,15 @@ import { type Dialect, parseJson } from './responses.ts';
 import { ManagementErrorBody, managementEnvelope } from './schemas/common.ts';
 import {
   BackupConfiguration,
+  BackupList,
+  Backup,
+  ScalingSchedule,
+  UpgradeWindow,
+  type BackupConfigurationUpdate,
+  type ScalingScheduleUpdate,
+  type UpgradeWindowUpdate,
+} from './schemas/lifecycle.ts';
+import {
   PasswordResetResult,
   PasswordSetResult,
   PrivateEndpointConfig,
@@ -86,6 +95,10 @@ export const MANAGEMENT_ROUTES = {
   serviceReplicaScaling: `${SERVICE}/replicaScaling`,
   servicePrivateEndpointConfig: `${SERVICE}/privateEndpointConfig`,
   serviceBackupConfiguration: `${SERVICE}/backupConfiguration`,
+  serviceBackups: `${SERVICE}/backups`,
+  serviceBackup: `${SERVICE}/backups/:backupId`,
+  serviceScalingSchedule: `${SERVICE}/scalingSchedule`,
+  serviceUpgradeWindow: `${SERVICE}/upgradeWindow`,
   pipes: PIPES,
   pipe: PIPE,
   pipeState: `${PIPE}/state`,
@@ -258,6 +271,111 @@ export class ManagementClient extends CloudClient {
       MANAGEMENT_ROUTES.serviceBackupConfiguration,
       { serviceId },
       { schema: BackupConfiguration },
+      options,
+    );
+  }
+
+  /** Extension: only the fields given change; `null` puts one back to its default. */
+  updateBackupConfiguration(
+    serviceId: string,
+    body: BackupConfigurationUpdate,
+    options?: CallOptions,
+  ): Promise<BackupConfiguration> {
+    return this.send(
+      'PATCH',
+      MANAGEMENT_ROUTES.serviceBackupConfiguration,
+      { serviceId },
+      { body, schema: BackupConfiguration },
+      options,
+    );
+  }
+
+  /** Extension: the service's backups, newest first. */
+  listBackups(serviceId: string, options?: CallOptions): Promise<Backup[]> {
+    return this.send('GET', MANAGEMENT_ROUTES.serviceBackups, { serviceId }, { schema: BackupList }, options);
+  }
+
+  /** Extension. */
+  getBackup(serviceId: string, backupId: string, options?: CallOptions): Promise<Backup> {
+    return this.send(
+      'GET',
+      MANAGEMENT_ROUTES.serviceBackup,
+      { serviceId, backupId },
+      { schema: Backup },
+      options,
+    );
+  }
+
+  /** Extension: 403 when the organization cannot use scheduled scaling. */
+  getScalingSchedule(serviceId: string, options?: CallOptions): Promise<ScalingSchedule> {
+    return this.send(
+      'GET',
+      MANAGEMENT_ROUTES.serviceScalingSchedule,
+      { serviceId },
+      { schema: ScalingSchedule },
+      options,
+    );
+  }
+
+  /** Extension: replaces the whole schedule. */
+  setScalingSchedule(
+    serviceId: string,
+    body: ScalingScheduleUpdate,
+    options?: CallOptions,
+  ): Promise<ScalingSchedule> {
+    return this.send(
+      'POST',
+      MANAGEMENT_ROUTES.serviceScalingSchedule,
+      { serviceId },
+      { body, schema: ScalingSchedule },
+      options,
+    );
+  }
+
+  /** Extension. */
+  async deleteScalingSchedule(serviceId: string, options?: CallOptions): Promise<void> {
+    await this.send(
+      'DELETE',
+      MANAGEMENT_ROUTES.serviceScalingSchedule,
+      { serviceId },
+      { schema: z.unknown(), envelope: false },
+      options,
+    );
+  }
+
+  /** Extension: 404 when the service has none. */
+  getUpgradeWindow(serviceId: string, options?: CallOptions): Promise<UpgradeWindow> {
+    return this.send(
+      'GET',
+      MANAGEMENT_ROUTES.serviceUpgradeWindow,
+      { serviceId },
+      { schema: UpgradeWindow },
+      options,
+    );
+  }
+
+  /** Extension: 403 when the organization cannot use scheduled upgrades. */
+  setUpgradeWindow(
+    serviceId: string,
+    body: UpgradeWindowUpdate,
+    options?: CallOptions,
+  ): Promise<UpgradeWindow> {
+    return this.send(
+      'PUT',
+      MANAGEMENT_ROUTES.serviceUpgradeWindow,
+      { serviceId },
+      { body, schema: UpgradeWindow },
+      options,
+    );
+  }
+
+  /** Extension: allowed without the feature, so a window can always be cleared. */
+  async deleteUpgradeWindow(serviceId: string, options?: CallOptions): Promise<void> {
+    await this.send(
+      'DELETE',
+      MANAGEMENT_ROUTES.serviceUpgradeWindow,
+      { serviceId },
+      { schema: z.unknown(), envelope: false },
       options,
     );
   }

@@ -61,6 +61,8 @@ export interface EmulatorContext {
   readonly transitions: Transitions;
   /** Now, as the API reports a time (`createdAt`, `updatedAt`): the clock `/_emulator/clock` sets. */
   timestamp(): string;
+  /** The same clock in ms since the epoch: backups and scaling schedules run on it. */
+  now(): number;
   /** Call after any change to the store: schedules the state file write. */
   changed(): void;
 }

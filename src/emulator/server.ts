@@ -23,6 +23,7 @@ import { EMPTY_BODY_ALLOWED, registerServiceRoutes } from './management-routes.t
 import { registerOrganizationRoutes } from './organization-routes.ts';
 import { registerPipeRoutes } from './pipe-routes.ts';
 import { registerServiceConfigRoutes } from './service-config-routes.ts';
+import { registerServiceScheduleRoutes } from './service-schedule-routes.ts';
 import { FixedWindowRateLimiter } from './rate-limit.ts';
 import type { RateLimitOption } from './rate-limit.ts';
 import { readStateFile, StateFileWriter } from './state-file.ts';
@@ -147,6 +148,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     store,
     transitions,
     timestamp: () => clock.timestamp(),
+    now: () => clock.now(),
     changed: () => writer?.schedule(),
   };
 
@@ -226,6 +228,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   registerServiceRoutes(app, ctx);
   registerServiceConfigRoutes(app, ctx);
+  registerServiceScheduleRoutes(app, ctx);
   registerPipeRoutes(app, ctx);
   registerEndpointRoutes(app, ctx);
   registerAlertingRoutes(app, ctx);

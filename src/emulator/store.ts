@@ -6,6 +6,7 @@ import type { AlertChannel } from '../cloud/schemas/alert.ts';
 import type { FieldMapping, PipeSettings, PipeSource, PipeState, SourceKind } from '../cloud/schemas/pipe.ts';
 import type { Destination } from '../cloud/schemas/pipe.ts';
 import type { AutoscalingMode, IpAccessEntry, ServiceState, Tag } from '../cloud/schemas/service.ts';
+import type { ScalingScheduleEntryRequest } from '../cloud/schemas/lifecycle.ts';
 import type { RpeStatus, RpeType } from './state-machines.ts';
 import type { z } from 'zod';
 
@@ -53,6 +54,36 @@ export interface ServiceRecord {
   passwordSha256: string;
   /** Hex SHA-1(SHA-1(password)), when the password was set by hash with one (the MySQL protocol's form). */
   passwordDoubleSha1?: string;
+  /** Absent: the defaults. */
+  backupConfiguration?: BackupConfigurationRecord;
+  scalingSchedule?: ScalingScheduleRecord;
+  upgradeWindow?: { weekday: number; startHourUtc: number };
+}
+
+export interface BackupConfigurationRecord {
+  backupPeriodInHours: number;
+  backupRetentionPeriodInHours: number;
+  backupStartTime: string | null;
+}
+
+/** The sizing a schedule entry or the base configuration sets. */
+export interface ScheduledSizing {
+  autoscalingMode?: AutoscalingMode;
+  numReplicas: number;
+  minReplicas?: number;
+  maxReplicas?: number;
+  minReplicaMemoryGb: number;
+  maxReplicaMemoryGb: number;
+  idleScaling: boolean;
+  idleTimeoutMinutes: number;
+}
+
+export interface ScalingScheduleRecord {
+  entries: (ScalingScheduleEntryRequest & { id: string })[];
+  /** The sizing outside every entry, kept while an entry is active (the service shows the entry's). */
+  base?: ScheduledSizing;
+  /** The entry the service runs with now, as last applied on the emulator's clock. */
+  activeEntryId?: string;
 }
 
 export interface PipeScalingRecord {
@@ -153,12 +184,25 @@ export interface OrganizationRecord {
   name: string;
   createdAt: string;
   enableCoreDumps: boolean;
+  /** Beta features the organization may use; absent in older state files (then both are on). */
+  features?: OrganizationFeatures;
 }
+
+/** Set through `/_emulator/organization/features`; a route needing a feature the organization lacks is 403. */
+export interface OrganizationFeatures {
+  /** `canUseScheduledAutoscaling`: the scaling schedule. */
+  scheduledScaling: boolean;
+  /** `canUseScheduledUpgrades`: setting an upgrade window. */
+  scheduledUpgrades: boolean;
+}
+
+export const DEFAULT_FEATURES: OrganizationFeatures = { scheduledScaling: true, scheduledUpgrades: true };
 
 const newOrganization = (): OrganizationRecord => ({
   name: 'sluice emulator',
   createdAt: new Date().toISOString(),
   enableCoreDumps: false,
+  features: { ...DEFAULT_FEATURES },
 });
 
 /** What a state file holds. */

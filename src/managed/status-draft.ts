@@ -117,7 +117,8 @@ export class StatusDraft<R extends ManagedObject> {
   result(): ManagedStatus {
     this.deriveProgressConditions();
     const result: ManagedStatus = { ...this.status, observedGeneration: this.observedGeneration };
-    if (result.observedGeneration === undefined) delete result.observedGeneration;
+    // A field an observation set to undefined is gone from the cloud's answer: the write removes it.
+    for (const [key, value] of Object.entries(result)) if (value === undefined) delete result[key];
     if (!result.conditions?.length) delete result.conditions;
     return sortConditions(result);
   }

@@ -70,11 +70,11 @@ describe('privateEndpointConfig and backupConfiguration (extensions)', () => {
     expect(expectOk(await api.get(`${servicePath(serviceId)}/privateEndpointConfig`))).toEqual(config);
   });
 
-  it('GET backupConfiguration answers the backup schedule', async () => {
+  it('GET backupConfiguration answers the backup schedule, the defaults until one is set', async () => {
     expect(expectOk(await api.get(`${servicePath(serviceId)}/backupConfiguration`))).toEqual({
-      backupPeriodInHours: expect.any(Number),
-      backupRetentionPeriodInHours: expect.any(Number),
-      backupStartTime: expect.any(String),
+      backupPeriodInHours: 24,
+      backupRetentionPeriodInHours: 24,
+      backupStartTime: null,
     });
   });
 

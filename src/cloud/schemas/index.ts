@@ -2,6 +2,7 @@
 export * from './common.ts';
 export * from './issues.ts';
 export * from './service.ts';
+export * from './lifecycle.ts';
 export * from './pipe.ts';
 export * from './reverse-private-endpoint.ts';
 export * from './query-endpoint.ts';

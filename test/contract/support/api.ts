@@ -152,6 +152,8 @@ export function control(emu: Emulator) {
     setClock: (setting: { offsetMs?: number; precision?: 'millisecond' | 'second' }) =>
       ok('POST', '/_emulator/clock', setting),
     clock: () => ok('GET', '/_emulator/clock'),
+    setFeatures: (features: { scheduledScaling?: boolean; scheduledUpgrades?: boolean }) =>
+      ok('POST', '/_emulator/organization/features', features),
     forceState: (kind: 'service' | 'pipe' | 'reversePrivateEndpoint' | 'alert', id: string, state: string) =>
       ok('POST', '/_emulator/state', { kind, id, state }),
     holdTransitions: () => ok('POST', '/_emulator/transitions/hold', {}),
