@@ -1,8 +1,10 @@
 // `npm run bench:memory [-- --objects 10000 --entry bin/sluice.js]`: the operator as its own process (as it
 // runs in production: `sluice run`), its RSS idle with no objects and settled with N objects Ready.
 // `--entry` picks what runs: bin/sluice.js (tsx, or the compiled dist/ once built) or a compiled cli.js.
-// Defaults to the target's 10,000 objects, every kind (about 10 minutes on the 2-core machine). `--node` measures
-// the chart's pod on the real node instead (bench/memory-node.ts).
+// Defaults to the target's 10,000 objects, every kind (about 10 minutes on the 2-core machine), beside 500
+// Secrets of 1 MiB that no object uses (`--unrelated-secrets`, `--unrelated-secret-kib`): the operator watches
+// their namespace, and its memory must not depend on them. `--node` measures the chart's pod on the real node
+// instead (bench/memory-node.ts).
 import { readFileSync } from 'node:fs';
 import {
   applyAll,
@@ -11,6 +13,7 @@ import {
   isMain,
   main,
   benchObjects,
+  pool,
   type Mix,
   ReadyTracker,
   sleep,
@@ -79,9 +82,36 @@ async function heapBreakdown(metricsPort: number): Promise<string> {
   );
 }
 
+/** Secrets no sluice object uses, in the namespace the operator watches, before anything is measured. */
+async function createUnrelatedSecrets(
+  cluster: Parameters<Benchmark['run']>[0],
+  namespace: string,
+  count: number,
+  kib: number,
+): Promise<void> {
+  const blob = Buffer.alloc(kib * 1024, 'unrelated ').toString('base64');
+  const names = Array.from({ length: count }, (_, i) => `unrelated-${i}`);
+  await pool(names, 4, (name) =>
+    cluster.kube('POST', `/api/v1/namespaces/${namespace}/secrets`, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace },
+      data: { blob },
+    }),
+  );
+}
+
 export const memory: Benchmark = {
   name: 'memory',
-  flags: { objects: '10000', entry: 'bin/sluice.js', mix: 'all', 'settle-s': '60', 'timeout-s': '900' },
+  flags: {
+    objects: '10000',
+    entry: 'bin/sluice.js',
+    mix: 'all',
+    'settle-s': '60',
+    'timeout-s': '900',
+    'unrelated-secrets': '500',
+    'unrelated-secret-kib': '1023',
+  },
   async run(cluster, args) {
     const count = Number(args.objects);
     const metricsPort = await freePort();
@@ -94,7 +124,10 @@ export const memory: Benchmark = {
       console.log(`${when}: ${await heapBreakdown(metricsPort)}; ${residentKinds(stack.operator.pid)}`);
     };
     const { namespace, operator } = stack;
+    const unrelated = Number(args['unrelated-secrets']);
+    const unrelatedKib = Number(args['unrelated-secret-kib']);
     try {
+      await createUnrelatedSecrets(cluster, namespace, unrelated, unrelatedKib);
       const settle = Number(args['settle-s']);
       await sleep(settle * 1000);
       const idleMb = await peakRss(operator.pid, 5);
@@ -120,10 +153,11 @@ export const memory: Benchmark = {
         await sleep(20_000);
       }
       const name = `memory (${args.entry})`;
+      const beside = unrelated > 0 ? `, beside ${unrelated} unrelated Secrets of ${unrelatedKib} KiB` : '';
       return [
-        figure(name, 'RSS idle, 0 objects', idleMb, { unit: 'MB', max: 90 }),
-        figure(name, `RSS peak while ${count} objects were applied`, peak.maxMb, { unit: 'MB' }),
-        figure(name, `RSS settled, ${count} objects`, settledMb, { unit: 'MB', max: 150 }),
+        figure(name, `RSS idle, 0 objects${beside}`, idleMb, { unit: 'MB', max: 90 }),
+        figure(name, `RSS peak while ${count} objects were applied${beside}`, peak.maxMb, { unit: 'MB' }),
+        figure(name, `RSS settled, ${count} objects${beside}`, settledMb, { unit: 'MB', max: 150 }),
       ];
     } finally {
       await stack.stop();

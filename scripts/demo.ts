@@ -5,8 +5,8 @@
 // built from the Dockerfile, or taken from the cache; needs root). Without --keep it stops everything and
 // exits 0; with --keep it stays up for a person to play with kubectl.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
@@ -166,11 +166,37 @@ for (const object of managed.filter((o) => o.kind === 'DatabaseService')) {
   );
 }
 
+for (const key of managed.filter((o) => o.kind === 'ApiKey')) {
+  const secretName = (key as { spec?: { credentialsSecret?: { name?: string } } }).spec?.credentialsSecret
+    ?.name;
+  const secret = await core.readNamespacedSecret({ name: secretName!, namespace: NAMESPACE });
+  const users = managed
+    .filter(
+      (o) =>
+        (o as { spec?: { credentialsRef?: { name?: string } } }).spec?.credentialsRef?.name === secretName,
+    )
+    .map((o) => `${o.kind} ${o.metadata!.name}`);
+  console.log(
+    `ApiKey ${key.metadata!.name}: Secret ${secretName} keys: ${Object.keys(secret.data ?? {})
+      .sort()
+      .join(', ')}; used by ${users.join(', ') || 'nothing'}`,
+  );
+}
+
 say(`demo up ${((Date.now() - demoStarted) / 1000).toFixed(0)} s after start`);
-const stopAll = () => running.stop();
+/** Stops everything and removes what the demo wrote under .sluice/, saying so: the same on Ctrl-C with --keep. */
+async function stopAndClean(): Promise<void> {
+  await running.stop();
+  const written = [...running.files, kubeCache, kubeconfig].filter((file) => existsSync(file));
+  for (const file of written) rmSync(file, { recursive: true, force: true });
+  say(
+    `stopped the operator, the emulator and the control plane; removed ${
+      written.map((file) => relative(repoRoot, file)).join(', ') || 'nothing'
+    }`,
+  );
+}
 if (!flags.keep) {
-  await stopAll();
-  for (const file of [...running.files, kubeCache]) rmSync(file, { recursive: true, force: true });
+  await stopAndClean();
   say('done; run `npm run demo -- --keep` to stay up and use kubectl yourself');
   process.exit(0);
 }
@@ -182,6 +208,9 @@ say(
   `kubectl is at ${findAssets().kubectl}; the emulator at ${running.emulator.url}. Ctrl-C stops everything.`,
 );
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-  process.once(signal, () => void stopAll().then(() => process.exit(0)));
+  process.once(signal, () => {
+    say(`${signal}: stopping`);
+    void stopAndClean().then(() => process.exit(0));
+  });
 }
 setInterval(() => {}, 1 << 30);

@@ -31,7 +31,7 @@ export const managedSpecFields = (defaultPolicy: DeletionPolicy) => ({
     .enum(DELETION_POLICIES)
     .default(defaultPolicy)
     .describe(
-      `What happens in the cloud when this resource is deleted: Delete removes the cloud resource, Orphan leaves it. Defaults to ${defaultPolicy}.`,
+      `What happens in the cloud when this resource is deleted (also by a GitOps tool pruning a removed manifest): Delete removes the cloud resource, Orphan leaves it. Defaults to ${defaultPolicy}${defaultPolicy === 'Delete' ? ': deleting this object deletes the cloud resource' : ': deleting this object leaves the cloud resource'}; sluice plan --prune shows which.`,
     ),
   // Optional rather than defaulted: an object that never says stays exactly as it was written.
   managementPolicy: z

@@ -8,6 +8,7 @@ const OWN_FIELDS = [
   'managementPolicy',
   'credentialsRef',
   'connectionSecret',
+  'credentialsSecret',
   'passwordSecretRef',
   'fieldPolicy',
 ];

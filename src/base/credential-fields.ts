@@ -1,9 +1,100 @@
 /**
- * Field names whose values are credentials wherever they appear: the whole value (object or string) is
- * replaced. Matched case-insensitively against the key name.
+ * Whether a field holds a credential, judged by its name wherever it appears (a request body, a pipe's
+ * `extraSettings`, a drift path): the whole value (object or string) is then kept out of logs, status,
+ * Events, errors and the plan.
+ *
+ * A name is split into words at `_`, `-`, `.`, spaces, camel case and digits (`sasl_password`,
+ * `saslPassword`, `SASL_PASSWORD`, `ssl.key.password`). It names a credential when a word, or two
+ * neighbouring words read as one, is a credential word (`password`, `secret`, `token`, `credentials`,
+ * `api_key`, `private key`, …), or a word ends with one (`dbpassword`, `alertstoken`). A name ending in a
+ * word that says what the value points at (`…Id`, `…Name`, `…Ref`, `…Url`, `…Endpoint`, `…Type`, `…File`,
+ * `…Path`) names something about a credential, not the credential, and stays readable: `keyId`,
+ * `tokenUrl`, `secretName`, `credentialsRef`. `key` alone, or after a word that does not make it a secret
+ * (`partition_key`, `sort.key`, a tag's `key`), is no credential, and neither is a list of key ids
+ * (`openApiKeys`).
  */
-export const SECRET_KEY =
-  /^(authorization|proxy-authorization|password|keysecret|secretkey|secret|token|alertstoken|credentials|accesskey|accesskeyid|apikey|api_key|x-api-key|cookie|set-cookie|connectionstring)$/i;
+
+/** Names that are credentials whatever the rule says (the cloud's and HTTP's own). */
+const ALWAYS = new Set([
+  'authorization',
+  'proxy-authorization',
+  'keysecret',
+  'alertstoken',
+  'accesskeyid',
+  'x-api-key',
+  'cookie',
+  'set-cookie',
+]);
+
+/** Words (or two neighbouring words read as one) that name a credential. */
+const CREDENTIAL_WORDS = new Set([
+  'password',
+  'passwd',
+  'pwd',
+  'passphrase',
+  'secret',
+  'secrets',
+  'token',
+  'tokens',
+  'credential',
+  'credentials',
+  'authorization',
+  'cookie',
+  'jaas',
+  'userinfo',
+  'connectionstring',
+  'apikey',
+  'accesskey',
+  'secretkey',
+  'privatekey',
+  'signingkey',
+  'encryptionkey',
+  'masterkey',
+  'sharedkey',
+  'accountkey',
+  'sslkey',
+  'tlskey',
+  'clientkey',
+  'authkey',
+  'sessionkey',
+]);
+
+/** Endings of one word that glues a credential word to another (`dbpassword`, `alertstoken`). */
+const GLUED = /(password|passwd|passphrase|secret|token|credentials?)$/;
+
+/** A last word saying what the value points at: the name is about a credential, not one. */
+const ABOUT = new Set([
+  'id',
+  'ids',
+  'name',
+  'names',
+  'ref',
+  'url',
+  'uri',
+  'endpoint',
+  'type',
+  'file',
+  'path',
+]);
+
+/** The words of a field name, lower case. */
+export function nameWords(name: string): string[] {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .replace(/([a-zA-Z])([0-9])|([0-9])([a-zA-Z])/g, '$1$3 $2$4')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word.length > 0);
+}
 
 /** Whether a field of this name holds a credential wherever it appears (its whole value). */
-export const isCredentialField = (key: string): boolean => SECRET_KEY.test(key);
+export function isCredentialField(name: string): boolean {
+  if (ALWAYS.has(name.toLowerCase())) return true;
+  const words = nameWords(name);
+  if (words.length === 0 || ABOUT.has(words.at(-1)!)) return false;
+  return words.some(
+    (word, i) =>
+      CREDENTIAL_WORDS.has(word) || GLUED.test(word) || (i > 0 && CREDENTIAL_WORDS.has(words[i - 1]! + word)),
+  );
+}

@@ -1,7 +1,7 @@
 /**
  * How urgent a call to the cloud is, as the reconcile that makes it knows: `user` (a change a person asked
  * for) goes before `poll` (observing cloud state, drift checks). The cloud clients' request budget serves
- * waiting calls in this order.
+ * waiting calls in this order, and the calls of one priority fairly between the namespaces they are made for.
  */
 export const PRIORITIES = ['user', 'poll'] as const;
 export type Priority = (typeof PRIORITIES)[number];

@@ -6,6 +6,8 @@ import type { WriteRecorder } from '../base/recorded-writes.ts';
 export abstract class CloudClient {
   /** The priority reads are sent with when a call names none (writes: `user`). */
   private readPriority: Priority = 'poll';
+  /** Who the calls are made for, when a call names no one: the key's budget is shared fairly between them. */
+  private sharer: string | undefined;
   /** When set, writes are kept here and answered without being sent (reads still go out). */
   private writes: WriteRecorder | undefined;
 
@@ -19,6 +21,17 @@ export abstract class CloudClient {
   withReadPriority(priority: Priority): this {
     const bound = this.copy();
     bound.readPriority = priority;
+    return bound;
+  }
+
+  /**
+   * This client, sharing its connection, quota and options, with its calls made for `sharer` (a namespace):
+   * the key's budget serves the calls of one priority fairly between sharers, so one namespace's many
+   * changes cannot keep another's waiting.
+   */
+  onBehalfOf(sharer: string): this {
+    const bound = this.copy();
+    bound.sharer = sharer;
     return bound;
   }
 
@@ -67,7 +80,8 @@ export abstract class CloudClient {
       return Promise.resolve(undefined as T);
     }
     const priority = options.priority ?? (request.method === 'GET' ? this.readPriority : 'user');
-    return this.http.call(request, { ...options, priority });
+    const sharer = options.sharer ?? this.sharer;
+    return this.http.call(request, { ...options, priority, ...(sharer === undefined ? {} : { sharer }) });
   }
 
   /** The same client (connection, quota, options), to be bound differently. */

@@ -62,6 +62,7 @@ export interface HttpCoreConfig {
 interface Call {
   site: CallSite;
   priority: Priority;
+  sharer: string | undefined;
   idempotent: boolean;
   signal: AbortSignal | undefined;
 }
@@ -163,6 +164,7 @@ export class HttpCore {
     const call: Call = {
       site: { api: this.api, method: request.method, route: request.route, path },
       priority: options.priority ?? (request.method === 'GET' ? 'poll' : 'user'),
+      sharer: options.sharer,
       idempotent: request.idempotent ?? request.method !== 'POST',
       signal:
         this.signal && options.signal
@@ -264,7 +266,10 @@ export class HttpCore {
     if (!this.quota) return undefined;
     let ticket: QuotaTicket;
     try {
-      ticket = await this.quota.acquire(call.priority, call.signal, { deadlineMs: this.limits.maxWaitMs });
+      ticket = await this.quota.acquire(call.priority, call.signal, {
+        deadlineMs: this.limits.maxWaitMs,
+        ...(call.sharer === undefined ? {} : { sharer: call.sharer }),
+      });
     } catch (err) {
       if (call.signal?.aborted) throw this.aborted(call, attempt - 1, false);
       if (!(err instanceof QuotaDeferral)) throw err;

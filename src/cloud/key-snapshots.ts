@@ -5,6 +5,8 @@ import type { Alert } from './schemas/alert.ts';
 import type { Pipe } from './schemas/pipe.ts';
 import type { ReversePrivateEndpoint } from './schemas/reverse-private-endpoint.ts';
 import type { Service } from './schemas/service.ts';
+import type { Backup, BackupConfiguration, ScalingSchedule, UpgradeWindow } from './schemas/lifecycle.ts';
+import { ApiError } from './errors.ts';
 import { CloudSnapshot, type SnapshotClock, type SnapshotHooks } from './list-snapshot.ts';
 
 export interface CloudSnapshotsOptions {
@@ -20,7 +22,22 @@ export interface CloudSnapshotsOptions {
 }
 
 /** The kinds of list a key observes by. */
-export type SnapshotList = 'services' | 'pipes' | 'reversePrivateEndpoints' | 'alerts';
+export type SnapshotList =
+  | 'services'
+  | 'pipes'
+  | 'reversePrivateEndpoints'
+  | 'alerts'
+  | 'backups'
+  | 'backupConfiguration'
+  | 'scalingSchedule'
+  | 'upgradeWindow';
+
+/** A service's backup configuration, kept under the service's id as a one-entry list. */
+export type ServiceBackupConfiguration = BackupConfiguration & { id: string };
+/** A service's scaling schedule, kept the same way. */
+export type ServiceScalingSchedule = ScalingSchedule & { id: string };
+/** A service's upgrade window, kept the same way: an empty list when it has none. */
+export type ServiceUpgradeWindow = UpgradeWindow & { id: string };
 
 /** Lists are shared by many objects and never a user's change: they queue behind those. */
 const LIST = { priority: 'poll' } as const;
@@ -35,6 +52,10 @@ export class CloudSnapshots {
   private alertsSnapshot?: CloudSnapshot<Alert>;
   private readonly pipesByService = new Map<string, CloudSnapshot<Pipe>>();
   private readonly endpointsByService = new Map<string, CloudSnapshot<ReversePrivateEndpoint>>();
+  private readonly backupsByService = new Map<string, CloudSnapshot<Backup>>();
+  private readonly backupConfigurations = new Map<string, CloudSnapshot<ServiceBackupConfiguration>>();
+  private readonly scalingSchedules = new Map<string, CloudSnapshot<ServiceScalingSchedule>>();
+  private readonly upgradeWindows = new Map<string, CloudSnapshot<ServiceUpgradeWindow>>();
   private readonly unsubscribe: (() => void)[] = [];
   /** The clock and change hook every snapshot of the key shares but the services list's. */
   private readonly hooks: SnapshotHooks;
@@ -78,6 +99,58 @@ export class CloudSnapshots {
     );
   }
 
+  /** A service's backups, newest first: one list per service, read as a drift check allows. */
+  backups(serviceId: string): CloudSnapshot<Backup> {
+    return perService(
+      this.backupsByService,
+      serviceId,
+      () => new CloudSnapshot(() => this.management.listBackups(serviceId, LIST), this.hooks),
+    );
+  }
+
+  /** A service's backup configuration: one GET, shared and aged like a list. */
+  backupConfiguration(serviceId: string): CloudSnapshot<ServiceBackupConfiguration> {
+    return perService(
+      this.backupConfigurations,
+      serviceId,
+      () =>
+        new CloudSnapshot(
+          async () => [{ ...(await this.management.getBackupConfiguration(serviceId, LIST)), id: serviceId }],
+          this.hooks,
+        ),
+    );
+  }
+
+  /** A service's scaling schedule (403 when the organization lacks the feature: the reader gets the error). */
+  scalingSchedule(serviceId: string): CloudSnapshot<ServiceScalingSchedule> {
+    return perService(
+      this.scalingSchedules,
+      serviceId,
+      () =>
+        new CloudSnapshot(
+          async () => [{ ...(await this.management.getScalingSchedule(serviceId, LIST)), id: serviceId }],
+          this.hooks,
+        ),
+    );
+  }
+
+  /** A service's upgrade window; none set (404) is an empty list. */
+  upgradeWindow(serviceId: string): CloudSnapshot<ServiceUpgradeWindow> {
+    return perService(
+      this.upgradeWindows,
+      serviceId,
+      () =>
+        new CloudSnapshot(async () => {
+          try {
+            return [{ ...(await this.management.getUpgradeWindow(serviceId, LIST)), id: serviceId }];
+          } catch (error) {
+            if (error instanceof ApiError && error.status === 404) return [];
+            throw error;
+          }
+        }, this.hooks),
+    );
+  }
+
   /**
    * How old each listed snapshot is, by the kind of list. A service's pipes and endpoints count while the
    * services list still shows the service: nothing reads those of a deleted service again.
@@ -93,6 +166,13 @@ export class CloudSnapshots {
     for (const [id, snapshot] of this.endpointsByService) {
       if (live(id)) listed.push(['reversePrivateEndpoints', snapshot]);
     }
+    for (const [id, snapshot] of this.backupsByService) if (live(id)) listed.push(['backups', snapshot]);
+    for (const [id, snapshot] of this.backupConfigurations) {
+      if (live(id)) listed.push(['backupConfiguration', snapshot]);
+    }
+    for (const [id, snapshot] of this.scalingSchedules)
+      if (live(id)) listed.push(['scalingSchedule', snapshot]);
+    for (const [id, snapshot] of this.upgradeWindows) if (live(id)) listed.push(['upgradeWindow', snapshot]);
     return listed.flatMap(([list, snapshot]) => {
       const ageMs = snapshot?.ageMs();
       return ageMs === undefined ? [] : [{ list, ageMs }];
@@ -114,6 +194,10 @@ export class CloudSnapshots {
       if (this.servicesSnapshot?.knows(id)) continue;
       this.pipesByService.delete(id);
       this.endpointsByService.delete(id);
+      this.backupsByService.delete(id);
+      this.backupConfigurations.delete(id);
+      this.scalingSchedules.delete(id);
+      this.upgradeWindows.delete(id);
     }
   }
 
@@ -148,6 +232,24 @@ export class CloudSnapshots {
     if (route === MANAGEMENT_ROUTES.pipes) return writtenNew(this.pipes(serviceId), answer);
     if (route === MANAGEMENT_ROUTES.reversePrivateEndpoints) {
       return writtenNew(this.reversePrivateEndpoints(serviceId), answer);
+    }
+    if (route === MANAGEMENT_ROUTES.serviceBackupConfiguration) {
+      const configuration = answer as BackupConfiguration | undefined;
+      return this.backupConfigurations
+        .get(serviceId)
+        ?.written(serviceId, configuration && { ...configuration, id: serviceId });
+    }
+    if (route === MANAGEMENT_ROUTES.serviceUpgradeWindow) {
+      const window = answer as UpgradeWindow | undefined;
+      return this.upgradeWindows.get(serviceId)?.written(serviceId, window && { ...window, id: serviceId });
+    }
+    if (route === MANAGEMENT_ROUTES.serviceScalingSchedule) {
+      // A new schedule may resize the service at once: its entry is stale until the next list.
+      this.servicesSnapshot?.written(serviceId);
+      const schedule = answer as ScalingSchedule | undefined;
+      return this.scalingSchedules
+        .get(serviceId)
+        ?.written(serviceId, schedule && { ...schedule, id: serviceId });
     }
     // Any other write under a service (state, scaling, password, …) may change what the service shows.
     this.servicesSnapshot?.written(serviceId, answer as Service);

@@ -9,6 +9,15 @@ import { type Dialect, parseJson } from './responses.ts';
 import { ManagementErrorBody, managementEnvelope } from './schemas/common.ts';
 import {
   BackupConfiguration,
+  BackupList,
+  Backup,
+  ScalingSchedule,
+  UpgradeWindow,
+  type BackupConfigurationUpdate,
+  type ScalingScheduleUpdate,
+  type UpgradeWindowUpdate,
+} from './schemas/lifecycle.ts';
+import {
   PasswordResetResult,
   PasswordSetResult,
   PrivateEndpointConfig,
@@ -33,6 +42,12 @@ import {
   type ReversePrivateEndpointCreateRequest,
 } from './schemas/reverse-private-endpoint.ts';
 import { QueryEndpoint, type QueryEndpointRequest } from './schemas/query-endpoint.ts';
+import {
+  ApiKey,
+  ApiKeyCreateResult,
+  type ApiKeyCreateRequest,
+  type ApiKeyUpdateRequest,
+} from './schemas/api-key.ts';
 
 export interface ManagementConfig {
   /** e.g. `https://api.example.cloud` or the emulator's URL; a path prefix is kept. */
@@ -52,6 +67,8 @@ export type PipeScalingBody = z.input<typeof PipeScalingRequest>;
 export type ReplicaScalingBody = z.input<typeof ReplicaScalingRequest>;
 export type ReversePrivateEndpointCreateBody = z.input<typeof ReversePrivateEndpointCreateRequest>;
 export type QueryEndpointBody = z.input<typeof QueryEndpointRequest>;
+export type ApiKeyCreateBody = z.input<typeof ApiKeyCreateRequest>;
+export type ApiKeyUpdateBody = z.input<typeof ApiKeyUpdateRequest>;
 export type PasswordResetResult = z.infer<typeof PasswordResetResult>;
 export type PipeSettingsResult = z.infer<typeof PipeSettingsResult>;
 
@@ -66,6 +83,8 @@ const PIPE = `${PIPES}/:pipeId`;
 const RPES = `${SERVICE}/pipesReversePrivateEndpoints`;
 const RPE = `${RPES}/:reversePrivateEndpointId`;
 const QUERY_ENDPOINT = `${SERVICE}/serviceQueryEndpoint`;
+const KEYS = `${ORG}/keys`;
+const KEY = `${KEYS}/:keyId`;
 
 /** Route patterns of the management API (as the emulator's call log names them). */
 export const MANAGEMENT_ROUTES = {
@@ -76,6 +95,10 @@ export const MANAGEMENT_ROUTES = {
   serviceReplicaScaling: `${SERVICE}/replicaScaling`,
   servicePrivateEndpointConfig: `${SERVICE}/privateEndpointConfig`,
   serviceBackupConfiguration: `${SERVICE}/backupConfiguration`,
+  serviceBackups: `${SERVICE}/backups`,
+  serviceBackup: `${SERVICE}/backups/:backupId`,
+  serviceScalingSchedule: `${SERVICE}/scalingSchedule`,
+  serviceUpgradeWindow: `${SERVICE}/upgradeWindow`,
   pipes: PIPES,
   pipe: PIPE,
   pipeState: `${PIPE}/state`,
@@ -84,6 +107,8 @@ export const MANAGEMENT_ROUTES = {
   reversePrivateEndpoints: RPES,
   reversePrivateEndpoint: RPE,
   queryEndpoint: QUERY_ENDPOINT,
+  keys: KEYS,
+  key: KEY,
 } as const;
 
 const EnvelopeOfUnknown = managementEnvelope(z.unknown());
@@ -120,6 +145,9 @@ export function basicAuthorization(user: string, secret: string): string {
  */
 export class ManagementClient extends CloudClient {
   readonly organizationId: string;
+  /** The base URL the client calls: what a credentials Secret names as `managementUrl`. */
+  readonly managementUrl: string;
+  private readonly keySuffix: string;
 
   constructor(config: ManagementConfig, options: ClientOptions = {}) {
     const authorization = basicAuthorization(config.keyId, config.keySecret);
@@ -140,6 +168,13 @@ export class ManagementClient extends CloudClient {
       ),
     );
     this.organizationId = config.organizationId;
+    this.managementUrl = config.baseUrl;
+    this.keySuffix = config.keyId.slice(-4);
+  }
+
+  /** Whether a listed key's suffix is this client's own key id's (the API shows no more of a key id). */
+  usesKeySuffix(suffix: string): boolean {
+    return suffix === this.keySuffix;
   }
 
   // ---- services -------------------------------------------------------------------------------------
@@ -236,6 +271,111 @@ export class ManagementClient extends CloudClient {
       MANAGEMENT_ROUTES.serviceBackupConfiguration,
       { serviceId },
       { schema: BackupConfiguration },
+      options,
+    );
+  }
+
+  /** Extension: only the fields given change; `null` puts one back to its default. */
+  updateBackupConfiguration(
+    serviceId: string,
+    body: BackupConfigurationUpdate,
+    options?: CallOptions,
+  ): Promise<BackupConfiguration> {
+    return this.send(
+      'PATCH',
+      MANAGEMENT_ROUTES.serviceBackupConfiguration,
+      { serviceId },
+      { body, schema: BackupConfiguration },
+      options,
+    );
+  }
+
+  /** Extension: the service's backups, newest first. */
+  listBackups(serviceId: string, options?: CallOptions): Promise<Backup[]> {
+    return this.send('GET', MANAGEMENT_ROUTES.serviceBackups, { serviceId }, { schema: BackupList }, options);
+  }
+
+  /** Extension. */
+  getBackup(serviceId: string, backupId: string, options?: CallOptions): Promise<Backup> {
+    return this.send(
+      'GET',
+      MANAGEMENT_ROUTES.serviceBackup,
+      { serviceId, backupId },
+      { schema: Backup },
+      options,
+    );
+  }
+
+  /** Extension: 403 when the organization cannot use scheduled scaling. */
+  getScalingSchedule(serviceId: string, options?: CallOptions): Promise<ScalingSchedule> {
+    return this.send(
+      'GET',
+      MANAGEMENT_ROUTES.serviceScalingSchedule,
+      { serviceId },
+      { schema: ScalingSchedule },
+      options,
+    );
+  }
+
+  /** Extension: replaces the whole schedule. */
+  setScalingSchedule(
+    serviceId: string,
+    body: ScalingScheduleUpdate,
+    options?: CallOptions,
+  ): Promise<ScalingSchedule> {
+    return this.send(
+      'POST',
+      MANAGEMENT_ROUTES.serviceScalingSchedule,
+      { serviceId },
+      { body, schema: ScalingSchedule },
+      options,
+    );
+  }
+
+  /** Extension. */
+  async deleteScalingSchedule(serviceId: string, options?: CallOptions): Promise<void> {
+    await this.send(
+      'DELETE',
+      MANAGEMENT_ROUTES.serviceScalingSchedule,
+      { serviceId },
+      { schema: z.unknown(), envelope: false },
+      options,
+    );
+  }
+
+  /** Extension: 404 when the service has none. */
+  getUpgradeWindow(serviceId: string, options?: CallOptions): Promise<UpgradeWindow> {
+    return this.send(
+      'GET',
+      MANAGEMENT_ROUTES.serviceUpgradeWindow,
+      { serviceId },
+      { schema: UpgradeWindow },
+      options,
+    );
+  }
+
+  /** Extension: 403 when the organization cannot use scheduled upgrades. */
+  setUpgradeWindow(
+    serviceId: string,
+    body: UpgradeWindowUpdate,
+    options?: CallOptions,
+  ): Promise<UpgradeWindow> {
+    return this.send(
+      'PUT',
+      MANAGEMENT_ROUTES.serviceUpgradeWindow,
+      { serviceId },
+      { body, schema: UpgradeWindow },
+      options,
+    );
+  }
+
+  /** Extension: allowed without the feature, so a window can always be cleared. */
+  async deleteUpgradeWindow(serviceId: string, options?: CallOptions): Promise<void> {
+    await this.send(
+      'DELETE',
+      MANAGEMENT_ROUTES.serviceUpgradeWindow,
+      { serviceId },
+      { schema: z.unknown(), envelope: false },
       options,
     );
   }
@@ -409,6 +549,30 @@ export class ManagementClient extends CloudClient {
       { schema: z.unknown(), envelope: false },
       options,
     );
+  }
+
+  // ---- keys -----------------------------------------------------------------------------------------
+
+  /** Extension: every key of the organization (never a secret). */
+  listApiKeys(options?: CallOptions): Promise<ApiKey[]> {
+    return this.send('GET', KEYS, {}, { schema: z.array(ApiKey) }, options);
+  }
+
+  getApiKey(keyId: string, options?: CallOptions): Promise<ApiKey> {
+    return this.send('GET', KEY, { keyId }, { schema: ApiKey }, options);
+  }
+
+  /** NOT idempotent; sent with `hashData`, the same key id twice is refused (409) instead of made twice. */
+  createApiKey(body: ApiKeyCreateBody, options?: CallOptions): Promise<ApiKeyCreateResult> {
+    return this.send('POST', KEYS, {}, { body, schema: ApiKeyCreateResult, idempotent: false }, options);
+  }
+
+  updateApiKey(keyId: string, body: ApiKeyUpdateBody, options?: CallOptions): Promise<ApiKey> {
+    return this.send('PATCH', KEY, { keyId }, { body, schema: ApiKey, idempotent: true }, options);
+  }
+
+  async deleteApiKey(keyId: string, options?: CallOptions): Promise<void> {
+    await this.send('DELETE', KEY, { keyId }, { schema: z.unknown() }, options);
   }
 
   private send<T>(

@@ -56,6 +56,7 @@ export interface QuotaTicket {
 
 interface Waiter {
   priority: Priority;
+  sharer: string;
   enqueuedAt: number;
   resolve: (ticket: QuotaTicket) => void;
   detach: () => void;
@@ -82,10 +83,71 @@ export class QuotaDeferral extends Error {
  */
 interface Claim {
   priority: Priority;
+  sharer: string;
   /** When the budget was estimated to allow the call. */
   at: number;
   /** Unredeemed until then, the claim lapses (the caller went away). */
   until: number;
+}
+
+/** Who asks for a slot: the call's priority and the sharer (namespace) it is made for. */
+interface Caller {
+  priority: Priority;
+  sharer: string;
+}
+
+const countBySharer = (calls: readonly { sharer: string }[]): Map<string, number> => {
+  const counts = new Map<string, number>();
+  for (const { sharer } of calls) counts.set(sharer, (counts.get(sharer) ?? 0) + 1);
+  return counts;
+};
+
+/**
+ * Whose turn it is among the sharers of one priority: start-time fair queueing with one unit per call. Each
+ * sharer's next call starts at the later of its previous call's finish and the start of the last call
+ * served; the waiting sharer whose call starts first is served (the earlier caller on a tie). A sharer with
+ * many calls waiting is thus served once per round, as one with a single call, and a sharer that was away
+ * starts at the current round, with no credit for the time it asked nothing.
+ */
+export class FairTurns {
+  /** The start of the call served last. */
+  private now = 0;
+  /** Per sharer, the finish of its last call served; only those still after `now` (others start at `now`). */
+  private readonly finishes = new Map<string, number>();
+
+  /** When the sharer's next call starts. */
+  start(sharer: string): number {
+    return Math.max(this.now, this.finishes.get(sharer) ?? 0);
+  }
+
+  /** Of the sharers of the waiting calls (in arrival order), the one to serve next. */
+  next(waiting: readonly string[]): string | undefined {
+    let best: string | undefined;
+    for (const sharer of waiting)
+      if (best === undefined || this.start(sharer) < this.start(best)) best = sharer;
+    return best;
+  }
+
+  /** One call of the sharer was served. */
+  served(sharer: string): void {
+    this.now = this.start(sharer);
+    this.finishes.set(sharer, this.now + 1);
+    for (const [other, finish] of this.finishes) if (finish <= this.now) this.finishes.delete(other);
+  }
+
+  /**
+   * How many of the waiting calls (`waiting`: count per sharer) go before one more call of `sharer`: its own
+   * sharer's, and of each other sharer those that start no later than it does.
+   */
+  ahead(sharer: string, waiting: ReadonlyMap<string, number>): number {
+    const own = waiting.get(sharer) ?? 0;
+    const mine = this.start(sharer) + own;
+    let ahead = own;
+    for (const [other, count] of waiting) {
+      if (other !== sharer) ahead += Math.min(count, Math.max(0, mine - this.start(other) + 1));
+    }
+    return ahead;
+  }
 }
 
 /** How long a claim waits for its caller to come back after the estimated time. */
@@ -109,8 +171,11 @@ interface Slot {
  * finish rather than from the start makes this hold whatever the latency (a cold connection that delays one
  * request by a second cannot squeeze two batches into one server window).
  *
- * Waiting callers are served by priority (`user` → `poll`), first come first served within a
- * priority. One scheduler exists per key (see `QuotaRegistry`) and is shared by every client of that key.
+ * Waiting callers are served by priority (`user` → `poll`) and, within a priority, fairly between the
+ * sharers they call for (the namespaces whose objects make the calls; see `FairTurns`): a sharer with many
+ * calls waiting gets its turn as often as one with a single call, never all the slots. Calls of one sharer
+ * keep their order. One scheduler exists per key (see `QuotaRegistry`) and is shared by every client of
+ * that key.
  */
 export class QuotaScheduler {
   readonly key: string;
@@ -118,6 +183,7 @@ export class QuotaScheduler {
   private readonly clock: Clock;
   private slots: Slot[] = [];
   private readonly queues: Record<Priority, Waiter[]> = { user: [], poll: [] };
+  private readonly turns: Record<Priority, FairTurns> = { user: new FairTurns(), poll: new FairTurns() };
   private claims: Claim[] = [];
   private pausedUntil = -Infinity;
   private timer: unknown;
@@ -143,26 +209,29 @@ export class QuotaScheduler {
    * Resolves when the caller may start one request; the ticket must be released when it is over. Rejects
    * with the signal's reason if the signal aborts first. With `deadlineMs`, a caller the budget will not
    * serve within that time is not kept waiting: it is rejected with a `QuotaDeferral` saying when to come
-   * back (at once when that is already known to be too late, else when the deadline passes).
+   * back (at once when that is already known to be too late, else when the deadline passes). `sharer`
+   * names who the call is for (a namespace): the callers of one priority are served fairly between sharers.
    */
   acquire(
     priority: Priority = 'user',
     signal?: AbortSignal,
-    options: { deadlineMs?: number } = {},
+    options: { deadlineMs?: number; sharer?: string } = {},
   ): Promise<QuotaTicket> {
     if (signal?.aborted) return Promise.reject(signal.reason);
+    const { deadlineMs, sharer = '' } = options;
+    const caller = { priority, sharer };
     const now = this.clock.now();
     this.prune(now);
-    this.redeemClaim(priority);
-    if (this.waiting() === 0 && this.canGrant(now, priority)) return Promise.resolve(this.grant(0));
-    const { deadlineMs } = options;
-    if (deadlineMs !== undefined && this.estimate(priority, now) - now > deadlineMs) {
-      return Promise.reject(this.defer(priority, now));
+    this.redeemClaim(caller);
+    if (this.waiting() === 0 && this.canGrant(now, caller)) return Promise.resolve(this.grant(caller, 0));
+    if (deadlineMs !== undefined && this.estimate(caller, now) - now > deadlineMs) {
+      return Promise.reject(this.defer(caller, now));
     }
     return new Promise<QuotaTicket>((resolve, reject) => {
       const detachers: Array<() => void> = [];
       const waiter: Waiter = {
         priority,
+        sharer,
         enqueuedAt: now,
         resolve,
         detach: () => detachers.forEach((detach) => detach()),
@@ -186,7 +255,7 @@ export class QuotaScheduler {
       if (deadlineMs !== undefined) {
         const timer = this.clock.setTimeout(() => {
           leaveQueue(); // first, so the estimate does not count the caller as ahead of itself
-          leave(this.defer(priority, this.clock.now()));
+          leave(this.defer(caller, this.clock.now()));
         }, deadlineMs);
         detachers.push(() => this.clock.clearTimeout(timer));
       }
@@ -240,35 +309,46 @@ export class QuotaScheduler {
   }
 
   /**
-   * When the budget could serve one more caller of `priority`: every slot frees `windowMs + margin` after
-   * it was released (in-flight ones are taken as finishing now), and the callers and claims of the same or
-   * a higher priority go first.
+   * When the budget could serve one more call of `caller`: every slot frees `windowMs + margin` after it was
+   * released (in-flight ones are taken as finishing now), and the calls waiting or claimed ahead of it go
+   * first: all of a higher priority, and of its own those whose sharers' turns come first.
    */
-  private estimate(priority: Priority, now: number): number {
+  private estimate(caller: Caller, now: number): number {
     const hold = this.holdMs();
     const free = this.slots.map((slot) => (slot.releasedAt ?? now) + hold);
     while (free.length < this.limit.requests) free.push(now);
     free.sort((a, b) => a - b);
-    let ahead = this.claims.filter((claim) => rank(claim.priority) <= rank(priority)).length;
-    for (const p of PRIORITIES) if (rank(p) <= rank(priority)) ahead += this.queues[p].length;
+    const { priority } = caller;
+    let ahead = 0;
+    for (const p of PRIORITIES) {
+      if (rank(p) < rank(priority)) {
+        ahead += this.queues[p].length + this.claims.filter((claim) => claim.priority === p).length;
+      }
+    }
+    const sameRank = [
+      ...this.queues[priority],
+      ...this.claims.filter((claim) => claim.priority === priority),
+    ];
+    ahead += this.turns[priority].ahead(caller.sharer, countBySharer(sameRank));
     const round = Math.floor(ahead / this.limit.requests);
     return Math.max(this.pausedUntil, free[ahead % this.limit.requests]! + round * hold);
   }
 
-  private defer(priority: Priority, now: number): QuotaDeferral {
-    const at = Math.max(now, this.estimate(priority, now));
-    this.claims.push({ priority, at, until: at + CLAIM_GRACE_MS });
+  private defer(caller: Caller, now: number): QuotaDeferral {
+    const at = Math.max(now, this.estimate(caller, now));
+    this.claims.push({ ...caller, at, until: at + CLAIM_GRACE_MS });
     this.schedule();
     return new QuotaDeferral(this.key, at - now);
   }
 
-  /** A deferred caller of this priority is back: its claim has done its job. */
-  private redeemClaim(priority: Priority): void {
-    const index = this.claims.findIndex((claim) => claim.priority === priority);
+  /** A deferred caller of this priority and sharer is back: its claim has done its job. */
+  private redeemClaim({ priority, sharer }: Caller): void {
+    const index = this.claims.findIndex((claim) => claim.priority === priority && claim.sharer === sharer);
     if (index >= 0) this.claims.splice(index, 1);
   }
 
-  private grant(waitedMs: number): QuotaTicket {
+  private grant(caller: Caller, waitedMs: number): QuotaTicket {
+    this.turns[caller.priority].served(caller.sharer);
     const slot: Slot = { releasedAt: undefined };
     this.slots.push(slot);
     let released = false;
@@ -303,33 +383,36 @@ export class QuotaScheduler {
     }
   }
 
-  /** A slot is free for `priority`, counting those promised to due claims of a higher priority as taken. */
-  private canGrant(now: number, priority: Priority): boolean {
-    const promised = this.claims.filter(
-      (claim) => claim.at <= now && rank(claim.priority) < rank(priority),
-    ).length;
+  /** A slot is free for `caller`, counting those promised to due claims that go before it as taken. */
+  private canGrant(now: number, caller: Caller): boolean {
+    const promised = this.claims.filter((claim) => claim.at <= now && this.goesBefore(claim, caller)).length;
     return now >= this.pausedUntil && this.slots.length + promised < this.limit.requests;
   }
 
-  private nextWaiterPriority(): Priority | undefined {
-    return PRIORITIES.find((priority) => this.queues[priority].length > 0);
+  /** A claim keeps its slot from callers of a lower priority, and of its own from sharers whose turn is later. */
+  private goesBefore(claim: Claim, caller: Caller): boolean {
+    if (claim.priority !== caller.priority) return rank(claim.priority) < rank(caller.priority);
+    const turns = this.turns[caller.priority];
+    return claim.sharer !== caller.sharer && turns.start(claim.sharer) < turns.start(caller.sharer);
   }
 
-  private next(): Waiter | undefined {
-    for (const priority of PRIORITIES) {
-      const waiter = this.queues[priority].shift();
-      if (waiter) return waiter;
-    }
-    return undefined;
+  /** The waiter to serve next: of the highest priority waiting, the first of the sharer whose turn it is. */
+  private nextWaiter(): Waiter | undefined {
+    const priority = PRIORITIES.find((p) => this.queues[p].length > 0);
+    if (!priority) return undefined;
+    const queue = this.queues[priority];
+    const sharer = this.turns[priority].next(queue.map((waiter) => waiter.sharer));
+    return queue.find((waiter) => waiter.sharer === sharer);
   }
 
   private pump(): void {
     const now = this.clock.now();
     this.prune(now);
-    for (let p = this.nextWaiterPriority(); p && this.canGrant(now, p); p = this.nextWaiterPriority()) {
-      const waiter = this.next()!;
+    for (let waiter = this.nextWaiter(); waiter && this.canGrant(now, waiter); waiter = this.nextWaiter()) {
+      const queue = this.queues[waiter.priority];
+      queue.splice(queue.indexOf(waiter), 1);
       waiter.detach();
-      waiter.resolve(this.grant(now - waiter.enqueuedAt));
+      waiter.resolve(this.grant(waiter, now - waiter.enqueuedAt));
     }
     this.schedule();
   }
@@ -339,21 +422,21 @@ export class QuotaScheduler {
    * runs out or a claim in its way lapses. None while every slot is in flight: a release() will pump.
    */
   private schedule(): void {
-    const priority = this.nextWaiterPriority();
-    if (!priority) {
+    const waiter = this.nextWaiter();
+    if (!waiter) {
       this.clearTimer();
       return;
     }
     const now = this.clock.now();
     let at = Infinity;
     if (now < this.pausedUntil) at = this.pausedUntil;
-    else if (this.canGrant(now, priority)) at = now;
+    else if (this.canGrant(now, waiter)) at = now;
     else {
       for (const slot of this.slots) {
         if (slot.releasedAt !== undefined) at = Math.min(at, slot.releasedAt + this.holdMs());
       }
       for (const claim of this.claims) {
-        if (claim.at <= now && rank(claim.priority) < rank(priority)) at = Math.min(at, claim.until);
+        if (claim.at <= now && this.goesBefore(claim, waiter)) at = Math.min(at, claim.until);
       }
     }
     if (at === Infinity) {

@@ -1,8 +1,8 @@
-import { SECRET_KEY } from '../base/credential-fields.ts';
+import { isCredentialField } from '../base/credential-fields.ts';
 
 /**
  * Credentials kept out of what the cloud clients log and report (and out of the emulator's call log): fields
- * named as credentials (src/base/credential-fields.ts) are replaced, and known secret values scrubbed from text.
+ * named like credentials (src/base/credential-fields.ts) are replaced, and known secret values scrubbed from text.
  */
 
 export const REDACTED = '[REDACTED]';
@@ -14,14 +14,21 @@ export const REDACTED = '[REDACTED]';
 export function redactSecrets(value: unknown, depth = 0): unknown {
   if (depth > 32) return REDACTED;
   if (Array.isArray(value)) return value.map((item) => redactSecrets(item, depth + 1));
-  if (value !== null && typeof value === 'object') {
+  // Only plain data is copied: an Error or a Date keeps what its serializer shows (message, stack).
+  if (isPlainObject(value)) {
     const out: Record<string, unknown> = {};
     for (const [key, inner] of Object.entries(value)) {
-      out[key] = SECRET_KEY.test(key) ? REDACTED : redactSecrets(inner, depth + 1);
+      out[key] = isCredentialField(key) ? REDACTED : redactSecrets(inner, depth + 1);
     }
     return out;
   }
   return value;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (value === null || typeof value !== 'object') return false;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
 }
 
 /** Every string value held under a credential-named field (any depth): the values to scrub from text. */
@@ -38,7 +45,7 @@ export function collectSecrets(
     for (const item of value) collectSecrets(item, into, underSecret, depth + 1);
   } else if (value !== null && typeof value === 'object') {
     for (const [key, inner] of Object.entries(value)) {
-      collectSecrets(inner, into, underSecret || SECRET_KEY.test(key), depth + 1);
+      collectSecrets(inner, into, underSecret || isCredentialField(key), depth + 1);
     }
   }
   return into;

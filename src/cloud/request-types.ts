@@ -47,6 +47,11 @@ export interface ClientOptions {
 export interface CallOptions {
   /** Quota priority; writes default to `user`, reads to the client's read priority (`poll` unless bound). */
   priority?: Priority;
+  /**
+   * Who the call is made for (a namespace): the key's budget serves the calls of one priority fairly between
+   * sharers. Default: the client's (see `CloudClient.onBehalfOf`).
+   */
+  sharer?: string;
   /** Aborts the wait for quota, a backoff sleep, or the request itself. */
   signal?: AbortSignal;
 }

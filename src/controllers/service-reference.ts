@@ -95,6 +95,25 @@ export abstract class ServiceScopedClient {
     return this.context.cloud.management;
   }
 
+  /** The owner the cloud records for this object's service (a child has no record of its own). */
+  async recordedOwner(): Promise<Owner | undefined> {
+    const { snapshots, freshnessMs } = this.context.cloud;
+    const service = await snapshots.services.read(this.serviceId, freshnessMs, () =>
+      ignoreNotFound(this.management.getService(this.serviceId)),
+    );
+    return parseOwnerRecord(service?.tags?.find((tag) => tag.key === OWNER_TAG)?.value);
+  }
+
+  /**
+   * Whether a lost create of this object may have made its child in this service: only in a service this
+   * object's cluster records (or one nobody records, as a service named by id may be). A child of the same
+   * natural key in another cluster's service is that cluster's, never the lost create's.
+   */
+  protected async serviceIsOurs(): Promise<boolean> {
+    const recorded = await this.recordedOwner();
+    return recorded === undefined || recorded.cluster === this.context.owner.cluster;
+  }
+
   /**
    * The children of this object's service that the cloud records for `owner`: children carry no tags, so a
    * child is recorded by its service's owner tag (the service a DatabaseService of the same namespace owns)
@@ -109,11 +128,7 @@ export abstract class ServiceScopedClient {
     // Only a service taken back may hold children of an earlier cluster: a service this cluster created has
     // none it did not create itself (with an intent), and a look-alike there is never taken over.
     if (this.serviceReference.object?.status?.adopted !== true) return [];
-    const { snapshots, freshnessMs } = this.context.cloud;
-    const service = await snapshots.services.read(this.serviceId, freshnessMs, () =>
-      ignoreNotFound(this.management.getService(this.serviceId)),
-    );
-    const recorded = parseOwnerRecord(service?.tags?.find((tag) => tag.key === OWNER_TAG)?.value);
+    const recorded = await this.recordedOwner();
     if (recorded?.namespace !== owner.namespace) return [];
     // The DatabaseService that took the service back was judged this cluster's owner: so are its children.
     const children = (await list()).filter(matches);

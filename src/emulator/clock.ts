@@ -31,8 +31,12 @@ export class EmulatorClock {
 
   /** Now, as the API reports a time: ISO 8601, offset and truncated as set. */
   timestamp(): string {
+    return new Date(this.now()).toISOString();
+  }
+
+  /** Now on the cloud's clock (ms since the epoch): what schedules and backups follow. */
+  now(): number {
     const ms = this.hostNow() + this.setting.offsetMs;
-    const truncated = this.setting.precision === 'second' ? Math.floor(ms / 1000) * 1000 : ms;
-    return new Date(truncated).toISOString();
+    return this.setting.precision === 'second' ? Math.floor(ms / 1000) * 1000 : ms;
   }
 }

@@ -29,6 +29,8 @@ declare module 'fastify' {
     params?: z.ZodType;
   }
   interface FastifyRequest {
+    /** The management key that authenticated the call (null before auth, or on the alerting API). */
+    caller: Caller | null;
     /** Key recorded in the call log. */
     callKey: string | null;
     /** Arrival time (ms since the epoch). */
@@ -38,6 +40,13 @@ declare module 'fastify' {
     /** Set when a fault already recorded the call (it never got an answer). */
     recorded: boolean;
   }
+}
+
+/** Who made a management call: the key's API id, its roles and the name its quota is counted under (its key id). */
+export interface Caller {
+  id: string;
+  roles: readonly string[];
+  quotaKey: string;
 }
 
 /** What the routes share. */
@@ -52,6 +61,8 @@ export interface EmulatorContext {
   readonly transitions: Transitions;
   /** Now, as the API reports a time (`createdAt`, `updatedAt`): the clock `/_emulator/clock` sets. */
   timestamp(): string;
+  /** The same clock in ms since the epoch: backups and scaling schedules run on it. */
+  now(): number;
   /** Call after any change to the store: schedules the state file write. */
   changed(): void;
 }

@@ -11,6 +11,7 @@ import { badRequest, notFound } from './errors.ts';
 import { FaultRequest } from './faults.ts';
 import type { FaultTable } from './faults.ts';
 import { forcePipe, forceRpe, forceService } from './lifecycle.ts';
+import { featuresOf } from './service-schedules.ts';
 import { alertView, pipeView, rpeView, serviceView } from './views.ts';
 
 export const ForceStateRequest = z.discriminatedUnion('kind', [
@@ -33,6 +34,11 @@ export const ForceStateRequest = z.discriminatedUnion('kind', [
   }),
   z.strictObject({ kind: z.literal('alert'), id: z.string().min(1), state: z.enum(ALERT_STATES) }),
 ]);
+
+export const FeaturesRequest = z.strictObject({
+  scheduledScaling: z.boolean().optional(),
+  scheduledUpgrades: z.boolean().optional(),
+});
 
 export interface ControlDeps {
   calls: CallLog;
@@ -96,6 +102,20 @@ export function registerControlRoutes(app: App, ctx: EmulatorContext, deps: Cont
   });
 
   app.get('/_emulator/clock', control, () => clock.get());
+
+  // Which beta features the organization may use: one it lacks answers 403 on its routes.
+  app.post(
+    '/_emulator/organization/features',
+    { ...control, schema: { body: FeaturesRequest } },
+    (request) => {
+      const features = { ...featuresOf(ctx), ...request.body };
+      ctx.store.organization.features = features;
+      ctx.changed();
+      return features;
+    },
+  );
+
+  app.get('/_emulator/organization/features', control, () => featuresOf(ctx));
 
   app.post('/_emulator/state', { ...control, schema: { body: ForceStateRequest } }, (request) => {
     const body = request.body;

@@ -2,9 +2,11 @@
  * What every API call passes before its handler, in this order (one onRequest hook, before the body is read):
  *
  *   0. faults     an installed fault matching the route may delay, fail, drop or hang the call
- *   1. auth       401 (management: Basic keyId:keySecret; alerting: Bearer token) — counts against no budget
+ *   1. auth       401 (management: Basic keyId:keySecret of the configured key or an enabled, unexpired created
+ *                 one; alerting: Bearer token) — counts against no budget
  *   2. org        403 when the path names another (well-formed) organization id
- *   3. rate limit 429 per management key / alerts token, fixed window
+ *   2b. roles     403 when the key's roles do not allow the route, or its IP access list the caller's address
+ *   3. rate limit 429 per management key (each created key its own window) / alerts token, fixed window
  *   4. path ids   400 naming the parameter that is not a uuid
  *
  * then fastify reads the body (malformed JSON → 400) and validates it with the shared schema (400 naming the
@@ -15,8 +17,9 @@ import type { Socket } from 'node:net';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { redactSecrets } from '../cloud/redaction.ts';
 import { Uuid } from '../cloud/schemas/common.ts';
+import { authenticate, rolesAllow } from './api-keys.ts';
 import type { CallLog } from './call-log.ts';
-import type { App } from './context.ts';
+import type { App, EmulatorContext } from './context.ts';
 import { ApiError, invalid, sendError } from './errors.ts';
 import type { ApiKind } from './errors.ts';
 import type { Fault, FaultTable } from './faults.ts';
@@ -25,6 +28,8 @@ import type { EmulatorCredentials } from './state-file.ts';
 
 export interface GateOptions {
   credentials: EmulatorCredentials;
+  /** The created keys live in its store; expiry is judged by its clock. */
+  ctx: EmulatorContext;
   managementLimiter: FixedWindowRateLimiter;
   alertsLimiter: FixedWindowRateLimiter;
   faults: FaultTable;
@@ -40,19 +45,17 @@ export function isLoopback(address: string | undefined): boolean {
 }
 
 export function installGate(app: App, options: GateOptions): void {
-  const { credentials, managementLimiter, alertsLimiter, faults, calls, hung, delays } = options;
-  const expectedBasic = `Basic ${Buffer.from(`${credentials.keyId}:${credentials.keySecret}`).toString('base64')}`;
-  const expectedPair = `${credentials.keyId}:${credentials.keySecret}`;
+  const { credentials, ctx, managementLimiter, alertsLimiter, faults, calls, hung, delays } = options;
   const organizationId = credentials.organizationId.toLowerCase();
 
-  /** The key id a Basic header presents (right or wrong), and whether it is the right key. */
-  function readBasic(header: string | undefined): { keyId: string | null; valid: boolean } {
-    if (header === expectedBasic) return { keyId: credentials.keyId, valid: true };
+  /** The key id and secret a Basic header presents (right or wrong); null when it presents none. */
+  function readBasic(header: string | undefined): { keyId: string | null; keySecret: string | null } {
     const match = header === undefined ? null : /^basic\s+(\S+)\s*$/i.exec(header);
-    if (!match) return { keyId: null, valid: false };
+    if (!match) return { keyId: null, keySecret: null };
     const pair = Buffer.from(match[1]!, 'base64').toString('utf8');
     const colon = pair.indexOf(':');
-    return { keyId: colon >= 0 ? pair.slice(0, colon) : null, valid: pair === expectedPair };
+    if (colon < 0) return { keyId: null, keySecret: null };
+    return { keyId: pair.slice(0, colon), keySecret: pair.slice(colon + 1) };
   }
 
   function bearerValid(header: string | undefined): boolean {
@@ -128,6 +131,7 @@ export function installGate(app: App, options: GateOptions): void {
   }
 
   app.decorateRequest('callKey', null);
+  app.decorateRequest('caller', null);
   app.decorateRequest('arrivedAt', 0);
   app.decorateRequest('responseFault', null);
   app.decorateRequest('recorded', false);
@@ -167,12 +171,28 @@ export function installGate(app: App, options: GateOptions): void {
     }
 
     if (basic) {
-      if (!basic.valid) throw new ApiError(401, 'invalid or missing API key (HTTP Basic keyId:keySecret)');
+      if (basic.keyId === null || basic.keySecret === null) {
+        throw new ApiError(401, 'invalid or missing API key (HTTP Basic keyId:keySecret)');
+      }
+      const caller = authenticate(
+        ctx,
+        credentials,
+        { keyId: basic.keyId, keySecret: basic.keySecret },
+        request.socket.remoteAddress,
+      );
+      request.caller = caller;
       const org = (request.params as { organizationId?: string }).organizationId;
       if (org !== undefined && org.toLowerCase() !== organizationId && Uuid.safeParse(org).success) {
         throw new ApiError(403, `the API key has no access to organization ${org}`);
       }
-      const decision = managementLimiter.take(credentials.keyId);
+      const route = request.routeOptions.url ?? '';
+      if (!rolesAllow(caller.roles, request.method, route)) {
+        throw new ApiError(
+          403,
+          `the API key's roles (${caller.roles.join(', ')}) do not allow ${request.method} ${route}`,
+        );
+      }
+      const decision = managementLimiter.take(caller.quotaKey);
       if (!decision.allowed) {
         const seconds = String(decision.retryAfterSeconds);
         throw new ApiError(429, `rate limit of ${describeLimit(managementLimiter)} per API key exceeded`, {

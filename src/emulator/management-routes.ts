@@ -20,6 +20,7 @@ import {
 } from './edits.ts';
 import { ApiError, badRequest } from './errors.ts';
 import { runService } from './lifecycle.ts';
+import { findBackup } from './service-schedules.ts';
 import {
   management,
   ok,
@@ -65,6 +66,7 @@ export function registerServiceRoutes(app: App, ctx: EmulatorContext): void {
           `dataWarehouseId must name an existing data warehouse (${body.dataWarehouseId} does not)`,
         );
       }
+      if (body.backupId !== undefined) restoreIssue(ctx, body);
       const id = randomUUID();
       const numReplicas = body.numReplicas ?? (ctx.paid ? 3 : 1);
       const defaults = ctx.paid ? MEMORY_DEFAULTS.paid : MEMORY_DEFAULTS.unpaid;
@@ -235,4 +237,19 @@ export function registerServiceRoutes(app: App, ctx: EmulatorContext): void {
       return ok({ password });
     },
   );
+}
+
+/** A restore takes a backup that exists and is done, into the region and tier of the service it was taken of. */
+function restoreIssue(
+  ctx: EmulatorContext,
+  body: { backupId?: string; region: string; tier?: string },
+): void {
+  const found = findBackup(ctx, body.backupId!, ctx.now());
+  if (!found) throw badRequest(`backupId must name an existing backup (${body.backupId} does not)`);
+  if (found.backup.status !== 'done')
+    throw badRequest(`backupId must name a finished backup (${body.backupId} is ${found.backup.status})`);
+  if (found.service.region !== body.region)
+    throw badRequest(`region must equal the region of the backup's service (${found.service.region})`);
+  if ((found.service.tier ?? undefined) !== (body.tier ?? undefined))
+    throw badRequest(`tier must equal the tier of the backup's service (${found.service.tier ?? 'none'})`);
 }

@@ -9,6 +9,7 @@ import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
 import { registerAlertingRoutes } from './alerting-routes.ts';
+import { registerApiKeyRoutes } from './api-keys.ts';
 import { CallLog } from './call-log.ts';
 import type { App, EmulatorContext } from './context.ts';
 import { registerControlRoutes } from './control-routes.ts';
@@ -22,6 +23,7 @@ import { EMPTY_BODY_ALLOWED, registerServiceRoutes } from './management-routes.t
 import { registerOrganizationRoutes } from './organization-routes.ts';
 import { registerPipeRoutes } from './pipe-routes.ts';
 import { registerServiceConfigRoutes } from './service-config-routes.ts';
+import { registerServiceScheduleRoutes } from './service-schedule-routes.ts';
 import { FixedWindowRateLimiter } from './rate-limit.ts';
 import type { RateLimitOption } from './rate-limit.ts';
 import { readStateFile, StateFileWriter } from './state-file.ts';
@@ -146,6 +148,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     store,
     transitions,
     timestamp: () => clock.timestamp(),
+    now: () => clock.now(),
     changed: () => writer?.schedule(),
   };
 
@@ -216,7 +219,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (api === 'management' || api === 'alerting') apiRoutes.add(route.url);
   });
 
-  installGate(app, { credentials, managementLimiter, alertsLimiter, faults, calls, hung, delays });
+  installGate(app, { credentials, ctx, managementLimiter, alertsLimiter, faults, calls, hung, delays });
 
   const endHungCalls = () => {
     for (const socket of hung) socket.destroy();
@@ -225,10 +228,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
 
   registerServiceRoutes(app, ctx);
   registerServiceConfigRoutes(app, ctx);
+  registerServiceScheduleRoutes(app, ctx);
   registerPipeRoutes(app, ctx);
   registerEndpointRoutes(app, ctx);
   registerAlertingRoutes(app, ctx);
   registerOrganizationRoutes(app, ctx);
+  registerApiKeyRoutes(app, ctx, credentials);
   registerControlRoutes(app, ctx, {
     calls,
     faults,

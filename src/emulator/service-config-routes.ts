@@ -1,4 +1,4 @@
-/** Services, the real API's extras: resize in place, private endpoint config and backup configuration. */
+/** Services, the real API's extras: resize in place and private endpoint config. */
 import {
   organizationLimitIssue,
   ReplicaScalingRequest,
@@ -18,7 +18,7 @@ import {
 } from './route-kit.ts';
 import type { ServiceParams as ServiceParamsType } from './route-kit.ts';
 import { serviceResizePlan } from './state-machines.ts';
-import { backupConfigurationView, privateEndpointConfigView, serviceView } from './views.ts';
+import { privateEndpointConfigView, serviceView } from './views.ts';
 
 export function registerServiceConfigRoutes(app: App, ctx: EmulatorContext): void {
   app.patch(
@@ -59,11 +59,5 @@ export function registerServiceConfigRoutes(app: App, ctx: EmulatorContext): voi
   app.get(`${SERVICE}/privateEndpointConfig`, management(ServiceParams), (request) => {
     const { serviceId } = request.params as ServiceParamsType;
     return ok(privateEndpointConfigView(requireService(ctx, serviceId)));
-  });
-
-  app.get(`${SERVICE}/backupConfiguration`, management(ServiceParams), (request) => {
-    const { serviceId } = request.params as ServiceParamsType;
-    requireService(ctx, serviceId);
-    return ok(backupConfigurationView());
   });
 }

@@ -6,6 +6,7 @@ import type { AlertChannel } from '../cloud/schemas/alert.ts';
 import type { FieldMapping, PipeSettings, PipeSource, PipeState, SourceKind } from '../cloud/schemas/pipe.ts';
 import type { Destination } from '../cloud/schemas/pipe.ts';
 import type { AutoscalingMode, IpAccessEntry, ServiceState, Tag } from '../cloud/schemas/service.ts';
+import type { ScalingScheduleEntryRequest } from '../cloud/schemas/lifecycle.ts';
 import type { RpeStatus, RpeType } from './state-machines.ts';
 import type { z } from 'zod';
 
@@ -53,6 +54,36 @@ export interface ServiceRecord {
   passwordSha256: string;
   /** Hex SHA-1(SHA-1(password)), when the password was set by hash with one (the MySQL protocol's form). */
   passwordDoubleSha1?: string;
+  /** Absent: the defaults. */
+  backupConfiguration?: BackupConfigurationRecord;
+  scalingSchedule?: ScalingScheduleRecord;
+  upgradeWindow?: { weekday: number; startHourUtc: number };
+}
+
+export interface BackupConfigurationRecord {
+  backupPeriodInHours: number;
+  backupRetentionPeriodInHours: number;
+  backupStartTime: string | null;
+}
+
+/** The sizing a schedule entry or the base configuration sets. */
+export interface ScheduledSizing {
+  autoscalingMode?: AutoscalingMode;
+  numReplicas: number;
+  minReplicas?: number;
+  maxReplicas?: number;
+  minReplicaMemoryGb: number;
+  maxReplicaMemoryGb: number;
+  idleScaling: boolean;
+  idleTimeoutMinutes: number;
+}
+
+export interface ScalingScheduleRecord {
+  entries: (ScalingScheduleEntryRequest & { id: string })[];
+  /** The sizing outside every entry, kept while an entry is active (the service shows the entry's). */
+  base?: ScheduledSizing;
+  /** The entry the service runs with now, as last applied on the emulator's clock. */
+  activeEntryId?: string;
 }
 
 export interface PipeScalingRecord {
@@ -133,17 +164,45 @@ export interface AlertRecord {
   updatedAt: string;
 }
 
+/** A created API key: its secret and key id are kept as hex SHA-256 only. */
+export interface ApiKeyRecord {
+  id: string;
+  name: string;
+  state: 'enabled' | 'disabled';
+  roles: string[];
+  keyIdHash: string;
+  keySuffix: string;
+  keySecretHash: string;
+  createdAt: string;
+  expireAt: string | null;
+  usedAt: string | null;
+  ipAccessList: IpAccessEntry[];
+}
+
 /** The organization's own settings (extension). */
 export interface OrganizationRecord {
   name: string;
   createdAt: string;
   enableCoreDumps: boolean;
+  /** Beta features the organization may use; absent in older state files (then both are on). */
+  features?: OrganizationFeatures;
 }
+
+/** Set through `/_emulator/organization/features`; a route needing a feature the organization lacks is 403. */
+export interface OrganizationFeatures {
+  /** `canUseScheduledAutoscaling`: the scaling schedule. */
+  scheduledScaling: boolean;
+  /** `canUseScheduledUpgrades`: setting an upgrade window. */
+  scheduledUpgrades: boolean;
+}
+
+export const DEFAULT_FEATURES: OrganizationFeatures = { scheduledScaling: true, scheduledUpgrades: true };
 
 const newOrganization = (): OrganizationRecord => ({
   name: 'sluice emulator',
   createdAt: new Date().toISOString(),
   enableCoreDumps: false,
+  features: { ...DEFAULT_FEATURES },
 });
 
 /** What a state file holds. */
@@ -156,6 +215,8 @@ export interface Snapshot {
   reversePrivateEndpoints: RpeRecord[];
   queryEndpoints: QueryEndpointRecord[];
   alerts: AlertRecord[];
+  /** Absent in state files written before keys could be created. */
+  apiKeys?: ApiKeyRecord[];
 }
 
 export class Store {
@@ -167,6 +228,8 @@ export class Store {
   /** serviceId → query endpoint */
   readonly queryEndpoints = new Map<string, QueryEndpointRecord>();
   readonly alerts = new Map<string, AlertRecord>();
+  /** Created keys by their API id (the emulator's configured key is not among them). */
+  readonly apiKeys = new Map<string, ApiKeyRecord>();
   organization = newOrganization();
 
   pipesOf(serviceId: string): ReadonlyMap<string, PipeRecord> {
@@ -227,12 +290,18 @@ export class Store {
     return undefined;
   }
 
+  apiKeyByIdHash(keyIdHash: string): ApiKeyRecord | undefined {
+    for (const key of this.apiKeys.values()) if (key.keyIdHash === keyIdHash) return key;
+    return undefined;
+  }
+
   clear(): void {
     this.services.clear();
     this.pipes.clear();
     this.rpes.clear();
     this.queryEndpoints.clear();
     this.alerts.clear();
+    this.apiKeys.clear();
     this.organization = newOrganization();
   }
 
@@ -245,6 +314,7 @@ export class Store {
       reversePrivateEndpoints: [...this.rpes.values()].flatMap((rpes) => [...rpes.values()]),
       queryEndpoints: [...this.queryEndpoints.values()],
       alerts: [...this.alerts.values()],
+      apiKeys: [...this.apiKeys.values()],
     };
   }
 
@@ -255,6 +325,7 @@ export class Store {
     for (const rpe of snapshot.reversePrivateEndpoints) this.addRpe(rpe);
     for (const endpoint of snapshot.queryEndpoints) this.queryEndpoints.set(endpoint.serviceId, endpoint);
     for (const alert of snapshot.alerts) this.alerts.set(alert.id, alert);
+    for (const key of snapshot.apiKeys ?? []) this.apiKeys.set(key.id, key);
     if (snapshot.organization) this.organization = { ...snapshot.organization };
   }
 }

@@ -71,10 +71,6 @@ export function privateEndpointConfigView(s: Pick<ServiceRecord, 'id' | 'region'
 }
 
 /** Every service has the default backup schedule: one backup a day, kept for a day. */
-export function backupConfigurationView() {
-  return { backupPeriodInHours: 24, backupRetentionPeriodInHours: 24, backupStartTime: '00:00' };
-}
-
 /** Only the keys that were set, as the real API answers: a key at the service default is absent, not null. */
 export function settingsView(settings: PipeSettings): PipeSettings {
   return { ...settings };

@@ -34,7 +34,7 @@ export function exportCommand(): Command {
     )
     .option(
       '--owned-by <cluster-name>',
-      "only the objects the cloud records as this cluster name's (and what lives in their services), as the objects they were: namespace, name, and sluice.dev/owner-cluster to take them back",
+      "only the objects the cloud records as this cluster name's (and what lives in their services), as the objects they were: namespace, name, and sluice.dev/owner-cluster to take them back (where --take-over-from lists that cluster)",
     )
     .option('--out-dir <dir>', 'write one file per object here instead of printing them')
     .option(

@@ -17,6 +17,7 @@ import { exportAlert } from '../kinds/alert/mapping.ts';
 import { exportService } from '../kinds/database-service/mapping.ts';
 import { exportPipe, type ExportedSecret } from '../kinds/pipe/mapping.ts';
 import { exportQueryEndpoint } from '../kinds/query-endpoint/mapping.ts';
+import { CREDENTIALS_KEYS, exportApiKey } from '../kinds/api-key/mapping.ts';
 import { exportReversePrivateEndpoint } from '../kinds/reverse-private-endpoint/mapping.ts';
 import { kindNamed } from '../kinds/index.ts';
 import { mapConcurrently } from '../base/map-concurrently.ts';
@@ -76,6 +77,8 @@ export interface ExportResult {
   manifests: Manifest[];
   secrets: SecretToCreate[];
   skipped: Skipped[];
+  /** Fields left out because they hold a credential (`Pipe orders: extraSettings.strings.sasl_password`). */
+  withheld: string[];
   /** Cloud requests made. */
   calls: number;
 }
@@ -99,7 +102,7 @@ type Mapped = { spec: Record<string, unknown> } | { unexpressible: string };
  */
 export async function exportOrganization(options: ExportOptions): Promise<ExportResult> {
   const { kinds, progress = () => {} } = options;
-  const result: ExportResult = { manifests: [], secrets: [], skipped: [], calls: 0 };
+  const result: ExportResult = { manifests: [], secrets: [], skipped: [], withheld: [], calls: 0 };
   const call = <T>(request: Promise<T>) => {
     result.calls++;
     return request;
@@ -193,15 +196,17 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
     }
     for (const pipe of kinds.has('Pipe') ? pipes : []) {
       let secrets: ExportedSecret[] = [];
+      let withheld: string[] = [];
       const name = named('Pipe', pipe.name, pipe.id, 'pipe', (pipeName) => {
         const mapped = exportPipe(
           pipe,
           (purpose) => `${pipeName}-${purpose}`,
           (id) => endpointNames.get(id),
         );
-        if ('secrets' in mapped) secrets = mapped.secrets;
+        if ('secrets' in mapped) ({ secrets, withheld } = mapped);
         return withOwner(mapped);
       });
+      for (const field of name ? withheld : []) result.withheld.push(`Pipe ${name}: ${field}`);
       for (const secret of name ? secrets : []) {
         result.secrets.push({
           name: secret.name,
@@ -214,6 +219,31 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
       named('QueryEndpoint', serviceName ?? service.name, queryEndpoint.id, 'query-endpoint', () =>
         withOwner(exportQueryEndpoint(queryEndpoint)),
       );
+    }
+  }
+
+  // Keys carry no tags or owner record: exported only for a whole organization, never their secrets. The
+  // key the export itself uses is left out (its Secret exists already, outside sluice).
+  if (kinds.has('ApiKey') && options.tags === undefined && options.ownedBy === undefined) {
+    const management = options.management;
+    const keys = (await call(management.listApiKeys())).filter(
+      (key) => !management.usesKeySuffix(key.keySuffix),
+    );
+    keys.sort(byNameThenId((k) => k.name));
+    progress(`listed ${keys.length} API key${keys.length === 1 ? '' : 's'}`);
+    for (const key of keys) {
+      let secretName = '';
+      const name = named('ApiKey', key.name, key.id, 'api-key', (keyName) => {
+        secretName = `${keyName}-credentials`;
+        return exportApiKey(key, secretName);
+      });
+      if (name) {
+        result.secrets.push({
+          name: secretName,
+          keys: CREDENTIALS_KEYS.filter((k) => k === 'keyId' || k === 'keySecret'),
+          usedBy: `ApiKey ${name} (spec.credentialsSecret: the key's secret is never exported; sluice writes organizationId and managementUrl into this Secret, keyId and keySecret must be provided, or the key rotated)`,
+        });
+      }
     }
   }
 

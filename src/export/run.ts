@@ -102,6 +102,12 @@ export async function runExport(
       io.stderr(`  kubectl create secret generic ${secret.name}${where} ${literals}   # ${secret.usedBy}`);
     }
   }
+  if (result.withheld.length > 0) {
+    io.stderr(
+      'left out because they hold credentials (the cloud keeps them; sluice neither reports nor resets them):',
+    );
+    for (const field of result.withheld) io.stderr(`  ${field}`);
+  }
   return result.skipped.length > 0 ? 2 : 0;
 }
 

@@ -1,3 +1,4 @@
+import { apiKeyKind } from './api-key/controller.ts';
 import { alertKind } from './alert/controller.ts';
 import { databaseServiceKind } from './database-service/controller.ts';
 import { pipeKind } from './pipe/controller.ts';
@@ -16,6 +17,7 @@ export const KINDS: readonly SluiceKind<any, any>[] = [
   alertKind,
   queryEndpointKind,
   reversePrivateEndpointKind,
+  apiKeyKind,
 ];
 
 export function kindNamed(name: string): (typeof KINDS)[number] | undefined {

@@ -1,3 +1,4 @@
+import { apiKeySchema } from './api-key/schema.ts';
 import { alertSchema } from './alert/schema.ts';
 import { databaseServiceSchema } from './database-service/schema.ts';
 import type { KindSchema } from '../api/kind-schema.ts';
@@ -18,4 +19,5 @@ export const KIND_SCHEMAS: readonly KindSchema<any>[] = [
   alertSchema,
   queryEndpointSchema,
   reversePrivateEndpointSchema,
+  apiKeySchema,
 ];

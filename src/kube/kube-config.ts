@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import http from 'node:http';
@@ -34,12 +34,23 @@ export async function loadKubeAccess(path?: string): Promise<KubeAccess> {
   const file = path ?? process.env.KUBECONFIG?.split(delimiter).find(Boolean);
   if (!file && process.env.KUBERNETES_SERVICE_HOST) return inCluster();
   const configPath = file ?? join(homedir(), '.kube', 'config');
+  if (!existsSync(configPath)) throw new Error(missingKubeconfig(configPath, path));
   const simple = fromFile(configPath);
   if (simple) return simple;
   const { KubeConfig } = await import('@kubernetes/client-node');
   const kubeConfig = new KubeConfig();
   kubeConfig.loadFromFile(configPath);
   return kubeConfig;
+}
+
+/** Where the missing file was named, and how to name another: a bare ENOENT says neither. */
+function missingKubeconfig(configPath: string, flag: string | undefined): string {
+  const from = flag
+    ? 'given with --kubeconfig'
+    : process.env.KUBECONFIG
+      ? 'named by $KUBECONFIG'
+      : 'the default, as neither --kubeconfig nor $KUBECONFIG is set and this is not a pod';
+  return `no kubeconfig at ${configPath} (${from}): pass --kubeconfig <file> or set KUBECONFIG to the cluster's kubeconfig`;
 }
 
 /** A kubeconfig with a token or client certificate; undefined when it needs more than that. */

@@ -40,6 +40,8 @@ export interface KubeRequest {
   body?: unknown;
   /** Defaults to `application/json` when there is a body. */
   contentType?: string;
+  /** Defaults to `application/json`; e.g. the apiserver's PartialObjectMetadata form of an object. */
+  accept?: string;
   signal?: AbortSignal;
 }
 
@@ -197,7 +199,7 @@ async function send(
   const body = request.body === undefined ? undefined : JSON.stringify(request.body);
   const headers: http.OutgoingHttpHeaders = {
     ...(options.headers as http.OutgoingHttpHeaders | undefined),
-    accept: 'application/json',
+    accept: request.accept ?? 'application/json',
   };
   if (body !== undefined) {
     headers['content-type'] = request.contentType ?? 'application/json';

@@ -53,7 +53,18 @@ export interface ReflectorOptions {
    * true; false for Secrets, whose values must not outlive them in a table of the whole process.
    */
   shareStrings?: boolean;
+  /**
+   * Mirror only each object's metadata (the apiserver's PartialObjectMetadata): for Secrets, whose data the
+   * operator needs of the few it uses, not of every Secret the watch sees.
+   */
+  metadataOnly?: boolean;
 }
+
+/** The apiserver's metadata-only answers (what client-go's metadata informers ask for). */
+const METADATA_ONLY = {
+  list: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1',
+  watch: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1',
+};
 
 interface KubeList<T> {
   apiVersion?: string;
@@ -219,6 +230,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
             labelSelector: this.options.labelSelector,
             fieldSelector: this.options.fieldSelector,
           },
+          ...(this.options.metadataOnly ? { accept: METADATA_ONLY.list } : {}),
           signal: AbortSignal.any([this.stopController.signal, pageTimeout.signal]),
         });
       } catch (error) {
@@ -235,7 +247,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
       const kind = page.kind?.replace(/List$/, '');
       for (const item of page.items ?? []) {
         // The apiserver omits apiVersion and kind on list items; fill them in as watch events carry them.
-        items.push(prepare({ apiVersion: page.apiVersion, kind, ...item }));
+        items.push(this.keep(prepare({ apiVersion: page.apiVersion, kind, ...item })));
       }
       resourceVersion = page.metadata?.resourceVersion;
       continueToken = page.metadata?.continue || undefined;
@@ -287,6 +299,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
           labelSelector: this.options.labelSelector,
           fieldSelector: this.options.fieldSelector,
         },
+        ...(this.options.metadataOnly ? { accept: METADATA_ONLY.watch } : {}),
         signal: request.signal,
       }).then(
         (stream) => {
@@ -331,7 +344,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
     switch (event.type) {
       case 'ADDED':
       case 'MODIFIED': {
-        const object = prepare(event.object as T);
+        const object = this.keep(prepare(event.object as T));
         this.advanceTo(object.metadata.resourceVersion);
         this.notify(this.objects.upsert(object));
         return undefined;
@@ -355,6 +368,13 @@ export class Reflector<T extends KubeObject = KubeObject> {
       default:
         return undefined;
     }
+  }
+
+  /** What the cache keeps of an object: only its metadata when so asked, whatever the server sent. */
+  private keep(object: T): T {
+    if (!this.options.metadataOnly) return object;
+    const { apiVersion, kind, metadata } = object;
+    return { apiVersion, kind, metadata } as T;
   }
 
   private advanceTo(resourceVersion: string | undefined): void {

@@ -10,6 +10,12 @@ export interface ClusterIdentity {
   name: string;
   /** Set by the user: a rebuild under it takes back what it recorded, and other names are other owners. */
   explicit: boolean;
+  /**
+   * The other clusters whose objects the operator's administrator lets it take over (`--take-over-from`):
+   * the only names besides its own an object may act under (`sluice.dev/owner-cluster`), and whose
+   * records an id to adopt may carry.
+   */
+  takeOverFrom?: readonly string[];
 }
 
 /** The sluice object a cloud object belongs to: cluster name, namespace, kind and name. */
@@ -24,8 +30,51 @@ export interface Owner {
 export const CLUSTER_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 export const MAX_CLUSTER_NAME = 63;
 
+export const isClusterName = (text: string): boolean =>
+  text.length <= MAX_CLUSTER_NAME && CLUSTER_NAME.test(text);
+
+/**
+ * Whether this operator may act on what the cloud records under cluster `name`: its own name, or one its
+ * administrator named. A tenant's annotation alone never widens this: it controls one namespace only.
+ */
+export function mayActAs(cluster: ClusterIdentity, name: string): boolean {
+  return name === cluster.name || (cluster.takeOverFrom ?? []).includes(name);
+}
+
+/** Why `resource` may not act under the cluster its annotation names; undefined when it may (or names none). */
+export function ownerClusterProblem(
+  resource: ManagedObject,
+  cluster: ClusterIdentity,
+): { reason: string; message: string } | undefined {
+  const declared = resource.metadata.annotations?.[ANNOTATIONS.ownerCluster];
+  if (declared === undefined || mayActAs(cluster, declared)) return undefined;
+  if (!isClusterName(declared)) {
+    const shown = declared.length > 80 ? `${declared.slice(0, 80)}…` : declared;
+    return {
+      reason: 'InvalidAnnotation',
+      message:
+        `annotation ${ANNOTATIONS.ownerCluster} is "${shown}" (${declared.length} characters): a cluster ` +
+        `name is a DNS label (lower-case letters, digits and -, at most ${MAX_CLUSTER_NAME} characters); ` +
+        `nothing is created or taken`,
+    };
+  }
+  return {
+    reason: OWNER_CLUSTER_NOT_ALLOWED,
+    message:
+      `annotation ${ANNOTATIONS.ownerCluster} names cluster "${declared}", whose objects this operator may ` +
+      `not take over: nothing is created or taken. Only the operator's administrator can let it act for ` +
+      `another cluster`,
+  };
+}
+
+/** The Ready reason of an object asking to act under a cluster name the operator was not given. */
+export const OWNER_CLUSTER_NOT_ALLOWED = 'OwnerClusterNotAllowed';
+
 /** A cloud record is at most a tag value long (256 characters). */
 const MAX_RECORD = 256;
+
+/** How a record keeps a name too long for it. */
+const digestedName = (name: string) => `sha256-${createHash('sha256').update(name).digest('hex')}`;
 
 /**
  * The owner of `resource` when this operator acts on it: its `sluice.dev/owner-cluster` annotation names
@@ -53,8 +102,7 @@ export function ownerIsExplicit(resource: ManagedObject, cluster: ClusterIdentit
 export function ownerRecord(owner: Owner): string {
   const record = `${owner.cluster}/${owner.namespace}/${owner.kind}/${owner.name}`;
   if (record.length <= MAX_RECORD) return record;
-  const digest = createHash('sha256').update(owner.name).digest('hex');
-  return `${owner.cluster}/${owner.namespace}/${owner.kind}/sha256-${digest}`;
+  return `${owner.cluster}/${owner.namespace}/${owner.kind}/${digestedName(owner.name)}`;
 }
 
 /** The parts of a record; undefined for text that is no record. */
@@ -65,10 +113,13 @@ export function parseOwnerRecord(text: string | undefined): Owner | undefined {
   return { cluster, namespace, kind, name };
 }
 
-/** The same sluice object, whatever cluster it is recorded under. */
+/**
+ * The same sluice object, whatever cluster it is recorded under: its name as written, or as the digest a
+ * long record keeps. Compares parts only, so no record read from the cloud can make it fail.
+ */
 export function sameObject(record: Owner, owner: Owner): boolean {
-  const mine = parseOwnerRecord(ownerRecord(owner))!;
-  return record.namespace === mine.namespace && record.kind === mine.kind && record.name === mine.name;
+  if (record.namespace !== owner.namespace || record.kind !== owner.kind) return false;
+  return record.name === owner.name || record.name === digestedName(owner.name);
 }
 
 /** One cloud object a kind's look-up found for an object, with what the cloud records of its owner. */
@@ -106,14 +157,26 @@ export function judgeOwnership(
   return { kind: 'create' };
 }
 
-/** The Ready message of a refused object: what holds it back and every way forward. */
+/**
+ * The Ready message of a refused object: what holds it back and the ways forward. Every way to take it back
+ * is the administrator's: a tenant of one namespace cannot act for another cluster.
+ */
 export function refusalMessage(owner: Owner, id: string, recordedAs: Owner): string {
   return (
     `${owner.kind} ${id} in the cloud is recorded for ${owner.namespace}/${owner.name} under cluster ` +
     `"${recordedAs.cluster}", and this operator runs under the derived name "${owner.cluster}": nothing is ` +
-    `created or taken. To take it back, run with --cluster-name ${recordedAs.cluster} (chart value ` +
-    `clusterName) or annotate this object ${ANNOTATIONS.ownerCluster}: ${recordedAs.cluster}; to manage ` +
-    `it by id, set ${ANNOTATIONS.externalId}: ${id}; to make a new one, give this object another name or ` +
-    `the operator an explicit --cluster-name`
+    `created or taken. To take it back, the operator's administrator runs it with --cluster-name ` +
+    `${recordedAs.cluster} (chart value clusterName) or lets it take over that cluster's objects ` +
+    `(docs/disaster-recovery.md); to make a new one, give this object another name or the operator an ` +
+    `explicit --cluster-name`
+  );
+}
+
+/** The Ready message of an object asking to adopt by id what the cloud records for another cluster. */
+export function recordedElsewhereMessage(kind: string, id: string, recordedAs: Owner): string {
+  return (
+    `${kind} ${id} is recorded in the cloud for ${recordedAs.namespace}/${recordedAs.name} under cluster ` +
+    `"${recordedAs.cluster}", whose objects this operator may not take over: this object changes nothing ` +
+    `in the cloud`
   );
 }

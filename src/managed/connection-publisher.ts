@@ -1,3 +1,4 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { objectKey } from '../kube/cache.ts';
 import { externalIdOf } from './annotations.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
@@ -15,8 +16,17 @@ type ConnectionSecret = Pick<SecretSnapshot, 'data'> & Partial<SecretSnapshot>;
 
 /** The longest reset annotation value status can record (its schema's bound). */
 const MAX_RESET_VALUE_LENGTH = 1024;
-/** After a reset whose Secret write failed, the next reset waits this long (and must pass the dry run). */
+/**
+ * After a reset whose Secret write failed, recorded by a version that kept only its time: the next waits this
+ * long (and must pass the dry run).
+ */
 const UNSTORED_RESET_WAIT_MS = RETRY_DELAYS.userAction;
+
+/** A reset whose Secret write failed: when, and what the user controlled then (see `userInputs`). */
+interface UnstoredReset {
+  at: number;
+  inputs: string;
+}
 
 export interface ConnectionPublisherOptions<R extends ManagedObject> {
   connectionSecret: NonNullable<ManagedKind<R, unknown>['connectionSecret']>;
@@ -33,8 +43,8 @@ export interface ConnectionPublisherOptions<R extends ManagedObject> {
  * a connection Secret; the reconciler hands it what it observed.
  */
 export class ConnectionPublisher<R extends ManagedObject> {
-  /** When a reset's Secret write last failed, by object: status says so too, but the cache may lag it. */
-  private readonly unstoredResets = new Map<string, number>();
+  /** A reset whose Secret write failed, by object: status says so too, but the cache may lag it. */
+  private readonly unstoredResets = new Map<string, UnstoredReset>();
 
   constructor(private readonly options: ConnectionPublisherOptions<R>) {}
 
@@ -57,11 +67,21 @@ export class ConnectionPublisher<R extends ManagedObject> {
   /**
    * Throws `SecretNotWritable` unless the connection Secret write would land now (admission, quota, a
    * namespace being deleted): asked before a create or reset makes a password only that Secret would keep.
+   * The dry run writes what the real write will: `values` and the secret keys still to come (their values
+   * stand-ins of the same shape), with every key the kind derives from them.
    */
-  async assertWritable(resource: R, current: ConnectionSecret | undefined): Promise<void> {
+  async assertWritable(
+    resource: R,
+    current: ConnectionSecret | undefined,
+    values: ConnectionDetails = {},
+  ): Promise<void> {
+    const coming = Object.fromEntries(
+      this.options.connectionSecret.requiredKeys.map((key) => [key, randomBytes(24).toString('base64url')]),
+    );
     await this.options.writer.checkConnectionSecretWritable(
       resource,
       this.name(resource),
+      this.withDerived(resource, { ...values, ...coming }, current),
       current !== undefined,
     );
   }
@@ -103,6 +123,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
   ): Promise<string | undefined> {
     const { connectionSecret, events, writer } = this.options;
     let current = this.current(resource);
+    const inputs = this.userInputs(resource, current);
     const values = { ...observation.connectionDetails };
     const lacking = (from: ConnectionSecret | undefined) =>
       connectionSecret.requiredKeys.filter((key) => !from?.data[key] && !values[key]);
@@ -129,12 +150,13 @@ export class ConnectionPublisher<R extends ManagedObject> {
       recover && (resetAsked !== undefined || (missing.length > 0 && storedIn !== undefined));
     if (recovering) {
       // A password is made only when its Secret can keep it: never one per retry of a refused write.
-      this.assertNoUnstoredReset(resource);
-      await this.assertWritable(resource, current);
+      this.assertNoUnstoredReset(resource, inputs);
+      await this.assertWritable(resource, current, values);
       Object.assign(values, await recover(resource, id));
-      // On record before the write: should it fail, the next reset waits instead of looping.
-      this.unstoredResets.set(objectKey(resource), this.now().getTime());
+      // On record before the write: should it fail, no other reset is made until the user changes something.
+      this.unstoredResets.set(objectKey(resource), { at: this.now().getTime(), inputs });
       draft.status.passwordResetUnstored = this.now().toISOString();
+      draft.status.passwordResetUnstoredInputs = inputs;
       const [reason, message] =
         resetAsked === undefined
           ? ['ConnectionDetailsRecovered', `restored ${missing.join(', ')} in Secret ${this.name(resource)}`]
@@ -158,6 +180,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
     if (unknown.length === 0) {
       draft.status.passwordStoredIn = this.name(resource);
       delete draft.status.passwordResetUnstored;
+      delete draft.status.passwordResetUnstoredInputs;
     } else if (storedIn !== undefined) draft.status.passwordStoredIn = storedIn;
     return withheld;
   }
@@ -192,21 +215,61 @@ export class ConnectionPublisher<R extends ManagedObject> {
     return Object.fromEntries(keys.filter((key) => data?.[key]).map((key) => [key, data![key]!]));
   }
 
-  /** Throws while a reset whose Secret write failed is recent: the next one waits, it does not loop. */
-  private assertNoUnstoredReset(resource: R): void {
-    const recorded = resource.status?.passwordResetUnstored;
-    const last = Math.max(
-      this.unstoredResets.get(objectKey(resource)) ?? 0,
-      typeof recorded === 'string' ? Date.parse(recorded) || 0 : 0,
-    );
-    const waitMs = last + UNSTORED_RESET_WAIT_MS - this.now().getTime();
+  /**
+   * Throws while a reset whose Secret write failed stands and nothing the user controls changed since: the
+   * same write would fail the same way, and each try would cost the service its password.
+   */
+  private assertNoUnstoredReset(resource: R, inputs: string): void {
+    const status = resource.status ?? {};
+    const recorded: UnstoredReset | undefined =
+      this.unstoredResets.get(objectKey(resource)) ??
+      (typeof status.passwordResetUnstored === 'string'
+        ? {
+            at: Date.parse(status.passwordResetUnstored) || 0,
+            inputs:
+              typeof status.passwordResetUnstoredInputs === 'string'
+                ? status.passwordResetUnstoredInputs
+                : '',
+          }
+        : undefined);
+    if (recorded === undefined) return;
+    const when = new Date(recorded.at).toISOString();
+    const name = this.name(resource);
+    if (recorded.inputs === inputs) {
+      throw new ReconcileError(
+        'SecretNotWritable',
+        `a password reset at ${when} could not be stored in Secret ${name}; no other is made until the ` +
+          `object's spec, its ${this.resetAnnotation ?? 'reset'} annotation or the Secret changes`,
+        RETRY_DELAYS.userAction,
+      );
+    }
+    // A record without the inputs (an earlier version's) waits a while instead.
+    const waitMs = recorded.inputs ? 0 : recorded.at + UNSTORED_RESET_WAIT_MS - this.now().getTime();
     if (waitMs <= 0) return;
     throw new ReconcileError(
       'SecretNotWritable',
-      `a password reset at ${new Date(last).toISOString()} could not be stored in Secret ${this.name(resource)}; ` +
+      `a password reset at ${when} could not be stored in Secret ${name}; ` +
         'the next waits, and is made only once a dry run shows the Secret can be written',
       waitMs,
     );
+  }
+
+  /**
+   * What the user controls that a reset's Secret write depends on: the spec (its generation), the reset
+   * annotation and the connection Secret as the cache holds it. A digest: status keeps it, never the values.
+   */
+  private userInputs(resource: R, current: ConnectionSecret | undefined): string {
+    const annotation = this.resetAnnotation && resource.metadata.annotations?.[this.resetAnnotation];
+    return createHash('sha256')
+      .update(
+        JSON.stringify([
+          resource.metadata.generation ?? null,
+          annotation ?? null,
+          current ? (current.resourceVersion ?? '') : null,
+        ]),
+      )
+      .digest('hex')
+      .slice(0, 32);
   }
 
   private now(): Date {

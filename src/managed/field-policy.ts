@@ -1,5 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { ANNOTATIONS } from './annotations.ts';
+import { fieldChanges, type FieldChange } from './field-changes.ts';
+import { readPath } from './field-paths.ts';
 
 /** `spec.fieldPolicy`: who owns which field after create. A field it does not name is enforced. */
 export interface FieldPolicy {
@@ -39,6 +41,8 @@ export interface PolicyOutcome<S, P> {
   plan: P;
   /** The differences sluice corrects: what the plan's calls change. */
   differences: string[];
+  /** Each difference as the cloud's value and the one sluice sends (`sluice plan` shows them). */
+  changes: FieldChange[];
   /** The differences left as they are. */
   drift: DriftedField[];
   /** For `status.managedEntries`; undefined when the spec names no additive list. */
@@ -100,6 +104,7 @@ export function applyFieldPolicy<S extends object, P extends { differences: stri
     spec,
     plan,
     differences: [...differences],
+    changes: fieldChanges([...differences], observed, spec),
     drift,
     ...(managedEntries ? { managedEntries } : {}),
   };
@@ -141,17 +146,6 @@ function shareLists<S extends object>(
 export const MAX_MANAGED_ENTRIES = 500;
 export const MAX_DRIFT_ENTRIES = 32;
 export const MAX_OBSERVED_LENGTH = 256;
-
-/** The value at a dotted path, undefined where any step is missing. */
-export function readPath(value: unknown, path: string): unknown {
-  return path
-    .split('.')
-    .reduce<unknown>(
-      (node, key) =>
-        node !== null && typeof node === 'object' ? (node as Record<string, unknown>)[key] : undefined,
-      value,
-    );
-}
 
 /**
  * A copy of `target` with the value at a dotted path replaced (undefined removes the field): only the objects

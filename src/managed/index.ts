@@ -27,7 +27,13 @@ export { ReconcileError, Waiting, messageOf } from './errors.ts';
 
 // References to other sluice objects.
 export { NOT_READY_YET, onlyReference, referencedNames } from './references.ts';
-export type { ObjectLookup, ReferenceDeclaration, ReferenceList, ResolvedReference } from './references.ts';
+export type {
+  ObjectLookup,
+  ObjectNames,
+  ReferenceDeclaration,
+  ReferenceList,
+  ResolvedReference,
+} from './references.ts';
 
 // Secrets a spec references, and the key their status digests are made with.
 export type { SecretReader, SecretSnapshot, SecretUse } from './secret-references.ts';
@@ -42,7 +48,9 @@ export {
   type FieldPolicy,
   type PolicyFields,
 } from './field-policy.ts';
+export { fieldChanges, type FieldChange } from './field-changes.ts';
 export { STATUS_BOUNDS } from './status-bounds.ts';
+export { SENSITIVE } from './drift-status.ts';
 export { progressConditions } from './progress-conditions.ts';
 
 // The cluster recorded as owner on every cloud object sluice creates.

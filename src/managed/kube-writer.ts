@@ -65,12 +65,17 @@ export interface KubeWriter {
     checkedVersion?: string,
   ): Promise<void>;
   /**
-   * Whether the connection Secret write would land now, asked of the apiserver without writing (a dry run
-   * of the same create or patch): throws `SecretNotWritable`, with the apiserver's reason, when admission,
-   * a quota or a namespace being deleted would refuse it. Asked before a secret value is made that only
-   * that Secret would keep.
+   * Whether the connection Secret write of `details` would land now, asked of the apiserver without writing
+   * (a dry run of the same create or patch, with the same keys and values): throws `SecretNotWritable`, with
+   * the apiserver's reason, when admission, a quota or a namespace being deleted would refuse it. Asked
+   * before a secret value is made that only that Secret would keep.
    */
-  checkConnectionSecretWritable(owner: ManagedObject, name: string, exists: boolean): Promise<void>;
+  checkConnectionSecretWritable(
+    owner: ManagedObject,
+    name: string,
+    details: ConnectionDetails,
+    exists: boolean,
+  ): Promise<void>;
 }
 
 /** What an Event is about: a sluice object, or another object the operator reports on (a credentials Secret). */
@@ -181,21 +186,27 @@ export class HttpKubeWriter implements KubeWriter, EventWriter {
     }
   }
 
-  async checkConnectionSecretWritable(owner: ManagedObject, name: string, exists: boolean): Promise<void> {
+  async checkConnectionSecretWritable(
+    owner: ManagedObject,
+    name: string,
+    details: ConnectionDetails,
+    exists: boolean,
+  ): Promise<void> {
     const namespace = owner.metadata.namespace;
+    const data = encodeSecretData(details);
     const create = () =>
       this.request(
         'POST',
         apiPath(SECRETS, namespace),
-        connectionSecret(owner, name, {}),
+        connectionSecret(owner, name, data),
         undefined,
         DRY_RUN,
       );
     if (!exists) return refusalOf(name, create());
-    const metadata = { labels: { ...MANAGED_BY_LABEL } };
+    // The merge patch the write sends: admission judges the Secret as it would be stored.
     await refusalOf(
       name,
-      this.request('PATCH', apiPath(SECRETS, namespace, name), { metadata }, MERGE_PATCH, DRY_RUN),
+      this.request('PATCH', apiPath(SECRETS, namespace, name), { data }, MERGE_PATCH, DRY_RUN),
     );
     // An update still lands in a namespace being deleted, but what it stores goes with the namespace: a
     // create's dry run tells (its other answers, an AlreadyExists first, say nothing of the update).

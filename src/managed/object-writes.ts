@@ -45,8 +45,8 @@ export function objectWrites(writer: KubeWriter): KubeWriter {
       classified(writer.setFinalizers(kind, resource, finalizers)),
     patchMetadata: (kind, resource, change) => classified(writer.patchMetadata(kind, resource, change)),
     readConnectionSecret: (owner, name) => writer.readConnectionSecret(owner, name),
-    checkConnectionSecretWritable: (owner, name, exists) =>
-      writer.checkConnectionSecretWritable(owner, name, exists),
+    checkConnectionSecretWritable: (owner, name, details, exists) =>
+      writer.checkConnectionSecretWritable(owner, name, details, exists),
     writeConnectionSecret: (owner, name, details, exists, checkedVersion) =>
       writer.writeConnectionSecret(owner, name, details, exists, checkedVersion),
   };

@@ -119,10 +119,13 @@ export class Outcomes<R extends ManagedObject> {
    * A referenced object has been missing too long to be on its way (most likely a typo): not Synced, not
    * Ready, and one Warning when it turns so, not one per look. Its creation wakes this object.
    */
-  referenceNotFound(draft: StatusDraft<R>, what: string): Outcome {
+  referenceNotFound(draft: StatusDraft<R>, what: string, didYouMean?: string): Outcome {
     const resource = draft.resource;
     // The same words on every look: the status is written, and the Warning recorded, once.
-    const message = `${what} does not exist (missing for ${formatDuration(timing.referenceMissingReportMs)} or more): create it, or correct the reference`;
+    const fix = didYouMean
+      ? `did you mean ${didYouMean}? Correct the reference, or create it`
+      : 'create it, or correct the reference';
+    const message = `${what} does not exist (missing for ${formatDuration(timing.referenceMissingReportMs)} or more): ${fix}`;
     const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
     if (ready?.reason !== REFERENCE_NOT_FOUND) {
       this.options.events.record(resource, 'Warning', REFERENCE_NOT_FOUND, message);

@@ -11,6 +11,7 @@ import {
   replacedReference,
   resolveReferences,
   type ObjectLookup,
+  type ObjectNames,
   type ResolvedReferences,
 } from './references.ts';
 import { STATUS_BOUNDS } from './status-bounds.ts';
@@ -23,6 +24,8 @@ export const ALREADY_MANAGED = 'AlreadyManaged';
 export interface PreconditionsOptions<R extends ManagedObject> {
   kind: Pick<ManagedKind<R, unknown>, 'kind' | 'references' | 'exclusiveOn'>;
   lookup: ObjectLookup;
+  /** The names a missing reference is compared with, to suggest the one it likely meant. */
+  namesOf?: ObjectNames;
   claims: ObjectClaims<R>;
   pacing: Pacing;
   outcomes: Outcomes<R>;
@@ -47,7 +50,7 @@ export class Preconditions<R extends ManagedObject> {
 
   check(resource: R, draft: StatusDraft<R>): Cleared | { outcome: Outcome } {
     const { kind, lookup, claims, pacing, outcomes } = this.options;
-    const resolution = resolveReferences(resource, kind.references ?? [], lookup);
+    const resolution = resolveReferences(resource, kind.references ?? [], lookup, this.options.namesOf);
     const key = objectKey(resource);
     if ('waitingFor' in resolution && resolution.missing) {
       const graceMs = pacing.arrivalGraceLeft(resource);
@@ -64,7 +67,7 @@ export class Preconditions<R extends ManagedObject> {
       // Longer than objects applied one after another take to arrive, far shorter than an alert on a stall.
       const reportAfterMs = timing.referenceMissingReportMs;
       if (missingFor >= reportAfterMs || reported) {
-        return { outcome: outcomes.referenceNotFound(draft, resolution.missing) };
+        return { outcome: outcomes.referenceNotFound(draft, resolution.missing, resolution.didYouMean) };
       }
       outcomes.waitForObject(draft, new Waiting('WaitingForReference', resolution.waitingFor));
       return { outcome: { kind: 'lookAgain', afterMs: reportAfterMs - missingFor } };

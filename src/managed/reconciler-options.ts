@@ -5,7 +5,7 @@ import type { WriteRecorder } from '../base/recorded-writes.ts';
 import type { ClusterIdentity } from './cluster-owner.ts';
 import type { EventRecorder } from './events.ts';
 import type { KubeWriter } from './kube-writer.ts';
-import type { ObjectLookup } from './references.ts';
+import type { ObjectLookup, ObjectNames } from './references.ts';
 import type { SecretReader } from './secret-references.ts';
 import type { DigestKey } from './secret-digests.ts';
 import type { ManagedKind, ManagedObject } from './types.ts';
@@ -38,6 +38,8 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
   cluster?: ClusterIdentity;
   /** Finds referenced sluice objects in the operator's caches. */
   lookup?: ObjectLookup;
+  /** The names of the sluice objects of a kind in a namespace: a missing reference suggests a close one. */
+  namesOf?: ObjectNames;
   /** The operator's Secret cache: referenced Secrets and connection Secrets (with their owners). */
   secrets: SecretReader;
   /** The key for status digests of referenced Secrets' values (derived from the resource's credentials). */

@@ -12,8 +12,11 @@ import { ConnectionPublisher } from './connection-publisher.ts';
 import { CreateAttempts } from './create-attempts.ts';
 import {
   judgeOwnership,
+  mayActAs,
+  ownerClusterProblem,
   ownerIsExplicit,
   ownerOf,
+  recordedElsewhereMessage,
   refusalMessage,
   type ClusterIdentity,
   type OwnershipVerdict,
@@ -120,6 +123,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     this.preconditions = new Preconditions({
       kind,
       lookup: this.lookup,
+      ...(options.namesOf ? { namesOf: options.namesOf } : {}),
       claims: this.claims,
       pacing: this.pacing,
       outcomes: this.outcomes,
@@ -188,6 +192,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const writes = isObserveOnly(resource) ? new WriteRecorder() : undefined;
     if (!writes) delete draft.status.pendingChanges;
 
+    // Acting under another cluster's name is the administrator's to allow, never one namespace's.
+    const foreignName = ownerClusterProblem(resource, this.cluster);
+    if (foreignName)
+      return this.outcomes.waitForObject(draft, new Waiting(foreignName.reason, foreignName.message));
+    draft.beforeCloud = true;
     const cleared = this.preconditions.check(resource, draft);
     if ('outcome' in cleared) return cleared.outcome;
     const { references, adopting } = cleared;
@@ -198,6 +207,15 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
     const external = await this.connect(resource, priority, references, secrets, writes);
+    draft.beforeCloud = false;
+    if (adopting && id) {
+      // An id another cluster recorded is refused like one another object holds: no write, no reset.
+      const recorded = await external.recordedOwner?.(resource, id);
+      if (recorded && !mayActAs(this.cluster, recorded.cluster)) {
+        const message = recordedElsewhereMessage(kind.kind, id, recorded);
+        return this.outcomes.waitForObject(draft, new Waiting(OWNED_BY_ANOTHER_CLUSTER, message));
+      }
+    }
 
     if (!id) {
       // Crash-safe create: a create whose id never reached status left a marker in the cloud, or at least an
@@ -269,6 +287,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // create nothing while the Secret could not be written (admission, quota, a namespace being deleted).
     const existing = this.connections?.current(resource);
     await this.connections?.assertWritable(resource, existing);
+    // Values the client makes for the create (a key's secret) are stored first: a refused write sends no
+    // create, and a crash after the create leaves them where the next attempt and every user find them.
+    const prepared = this.connections && external.prepareCreate?.(resource, existing?.data);
+    if (prepared) {
+      await this.connections!.publish(resource, prepared, existing);
+      this.connections!.noteStored(resource, prepared, draft);
+    }
     // The intent goes on the object before the call, in the same write as the finalizer: after a crash
     // that loses the answer, `findCreated` matches only what was created after it.
     resource = await this.writeMetadata(resource, draft, {
@@ -276,7 +301,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     });
     this.creates.intentRecorded(resource);
     draft.changingCloud = true;
-    const creation = await external.create(resource).catch((error: unknown) => {
+    const creation = await external.create(resource, prepared).catch((error: unknown) => {
       // Only a call the quota deferred is known not to have been sent; after anything else, look again.
       if (deferralOf(error) === undefined) this.creates.createEnded(resource);
       throw error;

@@ -1,3 +1,4 @@
+import { closestName } from '../base/similar-name.ts';
 import type { ManagedObject } from './managed-object.ts';
 
 interface ReferenceCommon {
@@ -68,8 +69,15 @@ export function onlyReference(references: ResolvedReferences, name: string): Res
 /** Looks a sluice object up in the operator's caches. */
 export type ObjectLookup = (kind: string, namespace: string, name: string) => ManagedObject | undefined;
 
-/** `missing`: the wait is for an object the cache does not have (yet), named `Kind name`: it may be on its way. */
-export type ReferenceResolution = { resolved: ResolvedReferences } | { waitingFor: string; missing?: string };
+/** The names of the sluice objects of a kind in a namespace, as the caches hold them. */
+export type ObjectNames = (kind: string, namespace: string) => Iterable<string>;
+
+/**
+ * `missing`: the wait is for an object the cache does not have (yet), named `Kind name`: it may be on its way;
+ * `didYouMean` is the one existing name close to it, a likely typo.
+ */
+export type ReferenceResolution =
+  { resolved: ResolvedReferences } | { waitingFor: string; missing?: string; didYouMean?: string };
 
 /**
  * Resolves every reference of a resource that is being reconciled. A reference that cannot be used yet is a
@@ -79,6 +87,7 @@ export function resolveReferences<R extends ManagedObject>(
   resource: R,
   declarations: readonly ReferenceDeclaration<R>[],
   lookup: ObjectLookup,
+  namesOf?: ObjectNames,
 ): ReferenceResolution {
   const resolved: Record<string, ResolvedReference[]> = {};
   for (const declaration of declarations) {
@@ -91,7 +100,15 @@ export function resolveReferences<R extends ManagedObject>(
     for (const name of names) {
       const what = `${declaration.kind} ${name}`;
       const target = lookup(declaration.kind, resource.metadata.namespace, name);
-      if (!target) return { waitingFor: `${what} does not exist yet`, missing: what };
+      if (!target) {
+        const near = namesOf && closestName(name, namesOf(declaration.kind, resource.metadata.namespace));
+        const hint = near ? `: did you mean ${near}?` : '';
+        return {
+          waitingFor: `${what} does not exist yet${hint}`,
+          missing: what,
+          ...(near ? { didYouMean: near } : {}),
+        };
+      }
       if (target.metadata.deletionTimestamp) return { waitingFor: `${what} is being deleted` };
       const id = target.status?.id;
       if (!id) return { waitingFor: `${what} ${NOT_READY_YET}` };

@@ -17,6 +17,8 @@ export class StatusDraft<R extends ManagedObject> {
   discarded = false;
   /** Set just before a call that changes the cloud to match the spec (create, update). */
   changingCloud = false;
+  /** Set while the reconcile reads what it needs before any cloud call (references, Secrets, credentials). */
+  beforeCloud = false;
   /** The generation this reconcile read and acts on; writes may return a newer one, edited meanwhile. */
   private readonly generation: number | undefined;
   private observedGeneration: number | undefined;
@@ -80,7 +82,9 @@ export class StatusDraft<R extends ManagedObject> {
       type: 'Ready',
       status: 'False',
       reason: 'SyncFailed',
-      message: `the last attempt to make the cloud match the spec failed: ${message}`,
+      message: this.beforeCloud
+        ? `no cloud call was made: ${message}`
+        : `the last attempt to make the cloud match the spec failed: ${message}`,
     });
   }
 
@@ -113,7 +117,8 @@ export class StatusDraft<R extends ManagedObject> {
   result(): ManagedStatus {
     this.deriveProgressConditions();
     const result: ManagedStatus = { ...this.status, observedGeneration: this.observedGeneration };
-    if (result.observedGeneration === undefined) delete result.observedGeneration;
+    // A field an observation set to undefined is gone from the cloud's answer: the write removes it.
+    for (const [key, value] of Object.entries(result)) if (value === undefined) delete result[key];
     if (!result.conditions?.length) delete result.conditions;
     return sortConditions(result);
   }

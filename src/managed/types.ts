@@ -1,4 +1,5 @@
 import type { DriftedField, ManagedEntries } from './field-policy.ts';
+import type { FieldChange } from './field-changes.ts';
 import type { OwnedCandidate, Owner } from './cluster-owner.ts';
 import type { DeletionPolicy, ManagedObject } from './managed-object.ts';
 import type { ReferenceDeclaration, ResolvedReferences } from './references.ts';
@@ -27,6 +28,8 @@ export type Observation<Plan = unknown> =
       plan: Plan;
       /** Names of the spec fields whose cloud value differs and that `update` corrects (empty when up to date). */
       differences: string[];
+      /** The differences as old and new values, when the kind knows them (`applyFieldPolicy`): `sluice plan` shows them. */
+      changes?: FieldChange[];
       /** Fields that differ and are left as they are, as the field policy says (`applyFieldPolicy`). */
       drift?: DriftedField[];
       /** The entries sluice manages in the spec's additive lists, for status. */
@@ -85,12 +88,25 @@ export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
    */
   findOwned?(resource: R, owner: Owner): Promise<OwnedCandidate[]>;
   /**
+   * The owner the cloud records for the object `externalId` (for a child: its service's), undefined when it
+   * records none: an id to adopt that another cluster recorded is refused, as one another object holds.
+   */
+  recordedOwner?(resource: R, externalId: string): Promise<Owner | undefined>;
+  /**
    * Makes sure a create can go ahead (e.g. its service runs: an idle one is woken); throws `Waiting` while it
    * cannot yet, or a `ReconcileError` when only a change of the spec helps.
    */
   ensureCreatable?(resource: R): Promise<void>;
   observe(resource: R, externalId: string): Promise<Observation<Plan>>;
-  create(resource: R): Promise<Creation>;
+  /**
+   * Connection values the client makes itself for the create (a key's secret, made here and sent only as a
+   * hash): written into the connection Secret before the create is sent, so a create never makes what only
+   * a lost answer knew. `current` is the Secret as it is: values an earlier attempt wrote are used again, so
+   * a create retried after a crash makes the same thing.
+   */
+  prepareCreate?(resource: R, current: Readonly<Record<string, string>> | undefined): ConnectionDetails;
+  /** `prepared`: what `prepareCreate` made, already in the connection Secret. */
+  create(resource: R, prepared?: ConnectionDetails): Promise<Creation>;
   /**
    * The minimal change for what `observe` found different. Returns the status fields the cloud's answers
    * changed (a state entered at once, `stopping`), so status shows the change under way, not the state before.

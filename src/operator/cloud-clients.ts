@@ -118,14 +118,16 @@ export class CloudClients {
       return writes ? client.withWritesRecorded(writes) : client;
     };
     // Reads follow the reconcile's priority, writes go as `user` (the clients' default): no call names one.
+    // Every call is made for the resource's namespace: a key's budget is shared fairly between namespaces.
+    const { namespace } = resource.metadata;
     let management: ManagementClient | undefined;
     let alerting: AlertingClient | undefined;
     return {
       get management(): ManagementClient {
-        return (management ??= usable(clients.management).withReadPriority(priority));
+        return (management ??= usable(clients.management).withReadPriority(priority).onBehalfOf(namespace));
       },
       get alerting(): AlertingClient {
-        return (alerting ??= usable(clients.alerting).withReadPriority(priority));
+        return (alerting ??= usable(clients.alerting).withReadPriority(priority).onBehalfOf(namespace));
       },
       snapshots: clients.snapshots,
       freshnessMs,
@@ -148,6 +150,19 @@ export class CloudClients {
       );
     }
     return deriveDigestKey(secret);
+  }
+
+  /**
+   * Whether the resource's credentials Secret is credentials: it holds every key of one API, at an allowed
+   * host. Anything else makes no cloud call, so it needs no keeping.
+   */
+  holdsCredentials(resource: ManagedObject): boolean {
+    try {
+      const { management, alerting } = this.clientsFor(this.secretRefOf(resource));
+      return !(management instanceof ReconcileError) || !(alerting instanceof ReconcileError);
+    } catch {
+      return false;
+    }
   }
 
   /** The credentials Secret a resource is reconciled with, or undefined when it may use none. */
@@ -311,14 +326,15 @@ export class CloudClients {
             keySecret: data.keySecret!,
           },
           withQuota(quotas.management),
-        ),
+        ).onBehalfOf(ref.namespace),
       alerting:
         alerting ??
         new AlertingClient(
           { baseUrl: data.alertsUrl!, token: data.alertsToken! },
           withQuota(quotas.alerting),
-        ),
+        ).onBehalfOf(ref.namespace),
     };
+    // The Secret's shared lists are made for its namespace; each resource's own calls for the resource's.
     const { onCloudChange } = this.options;
     const snapshots = new CloudSnapshots({
       // A list with keys that make no client fails as a call would: CredentialsMissing, naming the key.

@@ -14,15 +14,16 @@ const IDENTITY_NAMESPACE = 'kube-system';
 export async function resolveClusterIdentity(
   kubeConfig: KubeAccess,
   explicit: string | undefined,
+  takeOverFrom: readonly string[] = [],
 ): Promise<ClusterIdentity> {
-  if (explicit !== undefined) return { name: explicit, explicit: true };
+  if (explicit !== undefined) return { name: explicit, explicit: true, takeOverFrom };
   try {
     const namespace = await kubeRequestJson<{ metadata?: { uid?: string } }>(kubeConfig, {
       path: `/api/v1/namespaces/${IDENTITY_NAMESPACE}`,
     });
     const uid = namespace.metadata?.uid;
     if (!uid) throw new Error(`namespace ${IDENTITY_NAMESPACE} has no uid`);
-    return { name: uid, explicit: false };
+    return { name: uid, explicit: false, takeOverFrom };
   } catch (error) {
     const why = error instanceof KubeApiError ? `HTTP ${error.statusCode}` : String(error);
     throw new Error(

@@ -15,6 +15,10 @@ export function runCommand(): Command {
         '--cluster-name <name>',
         "this cluster's name, recorded in the cloud as the owner of what it creates; a rebuild under the same name takes it back (default: derived from the cluster's kube-system uid, never shared)",
       )
+      .option(
+        '--take-over-from <cluster,cluster>',
+        'other clusters whose cloud objects this operator may take over: objects annotated sluice.dev/owner-cluster with one of them, and ids they recorded (default: none)',
+      )
       .option('--namespace <name>', 'watch only this namespace, or these (a,b,c) (default: all)')
       .option('--credentials-secret <namespace/name>', 'Secret with the cloud credentials used by default')
       .option(

@@ -84,6 +84,18 @@ export const clusterName = z
   .max(MAX_CLUSTER_NAME)
   .regex(CLUSTER_NAME, { error: 'must be a DNS label: lower-case letters, digits and -, at most 63' });
 
+/**
+ * `--take-over-from`: the other clusters whose cloud objects the administrator lets this operator take over
+ * (an object names one with `sluice.dev/owner-cluster`, or adopts by id what one recorded).
+ */
+export const takeOverFrom = list(
+  (name) =>
+    name.length <= MAX_CLUSTER_NAME && CLUSTER_NAME.test(name)
+      ? undefined
+      : `"${name}" is no cluster name (a DNS label: lower-case letters, digits and -, at most 63)`,
+  "omit the flag to take over no other cluster's objects",
+);
+
 /** `--time-scale`: how many times faster than real time the built-in waits run (tests; 1 in production). */
 const timeScale = z.union([z.number(), z.string()]).transform((given, ctx) => {
   const factor = typeof given === 'number' ? given : given.trim() === '' ? NaN : Number(given);
@@ -99,6 +111,7 @@ const timeScale = z.union([z.number(), z.string()]).transform((given, ctx) => {
 export const OperatorFlagFields = z.object({
   kubeconfig: z.string().optional(),
   clusterName: clusterName.optional(),
+  takeOverFrom: takeOverFrom.optional(),
   namespace: z
     .string()
     .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?(,[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {

@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
-import { REDACTED } from '../cloud/redaction.ts';
+import { REDACTED, redactSecrets } from '../cloud/redaction.ts';
 
 /**
  * pino `redact` paths: a second line of defence for anything logged as an object by code that does not use
@@ -43,6 +43,9 @@ export function loggerOptions(options: LoggerOptions = {}): LoggerOptions {
   const extraPaths = Array.isArray(extra) ? extra : (extra?.paths ?? []);
   return {
     ...options,
+    // Every field named like a credential, at any depth (`sasl_password` in a pipe's settings too); the
+    // paths below catch the common ones even where a formatter is replaced.
+    formatters: { ...options.formatters, log: (object) => redactSecrets(object) as Record<string, unknown> },
     redact: { paths: [...REDACT_PATHS, ...extraPaths], censor: REDACTED },
   };
 }

@@ -43,9 +43,9 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   setTimeScale(config.timeScale);
   const log = logger ?? createLogger({ level: config.logLevel });
   const kubeConfig = await loadKubeAccess(config.kubeconfig);
-  const cluster = await resolveClusterIdentity(kubeConfig, config.clusterName);
+  const cluster = await resolveClusterIdentity(kubeConfig, config.clusterName, config.takeOverFrom);
   log.info(
-    { cluster: cluster.name, explicit: cluster.explicit },
+    { cluster: cluster.name, explicit: cluster.explicit, takeOverFrom: cluster.takeOverFrom },
     'cluster name recorded as owner in the cloud',
   );
 
@@ -73,6 +73,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     cloudFor: (resource, { priority, freshnessMs, writes }) =>
       clouds.connectionFor(resource, priority, freshnessMs, writes),
     secretDigestKey: (resource) => clouds.secretDigestKey(resource),
+    isCredentials: (resource) => clouds.holdsCredentials(resource),
     syncIntervalMs: config.syncInterval,
     // A namespace sharing a key with others is drift-checked no more often than its share allows.
     driftFloorMs: (resource) => planner.floorOf(resource),
@@ -116,6 +117,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   const credentialsOf = (resource: ManagedObject) => clouds.credentialsOf(resource);
   metrics.observeSnapshots(() => clouds.snapshotAges());
   metrics.observeObjects(() => readinessOf(manager.objects(), credentialsOf));
+  metrics.observeSecrets(() => manager.secrets.stats());
   const budget = (quota: QuotaLimit | false) => (quota === false ? false : withDefaultMargin(quota));
   const planner = new DriftPlanner<CloudApi>({
     objects: () => manager.objects(),

@@ -15,8 +15,16 @@ export function planCommand(): Command {
       "the operator's --cluster-name: objects recorded under it are taken back (default: derived from the cluster's kube-system uid, as the operator does)",
     )
     .option(
+      '--take-over-from <cluster,cluster>',
+      "the operator's --take-over-from: the other clusters whose objects it may take over (default: none)",
+    )
+    .option(
       '-n, --namespace <name>',
       'namespace of manifests that name none (default: default); without -f, plan only this namespace',
+    )
+    .option(
+      '--prune',
+      "also plan the deletion of every sluice object of the input's namespaces that the input leaves out, as a GitOps tool that prunes would delete it: whether its cloud object is deleted or stays",
     )
     .addOption(
       new Option('-o, --output <format>', 'output format').choices(['text', 'json']).default('text'),

@@ -1,17 +1,26 @@
 import { z } from 'zod';
 import { cloudAccessFields, FLAG_CREDENTIALS } from '../operator/cloud-access-config.ts';
 import { kebab } from '../command-line/flags.ts';
-import { clusterName } from '../operator/config.ts';
+import { clusterName, takeOverFrom } from '../operator/config.ts';
 
 /** `sluice plan` flags, checked before anything is read so a bad one fails with its name. */
 export const PlanConfig = z
   .object({
     ...cloudAccessFields,
     clusterName: clusterName.optional(),
+    takeOverFrom: takeOverFrom.optional(),
     file: z.string().min(1).optional(),
     output: z.enum(['text', 'json']).default('text'),
+    prune: z.boolean().default(false),
   })
   .superRefine((config, ctx) => {
+    if (config.prune && !config.file) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['prune'],
+        message: 'needs -f: it plans what the input leaves out',
+      });
+    }
     const given = FLAG_CREDENTIALS.filter((field) => config[field] !== undefined);
     if (given.length === 0) return;
     if (config.credentialsSecret) {

@@ -5,11 +5,13 @@ import {
   type ClusterIdentity,
   type KubeWriter,
   type ObjectLookup,
+  type ObjectNames,
   type SecretReader,
   type DigestKey,
   type ExternalClient,
   type ManagedObject,
   type ManagedStatus,
+  type FieldChange,
 } from '../managed/index.ts';
 import { pino } from 'pino';
 import type { CloudConnection } from '../controllers/cloud-connection.ts';
@@ -26,6 +28,8 @@ export interface DryReconcile {
   created: boolean;
   /** The spec fields the kind's observe found different from the cloud. */
   differences: readonly string[];
+  /** Those differences as the cloud's value and the spec's, where the kind knows them. */
+  changes: readonly FieldChange[];
   /** The status the reconcile would have written (undefined when it wrote none). */
   status: ManagedStatus | undefined;
   /** What the reconcile threw after recording it in status (a failure the operator retries). */
@@ -37,6 +41,8 @@ export interface DryRunOptions {
   objects: ReadonlyMap<string, ManagedObject>;
   /** Finds referenced objects, as the operator's caches would once the input is applied. */
   lookup: ObjectLookup;
+  /** The names a missing reference is compared with, as the operator's caches would hold them. */
+  namesOf?: ObjectNames;
   secrets: SecretReader;
   secretDigestKey(resource: ManagedObject): DigestKey;
   /** Clients for the resource's credentials whose writes go to `writes`, never to the cloud. */
@@ -50,6 +56,7 @@ interface Session {
   recorders: WriteRecorder[];
   created: boolean;
   differences: string[];
+  changes: FieldChange[];
   status: ManagedStatus | undefined;
 }
 
@@ -88,6 +95,7 @@ export class DryRun {
         return options.cloudFor(resource, priority, recorder);
       },
       lookup: options.lookup,
+      ...(options.namesOf ? { namesOf: options.namesOf } : {}),
       cluster: options.cluster,
       secrets: options.secrets,
       secretDigestKey: options.secretDigestKey,
@@ -102,7 +110,13 @@ export class DryRun {
 
   /** Runs one reconcile of the object at `key` (one of `objects`). */
   async reconcile(key: string): Promise<DryReconcile> {
-    const session: Session = { recorders: [], created: false, differences: [], status: undefined };
+    const session: Session = {
+      recorders: [],
+      created: false,
+      differences: [],
+      changes: [],
+      status: undefined,
+    };
     this.sessions.set(key, session);
     let error: unknown;
     try {
@@ -116,6 +130,7 @@ export class DryRun {
       writes: session.recorders.flatMap((recorder) => recorder.writes),
       created: session.created,
       differences: session.differences,
+      changes: session.changes,
       status: session.status,
       ...(error === undefined ? {} : { error }),
     };
@@ -132,7 +147,10 @@ function watched(client: ExternalClient<ManagedObject>, session: Session): Exter
   return Object.assign(Object.create(client) as ExternalClient<ManagedObject>, {
     observe: async (resource: ManagedObject, id: string) => {
       const observation = await client.observe(resource, id);
-      if (observation.exists) session.differences = [...observation.differences];
+      if (observation.exists) {
+        session.differences = [...observation.differences];
+        session.changes = [...(observation.changes ?? [])];
+      }
       return observation;
     },
     create: async (resource: ManagedObject) => {

@@ -22,14 +22,16 @@ import {
   type DigestKey,
   type ManagedObject,
   type ManagedStatus,
+  type FieldChange,
 } from '../managed/index.ts';
 import { asIfMade, worldKey } from './desired.ts';
 import { DryRun, type DryReconcile } from './dry-run.ts';
-import { plannedCall, type PlannedCall } from './sensitive.ts';
+import { plannedCall, plannedChange, type PlannedCall } from './sensitive.ts';
 
 export type { PlannedCall } from './sensitive.ts';
 
-export type PlanAction = 'create' | 'adopt' | 'update' | 'none' | 'blocked' | 'error';
+/** `delete` and `orphan`: an object of the cluster the input leaves out (`--prune`), by what its deletion does. */
+export type PlanAction = 'create' | 'adopt' | 'update' | 'none' | 'blocked' | 'error' | 'delete' | 'orphan';
 
 /** What the operator would do for one object once the input is applied. */
 export interface PlannedResource {
@@ -41,6 +43,8 @@ export interface PlannedResource {
   calls: PlannedCall[];
   /** The spec fields that differ from the cloud (an update's). */
   changed: string[];
+  /** Each of `changed` as the cloud's value and the spec's (a list: entries added and removed). */
+  changes: FieldChange[];
   /** Why it is blocked or fails, or what a `none` still waits for. */
   reason?: string;
 }
@@ -108,6 +112,10 @@ export async function planObjects(request: PlanRequest): Promise<PlannedResource
     if (!object || !inputOnly.has(key)) return object;
     return asIfMade(object, kindNamed(kind)?.references ?? [], lookup);
   };
+  const namesOf = (kind: string, namespace: string) =>
+    [...world.keys()]
+      .filter((key) => key.startsWith(`${kind}/${namespace}/`))
+      .map((key) => key.slice(`${kind}/${namespace}/`.length));
   const runs = new Map<string, { run: DryRun; objects: Map<string, ManagedObject> }>();
   const runOf = (kind: string) => {
     let found = runs.get(kind);
@@ -117,7 +125,7 @@ export async function planObjects(request: PlanRequest): Promise<PlannedResource
       );
       const sluiceKind = kindNamed(kind);
       if (!sluiceKind) throw new Error(`${kind} is no sluice kind`);
-      const run = new DryRun(sluiceKind, { ...request, objects, lookup });
+      const run = new DryRun(sluiceKind, { ...request, objects, lookup, namesOf });
       runs.set(kind, (found = { run, objects }));
     }
     return found;
@@ -178,6 +186,9 @@ export function classify(
     name: resource.metadata.name,
     calls: [] as PlannedCall[],
     changed: [...dry.differences],
+    changes: dry.differences.map((field) =>
+      plannedChange(dry.changes.find((change) => change.field === field) ?? { field }, secretValues),
+    ),
   };
   const calls = dry.writes.map((write) => plannedCall(write, secretValues));
   // A reconcile that finds the status as it should be writes none: the status is then the object's own.
@@ -187,7 +198,7 @@ export function classify(
   if (synced?.reason === 'ReconcilePaused') {
     return { ...base, action: 'none', reason: synced.message ?? `paused by ${ANNOTATIONS.paused}` };
   }
-  if (dry.created) return { ...base, action: 'create', calls, changed: [] };
+  if (dry.created) return { ...base, action: 'create', calls, changed: [], changes: [] };
   const takenBack = dry.status?.adopted === true && !resource.status?.id ? dry.status.id : undefined;
   if (takenBack && !isObserveOnly(resource)) {
     const reason = `takes back ${takenBack}, recorded in the cloud for this object; nothing is created`;

@@ -1,10 +1,11 @@
 import { bodyLeaves } from '../managed/index.ts';
 import type { PlanAction, PlannedResource } from './planner.ts';
 import type { PlannedCall } from './sensitive.ts';
+import type { FieldChange } from '../managed/index.ts';
 
 /** `-o json`: one entry per object, the calls with method, path and (masked) body. */
 export function renderJson(resources: readonly PlannedResource[]): string {
-  const entries = resources.map(({ kind, namespace, name, action, calls, changed, reason }) => ({
+  const entries = resources.map(({ kind, namespace, name, action, calls, changed, changes, reason }) => ({
     kind,
     namespace,
     name,
@@ -15,7 +16,7 @@ export function renderJson(resources: readonly PlannedResource[]): string {
       ...(body === undefined ? {} : { body }),
       ...(credentials ? { credentials: true } : {}),
     })),
-    ...(changed.length > 0 ? { changed } : {}),
+    ...(changed.length > 0 ? { changed, changes } : {}),
     reason: reason ?? null,
   }));
   return `${JSON.stringify({ resources: entries }, null, 2)}\n`;
@@ -29,6 +30,8 @@ const MARKS: Record<PlanAction, { block: string; field: string }> = {
   none: { block: '=', field: ' ' },
   blocked: { block: '!', field: ' ' },
   error: { block: 'x', field: ' ' },
+  delete: { block: '-', field: ' ' },
+  orphan: { block: '-', field: ' ' },
 };
 
 /**
@@ -51,11 +54,28 @@ function renderBlock(resource: PlannedResource): string {
     none: `${what}: no change`,
     blocked: `${what} is blocked`,
     error: `${what} could not be planned`,
+    delete: `${what} will be deleted with its cloud object`,
+    orphan: `${what} will be deleted; its cloud object stays`,
   }[action];
   const lines = [`${mark.block} ${headline}`];
   if (reason) lines.push(`    ${reason}`);
+  for (const change of resource.changes) lines.push(`    ~ ${renderChange(change)}`);
   for (const call of calls) lines.push(...renderCall(call, mark.field));
   return lines.join('\n');
+}
+
+/** `numReplicas: 4 → 5`; a list `ipAccessList: + {…} - {…}`; a field neither side names, its name. */
+export function renderChange({ field, from, to, added, removed }: FieldChange): string {
+  if (added !== undefined || removed !== undefined) {
+    const entries = [
+      ...(added ?? []).map((entry) => `+ ${JSON.stringify(entry)}`),
+      ...(removed ?? []).map((entry) => `- ${JSON.stringify(entry)}`),
+    ];
+    return `${field}: ${entries.length > 0 ? entries.join(' ') : 'reordered'}`;
+  }
+  if (from === undefined && to === undefined) return field;
+  const shown = (value: unknown) => (value === undefined ? '(not set)' : JSON.stringify(value));
+  return `${field}: ${shown(from)} → ${shown(to)}`;
 }
 
 function renderCall(call: PlannedCall, fieldMark: string): string[] {
@@ -77,6 +97,8 @@ function summary(resources: readonly PlannedResource[]): string {
     ...(count('adopt') > 0 ? [`${count('adopt')} to take back`] : []),
     `${count('update')} to update`,
     `${count('none')} unchanged`,
+    ...(count('delete') > 0 ? [`${count('delete')} to delete`] : []),
+    ...(count('orphan') > 0 ? [`${count('orphan')} to orphan`] : []),
     ...(count('blocked') > 0 ? [`${count('blocked')} blocked`] : []),
     ...(count('error') > 0 ? [`${count('error')} not planned (error)`] : []),
   ];

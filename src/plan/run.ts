@@ -17,6 +17,7 @@ import { desiredObject, worldKey } from './desired.ts';
 import { readInput, type InputSecret } from './input.ts';
 import { planObjects } from './planner.ts';
 import { exitCodeOf, renderJson, renderText } from './render.ts';
+import { plannedRemovals } from './removals.ts';
 
 /**
  * How old a list of the cloud an object may be planned from: any list this run made. One list of the
@@ -50,7 +51,7 @@ export async function runPlan(
   try {
     const access = await loadKubeAccess(config.kubeconfig);
     const cluster = new ClusterReader(access);
-    const identity = await resolveClusterIdentity(access, config.clusterName);
+    const identity = await resolveClusterIdentity(access, config.clusterName, config.takeOverFrom);
     const input = config.file
       ? await readInput(config.file, config.namespace ?? 'default', stdin)
       : undefined;
@@ -117,6 +118,14 @@ export async function runPlan(
         usedClouds.connectionFor(resource, priority, PLAN_FRESHNESS_MS, writes),
       progress: io.stderr,
     });
+    if (config.prune && input) {
+      // Only the input's namespaces: a directory holds one namespace's manifests, or several, never all.
+      const kept = new Set(input.objects.map((object) => worldKey(object.kind ?? '', object)));
+      const left = [...inCluster].filter(
+        ([key, object]) => !kept.has(key) && namespaces!.includes(object.metadata.namespace),
+      );
+      planned.push(...plannedRemovals(left.map(([, object]) => object)));
+    }
     io.stdout(config.output === 'json' ? renderJson(planned) : renderText(planned));
     io.stderr(`planned ${planned.length} objects with ${tally.describe()}`);
     return exitCodeOf(planned);

@@ -1,5 +1,6 @@
 import { isCredentialField } from '../base/credential-fields.ts';
 import type { RecordedWrite } from '../base/recorded-writes.ts';
+import type { FieldChange } from '../managed/index.ts';
 
 /** What a plan prints in place of a secret value. */
 export const SENSITIVE = '(sensitive)';
@@ -31,6 +32,22 @@ export function plannedCall(write: RecordedWrite, secretValues: readonly string[
     ...(body === undefined ? {} : { body }),
     credentials: masked.found,
   };
+}
+
+/**
+ * A field change as the plan shows it: a field named like a secret shows neither value, and any value equal
+ * to a referenced Secret's is masked as in a call's body.
+ */
+export function plannedChange(change: FieldChange, secretValues: readonly string[] = []): FieldChange {
+  if (change.field.split('.').some(sensitiveField)) return { field: change.field };
+  const secrets = new Set(secretValues);
+  const masked = { found: false };
+  return Object.fromEntries(
+    Object.entries(change).map(([key, value]) => [
+      key,
+      key === 'field' ? value : mask(value, secrets, masked),
+    ]),
+  ) as unknown as FieldChange;
 }
 
 /** `value` with every field named like a secret, and every string equal to a referenced Secret's value, masked. */

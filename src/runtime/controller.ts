@@ -13,6 +13,8 @@ export interface ControllerOptions<R extends ManagedObject, Cloud, Plan> extends
   Plan
 > {
   cache: ReadonlyCache<R>;
+  /** Before each reconcile of `key`: what it reads from caches that are filled on demand (Secrets' data). */
+  beforeReconcile?(key: string): Promise<void>;
   concurrency: number;
   metrics: OperatorMetrics;
   logger: Logger;
@@ -42,7 +44,10 @@ export class Controller<R extends ManagedObject, Cloud, Plan> {
     this.workers = runWorkers({
       queue: this.queue,
       concurrency: this.options.concurrency,
-      reconcile: this.reconciler.reconcile,
+      reconcile: async (key) => {
+        await this.options.beforeReconcile?.(key);
+        return this.reconciler.reconcile(key);
+      },
       metrics: this.options.metrics.reconciler(this.options.kind.kind.toLowerCase()),
       logger: this.options.logger,
     });

@@ -44,6 +44,12 @@ export interface ManagerOptions<Cloud> extends Pick<
   concurrency: number;
   metrics: OperatorMetrics;
   logger: Logger;
+  /**
+   * Whether the object's own credentials Secret holds credentials (the keys of an API), so it is kept
+   * (`sluice.dev/credentials-in-use`) for the object's cloud calls; a Secret that is something else (a TLS
+   * Secret named by mistake) is never held. Default: every Secret named.
+   */
+  isCredentials?(resource: ManagedObject): boolean;
   /** No object uses this credentials Secret (`spec.credentialsRef`) any more: what was kept for it can go. */
   onCredentialsReleased?(secret: { namespace: string; name: string }): void;
 }
@@ -73,6 +79,7 @@ export class Manager<Cloud> {
     const kindsByName = new Map(options.kinds.map((kind) => [kind.kind, kind]));
     const lookup: ObjectLookup = (kind, ns, name) => this.informers.get(kind)?.cache.get(`${ns}/${name}`);
 
+    // Every Secret's metadata, never its data: what sluice does not use costs no memory whatever its size.
     for (const namespace of namespaces ?? [undefined]) {
       this.secretInformers.push(
         new Informer<SecretObject>({
@@ -81,6 +88,7 @@ export class Manager<Cloud> {
           ...(namespace ? { namespace } : {}),
           logger: logger.child({ reflector: 'secrets' }),
           shareStrings: false,
+          metadataOnly: true,
         }),
       );
     }
@@ -94,10 +102,15 @@ export class Manager<Cloud> {
           fieldSelector: `metadata.name=${extra.name}`,
           logger: logger.child({ reflector: `secret ${extra.namespace}/${extra.name}` }),
           shareStrings: false,
+          metadataOnly: true,
         }),
       );
     }
-    this.secrets = new SecretCache(this.secretInformers);
+    this.secrets = new SecretCache({
+      informers: this.secretInformers,
+      kubeConfig,
+      pinned: (options.extraSecrets ?? []).map(({ namespace, name }) => `${namespace}/${name}`),
+    });
     const { onCredentialsReleased } = options;
     this.credentials = new CredentialsUsage({
       kubeConfig,
@@ -113,7 +126,8 @@ export class Manager<Cloud> {
     // Before any cloud call with a resource's own credentials, their Secret is kept until the resource is gone.
     const cloudFor: ManagerOptions<Cloud>['cloudFor'] = async (resource, use) => {
       const credentials = credentialsKeyOf(resource);
-      if (credentials) await this.credentials.hold(credentials);
+      if (credentials && (options.isCredentials?.(resource) ?? true))
+        await this.credentials.hold(credentials);
       return options.cloudFor(resource, use);
     };
 
@@ -130,16 +144,19 @@ export class Manager<Cloud> {
         kind,
         cache: informer.cache,
         lookup,
+        namesOf: (kind, namespace) =>
+          (this.informers.get(kind)?.cache.keys() ?? [])
+            .filter((key) => key.startsWith(`${namespace}/`))
+            .map((key) => key.slice(namespace.length + 1)),
         secrets: this.secrets,
         dependantsOf: (resource) => this.existingDependantsOf(kind.kind, resource),
+        beforeReconcile: (key) => this.loadSecretsOf(kind, key),
         logger: logger.child({ controller: kind.kind }),
       });
       this.controllers.set(kind.kind, controller);
       informer.subscribe((key) => this.onObjectChange(kind, key));
     }
-    for (const informer of this.secretInformers) {
-      informer.subscribe((key) => this.onSecretChange(informer, key));
-    }
+    for (const informer of this.secretInformers) informer.subscribe((key) => this.onSecretChange(key));
     for (const kind of options.kinds) {
       for (const reference of kind.references ?? []) {
         if (!kindsByName.has(reference.kind)) {
@@ -162,7 +179,8 @@ export class Manager<Cloud> {
   start(): Promise<void> {
     for (const informer of this.allInformers()) informer.start();
     this.starting ??= Promise.all(this.allInformers().map((informer) => informer.waitForSync())).then(
-      () => {
+      async () => {
+        await this.secrets.loadPinned();
         if (this.stopped) return;
         this.options.logger.info('every cache has synced; starting workers');
         this.credentials.start(this.secrets.keys());
@@ -211,6 +229,7 @@ export class Manager<Cloud> {
     const self = dependencyKey(kind.kind, key);
     const before = this.dependencies.set(self, object ? dependenciesOf(kind, object) : []);
     this.credentials.set(self, object && credentialsKeyOf(object));
+    this.secrets.use(self, object ? secretsUsedBy(kind, object) : []);
     this.controllers.get(kind.kind)!.onResourceChange(key);
     if (!object && kind.exclusiveOn) {
       // The owner of a one-per-service cloud object is gone: a waiting claimant may take over.
@@ -227,18 +246,40 @@ export class Manager<Cloud> {
     this.notifyDependants(self, object && referencedState(object));
   }
 
-  private onSecretChange(informer: Informer<SecretObject>, key: string): void {
-    const secret = informer.cache.get(key);
-    this.notifyDependants(dependencyKey(SECRET, key), secret?.metadata.resourceVersion);
+  /**
+   * A Secret's metadata changed: the data of one sluice uses is read again first, so what its dependants
+   * then reconcile with is at least that version.
+   */
+  private onSecretChange(key: string): void {
     this.credentials.onSecretChange(key);
-    this.onConnectionSecretChange(key, secret);
+    const changed = () => {
+      const { namespace, name } = namespacedName(key);
+      const secret = this.secrets.object(namespace, name);
+      this.notifyDependants(dependencyKey(SECRET, key), secret?.metadata.resourceVersion);
+      this.onConnectionSecretChange(key, secret, this.secrets.get(namespace, name)?.data);
+    };
+    if (!this.secrets.isUsed(key)) return void this.secrets.refresh(key).then(changed);
+    this.secrets.refresh(key).then(changed, (error: unknown) => {
+      this.options.logger.warn({ err: error, secret: key }, 'could not read a Secret sluice uses');
+      changed();
+    });
+  }
+
+  /** Before a reconcile: the data of every Secret the object uses, as new as the watch shows. */
+  private async loadSecretsOf(kind: ManagedKind<ManagedObject, Cloud, unknown>, key: string): Promise<void> {
+    const object = this.informers.get(kind.kind)!.cache.get(key);
+    if (object) await this.secrets.load(secretsUsedBy(kind, object));
   }
 
   /**
    * Enqueues the owner of a connection Secret that was deleted or lost a required key, so the values are
    * restored promptly. The reconciler's own writes leave the Secret complete and so trigger nothing.
    */
-  private onConnectionSecretChange(secretKey: string, secret: SecretObject | undefined): void {
+  private onConnectionSecretChange(
+    secretKey: string,
+    secret: SecretObject | undefined,
+    data: Readonly<Record<string, string>> | undefined,
+  ): void {
     const isConnectionSecret = Object.entries(MANAGED_BY_LABEL).every(
       ([label, value]) => secret?.metadata.labels?.[label] === value,
     );
@@ -248,8 +289,9 @@ export class Manager<Cloud> {
       if (secret && owner && isConnectionSecret) {
         const ownerKey = objectKey({ metadata: { name: owner.name, namespace: secret.metadata.namespace } });
         this.secretOwners.set(secretKey, dependencyKey(kind.kind, ownerKey));
-        const data = secret.data ?? {};
-        if (kind.connectionSecret.requiredKeys.some((k) => !data[k])) this.enqueue(kind.kind, ownerKey);
+        // Data not held (its owner not in the cache yet): the owner's own reconcile looks at the Secret.
+        if (data && kind.connectionSecret.requiredKeys.some((k) => !data[k]))
+          this.enqueue(kind.kind, ownerKey);
         return;
       }
     }
@@ -318,6 +360,22 @@ function dependenciesOf<Cloud>(
   const credentials = object.spec.credentialsRef?.name;
   if (credentials) keys.add(dependencyKey(SECRET, inNamespace(credentials)));
   return [...keys];
+}
+
+/**
+ * Every Secret (`namespace/name`) a reconcile of the object reads the data of: its credentials, the Secrets
+ * its spec references, its connection Secret.
+ */
+function secretsUsedBy<Cloud>(
+  kind: ManagedKind<ManagedObject, Cloud, unknown>,
+  object: ManagedObject,
+): string[] {
+  const inNamespace = (name: string) => `${object.metadata.namespace}/${name}`;
+  const names = (kind.secretReferences?.(object) ?? []).map((use) => use.secretName);
+  const credentials = object.spec.credentialsRef?.name;
+  if (credentials) names.push(credentials);
+  if (kind.connectionSecret) names.push(kind.connectionSecret.name(object));
+  return [...new Set(names)].map(inNamespace);
 }
 
 /** The `namespace/name` of the object's own credentials Secret (`spec.credentialsRef`), if it names one. */

@@ -108,6 +108,11 @@ export class OperatorMetrics {
   private readonly inFlightProbes = new Map<string, Set<() => InFlightWork>>();
   private snapshotProbe: () => Iterable<SnapshotAge> = () => [];
   private objectsProbe: () => Iterable<ObjectReadiness> = () => [];
+  private secretsProbe: () => { metadata: number; data: number; dataBytes: number } = () => ({
+    metadata: 0,
+    data: 0,
+    dataBytes: 0,
+  });
 
   private readonly events = this.counter(
     'sluice_events_total',
@@ -269,6 +274,11 @@ export class OperatorMetrics {
     this.objectsProbe = probe;
   }
 
+  /** Registers how to read what the operator's Secret cache holds at scrape time. */
+  observeSecrets(probe: () => { metadata: number; data: number; dataBytes: number }): void {
+    this.secretsProbe = probe;
+  }
+
   /** An Event was recorded about an object of `kind`. */
   eventRecorded(kind: string, type: string, reason: string): void {
     this.events.inc({ kind, type, reason });
@@ -368,6 +378,26 @@ export class OperatorMetrics {
   private readinessMetrics(): void {
     const snapshots = () => this.snapshotProbe();
     const objects = () => this.objectsProbe();
+    const secrets = () => this.secretsProbe();
+    new Gauge({
+      name: 'sluice_secrets_cached',
+      help: 'Secrets the operator holds: by metadata only, or with their data (those sluice objects use)',
+      labelNames: ['held'],
+      registers: [this.registry],
+      collect() {
+        const { metadata, data } = secrets();
+        this.set({ held: 'metadata' }, metadata);
+        this.set({ held: 'data' }, data);
+      },
+    });
+    new Gauge({
+      name: 'sluice_secret_data_bytes',
+      help: 'Bytes of Secret data the operator holds (of the Secrets sluice objects use)',
+      registers: [this.registry],
+      collect() {
+        this.set(secrets().dataBytes);
+      },
+    });
     new Gauge({
       name: 'sluice_snapshot_age_seconds',
       help: 'Age of the oldest cloud list of each kind a credentials Secret observes from',

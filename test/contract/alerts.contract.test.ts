@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   ALERT_INTERVALS,
   ALERT_MESSAGE_MAX,
@@ -7,26 +7,11 @@ import {
   ALERT_STATES,
   ALERT_THRESHOLD_TYPES,
 } from '../../src/cloud/schemas/index.ts';
-import {
-  alerting,
-  basicAuth,
-  control,
-  expectAlertError,
-  expectData,
-  startContractEmulator,
-} from './support/api.ts';
-import type { ApiClient, Emulator, Json, Reply } from './support/api.ts';
+import { alerting, basicAuth, expectAlertError, expectData, useContractEmulator } from './support/api.ts';
+import type { Json, Reply } from './support/api.ts';
 import { alertBody, createAlert } from './support/fixtures.ts';
 
-let emu: Emulator;
-let alerts: ApiClient;
-
-beforeAll(async () => {
-  emu = await startContractEmulator();
-  alerts = alerting(emu);
-});
-afterAll(() => emu?.stop());
-beforeEach(() => control(emu).reset());
+const { emu, alerts, ctl } = useContractEmulator();
 
 const list = async (): Promise<Json[]> => expectData(await alerts.get('/alerts'));
 
@@ -193,7 +178,7 @@ describe('get, list, replace, delete (extensions)', () => {
 
   it('PUT does not reset the state', async () => {
     const a = await createAlert(alerts, alertBody('tile'));
-    const forced = await control(emu).forceState('alert', a.id, 'ALERT');
+    const forced = await ctl.forceState('alert', a.id, 'ALERT');
     expect(forced.state).toBe('ALERT');
     expect(expectData(await alerts.get(`/alerts/${a.id}`)).state).toBe('ALERT');
     const updated = expectData(await alerts.put(`/alerts/${a.id}`, alertBody('tile', { threshold: 99 })));
@@ -204,7 +189,7 @@ describe('get, list, replace, delete (extensions)', () => {
   it('every forced state is reported', async () => {
     const a = await createAlert(alerts, alertBody('tile'));
     for (const state of ALERT_STATES) {
-      await control(emu).forceState('alert', a.id, state);
+      await ctl.forceState('alert', a.id, state);
       expect(expectData(await alerts.get(`/alerts/${a.id}`)).state).toBe(state);
     }
   });

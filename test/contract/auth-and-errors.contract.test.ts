@@ -1,16 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   basicAuth,
-  control,
   expectMgmtError,
   expectOk,
   http,
   mgmt,
-  startContractEmulator,
+  useContractEmulator,
   UUID_V4,
 } from './support/api.ts';
-import type { ApiClient, Emulator } from './support/api.ts';
 import {
   createPipe,
   createRunningService,
@@ -24,15 +22,7 @@ import {
   servicePath,
 } from './support/fixtures.ts';
 
-let emu: Emulator;
-let api: ApiClient;
-
-beforeAll(async () => {
-  emu = await startContractEmulator();
-  api = mgmt(emu);
-});
-afterAll(() => emu?.stop());
-beforeEach(() => control(emu).reset());
+const { emu, api } = useContractEmulator();
 
 /** One request per management operation (contract and extensions), on resources that exist. */
 async function everyOperation(): Promise<Array<[string, string, unknown?]>> {

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { alerting, control, expectData, http, mgmt, startContractEmulator } from './support/api.ts';
-import type { ApiClient, Emulator } from './support/api.ts';
+import { describe, expect, it } from 'vitest';
+import { expectData, http, useContractEmulator } from './support/api.ts';
 import {
   alertBody,
   createAlert,
@@ -9,19 +8,7 @@ import {
   createService,
 } from './support/fixtures.ts';
 
-let emu: Emulator;
-let api: ApiClient;
-let alerts: ApiClient;
-let ctl: ReturnType<typeof control>;
-
-beforeAll(async () => {
-  emu = await startContractEmulator();
-  api = mgmt(emu);
-  alerts = alerting(emu);
-  ctl = control(emu);
-});
-afterAll(() => emu?.stop());
-beforeEach(() => ctl.reset());
+const { emu, api, alerts, ctl } = useContractEmulator();
 
 const ms = (iso: string) => new Date(iso).getTime();
 

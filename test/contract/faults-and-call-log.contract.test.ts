@@ -1,37 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { networkInterfaces } from 'node:os';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   alerting,
   basicAuth,
-  eventually,
   control,
+  eventually,
   expectAlertError,
   expectData,
   expectMgmtError,
   expectOk,
   http,
   mgmt,
-  startContractEmulator,
+  startTestEmulator,
+  useContractEmulator,
 } from './support/api.ts';
-import type { ApiClient, Emulator, Reply } from './support/api.ts';
+import type { ApiClient, Reply } from './support/api.ts';
 import { alertBody, createService, serviceBody, servicePath } from './support/fixtures.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 const SERVICE = `${SERVICES}/:serviceId`;
 const ALERTS = '/api/v2/alerts';
 
-let emu: Emulator;
-let api: ApiClient;
-let ctl: ReturnType<typeof control>;
-
-beforeAll(async () => {
-  emu = await startContractEmulator({ seed: 42 });
-  api = mgmt(emu);
-  ctl = control(emu);
-});
-afterAll(() => emu?.stop());
-beforeEach(() => ctl.reset());
+const { emu, api, ctl } = useContractEmulator({ seed: 42 });
 
 /** 'ok' for a 200, the status otherwise: the pattern a rate-limited fault leaves on a run of calls. */
 async function pattern(client: ApiClient, calls: number): Promise<string> {
@@ -157,7 +148,7 @@ describe('faults', () => {
 
   it('rate draws from the seeded generator: same seed, same pattern (two emulators)', async () => {
     const run = async (seed: number) => {
-      const other = await startContractEmulator({ seed });
+      const other = await startTestEmulator({ seed });
       try {
         await control(other).addFault({ route: SERVICES, status: 500, rate: 0.5 });
         return await pattern(mgmt(other), 40);
@@ -345,7 +336,7 @@ describe('control routes', () => {
   it.skipIf(!externalAddress)(
     'refuse callers that are not on loopback; API routes still answer them',
     async () => {
-      const open = await startContractEmulator({ host: '0.0.0.0' });
+      const open = await startTestEmulator({ host: '0.0.0.0' });
       try {
         const base = `http://${externalAddress}:${new URL(open.url).port}`;
         for (const [method, path] of [

@@ -1,9 +1,17 @@
 // Every list answers with exactly the objects the single GETs answer with (settings, tags, state and all), so
 // a client may observe by list; and a list spends the rate limit like any other call.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { PIPE_SETTING_BOUNDS } from '../../src/cloud/schemas/index.ts';
-import { alerting, control, expectData, expectOk, mgmt, startContractEmulator } from './support/api.ts';
-import type { ApiClient, Emulator, Json } from './support/api.ts';
+import {
+  alerting,
+  control,
+  expectData,
+  expectOk,
+  mgmt,
+  startTestEmulator,
+  useContractEmulator,
+} from './support/api.ts';
+import type { Json } from './support/api.ts';
 import {
   alertBody,
   createAlert,
@@ -25,9 +33,7 @@ async function expectListMatchesGets(list: Json[], ids: string[], get: (id: stri
 }
 
 describe('lists answer what the single GETs answer', () => {
-  let emu: Emulator;
-  let api: ApiClient;
-  let alerts: ApiClient;
+  const { emu, api, alerts } = useContractEmulator({}, { reset: false });
   // Every object in a state of its own, with the optional parts set on some: what a list could drop or get wrong.
   const ids = {
     services: [] as string[],
@@ -38,9 +44,6 @@ describe('lists answer what the single GETs answer', () => {
   let serviceId: string;
 
   beforeAll(async () => {
-    emu = await startContractEmulator();
-    api = mgmt(emu);
-    alerts = alerting(emu);
     const running = await createRunningService(api, {
       tags: [
         { key: 'team', value: 'data' },
@@ -72,7 +75,6 @@ describe('lists answer what the single GETs answer', () => {
     ids.pipes.push(withSettings.id, stoppedPipe.id, postgres.id, oneShot.id);
     ids.alerts.push(tile.id, search.id);
   });
-  afterAll(() => emu?.stop());
 
   it('the services list: every service as GET service answers it', async () => {
     const list = expectOk(await api.get('/services'));
@@ -118,7 +120,7 @@ describe('a list spends the rate limit like any call', () => {
   ];
 
   it.each(lists)('%s: the eleventh call of the window is 429, and a GET after it too', async (_, path) => {
-    const emu = await startContractEmulator({ rateLimit: undefined });
+    const emu = await startTestEmulator({ rateLimit: undefined });
     try {
       const api = mgmt(emu);
       const { service } = await createService(api);
@@ -131,7 +133,7 @@ describe('a list spends the rate limit like any call', () => {
   });
 
   it('the alerts list: counted in the alerting budget with the single calls', async () => {
-    const emu = await startContractEmulator({
+    const emu = await startTestEmulator({
       rateLimit: undefined,
       alertsRateLimit: { requests: 3, windowSeconds: 60 },
     });

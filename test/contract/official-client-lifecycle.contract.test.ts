@@ -9,7 +9,6 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { AUTOSCALING_REPLICAS, PIPE_SETTING_BOUNDS } from '../../src/cloud/schemas/index.ts';
 import {
   alerting,
-  control,
   expectAlertError,
   expectData,
   expectMgmtError,
@@ -29,8 +28,7 @@ import {
   servicePath,
 } from './support/fixtures.ts';
 
-const suite = useContractEmulator();
-beforeEach(() => control(suite.emu).reset());
+const { emu, api } = useContractEmulator();
 
 const HORIZONTAL = {
   autoscalingMode: 'horizontal',
@@ -39,9 +37,9 @@ const HORIZONTAL = {
   minReplicaMemoryGb: 16,
   maxReplicaMemoryGb: 16,
 };
-const createBody = (fields: Record<string, unknown>) => suite.api.post('/services', serviceBody(fields));
+const createBody = (fields: Record<string, unknown>) => api.post('/services', serviceBody(fields));
 const resize = (serviceId: string, body: unknown) =>
-  suite.api.patch(`${servicePath(serviceId)}/replicaScaling`, body);
+  api.patch(`${servicePath(serviceId)}/replicaScaling`, body);
 
 describe('autoscalingMode on create', () => {
   it('the default is vertical, answered without a replica range', async () => {
@@ -59,7 +57,7 @@ describe('autoscalingMode on create', () => {
   it('horizontal with a replica range and one replica size is answered with the range', async () => {
     const { service } = expectOk(await createBody(HORIZONTAL));
     expect(service).toMatchObject(HORIZONTAL);
-    expect((await getService(suite.api, service.id)).minReplicas).toBe(2);
+    expect((await getService(api, service.id)).minReplicas).toBe(2);
   });
 
   it('horizontal without memory bounds gets one replica size', async () => {
@@ -83,14 +81,14 @@ describe('autoscalingMode on create', () => {
     '%s is refused, naming the field, and nothing is created',
     async (_what, fields, field) => {
       expectMgmtError(await createBody(fields), 400, field);
-      expect(expectOk(await suite.api.get('/services'))).toEqual([]);
+      expect(expectOk(await api.get('/services'))).toEqual([]);
     },
   );
 });
 
 describe('autoscalingMode on PATCH replicaScaling', () => {
   it('vertical alone, as the official client sends it on every resize, changes nothing', async () => {
-    const before = await createRunningService(suite.api);
+    const before = await createRunningService(api);
     const after = expectOk(await resize(before.id, { autoscalingMode: 'vertical' }));
     expect(after).toMatchObject({
       autoscalingMode: 'vertical',
@@ -100,7 +98,7 @@ describe('autoscalingMode on PATCH replicaScaling', () => {
   });
 
   it('switches to horizontal with a range and one size, and back to vertical without the range', async () => {
-    const { id } = await createRunningService(suite.api);
+    const { id } = await createRunningService(api);
     expect(expectOk(await resize(id, HORIZONTAL))).toMatchObject(HORIZONTAL);
     expect(expectOk(await resize(id, { maxReplicas: 8 }))).toMatchObject({ minReplicas: 2, maxReplicas: 8 });
     const vertical = expectOk(await resize(id, { autoscalingMode: 'vertical', maxReplicaMemoryGb: 32 }));
@@ -110,11 +108,11 @@ describe('autoscalingMode on PATCH replicaScaling', () => {
   });
 
   it('a range on a vertical service, or a second size on a horizontal one, is refused and changes nothing', async () => {
-    const { id } = await createRunningService(suite.api);
-    const before = await getService(suite.api, id);
+    const { id } = await createRunningService(api);
+    const before = await getService(api, id);
     expectMgmtError(await resize(id, { maxReplicas: 4 }), 400, 'maxReplicas');
     expectMgmtError(await resize(id, { autoscalingMode: 'horizontal' }), 400, 'minReplicas');
-    expect(await getService(suite.api, id)).toEqual(before);
+    expect(await getService(api, id)).toEqual(before);
     expectOk(await resize(id, HORIZONTAL));
     expectMgmtError(await resize(id, { maxReplicaMemoryGb: 32 }), 400, 'maxReplicaMemoryGb');
     expectMgmtError(await resize(id, { minReplicas: 9 }), 400, 'minReplicas');
@@ -128,29 +126,29 @@ describe('PATCH password with hashes', () => {
     newDoubleSha1Hash: createHash('sha1').update(createHash('sha1').update(chosen).digest()).digest('hex'),
   };
   const setPassword = (serviceId: string, body: unknown) =>
-    suite.api.patch(`${servicePath(serviceId)}/password`, body);
+    api.patch(`${servicePath(serviceId)}/password`, body);
 
   it('sets the password to the hashed one and answers no password', async () => {
-    const { id } = await createRunningService(suite.api);
+    const { id } = await createRunningService(api);
     const result = expectOk(await setPassword(id, hashes));
     expect(result).not.toHaveProperty('password');
-    const record = suite.emu.store.services.get(id)!;
+    const record = emu.store.services.get(id)!;
     expect(record.passwordSha256).toBe(createHash('sha256').update(chosen).digest('hex'));
     expect(record.passwordDoubleSha1).toBe(hashes.newDoubleSha1Hash);
   });
 
   it('{} still generates a password and returns it', async () => {
-    const { id } = await createRunningService(suite.api);
+    const { id } = await createRunningService(api);
     expectOk(await setPassword(id, hashes));
     const { password } = expectOk(await setPassword(id, {}));
     expect(password).toEqual(expect.any(String));
-    expect(suite.emu.store.services.get(id)!.passwordSha256).toBe(
+    expect(emu.store.services.get(id)!.passwordSha256).toBe(
       createHash('sha256').update(password).digest('hex'),
     );
   });
 
   it('newDoubleSha1Hash alone is ignored: a password is generated and returned', async () => {
-    const { id } = await createRunningService(suite.api);
+    const { id } = await createRunningService(api);
     const { password } = expectOk(await setPassword(id, { newDoubleSha1Hash: hashes.newDoubleSha1Hash }));
     expect(password).toEqual(expect.any(String));
   });
@@ -162,10 +160,10 @@ describe('PATCH password with hashes', () => {
   ])(
     'a malformed or unknown field (%s) is refused, naming it, and the password stays',
     async (field, body) => {
-      const { id } = await createRunningService(suite.api);
-      const before = suite.emu.store.services.get(id)!.passwordSha256;
+      const { id } = await createRunningService(api);
+      const before = emu.store.services.get(id)!.passwordSha256;
       expectMgmtError(await setPassword(id, body), 400, field);
-      expect(suite.emu.store.services.get(id)!.passwordSha256).toBe(before);
+      expect(emu.store.services.get(id)!.passwordSha256).toBe(before);
     },
   );
 });
@@ -173,39 +171,37 @@ describe('PATCH password with hashes', () => {
 describe('pipe settings hold only the keys that were set', () => {
   let serviceId: string;
   beforeEach(async () => {
-    serviceId = (await createRunningService(suite.api)).id;
+    serviceId = (await createRunningService(api)).id;
   });
   const settingsPath = (pipeId: string) => `${pipePath(serviceId, pipeId)}/settings`;
 
   it('a pipe created without settings answers {} in the pipe and in GET settings', async () => {
-    const pipe = await createPipe(suite.api, serviceId, 'kafka');
+    const pipe = await createPipe(api, serviceId, 'kafka');
     expect(pipe.settings).toEqual({});
-    expect(expectOk(await suite.api.get(settingsPath(pipe.id)))).toEqual({});
+    expect(expectOk(await api.get(settingsPath(pipe.id)))).toEqual({});
   });
 
   it('a key set at create is the only key; reset with null it is absent, not null', async () => {
-    const pipe = await createPipe(suite.api, serviceId, 'kafka', { settings: { engine_max_threads: 4 } });
+    const pipe = await createPipe(api, serviceId, 'kafka', { settings: { engine_max_threads: 4 } });
     expect(pipe.settings).toEqual({ engine_max_threads: 4 });
-    expect(expectOk(await suite.api.put(settingsPath(pipe.id), { engine_max_threads: null }))).toEqual({});
-    expect((await getPipe(suite.api, serviceId, pipe.id)).settings).toEqual({});
+    expect(expectOk(await api.put(settingsPath(pipe.id), { engine_max_threads: null }))).toEqual({});
+    expect((await getPipe(api, serviceId, pipe.id)).settings).toEqual({});
   });
 });
 
 describe('pipe settings beyond the contract’s keys', () => {
   let serviceId: string;
   beforeEach(async () => {
-    serviceId = (await createRunningService(suite.api)).id;
+    serviceId = (await createRunningService(api)).id;
   });
   const settingsPath = (pipeId: string) => `${pipePath(serviceId, pipeId)}/settings`;
   const other = { kafka_read_committed: true, some_mode: 'fast', some_limit: 3.5 };
 
   it('string, number and boolean values are taken at create and by PUT, returned, and reset with null', async () => {
-    const pipe = await createPipe(suite.api, serviceId, 'kafka', { settings: other });
+    const pipe = await createPipe(api, serviceId, 'kafka', { settings: other });
     expect(pipe.settings).toEqual(other);
-    expectOk(
-      await suite.api.put(settingsPath(pipe.id), { kafka_read_committed: null, engine_max_threads: 2 }),
-    );
-    expect(expectOk(await suite.api.get(settingsPath(pipe.id)))).toEqual({
+    expectOk(await api.put(settingsPath(pipe.id), { kafka_read_committed: null, engine_max_threads: 2 }));
+    expect(expectOk(await api.get(settingsPath(pipe.id)))).toEqual({
       some_mode: 'fast',
       some_limit: 3.5,
       engine_max_threads: 2,
@@ -222,14 +218,14 @@ describe('pipe settings beyond the contract’s keys', () => {
     ],
     ['a contract boolean key given a string', { engine_parallel_view_processing: 'yes' }, 'engine_parallel_view_processing'],
   ])('%s is refused, naming the key, and nothing changes', async (_what, body, field) => {
-    const pipe = await createPipe(suite.api, serviceId, 'kafka', { settings: { some_mode: 'slow' } });
-    expectMgmtError(await suite.api.put(settingsPath(pipe.id), body), 400, field);
-    expect(expectOk(await suite.api.get(settingsPath(pipe.id)))).toEqual({ some_mode: 'slow' });
+    const pipe = await createPipe(api, serviceId, 'kafka', { settings: { some_mode: 'slow' } });
+    expectMgmtError(await api.put(settingsPath(pipe.id), body), 400, field);
+    expect(expectOk(await api.get(settingsPath(pipe.id)))).toEqual({ some_mode: 'slow' });
   }); // prettier-ignore
 });
 
 describe('alerts as the official client sends them', () => {
-  const alerts = () => alerting(suite.emu);
+  const alerts = () => alerting(emu);
   const savedSearch = (fields: Record<string, unknown> = {}) =>
     alertBody('search', { source: 'saved_search', scheduleStartAt: null, ...fields });
 
@@ -281,7 +277,7 @@ describe('alerts as the official client sends them', () => {
 
 describe('organization and its API keys (extensions)', () => {
   it('GET keys lists the key in use by id and suffix, never its secret', async () => {
-    const reply = await suite.api.get('/keys');
+    const reply = await api.get('/keys');
     const keys = expectOk(reply);
     expect(keys).toEqual([
       {
@@ -293,25 +289,26 @@ describe('organization and its API keys (extensions)', () => {
         createdAt: expect.any(String),
         expireAt: null,
         usedAt: expect.any(String),
+        ipAccessList: [],
       },
     ]);
-    expect(suite.emu.credentials.keyId.endsWith(keys[0].keySuffix)).toBe(true);
-    expect(reply.text).not.toContain(suite.emu.credentials.keySecret);
-    expect(expectOk(await suite.api.get('/keys'))[0].id).toBe(keys[0].id);
+    expect(emu.credentials.keyId.endsWith(keys[0].keySuffix)).toBe(true);
+    expect(reply.text).not.toContain(emu.credentials.keySecret);
+    expect(expectOk(await api.get('/keys'))[0].id).toBe(keys[0].id);
   });
 
   it('GET answers the organization; PATCH changes its name and enableCoreDumps', async () => {
-    const org = expectOk(await suite.api.get(''));
+    const org = expectOk(await api.get(''));
     expect(org).toEqual({
-      id: suite.emu.credentials.organizationId,
+      id: emu.credentials.organizationId,
       name: expect.any(String),
       createdAt: expect.any(String),
       privateEndpoints: [],
       enableCoreDumps: false,
     });
-    const patched = expectOk(await suite.api.patch('', { name: 'renamed org', enableCoreDumps: true }));
+    const patched = expectOk(await api.patch('', { name: 'renamed org', enableCoreDumps: true }));
     expect(patched).toEqual({ ...org, name: 'renamed org', enableCoreDumps: true });
-    expect(expectOk(await suite.api.get(''))).toEqual(patched);
+    expect(expectOk(await api.get(''))).toEqual(patched);
   });
 
   it.each([
@@ -319,13 +316,13 @@ describe('organization and its API keys (extensions)', () => {
     ['name', { name: '' }],
     ['privateEndpoints', { privateEndpoints: [] }],
   ])('PATCH with a bad %s is refused, naming it, and nothing changes', async (field, body) => {
-    const before = expectOk(await suite.api.get(''));
-    expectMgmtError(await suite.api.patch('', body), 400, field);
-    expect(expectOk(await suite.api.get(''))).toEqual(before);
+    const before = expectOk(await api.get(''));
+    expectMgmtError(await api.patch('', body), 400, field);
+    expect(expectOk(await api.get(''))).toEqual(before);
   });
 
   it("another organization's id is 403 on every organization route", async () => {
-    const other = mgmt(suite.emu, { organizationId: randomUUID() });
+    const other = mgmt(emu, { organizationId: randomUUID() });
     expectMgmtError(await other.get(''), 403);
     expectMgmtError(await other.get('/keys'), 403);
     expectMgmtError(await other.patch('', { name: 'x' }), 403);

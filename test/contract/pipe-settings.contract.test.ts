@@ -1,24 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { PIPE_BOOLEAN_SETTINGS, PIPE_SETTING_BOUNDS } from '../../src/cloud/schemas/index.ts';
 import type { PipeSettingKey } from '../../src/cloud/schemas/index.ts';
-import { control, expectMgmtError, expectOk, mgmt, startContractEmulator } from './support/api.ts';
-import type { ApiClient, Emulator, Json } from './support/api.ts';
+import { expectMgmtError, expectOk, useContractEmulator } from './support/api.ts';
+import type { Json } from './support/api.ts';
 import { createPipe, createRunningService, getPipe, pipePath, waitPipeState } from './support/fixtures.ts';
 import type { PipeKind } from './support/fixtures.ts';
 
-let emu: Emulator;
-let api: ApiClient;
+const { api } = useContractEmulator();
 let serviceId: string;
 let pipeId: string;
 
-beforeAll(async () => {
-  emu = await startContractEmulator();
-  api = mgmt(emu);
-});
-afterAll(() => emu?.stop());
 beforeEach(async () => {
-  await control(emu).reset();
   serviceId = (await createRunningService(api)).id;
   pipeId = (await createPipe(api, serviceId)).id;
   await waitPipeState(api, serviceId, pipeId, 'Running');

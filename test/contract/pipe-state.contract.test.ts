@@ -1,32 +1,22 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { PIPE_STATES } from '../../src/cloud/schemas/index.ts';
 import {
-  control,
   expectMgmtError,
   expectOk,
   expectStays,
-  mgmt,
   recordStates,
   stepStates,
-  startContractEmulator,
+  useContractEmulator,
 } from './support/api.ts';
-import type { ApiClient, Emulator } from './support/api.ts';
 import { createPipe, createRunningService, getPipe, pipePath, waitPipeState } from './support/fixtures.ts';
 import type { PipeKind } from './support/fixtures.ts';
 
 const TRANSITION_MS = 100;
 
-let emu: Emulator;
-let api: ApiClient;
+const { emu, api, ctl } = useContractEmulator({ transitionMs: TRANSITION_MS });
 let serviceId: string;
 
-beforeAll(async () => {
-  emu = await startContractEmulator({ transitionMs: TRANSITION_MS });
-  api = mgmt(emu);
-});
-afterAll(() => emu?.stop());
 beforeEach(async () => {
-  await control(emu).reset();
   serviceId = (await createRunningService(api)).id;
 });
 
@@ -66,7 +56,7 @@ describe('pipe states by source kind', () => {
   });
 
   it('postgres: Provisioning → Setup → Snapshot → Running', async () => {
-    await control(emu).holdTransitions();
+    await ctl.holdTransitions();
     const pipe = await createPipe(api, serviceId, 'postgres');
     const seen = await stepStates(emu, stateOf(pipe.id), (s) => s === 'Running');
     expect(seen).toEqual(['Provisioning', 'Setup', 'Snapshot', 'Running']);
@@ -102,7 +92,7 @@ describe('pipe state command (extension)', () => {
   it.each(['Failed', 'Completed', 'Paused'])('stop from %s: Stopping → Stopped', async (from) => {
     const pipe = await createPipe(api, serviceId);
     await waitPipeState(api, serviceId, pipe.id, 'Running');
-    await control(emu).forceState('pipe', pipe.id, from);
+    await ctl.forceState('pipe', pipe.id, from);
     const reply = expectOk(await command(pipe.id, 'stop'));
     const seen = await recordStates(stateOf(pipe.id), (s) => s === 'Stopped', { first: reply.state });
     expect(seen).toEqual(['Stopping', 'Stopped']);
@@ -121,7 +111,7 @@ describe('pipe state command (extension)', () => {
   it('start from Failed returns to Running', async () => {
     const pipe = await createPipe(api, serviceId);
     await waitPipeState(api, serviceId, pipe.id, 'Running');
-    const forced = await control(emu).forceState('pipe', pipe.id, 'Failed');
+    const forced = await ctl.forceState('pipe', pipe.id, 'Failed');
     expect(forced.state).toBe('Failed');
     expect(await stateOf(pipe.id)()).toBe('Failed');
     expectOk(await command(pipe.id, 'start'));
@@ -142,7 +132,7 @@ describe('pipe state command (extension)', () => {
 
   it('a forced Failed pipe stays Failed (no timer revives it)', async () => {
     const pipe = await createPipe(api, serviceId, 'postgres');
-    await control(emu).forceState('pipe', pipe.id, 'Failed');
+    await ctl.forceState('pipe', pipe.id, 'Failed');
     await expectStays(stateOf(pipe.id), 'Failed', TRANSITION_MS * 5);
   });
 });
@@ -159,7 +149,7 @@ describe('resync (extension): re-snapshot a postgres pipe', () => {
   it('from Degraded: Snapshot → Running', async () => {
     const pipe = await createPipe(api, serviceId, 'postgres');
     await waitPipeState(api, serviceId, pipe.id, 'Running');
-    await control(emu).forceState('pipe', pipe.id, 'Degraded');
+    await ctl.forceState('pipe', pipe.id, 'Degraded');
     const reply = expectOk(await command(pipe.id, 'resync'));
     expect(reply.state).toBe('Snapshot');
     await waitPipeState(api, serviceId, pipe.id, 'Running');
@@ -167,7 +157,7 @@ describe('resync (extension): re-snapshot a postgres pipe', () => {
 
   it('of a stopped postgres pipe is refused with 409 naming the state', async () => {
     const pipe = await createPipe(api, serviceId, 'postgres');
-    await control(emu).forceState('pipe', pipe.id, 'Stopped');
+    await ctl.forceState('pipe', pipe.id, 'Stopped');
     expectMgmtError(await command(pipe.id, 'resync'), 409, /Current state: 'Stopped'$/);
     expect(await stateOf(pipe.id)()).toBe('Stopped');
   });
@@ -184,7 +174,7 @@ describe('Degraded and Pausing (real-API states)', () => {
   it.each(['Degraded', 'Pausing'])('stop from %s: Stopping → Stopped', async (from) => {
     const pipe = await createPipe(api, serviceId);
     await waitPipeState(api, serviceId, pipe.id, 'Running');
-    await control(emu).forceState('pipe', pipe.id, from);
+    await ctl.forceState('pipe', pipe.id, from);
     expect(await stateOf(pipe.id)()).toBe(from);
     const reply = expectOk(await command(pipe.id, 'stop'));
     const seen = await recordStates(stateOf(pipe.id), (s) => s === 'Stopped', { first: reply.state });

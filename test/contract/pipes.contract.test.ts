@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { PIPE_STATES, SCALING_BOUNDS } from '../../src/cloud/schemas/index.ts';
-import { control, expectMgmtError, expectOk, mgmt, startContractEmulator, UUID } from './support/api.ts';
-import type { ApiClient, Emulator, Json, Reply } from './support/api.ts';
+import { expectMgmtError, expectOk, useContractEmulator, UUID } from './support/api.ts';
+import type { Json, Reply } from './support/api.ts';
 import {
   accessKey,
   createPipe,
@@ -19,17 +19,10 @@ import {
 } from './support/fixtures.ts';
 import type { PipeKind } from './support/fixtures.ts';
 
-let emu: Emulator;
-let api: ApiClient;
+const { api, ctl } = useContractEmulator();
 let serviceId: string;
 
-beforeAll(async () => {
-  emu = await startContractEmulator();
-  api = mgmt(emu);
-});
-afterAll(() => emu?.stop());
 beforeEach(async () => {
-  await control(emu).reset();
   serviceId = (await createRunningService(api)).id;
 });
 
@@ -386,7 +379,7 @@ describe('delete (contract: exists; path DELETE .../pipes/{pipeId})', () => {
   it('is allowed in any state (Stopped, Failed)', async () => {
     for (const state of ['Stopped', 'Failed', 'Provisioning']) {
       const pipe = await createPipe(api, serviceId);
-      await control(emu).forceState('pipe', pipe.id, state);
+      await ctl.forceState('pipe', pipe.id, state);
       expectOk(await api.delete(pipePath(serviceId, pipe.id)));
       expectMgmtError(await api.get(pipePath(serviceId, pipe.id)), 404);
     }
@@ -399,7 +392,7 @@ describe('delete (contract: exists; path DELETE .../pipes/{pipeId})', () => {
 
 describe('424 when the owning service is not running', () => {
   it.each(['idle', 'stopped', 'provisioning', 'degraded'])('pipe create on a %s service', async (state) => {
-    await control(emu).forceState('service', serviceId, state);
+    await ctl.forceState('service', serviceId, state);
     const before = await listPipes();
     const message = expectMgmtError(await api.post(pipesPath(serviceId), pipeBody()), 424);
     expect(message).toBe(
@@ -416,7 +409,7 @@ describe('424 when the owning service is not running', () => {
 
   it('every change of an existing pipe (PATCH, settings, state); reads still work', async () => {
     const pipe = await settledPipe();
-    await control(emu).forceState('service', serviceId, 'idle');
+    await ctl.forceState('service', serviceId, 'idle');
     const before = await getPipe(api, serviceId, pipe.id);
     expectMgmtError(await api.patch(pipePath(serviceId, pipe.id), { name: 'x' }), 424, /Current state: idle/);
     expectMgmtError(

@@ -1,21 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { QUERY_ENDPOINT_ROLES } from '../../src/cloud/schemas/index.ts';
-import { control, expectMgmtError, expectOk, mgmt, startContractEmulator } from './support/api.ts';
-import type { ApiClient, Emulator } from './support/api.ts';
+import { expectMgmtError, expectOk, useContractEmulator } from './support/api.ts';
 import { createRunningService, queryEndpointPath } from './support/fixtures.ts';
 
-let emu: Emulator;
-let api: ApiClient;
+const { api } = useContractEmulator();
 let serviceId: string;
 
-beforeAll(async () => {
-  emu = await startContractEmulator();
-  api = mgmt(emu);
-});
-afterAll(() => emu?.stop());
 beforeEach(async () => {
-  await control(emu).reset();
   serviceId = (await createRunningService(api)).id;
 });
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   alerting,
   control,
@@ -7,9 +7,11 @@ import {
   http,
   mgmt,
   sleep,
-  startContractEmulator,
+  startTestEmulator,
+  useContractEmulator,
+  useEmulator,
 } from './support/api.ts';
-import type { ApiClient, Emulator, Reply } from './support/api.ts';
+import type { Reply } from './support/api.ts';
 
 /** Asserts a 429 with integer `Retry-After` ≥ 1 (and `X-RateLimit-Reset` on the management API). */
 function expectLimited(reply: Reply, windowSeconds: number, management = true): number {
@@ -29,14 +31,7 @@ function expectLimited(reply: Reply, windowSeconds: number, management = true): 
 }
 
 describe('default management limit: 10 requests per 10 s per key', () => {
-  let emu: Emulator;
-  let api: ApiClient;
-  beforeAll(async () => {
-    emu = await startContractEmulator({ rateLimit: undefined });
-    api = mgmt(emu);
-  });
-  afterAll(() => emu?.stop());
-  beforeEach(() => control(emu).reset());
+  const { emu, api } = useContractEmulator({ rateLimit: undefined });
 
   it('the 11th call in the window is 429 TOO_MANY_REQUESTS with Retry-After and X-RateLimit-Reset', async () => {
     for (let i = 0; i < 10; i++) expectOk(await api.get('/services'));
@@ -76,14 +71,7 @@ describe('default management limit: 10 requests per 10 s per key', () => {
 });
 
 describe('custom management limit {requests: 3, windowSeconds: 1}', () => {
-  let emu: Emulator;
-  let api: ApiClient;
-  beforeAll(async () => {
-    emu = await startContractEmulator({ rateLimit: { requests: 3, windowSeconds: 1 } });
-    api = mgmt(emu);
-  });
-  afterAll(() => emu?.stop());
-  beforeEach(() => control(emu).reset());
+  const { api } = useContractEmulator({ rateLimit: { requests: 3, windowSeconds: 1 } });
 
   it('the 4th call is 429 and calls pass again once the window has passed', async () => {
     for (let i = 0; i < 3; i++) expectOk(await api.get('/services'));
@@ -95,11 +83,7 @@ describe('custom management limit {requests: 3, windowSeconds: 1}', () => {
 });
 
 describe("rateLimit: 'off'", () => {
-  let emu: Emulator;
-  beforeAll(async () => {
-    emu = await startContractEmulator({ rateLimit: 'off' });
-  });
-  afterAll(() => emu?.stop());
+  const emu = useEmulator({ rateLimit: 'off' }, { reset: false });
 
   it('never answers 429, on either API', async () => {
     const api = mgmt(emu);
@@ -112,15 +96,10 @@ describe("rateLimit: 'off'", () => {
 });
 
 describe('alerting limit', () => {
-  let emu: Emulator;
-  beforeAll(async () => {
-    emu = await startContractEmulator({
-      rateLimit: undefined,
-      alertsRateLimit: { requests: 3, windowSeconds: 1 },
-    });
+  const emu = useEmulator({
+    rateLimit: undefined,
+    alertsRateLimit: { requests: 3, windowSeconds: 1 },
   });
-  afterAll(() => emu?.stop());
-  beforeEach(() => control(emu).reset());
 
   it('over the budget → 429 with Retry-After; passes again after the window', async () => {
     const alerts = alerting(emu);
@@ -139,11 +118,7 @@ describe('alerting limit', () => {
 });
 
 describe('default alerting limit: 100 requests per minute per token', () => {
-  let emu: Emulator;
-  beforeAll(async () => {
-    emu = await startContractEmulator({ rateLimit: undefined });
-  });
-  afterAll(() => emu?.stop());
+  const emu = useEmulator({ rateLimit: undefined }, { reset: false });
 
   it('the 101st call is 429 with Retry-After', async () => {
     const alerts = alerting(emu);
@@ -158,15 +133,9 @@ describe('default alerting limit: 100 requests per minute per token', () => {
 });
 
 describe('timeScale 10: the default limits on compressed time', () => {
-  let emu: Emulator;
-  beforeAll(async () => {
-    emu = await startContractEmulator({ rateLimit: undefined, timeScale: 10 });
-  });
-  afterAll(() => emu?.stop());
-  beforeEach(() => control(emu).reset());
+  const { api, alerts } = useContractEmulator({ rateLimit: undefined, timeScale: 10 });
 
   it('allows 10 management calls per 1 s window and 100 alerting calls per 6 s window, then passes again', async () => {
-    const api = mgmt(emu);
     for (let i = 0; i < 10; i++) expectOk(await api.get('/services'));
     const started = Date.now();
     expectLimited(await api.get('/services'), 1);
@@ -179,13 +148,12 @@ describe('timeScale 10: the default limits on compressed time', () => {
     expectOk(reply);
     expect(Date.now() - started).toBeLessThan(5_000);
 
-    const alerts = alerting(emu);
     for (let i = 0; i < 100; i++) expect((await alerts.get('/alerts')).status).toBe(200);
     expectLimited(await alerts.get('/alerts'), 6, false);
   });
 
   it('refuses a time scale outside 1 to 100, naming it', async () => {
-    await expect(startContractEmulator({ timeScale: 0.5 })).rejects.toThrow(
+    await expect(startTestEmulator({ timeScale: 0.5 })).rejects.toThrow(
       'timeScale must be a number from 1 (real time) to 100 (got "0.5")',
     );
   });

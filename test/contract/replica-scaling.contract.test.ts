@@ -6,25 +6,25 @@ import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { BYOC_REPLICA_MEMORY, NUM_REPLICAS, REPLICA_MEMORY } from '../../src/cloud/schemas/index.ts';
 import {
-  control,
   expectMgmtError,
   expectOk,
   expectStays,
+  mgmt,
   recordStates,
   useContractEmulator,
+  useEmulator,
 } from './support/api.ts';
 import type { Json } from './support/api.ts';
 import { createRunningService, getService, servicePath, waitServiceState } from './support/fixtures.ts';
 
 const TRANSITION_MS = 100;
 
-const suite = useContractEmulator({ transitionMs: TRANSITION_MS });
-const unpaid = useContractEmulator({ unpaid: true });
-beforeEach(() => control(suite.emu).reset());
+const { api, ctl } = useContractEmulator({ transitionMs: TRANSITION_MS });
+const unpaidApi = mgmt(useEmulator({ unpaid: true }, { reset: false }));
 
-const resize = (serviceId: string, body: unknown, client = suite.api) =>
+const resize = (serviceId: string, body: unknown, client = api) =>
   client.patch(`${servicePath(serviceId)}/replicaScaling`, body);
-const stateOf = (serviceId: string) => async () => (await getService(suite.api, serviceId)).state as string;
+const stateOf = (serviceId: string) => async () => (await getService(api, serviceId)).state as string;
 const SIZING = [
   'minReplicaMemoryGb',
   'maxReplicaMemoryGb',
@@ -35,7 +35,7 @@ const SIZING = [
 const sizingOf = (service: Json) => Object.fromEntries(SIZING.map((key) => [key, service[key]]));
 
 /** A refused resize names `field` and leaves the service as it was. */
-async function expectResizeRejected(serviceId: string, body: unknown, field: string, client = suite.api) {
+async function expectResizeRejected(serviceId: string, body: unknown, field: string, client = api) {
   const before = await getService(client, serviceId);
   const message = expectMgmtError(await resize(serviceId, body, client), 400, field);
   const after = await getService(client, serviceId);
@@ -46,7 +46,7 @@ async function expectResizeRejected(serviceId: string, body: unknown, field: str
 
 describe('resize', () => {
   it('changes only the fields sent and answers the service object', async () => {
-    const service = await createRunningService(suite.api, { minReplicaMemoryGb: 16, maxReplicaMemoryGb: 32 });
+    const service = await createRunningService(api, { minReplicaMemoryGb: 16, maxReplicaMemoryGb: 32 });
     const resized = expectOk(await resize(service.id, { maxReplicaMemoryGb: 64, idleTimeoutMinutes: 30 }));
     expect(resized.id).toBe(service.id);
     expect(sizingOf(resized)).toEqual({
@@ -54,11 +54,11 @@ describe('resize', () => {
       maxReplicaMemoryGb: 64,
       idleTimeoutMinutes: 30,
     });
-    expect(sizingOf(await getService(suite.api, service.id))).toEqual(sizingOf(resized));
+    expect(sizingOf(await getService(api, service.id))).toEqual(sizingOf(resized));
   });
 
   it('keeps the deprecated totals in step with the per-replica values', async () => {
-    const service = await createRunningService(suite.api, { numReplicas: 3 });
+    const service = await createRunningService(api, { numReplicas: 3 });
     const resized = expectOk(
       await resize(service.id, { minReplicaMemoryGb: 16, maxReplicaMemoryGb: 32, numReplicas: 2 }),
     );
@@ -66,7 +66,7 @@ describe('resize', () => {
   });
 
   it('a running service takes the new size through degraded, then runs again', async () => {
-    const service = await createRunningService(suite.api);
+    const service = await createRunningService(api);
     const reply = expectOk(await resize(service.id, { numReplicas: service.numReplicas + 1 }));
     const seen = await recordStates(stateOf(service.id), (state) => state === 'running', {
       first: reply.state,
@@ -75,25 +75,25 @@ describe('resize', () => {
   });
 
   it('a stopped service takes the new size and stays stopped', async () => {
-    const service = await createRunningService(suite.api);
-    await control(suite.emu).forceState('service', service.id, 'stopped');
+    const service = await createRunningService(api);
+    await ctl.forceState('service', service.id, 'stopped');
     const reply = expectOk(await resize(service.id, { idleScaling: false }));
     expect(reply).toMatchObject({ state: 'stopped', idleScaling: false });
     await expectStays(stateOf(service.id), 'stopped', TRANSITION_MS * 3);
   });
 
   it('sending the current values changes no state', async () => {
-    const service = await createRunningService(suite.api);
+    const service = await createRunningService(api);
     const reply = expectOk(await resize(service.id, { numReplicas: service.numReplicas }));
     expect(reply.state).toBe('running');
     await expectStays(stateOf(service.id), 'running', TRANSITION_MS * 3);
   });
 
   it('is recorded in the call log under its route', async () => {
-    const service = await createRunningService(suite.api);
-    await control(suite.emu).clearCalls();
+    const service = await createRunningService(api);
+    await ctl.clearCalls();
     expectOk(await resize(service.id, { idleTimeoutMinutes: 20 }));
-    const { counts } = await control(suite.emu).calls();
+    const { counts } = await ctl.calls();
     expect(counts).toEqual({
       'PATCH /v1/organizations/:organizationId/services/:serviceId/replicaScaling': 1,
     });
@@ -103,7 +103,7 @@ describe('resize', () => {
 describe("creation's bounds", () => {
   let serviceId: string;
   beforeEach(async () => {
-    serviceId = (await createRunningService(suite.api)).id;
+    serviceId = (await createRunningService(api)).id;
   });
 
   it.each([
@@ -120,7 +120,7 @@ describe("creation's bounds", () => {
   });
 
   it('refuses a min above the max it would have, blaming the field sent', async () => {
-    const service = await createRunningService(suite.api, { minReplicaMemoryGb: 16, maxReplicaMemoryGb: 32 });
+    const service = await createRunningService(api, { minReplicaMemoryGb: 16, maxReplicaMemoryGb: 32 });
     await expectResizeRejected(service.id, { minReplicaMemoryGb: 64 }, 'minReplicaMemoryGb');
     await expectResizeRejected(service.id, { maxReplicaMemoryGb: 12 }, 'maxReplicaMemoryGb');
     expect(
@@ -137,10 +137,10 @@ describe("creation's bounds", () => {
   });
 
   it('the first service of a warehouse needs two replicas; another service in it may have one', async () => {
-    const primary = await getService(suite.api, serviceId);
+    const primary = await getService(api, serviceId);
     const message = await expectResizeRejected(serviceId, { numReplicas: 1 }, 'numReplicas');
     expect(message).toMatch(/first service in a warehouse/);
-    const secondary = await createRunningService(suite.api, {
+    const secondary = await createRunningService(api, {
       dataWarehouseId: primary.dataWarehouseId,
       numReplicas: 2,
     });
@@ -150,7 +150,7 @@ describe("creation's bounds", () => {
 
 describe('byoc services', () => {
   it(`take only ${BYOC_REPLICA_MEMORY.join(', ')} GB per replica`, async () => {
-    const service = await createRunningService(suite.api, {
+    const service = await createRunningService(api, {
       byocId: 'byoc-1',
       minReplicaMemoryGb: 48,
       maxReplicaMemoryGb: 116,
@@ -163,12 +163,12 @@ describe('byoc services', () => {
 
 describe('unpaid organizations', () => {
   it(`may not grow a replica beyond ${REPLICA_MEMORY.unpaidMax} GB`, async () => {
-    const service = await createRunningService(unpaid.api, { numReplicas: 2 });
+    const service = await createRunningService(unpaidApi, { numReplicas: 2 });
     const body = { maxReplicaMemoryGb: REPLICA_MEMORY.unpaidMax + REPLICA_MEMORY.step };
-    const message = await expectResizeRejected(service.id, body, 'maxReplicaMemoryGb', unpaid.api);
+    const message = await expectResizeRejected(service.id, body, 'maxReplicaMemoryGb', unpaidApi);
     expect(message).toMatch(/non-paid/);
     const ok = expectOk(
-      await resize(service.id, { maxReplicaMemoryGb: REPLICA_MEMORY.unpaidMax }, unpaid.api),
+      await resize(service.id, { maxReplicaMemoryGb: REPLICA_MEMORY.unpaidMax }, unpaidApi),
     );
     expect(ok.maxReplicaMemoryGb).toBe(REPLICA_MEMORY.unpaidMax);
   });
@@ -176,16 +176,16 @@ describe('unpaid organizations', () => {
 
 describe('which services', () => {
   it('a terminating service refuses with 409; an unknown one is 404', async () => {
-    const service = await createRunningService(suite.api);
-    await control(suite.emu).forceState('service', service.id, 'terminating');
+    const service = await createRunningService(api);
+    await ctl.forceState('service', service.id, 'terminating');
     expectMgmtError(await resize(service.id, { numReplicas: 4 }), 409, /terminating/);
     expectMgmtError(await resize(randomUUID(), { numReplicas: 4 }), 404);
   });
 
   it('an idle service is resized without waking it', async () => {
-    const service = await createRunningService(suite.api);
-    await control(suite.emu).forceState('service', service.id, 'idle');
+    const service = await createRunningService(api);
+    await ctl.forceState('service', service.id, 'idle');
     expect(expectOk(await resize(service.id, { numReplicas: 4 })).state).toBe('idle');
-    await waitServiceState(suite.api, service.id, 'idle');
+    await waitServiceState(api, service.id, 'idle');
   });
 });

@@ -1,32 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { RPE_STATUSES, RPE_TYPES } from '../../src/cloud/schemas/index.ts';
 import {
-  control,
   expectMgmtError,
   expectOk,
-  mgmt,
   recordStates,
   stepStates,
-  startContractEmulator,
+  useContractEmulator,
   UUID,
 } from './support/api.ts';
-import type { ApiClient, Emulator, Json } from './support/api.ts';
+import type { Json } from './support/api.ts';
 import { createRunningService, rpeBody, rpesPath } from './support/fixtures.ts';
 
 const TRANSITION_MS = 60;
 
-let emu: Emulator;
-let api: ApiClient;
+const { emu, api, ctl } = useContractEmulator({ transitionMs: TRANSITION_MS });
 let serviceId: string;
 
-beforeAll(async () => {
-  emu = await startContractEmulator({ transitionMs: TRANSITION_MS });
-  api = mgmt(emu);
-});
-afterAll(() => emu?.stop());
 beforeEach(async () => {
-  await control(emu).reset();
   serviceId = (await createRunningService(api)).id;
 });
 
@@ -126,7 +117,7 @@ describe('status transitions', () => {
   it('delete: Deleting, then 404', async () => {
     const rpe = await create();
     await recordStates(statusOf(rpe.id), (s) => s === 'Ready', { first: rpe.status });
-    await control(emu).holdTransitions();
+    await ctl.holdTransitions();
     expectOk(await api.delete(rpePath(rpe.id)));
     const seen = await stepStates(emu, statusOf(rpe.id), (s) => s === '404');
     expect(seen).toEqual(['Deleting', '404']);
@@ -136,7 +127,7 @@ describe('status transitions', () => {
   it('a forced status is reported', async () => {
     const rpe = await create();
     await recordStates(statusOf(rpe.id), (s) => s === 'Ready', { first: rpe.status });
-    await control(emu).forceState('reversePrivateEndpoint', rpe.id, 'Failed');
+    await ctl.forceState('reversePrivateEndpoint', rpe.id, 'Failed');
     expect(await statusOf(rpe.id)()).toBe('Failed');
   });
 

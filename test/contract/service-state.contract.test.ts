@@ -1,36 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DELETABLE_SERVICE_STATES, SERVICE_STATES } from '../../src/cloud/schemas/index.ts';
 import {
-  control,
   expectMgmtError,
   expectOk,
-  mgmt,
+  expectStays,
   recordStates,
   stepStates,
-  expectStays,
-  startContractEmulator,
+  useContractEmulator,
 } from './support/api.ts';
-import type { ApiClient, Emulator, Json } from './support/api.ts';
+import type { Json } from './support/api.ts';
 import { createRunningService, createService, getService, servicePath } from './support/fixtures.ts';
 
 /** Long enough to observe every intermediate state by polling, short enough to keep the file fast. */
 const TRANSITION_MS = 100;
 
-let emu: Emulator;
-let api: ApiClient;
-
-beforeAll(async () => {
-  emu = await startContractEmulator({ transitionMs: TRANSITION_MS });
-  api = mgmt(emu);
-});
-afterAll(() => emu?.stop());
-beforeEach(() => control(emu).reset());
+const { emu, api, ctl } = useContractEmulator({ transitionMs: TRANSITION_MS });
 
 const command = (serviceId: string, cmd: string) =>
   api.patch(`${servicePath(serviceId)}/state`, { command: cmd });
 const stateOf = (serviceId: string) => async () => (await getService(api, serviceId)).state as string;
-const force = (serviceId: string, state: string) => control(emu).forceState('service', serviceId, state);
+const force = (serviceId: string, state: string) => ctl.forceState('service', serviceId, state);
 
 /** Runs a command and records the states from its reply until `final`. */
 async function transition(serviceId: string, cmd: string, final: string) {
@@ -131,7 +121,7 @@ describe('delete (extension)', () => {
   it('from stopped: terminating, then 404', async () => {
     const service = await createRunningService(api);
     await transition(service.id, 'stop', 'stopped');
-    await control(emu).holdTransitions();
+    await ctl.holdTransitions();
     expect(await api.delete(servicePath(service.id))).toMatchObject({ status: 200 });
     const seen = await stepStates(
       emu,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   BYOC_REPLICA_MEMORY,
   IDLE_TIMEOUT_MINUTES_MIN,
@@ -14,8 +14,8 @@ import {
   TIERS,
   TOTAL_MEMORY,
 } from '../../src/cloud/schemas/index.ts';
-import { control, expectMgmtError, expectOk, mgmt, startContractEmulator, UUID } from './support/api.ts';
-import type { ApiClient, Emulator, Json } from './support/api.ts';
+import { expectMgmtError, expectOk, mgmt, useContractEmulator, useEmulator, UUID } from './support/api.ts';
+import type { Json } from './support/api.ts';
 import {
   createRunningService,
   createService,
@@ -24,15 +24,7 @@ import {
   servicePath,
 } from './support/fixtures.ts';
 
-let emu: Emulator;
-let api: ApiClient;
-
-beforeAll(async () => {
-  emu = await startContractEmulator();
-  api = mgmt(emu);
-});
-afterAll(() => emu?.stop());
-beforeEach(() => control(emu).reset());
+const { api } = useContractEmulator();
 
 const listServices = async (query = ''): Promise<Json[]> => expectOk(await api.get(`/services${query}`));
 /** Ids only: states move on their own, so whole objects are not comparable across calls. */
@@ -286,13 +278,8 @@ describe('create: memory bounds', () => {
 });
 
 describe('create: a non-paid organization', () => {
-  let unpaid: Emulator;
-  let unpaidApi: ApiClient;
-  beforeAll(async () => {
-    unpaid = await startContractEmulator({ unpaid: true });
-    unpaidApi = mgmt(unpaid);
-  });
-  afterAll(() => unpaid?.stop());
+  const unpaid = useEmulator({ unpaid: true }, { reset: false });
+  const unpaidApi = mgmt(unpaid);
 
   it(`accepts maxReplicaMemoryGb ${REPLICA_MEMORY.unpaidMax} and refuses ${REPLICA_MEMORY.unpaidMax + 4}`, async () => {
     expectOk(

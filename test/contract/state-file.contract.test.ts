@@ -3,7 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { alerting, expectData, expectOk, mgmt, startContractEmulator } from './support/api.ts';
+import { alerting, expectData, expectOk, mgmt, startTestEmulator } from './support/api.ts';
 import type { Emulator, EmulatorOptions } from './support/api.ts';
 import {
   alertBody,
@@ -31,7 +31,7 @@ const identity = {
 };
 
 async function start(options: EmulatorOptions = {}): Promise<Emulator> {
-  const emu = await startContractEmulator({ ...identity, stateFile, ...options });
+  const emu = await startTestEmulator({ ...identity, stateFile, ...options });
   running.push(emu);
   return emu;
 }

@@ -33,6 +33,7 @@ describe('the kind registries', () => {
       Alert: 'Delete',
       QueryEndpoint: 'Delete',
       ReversePrivateEndpoint: 'Delete',
+      ApiKey: 'Delete',
     });
   });
 });

@@ -10,7 +10,7 @@ import { startEmulator, type Emulator, type RateLimitOption } from '../../src/em
 import type { CallRecord } from '../../src/emulator/call-log.ts';
 import { startControlPlane, type ControlPlane } from './controlPlane.ts';
 import { operatorImage, type OperatorImage } from './image.ts';
-import { chartCredentials, chartDir, helmWithValues } from './install.ts';
+import { chartCredentials, chartDir, helmBin, helmWithValues, run } from './install.ts';
 import { NODE_NETWORK, pidsWithArgument } from './node.ts';
 import { node24 } from './node24.ts';
 
@@ -35,6 +35,8 @@ export interface ChartOnNode {
   core: CoreV1Api;
   /** `helm install|upgrade` of the release with only the image and the credentials set, besides `values`. */
   helm(command: 'install' | 'upgrade', values?: Record<string, unknown>): string;
+  /** `helm uninstall` of the release, waiting for its hooks and resources to go. */
+  uninstall(): string;
   /** The release's pods that are not being deleted, oldest first. */
   operatorPods(): Promise<V1Pod[]>;
   /** The Lease's holder identity (`<pod>_<uuid>`), or '' when released or not yet taken. */
@@ -87,6 +89,18 @@ export async function startChartOnNode(opts: ChartOnNodeOptions = {}): Promise<C
         credentials: chartCredentials({ ...emulator, url: `http://${NODE_NETWORK.nodeIp}:${emulator.port}` }),
         ...values,
       }),
+    uninstall: () =>
+      run(helmBin(), [
+        'uninstall',
+        RELEASE,
+        '--kubeconfig',
+        cp.kubeconfig,
+        '-n',
+        RELEASE_NAMESPACE,
+        '--wait',
+        '--timeout',
+        '5m',
+      ]),
     operatorPods: async () => {
       const pods = await core.listNamespacedPod({
         namespace: RELEASE_NAMESPACE,

@@ -16,12 +16,14 @@ export const DEFAULT_CONTROLLERS = ['namespace', 'garbagecollector'] as const;
  * ReplicaSets make pods; every namespace gets its `default` ServiceAccount (the ServiceAccount admission plugin
  * refuses a pod whose ServiceAccount does not exist) and its `kube-root-ca.crt` ConfigMap (the CA in every pod's
  * projected token volume); legacy token Secrets are filled in; PodDisruptionBudgets get the status evictions
- * (`kubectl drain`) are judged by. Only with a node: nothing else runs pods.
+ * (`kubectl drain`) are judged by; Jobs make their pods (the chart's pre-delete hook). Only with a node:
+ * nothing else runs pods.
  */
 export const NODE_CONTROLLERS = [
   ...DEFAULT_CONTROLLERS,
   'deployment',
   'replicaset',
+  'job',
   'serviceaccount',
   'serviceaccount-token',
   'root-ca-cert-publisher',

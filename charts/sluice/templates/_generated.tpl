@@ -8,6 +8,7 @@
     - alerts
     - queryendpoints
     - reverseprivateendpoints
+    - apikeys
   verbs:
     - list
     - watch
@@ -20,6 +21,7 @@
     - alerts/status
     - queryendpoints/status
     - reverseprivateendpoints/status
+    - apikeys/status
   verbs:
     - patch
 - apiGroups:
@@ -30,6 +32,7 @@
     - alerts/finalizers
     - queryendpoints/finalizers
     - reverseprivateendpoints/finalizers
+    - apikeys/finalizers
   verbs:
     - update
 - apiGroups:
@@ -75,4 +78,5 @@
 - Alert
 - QueryEndpoint
 - ReversePrivateEndpoint
+- ApiKey
 {{- end }}

@@ -48,6 +48,9 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- with .Values.clusterName }}
 - --cluster-name={{ . }}
 {{- end }}
+{{- with .Values.takeOverFrom }}
+- --take-over-from={{ join "," . }}
+{{- end }}
 {{- /* Always, whatever the replica count: a rollout or a replaced pod briefly runs two processes. */}}
 - --leader-elect
 - --leader-election-namespace={{ .Release.Namespace }}

@@ -412,14 +412,6 @@ export const PrivateEndpointConfig = z.looseObject({
 });
 export type PrivateEndpointConfig = z.infer<typeof PrivateEndpointConfig>;
 
-/** GET backupConfiguration (extension). */
-export const BackupConfiguration = z.looseObject({
-  backupPeriodInHours: z.number().optional(),
-  backupRetentionPeriodInHours: z.number().optional(),
-  backupStartTime: z.string().optional(),
-});
-export type BackupConfiguration = z.infer<typeof BackupConfiguration>;
-
 /** Operation 1 result: the only place the initial password ever appears. */
 export const ServiceCreateResult = z.looseObject({ service: Service, password: z.string() });
 export type ServiceCreateResult = z.infer<typeof ServiceCreateResult>;

@@ -40,16 +40,24 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
   ) {}
 
   /**
-   * Alerts carry no tags: after a crash, the alert is the one with this name and watched object that the
-   * cloud created after the intent was recorded and no other Alert holds. Without an intent a look-alike is
-   * never adopted.
+   * Alerts carry no tags: after a crash, the alert is the one with this name and watched object, and this
+   * object's own record in its note (the create wrote it), that the cloud created after the intent was
+   * recorded and no other Alert holds. Without an intent a look-alike is never adopted, nor is one another
+   * cluster (or another object) recorded.
    */
   async findCreated(resource: Alert, lost: LostCreate | undefined): Promise<string | undefined> {
     if (!lost) return undefined;
     // Through the snapshot (the list that finds it serves the observe that follows), from a list that
     // started after the create ended: an older one cannot show what the create made.
     const alerts = await this.cloud.snapshots.alerts.all(listedSince(lost, this.cloud.freshnessMs));
-    return createdSince(alerts, lost.intent, (alert) => isAlertFor(resource.spec, alert), this.claimedBy);
+    const note = ownerNote(ownerRecord(this.owner));
+    const ours = (alert: (typeof alerts)[number]) => isAlertFor(resource.spec, alert) && alert.note === note;
+    return createdSince(alerts, lost.intent, ours, this.claimedBy);
+  }
+
+  async recordedOwner(_resource: Alert, id: string): Promise<Owner | undefined> {
+    const alert = await this.read(id);
+    return alert && parseOwnerRecord(noteOwner(alert));
   }
 
   /** The alerts whose owner note names this object (any cluster), from the alerts list. */
@@ -65,12 +73,9 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
 
   /** The plan is the whole desired body: the PUT replaces the alert, so it never carries less. */
   async observe(resource: Alert, id: string): Promise<Observation<AlertBody>> {
-    const { snapshots, freshnessMs } = this.cloud;
-    const alert = await snapshots.alerts.read(id, freshnessMs, () =>
-      ignoreNotFound(this.cloud.alerting.getAlert(id)),
-    );
+    const alert = await this.read(id);
     if (!alert) return { exists: false };
-    const { plan, differences, drift } = applyFieldPolicy(
+    const { plan, differences, changes, drift } = applyFieldPolicy(
       resource,
       ALERT_POLICY,
       observedBody(alert),
@@ -85,7 +90,15 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
     if (!adopted && alert.note !== note) differences.push('owner');
     // A firing alert works as it should: its state is shown in status, it does not make the resource unready.
     const body = { ...plan.body, ...(typeof note === 'string' ? { note } : {}) };
-    return { exists: true, plan: body, differences, drift, available: true, status: alertStatus(alert) };
+    return {
+      exists: true,
+      plan: body,
+      differences,
+      changes,
+      drift,
+      available: true,
+      status: alertStatus(alert),
+    };
   }
 
   async create(resource: Alert) {
@@ -96,6 +109,12 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
 
   async update(_resource: Alert, id: string, observation: { plan: AlertBody }): Promise<void> {
     await this.cloud.alerting.replaceAlert(id, observation.plan);
+  }
+
+  /** The alert from the key's alerts list, as fresh as this reconcile needs; undefined when gone. */
+  private read(id: string) {
+    const { snapshots, freshnessMs } = this.cloud;
+    return snapshots.alerts.read(id, freshnessMs, () => ignoreNotFound(this.cloud.alerting.getAlert(id)));
   }
 
   /** The DELETE answers `{}` once the alert is gone; a 404 means it already was. */

@@ -13,6 +13,7 @@ import {
   ownerRecord,
   parseOwnerRecord,
   type OwnedCandidate,
+  type Owner,
   type SecretUse,
   type ConnectContext,
   type ConnectionDetails,
@@ -23,7 +24,19 @@ import {
 import type { CloudConnection } from '../../controllers/cloud-connection.ts';
 import { createdSince, ignoreNotFound, listedSince } from '../../controllers/cloud-calls.ts';
 import type { SluiceKind } from '../../controllers/sluice-kind.ts';
-import { availability, diffService, serviceCreateBody, serviceAsSpec, type ServiceDiff } from './mapping.ts';
+import { ApiError } from '../../cloud/errors.ts';
+import {
+  availability,
+  backupPolicyOf,
+  observedSchedule,
+  diffService,
+  serviceCreateBody,
+  serviceAsSpec,
+  type ServiceDiff,
+  type ServiceSurroundings,
+} from './mapping.ts';
+
+type BackupsStatus = NonNullable<NonNullable<DatabaseService['status']>['backups']>;
 import { OWNER_TAG, UID_TAG } from '../../controllers/service-tags.ts';
 
 export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
@@ -36,7 +49,14 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
       renderTemplate(resource.spec.connectionSecret?.template ?? {}, details).values,
   },
   secretReferences: (resource) => passwordSecretUses(resource),
-  driftReads: () => [{ api: 'management', list: 'services' }],
+  driftReads: (resource) => [
+    { api: 'management', list: 'services' },
+    // What the spec manages beside the service costs one read of each at every drift check.
+    ...surroundingReads(resource).map((read) => ({
+      api: 'management' as const,
+      list: `${read} of ${resource.status?.id}`,
+    })),
+  ],
   connect: (resource, context) =>
     new DatabaseServiceClient(
       context.cloud,
@@ -47,6 +67,17 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
 };
 
 const PASSWORD_FIELD = 'passwordSecretRef';
+
+/** The per-service reads the spec asks for beside the services list (none before the service exists). */
+function surroundingReads(resource: DatabaseService): string[] {
+  const { spec, status } = resource;
+  if (!status?.id) return [];
+  return [
+    ...(spec.backups ? ['backupConfiguration', 'backups'] : []),
+    ...(spec.scalingSchedule ? ['scalingSchedule'] : []),
+    ...(spec.upgradeWindow ? ['upgradeWindow'] : []),
+  ];
+}
 
 function passwordSecretUses(resource: DatabaseService): SecretUse[] {
   const ref = resource.spec.passwordSecretRef;
@@ -116,13 +147,19 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     });
   }
 
+  async recordedOwner(_resource: DatabaseService, id: string): Promise<Owner | undefined> {
+    return parseOwnerRecord((await this.read(id))?.tags?.find((t) => t.key === OWNER_TAG)?.value);
+  }
+
   async observe(resource: DatabaseService, id: string): Promise<Observation<ServiceDiff>> {
     const service = await this.read(id);
     if (!service) return { exists: false };
+    const { surroundings, backups } = await this.readSurroundings(resource, id);
     // An adopted service changes only where the spec says: no marker tag (its id is in status already).
     const owner = externalIdOf(resource) !== undefined ? undefined : this.owner;
-    const policed = applyFieldPolicy(resource, DATABASE_SERVICE_POLICY, serviceAsSpec(service), (spec) => {
-      const diff = diffService(spec, owner, service);
+    const observed = serviceAsSpec(service, surroundings);
+    const policed = applyFieldPolicy(resource, DATABASE_SERVICE_POLICY, observed, (spec) => {
+      const diff = diffService(spec, owner, service, surroundings);
       // The cloud never tells its password: a changed Secret (or one never sent, as on adoption) is the difference.
       if (this.password?.changed) {
         diff.setPassword = true;
@@ -135,11 +172,13 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
       // The diff itself is what update needs: the PATCH and command for exactly the service observed.
       plan: policed.plan,
       differences: policed.differences,
+      changes: policed.changes,
       drift: policed.drift,
       managedEntries: policed.managedEntries,
       ...availability(policed.spec, service),
       status: {
         state: service.state,
+        observed: observedSizing(service),
         endpoints: service.endpoints?.map(({ protocol, host, port, username }) => ({
           protocol,
           host,
@@ -153,6 +192,8 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
           source,
           ...(description ? { description } : {}),
         })),
+        ...(backups ? { backups } : {}),
+        ...activeWindowStatus(surroundings),
       },
       // The owned password goes to the connection Secret once the cloud has it: now when it was sent,
       // else after the update that sends it (a refused or deferred one leaves the Secret as it was).
@@ -179,7 +220,9 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
 
   /** Returns the state the last answer showed: a stop is `stopping` and a resize `degraded` at once. */
   async update(_resource: DatabaseService, id: string, observation: { plan: ServiceDiff }) {
-    const { patch, replicaScaling, command, setPassword, ownerRecordOnly } = observation.plan;
+    const { patch, replicaScaling, backupConfiguration, command, setPassword, ownerRecordOnly } =
+      observation.plan;
+    const { scalingSchedule, scheduleRefused, upgradeWindow } = observation.plan;
     const { management } = this.cloud;
     if (setPassword && this.password) await this.setPassword(id, this.password.value);
     let answer: Service | undefined;
@@ -189,7 +232,12 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
       answer = await management.updateService(id, patch, options);
     }
     if (replicaScaling) answer = await management.updateReplicaScaling(id, replicaScaling);
+    if (backupConfiguration) await management.updateBackupConfiguration(id, backupConfiguration);
     if (command) answer = await management.changeServiceState(id, command);
+    // Last: an organization without the feature refuses these (403), after the rest has converged.
+    if (scalingSchedule) await management.setScalingSchedule(id, scalingSchedule);
+    if (upgradeWindow) await management.setUpgradeWindow(id, upgradeWindow);
+    if (scheduleRefused) throw scheduleRefused;
     return answer?.state === undefined ? {} : { state: answer.state };
   }
 
@@ -227,6 +275,49 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     return this.cloud.management.setServicePasswordHash(id, passwordHashes(password));
   }
 
+  /**
+   * What the spec manages beside the service object, read only when it asks: the backup configuration and
+   * the backups list, each as old as this reconcile allows (a drift check: its sync interval), never a GET
+   * per backup.
+   */
+  private async readSurroundings(
+    resource: DatabaseService,
+    id: string,
+  ): Promise<{ surroundings: ServiceSurroundings; backups?: BackupsStatus }> {
+    const { snapshots, freshnessMs } = this.cloud;
+    const { spec } = resource;
+    const surroundings: ServiceSurroundings = {};
+    let backups: BackupsStatus | undefined;
+    if (spec.backups) {
+      const [configuration] = await snapshots.backupConfiguration(id).all(freshnessMs);
+      const listed = await snapshots.backups(id).all(freshnessMs);
+      const latest = listed.find((backup) => backup.status === 'done');
+      if (configuration) surroundings.backups = backupPolicyOf(configuration);
+      backups = {
+        ...(latest ? { latestBackupId: latest.id, latestBackupTime: latest.startedAt } : {}),
+        kept: listed.length,
+      };
+    }
+    if (spec.scalingSchedule) {
+      try {
+        const [schedule] = await snapshots.scalingSchedule(id).all(freshnessMs);
+        if (schedule) surroundings.scalingSchedule = observedSchedule(schedule);
+      } catch (error) {
+        // Without the feature the schedule cannot be read: the rest of the spec still converges, and the
+        // update reports the API's own message last, sending no schedule the cloud would refuse again.
+        if (!(error instanceof ApiError && error.status === 403)) throw error;
+        surroundings.scalingSchedule = { refused: error };
+      }
+    }
+    if (spec.upgradeWindow) {
+      const [window] = await snapshots.upgradeWindow(id).all(freshnessMs);
+      surroundings.upgradeWindow = window
+        ? { weekday: window.weekday, startHourUtc: window.startHourUtc }
+        : null;
+    }
+    return { surroundings, ...(backups ? { backups } : {}) };
+  }
+
   /** The service from the key's services list, as fresh as this reconcile needs; undefined when gone. */
   private read(id: string): Promise<Service | undefined> {
     const { snapshots, freshnessMs } = this.cloud;
@@ -240,6 +331,15 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
  * Host and port of the primary (https) endpoint plus one pair per protocol, and the user name. The password
  * is added by create or recovered by a reset; it never comes from an observation.
  */
+/** The fields a user edits most, as the cloud runs them: what status shows of the service's sizing. */
+function observedSizing(service: Service): Record<string, number | boolean> {
+  const { numReplicas, minReplicaMemoryGb, maxReplicaMemoryGb, idleScaling, idleTimeoutMinutes } = service;
+  const sizing = { numReplicas, minReplicaMemoryGb, maxReplicaMemoryGb, idleScaling, idleTimeoutMinutes };
+  return Object.fromEntries(
+    Object.entries(sizing).filter((entry): entry is [string, number | boolean] => entry[1] != null),
+  );
+}
+
 function connectionDetails(service: Service): Record<string, string> {
   const endpoints = service.endpoints ?? [];
   const primary = endpoints.find((e) => e.protocol === 'https') ?? endpoints[0];
@@ -254,4 +354,12 @@ function connectionDetails(service: Service): Record<string, string> {
     details[`${endpoint.protocol}_port`] = String(endpoint.port);
   }
   return details;
+}
+
+/** Which window the cloud applies now, when the spec has a schedule the cloud could tell. */
+function activeWindowStatus(surroundings: ServiceSurroundings): { activeScalingWindow?: string } {
+  const schedule = surroundings.scalingSchedule;
+  if (!schedule || !('windows' in schedule)) return {};
+  // Present even when undefined: the status written replaces a window that has ended.
+  return { activeScalingWindow: schedule.active?.name };
 }

@@ -6,12 +6,153 @@ import { NUM_REPLICAS, SIZING_FIELDS, TOGGLEABLE_ENDPOINT_PROTOCOLS } from '../.
 import type { ReplicaScalingRequest, ServiceCommand } from '../../cloud/schemas/service.ts';
 import { ServiceCreateRequest, ServiceUpdateRequest, type Service } from '../../cloud/schemas/service.ts';
 import type { ServiceCreateBody } from '../../cloud/management-client.ts';
+import { isDeepStrictEqual } from 'node:util';
+import type {
+  BackupConfiguration,
+  BackupConfigurationUpdate,
+  ScalingSchedule,
+  ScalingScheduleUpdate,
+  UpgradeWindowUpdate,
+} from '../../cloud/schemas/lifecycle.ts';
 import { requestBody } from '../../cloud/request-body.ts';
 import { isSluiceTag, OWNER_TAG } from '../../controllers/service-tags.ts';
+
+/** What the cloud keeps beside the service object that the spec also manages (read only when the spec asks). */
+export interface ServiceSurroundings {
+  /** The backup configuration, in the spec's terms. */
+  backups?: BackupPolicy;
+  /** The scaling schedule as the cloud has it, or the cloud's refusal to show it (403: no such feature). */
+  scalingSchedule?: ObservedSchedule | { refused: Error };
+  /** The upgrade window; null when the service has none. */
+  upgradeWindow?: { weekday: number; startHourUtc: number } | null;
+}
+
+export type ScalingWindow = NonNullable<DatabaseServiceSpec['scalingSchedule']>[number];
+
+export interface ObservedSchedule {
+  /** The cloud's entries in the spec's terms (no id, no isActiveNow). */
+  windows: ScalingWindow[];
+  /** The entry the cloud applies now. */
+  active?: ScalingWindow;
+}
+
+const WINDOW_FIELDS = [
+  'name',
+  'weekdays',
+  'startHourUtc',
+  'endHourUtc',
+  'autoscalingMode',
+  'minReplicas',
+  'maxReplicas',
+  'minReplicaMemoryGb',
+  'maxReplicaMemoryGb',
+  'idleScaling',
+  'idleTimeoutMinutes',
+] as const;
+
+/** A window as the spec writes it: the fields it names, weekdays in order. */
+export function windowAsSpec(entry: Record<string, unknown>): ScalingWindow {
+  const window: Record<string, unknown> = {};
+  for (const field of WINDOW_FIELDS) if (entry[field] !== undefined) window[field] = entry[field];
+  window.weekdays = [...(entry.weekdays as number[])].sort((a, b) => a - b);
+  return window as ScalingWindow;
+}
+
+/** The schedule's answer in the spec's terms. */
+export function observedSchedule(schedule: ScalingSchedule): ObservedSchedule {
+  const active = schedule.entries.find((entry) => entry.id === schedule.activeEntryId);
+  return {
+    windows: schedule.entries.map(windowAsSpec),
+    ...(active ? { active: windowAsSpec(active) } : {}),
+  };
+}
+
+/** The whole schedule to POST when the cloud's differs from the spec's (or could not be read). */
+function diffSchedule(
+  desired: ScalingWindow[] | undefined,
+  observed: ServiceSurroundings['scalingSchedule'],
+): ScalingScheduleUpdate | undefined {
+  if (desired === undefined || observed === undefined || 'refused' in observed) return undefined;
+  const wanted = desired.map((window) => windowAsSpec(window));
+  if (sameWindows(wanted, observed.windows)) return undefined;
+  return { entries: wanted };
+}
+
+function sameWindows(a: ScalingWindow[], b: ScalingWindow[]): boolean {
+  const key = (windows: ScalingWindow[]) => windows.map((w) => JSON.stringify(w)).sort();
+  return isDeepStrictEqual(key(a), key(b));
+}
+
+/** The spec's sizing as a window makes it while active: what the window names over the spec's own. */
+function windowSizing(spec: DatabaseServiceSpec, window: ScalingWindow): DatabaseServiceSpec {
+  const horizontal = window.autoscalingMode === 'horizontal';
+  return {
+    ...spec,
+    autoscalingMode: window.autoscalingMode ?? 'vertical',
+    numReplicas: horizontal ? spec.numReplicas : (window.minReplicas ?? spec.numReplicas),
+    minReplicas: horizontal ? (window.minReplicas ?? spec.minReplicas) : undefined,
+    maxReplicas: horizontal ? (window.maxReplicas ?? spec.maxReplicas) : undefined,
+    minReplicaMemoryGb: window.minReplicaMemoryGb ?? spec.minReplicaMemoryGb,
+    maxReplicaMemoryGb: window.maxReplicaMemoryGb ?? spec.maxReplicaMemoryGb,
+    idleScaling: window.idleScaling ?? spec.idleScaling,
+    idleTimeoutMinutes: window.idleTimeoutMinutes ?? spec.idleTimeoutMinutes,
+  };
+}
+
+/** The replicaScaling body that makes the cloud's sizing `desired`'s: only the keys that differ. */
+function sizingDiff(desired: DatabaseServiceSpec, service: Service): ReplicaScalingRequest {
+  const body: ReplicaScalingRequest = {};
+  for (const field of SIZING_FIELDS) {
+    const value = desired[field];
+    if (value !== undefined && value !== service[field]) Object.assign(body, { [field]: value });
+  }
+  return body;
+}
+
+/**
+ * Sizing against the schedule: while a window is active the window's sizing is the one to keep. The service
+ * and the schedule are read at different moments, so one may be from before an edge and the other after:
+ * sizing that is the spec's own or any window's is what the schedule makes at some moment, never drift;
+ * anything else is corrected towards the window the cloud says is active (the spec's sizing outside them).
+ */
+function scheduledSizingDiff(
+  spec: DatabaseServiceSpec,
+  service: Service,
+  schedule: ServiceSurroundings['scalingSchedule'],
+): ReplicaScalingRequest {
+  const base = sizingDiff(spec, service);
+  if (schedule === undefined || 'refused' in schedule || schedule.windows.length === 0) return base;
+  if (Object.keys(base).length === 0) return {};
+  const targets = schedule.windows.map((window) => windowSizing(spec, window));
+  if (targets.some((target) => Object.keys(sizingDiff(target, service)).length === 0)) return {};
+  return schedule.active ? sizingDiff(windowSizing(spec, schedule.active), service) : base;
+}
+
+export type BackupPolicy = NonNullable<DatabaseServiceSpec['backups']>;
+
+/** The backup configuration in the spec's terms: a start time the cloud does not have is absent. */
+export function backupPolicyOf(configuration: BackupConfiguration): BackupPolicy {
+  return {
+    periodInHours: configuration.backupPeriodInHours as BackupPolicy['periodInHours'],
+    retentionInHours: configuration.backupRetentionPeriodInHours,
+    ...(configuration.backupStartTime ? { startTime: configuration.backupStartTime } : {}),
+  };
+}
 
 export interface ServiceDiff {
   /** The minimal PATCH body: only what differs; list fields as `{add, remove}` against the cloud's list. */
   patch: ServiceUpdateRequest;
+  /** The backup configuration PATCH: only the fields that differ. */
+  backupConfiguration?: BackupConfigurationUpdate;
+  /** The whole scaling schedule, when the cloud's differs from the spec's. */
+  scalingSchedule?: ScalingScheduleUpdate;
+  /**
+   * Why the schedule cannot be managed (the organization lacks the feature): reported once the rest of the
+   * spec is sent, without sending a schedule the cloud would refuse again.
+   */
+  scheduleRefused?: Error;
+  /** The upgrade window, when the cloud's differs from the spec's. */
+  upgradeWindow?: UpgradeWindowUpdate;
   /** The replicaScaling PATCH body, present when a sizing field differs: only the sizing keys that differ. */
   replicaScaling?: ReplicaScalingRequest;
   /** Set the password from `passwordSecretRef` (by hash): the cloud has not been given its current value. */
@@ -41,6 +182,7 @@ export function diffService(
   spec: DatabaseServiceSpec,
   owner: string | undefined,
   service: Service,
+  surroundings: ServiceSurroundings = {},
 ): ServiceDiff {
   const patch: ServiceUpdateRequest = {};
   const differences: string[] = [];
@@ -88,7 +230,12 @@ export function diffService(
 
   // Without spec.tags the cloud's tags are left as they are (an adopted service keeps its own), sluice's
   // aside: the owner tag is kept as this object's record, and replaces an earlier version's uid tag.
-  const keptTags = spec.tags === undefined ? (service.tags ?? []).filter((t) => !isSluiceTag(t)) : [];
+  // Without an owner (adopted by id) sluice writes no record, so it removes none: a record another cluster
+  // (or an earlier incarnation) wrote stays as the cloud has it.
+  const keptTags = [
+    ...(spec.tags === undefined ? (service.tags ?? []).filter((t) => !isSluiceTag(t)) : []),
+    ...(owner === undefined ? (service.tags ?? []).filter(isSluiceTag) : []),
+  ];
   const tagEdit =
     spec.tags === undefined && owner === undefined
       ? undefined
@@ -111,14 +258,24 @@ export function diffService(
   }
 
   // Sizing has its own operation; a field the spec leaves out is the cloud's to choose.
-  const replicaScaling: ReplicaScalingRequest = {};
-  for (const field of SIZING_FIELDS) {
-    const desired = spec[field];
-    if (desired !== undefined && desired !== service[field]) {
-      Object.assign(replicaScaling, { [field]: desired });
-      note(field);
-    }
-  }
+  const replicaScaling = scheduledSizingDiff(spec, service, surroundings.scalingSchedule);
+  for (const field of Object.keys(replicaScaling)) note(field);
+
+  const backupConfiguration = diffBackups(spec.backups, surroundings.backups);
+  if (backupConfiguration) note('backups');
+
+  const scalingSchedule = diffSchedule(spec.scalingSchedule, surroundings.scalingSchedule);
+  const scheduleRefused =
+    spec.scalingSchedule && surroundings.scalingSchedule && 'refused' in surroundings.scalingSchedule
+      ? surroundings.scalingSchedule.refused
+      : undefined;
+  if (scalingSchedule || scheduleRefused) note('scalingSchedule');
+
+  const upgradeWindow =
+    spec.upgradeWindow && !isDeepStrictEqual(spec.upgradeWindow, surroundings.upgradeWindow)
+      ? { weekday: spec.upgradeWindow.weekday, startHourUtc: spec.upgradeWindow.startHourUtc }
+      : undefined;
+  if (upgradeWindow) note('upgradeWindow');
 
   const state = service.state ?? 'running';
   const command = stateCommand(spec.state ?? 'Running', state);
@@ -130,10 +287,37 @@ export function diffService(
   return {
     patch: requestBody(ServiceUpdateRequest, patch),
     ...(Object.keys(replicaScaling).length > 0 ? { replicaScaling } : {}),
+    ...(backupConfiguration ? { backupConfiguration } : {}),
+    ...(scalingSchedule ? { scalingSchedule } : {}),
+    ...(scheduleRefused ? { scheduleRefused } : {}),
+    ...(upgradeWindow ? { upgradeWindow } : {}),
     ...(command ? { command } : {}),
     differences,
     ...(ownerRecordOnly ? { ownerRecordOnly } : {}),
   };
+}
+
+/**
+ * The backup configuration PATCH that makes the cloud's policy the spec's: only the fields the spec sets and
+ * the cloud differs on. A period other than 24 hours cannot stand beside a start time, so one the cloud has
+ * and the spec does not name is cleared with it.
+ */
+export function diffBackups(
+  desired: BackupPolicy | undefined,
+  observed: BackupPolicy | undefined,
+): BackupConfigurationUpdate | undefined {
+  if (!desired || !observed) return undefined;
+  const patch: BackupConfigurationUpdate = {};
+  if (desired.periodInHours !== undefined && desired.periodInHours !== observed.periodInHours) {
+    patch.backupPeriodInHours = desired.periodInHours;
+    if (desired.startTime === undefined && observed.startTime && desired.periodInHours !== 24)
+      patch.backupStartTime = null;
+  }
+  if (desired.retentionInHours !== undefined && desired.retentionInHours !== observed.retentionInHours)
+    patch.backupRetentionPeriodInHours = desired.retentionInHours;
+  if (desired.startTime !== undefined && desired.startTime !== observed.startTime)
+    patch.backupStartTime = desired.startTime;
+  return Object.keys(patch).length > 0 ? patch : undefined;
 }
 
 /**
@@ -186,7 +370,10 @@ function listEdit<T>(desired: T[], actual: T[], identity: (item: T) => string) {
  * The service in the spec's own terms, cloud defaults included: the values a field policy leaves to the
  * cloud (and status.drift shows). Fields the cloud does not report are absent.
  */
-export function serviceAsSpec(service: Service): Record<string, unknown> {
+export function serviceAsSpec(
+  service: Service,
+  surroundings: ServiceSurroundings = {},
+): Record<string, unknown> {
   const state = service.state ?? 'running';
   const reported = EXPORTED_SERVICE_FIELDS.filter((f) => service[f] !== undefined && service[f] !== null);
   return {
@@ -203,6 +390,11 @@ export function serviceAsSpec(service: Service): Record<string, unknown> {
     })),
     tags: (service.tags ?? []).filter((t) => !isSluiceTag(t)).map(({ key, value }) => ({ key, value })),
     state: state === 'stopped' || state === 'stopping' ? 'Stopped' : 'Running',
+    ...(surroundings.backups ? { backups: surroundings.backups } : {}),
+    ...(surroundings.scalingSchedule && 'windows' in surroundings.scalingSchedule
+      ? { scalingSchedule: surroundings.scalingSchedule.windows }
+      : {}),
+    ...(surroundings.upgradeWindow ? { upgradeWindow: surroundings.upgradeWindow } : {}),
   };
 }
 

@@ -20,6 +20,16 @@ import {
   TOTAL_MEMORY,
 } from '../../cloud/schemas/service.ts';
 import {
+  BACKUP_PERIOD_HOURS,
+  BACKUP_RETENTION_HOURS,
+  SCALING_ENTRY_NAME_MAX,
+  SCALING_SCHEDULE_MAX_ENTRIES,
+  scheduleIssues,
+  UPGRADE_WINDOW_DURATION_HOURS,
+  UPGRADE_WINDOW_START_HOURS,
+  upgradeWindowShape,
+} from '../../cloud/schemas/lifecycle.ts';
+import {
   managedSpecFields,
   managedStatusFields,
   ObjectName,
@@ -63,7 +73,7 @@ const memory = (bounds: { min: number; max: number; step: number }, what: string
     .multipleOf(bounds.step)
     .describe(`${what} in GiB: ${bounds.min}..${bounds.max}, a multiple of ${bounds.step}.`);
 
-const IpAccessEntry = z
+export const IpAccessEntry = z
   .object({
     source: withRules(z.string().max(64).describe('An IP address or CIDR range allowed to connect.'), {
       rule: 'isIP(self) || isCIDR(self)',
@@ -157,6 +167,151 @@ const ConnectionSecretSpec = z
     'The Secret sluice writes the connection details to (username, password, host, port, one host/port per protocol), and keys rendered from them.',
   );
 
+const BackupPolicy = withRules(
+  z
+    .object({
+      periodInHours: withRules(
+        z
+          .number()
+          .int()
+          .refine((hours) => (BACKUP_PERIOD_HOURS as readonly number[]).includes(hours), {
+            error: `must be one of ${BACKUP_PERIOD_HOURS.join(', ')}`,
+          }),
+        {
+          rule: `self in [${BACKUP_PERIOD_HOURS.join(', ')}]`,
+          message: `periodInHours must be one of ${BACKUP_PERIOD_HOURS.join(', ')}`,
+        },
+      )
+        .optional()
+        .describe(
+          `Hours between two backups: one of ${BACKUP_PERIOD_HOURS.join(', ')} (the cloud defaults to 24).`,
+        ),
+      retentionInHours: z
+        .number()
+        .int()
+        .min(BACKUP_RETENTION_HOURS.min)
+        .max(BACKUP_RETENTION_HOURS.max)
+        .multipleOf(BACKUP_RETENTION_HOURS.step)
+        .optional()
+        .describe(
+          `How long each backup is kept, in hours: whole days, ${BACKUP_RETENTION_HOURS.min}..${BACKUP_RETENTION_HOURS.max} (1 to 45 days; the cloud defaults to 24).`,
+        ),
+      startTime: z
+        .string()
+        .regex(/^([01][0-9]|2[0-3]):[0-5][0-9]$/)
+        .optional()
+        .describe('HH:MM in UTC: one backup a day starting then (periodInHours is then 24).'),
+    })
+    .describe(
+      "The service's backup policy. A field left out is the cloud's to choose; a change made elsewhere is put back (or reported under fieldPolicy).",
+    ),
+  {
+    rule: '!has(self.startTime) || !has(self.periodInHours) || self.periodInHours == 24',
+    message:
+      'periodInHours must be 24 (or left out) when startTime is set: a start time means one backup a day',
+    fieldPath: '.periodInHours',
+  },
+);
+
+const hour = (what: string, min: number, max: number) =>
+  z.number().int().min(min).max(max).describe(`${what} hour in UTC, ${min}..${max}.`);
+
+const ScalingWindow = withRules(
+  z
+    .object({
+      name: z
+        .string()
+        .min(1)
+        .max(SCALING_ENTRY_NAME_MAX)
+        .describe('What the window is for, e.g. Business hours.'),
+      weekdays: z
+        .array(z.number().int().min(0).max(6).describe('0 is Sunday, 6 Saturday.'))
+        .min(1)
+        .max(7)
+        .describe('The days the window starts on.'),
+      startHourUtc: hour('Start', 0, 23),
+      endHourUtc: hour('End', 1, 24).describe(
+        'End hour in UTC, 1..24; before startHourUtc the window wraps past midnight into the next day (22 to 6).',
+      ),
+      autoscalingMode: z
+        .enum(AUTOSCALING_MODES)
+        .optional()
+        .describe(
+          'vertical (a fixed replica count, minReplicas equal to maxReplicas; the default) or horizontal.',
+        ),
+      minReplicas: z
+        .number()
+        .int()
+        .min(AUTOSCALING_REPLICAS.min)
+        .max(AUTOSCALING_REPLICAS.max)
+        .optional()
+        .describe('Lowest replica count while the window is active.'),
+      maxReplicas: z
+        .number()
+        .int()
+        .min(AUTOSCALING_REPLICAS.min)
+        .max(AUTOSCALING_REPLICAS.max)
+        .optional()
+        .describe('Highest replica count while the window is active.'),
+      minReplicaMemoryGb: memory(REPLICA_MEMORY, 'Minimum memory per replica while active').optional(),
+      maxReplicaMemoryGb: memory(REPLICA_MEMORY, 'Maximum memory per replica while active').optional(),
+      idleScaling: z
+        .boolean()
+        .optional()
+        .describe('Whether the service may idle while the window is active.'),
+      idleTimeoutMinutes: z
+        .number()
+        .int()
+        .min(IDLE_TIMEOUT_MINUTES_MIN)
+        .optional()
+        .describe(`Minutes without queries before idling, at least ${IDLE_TIMEOUT_MINUTES_MIN}.`),
+    })
+    .describe('A weekly window with its own sizing.'),
+  {
+    rule: 'self.startHourUtc != self.endHourUtc',
+    message: 'endHourUtc must differ from startHourUtc',
+    fieldPath: '.endHourUtc',
+  },
+  {
+    rule: 'has(self.minReplicas) == has(self.maxReplicas) && (!has(self.minReplicas) || self.minReplicas <= self.maxReplicas)',
+    message: 'minReplicas and maxReplicas go together, minReplicas not above maxReplicas',
+    fieldPath: '.minReplicas',
+  },
+  {
+    rule: "(has(self.autoscalingMode) && self.autoscalingMode == 'horizontal') || !has(self.minReplicas) || self.minReplicas == self.maxReplicas",
+    message: 'a vertical window has a fixed replica count: minReplicas must equal maxReplicas',
+    fieldPath: '.maxReplicas',
+  },
+  {
+    rule: 'has(self.minReplicaMemoryGb) == has(self.maxReplicaMemoryGb)',
+    message: 'minReplicaMemoryGb and maxReplicaMemoryGb go together',
+    fieldPath: '.maxReplicaMemoryGb',
+  },
+);
+
+const ScalingSchedule = z
+  .array(ScalingWindow)
+  .max(SCALING_SCHEDULE_MAX_ENTRIES)
+  // No two windows may share an hour of the week: what the cloud refuses, `sluice plan -f` says first.
+  .superRefine((windows, ctx) => scheduleIssues(windows, ctx, []))
+  .describe(
+    `Weekly windows (at most ${SCALING_SCHEDULE_MAX_ENTRIES}, none overlapping another) in which the service runs with other replicas and memory; outside them the spec's sizing applies. While a window is active, drift checks compare sizing with the window and never undo it. Needs the organization's scheduled scaling feature.`,
+  );
+
+const UpgradeWindowSpec = z
+  .object({
+    weekday: upgradeWindowShape.weekday.describe('The day the window starts: 0 is Sunday, 6 Saturday.'),
+    startHourUtc: withRules(upgradeWindowShape.startHourUtc, {
+      rule: `self in [${UPGRADE_WINDOW_START_HOURS.join(', ')}]`,
+      message: `startHourUtc must be one of ${UPGRADE_WINDOW_START_HOURS.join(', ')}`,
+    }).describe(
+      `The hour in UTC the window starts: one of ${UPGRADE_WINDOW_START_HOURS.join(', ')}; it lasts ${UPGRADE_WINDOW_DURATION_HOURS} hours.`,
+    ),
+  })
+  .describe(
+    "The weekly window in which the cloud may upgrade the service (primary services only). Needs the organization's scheduled upgrades feature.",
+  );
+
 const HORIZONTAL = "has(self.autoscalingMode) && self.autoscalingMode == 'horizontal'";
 
 /**
@@ -238,6 +393,9 @@ const DatabaseServiceFields = z.object({
     .describe('An existing warehouse to join; without it the service starts its own.'),
   isReadonly: z.boolean().optional().describe('Make the service read-only; true only with dataWarehouseId.'),
   backupId: z.uuid().optional().describe('Create the service from this backup.'),
+  backups: BackupPolicy.optional(),
+  scalingSchedule: ScalingSchedule.optional(),
+  upgradeWindow: UpgradeWindowSpec.optional(),
   byocId: z
     .string()
     .min(1)
@@ -363,6 +521,18 @@ export const DatabaseServiceStatus = z
       .max(64)
       .optional()
       .describe("The service's state as the cloud reports it (e.g. running, stopped)."),
+    observed: z
+      .object({
+        numReplicas: z.number().int().optional().describe('Replicas the service runs.'),
+        minReplicaMemoryGb: z.number().optional().describe('Lower memory bound per replica, in GiB.'),
+        maxReplicaMemoryGb: z.number().optional().describe('Upper memory bound per replica, in GiB.'),
+        idleScaling: z.boolean().optional().describe('Whether the service idles when unused.'),
+        idleTimeoutMinutes: z.number().int().optional().describe('Minutes unused before it idles.'),
+      })
+      .optional()
+      .describe(
+        'The sizing the cloud runs, as last observed: a spec edit to a value the cloud already has moves observedGeneration and sends nothing, and these show it was already so (kubectl get -o wide).',
+      ),
     endpoints: z.array(StatusEndpoint).max(16).optional().describe('Endpoints as the cloud reports them.'),
     engineVersion: z.string().max(64).optional().describe('Database engine version.'),
     dataWarehouseId: z.string().max(64).optional().describe('The warehouse the service belongs to.'),
@@ -383,6 +553,23 @@ export const DatabaseServiceStatus = z
       .max(500)
       .optional()
       .describe('The IP access list as the cloud reports it.'),
+    backups: z
+      .object({
+        latestBackupId: z.string().max(64).optional().describe('The newest finished backup.'),
+        latestBackupTime: z.string().max(64).optional().describe('When the newest finished backup started.'),
+        kept: z.number().int().optional().describe('How many backups the cloud keeps now.'),
+      })
+      .optional()
+      .describe(
+        "The service's backups as the cloud lists them (spec.backups set), read at the drift interval.",
+      ),
+    activeScalingWindow: z
+      .string()
+      .max(64)
+      .optional()
+      .describe(
+        'The spec.scalingSchedule window the cloud applies now (its name); absent outside every window, when the spec’s sizing applies.',
+      ),
     // The passwordSecretRef Secret's digest: a change of its value sets the new password.
     secretDigests: secretRecordStatusFields.secretDigests,
     passwordReset: z
@@ -404,7 +591,14 @@ export const DatabaseServiceStatus = z
       .max(64)
       .optional()
       .describe(
-        'When a password reset last succeeded in the cloud but its connection Secret write failed: the next reset waits, so a Secret that cannot be written never costs a reset per retry.',
+        'When a password reset last succeeded in the cloud but its connection Secret write failed: no other reset is made until the spec, the sluice.dev/reset-password annotation or the Secret changes, so a Secret that cannot be written never costs a reset per retry.',
+      ),
+    passwordResetUnstoredInputs: z
+      .string()
+      .max(64)
+      .optional()
+      .describe(
+        'A digest of what the user controlled when that reset could not be stored (the spec generation, the sluice.dev/reset-password annotation, the connection Secret version): the next reset waits for one of them to change.',
       ),
     unknownConnectionKeys: z
       .array(z.string().max(64).describe('A key of the connection Secret.'))
@@ -435,5 +629,9 @@ export const databaseServiceSchema = defineKind<DatabaseService>({
   printerColumns: [
     { name: 'Name', type: 'string', jsonPath: '.spec.name', priority: 1 },
     { name: 'State', type: 'string', jsonPath: '.status.state' },
+    { name: 'Replicas', type: 'integer', jsonPath: '.status.observed.numReplicas', priority: 1 },
+    { name: 'Min-Mem', type: 'number', jsonPath: '.status.observed.minReplicaMemoryGb', priority: 1 },
+    { name: 'Max-Mem', type: 'number', jsonPath: '.status.observed.maxReplicaMemoryGb', priority: 1 },
+    { name: 'Idle', type: 'boolean', jsonPath: '.status.observed.idleScaling', priority: 1 },
   ],
 });

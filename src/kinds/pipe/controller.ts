@@ -3,6 +3,7 @@ import type { Pipe as CloudPipe } from '../../cloud/schemas/pipe.ts';
 import {
   ReconcileError,
   applyFieldPolicy,
+  SENSITIVE,
   type OwnedCandidate,
   type Owner,
   type ConnectContext,
@@ -11,6 +12,7 @@ import {
   type Observation,
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
+import { isCredentialField } from '../../base/credential-fields.ts';
 import type { CloudConnection } from '../../controllers/cloud-connection.ts';
 import { createdSince, deleteUntilGone, ignoreNotFound, listedSince } from '../../controllers/cloud-calls.ts';
 import {
@@ -52,11 +54,12 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
 
   /**
    * Pipes carry no tags: after a crash, the pipe is the one with this name and destination that the cloud
-   * created after the intent was recorded (as its clock dates it) and no other Pipe holds. Without an intent nothing is adopted: a look-alike may be
-   * someone else's pipe, and adopting it would later delete it.
+   * created after the intent was recorded (as its clock dates it) and no other Pipe holds, in a service this
+   * cluster records. Without an intent nothing is adopted: a look-alike may be someone else's pipe, and
+   * adopting it would later delete it.
    */
   async findCreated(resource: Pipe, lost: LostCreate | undefined): Promise<string | undefined> {
-    if (!lost) return undefined;
+    if (!lost || !(await this.serviceIsOurs())) return undefined;
     const { snapshots, freshnessMs } = this.context.cloud;
     const pipes = await snapshots.pipes(this.serviceId).all(listedSince(lost, freshnessMs));
     return createdSince(pipes, lost.intent, (pipe) => isPipeFor(resource, pipe), this.context.claimedBy);
@@ -111,6 +114,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       exists: true,
       plan: policed.plan,
       differences: policed.differences,
+      changes: policed.changes,
       drift: policed.drift,
       ...(availability.available && notReady
         ? {
@@ -236,8 +240,18 @@ function statusOf(
           ),
         }
       : {}),
-    ...setSettings(observedSettings),
+    ...shownSettings(observedSettings),
     extraSettingKeys: extraSettingKeys(resource.spec, recordedExtraKeys, observedSettings),
     ...(endpoints.length > 0 ? { reversePrivateEndpoints: endpoints } : {}),
   };
+}
+
+/** The settings status shows: a setting named like a credential (`sasl_password`) only as set, never its value. */
+function shownSettings(observed: Record<string, unknown> | undefined) {
+  const { settings, extraSettings } = setSettings(observed);
+  const shown = Object.entries(extraSettings).map(([key, value]) => [
+    key,
+    isCredentialField(key) ? SENSITIVE : value,
+  ]);
+  return { settings, extraSettings: Object.fromEntries(shown) as Record<string, unknown> };
 }

@@ -5,6 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { EXTRA_SETTING_TYPES, type PipeSpec } from './schema.ts';
 import type { PipeCreateBody, PipeSettingsBody, PipeUpdateBody } from '../../cloud/management-client.ts';
 import { requestBody } from '../../cloud/request-body.ts';
+import { isCredentialField } from '../../base/credential-fields.ts';
 import {
   PIPE_SCALING_DEFAULTS,
   PIPE_SETTING_KEYS,
@@ -322,7 +323,9 @@ export function exportPipe(
   pipe: Pipe,
   secretName: (purpose: string) => string,
   endpointRef: (id: string) => string | undefined,
-): { spec: Record<string, unknown>; secrets: ExportedSecret[] } | { unexpressible: string } {
+):
+  | { spec: Record<string, unknown>; secrets: ExportedSecret[]; withheld: string[] }
+  | { unexpressible: string } {
   if (UNEXPRESSIBLE_STATES.includes(pipe.state))
     return { unexpressible: `the pipe is ${pipe.state}, which a spec (Running or Stopped) cannot keep` };
   const kind = SOURCE_KINDS.find((k) => (pipe.source as Record<string, unknown>)[k] !== undefined);
@@ -354,6 +357,13 @@ export function exportPipe(
     ),
   );
   const { settings, extraSettings } = setSettings(pipe.settings);
+  // A setting named like a credential is never printed; left out of the spec, it stays the cloud's (a key
+  // the spec never set is neither drift nor reset).
+  const held = Object.fromEntries(Object.entries(extraSettings).filter(([key]) => isCredentialField(key)));
+  for (const key of Object.keys(held)) delete extraSettings[key];
+  const withheld = Object.entries(extraSettingsSpec(held)).flatMap(([type, keys]) =>
+    Object.keys(keys).map((key) => `extraSettings.${type}.${key}`),
+  );
   const extra = extraSettingsSpec(extraSettings);
   const spec: Record<string, unknown> = {
     name: pipe.name,
@@ -365,7 +375,7 @@ export function exportPipe(
     ...(Object.keys(extra).length > 0 ? { extraSettings: extra } : {}),
     state: STOPPED_STATES.includes(pipe.state) ? 'Stopped' : 'Running',
   };
-  return { spec, secrets };
+  return { spec, secrets, withheld };
 }
 
 /**

@@ -8,7 +8,7 @@ import {
   type Observation,
 } from '../../managed/index.ts';
 import { deleteUntilGone, ignoreNotFound } from '../../controllers/cloud-calls.ts';
-import { diffQueryEndpoint, queryEndpointBody, queryEndpointStatus } from './mapping.ts';
+import { diffQueryEndpoint, queryEndpointBody, queryEndpointStatus, withReferencedKeys } from './mapping.ts';
 import { ServiceScopedClient } from '../../controllers/service-reference.ts';
 import type { SluiceKind } from '../../controllers/sluice-kind.ts';
 
@@ -45,16 +45,20 @@ class QueryEndpointClient
     const endpoint = await ignoreNotFound(this.management.getQueryEndpoint(this.serviceId));
     if (!endpoint) return { exists: false };
     // Whatever differs, the fix is the same: the whole configuration, sent once.
-    const { plan, differences, drift } = applyFieldPolicy(
+    const { plan, differences, changes, drift } = applyFieldPolicy(
       resource,
       QUERY_ENDPOINT_POLICY,
       { ...endpoint },
-      (spec) => ({ body: queryEndpointBody(spec), differences: diffQueryEndpoint(spec, endpoint) }),
+      (spec) => {
+        const desired = this.desired(spec);
+        return { body: queryEndpointBody(desired), differences: diffQueryEndpoint(desired, endpoint) };
+      },
     );
     return {
       exists: true,
       plan: plan.body,
       differences,
+      changes,
       drift,
       available: true,
       status: queryEndpointStatus(endpoint),
@@ -62,7 +66,7 @@ class QueryEndpointClient
   }
 
   async create(resource: QueryEndpoint) {
-    return { externalId: (await this.upsert(queryEndpointBody(resource.spec))).id };
+    return { externalId: (await this.upsert(queryEndpointBody(this.desired(resource.spec)))).id };
   }
 
   /** One POST of the whole spec corrects any difference: the cloud replaces the configuration. */
@@ -75,6 +79,12 @@ class QueryEndpointClient
       () => this.management.getQueryEndpoint(this.serviceId),
       () => this.management.deleteQueryEndpoint(this.serviceId),
     );
+  }
+
+  /** The spec with the keys of the ApiKey objects it names, resolved by the reconciler. */
+  private desired(spec: QueryEndpoint['spec']): QueryEndpoint['spec'] {
+    const referenced = (this.context.references.apiKeys ?? []).map((reference) => reference.id);
+    return withReferencedKeys(spec, referenced);
   }
 
   private upsert(body: QueryEndpointBody) {

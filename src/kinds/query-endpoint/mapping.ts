@@ -7,6 +7,15 @@ import type { QueryEndpointBody } from '../../cloud/management-client.ts';
 import { requestBody } from '../../cloud/request-body.ts';
 import { QueryEndpointRequest, type QueryEndpoint } from '../../cloud/schemas/query-endpoint.ts';
 
+/**
+ * The spec with the ids of the ApiKey objects it names (`apiKeyRefs`, resolved by the reconciler) among
+ * its `openApiKeys`: what the cloud is to hold.
+ */
+export function withReferencedKeys(spec: QueryEndpointSpec, keyIds: readonly string[]): QueryEndpointSpec {
+  if (keyIds.length === 0) return spec;
+  return { ...spec, openApiKeys: asSet([...(spec.openApiKeys ?? []), ...keyIds]) };
+}
+
 /** The upsert body: the whole configuration, since the cloud removes whatever a POST leaves out. */
 export function queryEndpointBody(spec: QueryEndpointSpec): QueryEndpointBody {
   return requestBody(QueryEndpointRequest, spec);

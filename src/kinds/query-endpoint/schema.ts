@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import type { ManagedObject } from '../../managed/index.ts';
 import { QUERY_ENDPOINT_ROLES } from '../../cloud/schemas/query-endpoint.ts';
-import { managedSpecFields } from '../../api/common.ts';
+import { LocalObjectReference, managedSpecFields } from '../../api/common.ts';
+import { apiKeyReferences } from '../api-key/schema.ts';
 import { defineKind } from '../../api/kind-schema.ts';
 import { fieldPolicySchema, policyFields } from '../../api/field-policy.ts';
 import { withRules } from '../../api/meta.ts';
@@ -40,6 +41,13 @@ const QueryEndpointFields = z.object({
   openApiKeys: keyIds('Ids of the API keys allowed to call the endpoint.')
     .meta({ 'x-kubernetes-list-type': 'set' })
     .optional(),
+  apiKeyRefs: z
+    .array(LocalObjectReference.describe('An ApiKey in this namespace.'))
+    .max(100)
+    .optional()
+    .describe(
+      'ApiKey objects (in this namespace) allowed to call the endpoint, besides openApiKeys; the endpoint waits until each has its key.',
+    ),
   allowedOrigins: withRules(
     z
       .string()
@@ -106,7 +114,13 @@ export const queryEndpointSchema = defineKind<QueryEndpoint>({
   spec: QueryEndpointSpec,
   status: QueryEndpointStatus,
   printerColumns: [SERVICE_COLUMN, { name: 'Roles', type: 'string', jsonPath: '.spec.roles' }],
-  references: [serviceReference<QueryEndpoint>()],
+  references: [
+    serviceReference<QueryEndpoint>(),
+    apiKeyReferences<QueryEndpoint>(
+      'apiKeys',
+      (endpoint) => endpoint.spec.apiKeyRefs?.map((ref) => ref.name) ?? [],
+    ),
+  ],
   // A service has one query endpoint: a second QueryEndpoint for it waits (Conflict) instead of fighting.
   exclusiveOn: 'service',
 });

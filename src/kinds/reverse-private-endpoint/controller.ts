@@ -30,14 +30,15 @@ class ReversePrivateEndpointClient
 {
   /**
    * Endpoints carry no tags and no creation time: after a crash, the endpoint is the service's one with the
-   * same description, type and type fields that no other ReversePrivateEndpoint manages. Without an intent
-   * nothing is adopted; with several candidates nothing is either, and the user is told how to choose.
+   * same description, type and type fields that no other ReversePrivateEndpoint manages, in a service this
+   * cluster records. Without an intent nothing is adopted; with several candidates nothing is either, and
+   * the user is told how to choose.
    */
   async findCreated(
     resource: ReversePrivateEndpoint,
     lost: LostCreate | undefined,
   ): Promise<string | undefined> {
-    if (!lost) return undefined;
+    if (!lost || !(await this.serviceIsOurs())) return undefined;
     const endpoints = await this.management.listReversePrivateEndpoints(this.serviceId);
     const candidates = endpoints.filter(
       (endpoint) =>
@@ -69,7 +70,7 @@ class ReversePrivateEndpointClient
     const endpoint = await this.read(id);
     if (!endpoint) return { exists: false };
     // No field can have a policy (the API changes none); sluice.dev/drift: report still reports them.
-    const { differences, drift } = applyFieldPolicy(
+    const { differences, changes, drift } = applyFieldPolicy(
       resource,
       REVERSE_PRIVATE_ENDPOINT_POLICY,
       { ...endpoint },
@@ -80,6 +81,7 @@ class ReversePrivateEndpointClient
       // No call changes an endpoint: a difference is reported by `update`, never fixed.
       plan: undefined,
       differences,
+      changes,
       drift,
       ...rpeAvailability(resource.spec, endpoint),
       status: {

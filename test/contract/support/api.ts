@@ -3,15 +3,19 @@
  * emulator listens on. Every helper returns the raw reply (`status`, `headers`, parsed `body`, `text`) so tests
  * assert on the wire exactly as a client sees it.
  */
-import { afterAll, beforeAll, expect } from 'vitest';
-import { startEmulator } from '../../../src/emulator/server.ts';
+import { expect } from 'vitest';
 import { MANAGEMENT_ERROR_CODES } from '../../../src/cloud/schemas/index.ts';
 import type { ManagementErrorStatus } from '../../../src/cloud/schemas/index.ts';
 import type { CallRecord } from '../../../src/emulator/call-log.ts';
 import type { FaultRequest as Fault } from '../../../src/emulator/faults.ts';
+import { useEmulator, type Emulator, type EmulatorOptions } from '../../support/emulator.ts';
 
-export type EmulatorOptions = NonNullable<Parameters<typeof startEmulator>[0]>;
-export type Emulator = Awaited<ReturnType<typeof startEmulator>>;
+export {
+  startTestEmulator,
+  useEmulator,
+  type Emulator,
+  type EmulatorOptions,
+} from '../../support/emulator.ts';
 
 /** JSON as received: tests index into it freely, the assertions are what checks its shape. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -23,43 +27,6 @@ export interface Reply {
   body: Json;
   text: string;
   elapsedMs: number;
-}
-
-/**
- * A fast, quiet emulator on a free port; tests override only what they observe (`undefined` = the emulator's
- * default).
- */
-export function startContractEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  const merged: Record<string, unknown> = {
-    host: '127.0.0.1',
-    port: 0,
-    transitionMs: 0,
-    rateLimit: 'off',
-    logger: false,
-  };
-  // An option given as `undefined` means "the emulator's own default": leave the key out entirely.
-  for (const [key, value] of Object.entries(options)) {
-    if (value === undefined) delete merged[key];
-    else merged[key] = value;
-  }
-  return startEmulator(merged as EmulatorOptions);
-}
-
-/**
- * An emulator (and a management client of it) for the enclosing suite: started before its tests, stopped after.
- * Read `emu` and `api` inside hooks and tests, once they have been started.
- */
-export function useContractEmulator(options: EmulatorOptions = {}): {
-  readonly emu: Emulator;
-  readonly api: ApiClient;
-} {
-  const suite = {} as { emu: Emulator; api: ApiClient };
-  beforeAll(async () => {
-    suite.emu = await startContractEmulator(options);
-    suite.api = mgmt(suite.emu);
-  });
-  afterAll(() => suite.emu?.stop());
-  return suite;
 }
 
 export const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
@@ -121,11 +88,14 @@ export interface ApiClient {
   delete(path: string, options?: RequestOptions): Promise<Reply>;
 }
 
-function client(emu: Emulator, prefix: string, auth: string | undefined): ApiClient {
+/** `prefix` and `auth` are read at each call, so a client can be made before its emulator has started. */
+function client(emu: Emulator, prefix: () => string, auth: () => string | undefined): ApiClient {
   const call = (method: string, path: string, body: unknown, options: RequestOptions = {}) =>
-    http(emu, method, prefix + path, { auth, ...options, ...(body === undefined ? {} : { body }) });
+    http(emu, method, prefix() + path, { auth: auth(), ...options, ...(body === undefined ? {} : { body }) });
   return {
-    prefix,
+    get prefix() {
+      return prefix();
+    },
     get: (path, options) => call('GET', path, undefined, options),
     post: (path, body, options) => call('POST', path, body, options),
     patch: (path, body, options) => call('PATCH', path, body, options),
@@ -142,16 +112,24 @@ export function mgmt(
   emu: Emulator,
   options: { auth?: string | null; organizationId?: string } = {},
 ): ApiClient {
-  const { organizationId, keyId, keySecret } = emu.credentials;
-  const auth = options.auth === undefined ? basicAuth(keyId, keySecret) : (options.auth ?? undefined);
-  return client(emu, `/v1/organizations/${options.organizationId ?? organizationId}`, auth);
+  return client(
+    emu,
+    () => `/v1/organizations/${options.organizationId ?? emu.credentials.organizationId}`,
+    () => {
+      const { keyId, keySecret } = emu.credentials;
+      return options.auth === undefined ? basicAuth(keyId, keySecret) : (options.auth ?? undefined);
+    },
+  );
 }
 
 /** Alerting API client; paths are relative to `/api/v2`. */
 export function alerting(emu: Emulator, options: { auth?: string | null } = {}): ApiClient {
-  const auth =
-    options.auth === undefined ? `Bearer ${emu.credentials.alertsToken}` : (options.auth ?? undefined);
-  return client(emu, '/api/v2', auth);
+  return client(
+    emu,
+    () => '/api/v2',
+    () =>
+      options.auth === undefined ? `Bearer ${emu.credentials.alertsToken}` : (options.auth ?? undefined),
+  );
 }
 
 export type { CallRecord, Fault };
@@ -174,6 +152,8 @@ export function control(emu: Emulator) {
     setClock: (setting: { offsetMs?: number; precision?: 'millisecond' | 'second' }) =>
       ok('POST', '/_emulator/clock', setting),
     clock: () => ok('GET', '/_emulator/clock'),
+    setFeatures: (features: { scheduledScaling?: boolean; scheduledUpgrades?: boolean }) =>
+      ok('POST', '/_emulator/organization/features', features),
     forceState: (kind: 'service' | 'pipe' | 'reversePrivateEndpoint' | 'alert', id: string, state: string) =>
       ok('POST', '/_emulator/state', { kind, id, state }),
     holdTransitions: () => ok('POST', '/_emulator/transitions/hold', {}),
@@ -319,4 +299,13 @@ export async function expectStays(read: () => Promise<unknown>, value: unknown, 
     expect(await read()).toEqual(value);
     await sleep(10);
   } while (Date.now() < deadline);
+}
+
+/**
+ * The suite's emulator (`useEmulator`: started before its tests, emptied before each, stopped after) with
+ * clients of its management and alerting APIs and its control routes, all usable by name in hooks and tests.
+ */
+export function useContractEmulator(options: EmulatorOptions = {}, lifecycle: { reset?: boolean } = {}) {
+  const emu = useEmulator(options, lifecycle);
+  return { emu, api: mgmt(emu), alerts: alerting(emu), ctl: control(emu) };
 }

@@ -1,20 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
 import { ApiError, isNotFound } from '../../../src/cloud/errors.ts';
-import { alertingClient, type Emulator, forceState, resetEmulator, startTestEmulator } from './support.ts';
+import { forceState, useEmulator, useAlertingClient } from './support.ts';
 
-let emu: Emulator;
-let client: AlertingClient;
-
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  client = alertingClient(emu);
-});
-afterAll(async () => {
-  await client.close();
-  await emu.stop();
-});
-beforeEach(() => resetEmulator(emu));
+const emu = useEmulator();
+const client = useAlertingClient(emu);
 
 const tileAlert = {
   name: 'errors high',

@@ -1,21 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DatabaseServiceSpec } from '../../../src/kinds/database-service/schema.ts';
-import type { ManagementClient } from '../../../src/cloud/management-client.ts';
 import { exportOrganization } from '../../../src/export/export.ts';
-import { type Emulator, managementClient, runningService, startTestEmulator } from './support.ts';
+import { runningService, useEmulator, useManagementClient } from './support.ts';
 
-let emu: Emulator;
-let client: ManagementClient;
-
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  client = managementClient(emu);
-  await runningService(client, 'orders eu');
-});
-afterAll(async () => {
-  await client.close();
-  await emu.stop();
-});
+const client = useManagementClient(useEmulator({}, { reset: false }));
+beforeAll(() => runningService(client, 'orders eu'));
 
 describe('sluice export', () => {
   const services = async (observe?: boolean) => {

@@ -1,29 +1,13 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Alert } from '../../../src/kinds/alert/schema.ts';
 import { CloudSnapshots } from '../../../src/cloud/key-snapshots.ts';
 import { alertKind } from '../../../src/kinds/alert/controller.ts';
 import type { CloudConnection } from '../../../src/controllers/cloud-connection.ts';
 import { ALERTS, tileAlert } from '../../../tools/fixtures/alert.ts';
-import {
-  addFault,
-  alertingClient,
-  calls,
-  clearCalls,
-  managementClient,
-  resetEmulator,
-  startTestEmulator,
-  type Emulator,
-} from './support.ts';
+import { addFault, alertingClient, calls, managementClient, useEmulator } from './support.ts';
 
-let emu: Emulator;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(async () => emu?.stop());
-beforeEach(async () => {
-  await resetEmulator(emu);
-  await clearCalls(emu);
-});
+// Reset before each test: no objects, no calls in the log.
+const emu = useEmulator();
 
 /** The alert kind's client over the real HTTP stack and one key's snapshots, as a reconcile connects it. */
 function alertClient(resource: Alert) {

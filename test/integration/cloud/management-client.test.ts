@@ -1,29 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ApiError, isConflict, isNotFound } from '../../../src/cloud/errors.ts';
-import type { ManagementClient } from '../../../src/cloud/management-client.ts';
 import {
   calls,
-  type Emulator,
   eventually,
   forceState,
-  managementClient,
-  resetEmulator,
   runningService,
-  startTestEmulator,
+  useEmulator,
+  useManagementClient,
 } from './support.ts';
 
-let emu: Emulator;
-let client: ManagementClient;
-
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  client = managementClient(emu);
-});
-afterAll(async () => {
-  await client.close();
-  await emu.stop();
-});
-beforeEach(() => resetEmulator(emu));
+const emu = useEmulator();
+const client = useManagementClient(emu);
 
 const kafkaPipe = (name = 'orders') => ({
   name,

@@ -2,20 +2,19 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
 import { createLogger } from '../../../src/operator/logger.ts';
 import { ManagementClient } from '../../../src/cloud/management-client.ts';
 import {
   addFault,
   alertingClient,
-  type Emulator,
   eventually,
   forceState,
   managementClient,
   ROUTES,
-  startTestEmulator,
   testOptions,
+  useEmulator,
 } from './support.ts';
 
 const KEY_SECRET = 'emu-key-secret-Zq81hP0w';
@@ -27,11 +26,7 @@ const ROTATED_PASSWORD = 'rotated-pw-Kk14fR9u';
 const WRONG_SECRET = 'wrong-secret-Qa73gW5z';
 const WRONG_TOKEN = 'wrong-token-Mm48jD1x';
 
-let emu: Emulator;
-beforeAll(async () => {
-  emu = await startTestEmulator({ keySecret: KEY_SECRET, alertsToken: ALERTS_TOKEN });
-});
-afterAll(() => emu.stop());
+const emu = useEmulator({ keySecret: KEY_SECRET, alertsToken: ALERTS_TOKEN }, { reset: false });
 
 function capture() {
   const chunks: string[] = [];

@@ -1,5 +1,5 @@
 import { createServer } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AmbiguousRequestError,
   ApiError,
@@ -12,21 +12,16 @@ import {
   addFault,
   alertingClient,
   calls,
-  type Emulator,
   managementClient,
-  resetEmulator,
   ROUTES,
   serviceBody,
-  startTestEmulator,
   testOptions,
+  useEmulator,
+  startTestEmulator,
+  type Emulator,
 } from './support.ts';
 
-let emu: Emulator;
-beforeAll(async () => {
-  emu = await startTestEmulator();
-});
-afterAll(() => emu.stop());
-beforeEach(() => resetEmulator(emu));
+const emu = useEmulator();
 
 const callsTo = async (method: string, route: string) =>
   (await calls(emu)).filter((c) => c.method === method && c.route === route);

@@ -7,23 +7,18 @@ import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
 import type { ClientOptions } from '../../../src/cloud/http.ts';
 import { ManagementClient } from '../../../src/cloud/management-client.ts';
 import { QuotaRegistry } from '../../../src/cloud/quota.ts';
-import { startEmulator } from '../../../src/emulator/server.ts';
 import type { CallRecord as Call } from '../../../src/emulator/call-log.ts';
 import type { FaultRequest as Fault } from '../../../src/emulator/faults.ts';
+import {
+  resetEmulator,
+  startTestEmulator,
+  useEmulator,
+  type Emulator,
+  type EmulatorOptions,
+} from '../../support/emulator.ts';
+import { suiteValue } from '../../support/suite-value.ts';
 
-export type EmulatorOptions = NonNullable<Parameters<typeof startEmulator>[0]>;
-export type Emulator = Awaited<ReturnType<typeof startEmulator>>;
-
-export function startTestEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
-  return startEmulator({
-    host: '127.0.0.1',
-    port: 0,
-    transitionMs: 0,
-    rateLimit: 'off',
-    logger: false,
-    ...options,
-  });
-}
+export { resetEmulator, startTestEmulator, useEmulator, type Emulator, type EmulatorOptions };
 
 async function control(emu: Emulator, method: string, path: string, body?: unknown): Promise<unknown> {
   const response = await fetch(`${emu.url}/_emulator${path}`, {
@@ -41,7 +36,6 @@ export type { Call, Fault };
 
 export const addFault = (emu: Emulator, fault: Fault) => control(emu, 'POST', '/faults', fault);
 export const clearFaults = (emu: Emulator) => control(emu, 'DELETE', '/faults');
-export const resetEmulator = (emu: Emulator) => control(emu, 'POST', '/reset');
 export const clearCalls = (emu: Emulator) => control(emu, 'DELETE', '/calls');
 export const calls = async (emu: Emulator): Promise<Call[]> =>
   ((await control(emu, 'GET', '/calls')) as { calls: Call[] }).calls;
@@ -77,6 +71,22 @@ export function managementClient(emu: Emulator, options: ClientOptions = {}): Ma
 export function alertingClient(emu: Emulator, options: ClientOptions = {}): AlertingClient {
   return new AlertingClient({ baseUrl: emu.url, token: emu.credentials.alertsToken }, testOptions(options));
 }
+
+/** A management client of `emu` for the enclosing suite: made before its tests, closed after them. */
+export const useManagementClient = (emu: Emulator, options: ClientOptions = {}) =>
+  suiteValue(
+    'the management client',
+    async () => managementClient(emu, options),
+    (client) => client.close(),
+  );
+
+/** An alerting client of `emu` for the enclosing suite: made before its tests, closed after them. */
+export const useAlertingClient = (emu: Emulator, options: ClientOptions = {}) =>
+  suiteValue(
+    'the alerting client',
+    async () => alertingClient(emu, options),
+    (client) => client.close(),
+  );
 
 /** Polls `read` until `check` passes (or fails the test after `timeoutMs`). */
 export async function eventually<T>(

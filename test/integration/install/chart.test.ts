@@ -73,6 +73,15 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     );
   });
 
+  it('takes a numeric image tag given with --set image.tag=1 as the tag "1"', () => {
+    const text = helmWithValues(
+      ['template', 'sluice', chartDir, '--namespace', 'ops', '--set', 'image.tag=1'],
+      { image: { repository: 'registry.example.com/sluice' } },
+    );
+    const container = operatorPodTemplate(parseManifests(text)).spec.containers[0] as { image?: string };
+    expect(container.image).toBe('registry.example.com/sluice:1');
+  });
+
   it.each([
     ['an unknown key', { bogus: true }, /additional properties 'bogus' not allowed/],
     ['a mistyped replica count', { replicas: 'two' }, /replicas.*want integer/],
@@ -157,13 +166,19 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     const objects = parseManifests(
       helmTemplate({
         namespace: 'sluice-system',
-        values: { watchNamespace: 'data', clusterName: 'data-eu', credentials: { existingSecret: 'cloud' } },
+        values: {
+          watchNamespace: 'data',
+          clusterName: 'data-eu',
+          takeOverFrom: ['prod-eu', 'prod-us'],
+          credentials: { existingSecret: 'cloud' },
+        },
       }),
     );
     const clusterWide = (rendered: typeof objects) =>
       rendered.filter((o) => o.kind.startsWith('Cluster') && o.kind !== 'CustomResourceDefinition');
     expect(clusterWide(objects)).toEqual([]);
     expect(operatorArgs(objects)).toContain('--cluster-name=data-eu');
+    expect(operatorArgs(objects)).toContain('--take-over-from=prod-eu,prod-us');
     // Without one, its one cluster-wide right reads namespace kube-system, whose uid names the cluster.
     const derived = parseManifests(
       helmTemplate({
@@ -362,6 +377,8 @@ describe.skipIf(clusterSkipReason())('helm chart on the real apiserver', () => {
         'clusterrolebinding',
         'customresourcedefinition',
         'deployment',
+        // The pre-delete hook that runs `sluice uninstall`.
+        'job',
         'role',
         'rolebinding',
         'service',

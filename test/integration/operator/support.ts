@@ -1,6 +1,7 @@
 import type { ChildProcess, StdioOptions } from 'node:child_process';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
 import { pino } from 'pino';
+import { expect } from 'vitest';
 import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
 import { ManagementClient } from '../../../src/cloud/management-client.ts';
 import type { DatabaseService } from '../../../src/kinds/database-service/schema.ts';
@@ -10,6 +11,7 @@ import { startOperator, type RunningOperator } from '../../../src/operator/run.t
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 import { testKubeconfigPath } from '../../harness/testCluster.ts';
 import { spawnSluiceRun } from '../../../tools/cluster/operatorProcess.ts';
+import { suiteValue } from '../../support/suite-value.ts';
 import type { CallRecord } from '../../../src/emulator/call-log.ts';
 import { untilValue } from '../../support/wait.ts';
 
@@ -262,6 +264,15 @@ export async function startOperatorEnv(
   let freshLooks = 0;
   let nudges = 0;
   const controlUrl = (path: string) => `${emulator.url}/_emulator/${path}`;
+  /** A POST to one of the emulator's control routes; a refusal fails the test naming the route. */
+  const postControl = async (path: string, body: object) => {
+    const response = await fetch(controlUrl(path), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`POST ${path} failed: ${response.status} ${await response.text()}`);
+  };
 
   const env: OperatorEnv = {
     namespace: ns.name,
@@ -285,9 +296,9 @@ export async function startOperatorEnv(
         alertingQuota: 'off',
         ...flags,
       });
-      // Every line at debug level is kept, so tests can prove no secret ever reaches the log.
+      // Every line at debug level (trace when asked) is kept, so tests can prove no secret ever reaches the log.
       const logger = pino(
-        { level: 'debug' },
+        { level: flags.logLevel === 'trace' ? 'trace' : 'debug' },
         {
           write: (line: string) => {
             env.logs.push(line);
@@ -320,22 +331,8 @@ export async function startOperatorEnv(
         await core.createNamespacedSecret({ namespace: ns.name, body });
       }
     },
-    async forceState(body) {
-      const response = await fetch(controlUrl('state'), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
-      if (!response.ok) throw new Error(`force state failed: ${response.status} ${await response.text()}`);
-    },
-    async setClock(setting) {
-      const response = await fetch(controlUrl('clock'), {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(setting),
-      });
-      if (!response.ok) throw new Error(`set clock failed: ${response.status} ${await response.text()}`);
-    },
+    forceState: (body) => postControl('state', body),
+    setClock: (setting) => postControl('clock', setting),
     async secret(name) {
       try {
         const secret = await core.readNamespacedSecret({ name, namespace: ns.name });
@@ -431,6 +428,10 @@ export const condition = (resource: SluiceObject | DatabaseService | undefined, 
 export const isReady = (resource: SluiceObject | DatabaseService | undefined) =>
   condition(resource, 'Ready')?.status === 'True';
 
+/** Ready, and the cloud object's id recorded in status. */
+export const isReadyWithId = (resource: SluiceObject | undefined) =>
+  isReady(resource) && resource?.status?.id !== undefined;
+
 /** Calls that changed something in the cloud (everything but GETs). */
 export const writes = (calls: CallRecord[]) => calls.filter((c) => c.method !== 'GET');
 
@@ -465,10 +466,59 @@ export async function crashDuringCreate(
   await env.fault();
   await env.clearCalls();
   await env.startOperator();
-  const ready = await objects.waitFor(
-    target.name,
-    'Ready after restart',
-    (o) => isReady(o) && o?.status?.id !== undefined,
-  );
+  const ready = await objects.waitFor(target.name, 'Ready after restart', isReadyWithId);
   return { orphaned, ready };
+}
+
+/**
+ * `crashDuringCreate` beside a look-alike someone else made first (`foreignId`, the same name): the crash
+ * leaves two in the cloud, and once restarted the object adopts the one its own create made, never the
+ * look-alike, without another POST. Returns the crash's result and the cloud object that is the operator's.
+ */
+export async function crashBesideLookAlike<T extends { id: string }>(
+  env: OperatorEnv,
+  target: { kind: string; name: string; spec: Record<string, unknown> },
+  cloud: { route: string; named: () => T[]; foreignId: string },
+): Promise<{ orphaned: SluiceObject; ready: SluiceObject; ours: T }> {
+  const { route, named, foreignId } = cloud;
+  const crash = await crashDuringCreate(env, target, { route, created: () => named().length, count: 2 });
+  const ours = named().find((o) => o.id !== foreignId)!;
+  expect(crash.ready.status!.id).toBe(ours.id);
+  expect(named()).toHaveLength(2);
+  expect((await env.calls()).filter((c) => c.method === 'POST' && c.route === route)).toHaveLength(0);
+  return { ...crash, ours };
+}
+
+export interface SuiteEnvOptions {
+  /** The emulator's options (default: no transition delays, no rate limit). */
+  emulator?: EmulatorOptions;
+  /** The in-process operator's flags, or `false` for a suite that starts its operator itself. */
+  operator?: Partial<OperatorFlags> | false;
+  /** How long starting may take (default: the hook timeout). */
+  timeoutMs?: number;
+}
+
+/**
+ * One operator environment (`startOperatorEnv`) for the enclosing suite, its operator running: started before
+ * the suite's tests and closed after them, used by name in its hooks and tests.
+ */
+export function useOperatorEnv(
+  prefix: string,
+  { emulator = {}, operator = {}, timeoutMs }: SuiteEnvOptions = {},
+): OperatorEnv {
+  return suiteValue(
+    `the operator environment '${prefix}'`,
+    async () => {
+      const env = await startOperatorEnv(prefix, emulator);
+      try {
+        if (operator) await env.startOperator(operator);
+      } catch (error) {
+        await env.close();
+        throw error;
+      }
+      return env;
+    },
+    (env) => env.close(),
+    timeoutMs,
+  );
 }

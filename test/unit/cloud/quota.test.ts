@@ -444,3 +444,107 @@ describe('QuotaScheduler after a predecessor (restart, leadership hand-over)', (
     expect(registry.get('b', limit).remaining()).toBe(0);
   });
 });
+
+describe('QuotaScheduler shared between namespaces', () => {
+  const one = { requests: 1, windowMs: 1_000, safetyMarginMs: 0 };
+
+  /** Queues `count` calls of `sharer`, logging each grant under `sharer` and releasing it at once. */
+  function queue(
+    scheduler: QuotaScheduler,
+    sharer: string,
+    count: number,
+    log: string[],
+    priority: Priority = 'user',
+  ) {
+    for (let i = 0; i < count; i++) {
+      void scheduler.acquire(priority, undefined, { sharer }).then((ticket) => {
+        log.push(sharer);
+        ticket.release();
+      });
+    }
+  }
+
+  it('serves the namespaces waiting in one priority in turn: a namespace with many calls queued does not hold back another', async () => {
+    const clock = new ManualClock();
+    const scheduler = new QuotaScheduler('k', one, clock);
+    const log: string[] = [];
+    queue(scheduler, 'noisy', 6, log);
+    queue(scheduler, 'quiet', 2, log);
+    await clock.advanceAndSettle(20_000);
+    expect(log).toEqual(['noisy', 'quiet', 'noisy', 'quiet', 'noisy', 'noisy', 'noisy', 'noisy']);
+  });
+
+  it('gives a namespace that starts asking the next slot, not a place behind what another namespace queued', async () => {
+    const clock = new ManualClock();
+    const scheduler = new QuotaScheduler('k', one, clock);
+    const log: string[] = [];
+    queue(scheduler, 'noisy', 10, log);
+    await clock.advanceAndSettle(3_500);
+    queue(scheduler, 'quiet', 1, log);
+    await clock.advanceAndSettle(500);
+    expect(log).toEqual(['noisy', 'noisy', 'noisy', 'noisy', 'quiet']);
+  });
+
+  it('keeps the order of priorities: a namespace’s poll never goes before another’s user call', async () => {
+    const clock = new ManualClock();
+    const scheduler = new QuotaScheduler('k', one, clock);
+    (await scheduler.acquire('user', undefined, { sharer: 'noisy' })).release();
+    const log: string[] = [];
+    queue(scheduler, 'quiet', 1, log, 'poll');
+    queue(scheduler, 'noisy', 2, log, 'user');
+    await clock.advanceAndSettle(5_000);
+    expect(log).toEqual(['noisy', 'noisy', 'quiet']);
+  });
+
+  it('defers a namespace’s call to its turn, not behind another namespace’s, and keeps that slot from the others', async () => {
+    const clock = new ManualClock();
+    const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 10_000, safetyMarginMs: 100 }, clock);
+    (await scheduler.acquire('user', undefined, { sharer: 'noisy' })).release();
+    const defer = (sharer: string) =>
+      scheduler.acquire('user', undefined, { deadlineMs: 100, sharer }).catch((e: Error) => e);
+    // The noisy namespace's next edit is deferred to the next slot; the quiet namespace's change shares it.
+    expect(await defer('noisy')).toMatchObject({ retryAfterMs: 10_100 });
+    expect(await defer('quiet')).toMatchObject({ retryAfterMs: 10_100 });
+
+    // At the slot's time the noisy call that comes back first finds it promised to the quiet one.
+    await clock.advanceAndSettle(10_100);
+    let noisyGranted = false;
+    void scheduler.acquire('user', undefined, { deadlineMs: 1_000, sharer: 'noisy' }).then(
+      () => (noisyGranted = true),
+      () => {},
+    );
+    await settle();
+    expect(noisyGranted).toBe(false);
+    const quiet = await scheduler.acquire('user', undefined, { deadlineMs: 1_000, sharer: 'quiet' });
+    expect(quiet.waitedMs).toBe(0);
+  });
+
+  it('spends at most the budget in any window and gives each of two busy namespaces half of it, however many calls each keeps waiting', async () => {
+    const clock = new ManualClock();
+    const scheduler = new QuotaScheduler('k', limit, clock);
+    const grants: Array<{ sharer: string; at: number }> = [];
+    // Each namespace keeps calls waiting: the noisy one 30 at a time, the quiet one 10.
+    const keepBusy = (sharer: string, depth: number) => {
+      const ask = () =>
+        void scheduler.acquire('user', undefined, { sharer }).then((ticket) => {
+          grants.push({ sharer, at: clock.now() });
+          ticket.release();
+          if (clock.now() < 60_000) ask();
+        });
+      for (let i = 0; i < depth; i++) ask();
+    };
+    keepBusy('noisy', 30);
+    keepBusy('quiet', 10);
+    await clock.advanceAndSettle(60_000);
+    const inWindow = (from: number) => grants.filter((g) => g.at >= from && g.at < from + 10_000);
+    for (let from = 0; from + 10_000 <= 60_000; from += 1_000) {
+      const calls = inWindow(from);
+      expect(calls.length).toBeLessThanOrEqual(10);
+    }
+    // The first window goes to the noisy namespace, which asked first while the budget was unspent.
+    const quiet = grants.filter((g) => g.sharer === 'quiet' && g.at >= 10_000).length;
+    const noisy = grants.filter((g) => g.sharer === 'noisy' && g.at >= 10_000).length;
+    expect(quiet).toBeGreaterThanOrEqual(20);
+    expect(quiet).toBe(noisy);
+  });
+});

@@ -34,6 +34,14 @@ describe('redactSecrets', () => {
     });
   });
 
+  it('replaces a field named like a credential that no list names, such as a pipe setting', () => {
+    const body = { settings: { sasl_password: 'pw-1', 'ssl.keystore.password': 'pw-2', max_block_size: 1 } };
+    expect(redactSecrets(body)).toEqual({
+      settings: { sasl_password: REDACTED, 'ssl.keystore.password': REDACTED, max_block_size: 1 },
+    });
+    expect([...collectSecrets(body)].sort()).toEqual(['pw-1', 'pw-2']);
+  });
+
   it('does not treat identifiers that merely contain a secret-ish word as secrets', () => {
     expect(redactSecrets({ openApiKeys: ['k1'], keyId: 'id' })).toEqual({ openApiKeys: ['k1'], keyId: 'id' });
   });

@@ -322,3 +322,21 @@ describe('exportPipe with a credential the cloud returns', () => {
     });
   });
 });
+
+describe('exportPipe with a setting named like a credential', () => {
+  it('leaves it out of the manifest and names it, so its value is never printed and the cloud keeps it', () => {
+    const observed = {
+      ...pipe({ kafka: { brokers: 'b:9092', topics: 't' } }),
+      settings: { sasl_password: 'setting-pass-1', kafka_client_id: 'x' },
+    } as Parameters<typeof exportPipe>[0];
+    const mapped = exportPipe(observed, secretName, noEndpoint);
+    expect(JSON.stringify(mapped)).not.toContain('setting-pass-1');
+    expect(mapped).toMatchObject({
+      spec: { extraSettings: { strings: { kafka_client_id: 'x' } } },
+      withheld: ['extraSettings.strings.sasl_password'],
+    });
+    // A key the spec never set is the cloud's: the adopted pipe neither reports nor resets it.
+    const spec = PipeSpec.parse({ serviceRef: { name: 's' }, ...specOf(mapped) });
+    expect(diffPipe(spec, observed, new Set(), () => undefined, []).differences).toEqual([]);
+  });
+});

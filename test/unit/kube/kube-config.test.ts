@@ -62,6 +62,21 @@ describe('kubeconfig loading', () => {
     expect(options.headers).toBeUndefined();
   });
 
+  it('says where a missing kubeconfig was looked for and how to name one, flag or KUBECONFIG', async () => {
+    const missing = join(mkdtempSync(join(tmpdir(), 'kube-config-')), 'nowhere');
+    await expect(loadKubeAccess(missing)).rejects.toThrow(
+      `no kubeconfig at ${missing} (given with --kubeconfig): pass --kubeconfig <file> or set KUBECONFIG`,
+    );
+    const saved = process.env.KUBECONFIG;
+    process.env.KUBECONFIG = missing;
+    try {
+      await expect(loadKubeAccess()).rejects.toThrow(/named by \$KUBECONFIG\): pass --kubeconfig/);
+    } finally {
+      if (saved === undefined) delete process.env.KUBECONFIG;
+      else process.env.KUBECONFIG = saved;
+    }
+  });
+
   it('leaves exec plugins and basic auth to client-node', async () => {
     const exec = kubeconfig({ exec: { command: 'aws', apiVersion: 'client.authentication.k8s.io/v1' } });
     expect(fromFile(exec)).toBeUndefined();

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import type { ManagedObject } from '../../../src/managed/managed-object.ts';
 import {
   judgeOwnership,
+  mayActAs,
+  ownerClusterProblem,
+  type ClusterIdentity,
   ownerRecord,
   parseOwnerRecord,
   refusalMessage,
@@ -86,18 +90,55 @@ describe('judgeOwnership', () => {
     });
   });
 
-  it('names the cloud id, the recorded owner and every way forward when it refuses', () => {
+  it('names the cloud id, the recorded owner and the ways forward when it refuses, none of them an annotation', () => {
     const message = refusalMessage(owner('9f3c-uid'), 'svc-1', owner('prod'));
-    for (const part of [
-      'svc-1',
-      'cluster "prod"',
-      '--cluster-name prod',
-      'clusterName',
-      'sluice.dev/owner-cluster: prod',
-      'sluice.dev/external-id: svc-1',
-      'another name',
-    ]) {
+    for (const part of ['svc-1', 'cluster "prod"', '--cluster-name prod', 'clusterName', 'another name']) {
       expect(message).toContain(part);
+    }
+    expect(message).not.toContain('sluice.dev/');
+  });
+
+  it('never fails on what a record read from the cloud holds, nor on an owner that is no cluster name', () => {
+    const odd = [owner('a/b'), owner('Prod_EU'), owner('x'.repeat(70))];
+    const records = ['a/b/shop/DatabaseService/orders', 'Prod_EU/shop/DatabaseService/orders', '/', ''];
+    const candidates = records
+      .map((text, i) => ({ id: `c${i}`, owner: parseOwnerRecord(text) }))
+      .filter((c): c is OwnedCandidate => c.owner !== undefined);
+    for (const mine of odd) {
+      expect(() => judgeOwnership(mine, false, candidates, unclaimed)).not.toThrow();
+    }
+    expect(judgeOwnership(owner('dev'), false, candidates, unclaimed)).toMatchObject({
+      kind: 'refuse',
+      recordedAs: { cluster: 'Prod_EU' },
+    });
+  });
+});
+
+describe('acting under another cluster’s name', () => {
+  const annotated = (value: string | undefined) =>
+    ({
+      metadata: {
+        name: 'orders',
+        namespace: 'shop',
+        uid: 'u',
+        ...(value === undefined ? {} : { annotations: { 'sluice.dev/owner-cluster': value } }),
+      },
+    }) as unknown as ManagedObject;
+  const dev: ClusterIdentity = { name: 'dev', explicit: true, takeOverFrom: ['staging'] };
+
+  it('is allowed under the operator’s own name and the clusters its administrator named only', () => {
+    expect(ownerClusterProblem(annotated(undefined), dev)).toBeUndefined();
+    expect(ownerClusterProblem(annotated('dev'), dev)).toBeUndefined();
+    expect(ownerClusterProblem(annotated('staging'), dev)).toBeUndefined();
+    expect(ownerClusterProblem(annotated('prod'), dev)).toMatchObject({ reason: 'OwnerClusterNotAllowed' });
+    expect(mayActAs(dev, 'prod')).toBe(false);
+  });
+
+  it('refuses a value that is no cluster name, naming the annotation', () => {
+    for (const value of ['a/b', 'x'.repeat(70), 'Prod_EU', '']) {
+      const problem = ownerClusterProblem(annotated(value), dev);
+      expect(problem?.reason, value).toBe('InvalidAnnotation');
+      expect(problem?.message).toContain('annotation sluice.dev/owner-cluster');
     }
   });
 });

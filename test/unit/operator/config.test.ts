@@ -101,6 +101,19 @@ describe('sluice run flags', () => {
       "error: --allowed-api-hosts: must name at least one (omit the flag to allow the hosts of the operator's credentials)",
     );
   });
+
+  it('reads the clusters this operator may take over from, and refuses one that is no cluster name', async () => {
+    expect(OperatorConfig.parse({ takeOverFrom: 'prod-eu, prod-us' }).takeOverFrom).toEqual([
+      'prod-eu',
+      'prod-us',
+    ]);
+    expect(OperatorConfig.parse({}).takeOverFrom).toBeUndefined();
+    for (const name of ['Prod_EU', 'a/b', 'x'.repeat(64)]) {
+      expect(await runError(['--take-over-from', name])).toContain(
+        `error: --take-over-from: "${name}" is no cluster name`,
+      );
+    }
+  });
 });
 
 describe('OperatorConfig namespace', () => {

@@ -46,4 +46,18 @@ describe('createLogger', () => {
     }
     expect(text).toContain(REDACTED);
   });
+
+  it('redacts a field named like a credential at any depth, and keeps an error readable', () => {
+    const out = captured();
+    const logger = createLogger({ level: 'trace' }, out.stream);
+    logger.trace(
+      { body: { pipe: { source: { kafka: { settings: { sasl_password: 'deep-pass-1' } } } } } },
+      'cloud request body',
+    );
+    logger.error({ err: new Error('the pipe failed') }, 'reconcile failed');
+    const text = out.text();
+    expect(text).not.toContain('deep-pass-1');
+    expect(text).toContain('sasl_password');
+    expect(text).toContain('the pipe failed');
+  });
 });

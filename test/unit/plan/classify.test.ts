@@ -17,6 +17,7 @@ const dry = (result: Partial<DryReconcile>): DryReconcile => ({
   writes: [],
   created: false,
   differences: [],
+  changes: [],
   status: undefined,
   ...result,
 });
@@ -26,6 +27,37 @@ describe('what a dry reconcile says the operator would do', () => {
   it('is an update when the kind sent calls, with the fields that differ', () => {
     const planned = classify(object(), dry({ writes: [PATCH], differences: ['name'] }));
     expect(planned).toMatchObject({ action: 'update', changed: ['name'], calls: [{ method: 'PATCH' }] });
+  });
+
+  it("carries each difference's old and new value, and the name alone where the kind knows no values", () => {
+    const planned = classify(
+      object(),
+      dry({
+        writes: [PATCH],
+        differences: ['name', 'password'],
+        changes: [{ field: 'name', from: 'us', to: 'eu' }],
+      }),
+    );
+    expect(planned.changes).toEqual([{ field: 'name', from: 'us', to: 'eu' }, { field: 'password' }]);
+  });
+
+  it('never shows the value of a field named like a secret, nor any value of a referenced Secret', () => {
+    const planned = classify(
+      object(),
+      dry({
+        writes: [PATCH],
+        differences: ['source.kafka.credentials', 'note'],
+        changes: [
+          { field: 'source.kafka.credentials', from: 'old', to: 'new' },
+          { field: 'note', from: 'plain', to: 's3cret' },
+        ],
+      }),
+      ['s3cret'],
+    );
+    expect(planned.changes).toEqual([
+      { field: 'source.kafka.credentials' },
+      { field: 'note', from: 'plain', to: '(sensitive)' },
+    ]);
   });
 
   it('is a create when the kind created, whatever else it recorded', () => {
@@ -121,6 +153,7 @@ describe('what a dry reconcile says the operator would do', () => {
       action: 'none',
       calls: [],
       changed: [],
+      changes: [],
       reason: 'managementPolicy Observe sends nothing; Full would send PATCH /v1/s/1 (name)',
     });
     const nothing = ready('False', 'NothingToObserve', 'managementPolicy Observe never creates');

@@ -10,7 +10,13 @@ const update: PlannedResource = {
   namespace: 'data',
   name: 'analytics',
   action: 'update',
-  changed: ['name', 'state'],
+  changed: ['name', 'state', 'ipAccessList', 'password'],
+  changes: [
+    { field: 'name', from: 'us', to: 'eu' },
+    { field: 'state', from: 'Running', to: 'Stopped' },
+    { field: 'ipAccessList', added: [{ source: '10.0.0.0/8' }], removed: [{ source: '0.0.0.0/0' }] },
+    { field: 'password' },
+  ],
   calls: [
     plannedCall({ api: 'management', route: '', method: 'PATCH', path: SERVICE, body: { name: 'eu' } }),
     plannedCall({
@@ -28,6 +34,7 @@ const none: PlannedResource = {
   name: 'lag',
   action: 'none',
   changed: [],
+  changes: [],
   calls: [],
 };
 const blocked: PlannedResource = {
@@ -36,6 +43,7 @@ const blocked: PlannedResource = {
   name: 'orders',
   action: 'blocked',
   changed: [],
+  changes: [],
   calls: [],
   reason: 'DatabaseService analytics does not exist yet',
 };
@@ -45,6 +53,7 @@ const create: PlannedResource = {
   name: 'events',
   action: 'create',
   changed: [],
+  changes: [],
   calls: [
     plannedCall({
       api: 'management',
@@ -60,7 +69,9 @@ describe('plan as text', () => {
   const text = renderText([update, none, blocked, create]);
 
   it('writes one block per object headed by what happens to it', () => {
-    expect(text).toContain('~ DatabaseService data/analytics will be updated (name, state)');
+    expect(text).toContain(
+      '~ DatabaseService data/analytics will be updated (name, state, ipAccessList, password)',
+    );
     expect(text).toContain('= Alert data/lag: no change');
     expect(text).toContain('! Pipe data/orders is blocked\n    DatabaseService analytics does not exist yet');
     expect(text).toContain('+ Pipe data/events will be created');
@@ -70,6 +81,18 @@ describe('plan as text', () => {
     expect(text).toContain(`    PATCH ${SERVICE}\n      ~ name: "eu"`);
     expect(text).toContain(`    PATCH ${SERVICE}/state  (state command)\n      ~ command: "stop"`);
     expect(text).toContain('      + name: "events"');
+  });
+
+  it('shows each changed field as old → new, a list as the entries added and removed', () => {
+    expect(text).toContain(
+      [
+        '    ~ name: "us" → "eu"',
+        '    ~ state: "Running" → "Stopped"',
+        '    ~ ipAccessList: + {"source":"10.0.0.0/8"} - {"source":"0.0.0.0/0"}',
+        '    ~ password',
+        `    PATCH ${SERVICE}`,
+      ].join('\n'),
+    );
   });
 
   it('shows an id not known yet by what it will be the id of', () => {
@@ -102,7 +125,13 @@ describe('plan as JSON', () => {
         { method: 'PATCH', path: SERVICE, body: { name: 'eu' } },
         { method: 'PATCH', path: `${SERVICE}/state`, body: { command: 'stop' } },
       ],
-      changed: ['name', 'state'],
+      changed: ['name', 'state', 'ipAccessList', 'password'],
+      changes: [
+        { field: 'name', from: 'us', to: 'eu' },
+        { field: 'state', from: 'Running', to: 'Stopped' },
+        { field: 'ipAccessList', added: [{ source: '10.0.0.0/8' }], removed: [{ source: '0.0.0.0/0' }] },
+        { field: 'password' },
+      ],
       reason: null,
     });
     expect(json.resources[2]).toMatchObject({ action: 'blocked', calls: [], reason: blocked.reason });

@@ -60,6 +60,16 @@ class SlowSecretsApi {
     }
     if (url.pathname.endsWith('/secrets')) await this.secretsReleased;
     const items = this.lists[url.pathname];
+    // A GET of one object of a listed collection (the data of a Secret the operator uses).
+    const slash = url.pathname.lastIndexOf('/');
+    const one = (
+      this.lists[url.pathname.slice(0, slash)] as { metadata: { name: string } }[] | undefined
+    )?.find((item) => item.metadata.name === url.pathname.slice(slash + 1));
+    if (one) {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify(one));
+      return;
+    }
     if (!items) {
       response.writeHead(404, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ kind: 'Status', code: 404 }));

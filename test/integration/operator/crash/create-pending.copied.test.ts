@@ -1,23 +1,20 @@
 // `sluice.dev/create-pending` is sluice's record of a create it sent for this very object. Copied onto
 // another object (a restore, `kubectl get -o yaml | kubectl apply`), it must not make that object adopt an
 // unmanaged look-alike, which its default deletionPolicy Delete would then delete.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { rpeCreateBody } from '../../../../src/kinds/reverse-private-endpoint/mapping.ts';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { rpeSpec } from '../../../../tools/fixtures/rpe.ts';
-import { isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from '../support.ts';
+import { isReady, type SluiceObject, useOperatorEnv } from '../support.ts';
 
 describe.skipIf(clusterSkipReason())('a create-pending annotation copied onto a new object', () => {
-  let env: OperatorEnv;
+  const env = useOperatorEnv('copied-intent', { operator: { managementQuota: '100/1s' } });
   let serviceId: string;
 
   beforeAll(async () => {
-    env = await startOperatorEnv('copied-intent');
-    await env.startOperator({ managementQuota: '100/1s' });
     await env.apply('analytics', { name: 'analytics' });
     serviceId = (await env.waitFor('analytics', 'service Ready', isReady, 30_000)).status!.id!;
   });
-  afterAll(async () => env?.close());
 
   it('a ReversePrivateEndpoint created with an older copied intent creates its own endpoint, never adopting the look-alike', async () => {
     const spec = rpeSpec('vpcEndpointService', 'analytics', { description: 'restored' });

@@ -10,6 +10,7 @@ import {
   type CallRecord,
   type OperatorEnv,
   QUOTA_MODES,
+  useOperatorEnv,
 } from '../support.ts';
 import { planDocuments } from '../plan-in-process.ts';
 
@@ -206,7 +207,7 @@ describe.skipIf(clusterSkipReason()).each(QUOTA_MODES)(
 describe.skipIf(clusterSkipReason())(
   'sluice plan and managementPolicy Observe follow spec.fieldPolicy',
   () => {
-    let env: OperatorEnv;
+    const env = useOperatorEnv('dbs-fp-plan', { timeoutMs: TIMEOUT });
     const spec = {
       name: 'planned',
       provider: 'aws',
@@ -218,15 +219,12 @@ describe.skipIf(clusterSkipReason())(
     };
 
     beforeAll(async () => {
-      env = await startOperatorEnv('dbs-fp-plan');
-      await env.startOperator();
       await env.apply('planned', spec as Partial<DatabaseService['spec']>, FAST);
       const id = (await env.waitFor('planned', 'Ready', isReady, TIMEOUT)).status!.id!;
       await env.cloud.updateReplicaScaling(id, { maxReplicaMemoryGb: 32 });
       await env.cloud.updateService(id, { tags: { add: [{ key: 'cost', value: 'c1' }] } });
       await env.waitFor('planned', 'both in status.drift', (r) => r?.status?.driftCount === 2, TIMEOUT);
     }, TIMEOUT);
-    afterAll(async () => env?.close());
 
     it('plans only the enforced change: the fields left to the cloud are no call', async () => {
       const manifest = {

@@ -6,6 +6,7 @@ import {
   startOperatorEnv,
   type CallRecord,
   type OperatorEnv,
+  useOperatorEnv,
 } from '../support.ts';
 import { untilValue } from '../../../support/wait.ts';
 
@@ -18,13 +19,8 @@ const patchesOf = (calls: CallRecord[], id: string) =>
   calls.filter((c) => c.method === 'PATCH' && c.route === SERVICE && c.path.endsWith(`/services/${id}`));
 
 describe.skipIf(clusterSkipReason())('observing by list on a real apiserver against the emulator', () => {
-  let env: OperatorEnv;
+  const env = useOperatorEnv('observe-list', { operator: false });
   const names = ['a', 'b', 'c', 'd', 'e'];
-
-  beforeAll(async () => {
-    env = await startOperatorEnv('observe-list');
-  });
-  afterAll(async () => env?.close());
 
   it('drift-checks N services with one services list per sync interval, not a GET per service', async () => {
     await env.startOperator({ syncInterval: '2s' });
@@ -164,13 +160,8 @@ describe.skipIf(clusterSkipReason())('snapshots per credentials key', () => {
 });
 
 describe.skipIf(clusterSkipReason())('deleting by list', () => {
-  let env: OperatorEnv;
-
-  beforeAll(async () => {
-    // Stopping and deleting each take a while, so every deletion waits for the cloud more than once.
-    env = await startOperatorEnv('delete-by-list', { transitionMs: 2_000 });
-  });
-  afterAll(async () => env?.close());
+  // Stopping and deleting each take a while, so every deletion waits for the cloud more than once.
+  const env = useOperatorEnv('delete-by-list', { emulator: { transitionMs: 2_000 }, operator: false });
 
   it('deletes N services reading their waits from the services list, not with a GET per poll', async () => {
     const doomed = ['d1', 'd2', 'd3', 'd4'];

@@ -1,11 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { fieldNames } from '../../../../src/managed/observe-only.ts';
 import { rpeSpec } from '../../../../tools/fixtures/rpe.ts';
 import {
+  baseSpec,
   condition,
   isReady,
-  startOperatorEnv,
+  useOperatorEnv,
   writes,
   type OperatorEnv,
   type SluiceObject,
@@ -28,22 +29,10 @@ const pendingOf = (status: unknown) =>
   ((status as { pendingChanges?: PendingChange[] } | undefined)?.pendingChanges ?? []) as PendingChange[];
 
 describe.skipIf(clusterSkipReason())('managementPolicy Observe', () => {
-  let env: OperatorEnv;
-
-  beforeAll(async () => {
-    env = await startOperatorEnv('observe-only');
-    await env.startOperator();
-  });
-  afterAll(async () => {
-    await env?.close();
-  });
+  const env = useOperatorEnv('observe-only');
 
   it('an adopted service whose name differs gets no PATCH, lists it in status, and Full sends exactly it', async () => {
-    const { service } = await env.cloud.createService({
-      name: 'legacy',
-      provider: 'aws',
-      region: 'us-east-1',
-    });
+    const { service } = await env.cloud.createService({ name: 'legacy', ...baseSpec });
     await env.clearCalls();
     await env.apply(
       'legacy',
@@ -140,11 +129,7 @@ describe.skipIf(clusterSkipReason())('managementPolicy Observe', () => {
   });
 
   it('an Observe service asked for a password reset resets nothing, lists the call and names the annotation; Full sends it', async () => {
-    const { service } = await env.cloud.createService({
-      name: 'keyed',
-      provider: 'aws',
-      region: 'us-east-1',
-    });
+    const { service } = await env.cloud.createService({ name: 'keyed', ...baseSpec });
     await env.clearCalls();
     await env.apply(
       'keyed',
@@ -185,15 +170,7 @@ describe.skipIf(clusterSkipReason())('managementPolicy Observe', () => {
 });
 
 describe.skipIf(clusterSkipReason())('reconcile now', () => {
-  let env: OperatorEnv;
-
-  beforeAll(async () => {
-    env = await startOperatorEnv('reconcile-now');
-    await env.startOperator();
-  });
-  afterAll(async () => {
-    await env?.close();
-  });
+  const env = useOperatorEnv('reconcile-now');
 
   it('a new value of sluice.dev/reconcile-requested-at triggers one fresh read within a second, with no spec change', async () => {
     await env.apply('now', { name: 'now' });

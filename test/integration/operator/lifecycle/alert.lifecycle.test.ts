@@ -1,36 +1,22 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { ALERT, ALERTS, searchAlert, tileAlert } from '../../../../tools/fixtures/alert.ts';
-import {
-  condition,
-  isReady,
-  startOperatorEnv,
-  writes,
-  type OperatorEnv,
-  type SluiceObject,
-} from '../support.ts';
+import { condition, isReady, writes, type SluiceObject, useOperatorEnv, isReadyWithId } from '../support.ts';
 import { until } from '../../../support/wait.ts';
 
-const ready = (a: SluiceObject | undefined) => isReady(a) && a?.status?.id !== undefined;
 const FAST_SYNC = { 'sluice.dev/sync-interval': '1s' };
 
 describe.skipIf(clusterSkipReason())('Alert lifecycle on a real apiserver against the emulator', () => {
-  let env: OperatorEnv;
+  const env = useOperatorEnv('alert-lifecycle');
   const alerts = () => env.of<SluiceObject>('Alert');
   const stored = (id: string) => env.emulator.store.alerts.get(id);
   /** The owner note of Alert `name` of this namespace, under the operator's derived cluster name. */
   const ownerNote = (name: string) =>
     expect.stringMatching(new RegExp(`^sluice\\.dev/owner: [0-9a-f-]{36}/${env.namespace}/Alert/${name}$`));
 
-  beforeAll(async () => {
-    env = await startOperatorEnv('alert-lifecycle');
-    await env.startOperator();
-  });
-  afterAll(async () => env?.close());
-
   it('creates the alert with one POST of the spec body; Ready with id, state, team, silenced and timestamps', async () => {
     await alerts().apply('cpu', tileAlert('cpu'));
-    const alert = await alerts().waitFor('cpu', 'Ready', ready);
+    const alert = await alerts().waitFor('cpu', 'Ready', isReadyWithId);
 
     const cloud = stored(alert.status!.id!)!;
     expect(cloud).toMatchObject({ name: 'cpu', dashboard: 'dash-1', tileId: 'tile-1', threshold: 100 });
@@ -50,11 +36,15 @@ describe.skipIf(clusterSkipReason())('Alert lifecycle on a real apiserver agains
 
   it('applies an edit as exactly one PUT carrying the whole desired body, optional fields included', async () => {
     await alerts().apply('errors', searchAlert('errors'));
-    const created = await alerts().waitFor('errors', 'Ready', ready);
+    const created = await alerts().waitFor('errors', 'Ready', isReadyWithId);
     await env.clearCalls();
 
     await alerts().patchSpec('errors', { threshold: 5, message: 'too few requests' });
-    await alerts().waitFor('errors', 'edit Ready', (a) => ready(a) && a!.status!.observedGeneration === 2);
+    await alerts().waitFor(
+      'errors',
+      'edit Ready',
+      (a) => isReadyWithId(a) && a!.status!.observedGeneration === 2,
+    );
     const changes = writes(await env.calls());
     expect(changes.map((c) => `${c.method} ${c.route}`)).toEqual([`PUT ${ALERT}`]);
     expect(changes[0]!.body).toEqual({
@@ -73,7 +63,7 @@ describe.skipIf(clusterSkipReason())('Alert lifecycle on a real apiserver agains
 
   it('corrects an out-of-band change within the sync interval with one PUT of the whole spec', async () => {
     await alerts().apply('disk', tileAlert('disk'), FAST_SYNC);
-    const id = (await alerts().waitFor('disk', 'Ready', ready)).status!.id!;
+    const id = (await alerts().waitFor('disk', 'Ready', isReadyWithId)).status!.id!;
     await env.clearCalls();
 
     // Someone replaces the alert outside sluice: a new threshold, the message and tile gone.
@@ -89,7 +79,7 @@ describe.skipIf(clusterSkipReason())('Alert lifecycle on a real apiserver agains
 
   it('shows the evaluator moving the state to ALERT in status while Ready stays True, and sends nothing', async () => {
     await alerts().apply('firing', tileAlert('firing'), FAST_SYNC);
-    const id = (await alerts().waitFor('firing', 'Ready', ready)).status!.id!;
+    const id = (await alerts().waitFor('firing', 'Ready', isReadyWithId)).status!.id!;
     await env.clearCalls();
 
     await env.forceState({ kind: 'alert', id, state: 'ALERT' });
@@ -104,7 +94,7 @@ describe.skipIf(clusterSkipReason())('Alert lifecycle on a real apiserver agains
 
   it('creates the alert again when it is gone from the cloud (a 404 on GET), adopting no look-alike made since', async () => {
     await alerts().apply('lost', tileAlert('lost'), FAST_SYNC);
-    const first = (await alerts().waitFor('lost', 'Ready', ready)).status!.id!;
+    const first = (await alerts().waitFor('lost', 'Ready', isReadyWithId)).status!.id!;
     // Someone else's alert of the same name, made after sluice's create: never sluice's to adopt.
     const foreign = await env.alerting.createAlert(tileAlert('lost'));
     await env.alerting.deleteAlert(first);
@@ -112,7 +102,7 @@ describe.skipIf(clusterSkipReason())('Alert lifecycle on a real apiserver agains
     const again = await alerts().waitFor(
       'lost',
       'Ready with a new id',
-      (a) => ready(a) && a!.status!.id !== first,
+      (a) => isReadyWithId(a) && a!.status!.id !== first,
     );
     expect(again.status!.id).not.toBe(foreign.id);
     expect(stored(again.status!.id!)).toMatchObject({ name: 'lost' });
@@ -122,8 +112,8 @@ describe.skipIf(clusterSkipReason())('Alert lifecycle on a real apiserver agains
   it('deletes the cloud alert under deletionPolicy Delete and leaves it under Orphan', async () => {
     await alerts().apply('deleted', tileAlert('deleted'));
     await alerts().apply('orphaned', { ...tileAlert('orphaned'), deletionPolicy: 'Orphan' });
-    const deleted = (await alerts().waitFor('deleted', 'Ready', ready)).status!.id!;
-    const orphaned = (await alerts().waitFor('orphaned', 'Ready', ready)).status!.id!;
+    const deleted = (await alerts().waitFor('deleted', 'Ready', isReadyWithId)).status!.id!;
+    const orphaned = (await alerts().waitFor('orphaned', 'Ready', isReadyWithId)).status!.id!;
     await env.clearCalls();
 
     await alerts().remove('deleted');
@@ -147,7 +137,7 @@ describe.skipIf(clusterSkipReason())('Alert lifecycle on a real apiserver agains
     );
     expect(condition(failed, 'Synced')).toMatchObject({ reason: 'CloudRequestRejected' });
     expect(condition(failed, 'Synced')!.message).toContain('injected fault');
-    await alerts().waitFor('refused', 'Ready after the retry', ready, 30_000);
+    await alerts().waitFor('refused', 'Ready after the retry', isReadyWithId, 30_000);
     const refusals = (await env.calls()).filter((c) => c.route === ALERTS && c.status === 400);
     expect(refusals).toHaveLength(1);
     expect([...env.emulator.store.alerts.values()].filter((a) => a.name === 'refused')).toHaveLength(1);
@@ -160,7 +150,7 @@ describe.skipIf(clusterSkipReason())('Alert lifecycle on a real apiserver agains
     await alerts().apply('own', { ...tileAlert('own'), credentialsRef: { name: 'alerts-only' } });
     await alerts().apply('tokenless', { ...tileAlert('tokenless'), credentialsRef: { name: 'no-token' } });
 
-    const own = await alerts().waitFor('own', 'Ready', ready);
+    const own = await alerts().waitFor('own', 'Ready', isReadyWithId);
     expect(stored(own.status!.id!)).toMatchObject({ name: 'own' });
     const tokenless = await alerts().waitFor(
       'tokenless',

@@ -1,18 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
-import { isReady, startOperatorEnv, type OperatorEnv } from '../support.ts';
+import { isReady, useOperatorEnv } from '../support.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 const REPLICA_SCALING = `${SERVICES}/:serviceId/replicaScaling`;
 
 describe.skipIf(clusterSkipReason())('DatabaseService horizontal autoscaling', () => {
-  let env: OperatorEnv;
-
-  beforeAll(async () => {
-    env = await startOperatorEnv('dbs-autoscaling');
-    await env.startOperator();
-  });
-  afterAll(async () => env?.close());
+  const env = useOperatorEnv('dbs-autoscaling');
 
   it('creates a horizontally scaled service and switches it to vertical with one replicaScaling PATCH', async () => {
     const horizontal = {

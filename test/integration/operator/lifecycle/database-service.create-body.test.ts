@@ -1,17 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
-import { isReady, startOperatorEnv, type OperatorEnv } from '../support.ts';
+import { isReady, useOperatorEnv } from '../support.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 
 describe.skipIf(clusterSkipReason())('DatabaseService create body: the cloud contract’s fields only', () => {
-  let env: OperatorEnv;
-
-  beforeAll(async () => {
-    env = await startOperatorEnv('dbs-body');
-    await env.startOperator();
-  });
-  afterAll(async () => env?.close());
+  const env = useOperatorEnv('dbs-body');
 
   it('creates a service whose spec says managementPolicy Full explicitly, with one POST carrying none of sluice’s fields', async () => {
     await env.apply('explicit-full', {

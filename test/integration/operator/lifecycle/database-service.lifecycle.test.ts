@@ -1,13 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
-import {
-  condition,
-  CREDENTIALS_SECRET,
-  isReady,
-  startOperatorEnv,
-  writes,
-  type OperatorEnv,
-} from '../support.ts';
+import { condition, CREDENTIALS_SECRET, isReady, writes, useOperatorEnv } from '../support.ts';
 import { untilValue } from '../../../support/wait.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
@@ -17,14 +10,12 @@ const SERVICE = `${SERVICES}/:serviceId`;
 describe.skipIf(clusterSkipReason())(
   'DatabaseService lifecycle on a real apiserver against the emulator',
   () => {
-    let env: OperatorEnv;
+    const env = useOperatorEnv('dbs-lifecycle', { operator: false });
 
     beforeAll(async () => {
-      env = await startOperatorEnv('dbs-lifecycle');
       // A real quota scheduler, scaled so the suite is not slowed by the cloud's 10 per 10 s.
       await env.startOperator({ managementQuota: '50/1s' });
     });
-    afterAll(async () => env?.close());
 
     it('creates the service once and reports Ready with id, endpoints and a connection Secret', async () => {
       await env.apply('orders', {

@@ -1,27 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { REAL_TIMINGS } from '../../../../src/base/timings.ts';
-import { condition, isReady, startOperatorEnv, TIME_SCALE, writes, type OperatorEnv } from '../support.ts';
+import { baseSpec, condition, isReady, TIME_SCALE, writes, useOperatorEnv } from '../support.ts';
 import { until, untilValue } from '../../../support/wait.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 const SERVICE = `${SERVICES}/:serviceId`;
 
 describe.skipIf(clusterSkipReason())('DatabaseService adoption, pause and drift', () => {
-  let env: OperatorEnv;
-
-  beforeAll(async () => {
-    env = await startOperatorEnv('dbs-modes');
-    await env.startOperator();
-  });
-  afterAll(async () => env?.close());
+  const env = useOperatorEnv('dbs-modes');
 
   it('adopts an existing service named by the external-id annotation instead of creating one', async () => {
-    const { service } = await env.cloud.createService({
-      name: 'legacy',
-      provider: 'aws',
-      region: 'us-east-1',
-    });
+    const { service } = await env.cloud.createService({ name: 'legacy', ...baseSpec });
     await env.clearCalls();
     await env.apply('legacy', { name: 'legacy' }, { 'sluice.dev/external-id': service.id });
 
@@ -128,14 +118,11 @@ describe.skipIf(clusterSkipReason())('DatabaseService adoption, pause and drift'
 });
 
 describe.skipIf(clusterSkipReason())('DatabaseService errors', () => {
-  let env: OperatorEnv;
-
-  beforeAll(async () => {
-    env = await startOperatorEnv('dbs-errors', { unpaid: true });
-    // Compressed time: the retry of a refused request comes after 1 s instead of 10 s.
-    await env.startOperator({ timeScale: TIME_SCALE });
+  // Compressed time: the retry of a refused request comes after 1 s instead of 10 s.
+  const env = useOperatorEnv('dbs-errors', {
+    emulator: { unpaid: true },
+    operator: { timeScale: TIME_SCALE },
   });
-  afterAll(async () => env?.close());
 
   it('surfaces an API 400 in Synced with the API message, and backs off instead of retrying hot', async () => {
     // Valid for the CRD (paid bounds), refused by a non-paid organization.

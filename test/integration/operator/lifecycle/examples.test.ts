@@ -66,6 +66,18 @@ describe('deploy/examples', () => {
     },
   );
 
+  it("holds a team's ApiKey whose Secret an object applied after it uses as its credentials", () => {
+    const [key] = named('ApiKey').values();
+    const secretName = (key!.object.spec as { credentialsSecret: { name: string } }).credentialsSecret.name;
+    const users = examples.filter(
+      (e) =>
+        (e.object.spec as { credentialsRef?: { name: string } } | undefined)?.credentialsRef?.name ===
+        secretName,
+    );
+    expect(users.length).toBeGreaterThan(0);
+    for (const user of users) expect(before(key, user)).toBe(true);
+  });
+
   it('holds an Alert whose body the alerting API accepts', () => {
     expect(alerts).toHaveLength(1);
     for (const alert of alerts) {

@@ -7,7 +7,7 @@ import { CREDENTIALS_FINALIZER } from '../../../../src/runtime/credentials-usage
 import { tileAlert } from '../../../../tools/fixtures/alert.ts';
 import { kafkaPipe } from '../../../../tools/fixtures/pipe.ts';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
-import { isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from '../support.ts';
+import { startOperatorEnv, type OperatorEnv, type SluiceObject, isReadyWithId } from '../support.ts';
 
 const OWN = 'tenant-credentials';
 /** What the namespace holds besides Secrets, all using its own credentials. */
@@ -60,10 +60,9 @@ async function tenant(prefix: string, quota: 'off' | 'default'): Promise<Tenant>
   await alerts.apply('cpu', { ...tileAlert('cpu'), credentialsRef });
 
   const ids: Record<string, string> = {};
-  const ready = (o: SluiceObject | undefined) => isReady(o) && o?.status?.id !== undefined;
   for (const [kind, name] of OBJECTS) {
     ids[name] = (
-      await env.of<SluiceObject>(kind).waitFor(name, `${kind} ${name} Ready`, ready, 60_000)
+      await env.of<SluiceObject>(kind).waitFor(name, `${kind} ${name} Ready`, isReadyWithId, 60_000)
     ).status!.id!;
   }
   return { env, ids };

@@ -1,13 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
-import {
-  condition,
-  isReady,
-  startOperatorEnv,
-  writes,
-  type OperatorEnv,
-  type SluiceObject,
-} from '../support.ts';
+import { condition, isReady, writes, type SluiceObject, useOperatorEnv, isReadyWithId } from '../support.ts';
 import {
   kafkaPipe,
   objectStoragePipe,
@@ -22,16 +15,13 @@ const credentialsDigest = (p: SluiceObject | undefined) =>
   (p?.status?.secretDigests as { fields: Record<string, { digest: string }> } | undefined)?.fields[
     'source.kafka.credentialsSecretRef'
   ]?.digest;
-const ready = (_name: string) => (p: SluiceObject | undefined) => isReady(p) && p?.status?.id !== undefined;
 
 describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against the emulator', () => {
-  let env: OperatorEnv;
+  const env = useOperatorEnv('pipe-lifecycle', { operator: { managementQuota: '100/1s' } });
   const pipes = () => env.of<SluiceObject>('Pipe');
   let serviceId: string;
 
   beforeAll(async () => {
-    env = await startOperatorEnv('pipe-lifecycle');
-    await env.startOperator({ managementQuota: '100/1s' });
     await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass-1' });
     await env.putSecret('registry-user', { username: 'reg', password: 'registry-pass' });
     await env.putSecret('s3-key', { accessKeyId: 'AKIAEXAMPLE', secretKey: 's3-secret-value' });
@@ -39,7 +29,6 @@ describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against
     await env.apply('analytics', { name: 'analytics' });
     serviceId = (await env.waitFor('analytics', 'service Ready', isReady)).status!.id!;
   });
-  afterAll(async () => env?.close());
 
   const SECRETS = [
     'kafka-pass-1',
@@ -80,7 +69,7 @@ describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against
     async (_kind, spec, state, credentials) => {
       const name = spec.name;
       await pipes().apply(name, spec);
-      const pipe = await pipes().waitFor(name, 'Ready', ready(name), 30_000);
+      const pipe = await pipes().waitFor(name, 'Ready', isReadyWithId, 30_000);
       expect(pipe.status).toMatchObject({ serviceId, state, observedGeneration: pipe.metadata.generation });
       expect(condition(pipe, 'Synced')).toMatchObject({ status: 'True' });
 
@@ -103,7 +92,7 @@ describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against
       settings: { streaming_max_insert_wait_ms: 1000, engine_max_threads: 4 },
     });
     await pipes().apply('tuned', spec);
-    const created = await pipes().waitFor('tuned', 'Ready', ready('tuned'));
+    const created = await pipes().waitFor('tuned', 'Ready', isReadyWithId);
     await env.clearCalls();
 
     await pipes().patchSpec('tuned', {
@@ -112,7 +101,7 @@ describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against
     await pipes().waitFor(
       'tuned',
       'edit Ready',
-      (p) => ready('tuned')(p) && p!.status!.observedGeneration === 2,
+      (p) => isReadyWithId(p) && p!.status!.observedGeneration === 2,
     );
     let changes = writes(await env.calls());
     expect(changes.map((c) => `${c.method} ${c.route}`)).toEqual([`PUT ${PIPE}/settings`]);
@@ -125,7 +114,7 @@ describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against
     await pipes().waitFor(
       'tuned',
       'removal Ready',
-      (p) => ready('tuned')(p) && p!.status!.observedGeneration === 3,
+      (p) => isReadyWithId(p) && p!.status!.observedGeneration === 3,
     );
     changes = writes(await env.calls());
     expect(changes.map((c) => `${c.method} ${c.route}`)).toEqual([`PUT ${PIPE}/settings`]);
@@ -140,7 +129,7 @@ describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against
       extraSettings: { booleans: { kafka_read_committed: value } },
     });
     await pipes().apply('committed', { ...kafkaPipe('committed'), ...readCommitted(true) });
-    const created = await pipes().waitFor('committed', 'Ready', ready('committed'));
+    const created = await pipes().waitFor('committed', 'Ready', isReadyWithId);
     const post = (await env.calls()).find(
       (c) => c.method === 'POST' && c.route === PIPES && (c.body as { name?: string }).name === 'committed',
     );
@@ -154,7 +143,7 @@ describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against
     await pipes().waitFor(
       'committed',
       'edit Ready',
-      (p) => ready('committed')(p) && p!.status!.observedGeneration === 2,
+      (p) => isReadyWithId(p) && p!.status!.observedGeneration === 2,
     );
     let changes = writes(await env.calls());
     expect(changes.map((c) => `${c.method} ${c.route}`)).toEqual([`PUT ${PIPE}/settings`]);
@@ -166,7 +155,7 @@ describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against
       'committed',
       'removal Ready',
       (p) =>
-        ready('committed')(p) &&
+        isReadyWithId(p) &&
         p!.status!.observedGeneration === 3 &&
         (p!.status!.extraSettingKeys as string[]).length === 0,
     );
@@ -179,7 +168,7 @@ describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against
 
   it('applies a name and mappings edit as exactly one PATCH, and a desired Stopped as one state command', async () => {
     await pipes().apply('renamed', kafkaPipe('renamed'));
-    await pipes().waitFor('renamed', 'Ready', ready('renamed'));
+    await pipes().waitFor('renamed', 'Ready', isReadyWithId);
     await env.clearCalls();
 
     const spec = kafkaPipe('renamed');
@@ -194,7 +183,7 @@ describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against
     await pipes().waitFor(
       'renamed',
       'edit Ready',
-      (p) => ready('renamed')(p) && p!.status!.observedGeneration === 2,
+      (p) => isReadyWithId(p) && p!.status!.observedGeneration === 2,
     );
     let changes = writes(await env.calls());
     expect(changes.map((c) => `${c.method} ${c.route}`)).toEqual([`PATCH ${PIPE}`]);
@@ -209,7 +198,7 @@ describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against
     const stopped = await pipes().waitFor(
       'renamed',
       'Stopped',
-      (p) => ready('renamed')(p) && p!.status!.state === 'Stopped',
+      (p) => isReadyWithId(p) && p!.status!.state === 'Stopped',
     );
     changes = writes(await env.calls());
     expect(changes.map((c) => `${c.method} ${c.route} ${JSON.stringify(c.body)}`)).toEqual([
@@ -221,7 +210,7 @@ describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against
   it('sends exactly one PATCH with the new credentials when a referenced Secret rotates, none for an unrelated one', async () => {
     await env.putSecret('rotating', { username: 'ingest', password: 'before-rotation' });
     await pipes().apply('rotated', kafkaPipe('rotated', { credentialsSecret: 'rotating' }));
-    const pipe = await pipes().waitFor('rotated', 'Ready', ready('rotated'));
+    const pipe = await pipes().waitFor('rotated', 'Ready', isReadyWithId);
     await env.clearCalls();
 
     await env.putSecret('unrelated', { username: 'x', password: 'unrelated-pass' });
@@ -233,7 +222,7 @@ describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against
     await pipes().waitFor(
       'rotated',
       'rotation recorded',
-      (p) => ready('rotated')(p) && credentialsDigest(p) !== credentialsDigest(pipe),
+      (p) => isReadyWithId(p) && credentialsDigest(p) !== credentialsDigest(pipe),
     );
     await env.freshLook('Pipe', 'rotated');
     const changes = writes(await env.calls());
@@ -271,7 +260,7 @@ describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against
     ]);
 
     await env.forceState({ kind: 'reversePrivateEndpoint', id: endpoint.id, state: 'Ready' });
-    const done = await pipes().waitFor('private', 'Ready', ready('private'), 40_000);
+    const done = await pipes().waitFor('private', 'Ready', isReadyWithId, 40_000);
     expect(done.status!.reversePrivateEndpoints).toEqual([
       expect.objectContaining({ id: endpoint.id, status: 'Ready', dnsNames: expect.any(Array) }),
     ]);

@@ -1,13 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
-import {
-  condition,
-  isReady,
-  startOperatorEnv,
-  writes,
-  type OperatorEnv,
-  type SluiceObject,
-} from '../support.ts';
+import { condition, isReady, writes, type SluiceObject, useOperatorEnv } from '../support.ts';
 import { until } from '../../../support/wait.ts';
 
 const QUERY_ENDPOINT = '/v1/organizations/:organizationId/services/:serviceId/serviceQueryEndpoint';
@@ -23,7 +16,7 @@ const endpointSpec = (service: string, extra: Record<string, unknown> = {}) => (
 const summary = (calls: { method: string; route: string }[]) => calls.map((c) => `${c.method} ${c.route}`);
 
 describe.skipIf(clusterSkipReason())('QueryEndpoint on a real apiserver against the emulator', () => {
-  let env: OperatorEnv;
+  const env = useOperatorEnv('query-endpoint', { operator: { managementQuota: '100/1s' } });
   const endpoints = () => env.of<SluiceObject>('QueryEndpoint');
   /** The query endpoint the emulator holds for a service, as the cloud has it. */
   const inCloud = (serviceId: string) => env.emulator.store.queryEndpoints.get(serviceId);
@@ -31,12 +24,6 @@ describe.skipIf(clusterSkipReason())('QueryEndpoint on a real apiserver against 
     await env.apply(name, { name });
     return (await env.waitFor(name, `${name} Ready`, isReady)).status!.id!;
   };
-
-  beforeAll(async () => {
-    env = await startOperatorEnv('query-endpoint');
-    await env.startOperator({ managementQuota: '100/1s' });
-  });
-  afterAll(async () => env?.close());
 
   it('creates the query endpoint with one POST and reports the configuration the cloud has', async () => {
     const serviceId = await readyService('analytics');

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { kafkaPipe, PIPES } from '../../../../tools/fixtures/pipe.ts';
 import { rpeSpec } from '../../../../tools/fixtures/rpe.ts';
@@ -6,16 +6,16 @@ import {
   condition,
   crashDuringCreate,
   isReady,
-  startOperatorEnv,
+  useOperatorEnv,
   writes,
   type OperatorEnv,
   type SluiceObject,
+  isReadyWithId,
 } from '../support.ts';
 
 const RPES = '/v1/organizations/:organizationId/services/:serviceId/pipesReversePrivateEndpoints';
 const RPE = `${RPES}/:reversePrivateEndpointId`;
 const hasId = (e: SluiceObject | undefined) => e?.status?.id !== undefined;
-const readyWithId = (e: SluiceObject | undefined) => isReady(e) && hasId(e);
 const reasonIs = (reason: string) => (e: SluiceObject | undefined) =>
   condition(e, 'Ready')?.reason === reason;
 const summary = (calls: { method: string; route: string }[]) => calls.map((c) => `${c.method} ${c.route}`);
@@ -23,7 +23,8 @@ const summary = (calls: { method: string; route: string }[]) => calls.map((c) =>
 describe.skipIf(clusterSkipReason())(
   'ReversePrivateEndpoint on a real apiserver against the emulator',
   () => {
-    let env: OperatorEnv;
+    // Cloud transitions take a second, so a test can catch an endpoint on its way.
+    const env = useOperatorEnv('rpe', { emulator: { transitionMs: 1000 }, operator: false });
     let serviceId: string;
     const endpoints = () => env.of<SluiceObject>('ReversePrivateEndpoint');
     const pipes = () => env.of<SluiceObject>('Pipe');
@@ -45,20 +46,17 @@ describe.skipIf(clusterSkipReason())(
     };
 
     beforeAll(async () => {
-      // Cloud transitions take a second, so a test can catch an endpoint on its way.
-      env = await startOperatorEnv('rpe', { transitionMs: 1000 });
       await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass' });
       await env.startOperator({ managementQuota: '100/1s' });
       await env.apply('analytics', { name: 'analytics' });
       serviceId = (await env.waitFor('analytics', 'service Ready', isReady, 30_000)).status!.id!;
     });
-    afterAll(async () => env?.close());
 
     it('creates the endpoint with one POST of exactly its cloud fields and is Ready with what the cloud reports', async () => {
       await env.clearCalls();
       const spec = rpeSpec('msk', 'analytics');
       await endpoints().apply('orders-msk', spec);
-      const endpoint = await endpoints().waitFor('orders-msk', 'Ready', readyWithId);
+      const endpoint = await endpoints().waitFor('orders-msk', 'Ready', isReadyWithId);
 
       const cloud = inCloud(endpoint.status!.id!)!;
       expect(endpoint.status).toMatchObject({
@@ -80,7 +78,7 @@ describe.skipIf(clusterSkipReason())(
       await endpoints().waitFor(
         'orders-msk',
         'edit seen',
-        (e) => readyWithId(e) && e!.status!.observedGeneration === 2,
+        (e) => isReadyWithId(e) && e!.status!.observedGeneration === 2,
       );
       expect(writes(await env.calls())).toEqual([]);
     });
@@ -98,7 +96,7 @@ describe.skipIf(clusterSkipReason())(
       await env.freshLook('ReversePrivateEndpoint', 'brokers');
       expect((await endpoints().get('brokers'))!.status!.status).toBe('PendingAcceptance');
       await env.forceState({ kind: 'reversePrivateEndpoint', id: cloud.id, state: 'Ready' });
-      const ready = await endpoints().waitFor('brokers', 'Ready after acceptance', readyWithId, 40_000);
+      const ready = await endpoints().waitFor('brokers', 'Ready after acceptance', isReadyWithId, 40_000);
       expect(ready.status!.status).toBe('Ready');
       expect(await warnings('brokers')).toEqual([]);
     }, 60_000);
@@ -130,7 +128,7 @@ describe.skipIf(clusterSkipReason())(
       expect((await env.calls()).filter((c) => c.method === 'POST' && c.route === PIPES)).toEqual([]);
 
       await env.forceState({ kind: 'reversePrivateEndpoint', id: endpointId, state: 'Ready' });
-      const ready = await pipes().waitFor('via-endpoint', 'Pipe Ready', readyWithId, 40_000);
+      const ready = await pipes().waitFor('via-endpoint', 'Pipe Ready', isReadyWithId, 40_000);
       const posts = (await env.calls()).filter((c) => c.method === 'POST' && c.route === PIPES);
       expect(posts).toHaveLength(1);
       expect(posts[0]!.body).toMatchObject({
@@ -149,7 +147,7 @@ describe.skipIf(clusterSkipReason())(
       await env.apply('elsewhere', { name: 'elsewhere' });
       await env.waitFor('elsewhere', 'service Ready', isReady, 30_000);
       await endpoints().apply('foreign', rpeSpec('msk', 'elsewhere', { description: 'foreign' }));
-      const foreign = await endpoints().waitFor('foreign', 'Ready', readyWithId);
+      const foreign = await endpoints().waitFor('foreign', 'Ready', isReadyWithId);
       await env.clearCalls();
       const spec = kafkaPipe('crossed');
       await pipes().apply('crossed', {
@@ -168,7 +166,7 @@ describe.skipIf(clusterSkipReason())(
     });
 
     it('waits for the Pipes that reference it before deleting the cloud endpoint', async () => {
-      const gateway = await endpoints().waitFor('gateway', 'Ready', readyWithId);
+      const gateway = await endpoints().waitFor('gateway', 'Ready', isReadyWithId);
       await endpoints().remove('gateway');
       const waiting = await endpoints().waitFor(
         'gateway',
@@ -185,8 +183,8 @@ describe.skipIf(clusterSkipReason())(
 
     it('deletes under deletionPolicy Delete (Deleting until the cloud answers 404) and leaves it under Orphan', async () => {
       await endpoints().apply('doomed', rpeSpec('vpcResource', 'analytics'));
-      const doomed = await endpoints().waitFor('doomed', 'Ready', readyWithId);
-      const kept = await endpoints().waitFor('orders-msk', 'Ready', readyWithId);
+      const doomed = await endpoints().waitFor('doomed', 'Ready', isReadyWithId);
+      const kept = await endpoints().waitFor('orders-msk', 'Ready', isReadyWithId);
       await env.clearCalls();
 
       await endpoints().remove('doomed');
@@ -220,7 +218,7 @@ describe.skipIf(clusterSkipReason())(
         const lost = await env.cloud.createReversePrivateEndpoint(serviceId, cloudBody(spec));
         await env.clearCalls();
         await applyWithIntent('recovered', spec);
-        const endpoint = await endpoints().waitFor('recovered', 'Ready', readyWithId);
+        const endpoint = await endpoints().waitFor('recovered', 'Ready', isReadyWithId);
         expect(endpoint.status!.id).toBe(lost.id);
         expect(writes(await env.calls())).toEqual([]);
       });
@@ -228,10 +226,10 @@ describe.skipIf(clusterSkipReason())(
       it('does not adopt an endpoint another ReversePrivateEndpoint already holds: creates its own', async () => {
         const spec = rpeSpec('msk', 'analytics', { description: 'twin' });
         await endpoints().apply('twin-a', spec);
-        const first = await endpoints().waitFor('twin-a', 'Ready', readyWithId);
+        const first = await endpoints().waitFor('twin-a', 'Ready', isReadyWithId);
         await env.clearCalls();
         await applyWithIntent('twin-b', spec);
-        const second = await endpoints().waitFor('twin-b', 'Ready', readyWithId);
+        const second = await endpoints().waitFor('twin-b', 'Ready', isReadyWithId);
         expect(second.status!.id).not.toBe(first.status!.id);
         expect(summary(writes(await env.calls()))).toEqual([`POST ${RPES}`]);
       });
@@ -252,7 +250,7 @@ describe.skipIf(clusterSkipReason())(
         expect(writes(await env.calls())).toEqual([]);
 
         await endpoints().annotate('unsure', { 'sluice.dev/external-id': other.id });
-        const adopted = await endpoints().waitFor('unsure', 'Ready', readyWithId);
+        const adopted = await endpoints().waitFor('unsure', 'Ready', isReadyWithId);
         expect(adopted.status!.id).toBe(other.id);
         expect(writes(await env.calls())).toEqual([]);
       });

@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { tileAlert } from '../../../../tools/fixtures/alert.ts';
 import { kafkaPipe } from '../../../../tools/fixtures/pipe.ts';
 import { rpeSpec } from '../../../../tools/fixtures/rpe.ts';
-import { isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from '../support.ts';
+import { isReady, type SluiceObject, useOperatorEnv } from '../support.ts';
 
 /** Every kind sluice manages, each under deletionPolicy Delete: its delete does the most cloud work. */
 const OBJECTS: { kind: string; name: string; spec: Record<string, unknown> }[] = [
@@ -31,11 +31,9 @@ describe.skipIf(clusterSkipReason()).each([
   // The operator's own default: deletes wait for the budget, their polls spread out.
   ['under the real default quota', { managementQuota: '10/10s', alertingQuota: '100/60s' }],
 ] as const)('A routine delete of each kind on a real apiserver, %s', (_quota, flags) => {
-  let env: OperatorEnv;
+  const env = useOperatorEnv('routine-delete', { operator: flags, timeoutMs: 180_000 });
 
   beforeAll(async () => {
-    env = await startOperatorEnv('routine-delete');
-    await env.startOperator(flags);
     await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass-1' });
     await env.apply(SERVICE.name, { name: SERVICE.name, deletionPolicy: 'Delete' });
     await env.waitFor(SERVICE.name, 'service Ready', isReady, 60_000);
@@ -46,7 +44,6 @@ describe.skipIf(clusterSkipReason()).each([
       await env.of<SluiceObject>(kind).waitFor(name, `${kind} Ready`, isReady, 90_000);
     }
   }, 180_000);
-  afterAll(async () => env?.close());
 
   const reconcileErrors = async (): Promise<Record<string, number>> => {
     const text = await (await fetch(`${env.operator!.metrics!.url}/metrics`)).text();

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { kafkaPipe } from '../../../../tools/fixtures/pipe.ts';
-import { condition, isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from '../support.ts';
+import { condition, isReady, type SluiceObject, useOperatorEnv } from '../support.ts';
 
 /** The emulator's cloud takes this long per step of a change (stopping → stopped, degraded → running). */
 const TRANSITION_MS = 3_000;
@@ -12,17 +12,19 @@ const TRANSITION_MS = 3_000;
  * change has its own Event naming what it asked for.
  */
 describe.skipIf(clusterSkipReason())('State changes as a user sees them, on a real apiserver', () => {
-  let env: OperatorEnv;
+  const env = useOperatorEnv('state-changes', {
+    emulator: { transitionMs: TRANSITION_MS },
+    operator: false,
+    timeoutMs: 60_000,
+  });
 
   beforeAll(async () => {
-    env = await startOperatorEnv('state-changes', { transitionMs: TRANSITION_MS });
     // The operator's own poll interval: its first look after a change waits for the cloud to settle.
     await env.startOperator({ pollInterval: '2s' });
     await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass-1' });
     await env.apply('analytics', { name: 'analytics' });
     await env.waitFor('analytics', 'service Ready', isReady, 30_000);
   }, 60_000);
-  afterAll(async () => env?.close());
 
   /** The first status that says generation `generation` is being applied (Ready=False, Updating). */
   const updating = (kind: string, name: string, generation: number) =>

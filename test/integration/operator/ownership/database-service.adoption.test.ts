@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
-import { condition, isReady, startOperatorEnv, writes, type OperatorEnv } from '../support.ts';
+import {
+  condition,
+  isReady,
+  startOperatorEnv,
+  writes,
+  type OperatorEnv,
+  useOperatorEnv,
+} from '../support.ts';
 
 const SERVICE = '/v1/organizations/:organizationId/services/:serviceId';
 const EXTERNAL_ID = 'sluice.dev/external-id';
@@ -80,13 +87,7 @@ describe.skipIf(clusterSkipReason())('DatabaseService adopting an id another obj
 });
 
 describe.skipIf(clusterSkipReason())('DatabaseService adopting an unmanaged service', () => {
-  let env: OperatorEnv;
-
-  beforeAll(async () => {
-    env = await startOperatorEnv('dbs-adopt');
-    await env.startOperator();
-  });
-  afterAll(async () => env?.close());
+  const env = useOperatorEnv('dbs-adopt');
 
   it('writes nothing and resets no password: the Secret holds the non-secret keys, status says the password is unknown; the annotation resets it once', async () => {
     const { service, password } = await env.cloud.createService({

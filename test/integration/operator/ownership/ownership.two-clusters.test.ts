@@ -1,62 +1,19 @@
 // Two clusters at once: a second, independent control plane (started once for the file) next to the shared
 // one, each with its own operator and --cluster-name, both on one emulator organization, with equal namespace
-// names and manifests. Each operator reaches the emulator through a recording proxy of its own, so every
-// cloud call is known by the cluster that sent it.
+// names and manifests (two-clusters.ts).
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERT } from '../../../../tools/fixtures/alert.ts';
 import { startControlPlane, type ControlPlane } from '../../../../tools/cluster/controlPlane.ts';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { until } from '../../../support/wait.ts';
-import { startRecordingProxy, type ProxiedCall, type RecordingProxy } from './cloud-proxy.ts';
 import { applyAll, MANIFESTS } from './ownership-fixtures.ts';
-import { isReady, QUOTA_MODES, startOperatorEnv, writes, type OperatorEnv } from '../support.ts';
+import { isReady, QUOTA_MODES, writes, type OperatorEnv } from '../support.ts';
+import { startPair, stopPair, touching, type Side } from './two-clusters.ts';
 
 const OWNER_CLUSTER = 'sluice.dev/owner-cluster';
 const SERVICE = '/v1/organizations/:organizationId/services/:serviceId';
 const SERVICES = ['analytics', 'reports'];
-
-/** One namespace of one cluster, its operator and the proxy that records what it sends. */
-interface Side {
-  env: OperatorEnv;
-  proxy: RecordingProxy;
-}
-
-/** The same namespace name in both clusters, on one organization, each side's cloud calls through its proxy. */
-async function startPair(prefix: string, second: ControlPlane, emulator: QuotaCase['emulator']) {
-  const a = await startOperatorEnv(prefix, emulator);
-  const b = await startOperatorEnv(prefix, emulator, {
-    sharing: a,
-    kubeconfigPath: second.kubeconfig,
-    namespace: a.namespace,
-  });
-  const sides: Side[] = [];
-  for (const env of [a, b]) {
-    const proxy = await startRecordingProxy(env.emulator.url);
-    const { credentials } = env.emulator;
-    await env.putSecret('cloud-credentials', {
-      ...credentials,
-      managementUrl: proxy.url,
-      alertsUrl: proxy.url,
-    });
-    await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass' });
-    sides.push({ env, proxy });
-  }
-  return { a: sides[0]!, b: sides[1]! };
-}
-
-async function stopPair(pair: { a: Side; b: Side } | undefined) {
-  for (const side of [pair?.b, pair?.a]) {
-    await side?.env.close();
-    await side?.proxy.stop();
-  }
-}
-
-type QuotaCase = (typeof QUOTA_MODES)[number];
-
-/** Calls that name one of `ids` in their path. */
-const touching = (calls: ProxiedCall[], ids: Record<string, string>) =>
-  calls.filter((c) => Object.values(ids).some((id) => c.path.includes(id)));
 
 /** What each cloud object records of its owner: a service's owner tag, an alert's note. */
 function records(env: OperatorEnv, ids: Record<string, string>) {
@@ -170,7 +127,8 @@ describe.skipIf(clusterSkipReason())('two clusters running at once on one organi
         beforeAll(async () => {
           pair = await startPair('handover', second, quota.emulator);
           await pair.a.env.startOperator({ ...quota.operator, clusterName: 'a' });
-          await pair.b.env.startOperator({ ...quota.operator, clusterName: 'b' });
+          // b's administrator lets it take over a's objects: the annotation alone would be refused.
+          await pair.b.env.startOperator({ ...quota.operator, clusterName: 'b', takeOverFrom: 'a' });
           ids = await applyAll(pair.a.env, {}, timeoutMs);
         }, 2 * timeoutMs);
         afterAll(async () => stopPair(pair));

@@ -1,33 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
-import { baseSpec, isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from '../support.ts';
+import { baseSpec, type SluiceObject, useOperatorEnv, isReadyWithId } from '../support.ts';
 
 const QUERY_ENDPOINT = '/v1/organizations/:organizationId/services/:serviceId/serviceQueryEndpoint';
 
 describe.skipIf(clusterSkipReason())('QueryEndpoint: the object that lost a service’s endpoint', () => {
-  let env: OperatorEnv;
+  const env = useOperatorEnv('query-endpoint-conflict');
   const endpoints = () => env.of<SluiceObject>('QueryEndpoint');
-
-  beforeAll(async () => {
-    env = await startOperatorEnv('query-endpoint-conflict');
-    await env.startOperator();
-  });
-  afterAll(async () => env?.close());
 
   it('deleting a QueryEndpoint that lost the service to an older one leaves the winner’s endpoint in the cloud', async () => {
     // A service made outside sluice, taken under management later.
     const { service } = await env.cloud.createService({ name: 'legacy', ...baseSpec });
-    const ready = (q: SluiceObject | undefined) => isReady(q) && q?.status?.id !== undefined;
 
     // The elder names the DatabaseService that will adopt the service; it waits, claiming nothing yet.
     await endpoints().apply('elder', { serviceRef: { name: 'legacy' }, roles: ['sql_console_admin'] });
     // Meanwhile a newer one names the service by id: alone, it manages the service's endpoint.
     await endpoints().apply('newcomer', { serviceId: service.id, roles: ['sql_console_read_only'] });
-    await endpoints().waitFor('newcomer', 'Ready', ready);
+    await endpoints().waitFor('newcomer', 'Ready', isReadyWithId);
 
     // The adoption makes the elder a claimant of the same service: as the oldest, it takes the endpoint over.
     await env.apply('legacy', { name: 'legacy' }, { 'sluice.dev/external-id': service.id });
-    const elder = await endpoints().waitFor('elder', 'Ready', ready);
+    const elder = await endpoints().waitFor('elder', 'Ready', isReadyWithId);
     expect(env.emulator.store.queryEndpoints.get(service.id)).toMatchObject({ roles: ['sql_console_admin'] });
 
     await env.clearCalls();

@@ -1,10 +1,10 @@
 // The export is read by kubectl, whose YAML is 1.1: every string must come back as the same string.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ExportConfig } from '../../../../src/export/config.ts';
 import { runExport } from '../../../../src/export/run.ts';
 import { kubectlBin, run } from '../../../../tools/cluster/install.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
-import { CREDENTIALS_SECRET, startOperatorEnv, type OperatorEnv } from '../support.ts';
+import { CREDENTIALS_SECRET, useOperatorEnv } from '../support.ts';
 
 /** Strings a YAML 1.1 reader takes for a boolean, a date, a number or null when written plain. */
 const LOOKALIKES = [
@@ -36,10 +36,9 @@ const TAGS = [
 ];
 
 describe.skipIf(clusterSkipReason())('sluice export read back by kubectl', () => {
-  let env: OperatorEnv;
+  const env = useOperatorEnv('export-kubectl', { operator: false });
 
   beforeAll(async () => {
-    env = await startOperatorEnv('export-kubectl');
     await env.cloud.createService({
       name: 'off',
       provider: 'aws',
@@ -48,7 +47,6 @@ describe.skipIf(clusterSkipReason())('sluice export read back by kubectl', () =>
       ipAccessList: [{ source: '10.0.0.0/8', description: '2001-12-14' }],
     });
   });
-  afterAll(async () => env?.close());
 
   it('writes every string so that kubectl apply --dry-run=server reads back the same string', async () => {
     let yaml = '';

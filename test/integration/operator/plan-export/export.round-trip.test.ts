@@ -3,20 +3,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../../../tools/cluster/assets.ts';
 import { kubectlApply } from '../../../../tools/cluster/install.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
 import { buildOrganization, type Organization } from '../../../../tools/fixtures/export.ts';
 import { untilValue } from '../../../support/wait.ts';
-import {
-  CREDENTIALS_SECRET,
-  isReady,
-  startOperatorEnv,
-  writes,
-  type OperatorEnv,
-  type SluiceObject,
-} from '../support.ts';
+import { CREDENTIALS_SECRET, isReady, writes, type SluiceObject, useOperatorEnv } from '../support.ts';
 import { planInProcess } from '../plan-in-process.ts';
 
 const KINDS = ['DatabaseService', 'Pipe', 'ReversePrivateEndpoint', 'QueryEndpoint', 'Alert'];
@@ -38,13 +31,12 @@ function runExport(args: string[]): Promise<{ code: number; stdout: string; stde
 }
 
 describe.skipIf(clusterSkipReason())('sluice export → kubectl apply: adopting an organization', () => {
-  let env: OperatorEnv;
+  const env = useOperatorEnv('export', { operator: false, timeoutMs: 180_000 });
   let org: Organization;
   let exported: { code: number; stdout: string; stderr: string };
   let manifests: (SluiceObject & { kind: string })[];
 
   beforeAll(async () => {
-    env = await startOperatorEnv('export');
     org = await buildOrganization(env.cloud, env.alerting, env.forceState, {
       services: 10,
       pipesPerService: 3,
@@ -60,7 +52,6 @@ describe.skipIf(clusterSkipReason())('sluice export → kubectl apply: adopting 
     ]);
     manifests = parseAllDocuments(exported.stdout).map((doc) => doc.toJS()) as never;
   }, 180_000);
-  afterAll(async () => env?.close());
 
   it('writes one manifest per cloud object, reading only', async () => {
     expect(exported.code, exported.stderr).toBe(0);

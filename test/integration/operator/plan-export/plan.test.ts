@@ -38,6 +38,7 @@ interface PlanJson {
     name: string;
     action: string;
     calls: { method: string; path: string; body?: unknown }[];
+    changes?: { field: string; from?: unknown; to?: unknown; added?: unknown[]; removed?: unknown[] }[];
     reason: string | null;
   }[];
 }
@@ -192,6 +193,32 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
     expect(stderr).toContain(`[7/7]`);
   }, 60_000);
 
+  it('with --prune, plans what deleting each object the input leaves out does to its cloud object', async () => {
+    const kept = demo.filter(
+      (m) => !['sandbox', 'analytics-queries'].includes(m.metadata.name) || m.kind === 'Secret',
+    );
+    const sandboxId = (await env.of<SluiceObject>('DatabaseService').get('sandbox'))!.status!.id!;
+    await env.clearCalls();
+    const result = await plan(env, { file: writeCopy(kept), prune: true });
+    expect(result.code, result.stderr).toBe(2);
+    const removals = result.json!.resources.filter((r) => r.action === 'delete' || r.action === 'orphan');
+    expect(removals.map((r) => [r.kind, r.name, r.action, r.reason])).toEqual([
+      [
+        'DatabaseService',
+        'sandbox',
+        'delete',
+        `not in the input; deleting it deletes the cloud DatabaseService ${sandboxId} (deletionPolicy Delete)`,
+      ],
+      ['QueryEndpoint', 'analytics-queries', 'delete', expect.stringContaining('(deletionPolicy Delete)')],
+    ]);
+    const text = await plan(env, { file: writeCopy(kept), prune: true, output: 'text' });
+    expect(text.stdout).toContain(
+      `- DatabaseService ${env.namespace}/sandbox will be deleted with its cloud object`,
+    );
+    expect(text.stdout).toMatch(/Plan: 0 to create, 0 to update, 5 unchanged, 2 to delete\.\n$/);
+    expect(writes(await env.calls())).toEqual([]);
+  });
+
   it('plans every object of the namespace without -f', async () => {
     const result = await plan(env, {});
     expect(result.code, result.stderr).toBe(0);
@@ -221,6 +248,18 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
     const text = await plan(env, { file: writeCopy(next), output: 'text' });
     expect(text.stdout).toContain('credentials change');
     expect(text.stdout).not.toContain('a-new-password-of-the-team');
+    // A reviewer sees each change as the cloud's value and the spec's, a list as what is added.
+    for (const change of [
+      '~ name: "analytics" → "analytics eu"',
+      '~ minReplicaMemoryGb: 16 → 24',
+      '~ idleTimeoutMinutes: 15 → 30',
+      '~ ipAccessList: + {"source":"198.51.100.0/24","description":"branch office"} - {"source":"203.0.113.7","description":"office"}\n',
+      '~ state: "Stopped" → "Running"',
+      '~ threshold: 300 → 600',
+      '~ message: "Orders arrive more than 5 minutes late." → "Orders are late."',
+    ]) {
+      expect(text.stdout).toContain(change);
+    }
 
     const planned = await planApplyCompare(next, () => converged(env, next));
     const actions = Object.fromEntries(planned.resources.map((r) => [r.name, r.action]));
@@ -233,6 +272,16 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
       'orders-lag': 'update',
       'orders-msk': 'none',
     });
+    expect(planned.resources.find((r) => r.name === 'analytics')!.changes).toEqual(
+      expect.arrayContaining([
+        { field: 'minReplicaMemoryGb', from: 16, to: 24 },
+        {
+          field: 'ipAccessList',
+          added: [{ source: '198.51.100.0/24', description: 'branch office' }],
+          removed: [{ source: '203.0.113.7', description: 'office' }],
+        },
+      ]),
+    );
 
     // Once applied, the same manifests plan nothing.
     const after = await plan(env, { file: writeCopy(next) });
@@ -279,6 +328,7 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
         metadata: { name: 'orphan-pipe', namespace: ns },
         spec: { ...pipe.spec, serviceRef: { name: 'nowhere' } },
       },
+
       service('owned', { passwordSecretRef: { name: 'no-such-secret', key: 'password' } }),
       service('twin', {}, { 'sluice.dev/external-id': analyticsId }),
       service('watched', { managementPolicy: 'Observe' }),
@@ -350,7 +400,7 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
     }
   }, 60_000);
 
-  it('without -f, plans blocked for a reference that does not exist; after a minute (scaled) the operator warns of it', async () => {
+  it('without -f, plans blocked for a mistyped reference, naming the close name; after a minute (scaled) the operator warns of it', async () => {
     const pipe = inNamespace(examples(), env.namespace).find(
       (m) => m.kind === 'Pipe' && m.metadata.name === 'orders',
     )!;
@@ -362,13 +412,20 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
     kubectlApply(testKubeconfigPath()!, [typo] as never);
     const pipes = env.of<SluiceObject>('Pipe');
     const readyOf = (p: SluiceObject | undefined) => p?.status?.conditions?.find((c) => c.type === 'Ready');
-    await pipes.waitFor('typo-pipe', 'the quiet wait', (p) => readyOf(p)?.reason === 'WaitingForReference');
+    const waiting = await pipes.waitFor(
+      'typo-pipe',
+      'the quiet wait',
+      (p) => readyOf(p)?.reason === 'WaitingForReference',
+    );
+    expect(readyOf(waiting)!.message).toBe(
+      'DatabaseService analytcs does not exist yet: did you mean analytics?',
+    );
 
     const early = await plan(env, {});
     expect(early.code, early.stderr).toBe(2);
     expect(early.json!.resources.find((r) => r.name === 'typo-pipe')).toMatchObject({
       action: 'blocked',
-      reason: 'DatabaseService analytcs does not exist yet',
+      reason: 'DatabaseService analytcs does not exist yet: did you mean analytics?',
     });
 
     const reported = await pipes.waitFor(
@@ -378,7 +435,7 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
       30_000,
     );
     const minute = formatDuration(REAL_TIMINGS.referenceMissingReportMs / TIME_SCALE);
-    const message = `DatabaseService analytcs does not exist (missing for ${minute} or more): create it, or correct the reference`;
+    const message = `DatabaseService analytcs does not exist (missing for ${minute} or more): did you mean analytics? Correct the reference, or create it`;
     for (const type of ['Synced', 'Ready']) {
       const condition = reported.status!.conditions!.find((c) => c.type === type);
       expect(condition).toMatchObject({ status: 'False', reason: 'ReferenceNotFound', message });

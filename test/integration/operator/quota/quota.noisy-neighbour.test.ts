@@ -6,6 +6,7 @@ import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { sampleValue } from '../../../support/scrape-sample.ts';
 import { until } from '../../../support/wait.ts';
 import {
+  baseSpec,
   CREDENTIALS_SECRET,
   isReady,
   startOperatorEnv,
@@ -46,8 +47,7 @@ describe.skipIf(clusterSkipReason())('a noisy neighbour on a shared key', () => 
     for (let i = 0; i < count; i++) {
       const { service } = await env.cloud.createService({
         name: `${env === noisy ? 'noisy' : 'quiet'} ${i}`,
-        provider: 'aws',
-        region: 'us-east-1',
+        ...baseSpec,
       });
       ids.add(service.id);
       // A query endpoint's drift check is one GET of its own (no list to share).

@@ -2,7 +2,15 @@ import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/c
 import { createHash } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
-import { condition, isReady, startOperatorEnv, type CallRecord, type OperatorEnv } from '../support.ts';
+import {
+  baseSpec,
+  condition,
+  isReady,
+  startOperatorEnv,
+  type CallRecord,
+  type OperatorEnv,
+} from '../support.ts';
+import { admissionPolicy, refuseSecretWrites } from '../secret-admission.ts';
 import { until } from '../../../support/wait.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
@@ -17,87 +25,28 @@ const resets = (calls: CallRecord[], id: string) =>
   passwordCalls(calls, id).filter((c) => JSON.stringify(c.body) === '{}');
 const creates = (calls: CallRecord[]) => calls.filter((c) => c.method === 'POST' && c.route === SERVICES);
 
-type ResourceRule = { apiGroups: string[]; apiVersions: string[]; operations: string[]; resources: string[] };
-
-/** A ValidatingAdmissionPolicy denying, in the env's namespace, what `rules` match unless `expression` holds. */
-async function admissionPolicy(
-  env: OperatorEnv,
-  name: string,
-  rules: ResourceRule[],
-  expression: string,
-  message: string,
-): Promise<() => Promise<void>> {
-  const ref = (kind: string) => ({ apiVersion: 'admissionregistration.k8s.io/v1', kind, metadata: { name } });
-  await env.objects.create({
-    ...ref('ValidatingAdmissionPolicy'),
-    spec: {
-      failurePolicy: 'Fail',
-      matchConstraints: { resourceRules: rules },
-      validations: [{ expression, message }],
-    },
-  } as never);
-  await env.objects.create({
-    ...ref('ValidatingAdmissionPolicyBinding'),
-    spec: {
-      policyName: name,
-      validationActions: ['Deny'],
-      matchResources: {
-        namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': env.namespace } },
-      },
-    },
-  } as never);
-  return async () => {
-    await env.objects.delete(ref('ValidatingAdmissionPolicyBinding'));
-    await env.objects.delete(ref('ValidatingAdmissionPolicy'));
-  };
-}
-
 /**
- * A ValidatingAdmissionPolicy refusing Secret writes in one namespace (as a platform team's policy would);
- * `realOnly` lets server-side dry runs through, so only the real write is refused.
+ * A ValidatingAdmissionPolicy refusing, dry runs too, any Secret write in the env's namespace that holds a key
+ * named `password` (a policy that judges a Secret by its content, not by who writes it).
  */
-async function refuseSecretWrites(env: OperatorEnv, realOnly = false): Promise<() => Promise<void>> {
+async function refusePasswordKeys(env: OperatorEnv): Promise<() => Promise<void>> {
   const remove = await admissionPolicy(
     env,
-    `refuse-secrets-${env.namespace}`,
+    `refuse-password-keys-${env.namespace}`,
     [{ apiGroups: [''], apiVersions: ['v1'], operations: ['CREATE', 'UPDATE'], resources: ['secrets'] }],
-    realOnly ? 'request.dryRun == true' : 'false',
-    'Secrets are frozen in this namespace',
+    "!has(object.data) || !('password' in object.data)",
+    'Secrets here may not hold a password key',
   );
-  // The policy takes effect once the apiserver has compiled it: wait until a probe Secret is refused.
-  const probe = { metadata: { name: 'policy-probe' }, stringData: { x: 'y' } };
-  let tries = 0;
-  await until(
-    'the admission policy in effect',
-    async () => {
-      const first = tries++ === 0;
-      try {
-        await env.core.createNamespacedSecret({ namespace: env.namespace, body: probe, dryRun: 'All' });
-        if (realOnly) {
-          await env.core.createNamespacedSecret({ namespace: env.namespace, body: probe });
-          await env.core.deleteNamespacedSecret({ namespace: env.namespace, name: 'policy-probe' });
-        }
-        return false;
-      } catch {
-        return !realOnly || !first;
-      }
-    },
-    30_000,
-    100,
-  );
+  const probe = (data: Record<string, string>) => ({ metadata: { name: 'policy-probe' }, data });
+  const accepted = (data: Record<string, string>) =>
+    env.core.createNamespacedSecret({ namespace: env.namespace, body: probe(data), dryRun: 'All' }).then(
+      () => true,
+      () => false,
+    );
+  await until('the policy refusing a password key', async () => !(await accepted({ password: 'eA==' })));
   return async () => {
     await remove();
-    // Lifted once a probe Secret can be created again.
-    await until(
-      'the admission policy lifted',
-      () =>
-        env.core.createNamespacedSecret({ namespace: env.namespace, body: probe, dryRun: 'All' }).then(
-          () => true,
-          () => false,
-        ),
-      30_000,
-      100,
-    );
+    await until('the policy lifted', () => accepted({ password: 'eA==' }));
   };
 }
 
@@ -157,19 +106,71 @@ describe.skipIf(clusterSkipReason())(
       expect(cloudHash(id)).toBe(sha256Hex(password));
     });
 
-    it('a reset whose Secret write failed anyway is recorded and not repeated in a loop', async () => {
+    it('a reset is dry-run with the Secret it writes: a policy refusing its password key costs no reset', async () => {
+      await env.apply('content', { name: 'content' });
+      const id = (await env.waitFor('content', 'Ready', isReady)).status!.id!;
+      lift = await refusePasswordKeys(env);
+      await env.clearCalls();
+      await env.core.deleteNamespacedSecret({ namespace: env.namespace, name: 'content-connection' });
+
+      const refused = await env.waitFor(
+        'content',
+        'Synced=SecretNotWritable',
+        (r) => condition(r, 'Synced')?.reason === 'SecretNotWritable',
+      );
+      expect(condition(refused, 'Synced')!.message).toContain('Secrets here may not hold a password key');
+      expect(resets(await env.calls(), id)).toHaveLength(0);
+
+      await lift();
+      lift = undefined;
+      await until('the password restored', async () =>
+        Boolean((await env.secret('content-connection'))?.password),
+      );
+      expect(resets(await env.calls(), id)).toHaveLength(1);
+      expect(cloudHash(id)).toBe(sha256Hex((await env.secret('content-connection'))!.password!));
+    });
+
+    it('after a reset whose Secret write failed, none other is made until the user changes something, across a restart', async () => {
       await env.apply('flaky', { name: 'flaky' });
       const id = (await env.waitFor('flaky', 'Ready', isReady)).status!.id!;
       lift = await refuseSecretWrites(env, true);
       await env.clearCalls();
       await env.core.deleteNamespacedSecret({ namespace: env.namespace, name: 'flaky-connection' });
       await env.waitFor('flaky', 'a failed write', (r) => condition(r, 'Synced')?.status === 'False');
-      // Looked at twice more since the failed write: neither repeated the reset.
-      await env.freshLook('DatabaseService', 'flaky');
-      await env.freshLook('DatabaseService', 'flaky');
       expect(resets(await env.calls(), id)).toHaveLength(1);
       expect((await env.get('flaky'))!.status!.passwordResetUnstored).toBeDefined();
-    });
+
+      // A restart, and the time a retry would once have waited gone by: still nothing the user changed.
+      await env.stopOperator();
+      await env.kc.makeApiClient(CustomObjectsApi).patchNamespacedCustomObjectStatus(
+        {
+          group: 'sluice.dev',
+          version: 'v1alpha1',
+          namespace: env.namespace,
+          plural: 'databaseservices',
+          name: 'flaky',
+          body: { status: { passwordResetUnstored: new Date(Date.now() - 120_000).toISOString() } },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      await env.startOperator();
+      const blocked = await env.waitFor('flaky', 'the reset held back', (r) =>
+        Boolean(condition(r, 'Synced')?.message?.includes('no other is made until')),
+      );
+      expect(condition(blocked, 'Synced')!.reason).toBe('SecretNotWritable');
+      expect(condition(blocked, 'Synced')!.message).toContain('sluice.dev/reset-password');
+      expect(resets(await env.calls(), id)).toHaveLength(1);
+
+      // The user lifts the policy and asks: one reset, stored.
+      await lift();
+      lift = undefined;
+      await env.annotate('flaky', { 'sluice.dev/reset-password': 'after-the-policy' });
+      await until('the password stored', async () =>
+        Boolean((await env.secret('flaky-connection'))?.password),
+      );
+      expect(resets(await env.calls(), id)).toHaveLength(2);
+      expect(cloudHash(id)).toBe(sha256Hex((await env.secret('flaky-connection'))!.password!));
+    }, 120_000);
 
     it('a new service is not created while its connection Secret cannot be written', async () => {
       lift = await refuseSecretWrites(env);
@@ -226,11 +227,7 @@ describe.skipIf(clusterSkipReason())(
     });
 
     it('removing sluice.dev/external-id from an adopted service resets nothing', async () => {
-      const { service } = await env.cloud.createService({
-        name: 'adopted',
-        provider: 'aws',
-        region: 'us-east-1',
-      });
+      const { service } = await env.cloud.createService({ name: 'adopted', ...baseSpec });
       await env.apply('adopted', { name: 'adopted' }, { 'sluice.dev/external-id': service.id });
       await env.waitFor('adopted', 'Ready', isReady);
       await env.clearCalls();
@@ -269,11 +266,7 @@ describe.skipIf(clusterSkipReason())(
     it('after an upgrade from a version that recorded nothing, neither a created nor an adopted service is reset', async () => {
       await env.apply('old-created', { name: 'old created' });
       const created = (await env.waitFor('old-created', 'Ready', isReady)).status!.id!;
-      const { service } = await env.cloud.createService({
-        name: 'old adopted',
-        provider: 'aws',
-        region: 'us-east-1',
-      });
+      const { service } = await env.cloud.createService({ name: 'old adopted', ...baseSpec });
       await env.apply('old-adopted', { name: 'old adopted' }, { 'sluice.dev/external-id': service.id });
       await env.waitFor(
         'old-adopted',
@@ -312,11 +305,7 @@ describe.skipIf(clusterSkipReason())(
     });
 
     it('Observe with passwordSecretRef never writes the password the cloud was not sent, nor turns Ready True', async () => {
-      const { service } = await env.cloud.createService({
-        name: 'watched',
-        provider: 'aws',
-        region: 'us-east-1',
-      });
+      const { service } = await env.cloud.createService({ name: 'watched', ...baseSpec });
       await env.putSecret('watched-password', { password: 'owned-but-never-sent-9Z' });
       await env.clearCalls();
       await env.apply(

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
-import { isReady, startOperatorEnv, type CallRecord, type OperatorEnv } from '../support.ts';
+import { baseSpec, isReady, type CallRecord, useOperatorEnv } from '../support.ts';
 import { until } from '../../../support/wait.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
@@ -21,7 +21,7 @@ const passwordCalls = (calls: CallRecord[], id: string) =>
   calls.filter((c) => c.route === PASSWORD && c.path.includes(id));
 
 describe.skipIf(clusterSkipReason())('DatabaseService passwordSecretRef: a password the user owns', () => {
-  let env: OperatorEnv;
+  const env = useOperatorEnv('dbs-password');
   /** Every plain password this suite put in a Secret: none may leave the cluster or show anywhere. */
   const plain: string[] = [];
   const newPassword = (label: string) => {
@@ -36,12 +36,6 @@ describe.skipIf(clusterSkipReason())('DatabaseService passwordSecretRef: a passw
     await env.clearCalls();
   };
   const cloudHash = (id: string) => env.emulator.store.services.get(id)?.passwordSha256;
-
-  beforeAll(async () => {
-    env = await startOperatorEnv('dbs-password');
-    await env.startOperator();
-  });
-  afterAll(async () => env?.close());
 
   it('create: the password is set by hash right after the create, and the connection Secret carries it', async () => {
     const password = newPassword('first');
@@ -102,11 +96,7 @@ describe.skipIf(clusterSkipReason())('DatabaseService passwordSecretRef: a passw
   });
 
   it('adoption with passwordSecretRef: the password is set by hash, never reset', async () => {
-    const { service } = await env.cloud.createService({
-      name: 'legacy',
-      provider: 'aws',
-      region: 'us-east-1',
-    });
+    const { service } = await env.cloud.createService({ name: 'legacy', ...baseSpec });
     const password = newPassword('adopted');
     await env.putSecret('legacy-password', { pw: password });
     await clearCalls();

@@ -1,18 +1,12 @@
 import { CoreV1Api } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
-import { CREDENTIALS_SECRET, condition, isReady, startOperatorEnv, type OperatorEnv } from '../support.ts';
+import { CREDENTIALS_SECRET, condition, isReady, useOperatorEnv } from '../support.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 
 describe.skipIf(clusterSkipReason())('connection Secrets another resource or a person owns', () => {
-  let env: OperatorEnv;
-
-  beforeAll(async () => {
-    env = await startOperatorEnv('dbs-secret-conflict');
-    await env.startOperator({ managementQuota: '50/1s' });
-  });
-  afterAll(async () => env?.close());
+  const env = useOperatorEnv('dbs-secret-conflict', { operator: { managementQuota: '50/1s' } });
 
   const conflicted = (name: string) =>
     env.waitFor(

@@ -1,16 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { kafkaPipe, lookAlikeBody, PIPE, PIPES } from '../../../../tools/fixtures/pipe.ts';
-import { condition, isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from '../support.ts';
+import { condition, isReady, type SluiceObject, useOperatorEnv, isReadyWithId } from '../support.ts';
 
 const SERVICE_STATE = '/v1/organizations/:organizationId/services/:serviceId/state';
-const hasId = (p: SluiceObject | undefined) => isReady(p) && p?.status?.id !== undefined;
 const reasonIs = (reason: string) => (p: SluiceObject | undefined) =>
   condition(p, 'Ready')?.reason === reason;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(clusterSkipReason())('Pipe references, waiting and deletion on a real apiserver', () => {
-  let env: OperatorEnv;
+  const env = useOperatorEnv('pipe-deps', { operator: false });
   const pipes = () => env.of<SluiceObject>('Pipe');
   const pipesNamed = (name: string) =>
     [...env.emulator.store.services.values()].flatMap((s) =>
@@ -26,11 +25,9 @@ describe.skipIf(clusterSkipReason())('Pipe references, waiting and deletion on a
   };
 
   beforeAll(async () => {
-    env = await startOperatorEnv('pipe-deps');
     await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass' });
     await env.startOperator({ managementQuota: '100/1s' });
   });
-  afterAll(async () => env?.close());
 
   it('waits for a DatabaseService applied after the Pipe, then becomes Ready without any manual step', async () => {
     await pipes().apply('early', kafkaPipe('early', { service: 'late' }));
@@ -42,7 +39,7 @@ describe.skipIf(clusterSkipReason())('Pipe references, waiting and deletion on a
     expect(condition(waiting, 'Synced')).toMatchObject({ status: 'True' });
 
     await env.apply('late', { name: 'late' });
-    const ready = await pipes().waitFor('early', 'Ready', hasId, 30_000);
+    const ready = await pipes().waitFor('early', 'Ready', isReadyWithId, 30_000);
     expect(ready.status!.serviceId).toBe((await env.get('late'))!.status!.id);
     expect(await warnings('early')).toEqual([]);
   });
@@ -52,7 +49,7 @@ describe.skipIf(clusterSkipReason())('Pipe references, waiting and deletion on a
     await env.forceState({ kind: 'service', id: serviceId, state: 'idle' });
     await env.clearCalls();
     await pipes().apply('woken', kafkaPipe('woken', { service: 'sleepy' }));
-    await pipes().waitFor('woken', 'Ready', hasId, 30_000);
+    await pipes().waitFor('woken', 'Ready', isReadyWithId, 30_000);
 
     const calls = (await env.calls()).filter((c) => c.method !== 'GET');
     const awakes = calls.filter((c) => c.route === SERVICE_STATE);
@@ -79,7 +76,7 @@ describe.skipIf(clusterSkipReason())('Pipe references, waiting and deletion on a
     const spec = kafkaPipe('lookalike', { service: 'shared' });
     const foreign = await env.cloud.createPipe(serviceId, lookAlikeBody(spec));
     await pipes().apply('lookalike', spec);
-    const ready = await pipes().waitFor('lookalike', 'Ready', hasId);
+    const ready = await pipes().waitFor('lookalike', 'Ready', isReadyWithId);
     expect(ready.status!.id).not.toBe(foreign.id);
     expect(pipesNamed('lookalike')).toHaveLength(2);
   });
@@ -88,8 +85,8 @@ describe.skipIf(clusterSkipReason())('Pipe references, waiting and deletion on a
     await readyService('owner');
     await pipes().apply('doomed', kafkaPipe('doomed', { service: 'owner' }));
     await pipes().apply('kept', { ...kafkaPipe('kept', { service: 'owner' }), deletionPolicy: 'Orphan' });
-    const doomed = await pipes().waitFor('doomed', 'Ready', hasId);
-    const kept = await pipes().waitFor('kept', 'Ready', hasId);
+    const doomed = await pipes().waitFor('doomed', 'Ready', isReadyWithId);
+    const kept = await pipes().waitFor('kept', 'Ready', isReadyWithId);
 
     await pipes().remove('doomed');
     await pipes().remove('kept');
@@ -104,7 +101,7 @@ describe.skipIf(clusterSkipReason())('Pipe references, waiting and deletion on a
   it('keeps the finalizer and says what unblocks a delete the cloud refuses on a stopped service, without a hot loop', async () => {
     await readyService('pausable');
     await pipes().apply('stuck', kafkaPipe('stuck', { service: 'pausable' }));
-    const pipe = await pipes().waitFor('stuck', 'Ready', hasId);
+    const pipe = await pipes().waitFor('stuck', 'Ready', isReadyWithId);
     await env.patchSpec('pausable', { state: 'Stopped' });
     await env.waitFor('pausable', 'stopped', (s) => s?.status?.state === 'stopped');
 
@@ -130,7 +127,7 @@ describe.skipIf(clusterSkipReason())('Pipe references, waiting and deletion on a
   it('makes a DatabaseService with deletionPolicy Delete wait for the Pipes that reference it', async () => {
     const serviceId = await readyService('retiring', { deletionPolicy: 'Delete' });
     await pipes().apply('last', kafkaPipe('last', { service: 'retiring' }));
-    await pipes().waitFor('last', 'Ready', hasId);
+    await pipes().waitFor('last', 'Ready', isReadyWithId);
 
     await env.remove('retiring');
     const waiting = await env.waitFor('retiring', 'waiting for dependants', reasonIs('WaitingForDependants'));
@@ -144,7 +141,7 @@ describe.skipIf(clusterSkipReason())('Pipe references, waiting and deletion on a
   it('reports a pipe the cloud says Failed as CloudFailed with one Warning Event', async () => {
     await readyService('fragile');
     await pipes().apply('failing', kafkaPipe('failing', { service: 'fragile' }));
-    const pipe = await pipes().waitFor('failing', 'Ready', hasId);
+    const pipe = await pipes().waitFor('failing', 'Ready', isReadyWithId);
     await env.forceState({ kind: 'pipe', id: pipe.status!.id!, state: 'Failed' });
     await pipes().annotate('failing', { 'sluice.dev/sync-interval': '200ms' });
     await pipes().waitFor('failing', 'CloudFailed', reasonIs('CloudFailed'));
@@ -175,6 +172,6 @@ describe.skipIf(clusterSkipReason())('Pipe references, waiting and deletion on a
       (p) => condition(p, 'Synced')?.message?.includes('has no key password') ?? false,
     );
     await env.putSecret('later', { username: 'u', password: 'p-later' });
-    await pipes().waitFor('nosecret', 'Ready', hasId, 40_000);
+    await pipes().waitFor('nosecret', 'Ready', isReadyWithId, 40_000);
   });
 });

@@ -1,14 +1,7 @@
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
-import {
-  condition,
-  isReady,
-  startOperatorEnv,
-  writes,
-  type OperatorEnv,
-  type SluiceObject,
-} from '../support.ts';
+import { condition, isReady, writes, type SluiceObject, useOperatorEnv, isReadyWithId } from '../support.ts';
 import { columns, kafkaPipe, lookAlikeBody, mappings, PIPE } from '../../../../tools/fixtures/pipe.ts';
 
 /**
@@ -16,19 +9,14 @@ import { columns, kafkaPipe, lookAlikeBody, mappings, PIPE } from '../../../../t
  * Argo CD or a user adds sends nothing, and leaves a Pipe whose cloud field cannot change in place Ready.
  */
 describe.skipIf(clusterSkipReason())('Pipe credentials rotate by content, not by Secret metadata', () => {
-  let env: OperatorEnv;
+  const env = useOperatorEnv('pipe-rotation', { operator: { managementQuota: '100/1s' } });
   const pipes = () => env.of<SluiceObject>('Pipe');
   let serviceId: string;
 
   beforeAll(async () => {
-    env = await startOperatorEnv('pipe-rotation');
-    await env.startOperator({ managementQuota: '100/1s' });
     await env.apply('analytics', { name: 'analytics' });
     serviceId = (await env.waitFor('analytics', 'service Ready', isReady)).status!.id!;
   });
-  afterAll(async () => env?.close());
-
-  const ready = (p: SluiceObject | undefined) => isReady(p) && p?.status?.id !== undefined;
 
   /** Adds a label to a Secret (what Argo CD does on sync); returns the Secret's new resourceVersion. */
   async function labelSecret(name: string, labels: Record<string, string>): Promise<string> {
@@ -72,18 +60,22 @@ describe.skipIf(clusterSkipReason())('Pipe credentials rotate by content, not by
   it('a label on the credentials Secret sends nothing and leaves the Pipe Ready; a changed value sends one PATCH', async () => {
     await env.putSecret('labelled-user', { username: 'ingest', password: 'label-pass-1' });
     await pipes().apply('labelled', kafkaPipe('labelled', { credentialsSecret: 'labelled-user' }));
-    const created = await pipes().waitFor('labelled', 'Ready', ready, 30_000);
+    const created = await pipes().waitFor('labelled', 'Ready', isReadyWithId, 30_000);
     await env.clearCalls();
 
     const labelled = await labelSecret('labelled-user', { team: 'ingest' });
-    const after = await pipes().waitFor('labelled', 'label seen', (p) => ready(p) && sawVersion(labelled)(p));
+    const after = await pipes().waitFor(
+      'labelled',
+      'label seen',
+      (p) => isReadyWithId(p) && sawVersion(labelled)(p),
+    );
     expect(writes(await env.calls())).toEqual([]);
     expect(condition(after, 'Ready')).toMatchObject({ status: 'True' });
 
     await env.clearCalls();
     await env.putSecret('labelled-user', { username: 'ingest', password: 'label-pass-2' });
     const changed = await secretVersion('labelled-user');
-    await pipes().waitFor('labelled', 'rotation sent', (p) => ready(p) && sawVersion(changed)(p));
+    await pipes().waitFor('labelled', 'rotation sent', (p) => isReadyWithId(p) && sawVersion(changed)(p));
     const changes = writes(await env.calls());
     expect(changes.map((c) => `${c.method} ${c.route}`)).toEqual([`PATCH ${PIPE}`]);
     // The call log redacts credentials: the PATCH carries them and nothing else; the cloud has the new ones.
@@ -99,7 +91,7 @@ describe.skipIf(clusterSkipReason())('Pipe credentials rotate by content, not by
   it('a connection string Pipe stays Ready on a label; a changed connection string is CannotRotate', async () => {
     await env.putSecret('azure-conn', { connectionString: 'AccountName=a;AccountKey=key-one' });
     await pipes().apply('azure', azurePipe('azure', 'azure-conn'));
-    await pipes().waitFor('azure', 'Ready', ready, 30_000);
+    await pipes().waitFor('azure', 'Ready', isReadyWithId, 30_000);
     await env.clearCalls();
 
     const labelled = await labelSecret('azure-conn', { 'argocd.argoproj.io/instance': 'ingest' });
@@ -136,7 +128,7 @@ describe.skipIf(clusterSkipReason())('Pipe credentials rotate by content, not by
     await env.clearCalls();
 
     await pipes().apply('adopted', spec, { 'sluice.dev/external-id': existing.id });
-    const adopted = await pipes().waitFor('adopted', 'adopted and Ready', ready, 30_000);
+    const adopted = await pipes().waitFor('adopted', 'adopted and Ready', isReadyWithId, 30_000);
     expect(adopted.status!.id).toBe(existing.id);
     expect(writes(await env.calls())).toEqual([]);
 
@@ -158,7 +150,7 @@ describe.skipIf(clusterSkipReason())('Pipe credentials rotate by content, not by
   it('a Pipe an earlier version left in CannotRotate after a label is Ready after the upgrade, with no call', async () => {
     await env.putSecret('legacy-conn', { connectionString: 'AccountName=a;AccountKey=legacy-key' });
     await pipes().apply('legacy', azurePipe('legacy', 'legacy-conn'));
-    const created = await pipes().waitFor('legacy', 'Ready', ready, 30_000);
+    const created = await pipes().waitFor('legacy', 'Ready', isReadyWithId, 30_000);
     const versionThen = await secretVersion('legacy-conn');
 
     // What an earlier version left: a resourceVersion record, and CannotRotate since a label moved it.
@@ -186,7 +178,7 @@ describe.skipIf(clusterSkipReason())('Pipe credentials rotate by content, not by
     const upgraded = await pipes().waitFor(
       'legacy',
       'Synced again',
-      (p) => ready(p) && condition(p, 'Synced')?.status === 'True',
+      (p) => isReadyWithId(p) && condition(p, 'Synced')?.status === 'True',
     );
     expect(upgraded.status).toHaveProperty('secretDigests');
     expect(upgraded.status).not.toHaveProperty('secretVersions');

@@ -1,18 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { kafkaPipe, PIPE, PIPES } from '../../../../tools/fixtures/pipe.ts';
 import {
   baseSpec,
   condition,
   isReady,
-  startOperatorEnv,
   writes,
-  type OperatorEnv,
   type SluiceObject,
+  useOperatorEnv,
+  isReadyWithId,
 } from '../support.ts';
 
 describe.skipIf(clusterSkipReason())('a referenced object replaced under a dependant', () => {
-  let env: OperatorEnv;
+  const env = useOperatorEnv('reference-replaced', { operator: false });
   const pipes = () => env.of<SluiceObject>('Pipe');
   /** The garbage collector removes the connection Secret a deleted DatabaseService owned. */
   const collected = (secret: string) =>
@@ -22,17 +22,15 @@ describe.skipIf(clusterSkipReason())('a referenced object replaced under a depen
     });
 
   beforeAll(async () => {
-    env = await startOperatorEnv('reference-replaced');
     await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass' });
     await env.startOperator();
   });
-  afterAll(async () => env?.close());
 
   it('a DatabaseService deleted (Orphan) and applied again takes back its service: the Pipe keeps its id and nothing is written', async () => {
     await env.apply('events', { name: 'events' });
     const serviceId = (await env.waitFor('events', 'service Ready', isReady)).status!.id!;
     await pipes().apply('clicks', kafkaPipe('clicks', { service: 'events' }));
-    const pipe = await pipes().waitFor('clicks', 'Ready', (p) => isReady(p) && p?.status?.id !== undefined);
+    const pipe = await pipes().waitFor('clicks', 'Ready', isReadyWithId);
 
     await env.remove('events');
     await env.waitFor('events', 'gone', (s) => s === undefined);
@@ -52,7 +50,7 @@ describe.skipIf(clusterSkipReason())('a referenced object replaced under a depen
     await env.apply('analytics', { name: 'analytics' });
     const oldServiceId = (await env.waitFor('analytics', 'service Ready', isReady)).status!.id!;
     await pipes().apply('orders', kafkaPipe('orders'));
-    const pipe = await pipes().waitFor('orders', 'Ready', (p) => isReady(p) && p?.status?.id !== undefined);
+    const pipe = await pipes().waitFor('orders', 'Ready', isReadyWithId);
     const pipeId = pipe.status!.id!;
 
     // Replace the DatabaseService: its default deletionPolicy (Orphan) leaves the old service, and the

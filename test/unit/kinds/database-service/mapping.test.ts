@@ -116,6 +116,16 @@ describe('diffService', () => {
     expect(retagged.patch).toEqual({ tags: { add: [{ key: 'team', value: 'ml' }], remove: own } });
   });
 
+  it('never removes an owner record from a service adopted by id (sluice wrote none there)', () => {
+    const recorded = [{ key: OWNER_TAG, value: 'other/shop/DatabaseService/orders' }];
+    const team = [{ key: 'team', value: 'data' }];
+    expect(
+      diffService(spec({ tags: team }), undefined, service({ tags: [...team, ...recorded] })).patch,
+    ).toEqual({});
+    const retagged = diffService(spec({ tags: [] }), undefined, service({ tags: [...team, ...recorded] }));
+    expect(retagged.patch).toEqual({ tags: { remove: team } });
+  });
+
   it('enables the mysql endpoint only when the cloud lacks it', () => {
     const wanted = spec({ endpoints: [{ protocol: 'mysql', enabled: true }] });
     expect(diffService(wanted, uid, service()).patch).toEqual({
@@ -225,5 +235,37 @@ describe('availability', () => {
 
   it('is available when stopped if Stopped is desired', () => {
     expect(availability(spec({ state: 'Stopped' }), service({ state: 'stopped' })).available).toBe(true);
+  });
+});
+
+describe('diffService: the backup policy', () => {
+  const cloudDefaults = { periodInHours: 24, retentionInHours: 24 } as const;
+  const diff = (backups: DatabaseServiceSpec['backups'], observed = {}) =>
+    diffService(spec({ backups }), uid, service(), { backups: { ...cloudDefaults, ...observed } });
+
+  it('sends only the fields the spec sets that differ, as one backup configuration PATCH', () => {
+    expect(diff({ retentionInHours: 72, periodInHours: 24 })).toEqual({
+      patch: {},
+      backupConfiguration: { backupRetentionPeriodInHours: 72 },
+      differences: ['backups'],
+    });
+  });
+
+  it('sends nothing when the cloud has the policy, or when it was not read', () => {
+    expect(diff({ periodInHours: 24 }).backupConfiguration).toBeUndefined();
+    expect(diffService(spec({ backups: { periodInHours: 6 } }), uid, service())).toEqual({
+      patch: {},
+      differences: [],
+    });
+  });
+
+  it('clears a start time the cloud has when the spec asks for another period and names no start time', () => {
+    expect(diff({ periodInHours: 6 }, { startTime: '02:00' }).backupConfiguration).toEqual({
+      backupPeriodInHours: 6,
+      backupStartTime: null,
+    });
+    expect(diff({ startTime: '02:00' }, { startTime: '03:00' }).backupConfiguration).toEqual({
+      backupStartTime: '02:00',
+    });
   });
 });

@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import type { ManagedObject, ReferenceList } from '../../managed/index.ts';
+import { API_KEY_ROLES } from '../../cloud/schemas/api-key.ts';
+import { LocalObjectReference, managedSpecFields, managedStatusFields } from '../../api/common.ts';
+import { defineKind } from '../../api/kind-schema.ts';
+import { fieldPolicySchema, policyFields } from '../../api/field-policy.ts';
+import { withRules } from '../../api/meta.ts';
+import { IpAccessEntry } from '../database-service/schema.ts';
+
+// The spec is the key create body of the management API under the same names, plus the Secret sluice keeps
+// the key in. Every field can change in place (PATCH); the secret itself never appears in the object.
+
+/** RFC 3339 with a zone, written without backslashes so it needs no escaping in a CEL string. */
+const RFC3339 =
+  '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$';
+
+const ApiKeyFields = z.object({
+  name: z.string().min(1).max(50).describe('The key name in the cloud, up to 50 characters.'),
+  roles: z
+    .array(z.enum(API_KEY_ROLES).describe('A role.'))
+    .min(1)
+    .max(API_KEY_ROLES.length)
+    .meta({ 'x-kubernetes-list-type': 'set' })
+    .describe(
+      `What the key may do: ${API_KEY_ROLES.join(', ')} (see docs/kinds/api-key.md for what each allows); at least one.`,
+    ),
+  expireAt: withRules(z.string().max(64).describe('When the key stops working (RFC 3339); absent: never.'), {
+    rule: `self.matches('${RFC3339}')`,
+    message: 'expireAt must be an RFC 3339 time with a zone, e.g. 2027-01-31T00:00:00Z',
+  }).optional(),
+  state: z
+    .enum(['enabled', 'disabled'])
+    .optional()
+    .describe('enabled (the default) or disabled: a disabled key is refused (401) until enabled again.'),
+  ipAccessList: z
+    .array(IpAccessEntry)
+    .max(100)
+    .optional()
+    .describe('Addresses the key may be used from; absent or empty: any.'),
+  credentialsSecret: z
+    .object({
+      name: LocalObjectReference.shape.name.describe(
+        'Name of the Secret in this namespace that sluice writes the key into.',
+      ),
+    })
+    .describe(
+      'The Secret sluice writes the key into, with organizationId, keyId, keySecret and managementUrl: usable as it is as the credentialsRef of other objects. Written before the key is created, so its secret is never lost.',
+    ),
+  ...managedSpecFields('Delete'),
+});
+
+/** The fields a field policy may name, those the cloud fixes at creation and the shared lists. */
+export const API_KEY_POLICY = policyFields(ApiKeyFields, { fixed: [], additive: {} });
+
+export const ApiKeySpec = ApiKeyFields.extend({
+  fieldPolicy: fieldPolicySchema('ApiKey', API_KEY_POLICY),
+}).describe('The desired management API key.');
+export type ApiKeySpec = z.infer<typeof ApiKeySpec>;
+
+export const ApiKeyStatus = z
+  .object({
+    ...managedStatusFields,
+    keyId: z
+      .string()
+      .max(64)
+      .optional()
+      .describe("The key's id in the API (what a QueryEndpoint's openApiKeys names); never its secret."),
+    keySuffix: z
+      .string()
+      .max(8)
+      .optional()
+      .describe('The last 4 letters of the key id used to authenticate.'),
+    state: z.string().max(16).optional().describe('enabled or disabled, as the cloud reports it.'),
+    expireAt: z.string().max(64).optional().describe('When the key expires, as the cloud reports it.'),
+  })
+  .describe('What sluice last observed of the key.');
+export type ApiKeyStatus = z.infer<typeof ApiKeyStatus>;
+
+/** An ApiKey object as the operator reads it. */
+export interface ApiKey extends ManagedObject {
+  spec: ApiKeySpec;
+  status?: ApiKeyStatus;
+}
+
+export const apiKeySchema = defineKind<ApiKey>({
+  policyFields: API_KEY_POLICY,
+  kind: 'ApiKey',
+  plural: 'apikeys',
+  singular: 'apikey',
+  shortNames: [],
+  description:
+    'A management API key, managed by sluice: its secret is made by sluice and kept only in the Secret spec.credentialsSecret names.',
+  spec: ApiKeySpec,
+  status: ApiKeyStatus,
+  printerColumns: [
+    { name: 'State', type: 'string', jsonPath: '.status.state' },
+    { name: 'Suffix', type: 'string', jsonPath: '.status.keySuffix' },
+    { name: 'Secret', type: 'string', jsonPath: '.spec.credentialsSecret.name' },
+  ],
+});
+
+/**
+ * ApiKey objects another kind names (a QueryEndpoint's `apiKeyRefs`): each is waited for until sluice made
+ * its key (its id in status); a disabled key is still that key, so it is used as it is.
+ */
+export function apiKeyReferences<R extends ManagedObject>(
+  name: string,
+  objectNames: (resource: R) => string[],
+): ReferenceList<R> {
+  return { name, kind: apiKeySchema.kind, objectNames };
+}

@@ -1,0 +1,77 @@
+// Uninstalling sluice strands no one: `sluice uninstall` (the chart's pre-delete hook runs it) takes every
+// sluice finalizer off, so a tenant namespace that used its own credentials can be deleted with no operator;
+// and a Secret named as credentials is kept only once it is known to be credentials.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { KIND_SCHEMAS } from '../../../../src/kinds/schemas.ts';
+import { loadKubeAccess } from '../../../../src/kube/kube-config.ts';
+import { FINALIZER } from '../../../../src/managed/annotations.ts';
+import { CREDENTIALS_FINALIZER } from '../../../../src/runtime/credentials-usage.ts';
+import { releaseFinalizers } from '../../../../src/uninstall/release.ts';
+import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { condition, isReady, startOperatorEnv, type OperatorEnv } from '../support.ts';
+
+const OWN = 'tenant-credentials';
+
+describe.skipIf(clusterSkipReason())('uninstalling sluice, and what it keeps meanwhile', () => {
+  let env: OperatorEnv;
+
+  beforeAll(async () => {
+    env = await startOperatorEnv('iso-uninstall');
+    const { credentials, url } = env.emulator;
+    await env.putSecret(OWN, {
+      organizationId: credentials.organizationId,
+      keyId: credentials.keyId,
+      keySecret: credentials.keySecret,
+      managementUrl: url,
+    });
+    await env.startOperator({ allowedApiHosts: new URL(url).host });
+  });
+  afterAll(async () => env?.close());
+
+  const finalizersOf = async (name: string) =>
+    (await env.core.readNamespacedSecret({ name, namespace: env.namespace })).metadata?.finalizers ?? [];
+
+  it('never keeps a Secret named as credentials that holds no credentials (a TLS Secret)', async () => {
+    await env.putSecret('tls-cert', { 'tls.crt': 'certificate', 'tls.key': 'private key' });
+    await env.apply('tls', { name: 'tls', credentialsRef: { name: 'tls-cert' } });
+    const refused = await env.waitFor(
+      'tls',
+      'Synced=CredentialsMissing',
+      (r) => condition(r, 'Synced')?.reason === 'CredentialsMissing',
+    );
+    expect(condition(refused, 'Synced')!.message).toContain('tls-cert');
+    expect(await finalizersOf('tls-cert')).not.toContain(CREDENTIALS_FINALIZER);
+    await env.remove('tls');
+    await env.waitFor('tls', 'deleted', (r) => r === undefined);
+  });
+
+  it('after sluice uninstall, the namespace of a tenant with its own credentials is deleted with no operator; its cloud service stays', async () => {
+    await env.apply('tenant-db', { name: 'tenant db', credentialsRef: { name: OWN } });
+    const id = (await env.waitFor('tenant-db', 'Ready', isReady)).status!.id!;
+    expect(await finalizersOf(OWN)).toContain(CREDENTIALS_FINALIZER);
+    expect((await env.get('tenant-db'))!.metadata.finalizers).toContain(FINALIZER);
+
+    await env.stopOperator();
+    const released = await releaseFinalizers({
+      kubeConfig: await loadKubeAccess(env.kubeconfigPath),
+      kinds: KIND_SCHEMAS,
+      namespaces: [env.namespace],
+      log: () => undefined,
+    });
+    expect(released).toEqual({ secrets: 1, objects: 1 });
+
+    await env.core.deleteNamespace({ name: env.namespace });
+    await vi.waitFor(
+      async () => {
+        const phase = await env.core.readNamespace({ name: env.namespace }).then(
+          (ns) => ns.status?.phase,
+          (error: { code?: number }) => (error.code === 404 ? 'gone' : `error ${error.code}`),
+        );
+        expect(phase).toBe('gone');
+      },
+      { timeout: 90_000, interval: 500 },
+    );
+    // Nothing in the cloud is deleted: a later install takes the service back from its owner record.
+    expect(env.emulator.store.services.has(id)).toBe(true);
+  });
+});

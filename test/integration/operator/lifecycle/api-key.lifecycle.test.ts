@@ -1,0 +1,193 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { sha256Hex } from '../../../../src/cloud/api-key-hash.ts';
+import { KEY, KEYS, teamKey } from '../../../../tools/fixtures/api-key.ts';
+import {
+  condition,
+  crashDuringCreate,
+  isReady,
+  startOperatorEnv,
+  writes,
+  type CallRecord,
+  type OperatorEnv,
+  type SluiceObject,
+} from '../support.ts';
+import { refuseSecretWrites } from '../secret-admission.ts';
+
+const ready = (o: SluiceObject | undefined) => isReady(o) && o?.status?.id !== undefined;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const keyCreates = (calls: CallRecord[]) => calls.filter((c) => c.method === 'POST' && c.route === KEYS);
+
+describe.skipIf(clusterSkipReason())('ApiKey on a real apiserver against the emulator', () => {
+  let env: OperatorEnv;
+  let lift: (() => Promise<void>) | undefined;
+  const keys = () => env.of<SluiceObject>('ApiKey');
+  const cloudKeysNamed = (name: string) =>
+    [...env.emulator.store.apiKeys.values()].filter((key) => key.name === name);
+
+  beforeAll(async () => {
+    env = await startOperatorEnv('api-key');
+    await env.startOperator();
+  });
+  afterEach(async () => {
+    await lift?.();
+    lift = undefined;
+  });
+  afterAll(async () => env?.close());
+
+  it('writes the Secret, creates the key from its hashes, and the Secret works as a credentialsRef at once', async () => {
+    await keys().apply('team-a', teamKey('team-a'));
+    const key = await keys().waitFor('team-a', 'Ready', ready);
+    const secret = (await env.secret('team-a-credentials'))!;
+    expect(Object.keys(secret).sort()).toEqual(['keyId', 'keySecret', 'managementUrl', 'organizationId']);
+    expect(secret).toMatchObject({
+      organizationId: env.emulator.credentials.organizationId,
+      managementUrl: env.emulator.url,
+    });
+    const [cloud] = cloudKeysNamed('team-a');
+    expect(cloud).toMatchObject({
+      id: key.status!.id,
+      roles: ['developer'],
+      state: 'enabled',
+      keyIdHash: sha256Hex(secret.keyId!),
+      keySecretHash: sha256Hex(secret.keySecret!),
+    });
+    expect(key.status).toMatchObject({
+      keyId: cloud!.id,
+      keySuffix: secret.keyId!.slice(-4),
+      state: 'enabled',
+    });
+    expect(JSON.stringify(key)).not.toContain(secret.keySecret);
+    const [create] = keyCreates(await env.calls());
+    expect(JSON.stringify(create!.body)).not.toContain(secret.keySecret);
+
+    await env.apply('by-team-a', { name: 'by team a', credentialsRef: { name: 'team-a-credentials' } });
+    await env.waitFor('by-team-a', 'Ready', isReady);
+    const used = (await env.calls()).filter((c) => c.key === secret.keyId);
+    expect(used.length).toBeGreaterThan(0);
+    expect(used.every((c) => c.status === 200)).toBe(true);
+    await env.remove('by-team-a');
+  });
+
+  it('applies an edit as one PATCH of the fields that differ', async () => {
+    await keys().apply('edited', teamKey('edited'));
+    const id = (await keys().waitFor('edited', 'Ready', ready)).status!.id!;
+    await env.clearCalls();
+    await keys().patchSpec('edited', {
+      roles: ['developer', 'query_endpoints'],
+      expireAt: '2099-01-01T00:00:00Z',
+    });
+    await keys().waitFor('edited', 'edit Ready', (o) => ready(o) && o!.status!.observedGeneration === 2);
+    const changes = writes(await env.calls());
+    expect(changes.map((c) => `${c.method} ${c.route}`)).toEqual([`PATCH ${KEY}`]);
+    expect(changes[0]!.body).toEqual({
+      roles: ['developer', 'query_endpoints'],
+      expireAt: '2099-01-01T00:00:00Z',
+    });
+    expect(env.emulator.store.apiKeys.get(id)).toMatchObject({
+      roles: ['developer', 'query_endpoints'],
+      expireAt: '2099-01-01T00:00:00Z',
+    });
+  });
+
+  it('a disabled key: the object using it reports the 401 in status and does not retry it in a hot loop', async () => {
+    await keys().apply('switched', teamKey('switched'));
+    await keys().waitFor('switched', 'Ready', ready);
+    const { keyId } = (await env.secret('switched-credentials'))!;
+    await env.apply('user', { name: 'user' }, { 'sluice.dev/sync-interval': '1s' });
+    await env.patchSpec('user', { credentialsRef: { name: 'switched-credentials' } });
+    await env.waitFor('user', 'Ready with the key', (r) => isReady(r) && r?.status?.observedGeneration === 2);
+
+    await keys().patchSpec('switched', { state: 'disabled' });
+    const disabled = await keys().waitFor('switched', 'disabled', (o) => o?.status?.state === 'disabled');
+    expect(condition(disabled, 'Ready')).toMatchObject({ status: 'True' });
+    const refused = await env.waitFor(
+      'user',
+      'Synced=False',
+      (r) => condition(r, 'Synced')?.status === 'False',
+    );
+    expect(condition(refused, 'Synced')!.message).toContain('disabled');
+    const since = Date.now();
+    await sleep(6_000);
+    const unauthorized = (await env.calls()).filter(
+      (c) => c.key === keyId && c.status === 401 && Date.parse(c.timestamp) >= since,
+    );
+    // A refused call is retried no sooner than 10 s: at most one more in 6 s.
+    expect(unauthorized.length).toBeLessThanOrEqual(1);
+    await env.remove('user');
+  });
+
+  it('deleting the object deletes the key: its Secret no longer authenticates', async () => {
+    await keys().apply('short-lived', teamKey('short-lived'));
+    const id = (await keys().waitFor('short-lived', 'Ready', ready)).status!.id!;
+    await keys().remove('short-lived');
+    await keys().waitFor('short-lived', 'gone', (o) => o === undefined);
+    expect(env.emulator.store.apiKeys.has(id)).toBe(false);
+  });
+
+  it('a Secret write admission refuses (though its dry run passed) creates no key; the key follows once it can be written', async () => {
+    lift = await refuseSecretWrites(env, true);
+    await env.clearCalls();
+    await keys().apply('blocked', teamKey('blocked'));
+    await keys().waitFor('blocked', 'Synced=False', (o) => condition(o, 'Synced')?.status === 'False');
+    await sleep(2_000);
+    expect(keyCreates(await env.calls())).toHaveLength(0);
+    expect(cloudKeysNamed('blocked')).toHaveLength(0);
+
+    await lift();
+    lift = undefined;
+    const key = await keys().waitFor('blocked', 'Ready', ready);
+    expect(keyCreates(await env.calls())).toHaveLength(1);
+    const secret = (await env.secret('blocked-credentials'))!;
+    expect(env.emulator.store.apiKeys.get(key.status!.id!)?.keySecretHash).toBe(sha256Hex(secret.keySecret!));
+  });
+
+  it('a QueryEndpoint naming an ApiKey by object waits for its key, then allows it beside the raw key ids', async () => {
+    await env.apply('queried', { name: 'queried' });
+    const serviceId = (await env.waitFor('queried', 'Ready', isReady)).status!.id!;
+    const endpoints = env.of<SluiceObject>('QueryEndpoint');
+    await endpoints.apply('console', {
+      serviceRef: { name: 'queried' },
+      roles: ['sql_console_read_only'],
+      openApiKeys: ['key-1'],
+      apiKeyRefs: [{ name: 'reader' }],
+    });
+    const waiting = await endpoints.waitFor(
+      'console',
+      'waiting for the key',
+      (o) =>
+        condition(o, 'Ready')?.status === 'False' &&
+        /ApiKey reader/.test(condition(o, 'Ready')?.message ?? ''),
+    );
+    expect(waiting.status?.id).toBeUndefined();
+    expect(env.emulator.store.queryEndpoints.get(serviceId)).toBeUndefined();
+
+    await keys().apply('reader', teamKey('reader', { roles: ['query_endpoints'] }));
+    const keyId = (await keys().waitFor('reader', 'Ready', ready)).status!.id!;
+    const endpoint = await endpoints.waitFor('console', 'Ready', ready);
+    expect(endpoint.status!.openApiKeys).toEqual([keyId, 'key-1'].sort());
+    expect(env.emulator.store.queryEndpoints.get(serviceId)?.openApiKeys?.sort()).toEqual(
+      [keyId, 'key-1'].sort(),
+    );
+    await endpoints.remove('console');
+    await endpoints.waitFor('console', 'gone', (o) => o === undefined);
+    await env.remove('queried');
+  });
+
+  it('after a kill -9 between the key POST and the status write, exactly one key exists and its secret is in the Secret', async () => {
+    await env.stopOperator();
+    const { orphaned, ready: adopted } = await crashDuringCreate(
+      env,
+      { kind: 'ApiKey', name: 'phoenix', spec: teamKey('phoenix') },
+      { route: KEYS, created: () => cloudKeysNamed('phoenix').length, count: 1 },
+    );
+    expect(orphaned.status?.id).toBeUndefined();
+    expect(orphaned.metadata.annotations?.['sluice.dev/create-pending']).toBeDefined();
+    const [only] = cloudKeysNamed('phoenix');
+    expect(cloudKeysNamed('phoenix')).toHaveLength(1);
+    expect(adopted.status!.id).toBe(only!.id);
+    const secret = (await env.secret('phoenix-credentials'))!;
+    expect(only!.keySecretHash).toBe(sha256Hex(secret.keySecret!));
+    expect(keyCreates(await env.calls())).toHaveLength(0);
+  });
+});
