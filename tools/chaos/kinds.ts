@@ -112,7 +112,6 @@ export const CHAOS_KINDS: ChaosKind[] = [
     // Its credentials Secret is written by sluice, so a run creates none for it.
     kind: 'ApiKey',
     spec: (name) => teamKey(name.slice(0, 40)),
-    rename: (spec) => ({ name: `${String(spec.name)}-v2` }),
     secrets: {},
     cloud: (store) => [...store.apiKeys.values()].map(({ id, name }) => ({ id, name })),
     cloudName: (spec) => String(spec.name),
