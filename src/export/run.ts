@@ -83,7 +83,7 @@ export async function runExport(
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   io.stderr(
-    `exported ${result.manifests.length} objects (${result.skipped.length} skipped, ${result.leftOut.length} already managed here) with ${tally.describe()} in ${seconds}s`,
+    `exported ${result.manifests.length} objects (${result.skipped.length} skipped${result.leftOut.length > 0 ? `, ${result.leftOut.length} already managed here` : ''}) with ${tally.describe()} in ${seconds}s`,
   );
   if (result.leftOut.length > 0) {
     io.stderr(
