@@ -4,7 +4,6 @@
 import type { Store } from '../../src/emulator/store.ts';
 import { searchAlert, tileAlert } from '../fixtures/alert.ts';
 import { rpeSpec } from '../fixtures/rpe.ts';
-import { teamKey } from '../fixtures/api-key.ts';
 import { kafkaPipe, kinesisPipe, objectStoragePipe, postgresPipe } from '../fixtures/pipe.ts';
 
 /** A cloud resource as the ownership checks see it. */
@@ -107,15 +106,6 @@ export const CHAOS_KINDS: ChaosKind[] = [
         [...rpes.values()].map(({ id, description }) => ({ id, name: description })),
       ),
     cloudName: (spec) => String(spec.description),
-  },
-  {
-    // Its credentials Secret is written by sluice, so a run creates none for it.
-    kind: 'ApiKey',
-    spec: (name) => teamKey(name.slice(0, 40)),
-    rename: (spec) => ({ name: `${String(spec.name)}-v2` }),
-    secrets: {},
-    cloud: (store) => [...store.apiKeys.values()].map(({ id, name }) => ({ id, name })),
-    cloudName: (spec) => String(spec.name),
   },
 ];
 
