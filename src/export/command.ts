@@ -17,8 +17,11 @@ export function exportCommand(): Command {
     .description(
       'write a manifest for every service, pipe, reverse private endpoint, query endpoint and alert in the cloud, to adopt them unchanged',
     )
-    .option('--kubeconfig <path>', 'kubeconfig, to read --credentials-secret (default: as kubectl finds it)')
-    .option('--namespace <name>', 'metadata.namespace of every manifest (default: none, kubectl decides)')
+    .option(
+      '--kubeconfig <path>',
+      'kubeconfig, to read --credentials-secret and the objects the cluster already manages (default: as kubectl finds it)',
+    )
+    .option('-n, --namespace <name>', 'metadata.namespace of every manifest (default: none, kubectl decides)')
     .option(
       `--kind <kinds>`,
       `only these kinds, comma-separated or repeated: ${EXPORTED_KINDS.join(', ')}`,
@@ -41,6 +44,14 @@ export function exportCommand(): Command {
       '--field-policy <policy=field>',
       'write spec.fieldPolicy into each manifest whose kind has the field: createOnly=<field>, reportOnly=<field> or additive=<list> (e.g. additive=ipAccessList,additive=tags,reportOnly=scaling.replicas); comma-separated or repeated',
       collect,
+    )
+    .option(
+      '--credentials-ref <secret>',
+      "write spec.credentialsRef: {name: <secret>} into every manifest: a Secret in its namespace with the cloud credentials to use instead of the operator's",
+    )
+    .option(
+      '--include-managed',
+      'also export the objects a sluice object of the cluster (read through --kubeconfig) already manages; left out by default, as the operator refuses a second object for them (AlreadyManaged)',
     )
     .option(
       '--observe',

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ObjectName } from '../api/common.ts';
 import { cloudAccessFields, FLAG_CREDENTIALS } from '../operator/cloud-access-config.ts';
 import type { FieldPolicy } from '../managed/index.ts';
 import { anyKindAccepts, POLICIES, type PolicyName } from './field-policy.ts';
@@ -25,6 +26,8 @@ export const ExportConfig = z
       )
       .optional(),
     ownedBy: clusterName.optional(),
+    credentialsRef: ObjectName.optional(),
+    includeManaged: z.boolean().default(false),
   })
   .superRefine((config, ctx) => {
     if (config.credentialsSecret && config.organization) {

@@ -23,6 +23,7 @@ import { kindNamed } from '../kinds/index.ts';
 import { mapConcurrently } from '../base/map-concurrently.ts';
 import { fieldPolicyFor } from './field-policy.ts';
 import type { ExportedKind } from './kinds.ts';
+import type { ManagedBy } from './managed-in-cluster.ts';
 import { NameRegistry } from './names.ts';
 
 export interface ExportOptions {
@@ -48,6 +49,13 @@ export interface ExportOptions {
    * name, taken back by the owner record (`sluice.dev/owner-cluster`), not by id.
    */
   ownedBy?: string;
+  /**
+   * Which object of the cluster already manages a cloud object: those it names are left out (an applied copy
+   * would be refused as `AlreadyManaged`), listed in `leftOut`.
+   */
+  managedBy?: ManagedBy;
+  /** Written as `spec.credentialsRef` into every manifest: the Secret of cloud credentials it uses. */
+  credentialsRef?: string;
 }
 
 export interface Manifest {
@@ -73,10 +81,20 @@ export interface Skipped {
   reason: string;
 }
 
+/** A cloud object left out because an object of the cluster manages it already. */
+export interface LeftOut {
+  kind: ExportedKind;
+  id: string;
+  cloudName: string;
+  /** `DatabaseService team-a/orders`. */
+  managedBy: string;
+}
+
 export interface ExportResult {
   manifests: Manifest[];
   secrets: SecretToCreate[];
   skipped: Skipped[];
+  leftOut: LeftOut[];
   /** Fields left out because they hold a credential (`Pipe orders: extraSettings.strings.sasl_password`). */
   withheld: string[];
   /** Cloud requests made. */
@@ -102,7 +120,14 @@ type Mapped = { spec: Record<string, unknown> } | { unexpressible: string };
  */
 export async function exportOrganization(options: ExportOptions): Promise<ExportResult> {
   const { kinds, progress = () => {} } = options;
-  const result: ExportResult = { manifests: [], secrets: [], skipped: [], withheld: [], calls: 0 };
+  const result: ExportResult = {
+    manifests: [],
+    secrets: [],
+    skipped: [],
+    leftOut: [],
+    withheld: [],
+    calls: 0,
+  };
   const call = <T>(request: Promise<T>) => {
     result.calls++;
     return request;
@@ -136,6 +161,7 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
       spec: {
         ...checked.spec,
         ...(fieldPolicy ? { fieldPolicy } : {}),
+        ...(options.credentialsRef ? { credentialsRef: { name: options.credentialsRef } } : {}),
         deletionPolicy: 'Orphan',
         ...(options.observe ? { managementPolicy: 'Observe' } : {}),
       },
@@ -149,6 +175,11 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
     fallback: string,
     map: (name: string) => Mapped,
   ) => {
+    const managedBy = options.managedBy?.(kind, id);
+    if (managedBy) {
+      result.leftOut.push({ kind, id, cloudName, managedBy });
+      return undefined;
+    }
     const name = names.take(kind, cloudName, fallback);
     return emit(kind, name, cloudName, id, map(name)) ? name : undefined;
   };
@@ -177,6 +208,7 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
     const serviceName = kinds.has('DatabaseService')
       ? named('DatabaseService', service.name, service.id, 'service', () => exportService(service))
       : undefined;
+    // A service left out (or not exported) is named by id: its manifest is not among these.
     const owner = serviceName ? { serviceRef: { name: serviceName } } : { serviceId: service.id };
     const withOwner = (mapped: Mapped): Mapped =>
       'spec' in mapped ? { spec: { ...owner, ...mapped.spec } } : mapped;

@@ -10,6 +10,7 @@ import { loadKubeAccess } from '../kube/kube-config.ts';
 import { kubeRequestJson } from '../kube/kube-http.ts';
 import { decodeSecretData } from '../kube/secret-data.ts';
 import type { ExportConfig } from './config.ts';
+import { readManagedBy, type ManagedBy } from './managed-in-cluster.ts';
 import { exportOrganization, type ExportResult, type Manifest } from './export.ts';
 
 interface Credentials {
@@ -36,6 +37,7 @@ export async function runExport(
     io.stderr(`sluice export: ${(error as Error).message}`);
     return 1;
   }
+  const managedBy = config.includeManaged ? undefined : await managedInCluster(config, io.stderr);
   const tally = new RequestTally();
   // The key is often the operator's, whose requests of the last window the server still counts.
   const shared = { quotaRegistry: new QuotaRegistry(undefined, managementSpentNow), hooks: tally.hooks };
@@ -67,6 +69,8 @@ export async function runExport(
       observe: config.observe,
       ...(config.fieldPolicy ? { fieldPolicy: config.fieldPolicy } : {}),
       ...(config.ownedBy ? { ownedBy: config.ownedBy } : {}),
+      ...(config.credentialsRef ? { credentialsRef: config.credentialsRef } : {}),
+      ...(managedBy ? { managedBy } : {}),
       progress: io.stderr,
     });
   } catch (error) {
@@ -79,8 +83,16 @@ export async function runExport(
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   io.stderr(
-    `exported ${result.manifests.length} objects (${result.skipped.length} skipped) with ${tally.describe()} in ${seconds}s`,
+    `exported ${result.manifests.length} objects (${result.skipped.length} skipped${result.leftOut.length > 0 ? `, ${result.leftOut.length} already managed here` : ''}) with ${tally.describe()} in ${seconds}s`,
   );
+  if (result.leftOut.length > 0) {
+    io.stderr(
+      `left out ${result.leftOut.length} objects this cluster already manages (applied, each would be refused as AlreadyManaged; --include-managed keeps them):`,
+    );
+    for (const { kind, id, cloudName, managedBy } of result.leftOut) {
+      io.stderr(`  ${kind} ${JSON.stringify(cloudName)} (${id}): managed by ${managedBy}`);
+    }
+  }
   if (config.outDir) {
     await mkdir(config.outDir, { recursive: true });
     for (const manifest of result.manifests) {
@@ -130,6 +142,26 @@ function render(manifests: readonly Manifest[], format: 'yaml' | 'json', list: b
     return `${JSON.stringify(value, null, 2)}\n`;
   }
   return manifests.map((manifest) => stringify(manifest, KUBECTL_YAML)).join('---\n');
+}
+
+/**
+ * Which cloud objects sluice objects in the cluster manage already. Without a reachable cluster the export
+ * goes on whole and says so: what it cannot check, applying would show (`AlreadyManaged`).
+ */
+async function managedInCluster(
+  config: ExportConfig,
+  stderr: (line: string) => void,
+): Promise<ManagedBy | undefined> {
+  try {
+    const { managedBy, count } = await readManagedBy(await loadKubeAccess(config.kubeconfig));
+    stderr(`read ${count} cloud ids the cluster's sluice objects manage, to leave them out`);
+    return managedBy;
+  } catch (error) {
+    stderr(
+      `not checked for objects the cluster already manages: ${(error as Error).message} (--include-managed exports them knowingly)`,
+    );
+    return undefined;
+  }
 }
 
 async function credentialsOf(config: ExportConfig): Promise<Credentials> {

@@ -146,6 +146,16 @@ export class Outcomes<R extends ManagedObject> {
   }
 
   /**
+   * Another object already manages the cloud id this one names: nothing is done in the cloud, and one
+   * Warning says so when it turns so (the message names the holder and the id, nothing secret).
+   */
+  alreadyManaged(draft: StatusDraft<R>, reason: string, message: string): Outcome {
+    const ready = draft.resource.status?.conditions?.find((c) => c.type === 'Ready');
+    if (ready?.reason !== reason) this.options.events.record(draft.resource, 'Warning', reason, message);
+    return this.waitForObject(draft, new Waiting(reason, message));
+  }
+
+  /**
    * The cloud object lives under the referenced object's old cloud id (kept in status): following the new
    * one would lose it there and create a second one. Nothing is done in the cloud until the user chooses;
    * deleting still works, from the kept id.

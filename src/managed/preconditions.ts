@@ -101,7 +101,7 @@ export class Preconditions<R extends ManagedObject> {
       // Never two objects on one cloud id: no write, no password reset, no delete for this one.
       delete draft.status.id;
       const message = `${kind.kind} ${holder} already manages ${id}; this object changes nothing in the cloud`;
-      return { outcome: outcomes.waitForObject(draft, new Waiting(ALREADY_MANAGED, message)) };
+      return { outcome: outcomes.alreadyManaged(draft, ALREADY_MANAGED, message) };
     }
     return { references: resolution.resolved, id, adopting: !recorded && id !== undefined };
   }

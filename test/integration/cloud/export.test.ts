@@ -4,7 +4,14 @@ import { exportOrganization } from '../../../src/export/export.ts';
 import { runningService, useEmulator, useManagementClient } from './support.ts';
 
 const client = useManagementClient(useEmulator({}, { reset: false }));
-beforeAll(() => runningService(client, 'orders eu'));
+let ordersId = '';
+let billingId = '';
+beforeAll(async () => {
+  [ordersId, billingId] = await Promise.all([
+    runningService(client, 'orders eu'),
+    runningService(client, 'billing'),
+  ]);
+});
 
 describe('sluice export', () => {
   const services = async (observe?: boolean) => {
@@ -25,5 +32,39 @@ describe('sluice export', () => {
   it('without it, manifests leave the management policy to its default (Full)', async () => {
     const [manifest] = await services();
     expect(manifest?.spec).not.toHaveProperty('managementPolicy');
+  });
+
+  it('with a credentials ref, writes spec.credentialsRef into every manifest, which its kind accepts', async () => {
+    const { manifests } = await exportOrganization({
+      management: client,
+      kinds: new Set(['DatabaseService']),
+      credentialsRef: 'team-a-cloud',
+    });
+    expect(manifests).toHaveLength(2);
+    for (const manifest of manifests) {
+      expect(manifest.spec.credentialsRef).toEqual({ name: 'team-a-cloud' });
+      expect(DatabaseServiceSpec.parse(manifest.spec).credentialsRef).toEqual({ name: 'team-a-cloud' });
+    }
+  });
+
+  it('leaves out a service an object of the cluster manages, naming it, and exports the others', async () => {
+    const managedBy = (kind: string, id: string) =>
+      kind === 'DatabaseService' && id === ordersId ? 'DatabaseService team-a/orders' : undefined;
+    const result = await exportOrganization({
+      management: client,
+      kinds: new Set(['DatabaseService', 'QueryEndpoint']),
+      managedBy,
+    });
+    expect(result.manifests.map((m) => m.metadata.annotations['sluice.dev/external-id'])).toEqual([
+      billingId,
+    ]);
+    expect(result.leftOut).toEqual([
+      {
+        kind: 'DatabaseService',
+        id: ordersId,
+        cloudName: 'orders eu',
+        managedBy: 'DatabaseService team-a/orders',
+      },
+    ]);
   });
 });

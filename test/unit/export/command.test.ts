@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { exportCommand } from '../../../src/export/command.ts';
 import { ExportConfig } from '../../../src/export/config.ts';
 import { fieldPolicyFor } from '../../../src/export/field-policy.ts';
 
@@ -9,7 +10,38 @@ const keys = {
   managementUrl: 'https://api.example.dev',
 };
 
+/** The config `sluice export <args>` runs with: its command line as commander and the schema read it. */
+const configOf = (...args: string[]) => {
+  const command = exportCommand();
+  command.parseOptions(args);
+  return ExportConfig.parse(command.opts());
+};
+const keyFlags = [
+  '--organization',
+  keys.organization,
+  '--key-id',
+  'key',
+  '--key-secret',
+  'secret',
+  '--management-url',
+  keys.managementUrl,
+];
+
 describe('sluice export flags', () => {
+  it('takes -n as --namespace, as sluice plan does', () => {
+    expect(configOf(...keyFlags, '-n', 'team-a').namespace).toBe('team-a');
+    expect(configOf(...keyFlags, '--namespace', 'team-b').namespace).toBe('team-b');
+  });
+
+  it('takes --credentials-ref as a Secret name, refusing one that is no object name', () => {
+    expect(configOf(...keyFlags, '--credentials-ref', 'team-a-cloud').credentialsRef).toBe('team-a-cloud');
+    expect(
+      ExportConfig.safeParse({ ...keys, credentialsRef: 'Team A' }).error?.issues.map(
+        (issue) => issue.path[0],
+      ),
+    ).toEqual(['credentialsRef']);
+  });
+
   it('takes key flags, kinds and tag selectors', () => {
     const config = ExportConfig.parse({ ...keys, kind: ['Pipe', 'Alert'], selector: ['tag:team=data'] });
     expect([...config.kinds]).toEqual(['Pipe', 'Alert']);

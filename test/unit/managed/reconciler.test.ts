@@ -318,6 +318,26 @@ describe('ManagedReconciler', () => {
       expect(t.server.secrets.has('other-connection')).toBe(false);
     });
 
+    it('is refused with one Warning Event AlreadyManaged naming the holder, not one per look', async () => {
+      const t = setup();
+      t.apply(widget('holder'));
+      const id = await makeReady(t, 'holder');
+      t.apply(adopter('other', id));
+
+      await t.reconcile('other');
+      t.sync('other');
+      await t.reconcile('other');
+
+      const refusals = t.events.filter((e) => e.reason === 'AlreadyManaged');
+      expect(refusals).toEqual([
+        {
+          type: 'Warning',
+          reason: 'AlreadyManaged',
+          message: `Widget ns/holder already manages ${id}; this object changes nothing in the cloud`,
+        },
+      ]);
+    });
+
     it('is left alone when an object that recorded it by mistake is deleted with deletionPolicy Delete', async () => {
       const t = setup();
       t.apply(widget('holder'));

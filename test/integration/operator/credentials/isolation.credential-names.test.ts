@@ -127,6 +127,8 @@ describe.skipIf(clusterSkipReason())('a credential in a pipe setting no list nam
           namespace: env.namespace,
           kind: ['Pipe'],
           managementQuota: 'off',
+          // The pipe this cluster manages, exported again on purpose.
+          includeManaged: true,
         }),
         { stdout: (text) => (stdout += text), stderr: (line) => stderr.push(line) },
       );

@@ -251,6 +251,8 @@ describe.skipIf(clusterSkipReason())('sluice export --field-policy', () => {
           kind: ['DatabaseService', 'Pipe'],
           fieldPolicy: ['additive=ipAccessList', 'additive=tags', 'reportOnly=scaling.replicas'],
           managementQuota: 'off',
+          // The objects this cluster manages, exported again on purpose.
+          includeManaged: true,
         }),
         { stdout: (text) => (stdout += text), stderr: () => {} },
       );

@@ -147,6 +147,8 @@ for (const quota of QUOTA_MODES) {
           kind: ['DatabaseService', 'QueryEndpoint', 'ReversePrivateEndpoint', 'Alert'],
           output: 'json',
           ownedBy: 'prod',
+          // Exported before the cluster is lost, while it still manages them.
+          includeManaged: true,
         }),
         { stdout: (text) => (stdout += text), stderr: () => {} },
       );

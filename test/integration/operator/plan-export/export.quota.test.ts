@@ -34,6 +34,8 @@ async function exportWithOperatorKey(env: OperatorEnv, flags: Record<string, unk
       kubeconfig: testKubeconfigPath(),
       credentialsSecret: `${env.namespace}/${CREDENTIALS_SECRET}`,
       namespace: env.namespace,
+      // The demo this cluster manages: the whole organization is read and written out.
+      includeManaged: true,
       ...flags,
     }),
     { stdout: () => {}, stderr: (line) => stderr.push(line) },
