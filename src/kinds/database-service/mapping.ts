@@ -346,9 +346,14 @@ export function serviceCreateBody(
   });
 }
 
-/** The newest finished backup of a list the cloud gives newest first. */
+/** The newest finished backup, by start time: a snapshot keeps backups in the order it first saw them. */
 export function latestFinishedBackup(backups: readonly Backup[]): Backup | undefined {
-  return backups.find((backup) => backup.status === 'done');
+  let latest: Backup | undefined;
+  for (const backup of backups) {
+    if (backup.status !== 'done') continue;
+    if (!latest || Date.parse(backup.startedAt) > Date.parse(latest.startedAt)) latest = backup;
+  }
+  return latest;
 }
 
 /**

@@ -81,7 +81,8 @@ describe.skipIf(clusterSkipReason())(
           backupId: '5f0c8e4a-1b2c-4d3e-8f90-123456789abc',
           restore: { fromBackupOf: 'analytics' },
         },
-        'spec.restore.fromBackupOf: Invalid value: "object": restore.fromBackupOf and backupId cannot both be set',
+        // The path the rule names, then its message (quotes escaped in the JSON answer).
+        'spec.restore.fromBackupOf: Invalid value: \\"object\\": restore.fromBackupOf and backupId cannot both be set',
       ],
       [{ ...valid, restore: { fromBackupOf: 'Not_A_Name' } }, 'spec.restore.fromBackupOf'],
       [{ ...valid, restore: {} }, 'spec.restore.fromBackupOf'],

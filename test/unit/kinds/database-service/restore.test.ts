@@ -22,11 +22,11 @@ const original = (extra: Partial<Service> = {}): Service => ({
   region: 'us-east-1',
   ...extra,
 });
-const backup = (id: string, status: Backup['status']): Backup => ({
+const backup = (id: string, status: Backup['status'], startedAt: string): Backup => ({
   id,
   status,
   serviceId: 'svc-1',
-  startedAt: '2026-01-01T00:00:00Z',
+  startedAt,
 });
 const RESTORE_POINT = { id: '6f1e4c2a-1b2c-4d3e-8f40-5a6b7c8d9e0f', of: 'analytics', serviceId: 'svc-1' };
 
@@ -43,10 +43,15 @@ describe('restoring a DatabaseService from the backup of another', () => {
     expect(serviceCreateBody(spec(), 'owner')).not.toHaveProperty('backupId');
   });
 
-  it('takes the newest finished backup of a list given newest first, skipping one still running', () => {
-    const listed = [backup('b3', 'in_progress'), backup('b2', 'done'), backup('b1', 'done')];
+  it('takes the finished backup that started last, whatever the order listed, skipping one still running', () => {
+    const listed = [
+      backup('b1', 'done', '2026-01-01T00:00:00Z'),
+      backup('b3', 'in_progress', '2026-01-01T12:00:00Z'),
+      backup('b2', 'done', '2026-01-01T06:00:00Z'),
+      backup('b0', 'done', '2025-12-31T18:00:00Z'),
+    ];
     expect(latestFinishedBackup(listed)?.id).toBe('b2');
-    expect(latestFinishedBackup([backup('b1', 'in_progress')])).toBeUndefined();
+    expect(latestFinishedBackup([backup('b1', 'in_progress', '2026-01-01T00:00:00Z')])).toBeUndefined();
   });
 
   it('refuses another region or tier than the original service, naming spec.restore.fromBackupOf', () => {
