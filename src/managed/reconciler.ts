@@ -289,8 +289,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     await this.connections?.assertWritable(resource, existing);
     // Values the client makes for the create (a key's secret) are stored first: a refused write sends no
     // create, and a crash after the create leaves them where the next attempt and every user find them.
-    const prepared = this.connections && external.prepareCreate?.(resource, existing?.data);
-    if (prepared) {
+    // (`sluice plan` writes no Secret: it plans the create with values made for the plan alone.)
+    const prepared = external.prepareCreate?.(resource, existing?.data);
+    if (prepared && this.connections) {
       await this.connections!.publish(resource, prepared, existing);
       this.connections!.noteStored(resource, prepared, draft);
     }

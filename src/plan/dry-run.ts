@@ -12,6 +12,7 @@ import {
   type ManagedObject,
   type ManagedStatus,
   type FieldChange,
+  type ConnectionDetails,
 } from '../managed/index.ts';
 import { pino } from 'pino';
 import type { CloudConnection } from '../controllers/cloud-connection.ts';
@@ -153,10 +154,10 @@ function watched(client: ExternalClient<ManagedObject>, session: Session): Exter
       }
       return observation;
     },
-    create: async (resource: ManagedObject) => {
+    create: async (resource: ManagedObject, prepared?: ConnectionDetails) => {
       const before = recorded();
       try {
-        await client.create(resource);
+        await client.create(resource, prepared);
       } catch (error) {
         // Only a failure before the request is one the operator would meet too (a wait, a refused spec).
         if (recorded() === before) throw error;

@@ -279,12 +279,12 @@ const ScalingWindow = withRules(
   },
   {
     rule: "(has(self.autoscalingMode) && self.autoscalingMode == 'horizontal') || !has(self.minReplicas) || self.minReplicas == self.maxReplicas",
-    message: 'a vertical window has a fixed replica count: minReplicas must equal maxReplicas',
+    message: 'maxReplicas must equal minReplicas for a vertical entry (a fixed replica count)',
     fieldPath: '.maxReplicas',
   },
   {
     rule: 'has(self.minReplicaMemoryGb) == has(self.maxReplicaMemoryGb)',
-    message: 'minReplicaMemoryGb and maxReplicaMemoryGb go together',
+    message: 'maxReplicaMemoryGb must be set together with minReplicaMemoryGb',
     fieldPath: '.maxReplicaMemoryGb',
   },
 );

@@ -127,6 +127,12 @@ export interface OperatorEnv {
    * whatever it would write, it has written.
    */
   freshLook(kind: string, name: string, timeoutMs?: number): Promise<void>;
+  /**
+   * Makes the operator reconcile `name` `times` more times without asking for a fresh read (an annotation
+   * that means nothing to sluice changes) and waits after each until a reconcile of `kind` has finished: the
+   * positive signal for an object whose status cannot show a fresh look (being deleted, or refused).
+   */
+  reconciledAgain(kind: string, name: string, times?: number, timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -256,6 +262,7 @@ export async function startOperatorEnv(
   };
   const services = kindOperations<DatabaseService & SluiceObject>('DatabaseService');
   let freshLooks = 0;
+  let nudges = 0;
   const controlUrl = (path: string) => `${emulator.url}/_emulator/${path}`;
   /** A POST to one of the emulator's control routes; a refusal fails the test naming the route. */
   const postControl = async (path: string, body: object) => {
@@ -379,6 +386,19 @@ export async function startOperatorEnv(
         (o) => o?.status?.lastHandledReconcileAt === at,
         timeoutMs,
       );
+    },
+    async reconciledAgain(kind, name, times = 1, timeoutMs = 60_000) {
+      for (let i = 0; i < times; i++) {
+        const from = await env.reconciles(kind);
+        const nudge = `nudge-${++nudges}`;
+        await kindOperations(kind).annotate(name, { 'example.com/nudge': nudge });
+        await untilValue(
+          `a reconcile of ${kind} after ${nudge} of ${name}`,
+          () => env.reconciles(kind),
+          (n) => n > from,
+          timeoutMs,
+        );
+      }
     },
     async lookedAgain(kind, perObject = 2, timeoutMs = 60_000) {
       const from = await env.reconciles(kind);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERT_POLICY } from '../../../../src/kinds/alert/schema.ts';
+import { API_KEY_POLICY } from '../../../../src/kinds/api-key/schema.ts';
 import { DATABASE_SERVICE_POLICY } from '../../../../src/kinds/database-service/schema.ts';
 import { PIPE_POLICY } from '../../../../src/kinds/pipe/schema.ts';
 import { QUERY_ENDPOINT_POLICY } from '../../../../src/kinds/query-endpoint/schema.ts';
@@ -11,11 +12,13 @@ import type { PolicyFields } from '../../../../src/managed/index.ts';
 import { repoRoot } from '../../../../tools/cluster/assets.ts';
 import { kubectlApply } from '../../../../tools/cluster/install.ts';
 import { searchAlert, tileAlert } from '../../../../tools/fixtures/alert.ts';
+import { teamKey } from '../../../../tools/fixtures/api-key.ts';
 import { kafkaPipe, postgresPipe } from '../../../../tools/fixtures/pipe.ts';
 import { RPE_SPECS } from '../../../../tools/fixtures/rpe.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
 import { edit, SERVICE_ID } from './admission.ts';
 import { startOperatorEnv, type OperatorEnv } from '../support.ts';
+import { until } from '../../../support/wait.ts';
 import { planDocuments, planInProcess } from '../plan-in-process.ts';
 
 type Spec = Record<string, unknown>;
@@ -49,6 +52,8 @@ const queryEndpoint = {
 const { vpcEndpointService, vpcResource, msk } = RPE_SPECS;
 const tile = tileAlert('cpu');
 const search = searchAlert('errors');
+const apiKey = teamKey('team-a');
+const window = { name: 'business hours', weekdays: [1, 2, 3, 4, 5], startHourUtc: 8, endHourUtc: 18 };
 const without = (spec: Spec, field: string) => edit(spec, field, undefined);
 
 const VALID: Record<string, Spec> = {
@@ -57,6 +62,7 @@ const VALID: Record<string, Spec> = {
   QueryEndpoint: queryEndpoint,
   ReversePrivateEndpoint: msk,
   Alert: tile,
+  ApiKey: apiKey,
 };
 
 const POLICIES: Record<string, PolicyFields> = {
@@ -65,6 +71,7 @@ const POLICIES: Record<string, PolicyFields> = {
   QueryEndpoint: QUERY_ENDPOINT_POLICY,
   ReversePrivateEndpoint: REVERSE_PRIVATE_ENDPOINT_POLICY,
   Alert: ALERT_POLICY,
+  ApiKey: API_KEY_POLICY,
 };
 
 const CASES: Case[] = [
@@ -84,6 +91,12 @@ const CASES: Case[] = [
     ['horizontal without maxReplicas', 'self.minReplicas <= self.maxReplicas', 'horizontal needs minReplicas and maxReplicas', without(horizontal, 'maxReplicas')],
     ['horizontal with unequal memory', 'self.minReplicaMemoryGb == self.maxReplicaMemoryGb', 'they must be equal', { ...horizontal, maxReplicaMemoryGb: 32 }],
     ['a release channel on development', "self.tier != 'development'", 'releaseChannel is allowed only for production services', { ...service, tier: 'development', releaseChannel: 'fast' }],
+    ['a backup period the cloud does not offer', 'self in [6, 8, 12, 16, 20, 24]', 'periodInHours must be one of 6, 8, 12, 16, 20, 24', { ...service, backups: { periodInHours: 7 } }],
+    ['a backup start time with a period under a day', 'self.periodInHours == 24', 'periodInHours must be 24 (or left out) when startTime is set', { ...service, backups: { periodInHours: 12, startTime: '02:00' } }],
+    ['a scaling window that ends when it starts', 'self.startHourUtc != self.endHourUtc', 'endHourUtc must differ from startHourUtc', { ...service, scalingSchedule: [{ ...window, endHourUtc: 8, minReplicas: 3, maxReplicas: 3 }] }],
+    ['a vertical scaling window with a replica range', "self.autoscalingMode == 'horizontal') || !has(self.minReplicas) || self.minReplicas == self.maxReplicas", 'maxReplicas must equal minReplicas for a vertical entry (a fixed replica count)', { ...service, scalingSchedule: [{ ...window, minReplicas: 2, maxReplicas: 4 }] }],
+    ['a scaling window with one memory bound', 'has(self.minReplicaMemoryGb) == has(self.maxReplicaMemoryGb)', 'maxReplicaMemoryGb must be set together with minReplicaMemoryGb', { ...service, scalingSchedule: [{ ...window, minReplicaMemoryGb: 16 }] }],
+    ['an upgrade window starting off the 6-hour grid', 'self in [0, 6, 12, 18]', 'startHourUtc must be one of 0, 6, 12, 18', { ...service, upgradeWindow: { weekday: 3, startHourUtc: 7 } }],
   ].map(([what, rule, says, spec]) => ({ kind: 'DatabaseService', what, rule, says, spec }) as Case),
   ...[
     ['an offset timestamp without from_timestamp', 'has(self.timestamp)', 'timestamp', edit(kafka, 'source.kafka.offset', { strategy: 'from_latest', timestamp: '2026-01-31T14:05' })],
@@ -116,6 +129,10 @@ const CASES: Case[] = [
     ['a tile alert without tileId', 'has(self.tileId)', 'tileId', without(tile, 'tileId')],
     ['a search alert without savedSearchId', 'has(self.savedSearchId)', 'savedSearchId', without(search, 'savedSearchId')],
   ].map(([what, rule, says, spec]) => ({ kind: 'Alert', what, rule, says, spec }) as Case),
+  ...[
+    ['an expiry that is no RFC 3339 time', "self.matches('^[0-9]{4}-[0-9]{2}-[0-9]{2}T", 'expireAt must be an RFC 3339 time with a zone', { ...apiKey, expireAt: '2027-01-31' }],
+    ['an IP access entry that is no IP', 'isIP(self) || isCIDR(self)', 'source must be an IP address or CIDR range', { ...apiKey, ipAccessList: [{ source: 'x' }] }],
+  ].map(([what, rule, says, spec]) => ({ kind: 'ApiKey', what, rule, says, spec }) as Case),
   ...Object.entries(VALID).flatMap(([kind, spec]) => fieldPolicyCases(kind, spec, POLICIES[kind]!)),
   // Rules that compare with the stored object: one field fixed at creation per kind, changed.
   { kind: 'DatabaseService', what: 'a new region', rule: 'oldSelf.region', says: 'region', stored: service, spec: { ...service, region: 'us-east-2' } },
@@ -206,10 +223,7 @@ describe.skipIf(clusterSkipReason())('sluice plan refuses what the apiserver ref
   beforeAll(async () => {
     env = await startOperatorEnv('plan-admission');
     // CRDs just applied answer 429 for a moment while their storage initialises.
-    const deadline = Date.now() + 30_000;
-    while ((await plan()).code !== 0 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
+    await until('sluice plan answered by the new CRDs', async () => (await plan()).code === 0, 30_000, 500);
   }, 60_000);
   afterAll(async () => {
     await env?.close();
@@ -255,7 +269,7 @@ describe.skipIf(clusterSkipReason())('sluice plan refuses what the apiserver ref
       const object = manifest(kind, `valid-${kind.toLowerCase()}`, spec);
       expect(apiserver(object), kind).toBeUndefined();
       const planned = await plan(object);
-      expect(planned.code, `${kind}: ${planned.stderr}`).not.toBe(1);
+      expect(planned.code, `${kind}: ${planned.stderr}\n${planned.stdout}`).not.toBe(1);
     }
   }, 120_000);
 

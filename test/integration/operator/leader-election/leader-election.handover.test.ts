@@ -6,6 +6,7 @@ import { CoordinationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { isReady, startOperatorEnv, type OperatorEnv } from '../support.ts';
+import { until } from '../../../support/wait.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 const LEASE = 'sluice-operator';
@@ -136,11 +137,13 @@ describe.skipIf(clusterSkipReason())('leader hand-over under load', () => {
         await Promise.all(
           Array.from({ length: RESOURCES }, (_, i) => env.apply(`db-${i}`, { name: `db ${i}` })),
         );
-        const deadline = Date.now() + 30_000;
-        while (oldProxy.calls.length < sigtermAfterCalls && Date.now() < deadline) {
-          await new Promise((r) => setTimeout(r, 10));
-        }
-        await new Promise((r) => setTimeout(r, 300));
+        // Stopped mid-work: its first calls made, creates among them, the rest of the 20 still to come.
+        await until(
+          `the old leader's first ${sigtermAfterCalls} calls, a create among them`,
+          () => oldProxy.calls.length >= sigtermAfterCalls && oldProxy.calls.some((c) => c.method === 'POST'),
+          30_000,
+          10,
+        );
         old.child.kill('SIGTERM');
         expect(await old.exited).toBe(0);
 

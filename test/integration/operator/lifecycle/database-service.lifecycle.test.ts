@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { condition, CREDENTIALS_SECRET, isReady, writes, useOperatorEnv } from '../support.ts';
+import { untilValue } from '../../../support/wait.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -108,8 +109,8 @@ describe.skipIf(clusterSkipReason())(
           r!.status!.state === 'running' &&
           r!.status!.observedGeneration === before!.metadata.generation! + 1,
       );
-      // A few more polls: a second resize would show up here.
-      await new Promise((r) => setTimeout(r, 1_000));
+      // Looked at the cloud again since: a second resize would show up here.
+      await env.freshLook('DatabaseService', 'orders');
 
       const sent = writes(await env.calls());
       expect(sent.map((c) => `${c.method} ${c.route}`)).toEqual([`PATCH ${SERVICE}/replicaScaling`]);
@@ -139,12 +140,12 @@ describe.skipIf(clusterSkipReason())(
       const oldPassword = (await env.secret('orders-connection'))!.password;
       await env.core.deleteNamespacedSecret({ name: 'orders-connection', namespace: env.namespace });
 
-      const deadline = Date.now() + 20_000;
-      let secret: Record<string, string> | undefined;
-      while (Date.now() < deadline && !secret?.password) {
-        secret = await env.secret('orders-connection');
-        await new Promise((r) => setTimeout(r, 100));
-      }
+      const secret = await untilValue(
+        'the connection Secret recreated with a password',
+        () => env.secret('orders-connection'),
+        (s) => Boolean(s?.password),
+        20_000,
+      );
       expect(secret?.password).toBeTruthy();
       expect(secret!.password).not.toBe(oldPassword);
       const calls = await env.calls();

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
-import { baseSpec, condition, isReady, writes, useOperatorEnv } from '../support.ts';
-import { until } from '../../../support/wait.ts';
+import { REAL_TIMINGS } from '../../../../src/base/timings.ts';
+import { baseSpec, condition, isReady, TIME_SCALE, writes, useOperatorEnv } from '../support.ts';
+import { until, untilValue } from '../../../support/wait.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 const SERVICE = `${SERVICES}/:serviceId`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(clusterSkipReason())('DatabaseService adoption, pause and drift', () => {
   const env = useOperatorEnv('dbs-modes');
@@ -103,8 +103,12 @@ describe.skipIf(clusterSkipReason())('DatabaseService adoption, pause and drift'
     await env.clearCalls();
     await env.cloud.updateService(id, { name: 'changed by hand' });
 
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && (await env.cloud.getService(id)).name !== 'guarded') await sleep(100);
+    await until(
+      'the name corrected in the cloud',
+      async () => (await env.cloud.getService(id)).name === 'guarded',
+      10_000,
+      100,
+    );
     expect((await env.cloud.getService(id)).name).toBe('guarded');
     const operatorPatches = writes(await env.calls()).filter(
       (c) => c.route === SERVICE && c.body && (c.body as { name?: string }).name === 'guarded',
@@ -114,7 +118,11 @@ describe.skipIf(clusterSkipReason())('DatabaseService adoption, pause and drift'
 });
 
 describe.skipIf(clusterSkipReason())('DatabaseService errors', () => {
-  const env = useOperatorEnv('dbs-errors', { emulator: { unpaid: true } });
+  // Compressed time: the retry of a refused request comes after 1 s instead of 10 s.
+  const env = useOperatorEnv('dbs-errors', {
+    emulator: { unpaid: true },
+    operator: { timeScale: TIME_SCALE },
+  });
 
   it('surfaces an API 400 in Synced with the API message, and backs off instead of retrying hot', async () => {
     // Valid for the CRD (paid bounds), refused by a non-paid organization.
@@ -127,10 +135,15 @@ describe.skipIf(clusterSkipReason())('DatabaseService errors', () => {
     expect(condition(failed, 'Synced')).toMatchObject({ reason: 'CloudRequestRejected' });
     expect(condition(failed, 'Synced')!.message).toContain('maxReplicaMemoryGb must be at most 120');
 
-    await sleep(5000);
-    const attempts = (await env.calls()).filter((c) => c.method === 'POST' && c.route === SERVICES);
-    expect(attempts.length).toBeGreaterThanOrEqual(1);
-    expect(attempts.length).toBeLessThanOrEqual(2);
+    // The retry came, and not before the floor under a refused request's back-off: no hot retry.
+    const attempts = await untilValue(
+      'the refused create retried',
+      async () => (await env.calls()).filter((c) => c.method === 'POST' && c.route === SERVICES),
+      (posts) => posts.length >= 2,
+      30_000,
+    );
+    const [first, retry] = attempts.map((c) => Date.parse(c.timestamp));
+    expect(retry! - first!).toBeGreaterThanOrEqual(REAL_TIMINGS.retry.rejectedRequest / TIME_SCALE);
     expect(await env.cloud.listServices()).toEqual([]);
   });
 

@@ -214,7 +214,8 @@ describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against
     await env.clearCalls();
 
     await env.putSecret('unrelated', { username: 'x', password: 'unrelated-pass' });
-    await new Promise((r) => setTimeout(r, 1500));
+    // Looked at since the unrelated Secret was written (the request came after it): nothing to send.
+    await env.freshLook('Pipe', 'rotated');
     expect(writes(await env.calls())).toEqual([]);
 
     await env.putSecret('rotating', { username: 'ingest', password: 'after-rotation' });
@@ -223,7 +224,7 @@ describe.skipIf(clusterSkipReason())('Pipe lifecycle on a real apiserver against
       'rotation recorded',
       (p) => isReadyWithId(p) && credentialsDigest(p) !== credentialsDigest(pipe),
     );
-    await new Promise((r) => setTimeout(r, 500));
+    await env.freshLook('Pipe', 'rotated');
     const changes = writes(await env.calls());
     expect(changes.map((c) => `${c.method} ${c.route}`)).toEqual([`PATCH ${PIPE}`]);
     expect(env.emulator.store.findPipe(pipe.status!.id!)?.source.kafka?.credentials).toEqual({

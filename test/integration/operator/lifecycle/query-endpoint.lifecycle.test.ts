@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { condition, isReady, writes, type SluiceObject, useOperatorEnv } from '../support.ts';
+import { until } from '../../../support/wait.ts';
 
 const QUERY_ENDPOINT = '/v1/organizations/:organizationId/services/:serviceId/serviceQueryEndpoint';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const readyAt = (generation: number) => (q: SluiceObject | undefined) =>
   isReady(q) && q?.status?.id !== undefined && q.status.observedGeneration === generation;
 const endpointSpec = (service: string, extra: Record<string, unknown> = {}) => ({
@@ -73,14 +73,18 @@ describe.skipIf(clusterSkipReason())('QueryEndpoint on a real apiserver against 
     await env.cloud.upsertQueryEndpoint(serviceId, { roles: ['sql_console_admin'], openApiKeys: ['stolen'] });
     await env.clearCalls();
 
-    const deadline = Date.now() + 5_000;
-    while (inCloud(serviceId)?.openApiKeys?.[0] !== 'key-1' && Date.now() < deadline) await sleep(100);
+    await until(
+      'the key corrected in the cloud',
+      () => inCloud(serviceId)?.openApiKeys?.[0] === 'key-1',
+      5_000,
+    );
     expect(inCloud(serviceId)).toMatchObject({
       roles: ['sql_console_read_only', 'sql_console_admin'],
       openApiKeys: ['key-1'],
       allowedOrigins: 'app.example.com,admin.example.com',
     });
-    await sleep(1_500);
+    // Looked at the cloud again since: the corrected endpoint needs no second POST.
+    await env.freshLook('QueryEndpoint', 'console');
     expect(summary(writes(await env.calls()))).toEqual([`POST ${QUERY_ENDPOINT}`]);
     expect(isReady(await endpoints().get('console'))).toBe(true);
   });
@@ -109,8 +113,7 @@ describe.skipIf(clusterSkipReason())('QueryEndpoint on a real apiserver against 
     await env.cloud.deleteQueryEndpoint(serviceId);
     await env.clearCalls();
 
-    const deadline = Date.now() + 10_000;
-    while (inCloud(serviceId) === undefined && Date.now() < deadline) await sleep(100);
+    await until('the query endpoint sent again', () => inCloud(serviceId) !== undefined, 10_000);
     expect(inCloud(serviceId)).toMatchObject({ roles: ['sql_console_read_only'], openApiKeys: ['key-1'] });
     const endpoint = await endpoints().waitFor('taken', 'Ready again', readyAt(1));
     expect(endpoint.status!.id).toBe(inCloud(serviceId)!.id);
@@ -134,7 +137,7 @@ describe.skipIf(clusterSkipReason())('QueryEndpoint on a real apiserver against 
       message: `QueryEndpoint ${env.namespace}/owner already manages this for the same service`,
     });
     expect(condition(waiting, 'Synced')).toMatchObject({ status: 'True' });
-    await sleep(1_000);
+    await env.freshLook('QueryEndpoint', 'rival');
     expect(writes(await env.calls())).toEqual([]);
     expect(inCloud(serviceId)!.roles).toEqual(['sql_console_read_only']);
 

@@ -15,7 +15,6 @@ import {
 
 const RPES = '/v1/organizations/:organizationId/services/:serviceId/pipesReversePrivateEndpoints';
 const RPE = `${RPES}/:reversePrivateEndpointId`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const hasId = (e: SluiceObject | undefined) => e?.status?.id !== undefined;
 const reasonIs = (reason: string) => (e: SluiceObject | undefined) =>
   condition(e, 'Ready')?.reason === reason;
@@ -93,7 +92,9 @@ describe.skipIf(clusterSkipReason())(
       expect(condition(pending, 'Synced')).toMatchObject({ status: 'True' });
       expect(pending.status!.status).toBe('PendingAcceptance');
 
-      await sleep(500);
+      // Looked at the cloud again: still waiting on the other side.
+      await env.freshLook('ReversePrivateEndpoint', 'brokers');
+      expect((await endpoints().get('brokers'))!.status!.status).toBe('PendingAcceptance');
       await env.forceState({ kind: 'reversePrivateEndpoint', id: cloud.id, state: 'Ready' });
       const ready = await endpoints().waitFor('brokers', 'Ready after acceptance', isReadyWithId, 40_000);
       expect(ready.status!.status).toBe('Ready');
@@ -106,7 +107,8 @@ describe.skipIf(clusterSkipReason())(
       const rejected = await endpoints().waitFor('refused', 'Rejected', reasonIs('Rejected'), 40_000);
       expect(condition(rejected, 'Ready')).toMatchObject({ status: 'False' });
       expect(condition(rejected, 'Ready')!.message).toContain('rejected');
-      await sleep(1_500);
+      // Looked at again while still Rejected: the Warning is not repeated.
+      await env.freshLook('ReversePrivateEndpoint', 'refused');
       expect((await warnings('refused')).map((e) => e.reason)).toEqual(['Rejected']);
     }, 60_000);
 
@@ -122,7 +124,7 @@ describe.skipIf(clusterSkipReason())(
       expect(condition(waiting, 'Ready')!.message).toBe(
         'ReversePrivateEndpoint gateway is PendingAcceptance',
       );
-      await sleep(500);
+      await env.freshLook('Pipe', 'via-endpoint');
       expect((await env.calls()).filter((c) => c.method === 'POST' && c.route === PIPES)).toEqual([]);
 
       await env.forceState({ kind: 'reversePrivateEndpoint', id: endpointId, state: 'Ready' });

@@ -8,6 +8,7 @@ import { repoRoot } from '../../../../tools/cluster/assets.ts';
 import { kubectlApply } from '../../../../tools/cluster/install.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
 import { buildOrganization, type Organization } from '../../../../tools/fixtures/export.ts';
+import { untilValue } from '../../../support/wait.ts';
 import { CREDENTIALS_SECRET, isReady, writes, type SluiceObject, useOperatorEnv } from '../support.ts';
 import { planInProcess } from '../plan-in-process.ts';
 
@@ -106,12 +107,13 @@ describe.skipIf(clusterSkipReason())('sluice export → kubectl apply: adopting 
     };
     // Every object is adopted and Ready, the dependants of a stopped service too: they exist in the cloud, so
     // they are observed; only a write would need the service running.
-    const deadline = Date.now() + 90_000;
-    let objects = await everyReady();
-    while (!(objects.length === 53 && objects.every((o) => isReady(o))) && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      objects = await everyReady();
-    }
+    const objects = await untilValue(
+      'the 53 objects Ready',
+      everyReady,
+      (all) => all.length === 53 && all.every((o) => isReady(o)),
+      90_000,
+      250,
+    ).catch(everyReady); // on a time-out, what is still not Ready is named below
     const unsettled = objects.filter((o) => !isReady(o)).map((o) => [o.metadata.name, o.status?.conditions]);
     expect(unsettled, JSON.stringify(unsettled, null, 1)).toEqual([]);
     expect(objects).toHaveLength(53);
@@ -167,16 +169,13 @@ describe.skipIf(clusterSkipReason())('sluice export → kubectl apply: adopting 
         template: { DATABASE_URL: 'https://{{ .username }}@{{ .host }}:{{ .port }}/?db=app' },
       },
     });
-    const rendered = async (test: (url: string | undefined) => boolean) => {
-      const deadline = Date.now() + 20_000;
-      let url: string | undefined;
-      while (Date.now() < deadline) {
-        url = (await env.secret(connection))?.DATABASE_URL;
-        if (test(url)) return url;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-      throw new Error(`DATABASE_URL is ${url}`);
-    };
+    const rendered = (test: (url: string | undefined) => boolean) =>
+      untilValue(
+        'the DATABASE_URL rendered',
+        async () => (await env.secret(connection))?.DATABASE_URL,
+        test,
+        20_000,
+      );
     const host = (await env.secret(connection))!.host!;
     expect(await rendered((url) => url !== undefined)).toBe(`https://default@${host}:8443/?db=app`);
 

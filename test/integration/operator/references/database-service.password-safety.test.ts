@@ -15,7 +15,6 @@ import { until } from '../../../support/wait.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 const PASSWORD = `${SERVICES}/:serviceId/password`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const sha256Hex = (password: string) => createHash('sha256').update(password).digest('hex');
 
 /** Password calls of service `id` among the calls. */
@@ -57,6 +56,17 @@ describe.skipIf(clusterSkipReason())(
     let env: OperatorEnv;
     let lift: (() => Promise<void>) | undefined;
     const cloudHash = (id: string) => env.emulator.store.services.get(id)?.passwordSha256;
+    /** Resolves once, after log line `from`, a reconcile of `name` ended refused or deferred by the cloud. */
+    const reconcileEnded = (name: string, from: number) =>
+      until(`a reconcile of ${name} that ended refused or deferred`, () =>
+        env.logs
+          .slice(from)
+          .some(
+            (line) =>
+              line.includes(`"key":"${env.namespace}/${name}"`) &&
+              /"msg":"(reconcile failed|cloud call deferred; requeued)"/.test(line),
+          ),
+      );
 
     beforeAll(async () => {
       env = await startOperatorEnv('dbs-pw-safety');
@@ -83,7 +93,7 @@ describe.skipIf(clusterSkipReason())(
       );
       expect(condition(refused, 'Synced')!.message).toContain('frozen-connection');
       expect(condition(refused, 'Synced')!.message).toContain('Secrets are frozen in this namespace');
-      await sleep(3_000);
+      await env.freshLook('DatabaseService', 'frozen');
       expect(resets(await env.calls(), id)).toHaveLength(0);
 
       await lift();
@@ -171,7 +181,7 @@ describe.skipIf(clusterSkipReason())(
         'Synced=SecretNotWritable',
         (r) => condition(r, 'Synced')?.reason === 'SecretNotWritable',
       );
-      await sleep(2_000);
+      await env.freshLook('DatabaseService', 'blocked');
       expect(creates(await env.calls())).toHaveLength(0);
 
       await lift();
@@ -210,7 +220,7 @@ describe.skipIf(clusterSkipReason())(
         );
         expect(condition(refused, 'Synced')!.message).toContain('exceeded quota');
       }
-      await sleep(2_000);
+      for (const name of ['quota', 'quota-new']) await env.freshLook('DatabaseService', name);
       const calls = await env.calls();
       expect(resets(calls, id)).toHaveLength(0);
       expect(creates(calls)).toHaveLength(0);
@@ -228,7 +238,7 @@ describe.skipIf(clusterSkipReason())(
         'the edit',
         (r) => isReady(r) && r!.status!.observedGeneration === r!.metadata.generation,
       );
-      await sleep(1_000);
+      await env.freshLook('DatabaseService', 'adopted');
       expect(passwordCalls(await env.calls(), service.id)).toHaveLength(0);
       expect(await env.secret('adopted-connection')).not.toHaveProperty('password');
       expect((await env.get('adopted'))!.status!.unknownConnectionKeys).toEqual(['password']);
@@ -245,7 +255,7 @@ describe.skipIf(clusterSkipReason())(
         async () => (await env.secret('renamed-db'))?.password !== undefined,
       );
       await env.waitFor('renamed', 'Ready', isReady);
-      await sleep(1_000);
+      await env.freshLook('DatabaseService', 'renamed');
 
       expect((await env.secret('renamed-db'))!.password).toBe(password);
       expect(passwordCalls(await env.calls(), id)).toHaveLength(0);
@@ -287,7 +297,7 @@ describe.skipIf(clusterSkipReason())(
         'the fact derived',
         (r) => r!.status!.passwordStoredIn === 'old-created-connection',
       );
-      await sleep(2_000);
+      for (const name of ['old-created', 'old-adopted']) await env.freshLook('DatabaseService', name);
       const calls = await env.calls();
       expect(passwordCalls(calls, created)).toHaveLength(0);
       expect(passwordCalls(calls, service.id)).toHaveLength(0);
@@ -308,7 +318,7 @@ describe.skipIf(clusterSkipReason())(
         { 'sluice.dev/external-id': service.id },
       );
       await env.waitFor('watched', 'observed', (r) => condition(r, 'Ready')?.reason === 'ObserveOnly');
-      await sleep(2_000);
+      await env.freshLook('DatabaseService', 'watched');
 
       expect(condition(await env.get('watched'), 'Ready')!.status).toBe('False');
       expect(await env.secret('watched-connection')).not.toHaveProperty('password');
@@ -327,8 +337,9 @@ describe.skipIf(clusterSkipReason())(
       await env.fault({ method: 'PATCH', route: PASSWORD, status: 503 });
       await env.clearCalls();
       await env.putSecret('rotated-password', { password: 'second-password-2B' });
+      let from = env.logs.length;
       await until('the awaited password state', async () => passwordCalls(await env.calls(), id).length >= 1);
-      await sleep(2_000);
+      await reconcileEnded('rotated', from);
       expect((await env.secret('rotated-connection'))!.password).toBe('first-password-1A');
       expect(cloudHash(id)).toBe(sha256Hex('first-password-1A'));
 
@@ -343,8 +354,9 @@ describe.skipIf(clusterSkipReason())(
       await env.fault({ method: 'PATCH', route: PASSWORD, status: 429, retryAfter: 30 });
       await env.clearCalls();
       await env.putSecret('rotated-password', { password: 'third-password-3C' });
+      from = env.logs.length;
       await until('the awaited password state', async () => passwordCalls(await env.calls(), id).length >= 1);
-      await sleep(2_000);
+      await reconcileEnded('rotated', from);
       expect((await env.secret('rotated-connection'))!.password).toBe('second-password-2B');
       expect(cloudHash(id)).toBe(sha256Hex('second-password-2B'));
     });
@@ -406,7 +418,7 @@ describe.skipIf(clusterSkipReason())('DatabaseService passwords in a namespace b
     await env.clearCalls();
     await env.annotate('doomed', { 'sluice.dev/reset-password': 'please' });
     await env.waitFor('doomed', 'Synced=SecretNotWritable', notWritable);
-    await sleep(2_000);
+    await env.freshLook('DatabaseService', 'doomed');
     expect(resets(await env.calls(), id)).toHaveLength(0);
     expect((await env.secret('doomed-connection'))?.password).toBeTruthy();
   });
@@ -422,7 +434,7 @@ describe.skipIf(clusterSkipReason())('DatabaseService passwords in a namespace b
       setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
     );
     await until('the awaited password state', async () => !(await env.secret('doomed-connection'))?.password);
-    await sleep(3_000);
+    await env.freshLook('DatabaseService', 'doomed');
     expect(resets(await env.calls(), id)).toHaveLength(0);
     expect(condition(await env.get('doomed'), 'Synced')!.reason).toBe('SecretNotWritable');
   });

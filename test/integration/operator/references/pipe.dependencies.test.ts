@@ -65,7 +65,7 @@ describe.skipIf(clusterSkipReason())('Pipe references, waiting and deletion on a
     await pipes().apply('blocked', kafkaPipe('blocked', { service: 'halted' }));
     const waiting = await pipes().waitFor('blocked', 'waiting', reasonIs('WaitingForReference'));
     expect(condition(waiting, 'Ready')!.message).toContain('stopped');
-    await sleep(1000);
+    await env.freshLook('Pipe', 'blocked');
     const calls = await env.calls();
     expect(calls.filter((c) => c.route === PIPES && c.method === 'POST')).toEqual([]);
     expect(calls.filter((c) => c.route === SERVICE_STATE)).toEqual([]);
@@ -145,7 +145,8 @@ describe.skipIf(clusterSkipReason())('Pipe references, waiting and deletion on a
     await env.forceState({ kind: 'pipe', id: pipe.status!.id!, state: 'Failed' });
     await pipes().annotate('failing', { 'sluice.dev/sync-interval': '200ms' });
     await pipes().waitFor('failing', 'CloudFailed', reasonIs('CloudFailed'));
-    await sleep(1500);
+    // Looked at again while the cloud still says Failed: the Warning is not repeated.
+    await env.freshLook('Pipe', 'failing');
     const events = (await warnings('failing')).filter((e) => e.reason === 'CloudFailed');
     expect(events).toHaveLength(1);
   });

@@ -39,7 +39,8 @@ describe.skipIf(clusterSkipReason())('a referenced object replaced under a depen
     await env.apply('events', { name: 'events' });
     const back = await env.waitFor('events', 'taken back', (s) => isReady(s) && !!s?.status?.id);
     expect(back.status!.id).toBe(serviceId);
-    await new Promise((r) => setTimeout(r, 1_000));
+    // Looked at the Pipe again with the service taken back: still Ready, nothing to send.
+    await env.freshLook('Pipe', 'clicks');
     expect(isReady(await pipes().get('clicks'))).toBe(true);
     expect((await pipes().get('clicks'))!.status!.id).toBe(pipe.status!.id);
     expect(writes(await env.calls())).toEqual([]);

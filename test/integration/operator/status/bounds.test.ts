@@ -2,6 +2,7 @@ import type { CoreV1Event } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { condition, isReady, startOperatorEnv, type OperatorEnv } from '../support.ts';
+import { until, untilValue } from '../../../support/wait.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
 const SERVICE = '/v1/organizations/:organizationId/services/:serviceId';
@@ -29,15 +30,15 @@ describe.skipIf(clusterSkipReason())('durations out of range and repeated failur
     (await env.core.listNamespacedEvent({ namespace: env.namespace })).items.filter(
       (e) => e.involvedObject.name === name && e.reason === reason,
     );
-  const waitForEvent = async (name: string, reason: string): Promise<CoreV1Event> => {
-    const deadline = Date.now() + 20_000;
-    while (Date.now() < deadline) {
-      const [event] = await eventsOf(name, reason);
-      if (event) return event;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`no ${reason} Event for ${name}`);
-  };
+  const waitForEvent = async (name: string, reason: string): Promise<CoreV1Event> =>
+    (
+      await untilValue(
+        `a ${reason} Event for ${name}`,
+        () => eventsOf(name, reason),
+        (e) => e.length > 0,
+        20_000,
+      )
+    )[0]!;
 
   it('an out-of-range sync-interval annotation gets a Warning naming it, the default is used, no timer spins', async () => {
     await env.apply('forever', { name: 'forever' }, { 'sluice.dev/sync-interval': '720h' });
@@ -50,7 +51,8 @@ describe.skipIf(clusterSkipReason())('durations out of range and repeated failur
 
     // Ready and in sync: the next look is the default 10 minutes away, so the cloud hears nothing meanwhile.
     await env.clearCalls();
-    await new Promise((r) => setTimeout(r, 2_000));
+    // Reconciled twice more: each finds its last look within the 10 minutes, and reads nothing.
+    await env.reconciledAgain('DatabaseService', 'forever', 2);
     const reads = (await env.calls()).filter((c) => c.path.endsWith(ready.status!.id!));
     expect(reads).toEqual([]);
     expect(overflows).toEqual([]);
@@ -75,11 +77,12 @@ describe.skipIf(clusterSkipReason())('durations out of range and repeated failur
       ).length;
     // Two more reconciles fail the same way.
     const before = await reconcilesSoFar();
-    const deadline = Date.now() + 40_000;
-    while ((await reconcilesSoFar()) < before + 2) {
-      if (Date.now() > deadline) throw new Error('the failure was not retried');
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    await until(
+      'the failure retried twice',
+      async () => (await reconcilesSoFar()) >= before + 2,
+      40_000,
+      200,
+    );
     const after = (await env.get('flaky'))!;
     expect(after.metadata!.resourceVersion).toBe(failed.metadata!.resourceVersion);
     expect(await eventsOf('flaky', 'CloudApiError')).toHaveLength(1);

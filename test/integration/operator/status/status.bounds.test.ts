@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { condition, isReady, startOperatorEnv, writes as writesOf, type OperatorEnv } from '../support.ts';
+import { until } from '../../../support/wait.ts';
 
 const POLICY = 'sluice-test-status-refused';
 
@@ -46,7 +47,7 @@ describe.skipIf(clusterSkipReason())('status bounds and refused status writes', 
 
     // Handled once: the cloud is not read afresh again and again.
     await env.clearCalls();
-    await new Promise((r) => setTimeout(r, 2_000));
+    await env.reconciledAgain('DatabaseService', 'long-request', 2);
     expect(await serviceReads(id)).toBeLessThanOrEqual(1);
 
     await env.patchSpec('long-request', { tags: [{ key: 'team', value: 'a' }] });
@@ -129,14 +130,16 @@ describe.skipIf(clusterSkipReason())('status bounds and refused status writes', 
         },
         setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
       );
-    const deadline = Date.now() + 20_000;
-    while (
-      await writeProbeStatus().then(
-        () => Date.now() < deadline,
-        () => false,
-      )
-    )
-      await new Promise((r) => setTimeout(r, 200));
+    await until(
+      'the status policy in effect',
+      () =>
+        writeProbeStatus().then(
+          () => false,
+          () => true,
+        ),
+      20_000,
+      200,
+    );
     await env.remove('probe');
 
     await env.startOperator();
