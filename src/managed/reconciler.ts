@@ -310,6 +310,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     this.creates.createEnded(resource);
     // The id goes to status at once: every later step, and every restart, works from it.
     draft.status.id = creation.externalId;
+    Object.assign(draft.status, creation.status);
     delete draft.status.adopted;
     this.recordSecrets(draft, secrets, true);
     draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });

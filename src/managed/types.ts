@@ -68,6 +68,8 @@ export interface Creation {
   externalId: string;
   /** Values only the create call returns (e.g. the initial password). */
   connectionDetails?: ConnectionDetails;
+  /** Status fields only the create knows (e.g. the backup a service was restored from), kept from then on. */
+  status?: Record<string, unknown>;
 }
 
 /**

@@ -3,6 +3,7 @@ import {
   DATABASE_SERVICE_POLICY,
   databaseServiceSchema,
   RESET_PASSWORD_ANNOTATION,
+  RESTORE_SOURCE,
   type DatabaseService,
 } from './schema.ts';
 import type { Service } from '../../cloud/schemas/service.ts';
@@ -20,7 +21,11 @@ import {
   type ExternalClient,
   type LostCreate,
   type Observation,
+  type ResolvedReference,
+  ReconcileError,
+  Waiting,
 } from '../../managed/index.ts';
+import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import type { CloudConnection } from '../../controllers/cloud-connection.ts';
 import { createdSince, ignoreNotFound, listedSince } from '../../controllers/cloud-calls.ts';
 import type { SluiceKind } from '../../controllers/sluice-kind.ts';
@@ -30,7 +35,10 @@ import {
   backupPolicyOf,
   observedSchedule,
   diffService,
+  latestFinishedBackup,
+  restoreMismatch,
   serviceCreateBody,
+  type RestorePoint,
   serviceAsSpec,
   type ServiceDiff,
   type ServiceSurroundings,
@@ -63,6 +71,7 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
       ownedPassword(resource, context),
       context.claimedBy,
       ownerRecord(context.owner),
+      context.references[RESTORE_SOURCE]?.[0],
     ),
 };
 
@@ -104,13 +113,22 @@ function ownedPassword(
 }
 
 class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDiff> {
+  /** The backup this reconcile's create restores, settled by `ensureCreatable` before the intent is written. */
+  private restorePoint: RestorePoint | undefined;
+
   constructor(
     private readonly cloud: CloudConnection,
     private readonly password: OwnedPassword | undefined,
     private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
     /** This object's owner record, the value of its owner tag. */
     private readonly owner: string,
+    /** spec.restore.fromBackupOf, resolved (only before the service exists). */
+    private readonly restoreSource: ResolvedReference | undefined,
   ) {}
+
+  async ensureCreatable(resource: DatabaseService): Promise<void> {
+    this.restorePoint = await this.findRestorePoint(resource);
+  }
 
   async findCreated(resource: DatabaseService, lost: LostCreate | undefined): Promise<string | undefined> {
     // No intent, no create was ever sent for this object (the intent is written before every create): what
@@ -206,8 +224,10 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
   }
 
   async create(resource: DatabaseService) {
+    const restore = this.restorePoint;
+    if (resource.spec.restore && !restore) throw new Error('create without the restore point settled');
     const { service, password: generated } = await this.cloud.management.createService(
-      serviceCreateBody(resource.spec, this.owner),
+      serviceCreateBody(resource.spec, this.owner, restore),
     );
     // An owned password replaces the generated one at once. Should this call fail, the service is found
     // again by its tag and, its Secret never recorded as sent, the password is set by the next reconcile.
@@ -215,7 +235,28 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     return {
       externalId: service.id,
       connectionDetails: { ...connectionDetails(service), password: this.password?.value ?? generated },
+      ...(restore ? { status: { restoredFromBackup: restore } } : {}),
     };
+  }
+
+  /**
+   * The backup a create restores: spec.backupId, or the latest finished backup of the DatabaseService
+   * spec.restore names, listed fresh (the latest at create time). Waits while that service has none; a
+   * service the cloud would refuse to restore into (another region or tier) is refused here, naming the field.
+   */
+  private async findRestorePoint(resource: DatabaseService): Promise<RestorePoint | undefined> {
+    const { spec } = resource;
+    if (spec.backupId) return { id: spec.backupId };
+    const source = this.restoreSource;
+    if (!spec.restore || !source) return undefined;
+    const label = `DatabaseService ${spec.restore.fromBackupOf}`;
+    const original = await this.read(source.id);
+    if (!original) throw new Waiting('WaitingForReference', `${label} is not in the cloud (yet)`);
+    const mismatch = restoreMismatch(spec, original);
+    if (mismatch) throw new ReconcileError('InvalidReference', mismatch, RETRY_DELAYS.userAction);
+    const latest = latestFinishedBackup(await this.cloud.snapshots.backups(source.id).all(0));
+    if (!latest) throw new Waiting('WaitingForReference', `${label} has no finished backup yet`);
+    return { id: latest.id, of: spec.restore.fromBackupOf, serviceId: source.id };
   }
 
   /** Returns the state the last answer showed: a stop is `stopping` and a resize `degraded` at once. */
@@ -291,7 +332,7 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     if (spec.backups) {
       const [configuration] = await snapshots.backupConfiguration(id).all(freshnessMs);
       const listed = await snapshots.backups(id).all(freshnessMs);
-      const latest = listed.find((backup) => backup.status === 'done');
+      const latest = latestFinishedBackup(listed);
       if (configuration) surroundings.backups = backupPolicyOf(configuration);
       backups = {
         ...(latest ? { latestBackupId: latest.id, latestBackupTime: latest.startedAt } : {}),

@@ -8,6 +8,7 @@ import { ServiceCreateRequest, ServiceUpdateRequest, type Service } from '../../
 import type { ServiceCreateBody } from '../../cloud/management-client.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type {
+  Backup,
   BackupConfiguration,
   BackupConfigurationUpdate,
   ScalingSchedule,
@@ -320,12 +321,52 @@ export function diffBackups(
   return Object.keys(patch).length > 0 ? patch : undefined;
 }
 
+/** The backup a service is created from, as status.restoredFromBackup records it. */
+export interface RestorePoint {
+  id: string;
+  /** The DatabaseService it is a backup of (spec.restore.fromBackupOf), and its cloud id. */
+  of?: string;
+  serviceId?: string;
+}
+
 /**
- * The create body: the spec's fields the cloud's create request names, with the marker tag. A TDE key id is
- * not among them: it is a rotation, sent by the PATCH once the service exists.
+ * The create body: the spec's fields the cloud's create request names, with the marker tag, and the backup
+ * to restore (spec.backupId, or the one spec.restore resolved to). A TDE key id is not among them: it is a
+ * rotation, sent by the PATCH once the service exists.
  */
-export function serviceCreateBody(spec: DatabaseServiceSpec, owner: string | undefined): ServiceCreateBody {
-  return requestBody(ServiceCreateRequest, { ...spec, tags: desiredTags(spec, owner) });
+export function serviceCreateBody(
+  spec: DatabaseServiceSpec,
+  owner: string | undefined,
+  restore?: RestorePoint,
+): ServiceCreateBody {
+  return requestBody(ServiceCreateRequest, {
+    ...spec,
+    backupId: restore?.id ?? spec.backupId,
+    tags: desiredTags(spec, owner),
+  });
+}
+
+/** The newest finished backup, by start time: a snapshot keeps backups in the order it first saw them. */
+export function latestFinishedBackup(backups: readonly Backup[]): Backup | undefined {
+  let latest: Backup | undefined;
+  for (const backup of backups) {
+    if (backup.status !== 'done') continue;
+    if (!latest || Date.parse(backup.startedAt) > Date.parse(latest.startedAt)) latest = backup;
+  }
+  return latest;
+}
+
+/**
+ * Why `spec` cannot be created from a backup of `original` (the cloud's rule: same region and tier), naming
+ * spec.restore.fromBackupOf; undefined when it can.
+ */
+export function restoreMismatch(spec: DatabaseServiceSpec, original: Service): string | undefined {
+  const source = `spec.restore.fromBackupOf: DatabaseService ${spec.restore?.fromBackupOf}`;
+  if (original.region !== spec.region)
+    return `${source} runs in region ${original.region}; a service restored from its backup must be in the same region, not ${spec.region}`;
+  if ((original.tier ?? undefined) !== (spec.tier ?? undefined))
+    return `${source} has tier ${original.tier ?? 'none'}; a service restored from its backup must have the same tier, not ${spec.tier ?? 'none'}`;
+  return undefined;
 }
 
 /** True when the service is usable in the desired state; otherwise the reason to wait. */

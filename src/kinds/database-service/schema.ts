@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { STATUS_BOUNDS, type ManagedObject } from '../../managed/index.ts';
+import { externalIdOf, STATUS_BOUNDS, type ManagedObject, type ReferenceList } from '../../managed/index.ts';
 import {
   AUTOSCALING_MODES,
   AUTOSCALING_REPLICAS,
@@ -312,6 +312,16 @@ const UpgradeWindowSpec = z
     "The weekly window in which the cloud may upgrade the service (primary services only). Needs the organization's scheduled upgrades feature.",
   );
 
+const RestoreSpec = z
+  .object({
+    fromBackupOf: ObjectName.describe(
+      'A DatabaseService in this namespace: the service is created from its latest finished backup (same region and tier as that service). Until it exists in the cloud and has a finished backup, the create waits.',
+    ),
+  })
+  .describe(
+    "Create the service from another DatabaseService's backup, named by the service instead of by backupId. Read once, at create: the backup used is recorded in status.restoredFromBackup, and a later change of spec.restore does nothing (a restore never runs twice).",
+  );
+
 const HORIZONTAL = "has(self.autoscalingMode) && self.autoscalingMode == 'horizontal'";
 
 /**
@@ -393,6 +403,7 @@ const DatabaseServiceFields = z.object({
     .describe('An existing warehouse to join; without it the service starts its own.'),
   isReadonly: z.boolean().optional().describe('Make the service read-only; true only with dataWarehouseId.'),
   backupId: z.uuid().optional().describe('Create the service from this backup.'),
+  restore: RestoreSpec.optional(),
   backups: BackupPolicy.optional(),
   scalingSchedule: ScalingSchedule.optional(),
   upgradeWindow: UpgradeWindowSpec.optional(),
@@ -439,7 +450,8 @@ const DatabaseServiceFields = z.object({
 
 /** The fields a field policy may name, those the cloud fixes at creation and the shared lists. */
 export const DATABASE_SERVICE_POLICY = policyFields(DatabaseServiceFields, {
-  fixed: IMMUTABLE_SERVICE_FIELDS,
+  // A restore is create-only by nature: nothing in the cloud to compare it with afterwards.
+  fixed: [...IMMUTABLE_SERVICE_FIELDS, 'restore'],
   additive: { ipAccessList: 'source', tags: 'key' },
 });
 
@@ -494,6 +506,12 @@ export const DatabaseServiceSpec = withRules(
     message:
       'autoscalingMode horizontal needs minReplicaMemoryGb and maxReplicaMemoryGb, and they must be equal',
     fieldPath: '.minReplicaMemoryGb',
+  },
+  {
+    rule: '!has(self.restore) || !has(self.backupId)',
+    message:
+      'restore.fromBackupOf and backupId cannot both be set: name the backup by its DatabaseService or by its id',
+    fieldPath: '.restore.fromBackupOf',
   },
   {
     rule: "!has(self.releaseChannel) || !has(self.tier) || self.tier != 'development'",
@@ -563,6 +581,18 @@ export const DatabaseServiceStatus = z
       .describe(
         "The service's backups as the cloud lists them (spec.backups set), read at the drift interval.",
       ),
+    restoredFromBackup: z
+      .object({
+        id: z.string().max(64).describe('The backup the service was created from.'),
+        of: ObjectName.optional().describe(
+          'The DatabaseService it was a backup of (spec.restore.fromBackupOf).',
+        ),
+        serviceId: z.string().max(64).optional().describe("That service's cloud id."),
+      })
+      .optional()
+      .describe(
+        'The backup this service was created from (spec.restore or spec.backupId), recorded at create.',
+      ),
     activeScalingWindow: z
       .string()
       .max(64)
@@ -617,6 +647,23 @@ export interface DatabaseService extends ManagedObject {
   status?: DatabaseServiceStatus;
 }
 
+/** The references name of the DatabaseService a restore takes its backup from. */
+export const RESTORE_SOURCE = 'restoreSource';
+
+/**
+ * spec.restore.fromBackupOf, waited for only until the service exists (or is adopted): a restore is
+ * create-only, so its source may change or go away afterwards without holding this object up.
+ */
+const restoreSourceReference: ReferenceList<DatabaseService> = {
+  name: RESTORE_SOURCE,
+  kind: 'DatabaseService',
+  objectNames: (resource) => {
+    const name = resource.spec.restore?.fromBackupOf;
+    const created = resource.status?.id !== undefined || externalIdOf(resource) !== undefined;
+    return name === undefined || created ? [] : [name];
+  },
+};
+
 export const databaseServiceSchema = defineKind<DatabaseService>({
   policyFields: DATABASE_SERVICE_POLICY,
   kind: 'DatabaseService',
@@ -634,4 +681,5 @@ export const databaseServiceSchema = defineKind<DatabaseService>({
     { name: 'Max-Mem', type: 'number', jsonPath: '.status.observed.maxReplicaMemoryGb', priority: 1 },
     { name: 'Idle', type: 'boolean', jsonPath: '.status.observed.idleScaling', priority: 1 },
   ],
+  references: [restoreSourceReference],
 });

@@ -75,6 +75,17 @@ describe.skipIf(clusterSkipReason())(
         { ...valid, provider: 'azure', region: 'europe-west4' },
         'spec.region europe-west4 is a region of gcp, not of spec.provider azure',
       ],
+      [
+        {
+          ...valid,
+          backupId: '5f0c8e4a-1b2c-4d3e-8f90-123456789abc',
+          restore: { fromBackupOf: 'analytics' },
+        },
+        // The path the rule names, then its message (quotes escaped in the JSON answer).
+        'spec.restore.fromBackupOf: Invalid value: \\"object\\": restore.fromBackupOf and backupId cannot both be set',
+      ],
+      [{ ...valid, restore: { fromBackupOf: 'Not_A_Name' } }, 'spec.restore.fromBackupOf'],
+      [{ ...valid, restore: {} }, 'spec.restore.fromBackupOf'],
       [{ ...valid, state: 'Paused' }, 'spec.state'],
       [{ ...valid, deletionPolicy: 'Keep' }, 'spec.deletionPolicy'],
     ])('rejects %j naming %s', async (spec, named) => {
@@ -89,6 +100,7 @@ describe.skipIf(clusterSkipReason())(
         { ...valid, minTotalMemoryGb: 24, maxTotalMemoryGb: 1068, idleTimeoutMinutes: 5, numReplicas: 2 },
         { ...valid, byocId: 'b-1', minReplicaMemoryGb: 48, maxReplicaMemoryGb: 232 },
         { ...valid, isReadonly: false },
+        { ...valid, restore: { fromBackupOf: 'analytics' } },
         { ...horizontal, minReplicas: 1, maxReplicas: 20 },
         {
           ...valid,
