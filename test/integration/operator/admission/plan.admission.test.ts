@@ -96,6 +96,7 @@ const CASES: Case[] = [
     ['a scaling window that ends when it starts', 'self.startHourUtc != self.endHourUtc', 'endHourUtc must differ from startHourUtc', { ...service, scalingSchedule: [{ ...window, endHourUtc: 8, minReplicas: 3, maxReplicas: 3 }] }],
     ['a vertical scaling window with a replica range', "self.autoscalingMode == 'horizontal') || !has(self.minReplicas) || self.minReplicas == self.maxReplicas", 'maxReplicas must equal minReplicas for a vertical entry (a fixed replica count)', { ...service, scalingSchedule: [{ ...window, minReplicas: 2, maxReplicas: 4 }] }],
     ['a scaling window with one memory bound', 'has(self.minReplicaMemoryGb) == has(self.maxReplicaMemoryGb)', 'maxReplicaMemoryGb must be set together with minReplicaMemoryGb', { ...service, scalingSchedule: [{ ...window, minReplicaMemoryGb: 16 }] }],
+    ['a restore both by name and by backup id', '!has(self.restore) || !has(self.backupId)', 'restore.fromBackupOf and backupId cannot both be set', { ...service, restore: { fromBackupOf: 'orders' }, backupId: '5f0c8e4a-1b2c-4d3e-8f90-123456789abc' }],
     ['an upgrade window starting off the 6-hour grid', 'self in [0, 6, 12, 18]', 'startHourUtc must be one of 0, 6, 12, 18', { ...service, upgradeWindow: { weekday: 3, startHourUtc: 7 } }],
   ].map(([what, rule, says, spec]) => ({ kind: 'DatabaseService', what, rule, says, spec }) as Case),
   ...[
