@@ -522,3 +522,9 @@ export function useOperatorEnv(
     timeoutMs,
   );
 }
+
+/** A Secret `name` in `env`'s namespace holding `owner`'s management key: two namespaces, one key's budget. */
+export async function putSameKey(env: OperatorEnv, name: string, owner: OperatorEnv): Promise<void> {
+  const { organizationId, keyId, keySecret } = owner.emulator.credentials;
+  await env.putSecret(name, { organizationId, keyId, keySecret, managementUrl: owner.emulator.url });
+}

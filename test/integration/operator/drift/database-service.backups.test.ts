@@ -3,17 +3,10 @@
  * in the console put back (or only reported under the field policy), and status.backups read from the
  * service's backups list at the drift interval, never a GET per backup.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DatabaseService } from '../../../../src/kinds/database-service/schema.ts';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
-import {
-  isReady,
-  startOperatorEnv,
-  writes,
-  type CallRecord,
-  type OperatorEnv,
-  QUOTA_MODES,
-} from '../support.ts';
+import { isReady, useOperatorEnv, writes, type CallRecord, QUOTA_MODES } from '../support.ts';
 
 const SERVICE = '/v1/organizations/:organizationId/services/:serviceId';
 const BACKUP_CONFIGURATION = `${SERVICE}/backupConfiguration`;
@@ -28,13 +21,7 @@ const drifted = (path: string, observed: string) => (r: DatabaseService | undefi
 describe.skipIf(clusterSkipReason()).each(QUOTA_MODES)(
   'DatabaseService spec.backups ($mode)',
   ({ lifted, emulator, operator }) => {
-    let env: OperatorEnv;
-
-    beforeAll(async () => {
-      env = await startOperatorEnv(`dbs-bk${lifted ? '' : 'q'}`, emulator);
-      await env.startOperator(operator);
-    });
-    afterAll(async () => env?.close());
+    const env = useOperatorEnv(`dbs-bk${lifted ? '' : 'q'}`, { emulator, operator });
 
     it(
       'sends the policy as one minimal PATCH, shows the latest finished backup, and puts a console change back',

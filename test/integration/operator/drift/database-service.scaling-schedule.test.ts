@@ -4,14 +4,14 @@
  * a PATCH that undoes it, status says which window applies, a real drift inside a window is still corrected;
  * an organization without the feature gets Synced=False with the API's message while the rest converges.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DatabaseService } from '../../../../src/kinds/database-service/schema.ts';
 import { hourOfWeek } from '../../../../src/cloud/schemas/index.ts';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import {
   condition,
   isReady,
-  startOperatorEnv,
+  useOperatorEnv,
   writes,
   type CallRecord,
   type OperatorEnv,
@@ -61,13 +61,7 @@ async function nextHourWindow(env: OperatorEnv) {
 describe.skipIf(clusterSkipReason()).each(QUOTA_MODES)(
   'DatabaseService spec.scalingSchedule ($mode)',
   ({ lifted, emulator, operator }) => {
-    let env: OperatorEnv;
-
-    beforeAll(async () => {
-      env = await startOperatorEnv(`dbs-ss${lifted ? '' : 'q'}`, emulator);
-      await env.startOperator(operator);
-    });
-    afterAll(async () => env?.close());
+    const env = useOperatorEnv(`dbs-ss${lifted ? '' : 'q'}`, { emulator, operator });
 
     it(
       'follows the schedule across two window edges with no corrective PATCH, and corrects a real drift inside a window',

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import {
+  putSameKey,
   startOperatorEnv,
   isReady,
   type CallRecord,
@@ -70,14 +71,8 @@ describe.skipIf(clusterSkipReason())('user changes of two namespaces on one key'
   beforeAll(async () => {
     quiet = await startOperatorEnv('quiet-editor', { rateLimit: undefined });
     noisy = await startOperatorEnv('noisy-editor', {}, { sharing: quiet });
-    const { credentials } = quiet.emulator;
     // The same key under a Secret of the noisy namespace: one budget.
-    await noisy.putSecret('same-key', {
-      organizationId: credentials.organizationId,
-      keyId: credentials.keyId,
-      keySecret: credentials.keySecret,
-      managementUrl: quiet.emulator.url,
-    });
+    await putSameKey(noisy, 'same-key', quiet);
     await endpoints(noisy, NOISY_OBJECTS, 'same-key');
     await endpoints(quiet, 1);
     // The setup's own calls leave the cloud's window before the operator spends the key.

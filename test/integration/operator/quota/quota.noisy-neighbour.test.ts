@@ -9,6 +9,7 @@ import {
   baseSpec,
   CREDENTIALS_SECRET,
   isReady,
+  putSameKey,
   startOperatorEnv,
   type CallRecord,
   type OperatorEnv,
@@ -66,14 +67,8 @@ describe.skipIf(clusterSkipReason())('a noisy neighbour on a shared key', () => 
   beforeAll(async () => {
     victim = await startOperatorEnv('quiet-tenant', { transitionMs: TRANSITION_MS });
     noisy = await startOperatorEnv('noisy-tenant', {}, { sharing: victim });
-    const { credentials } = victim.emulator;
     // The same key under a Secret of the noisy namespace: one budget, snapshots of its own.
-    await noisy.putSecret('same-key', {
-      organizationId: credentials.organizationId,
-      keyId: credentials.keyId,
-      keySecret: credentials.keySecret,
-      managementUrl: victim.emulator.url,
-    });
+    await putSameKey(noisy, 'same-key', victim);
     await shortIntervalEndpoints(noisy, NOISY_OBJECTS, 'same-key');
     // The quiet namespace's own objects (with the operator's Secret, which holds the same key) ask as often.
     await shortIntervalEndpoints(victim, QUIET_OBJECTS);
