@@ -13,7 +13,7 @@ import { testKubeconfigPath } from '../../harness/testCluster.ts';
 import { spawnSluiceRun } from '../../../tools/cluster/operatorProcess.ts';
 import { suiteValue } from '../../support/suite-value.ts';
 import type { CallRecord } from '../../../src/emulator/call-log.ts';
-import { untilValue } from '../../support/wait.ts';
+import { until, untilValue } from '../../support/wait.ts';
 
 export type { CallRecord };
 
@@ -121,6 +121,12 @@ export interface OperatorEnv {
    * check comes round about as often as any other's).
    */
   lookedAgain(kind: string, perObject?: number, timeoutMs?: number): Promise<void>;
+  /**
+   * Resolves once the in-process operator is idle: every controller's queue empty and no reconcile running,
+   * twice in a row. Whatever it had been woken for before the call (a cloud change, a watch event), it has
+   * done; a delayed retry is not waited for.
+   */
+  idle(timeoutMs?: number): Promise<void>;
   /**
    * Asks for a reconcile of one object with a fresh read of the cloud (`sluice.dev/reconcile-requested-at`)
    * and waits until its status says it was handled: the operator has looked at the cloud since the call, so
@@ -274,6 +280,15 @@ export async function startOperatorEnv(
     if (!response.ok) throw new Error(`POST ${path} failed: ${response.status} ${await response.text()}`);
   };
 
+  /** The sum of a metric's series of the in-process operator whose labels start with `labels`. */
+  const metricSum = async (name: string, labels = '') => {
+    const url = env.operator?.metrics?.url;
+    if (!url) throw new Error('no in-process operator with a metrics server is running');
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const series = new RegExp(`^${name}\\{${labels}[^}]*\\} (\\d+)$`, 'gm');
+    return [...text.matchAll(series)].reduce((sum, m) => sum + Number(m[1]), 0);
+  };
+
   const env: OperatorEnv = {
     namespace: ns.name,
     kc: ns.kc,
@@ -367,14 +382,7 @@ export async function startOperatorEnv(
       await fetch(controlUrl('calls'), { method: 'DELETE' });
     },
     async reconciles(kind) {
-      const url = env.operator?.metrics?.url;
-      if (!url) throw new Error('no in-process operator with a metrics server is running');
-      const text = await (await fetch(`${url}/metrics`)).text();
-      const series = new RegExp(
-        `^controller_runtime_reconcile_total\\{controller="${kind.toLowerCase()}",[^}]*\\} (\\d+)$`,
-        'gm',
-      );
-      return [...text.matchAll(series)].reduce((sum, m) => sum + Number(m[1]), 0);
+      return metricSum('controller_runtime_reconcile_total', `controller="${kind.toLowerCase()}",`);
     },
     async freshLook(kind, name, timeoutMs = 60_000) {
       const at = `fresh-look-${++freshLooks}`;
@@ -409,6 +417,17 @@ export async function startOperatorEnv(
         () => env.reconciles(kind),
         (n) => n >= from + count,
         timeoutMs,
+      );
+    },
+    async idle(timeoutMs = 60_000) {
+      const busy = async () =>
+        (await metricSum('workqueue_depth')) + (await metricSum('controller_runtime_active_workers'));
+      let idleLooks = 0;
+      await until(
+        'the operator idle',
+        async () => ((await busy()) === 0 ? ++idleLooks : (idleLooks = 0)) >= 2,
+        timeoutMs,
+        100,
       );
     },
     async close() {
