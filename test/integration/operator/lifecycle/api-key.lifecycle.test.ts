@@ -13,9 +13,9 @@ import {
   type SluiceObject,
 } from '../support.ts';
 import { refuseSecretWrites } from '../secret-admission.ts';
+import { untilValue } from '../../../support/wait.ts';
 
 const ready = (o: SluiceObject | undefined) => isReady(o) && o?.status?.id !== undefined;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const keyCreates = (calls: CallRecord[]) => calls.filter((c) => c.method === 'POST' && c.route === KEYS);
 
 describe.skipIf(clusterSkipReason())('ApiKey on a real apiserver against the emulator', () => {
@@ -108,12 +108,21 @@ describe.skipIf(clusterSkipReason())('ApiKey on a real apiserver against the emu
     );
     expect(condition(refused, 'Synced')!.message).toContain('disabled');
     const since = Date.now();
-    await sleep(6_000);
+    // A neighbour on the same 1 s sync interval is looked at three more times meanwhile.
+    await env.apply('neighbour', { name: 'neighbour' }, { 'sluice.dev/sync-interval': '1s' });
+    await env.waitFor('neighbour', 'Ready', isReady);
+    const from = await env.reconciles('DatabaseService');
+    await untilValue(
+      'three more reconciles',
+      () => env.reconciles('DatabaseService'),
+      (n) => n >= from + 3,
+    );
     const unauthorized = (await env.calls()).filter(
       (c) => c.key === keyId && c.status === 401 && Date.parse(c.timestamp) >= since,
     );
-    // A refused call is retried no sooner than 10 s: at most one more in 6 s.
+    // A refused call is retried no sooner than 10 s, not at the sync interval: at most one more.
     expect(unauthorized.length).toBeLessThanOrEqual(1);
+    await env.remove('neighbour');
     await env.remove('user');
   });
 
@@ -130,7 +139,7 @@ describe.skipIf(clusterSkipReason())('ApiKey on a real apiserver against the emu
     await env.clearCalls();
     await keys().apply('blocked', teamKey('blocked'));
     await keys().waitFor('blocked', 'Synced=False', (o) => condition(o, 'Synced')?.status === 'False');
-    await sleep(2_000);
+    await env.reconciledAgain('ApiKey', 'blocked');
     expect(keyCreates(await env.calls())).toHaveLength(0);
     expect(cloudKeysNamed('blocked')).toHaveLength(0);
 
