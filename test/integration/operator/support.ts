@@ -8,6 +8,8 @@ import type { DatabaseService } from '../../../src/kinds/database-service/schema
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../../src/emulator/server.ts';
 import { OperatorConfig, type OperatorFlags } from '../../../src/operator/config.ts';
 import { startOperator, type RunningOperator } from '../../../src/operator/run.ts';
+import { ExportConfig } from '../../../src/export/config.ts';
+import { runExport } from '../../../src/export/run.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 import { testKubeconfigPath } from '../../harness/testCluster.ts';
 import { spawnSluiceRun } from '../../../tools/cluster/operatorProcess.ts';
@@ -546,4 +548,26 @@ export function useOperatorEnv(
 export async function putSameKey(env: OperatorEnv, name: string, owner: OperatorEnv): Promise<void> {
   const { organizationId, keyId, keySecret } = owner.emulator.credentials;
   await env.putSecret(name, { organizationId, keyId, keySecret, managementUrl: owner.emulator.url });
+}
+
+/**
+ * `sluice export` of `env`'s namespace with its credentials Secret, as the README shows it; `flags` add to
+ * that (kinds, quota, includeManaged). Returns the exit code, the manifests written and what it said.
+ */
+export async function exportFrom(
+  env: OperatorEnv,
+  flags: Record<string, unknown> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  const stderr: string[] = [];
+  const code = await runExport(
+    ExportConfig.parse({
+      kubeconfig: env.kubeconfigPath,
+      credentialsSecret: `${env.namespace}/${CREDENTIALS_SECRET}`,
+      namespace: env.namespace,
+      ...flags,
+    }),
+    { stdout: (text) => (stdout += text), stderr: (line) => stderr.push(line) },
+  );
+  return { code, stdout, stderr: stderr.join('\n') };
 }
