@@ -60,7 +60,10 @@ export default defineConfig({
           name: 'node',
           // Its own control plane with one real node (containerd, kubelet, kube-proxy; root only).
           include: ['test/integration/node/**/*.test.ts'],
-          // One node cluster per machine (a lock): its files run one after the other.
+          // One node cluster per machine (a lock): its files run one after the other. vitest runs a project
+          // without file parallelism as a group of its own after the others, so it does not overlap the
+          // cluster files although it mostly waits on its kubelet: in their group it would have to take their
+          // worker count, and node files waiting for the lock would hold worker slots the cluster files need.
           fileParallelism: false,
         },
       },
