@@ -264,8 +264,9 @@ export function diffService(
   const replicaScaling = scheduledSizingDiff(spec, service, surroundings.scalingSchedule);
   for (const field of Object.keys(replicaScaling)) note(field);
 
+  // Each field by its own path, so a plan shows `backups.retentionInHours: 24 → 72`.
   const backupConfiguration = diffBackups(spec.backups, surroundings.backups);
-  if (backupConfiguration) note('backups');
+  for (const field of Object.keys(backupConfiguration ?? {})) note(`backups.${BACKUP_SPEC_FIELDS[field]}`);
 
   const scalingSchedule = diffSchedule(spec.scalingSchedule, surroundings.scalingSchedule);
   const scheduleRefused =
@@ -278,7 +279,12 @@ export function diffService(
     spec.upgradeWindow && !isDeepStrictEqual(spec.upgradeWindow, surroundings.upgradeWindow)
       ? { weekday: spec.upgradeWindow.weekday, startHourUtc: spec.upgradeWindow.startHourUtc }
       : undefined;
-  if (upgradeWindow) note('upgradeWindow');
+  if (upgradeWindow) {
+    const observed = surroundings.upgradeWindow;
+    if (!observed) note('upgradeWindow');
+    for (const field of ['weekday', 'startHourUtc'] as const)
+      if (observed && observed[field] !== upgradeWindow[field]) note(`upgradeWindow.${field}`);
+  }
 
   const state = service.state ?? 'running';
   const command = stateCommand(spec.state ?? 'Running', state);
@@ -299,6 +305,13 @@ export function diffService(
     ...(ownerRecordOnly ? { ownerRecordOnly } : {}),
   };
 }
+
+/** The backup configuration's fields by the spec's names. */
+const BACKUP_SPEC_FIELDS: Record<string, keyof BackupPolicy> = {
+  backupPeriodInHours: 'periodInHours',
+  backupRetentionPeriodInHours: 'retentionInHours',
+  backupStartTime: 'startTime',
+};
 
 /**
  * The backup configuration PATCH that makes the cloud's policy the spec's: only the fields the spec sets and
