@@ -275,9 +275,13 @@ export function diffService(
       : undefined;
   if (scalingSchedule || scheduleRefused) note('scalingSchedule');
 
+  // Sent whole or not at all: a field left to a cloud that has no window yet leaves nothing to send.
+  const wantedWindow = spec.upgradeWindow;
   const upgradeWindow =
-    spec.upgradeWindow && !isDeepStrictEqual(spec.upgradeWindow, surroundings.upgradeWindow)
-      ? { weekday: spec.upgradeWindow.weekday, startHourUtc: spec.upgradeWindow.startHourUtc }
+    wantedWindow?.weekday !== undefined &&
+    wantedWindow.startHourUtc !== undefined &&
+    !isDeepStrictEqual(wantedWindow, surroundings.upgradeWindow)
+      ? { weekday: wantedWindow.weekday, startHourUtc: wantedWindow.startHourUtc }
       : undefined;
   if (upgradeWindow) {
     const observed = surroundings.upgradeWindow;
