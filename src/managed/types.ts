@@ -107,6 +107,12 @@ export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
    * a create retried after a crash makes the same thing.
    */
   prepareCreate?(resource: R, current: Readonly<Record<string, string>> | undefined): ConnectionDetails;
+  /**
+   * Status fields the create will record that are settled before it is sent (the backup a restore uses,
+   * after `ensureCreatable`): kept on the object with the create intent, so a create whose answer is lost
+   * records them too once its cloud resource is found.
+   */
+  createStatus?(resource: R): Record<string, unknown> | undefined;
   /** `prepared`: what `prepareCreate` made, already in the connection Secret. */
   create(resource: R, prepared?: ConnectionDetails): Promise<Creation>;
   /**
