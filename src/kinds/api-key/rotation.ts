@@ -19,8 +19,8 @@ export type RotationStep =
   | { step: 'none'; dueInMs?: number }
   /** Store `identity` as the next key in the Secret, then create the key from its hashes. */
   | { step: 'create'; identity: KeyIdentity; asked: string | undefined }
-  /** The new key exists: the Secret's clients get it now; the previous key goes at `deleteAt`. */
-  | { step: 'promote'; identity: KeyIdentity; deleteAt: string }
+  /** The new key exists: the Secret's clients get it now; the previous key goes at `deleteAt`, in `dueInMs`. */
+  | { step: 'promote'; identity: KeyIdentity; deleteAt: string; dueInMs: number }
   /** Every client of the Secret reads the new key; the previous one still works until `deleteAt`. */
   | { step: 'wait'; deleteAt: string; dueInMs: number }
   /** The grace period is over: delete the previous key. */
@@ -65,11 +65,9 @@ export function planRotation(facts: RotationFacts): RotationStep {
   if (previous !== undefined && previous !== key.id) {
     if (suffixOf(stored?.keyId) !== key.keySuffix) {
       if (next && suffixOf(next.keyId) === key.keySuffix) {
-        return {
-          step: 'promote',
-          identity: next,
-          deleteAt: new Date(now + gracePeriodMs(spec)).toISOString(),
-        };
+        const grace = gracePeriodMs(spec);
+        const deleteAt = new Date(now + grace).toISOString();
+        return { step: 'promote', identity: next, deleteAt, dueInMs: grace };
       }
       return {
         step: 'hold',

@@ -3,7 +3,12 @@ import { planRotation, type RotationFacts } from '../../../../src/kinds/api-key/
 import type { ApiKeySpec } from '../../../../src/kinds/api-key/schema.ts';
 
 const NOW = Date.parse('2026-11-28T12:00:00Z');
-const spec: ApiKeySpec = { name: 'team a', roles: ['developer'], credentialsSecret: { name: 'team-a' } };
+const spec: ApiKeySpec = {
+  name: 'team a',
+  roles: ['developer'],
+  credentialsSecret: { name: 'team-a' },
+  deletionPolicy: 'Delete',
+};
 const old = { keyId: 'oldoldoldoldoldoAAAA', keySecret: '4b1dold' };
 const made = { keyId: 'newnewnewnewnewnBBBB', keySecret: '4b1dnew' };
 const oldKey = { id: 'k-old', keySuffix: 'AAAA', createdAt: '2026-11-01T00:00:00Z' };
@@ -60,6 +65,7 @@ describe('an ApiKey rotation, step by step from what survives a restart', () => 
       step: 'promote',
       identity: made,
       deleteAt: new Date(NOW + 30_000).toISOString(),
+      dueInMs: 30_000,
     });
   });
 
