@@ -13,6 +13,7 @@ import {
 } from '../support.ts';
 
 const SERVICES = ['orders', 'events', 'billing'];
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const SECRET = 'team-credentials';
 
 /** The rotation's figures from the emulator's call log, printed for the record and asserted on. */
@@ -63,6 +64,21 @@ describe.skipIf(clusterSkipReason()).each([
       }
       for (const name of SERVICES) await env.waitFor(name, 'Ready', isReady, 60_000);
 
+      // Edits keep coming, one a second, more than the key's 10 calls / 10 s serve: calls queue on the old key.
+      let editing = true;
+      const edits = (async () => {
+        for (let n = 1; editing; n++) {
+          await env.patchSpec(SERVICES[n % SERVICES.length]!, { idleTimeoutMinutes: 5 + n });
+          await sleep(1_000);
+        }
+      })();
+      await env.waitFor(
+        SERVICES[1]!,
+        'the first edit made',
+        (o) => o?.status?.observedGeneration === 2,
+        60_000,
+      );
+
       const rotatedAt = Date.now();
       await keys().annotate('team', { 'sluice.dev/rotate': 'first' });
       const rotating = await keys().waitFor(
@@ -90,6 +106,16 @@ describe.skipIf(clusterSkipReason()).each([
         180_000,
       );
       const deletedAt = Date.now();
+      editing = false;
+      await edits;
+      for (const name of SERVICES) {
+        await env.waitFor(
+          name,
+          'the last edit applied',
+          (o) => isReady(o) && o?.status?.observedGeneration === o?.metadata.generation,
+          120_000,
+        );
+      }
       expect(done.status!.id).toBe(newId);
       expect(env.emulator.store.apiKeys.has(oldId)).toBe(false);
       expect(env.emulator.store.apiKeys.has(newId)).toBe(true);
