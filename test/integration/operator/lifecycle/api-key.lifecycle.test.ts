@@ -204,6 +204,40 @@ describe.skipIf(clusterSkipReason())('ApiKey on a real apiserver against the emu
     expect(JSON.stringify(done)).not.toContain(after.keySecret);
   });
 
+  it("after a kill -9 between a rotation's key POST and its status write, the restarted operator keeps the old key id, finishes the rotation and deletes only the old key", async () => {
+    await keys().apply('relay', teamKey('relay', { rotation: { gracePeriod: '10s' } }));
+    const oldId = (await keys().waitFor('relay', 'Ready', ready)).status!.id!;
+    await env.stopOperator();
+    await env.fault({ method: 'POST', route: KEYS, phase: 'response', latencyMs: 60_000 });
+    const child = env.spawnOperator();
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      await keys().annotate('relay', { 'sluice.dev/rotate': 'r1' });
+      await until('the new key made', () => cloudKeysNamed('relay').length === 2, 30_000, 50);
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    const killed = (await keys().get('relay'))!;
+    expect(killed.status?.id).toBe(oldId);
+    expect(killed.status?.previousKeyId).toBeUndefined();
+    const [made] = cloudKeysNamed('relay').filter((k) => k.id !== oldId);
+    const stored = (await env.secret('relay-credentials'))!;
+    expect(made!.keySecretHash).toBe(sha256Hex(stored.nextKeySecret!));
+    await env.fault();
+    await env.startOperator();
+    const rotating = await keys().waitFor('relay', 'rotating', (o) => o?.status?.previousKeyId === oldId);
+    expect(rotating.status!.id).toBe(made!.id);
+    await keys().waitFor(
+      'relay',
+      'the old key deleted',
+      (o) => o?.status?.previousKeyId === undefined,
+      60_000,
+    );
+    expect(cloudKeysNamed('relay').map((k) => k.id)).toEqual([made!.id]);
+    expect((await env.secret('relay-credentials'))!.keyId).toBe(stored.nextKeyId);
+  });
+
   it('a QueryEndpoint naming a rotated ApiKey lets in the previous key until it is deleted, then the new one alone', async () => {
     await env.apply('rotated-q', { name: 'rotated q' });
     const serviceId = (await env.waitFor('rotated-q', 'Ready', isReady)).status!.id!;
