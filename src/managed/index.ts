@@ -49,7 +49,7 @@ export {
   type PolicyFields,
 } from './field-policy.ts';
 export { fieldChanges, type FieldChange } from './field-changes.ts';
-export { STATUS_BOUNDS } from './status-bounds.ts';
+export { STATUS_BOUNDS, recordedAnnotation } from './status-bounds.ts';
 export { SENSITIVE } from './drift-status.ts';
 export { progressConditions } from './progress-conditions.ts';
 

@@ -395,7 +395,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       reason: 'Available',
       ...(allowed ? { message: allowed } : {}),
     });
-    return { kind: 'driftCheck' };
+    const { dueInMs } = observation;
+    return dueInMs === undefined
+      ? { kind: 'driftCheck' }
+      : { kind: 'driftCheck', dueInMs: Math.max(0, dueInMs) };
   }
 
   /** Observe: what Full would send, recorded by the kind's own update, goes into status; nothing is sent. */
@@ -493,7 +496,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     });
     const claimedBy = (id: string) => this.claims.recordedBy(resource, id);
     const owner = ownerOf(resource, this.options.kind.kind, this.cluster);
-    const context: ConnectContext<Cloud> = { cloud, references, secrets, claimedBy, owner };
+    const connectionSecret = () => this.connections?.current(resource)?.data;
+    const context: ConnectContext<Cloud> = { cloud, references, secrets, claimedBy, owner, connectionSecret };
     return this.options.kind.connect(resource, context);
   }
 

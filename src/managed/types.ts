@@ -51,6 +51,8 @@ export type Observation<Plan = unknown> =
        * Secret gets them after the cloud accepted them, never before.
        */
       connectionDetailsAfterUpdate?: ConnectionDetails;
+      /** In sync, but a step is due this much later (a rotated key's grace ending): looked at again by then. */
+      dueInMs?: number;
     };
 
 /** A create that may have made a cloud object whose id never reached status. */
@@ -145,6 +147,11 @@ export interface ConnectContext<Cloud> {
   claimedBy(id: string): string | undefined;
   /** Who this object is recorded as in the cloud: what `create` records, and what `observe` keeps. */
   owner: Owner;
+  /**
+   * The connection Secret's values as the operator's cache holds them (what every client of the Secret
+   * reads), for a kind that keeps there what only it knows (a key made for a rotation); undefined without one.
+   */
+  connectionSecret(): Readonly<Record<string, string>> | undefined;
 }
 
 /**
