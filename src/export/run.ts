@@ -9,6 +9,7 @@ import { ALERTING_KEYS, MANAGEMENT_KEYS } from '../operator/cloud-clients.ts';
 import { loadKubeAccess } from '../kube/kube-config.ts';
 import { kubeRequestJson } from '../kube/kube-http.ts';
 import { decodeSecretData } from '../kube/secret-data.ts';
+import { operatorSettingsFor } from '../operator/running-settings.ts';
 import type { ExportConfig } from './config.ts';
 import { readManagedBy, type ManagedBy } from './managed-in-cluster.ts';
 import { exportOrganization, type ExportResult, type Manifest } from './export.ts';
@@ -32,7 +33,7 @@ export async function runExport(
 ): Promise<number> {
   let credentials: Credentials;
   try {
-    credentials = await credentialsOf(config);
+    credentials = await credentialsOf(config, io.stderr);
   } catch (error) {
     io.stderr(`sluice export: ${(error as Error).message}`);
     return 1;
@@ -164,8 +165,8 @@ async function managedInCluster(
   }
 }
 
-async function credentialsOf(config: ExportConfig): Promise<Credentials> {
-  if (!config.credentialsSecret) {
+async function credentialsOf(config: ExportConfig, stderr: (line: string) => void): Promise<Credentials> {
+  if (config.organization) {
     return {
       organizationId: config.organization!,
       keyId: config.keyId!,
@@ -175,8 +176,14 @@ async function credentialsOf(config: ExportConfig): Promise<Credentials> {
       ...(config.alertsToken ? { alertsToken: config.alertsToken } : {}),
     };
   }
-  const { namespace, name } = config.credentialsSecret;
   const access = await loadKubeAccess(config.kubeconfig);
+  const { credentialsSecret } = await operatorSettingsFor(access, config, ['credentialsSecret'], stderr);
+  if (!credentialsSecret) {
+    throw new Error(
+      'no credentials: give --credentials-secret, or the key as flags (--organization, --key-id, --key-secret, --management-url) or SLUICE_* variables',
+    );
+  }
+  const { namespace, name } = credentialsSecret;
   const secret = await kubeRequestJson<{ data?: Record<string, string> }>(access, {
     path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`,
   }).catch((error: unknown) => {
