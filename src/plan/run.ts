@@ -10,7 +10,13 @@ import { CloudClients, type SecretRef } from '../operator/cloud-clients.ts';
 import { loadKubeAccess } from '../kube/kube-config.ts';
 import { closeKubeConnections } from '../kube/kube-http.ts';
 import { operatorSettingsFor, type SettingName } from '../operator/running-settings.ts';
-import { messageOf, type SecretReader, type SecretSnapshot, type ManagedObject } from '../managed/index.ts';
+import {
+  NAMESPACE_CREDENTIALS,
+  messageOf,
+  type SecretReader,
+  type SecretSnapshot,
+  type ManagedObject,
+} from '../managed/index.ts';
 import { ClusterReader, isForbidden } from './cluster.ts';
 import type { PlanConfig } from './config.ts';
 import { checkAdmission, type Submission } from './admission.ts';
@@ -186,7 +192,7 @@ async function readSecrets(
   for (const target of targets) {
     const kind = kindNamed(target.kind ?? '');
     const { namespace } = target.metadata;
-    if (target.spec.credentialsRef) want(namespace, target.spec.credentialsRef.name);
+    want(namespace, target.spec.credentialsRef?.name ?? NAMESPACE_CREDENTIALS);
     for (const use of kind?.secretReferences?.(target) ?? []) want(namespace, use.secretName);
     if (kind?.connectionSecret) want(namespace, kind.connectionSecret.name(target));
   }
