@@ -7,6 +7,9 @@ import { clusterSkipReason } from '../../../harness/testCluster.ts';
 import { CREDENTIALS_FINALIZER } from '../../../../src/runtime/credentials-usage.ts';
 import { condition, isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from '../support.ts';
 import { planInProcess } from '../plan-in-process.ts';
+import { ExportConfig } from '../../../../src/export/config.ts';
+import { runExport } from '../../../../src/export/run.ts';
+import { testKubeconfigPath } from '../../../harness/testCluster.ts';
 
 const DEFAULT = 'sluice-credentials';
 
@@ -120,5 +123,21 @@ describe.skipIf(clusterSkipReason())("a namespace's default credentials Secret",
     expect(code, `${stderr}\n${stdout}`).toBe(0);
     const { resources } = JSON.parse(stdout) as { resources: { name: string; action: string }[] };
     expect(resources).toEqual([expect.objectContaining({ name: 'orders', action: 'none' })]);
+  });
+
+  it('sluice export -n reads with the namespace default, and says so', async () => {
+    const lines: string[] = [];
+    const code = await runExport(
+      ExportConfig.parse({
+        kubeconfig: testKubeconfigPath(),
+        namespace: a.namespace,
+        kind: ['DatabaseService'],
+        includeManaged: true,
+        managementQuota: 'off',
+      }),
+      { stdout: () => undefined, stderr: (line) => lines.push(line) },
+    );
+    expect(code, lines.join('\n')).toBe(0);
+    expect(lines).toContain(`credentials: ${a.namespace}/${DEFAULT} (the namespace's default credentials)`);
   });
 });
