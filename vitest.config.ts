@@ -51,6 +51,10 @@ export default defineConfig({
           // One real kube-apiserver + etcd for the whole run; each file works in its own namespace.
           globalSetup: ['test/harness/globalSetup.ts'],
           maxWorkers: clusterWorkers,
+          // A test here is a chain of waits on state, each with its own bound and a message naming what did
+          // not happen; the test's own timeout only catches a hang. At 30 s a loaded machine (a fresh CI
+          // machine's first run) ended chains whose every step was within its bound, saying nothing useful.
+          testTimeout: 90_000,
           sequence: { groupOrder: 1 },
         },
       },

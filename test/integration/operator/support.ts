@@ -445,6 +445,7 @@ export async function crashDuringCreate(
   env: OperatorEnv,
   target: { kind: string; name: string; spec: Record<string, unknown> },
   create: { route: string; created: () => number; count: number },
+  restartFlags: Partial<OperatorFlags> = {},
 ): Promise<{ orphaned: SluiceObject; ready: SluiceObject }> {
   const objects = env.of<SluiceObject>(target.kind);
   await env.fault({ method: 'POST', route: create.route, phase: 'response', latencyMs: 60_000 });
@@ -465,7 +466,7 @@ export async function crashDuringCreate(
   const orphaned = (await objects.get(target.name))!;
   await env.fault();
   await env.clearCalls();
-  await env.startOperator();
+  await env.startOperator(restartFlags);
   const ready = await objects.waitFor(target.name, 'Ready after restart', isReadyWithId);
   return { orphaned, ready };
 }
@@ -479,9 +480,15 @@ export async function crashBesideLookAlike<T extends { id: string }>(
   env: OperatorEnv,
   target: { kind: string; name: string; spec: Record<string, unknown> },
   cloud: { route: string; named: () => T[]; foreignId: string },
+  restartFlags: Partial<OperatorFlags> = {},
 ): Promise<{ orphaned: SluiceObject; ready: SluiceObject; ours: T }> {
   const { route, named, foreignId } = cloud;
-  const crash = await crashDuringCreate(env, target, { route, created: () => named().length, count: 2 });
+  const crash = await crashDuringCreate(
+    env,
+    target,
+    { route, created: () => named().length, count: 2 },
+    restartFlags,
+  );
   const ours = named().find((o) => o.id !== foreignId)!;
   expect(crash.ready.status!.id).toBe(ours.id);
   expect(named()).toHaveLength(2);
