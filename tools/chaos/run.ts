@@ -248,7 +248,7 @@ export async function runChaos(scenario: ChaosScenario): Promise<ChaosResult> {
     const converged = () =>
       manifests.every((m) => removed.has(key(m)) || readyAt.has(key(m))) &&
       listed.every((item) => !removed.has(key({ kind: item.kind, name: item.metadata.name })));
-    let appliedAt: number | undefined;
+    let appliedAt: number | undefined = undefined;
     const polling = (async () => {
       // The time to converge counts from the last change: an apiserver restart on a loaded machine can take
       // most of a minute, during which nothing can converge.
