@@ -9,6 +9,8 @@ import { ALERTING_KEYS, MANAGEMENT_KEYS } from '../operator/cloud-clients.ts';
 import { loadKubeAccess } from '../kube/kube-config.ts';
 import { kubeRequestJson } from '../kube/kube-http.ts';
 import { decodeSecretData } from '../kube/secret-data.ts';
+import { NAMESPACE_CREDENTIALS } from '../managed/index.ts';
+import { operatorSettingsFor } from '../operator/running-settings.ts';
 import type { ExportConfig } from './config.ts';
 import { readManagedBy, type ManagedBy } from './managed-in-cluster.ts';
 import { exportOrganization, type ExportResult, type Manifest } from './export.ts';
@@ -32,7 +34,7 @@ export async function runExport(
 ): Promise<number> {
   let credentials: Credentials;
   try {
-    credentials = await credentialsOf(config);
+    credentials = await credentialsOf(config, io.stderr);
   } catch (error) {
     io.stderr(`sluice export: ${(error as Error).message}`);
     return 1;
@@ -164,8 +166,8 @@ async function managedInCluster(
   }
 }
 
-async function credentialsOf(config: ExportConfig): Promise<Credentials> {
-  if (!config.credentialsSecret) {
+async function credentialsOf(config: ExportConfig, stderr: (line: string) => void): Promise<Credentials> {
+  if (config.organization) {
     return {
       organizationId: config.organization!,
       keyId: config.keyId!,
@@ -175,11 +177,31 @@ async function credentialsOf(config: ExportConfig): Promise<Credentials> {
       ...(config.alertsToken ? { alertsToken: config.alertsToken } : {}),
     };
   }
-  const { namespace, name } = config.credentialsSecret;
   const access = await loadKubeAccess(config.kubeconfig);
-  const secret = await kubeRequestJson<{ data?: Record<string, string> }>(access, {
-    path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`,
-  }).catch((error: unknown) => {
+  const readSecret = (namespace: string, name: string) =>
+    kubeRequestJson<{ data?: Record<string, string> }>(access, {
+      path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`,
+    });
+  // What the exported objects (no credentialsRef) would use: the namespace's default first, as the operator.
+  const namespaceDefault =
+    !config.credentialsSecret && !config.credentialsRef && config.namespace
+      ? await readSecret(config.namespace, NAMESPACE_CREDENTIALS).catch(() => undefined)
+      : undefined;
+  if (namespaceDefault) {
+    stderr(`credentials: ${config.namespace}/${NAMESPACE_CREDENTIALS} (the namespace's default credentials)`);
+  }
+  const { credentialsSecret } = namespaceDefault
+    ? { credentialsSecret: { namespace: config.namespace!, name: NAMESPACE_CREDENTIALS } }
+    : await operatorSettingsFor(access, config, ['credentialsSecret'], stderr);
+  if (!credentialsSecret) {
+    throw new Error(
+      'no credentials: give --credentials-secret, or the key as flags (--organization, --key-id, --key-secret, --management-url) or SLUICE_* variables',
+    );
+  }
+  const { namespace, name } = credentialsSecret;
+  const secret = await (
+    namespaceDefault ? Promise.resolve(namespaceDefault) : readSecret(namespace, name)
+  ).catch((error: unknown) => {
     throw new Error(`cannot read Secret ${namespace}/${name}: ${(error as Error).message}`);
   });
   const data = decodeSecretData(secret.data ?? {});

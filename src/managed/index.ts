@@ -25,6 +25,9 @@ export { ANNOTATIONS, FINALIZER, OPERATOR_ANNOTATIONS, externalIdOf } from './an
 // Errors a kind throws: reported in the Synced condition with their reason, or as a wait.
 export { ReconcileError, Waiting, messageOf } from './errors.ts';
 
+// Which credentials Secret an object uses: its own, else its namespace's default.
+export { NAMESPACE_CREDENTIALS, credentialsSecretNameOf } from './managed-object.ts';
+
 // References to other sluice objects.
 export { NOT_READY_YET, onlyReference, referencedNames } from './references.ts';
 export type {

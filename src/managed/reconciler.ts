@@ -1,3 +1,4 @@
+import { credentialsSecretNameOf } from './managed-object.ts';
 import { pino, type Logger } from 'pino';
 import type { Priority } from '../base/priority.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
@@ -208,6 +209,12 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
     const external = await this.connect(resource, priority, references, secrets, writes);
     draft.beforeCloud = false;
+    const credentials = credentialsSecretNameOf(
+      resource,
+      (namespace, name) => this.options.secrets.get(namespace, name) !== undefined,
+    );
+    if (credentials) draft.status.credentialsSecret = credentials;
+    else delete draft.status.credentialsSecret;
     if (adopting && id) {
       // An id another cluster recorded is refused like one another object holds: no write, no reset.
       const recorded = await external.recordedOwner?.(resource, id);
