@@ -5,7 +5,7 @@ import { silentLogger } from '../../../src/cloud/http.ts';
 import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
 import { CloudClients } from '../../../src/operator/cloud-clients.ts';
 import type { RequestEvent } from '../../../src/cloud/hooks.ts';
-import type { SecretReader, ManagedObject } from '../../../src/managed/index.ts';
+import { NAMESPACE_CREDENTIALS, type SecretReader, type ManagedObject } from '../../../src/managed/index.ts';
 
 const resource: ManagedObject = {
   apiVersion: 'sluice.dev/v1alpha1',
@@ -26,11 +26,16 @@ function freshCredentials(managementUrl: string, alertsUrl: string): Record<stri
   };
 }
 
-/** A reader whose every Secret holds fresh credentials (only the keys `only` names, when given). */
+/**
+ * A reader whose every Secret holds fresh credentials (only the keys `only` names, when given), except a
+ * namespace's default credentials Secret, which no namespace here has.
+ */
 function fakeSecrets(only?: readonly string[]): SecretReader {
   const all = freshCredentials('http://127.0.0.1:1', 'http://127.0.0.1:1');
   const data = only ? Object.fromEntries(only.map((key) => [key, all[key]!])) : all;
-  return { get: () => ({ data, resourceVersion: '1' }) };
+  return {
+    get: (_namespace, name) => (name === NAMESPACE_CREDENTIALS ? undefined : { data, resourceVersion: '1' }),
+  };
 }
 
 describe('CloudClients', () => {
@@ -331,7 +336,8 @@ describe('CloudClients', () => {
         refusal(
           'OperatorCredentialsNotAllowed',
           "the operator's credentials may be used only in namespaces team-a, team-b " +
-            '(--operator-credentials-namespaces), not in team-c: set spec.credentialsRef to a Secret of this namespace',
+            '(--operator-credentials-namespaces), not in team-c: set spec.credentialsRef to a Secret of this namespace, ' +
+            'or create its default credentials Secret sluice-credentials',
         ),
       );
       expect((await clients.connectionFor(own('team-c'), 'poll')).management.quota).toBeDefined();
