@@ -153,6 +153,25 @@ export async function createNamespace(
   return namespace;
 }
 
+/** Secrets no sluice object uses, in the namespace the operator watches, before anything is measured. */
+export async function createUnrelatedSecrets(
+  cluster: Cluster,
+  namespace: string,
+  count: number,
+  kib: number,
+): Promise<void> {
+  const blob = Buffer.alloc(kib * 1024, 'unrelated ').toString('base64');
+  const names = Array.from({ length: count }, (_, i) => `unrelated-${i}`);
+  await pool(names, 4, (name) =>
+    cluster.kube('POST', `/api/v1/namespaces/${namespace}/secrets`, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace },
+      data: { blob },
+    }),
+  );
+}
+
 export interface StackOptions {
   /** The emulator's management API limit per key; `'off'` (the default) lifts the alerting limit as well. */
   rateLimit?: RateLimitOption;

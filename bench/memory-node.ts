@@ -19,6 +19,7 @@ import {
   benchObjects,
   clusterOf,
   createNamespace,
+  createUnrelatedSecrets,
   figure,
   printTable,
   ReadyTracker,
@@ -31,6 +32,9 @@ import {
 export interface NodeMemoryOptions {
   objects: number;
   mix?: Mix;
+  /** Secrets of `unrelatedSecretKib` KiB no object uses, made before the operator starts (its first list). */
+  unrelatedSecrets?: number;
+  unrelatedSecretKib?: number;
   /** Seconds to wait before idle and after all are Ready: V8 gives a burst's garbage back after about 30 s. */
   settleS?: number;
   timeoutS?: number;
@@ -39,6 +43,8 @@ export interface NodeMemoryOptions {
 
 export interface NodeMemoryResult {
   objects: number;
+  unrelatedSecrets: number;
+  unrelatedSecretKib: number;
   /** The container's memory limit (the chart's default), in bytes. */
   limit: number;
   idle: ContainerMemory;
@@ -61,6 +67,19 @@ export async function measureMemoryOnNode(
 ): Promise<NodeMemoryResult> {
   const settleMs = (opts.settleS ?? 60) * 1000;
   await chart.core.createNamespace({ body: { metadata: { name: RELEASE_NAMESPACE } } });
+  const unrelatedSecrets = opts.unrelatedSecrets ?? 0;
+  const unrelatedSecretKib = opts.unrelatedSecretKib ?? 1023;
+  if (unrelatedSecrets > 0) {
+    // A tenant's namespace full of Secrets sluice never uses, there before the pod's first list.
+    const cluster = clusterOf(chart.cp);
+    await createUnrelatedSecrets(
+      cluster,
+      await createNamespace(cluster, 'unrelated'),
+      unrelatedSecrets,
+      unrelatedSecretKib,
+    );
+    opts.log?.(`${unrelatedSecrets} unrelated Secrets of ${unrelatedSecretKib} KiB made`);
+  }
   chart.helm('install', {
     operator: { managementQuota: 'off', alertingQuota: 'off', logLevel: 'warn' },
   });
@@ -113,6 +132,8 @@ export async function measureMemoryOnNode(
     const oomKilled = status?.lastState?.terminated?.reason === 'OOMKilled' ? 1 : 0;
     return {
       objects: opts.objects,
+      unrelatedSecrets,
+      unrelatedSecretKib,
       limit: settled.limit,
       idle,
       peak,
@@ -128,7 +149,10 @@ export async function measureMemoryOnNode(
 
 /** The result as the benchmarks' figures (MiB). */
 export function nodeMemoryFigures(result: NodeMemoryResult): Figure[] {
-  const name = `memory (chart pod, ${result.objects} objects)`;
+  const beside = result.unrelatedSecrets
+    ? `, ${result.unrelatedSecrets} unrelated Secrets of ${result.unrelatedSecretKib} KiB`
+    : '';
+  const name = `memory (chart pod, ${result.objects} objects${beside})`;
   const mib = (bytes: number) => bytes / 1048576;
   const limit = mib(result.limit);
   return [
@@ -159,6 +183,8 @@ export async function mainOnNode(argv: string[]): Promise<void> {
       mix: { type: 'string', default: 'all' },
       'settle-s': { type: 'string', default: '60' },
       'timeout-s': { type: 'string', default: '1800' },
+      'unrelated-secrets': { type: 'string', default: '500' },
+      'unrelated-secret-kib': { type: 'string', default: '1023' },
     },
   });
   const started = Date.now();
@@ -171,6 +197,8 @@ export async function mainOnNode(argv: string[]): Promise<void> {
       mix: values.mix as Mix,
       settleS: Number(values['settle-s']),
       timeoutS: Number(values['timeout-s']),
+      unrelatedSecrets: Number(values['unrelated-secrets']),
+      unrelatedSecretKib: Number(values['unrelated-secret-kib']),
       log,
     });
     const figures = nodeMemoryFigures(result);

@@ -13,12 +13,12 @@ import {
   isMain,
   main,
   benchObjects,
-  pool,
   type Mix,
   ReadyTracker,
   sleep,
   startStack,
   type Benchmark,
+  createUnrelatedSecrets,
 } from './harness.ts';
 import { mainOnNode } from './memory-node.ts';
 
@@ -79,25 +79,6 @@ async function heapBreakdown(metricsPort: number): Promise<string> {
   return (
     `heap used ${mb('nodejs_heap_size_used_bytes')} of ${mb('nodejs_heap_size_total_bytes')} MB ` +
     `(${spaces}), external ${mb('nodejs_external_memory_bytes')} MB`
-  );
-}
-
-/** Secrets no sluice object uses, in the namespace the operator watches, before anything is measured. */
-async function createUnrelatedSecrets(
-  cluster: Parameters<Benchmark['run']>[0],
-  namespace: string,
-  count: number,
-  kib: number,
-): Promise<void> {
-  const blob = Buffer.alloc(kib * 1024, 'unrelated ').toString('base64');
-  const names = Array.from({ length: count }, (_, i) => `unrelated-${i}`);
-  await pool(names, 4, (name) =>
-    cluster.kube('POST', `/api/v1/namespaces/${namespace}/secrets`, {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name, namespace },
-      data: { blob },
-    }),
   );
 }
 
