@@ -11,7 +11,7 @@ import {
   type Owner,
 } from '../managed/index.ts';
 import type { ServiceScoped } from '../api/service-scoped.ts';
-import type { CloudApi, CloudConnection } from './cloud-connection.ts';
+import type { CloudApi, CloudConnection } from '../cloud-access/connection.ts';
 import { ignoreNotFound } from './cloud-calls.ts';
 import { OWNER_TAG } from './service-tags.ts';
 

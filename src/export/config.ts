@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { ObjectName } from '../api/common.ts';
-import { cloudAccessFields, FLAG_CREDENTIALS } from '../operator/cloud-access-config.ts';
+import { cloudAccessFields, FLAG_CREDENTIALS } from '../cloud-access/flags.ts';
 import type { FieldPolicy } from '../managed/index.ts';
 import { anyKindAccepts, POLICIES, type PolicyName } from './field-policy.ts';
 import { clusterName } from '../operator/config.ts';

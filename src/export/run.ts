@@ -5,7 +5,7 @@ import { AlertingClient } from '../cloud/alerting-client.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
 import { managementSpentNow, QuotaRegistry } from '../cloud/quota.ts';
 import { RequestTally } from '../cloud/request-tally.ts';
-import { ALERTING_KEYS, MANAGEMENT_KEYS } from '../operator/cloud-clients.ts';
+import { ALERTING_KEYS, MANAGEMENT_KEYS } from '../cloud-access/cloud-clients.ts';
 import { loadKubeAccess } from '../kube/kube-config.ts';
 import { kubeRequestJson } from '../kube/kube-http.ts';
 import { decodeSecretData } from '../kube/secret-data.ts';

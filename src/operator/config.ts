@@ -8,7 +8,7 @@ import {
 import { REAL_TIMINGS, scaleMs, timeScaleProblem } from '../base/timings.ts';
 import { parseBindAddress } from '../kube/health-and-metrics-servers.ts';
 import { CLUSTER_NAME, MAX_CLUSTER_NAME } from '../managed/index.ts';
-import { allowedHostProblem } from './api-hosts.ts';
+import { allowedHostProblem } from '../cloud-access/api-hosts.ts';
 
 /** A duration flag: refused with the accepted range when outside it, so no timer is ever armed with it. */
 const duration = (bounds: DurationBounds) =>

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { cloudAccessFields, FLAG_CREDENTIALS } from '../operator/cloud-access-config.ts';
+import { cloudAccessFields, FLAG_CREDENTIALS } from '../cloud-access/flags.ts';
 import { kebab } from '../command-line/flags.ts';
 import { clusterName, takeOverFrom } from '../operator/config.ts';
 

@@ -1,5 +1,5 @@
 import { isUnauthorized } from '../cloud/errors.ts';
-import type { CloudConnection } from '../controllers/cloud-connection.ts';
+import type { CloudConnection } from '../cloud-access/connection.ts';
 import { kindNamed } from '../kinds/index.ts';
 import { objectKey } from '../kube/cache.ts';
 import { mapConcurrently } from '../base/map-concurrently.ts';

@@ -12,7 +12,7 @@ import {
 } from '../../managed/index.ts';
 import { apiKeyCreateBody, apiKeyStatus, apiKeyUpdateBody, diffApiKey, observedSpec } from './mapping.ts';
 import { createdSince, ignoreNotFound } from '../../controllers/cloud-calls.ts';
-import type { CloudConnection } from '../../controllers/cloud-connection.ts';
+import type { CloudConnection } from '../../cloud-access/connection.ts';
 import type { SluiceKind } from '../../controllers/sluice-kind.ts';
 
 export const apiKeyKind: SluiceKind<ApiKey, ApiKeyUpdateBody> = {

@@ -26,7 +26,7 @@ import {
   Waiting,
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
-import type { CloudConnection } from '../../controllers/cloud-connection.ts';
+import type { CloudConnection } from '../../cloud-access/connection.ts';
 import { createdSince, ignoreNotFound, listedSince } from '../../controllers/cloud-calls.ts';
 import type { SluiceKind } from '../../controllers/sluice-kind.ts';
 import { ApiError } from '../../cloud/errors.ts';

@@ -13,7 +13,7 @@ import {
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { isCredentialField } from '../../base/credential-fields.ts';
-import type { CloudConnection } from '../../controllers/cloud-connection.ts';
+import type { CloudConnection } from '../../cloud-access/connection.ts';
 import { createdSince, deleteUntilGone, ignoreNotFound, listedSince } from '../../controllers/cloud-calls.ts';
 import {
   diffPipe,

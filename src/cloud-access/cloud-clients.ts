@@ -9,7 +9,7 @@ import { ManagementClient } from '../cloud/management-client.ts';
 import { CloudSnapshots } from '../cloud/key-snapshots.ts';
 import type { WriteRecorder } from '../base/recorded-writes.ts';
 import { QuotaRegistry, type Priority, type QuotaLimit, type QuotaStart } from '../cloud/quota.ts';
-import type { CloudApi, CloudConnection } from '../controllers/cloud-connection.ts';
+import type { CloudApi, CloudConnection } from './connection.ts';
 import { entryFor, hostRefusal, type AllowedHosts } from './api-hosts.ts';
 import {
   ReconcileError,

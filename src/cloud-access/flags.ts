@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { quota, secretRef } from './config.ts';
+import { quota, secretRef } from '../operator/config.ts';
 
 /** The config fields of `addCloudAccessOptions`' flags, for a command's schema to spread. */
 export const cloudAccessFields = {
