@@ -73,6 +73,22 @@ export default {
       to: { path: '^src/', pathNot: '^src/(base|cloud)/|^src/clock\\.ts$' },
     },
     {
+      name: 'cloud-access-below-the-commands',
+      comment:
+        'src/cloud-access turns credentials into clients for every command: it knows no command, no wiring and no kind.',
+      severity: 'error',
+      from: { path: '^src/cloud-access/' },
+      to: { path: '^src/(operator|plan|export|kinds|install|command-line|emulator)/|^src/cli\\.ts$' },
+    },
+    {
+      name: 'commands-not-through-the-operator',
+      comment:
+        "sluice plan and sluice export share the operator's reconciler and cloud access through the rooms beneath, never its wiring.",
+      severity: 'error',
+      from: { path: '^src/(plan|export)/' },
+      to: { path: '^src/operator/' },
+    },
+    {
       name: 'shared-below-kinds',
       comment: 'What the kinds share (api, controllers) serves every kind and names none of them.',
       severity: 'error',

@@ -12,6 +12,13 @@ import { QuotaRegistry, type Priority, type QuotaLimit, type QuotaStart } from '
 import type { CloudApi, CloudConnection } from './connection.ts';
 import { entryFor, hostRefusal, type AllowedHosts } from './api-hosts.ts';
 import {
+  alertingConfig,
+  CREDENTIAL_KEYS,
+  managementConfig,
+  missingKeys,
+  type CloudApiName,
+} from './credentials.ts';
+import {
   ReconcileError,
   deriveDigestKey,
   type DigestKey,
@@ -19,10 +26,6 @@ import {
   type ManagedObject,
 } from '../managed/index.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
-
-/** The keys of a credentials Secret (the operator's, or a resource's own via spec.credentialsRef). */
-export const MANAGEMENT_KEYS = ['organizationId', 'keyId', 'keySecret', 'managementUrl'] as const;
-export const ALERTING_KEYS = ['alertsUrl', 'alertsToken'] as const;
 
 export interface SecretRef {
   namespace: string;
@@ -275,7 +278,13 @@ export class CloudClients {
       alerting: this.hostRefusal(ref, data, 'alerting'),
     };
     const fingerprint = createHash('sha256')
-      .update(JSON.stringify([...MANAGEMENT_KEYS, ...ALERTING_KEYS].map((key) => data[key] ?? '')))
+      .update(
+        JSON.stringify(
+          Object.values(CREDENTIAL_KEYS)
+            .flat()
+            .map((key) => data[key] ?? ''),
+        ),
+      )
       .update(JSON.stringify(refusals))
       .digest('hex');
     const cached = this.cache.get(cacheKey);
@@ -300,8 +309,8 @@ export class CloudClients {
     // Each API gets its own budget; left unset, the client keeps the API's published limit.
     const withQuota = (quota: QuotaLimit | false | undefined): ClientOptions =>
       quota === undefined ? clientOptions : { ...clientOptions, quota };
-    const refused = (api: 'management' | 'alerting', keys: readonly string[]) => {
-      const missing = keys.filter((key) => !data[key]);
+    const refused = (api: CloudApiName) => {
+      const missing = missingKeys(data, api);
       if (missing.length > 0) {
         return new ReconcileError(
           'CredentialsMissing',
@@ -312,27 +321,16 @@ export class CloudClients {
       const refusal = refusals[api];
       return refusal ? new ReconcileError('ApiHostNotAllowed', refusal, RETRY_DELAYS.credentials) : undefined;
     };
-    const management = refused('management', MANAGEMENT_KEYS);
-    const alerting = refused('alerting', ALERTING_KEYS);
+    const management = refused('management');
+    const alerting = refused('alerting');
     const clients: Omit<CachedClients, 'snapshots'> = {
       fingerprint,
       management:
         management ??
-        new ManagementClient(
-          {
-            baseUrl: data.managementUrl!,
-            organizationId: data.organizationId!,
-            keyId: data.keyId!,
-            keySecret: data.keySecret!,
-          },
-          withQuota(quotas.management),
-        ).onBehalfOf(ref.namespace),
+        new ManagementClient(managementConfig(data), withQuota(quotas.management)).onBehalfOf(ref.namespace),
       alerting:
         alerting ??
-        new AlertingClient(
-          { baseUrl: data.alertsUrl!, token: data.alertsToken! },
-          withQuota(quotas.alerting),
-        ).onBehalfOf(ref.namespace),
+        new AlertingClient(alertingConfig(data), withQuota(quotas.alerting)).onBehalfOf(ref.namespace),
     };
     // The Secret's shared lists are made for its namespace; each resource's own calls for the resource's.
     const { onCloudChange } = this.options;

@@ -1,9 +1,8 @@
 import { z } from 'zod';
 import { ObjectName } from '../api/common.ts';
-import { cloudAccessFields, FLAG_CREDENTIALS } from '../cloud-access/flags.ts';
+import { cloudAccessFields, clusterName, FLAG_CREDENTIALS } from '../cloud-access/flags.ts';
 import type { FieldPolicy } from '../managed/index.ts';
 import { anyKindAccepts, POLICIES, type PolicyName } from './field-policy.ts';
-import { clusterName } from '../operator/config.ts';
 import { EXPORTED_KINDS, type ExportedKind } from './kinds.ts';
 
 const TAG_SELECTOR = /^tag:([^=]+)=(.*)$/;

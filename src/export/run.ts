@@ -5,22 +5,18 @@ import { AlertingClient } from '../cloud/alerting-client.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
 import { managementSpentNow, QuotaRegistry } from '../cloud/quota.ts';
 import { RequestTally } from '../cloud/request-tally.ts';
-import { ALERTING_KEYS, MANAGEMENT_KEYS } from '../cloud-access/cloud-clients.ts';
+import {
+  alertingConfig,
+  credentialsFromFlags,
+  managementConfig,
+  missingKeys,
+  readCredentialsSecret,
+  type CredentialData,
+} from '../cloud-access/credentials.ts';
 import { loadKubeAccess } from '../kube/kube-config.ts';
-import { kubeRequestJson } from '../kube/kube-http.ts';
-import { decodeSecretData } from '../kube/secret-data.ts';
 import type { ExportConfig } from './config.ts';
 import { readManagedBy, type ManagedBy } from './managed-in-cluster.ts';
 import { exportOrganization, type ExportResult, type Manifest } from './export.ts';
-
-interface Credentials {
-  organizationId: string;
-  keyId: string;
-  keySecret: string;
-  managementUrl: string;
-  alertsUrl?: string;
-  alertsToken?: string;
-}
 
 /** Runs `sluice export`: manifests to stdout or `--out-dir`, progress and the Secrets to create to stderr. */
 export async function runExport(
@@ -30,7 +26,7 @@ export async function runExport(
     stderr: (line) => process.stderr.write(`${line}\n`),
   },
 ): Promise<number> {
-  let credentials: Credentials;
+  let credentials: CredentialData;
   try {
     credentials = await credentialsOf(config);
   } catch (error) {
@@ -41,21 +37,14 @@ export async function runExport(
   const tally = new RequestTally();
   // The key is often the operator's, whose requests of the last window the server still counts.
   const shared = { quotaRegistry: new QuotaRegistry(undefined, managementSpentNow), hooks: tally.hooks };
-  const management = new ManagementClient(
-    {
-      baseUrl: credentials.managementUrl,
-      organizationId: credentials.organizationId,
-      keyId: credentials.keyId,
-      keySecret: credentials.keySecret,
-    },
-    { ...shared, quota: config.managementQuota },
-  );
+  const management = new ManagementClient(managementConfig(credentials), {
+    ...shared,
+    quota: config.managementQuota,
+  });
+  // Alerts are exported only with the alerting keys; without them the rest still is.
   const alerting =
-    credentials.alertsUrl && credentials.alertsToken
-      ? new AlertingClient(
-          { baseUrl: credentials.alertsUrl, token: credentials.alertsToken },
-          { ...shared, quota: config.alertingQuota },
-        )
+    missingKeys(credentials, 'alerting').length === 0
+      ? new AlertingClient(alertingConfig(credentials), { ...shared, quota: config.alertingQuota })
       : undefined;
   const started = Date.now();
   let result: ExportResult;
@@ -164,33 +153,15 @@ async function managedInCluster(
   }
 }
 
-async function credentialsOf(config: ExportConfig): Promise<Credentials> {
-  if (!config.credentialsSecret) {
-    return {
-      organizationId: config.organization!,
-      keyId: config.keyId!,
-      keySecret: config.keySecret!,
-      managementUrl: config.managementUrl!,
-      ...(config.alertsUrl ? { alertsUrl: config.alertsUrl } : {}),
-      ...(config.alertsToken ? { alertsToken: config.alertsToken } : {}),
-    };
+/** The key to export with: the `--credentials-secret`'s, else the flags'; the management API's keys are needed. */
+async function credentialsOf(config: ExportConfig): Promise<CredentialData> {
+  const ref = config.credentialsSecret;
+  const data = ref
+    ? await readCredentialsSecret(await loadKubeAccess(config.kubeconfig), ref)
+    : credentialsFromFlags(config);
+  const missing = missingKeys(data, 'management');
+  if (ref && missing.length > 0) {
+    throw new Error(`Secret ${ref.namespace}/${ref.name} has no key ${missing.join(', ')}`);
   }
-  const { namespace, name } = config.credentialsSecret;
-  const access = await loadKubeAccess(config.kubeconfig);
-  const secret = await kubeRequestJson<{ data?: Record<string, string> }>(access, {
-    path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`,
-  }).catch((error: unknown) => {
-    throw new Error(`cannot read Secret ${namespace}/${name}: ${(error as Error).message}`);
-  });
-  const data = decodeSecretData(secret.data ?? {});
-  const missing = MANAGEMENT_KEYS.filter((key) => !data[key]);
-  if (missing.length > 0) throw new Error(`Secret ${namespace}/${name} has no key ${missing.join(', ')}`);
-  const alerting = ALERTING_KEYS.every((key) => data[key]);
-  return {
-    organizationId: data.organizationId!,
-    keyId: data.keyId!,
-    keySecret: data.keySecret!,
-    managementUrl: data.managementUrl!,
-    ...(alerting ? { alertsUrl: data.alertsUrl!, alertsToken: data.alertsToken! } : {}),
-  };
+  return data;
 }

@@ -7,6 +7,7 @@ import type { SluiceKind } from '../controllers/sluice-kind.ts';
 import { KINDS, kindNamed } from '../kinds/index.ts';
 import { resolveClusterIdentity } from '../cloud-access/cluster-identity.ts';
 import { CloudClients, type SecretRef } from '../cloud-access/cloud-clients.ts';
+import { credentialsFromFlags } from '../cloud-access/credentials.ts';
 import { loadKubeAccess } from '../kube/kube-config.ts';
 import { closeKubeConnections } from '../kube/kube-http.ts';
 import { messageOf, type SecretReader, type SecretSnapshot, type ManagedObject } from '../managed/index.ts';
@@ -199,14 +200,7 @@ async function readSecrets(
   }
   if (!config.credentialsSecret && config.organization) {
     found.set(refKey(FLAG_CREDENTIALS), {
-      data: {
-        organizationId: config.organization,
-        keyId: config.keyId!,
-        keySecret: config.keySecret!,
-        managementUrl: config.managementUrl!,
-        ...(config.alertsUrl ? { alertsUrl: config.alertsUrl } : {}),
-        ...(config.alertsToken ? { alertsToken: config.alertsToken } : {}),
-      },
+      data: credentialsFromFlags(config) as Record<string, string>,
       resourceVersion: '',
     });
   }
