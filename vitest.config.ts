@@ -49,7 +49,7 @@ export default defineConfig({
             'test/integration/install/**/*.test.ts',
           ],
           // One real kube-apiserver + etcd for the whole run; each file works in its own namespace.
-          globalSetup: ['test/harness/globalSetup.ts'],
+          globalSetup: ['test/harness/global-setup.ts'],
           maxWorkers: clusterWorkers,
           sequence: { groupOrder: 1 },
         },

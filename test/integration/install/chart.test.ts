@@ -16,7 +16,7 @@ import {
   type Manifest,
 } from '../../../tools/cluster/install.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
-import { clusterSkipReason, testKubeConfig, testKubeconfigPath } from '../../harness/testCluster.ts';
+import { clusterSkipReason, testKubeConfig, testKubeconfigPath } from '../../harness/test-cluster.ts';
 import { dryRunOperatorPod, enforceRestricted } from './support.ts';
 
 /** Everything the chart can switch on, with non-default values for the rest. */

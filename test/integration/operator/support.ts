@@ -9,8 +9,8 @@ import { startEmulator, type Emulator, type EmulatorOptions } from '../../../src
 import { OperatorConfig, type OperatorFlags } from '../../../src/operator/config.ts';
 import { startOperator, type RunningOperator } from '../../../src/operator/run.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
-import { testKubeconfigPath } from '../../harness/testCluster.ts';
-import { spawnSluiceRun } from '../../../tools/cluster/operatorProcess.ts';
+import { testKubeconfigPath } from '../../harness/test-cluster.ts';
+import { spawnSluiceRun } from '../../../tools/cluster/operator-process.ts';
 import { suiteValue } from '../../support/suite-value.ts';
 import type { CallRecord } from '../../../src/emulator/call-log.ts';
 import { untilValue } from '../../support/wait.ts';

@@ -7,7 +7,7 @@ import { ExportConfig } from '../../../../src/export/config.ts';
 import { runExport } from '../../../../src/export/run.ts';
 import { MANAGEMENT_ROUTES } from '../../../../src/cloud/management-client.ts';
 import { kafkaPipe } from '../../../../tools/fixtures/pipe.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
 import { planDocuments } from '../plan-in-process.ts';
 import {
   condition,

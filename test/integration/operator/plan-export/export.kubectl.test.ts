@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ExportConfig } from '../../../../src/export/config.ts';
 import { runExport } from '../../../../src/export/run.ts';
 import { kubectlBin, run } from '../../../../tools/cluster/install.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
 import { CREDENTIALS_SECRET, useOperatorEnv } from '../support.ts';
 
 /** Strings a YAML 1.1 reader takes for a boolean, a date, a number or null when written plain. */

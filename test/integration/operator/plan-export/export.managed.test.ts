@@ -4,7 +4,7 @@ import { parseAllDocuments } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ExportConfig } from '../../../../src/export/config.ts';
 import { runExport } from '../../../../src/export/run.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
 import { untilValue } from '../../../support/wait.ts';
 import { condition, CREDENTIALS_SECRET, isReady, useOperatorEnv, writes } from '../support.ts';
 

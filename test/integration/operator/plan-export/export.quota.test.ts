@@ -6,7 +6,7 @@ import { ExportConfig } from '../../../../src/export/config.ts';
 import { runExport } from '../../../../src/export/run.ts';
 import { repoRoot } from '../../../../tools/cluster/assets.ts';
 import { kubectlApply } from '../../../../tools/cluster/install.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
 import {
   CREDENTIALS_SECRET,
   isReady,
