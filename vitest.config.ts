@@ -21,7 +21,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          // Pure code: no server, no child process, no network.
+          // Pure code: no child process, no network. Five files open a server on loopback, as fast as pure
+          // code: the fake kube API (`test/unit/kube/fake-kube-api.ts`) of the manager, kube-writer,
+          // reflector-fault and plan-admission tests, and the health and metrics servers' own test.
           include: ['test/unit/**/*.test.ts'],
           // No file leaves global state behind, so a worker keeps its modules from file to file instead of
           // importing zod, the schemas and the kinds again for each: a third of the time.

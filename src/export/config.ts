@@ -3,7 +3,10 @@ import { ObjectName } from '../api/common.ts';
 import { cloudAccessFields, clusterName, FLAG_CREDENTIALS } from '../cloud-access/flags.ts';
 import type { FieldPolicy } from '../managed/index.ts';
 import { anyKindAccepts, POLICIES, type PolicyName } from './field-policy.ts';
-import { EXPORTED_KINDS, type ExportedKind } from './kinds.ts';
+import { KIND_SCHEMAS } from '../kinds/schemas.ts';
+
+/** The kinds `sluice export` writes: every kind sluice serves. */
+const KIND_NAMES = KIND_SCHEMAS.map((schema) => schema.kind) as [string, ...string[]];
 
 const TAG_SELECTOR = /^tag:([^=]+)=(.*)$/;
 const FIELD_POLICY = new RegExp(`^(${POLICIES.join('|')})=(.+)$`);
@@ -12,7 +15,7 @@ const FIELD_POLICY = new RegExp(`^(${POLICIES.join('|')})=(.+)$`);
 export const ExportConfig = z
   .object({
     ...cloudAccessFields,
-    kind: z.array(z.enum(EXPORTED_KINDS)).optional(),
+    kind: z.array(z.enum(KIND_NAMES)).optional(),
     selector: z.array(z.string().regex(TAG_SELECTOR, { error: 'must be tag:<key>=<value>' })).optional(),
     output: z.enum(['yaml', 'json']).default('yaml'),
     outDir: z.string().optional(),
@@ -60,7 +63,7 @@ export const ExportConfig = z
   })
   .transform(({ kind, selector, fieldPolicy, ...config }) => ({
     ...config,
-    kinds: new Set<ExportedKind>(kind ?? EXPORTED_KINDS),
+    kinds: new Set<string>(kind ?? KIND_NAMES),
     ...(fieldPolicy ? { fieldPolicy: policyOf(fieldPolicy) } : {}),
     ...(selector
       ? {
