@@ -26,6 +26,7 @@ import {
   type ManagedObject,
 } from '../managed/index.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
+import { REASON } from '../base/reasons.ts';
 
 export interface SecretRef {
   namespace: string;
@@ -146,8 +147,8 @@ export class CloudClients {
     const data = this.options.secrets.get(ref.namespace, ref.name)?.data;
     const secret = data?.keySecret ?? data?.alertsToken;
     if (!secret) {
-      throw new ReconcileError(
-        'CredentialsMissing',
+      throw ReconcileError.terminal(
+        REASON.CredentialsMissing,
         `Secret ${ref.namespace}/${ref.name} ${data ? 'has no key keySecret or alertsToken' : 'not found'}`,
         RETRY_DELAYS.credentials,
       );
@@ -246,8 +247,8 @@ export class CloudClients {
     const { defaultSecret, defaultSecretNamespaces: namespaces } = this.options;
     const { namespace } = resource.metadata;
     if (defaultSecret && namespaces && !namespaces.includes(namespace)) {
-      throw new ReconcileError(
-        'OperatorCredentialsNotAllowed',
+      throw ReconcileError.terminal(
+        REASON.OperatorCredentialsNotAllowed,
         `the operator's credentials may be used only in namespaces ${namespaces.join(', ')} ` +
           `(--operator-credentials-namespaces), not in ${namespace}: set spec.credentialsRef to a Secret ` +
           `of this namespace`,
@@ -255,8 +256,8 @@ export class CloudClients {
       );
     }
     if (defaultSecret) return defaultSecret;
-    throw new ReconcileError(
-      'CredentialsMissing',
+    throw ReconcileError.terminal(
+      REASON.CredentialsMissing,
       `no credentials: set spec.credentialsRef or ${this.options.noCredentialsAdvice ?? 'start the operator with --credentials-secret'}`,
       RETRY_DELAYS.credentials,
     );
@@ -265,8 +266,8 @@ export class CloudClients {
   private clientsFor(ref: SecretRef): CachedClients {
     const data = this.options.secrets.get(ref.namespace, ref.name)?.data;
     if (!data) {
-      throw new ReconcileError(
-        'CredentialsMissing',
+      throw ReconcileError.terminal(
+        REASON.CredentialsMissing,
         `Secret ${ref.namespace}/${ref.name} not found`,
         RETRY_DELAYS.credentials,
       );
@@ -312,14 +313,16 @@ export class CloudClients {
     const refused = (api: CloudApiName) => {
       const missing = missingKeys(data, api);
       if (missing.length > 0) {
-        return new ReconcileError(
-          'CredentialsMissing',
+        return ReconcileError.terminal(
+          REASON.CredentialsMissing,
           `Secret ${cacheKey} has no key ${missing.join(', ')} (for the ${api} API)`,
           RETRY_DELAYS.credentials,
         );
       }
       const refusal = refusals[api];
-      return refusal ? new ReconcileError('ApiHostNotAllowed', refusal, RETRY_DELAYS.credentials) : undefined;
+      return refusal
+        ? ReconcileError.terminal(REASON.ApiHostNotAllowed, refusal, RETRY_DELAYS.credentials)
+        : undefined;
     };
     const management = refused('management');
     const alerting = refused('alerting');

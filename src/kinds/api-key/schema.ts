@@ -83,6 +83,18 @@ export interface ApiKey extends ManagedObject {
 }
 
 export const apiKeySchema = defineKind<ApiKey>({
+  // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
+  reasons: {
+    Expired: {
+      condition: 'Ready=False',
+      end: 'terminal',
+      kstatus: 'Failed',
+      argocd: 'Degraded',
+      means: "the key's `expireAt` has passed: it authenticates no more",
+    },
+    SecretNotWritable: { means: 'the credentials Secret cannot be written: no key is made' },
+    SecretConflict: { means: 'a Secret of that name belongs to something else' },
+  },
   policyFields: API_KEY_POLICY,
   kind: 'ApiKey',
   plural: 'apikeys',

@@ -46,6 +46,7 @@ import {
 
 type BackupsStatus = NonNullable<NonNullable<DatabaseService['status']>['backups']>;
 import { OWNER_TAG, UID_TAG } from '../../controllers/service-tags.ts';
+import { REASON } from '../../base/reasons.ts';
 
 export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
   ...databaseServiceSchema,
@@ -251,11 +252,11 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     if (!spec.restore || !source) return undefined;
     const label = `DatabaseService ${spec.restore.fromBackupOf}`;
     const original = await this.read(source.id);
-    if (!original) throw new Waiting('WaitingForReference', `${label} is not in the cloud (yet)`);
+    if (!original) throw new Waiting(REASON.WaitingForReference, `${label} is not in the cloud (yet)`);
     const mismatch = restoreMismatch(spec, original);
-    if (mismatch) throw new ReconcileError('InvalidReference', mismatch, RETRY_DELAYS.userAction);
+    if (mismatch) throw ReconcileError.terminal(REASON.InvalidReference, mismatch, RETRY_DELAYS.userAction);
     const latest = latestFinishedBackup(await this.cloud.snapshots.backups(source.id).all(0));
-    if (!latest) throw new Waiting('WaitingForReference', `${label} has no finished backup yet`);
+    if (!latest) throw new Waiting(REASON.WaitingForReference, `${label} has no finished backup yet`);
     return { id: latest.id, of: spec.restore.fromBackupOf, serviceId: source.id };
   }
 

@@ -665,6 +665,20 @@ const restoreSourceReference: ReferenceList<DatabaseService> = {
 };
 
 export const databaseServiceSchema = defineKind<DatabaseService>({
+  // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
+  reasons: {
+    Available: {
+      means:
+        'the service is in the desired state (running, or idle, or stopped when asked); with an adopted password unknown, the message says so',
+    },
+    Unavailable: { means: '`service is <state>` (provisioning, stopping, …)' },
+    AlreadyManaged: { means: "another DatabaseService holds this service's id (above)" },
+    WaitingForDependants: { means: '`deletionPolicy: Delete` while objects still reference it' },
+    InvalidReference: {
+      means:
+        '`spec.restore.fromBackupOf` names a DatabaseService of another region or provider; nothing is sent',
+    },
+  },
   policyFields: DATABASE_SERVICE_POLICY,
   kind: 'DatabaseService',
   plural: 'databaseservices',

@@ -492,6 +492,29 @@ export interface Pipe extends ManagedObject {
 }
 
 export const pipeSchema = defineKind<Pipe>({
+  // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
+  reasons: {
+    WaitingForReference: {
+      means: 'the service or a reverse private endpoint is not usable yet; the message names it',
+    },
+    CloudFailed: { means: 'the cloud reports the pipe `Failed` or `InternalError`' },
+    CannotRotate: {
+      condition: 'Synced=False',
+      end: 'terminal',
+      kstatus: 'Failed',
+      argocd: 'Degraded',
+      means: 'a connection string changed; the API cannot take it in place',
+    },
+    InvalidReference: { means: 'a referenced ReversePrivateEndpoint belongs to another service' },
+    DeleteBlocked: {
+      condition: 'Synced=False',
+      end: 'retry',
+      kstatus: 'InProgress',
+      argocd: 'Progressing',
+      means: "the pipe's service is stopped, so the cloud refuses the delete",
+    },
+    SecretMissing: { means: 'a `…SecretRef` Secret or key is missing' },
+  },
   policyFields: PIPE_POLICY,
   kind: 'Pipe',
   plural: 'pipes',

@@ -104,6 +104,11 @@ export interface QueryEndpoint extends ManagedObject {
 }
 
 export const queryEndpointSchema = defineKind<QueryEndpoint>({
+  // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
+  reasons: {
+    Conflict: { means: "another QueryEndpoint owns this service's endpoint, named here" },
+    WaitingForReference: { means: 'the service is not usable yet' },
+  },
   policyFields: QUERY_ENDPOINT_POLICY,
   kind: 'QueryEndpoint',
   plural: 'queryendpoints',
