@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ObjectName } from '../api/common.ts';
+import { ObjectName } from '../kinds/shared/common.ts';
 import { cloudAccessFields, clusterName, FLAG_CREDENTIALS } from '../cloud-access/flags.ts';
 import type { FieldPolicy } from '../managed/index.ts';
 import { anyKindAccepts, POLICIES, type PolicyName } from './field-policy.ts';

@@ -1,9 +1,9 @@
 import { parseOwnerRecord, ANNOTATIONS, type Owner, type FieldPolicy } from '../managed/index.ts';
 import { noteOwner } from '../kinds/alert/mapping.ts';
-import { OWNER_TAG } from '../controllers/service-tags.ts';
+import { OWNER_TAG } from '../kinds/shared/service-tags.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
-import { API_VERSION } from '../api/common.ts';
+import { API_VERSION } from '../kinds/shared/common.ts';
 import type { AlertingClient } from '../cloud/alerting-client.ts';
 import { isNotFound } from '../cloud/errors.ts';
 import type { ManagementClient } from '../cloud/management-client.ts';

@@ -1,5 +1,5 @@
 import { REASONS, type ReasonMeaning } from '../base/reasons.ts';
-import type { KindSchema } from '../api/kind-schema.ts';
+import type { KindSchema } from '../kinds/shared/kind-schema.ts';
 
 const BEGIN =
   "<!-- reasons: written by `npm run generate` from src/base/reasons.ts and the kinds' schemas -->";

@@ -4,9 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { GROUP } from '../api/common.ts';
-import { customResourceDefinition } from '../api/crd.ts';
-import type { KindSchema } from '../api/kind-schema.ts';
+import { GROUP } from '../kinds/shared/common.ts';
+import { customResourceDefinition } from '../kinds/shared/crd.ts';
+import type { KindSchema } from '../kinds/shared/kind-schema.ts';
 import { KIND_SCHEMAS } from '../kinds/schemas.ts';
 import { healthCasesOf } from './argocd-fixtures.ts';
 import { observeAdmissionPolicy } from './admission-policy.ts';

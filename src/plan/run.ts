@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { managementSpentNow } from '../cloud/quota.ts';
 import { RequestTally } from '../cloud/request-tally.ts';
 import { createCloudAgent } from '../cloud/transport.ts';
-import type { SluiceKind } from '../controllers/sluice-kind.ts';
+import type { SluiceKind } from '../kinds/shared/sluice-kind.ts';
 import { KINDS, kindNamed } from '../kinds/index.ts';
 import { resolveClusterIdentity } from '../cloud-access/cluster-identity.ts';
 import { CloudClients, type SecretRef } from '../cloud-access/cloud-clients.ts';

@@ -11,9 +11,9 @@ import {
   type Observation,
 } from '../../managed/index.ts';
 import { apiKeyCreateBody, apiKeyStatus, apiKeyUpdateBody, diffApiKey, observedSpec } from './mapping.ts';
-import { createdSince, ignoreNotFound } from '../../controllers/cloud-calls.ts';
+import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
-import type { SluiceKind } from '../../controllers/sluice-kind.ts';
+import type { SluiceKind } from '../shared/sluice-kind.ts';
 
 export const apiKeyKind: SluiceKind<ApiKey, ApiKeyUpdateBody> = {
   ...apiKeySchema,

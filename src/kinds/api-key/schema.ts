@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import type { ManagedObject, ReferenceList } from '../../managed/index.ts';
 import { API_KEY_ROLES } from '../../cloud/schemas/api-key.ts';
-import { LocalObjectReference, managedSpecFields, managedStatusFields } from '../../api/common.ts';
-import { defineKind } from '../../api/kind-schema.ts';
-import { fieldPolicySchema, policyFields } from '../../api/field-policy.ts';
-import { withRules } from '../../api/meta.ts';
+import { LocalObjectReference, managedSpecFields, managedStatusFields } from '../shared/common.ts';
+import { defineKind } from '../shared/kind-schema.ts';
+import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
+import { withRules } from '../shared/meta.ts';
 import { IpAccessEntry } from '../database-service/schema.ts';
 
 // The spec is the key create body of the management API under the same names, plus the Secret sluice keeps

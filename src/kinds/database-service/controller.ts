@@ -1,4 +1,4 @@
-import { renderTemplate } from '../../api/connection-template.ts';
+import { renderTemplate } from '../shared/connection-template.ts';
 import {
   DATABASE_SERVICE_POLICY,
   databaseServiceSchema,
@@ -27,8 +27,8 @@ import {
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
-import { createdSince, ignoreNotFound, listedSince } from '../../controllers/cloud-calls.ts';
-import type { SluiceKind } from '../../controllers/sluice-kind.ts';
+import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
+import type { SluiceKind } from '../shared/sluice-kind.ts';
 import { ApiError } from '../../cloud/errors.ts';
 import {
   availability,
@@ -45,7 +45,7 @@ import {
 } from './mapping.ts';
 
 type BackupsStatus = NonNullable<NonNullable<DatabaseService['status']>['backups']>;
-import { OWNER_TAG, UID_TAG } from '../../controllers/service-tags.ts';
+import { OWNER_TAG, UID_TAG } from '../shared/service-tags.ts';
 import { REASON } from '../../base/reasons.ts';
 
 export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {

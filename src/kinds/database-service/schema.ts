@@ -34,8 +34,8 @@ import {
   managedStatusFields,
   ObjectName,
   secretRecordStatusFields,
-} from '../../api/common.ts';
-import { defineKind } from '../../api/kind-schema.ts';
+} from '../shared/common.ts';
+import { defineKind } from '../shared/kind-schema.ts';
 import {
   MAX_TEMPLATE_KEYS,
   MAX_TEMPLATE_LENGTH,
@@ -43,9 +43,9 @@ import {
   TEMPLATE_KEY_RULE,
   templateKeyProblem,
   TEMPLATE_RULES,
-} from '../../api/connection-template.ts';
-import { fieldPolicySchema, policyFields } from '../../api/field-policy.ts';
-import { immutable, withRules } from '../../api/meta.ts';
+} from '../shared/connection-template.ts';
+import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
+import { immutable, withRules } from '../shared/meta.ts';
 
 /**
  * A value not yet in `status.passwordReset` asks for a new password once; an adopted service's password is

@@ -14,7 +14,7 @@ import {
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { isCredentialField } from '../../base/credential-fields.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
-import { createdSince, deleteUntilGone, ignoreNotFound, listedSince } from '../../controllers/cloud-calls.ts';
+import { createdSince, deleteUntilGone, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
 import {
   diffPipe,
   kafkaEndpointIds,
@@ -34,8 +34,8 @@ import {
   ServiceNotRunning,
   ServiceScopedClient,
   serviceListRead,
-} from '../../controllers/service-reference.ts';
-import type { SluiceKind } from '../../controllers/sluice-kind.ts';
+} from '../shared/service-reference.ts';
+import type { SluiceKind } from '../shared/sluice-kind.ts';
 import { REASON } from '../../base/reasons.ts';
 
 export const pipeKind: SluiceKind<Pipe, PipePlan> = {

@@ -13,10 +13,10 @@ import {
   type Observation,
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
-import { deleteUntilGone, ignoreNotFound } from '../../controllers/cloud-calls.ts';
+import { deleteUntilGone, ignoreNotFound } from '../shared/cloud-calls.ts';
 import { endpointStatusOf, rpeAvailability, rpeCreateBody, rpeDifferences } from './mapping.ts';
-import { ServiceScopedClient, serviceListRead } from '../../controllers/service-reference.ts';
-import type { SluiceKind } from '../../controllers/sluice-kind.ts';
+import { ServiceScopedClient, serviceListRead } from '../shared/service-reference.ts';
+import type { SluiceKind } from '../shared/sluice-kind.ts';
 import { REASON } from '../../base/reasons.ts';
 
 export const reversePrivateEndpointKind: SluiceKind<ReversePrivateEndpoint, undefined> = {

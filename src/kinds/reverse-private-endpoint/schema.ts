@@ -6,17 +6,17 @@ import {
   RPE_STATUSES,
   RPE_TYPES,
 } from '../../cloud/schemas/reverse-private-endpoint.ts';
-import { managedSpecFields } from '../../api/common.ts';
-import { defineKind } from '../../api/kind-schema.ts';
-import { fieldPolicySchema, policyFields } from '../../api/field-policy.ts';
-import { immutable, withRules, type CelRule } from '../../api/meta.ts';
+import { managedSpecFields } from '../shared/common.ts';
+import { defineKind } from '../shared/kind-schema.ts';
+import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
+import { immutable, withRules, type CelRule } from '../shared/meta.ts';
 import {
   SERVICE_COLUMN,
   serviceFields,
   serviceReference,
   serviceRules,
   serviceScopedStatusFields,
-} from '../../api/service-scoped.ts';
+} from '../shared/service-scoped.ts';
 
 // The spec is the endpoint creation body of the management API under the same names. The API has no update,
 // so every cloud field is fixed at creation.

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GROUP } from '../../../src/api/common.ts';
+import { GROUP } from '../../../src/kinds/shared/common.ts';
 import { KINDS } from '../../../src/kinds/index.ts';
 import {
   chartDir,

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_VERSION } from '../../../src/api/common.ts';
+import { API_VERSION } from '../../../src/kinds/shared/common.ts';
 import { startEmulator, type Emulator } from '../../../src/emulator/server.ts';
 import { startControlPlane, type ControlPlane } from '../../../tools/cluster/control-plane.ts';
 import {

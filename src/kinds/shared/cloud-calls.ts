@@ -1,7 +1,7 @@
-import { ApiError } from '../cloud/errors.ts';
-import { ANNOTATIONS, ReconcileError, type LostCreate } from '../managed/index.ts';
-import { RETRY_DELAYS } from '../base/retry-delays.ts';
-import { REASON } from '../base/reasons.ts';
+import { ApiError } from '../../cloud/errors.ts';
+import { ANNOTATIONS, ReconcileError, type LostCreate } from '../../managed/index.ts';
+import { RETRY_DELAYS } from '../../base/retry-delays.ts';
+import { REASON } from '../../base/reasons.ts';
 
 /** The call's answer, or undefined when the cloud says the object does not exist (404). */
 export async function ignoreNotFound<T>(call: Promise<T>): Promise<T | undefined> {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import type { PolicyFields, DeletionPolicy, ManagedKind, ManagedObject } from '../managed/index.ts';
-import type { ReasonMeaning } from '../base/reasons.ts';
+import type { PolicyFields, DeletionPolicy, ManagedKind, ManagedObject } from '../../managed/index.ts';
+import type { ReasonMeaning } from '../../base/reasons.ts';
 import { GROUP, VERSION } from './common.ts';
 
 export interface PrinterColumn {
