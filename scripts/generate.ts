@@ -4,7 +4,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
-import { renderCrdFiles } from '../src/api/render.ts';
+import { renderCrdFiles } from '../src/kinds/shared/render.ts';
 import { renderInstallFiles } from '../src/install/render.ts';
 import { reasonTables, withReasonTable } from '../src/install/reasons-doc.ts';
 import { KIND_SCHEMAS } from '../src/kinds/schemas.ts';
