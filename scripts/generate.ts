@@ -1,7 +1,7 @@
 // Writes crds/<plural>.sluice.dev.yaml from the kinds' zod schemas (src/kinds), and from the same kind registry the
 // chart's CRD and RBAC templates, the kustomize base's CRDs and RBAC and the Argo CD health checks
 // (src/install). The CRD and install tests fail when they are stale.
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { format, resolveConfig } from 'prettier';
 import { renderCrdFiles } from '../src/kinds/shared/render.ts';
@@ -34,6 +34,8 @@ console.log(`wrote ${files.length} install files (charts/sluice, deploy/generate
 // The reasons each kind's page lists, from the one table of reasons and the kinds' own (a test fails when stale).
 for (const { path, table } of reasonTables(KIND_SCHEMAS)) {
   const file = join(root, path);
+  if (!existsSync(file))
+    throw new Error(`${path}: a kind with reasons of its own needs its page, with the reasons markers`);
   const page = withReasonTable(path, readFileSync(file, 'utf8'), table);
   writeFileSync(file, await format(page, { ...(await resolveConfig(file)), filepath: file }));
 }
