@@ -53,6 +53,10 @@ export default defineConfig({
           // One real kube-apiserver + etcd for the whole run; each file works in its own namespace.
           globalSetup: ['test/harness/global-setup.ts'],
           maxWorkers: clusterWorkers,
+          // A test here is a chain of waits on state, each with its own bound and a message naming what did
+          // not happen; the test's own timeout only catches a hang. At 30 s a loaded machine (a fresh CI
+          // machine's first run) ended chains whose every step was within its bound, saying nothing useful.
+          testTimeout: 90_000,
           sequence: { groupOrder: 1 },
         },
       },
@@ -62,7 +66,10 @@ export default defineConfig({
           name: 'node',
           // Its own control plane with one real node (containerd, kubelet, kube-proxy; root only).
           include: ['test/integration/node/**/*.test.ts'],
-          // One node cluster per machine (a lock): its files run one after the other.
+          // One node cluster per machine (a lock): its files run one after the other. vitest runs a project
+          // without file parallelism as a group of its own after the others, so it does not overlap the
+          // cluster files although it mostly waits on its kubelet: in their group it would have to take their
+          // worker count, and node files waiting for the lock would hold worker slots the cluster files need.
           fileParallelism: false,
         },
       },

@@ -40,6 +40,11 @@ export const REAL_TIMINGS = {
   renewDeadlineMs: 10_000,
   /** Between attempts to acquire or renew the lease. */
   leaseRetryPeriodMs: 2_000,
+  /**
+   * How long an ApiKey's previous key keeps working once its Secret holds the rotated one (the default of
+   * `spec.rotation.gracePeriod`): a Secret mounted in a pod reaches it within about two minutes.
+   */
+  apiKeyRotationGraceMs: 10 * 60_000,
   /** The emulator: how long each state-machine step of a cloud object takes. */
   transitionMs: 2_000,
 } as const;

@@ -19,7 +19,9 @@ import {
   type CloudApiName,
 } from './credentials.ts';
 import {
+  NAMESPACE_CREDENTIALS,
   ReconcileError,
+  credentialsSecretNameOf,
   deriveDigestKey,
   type DigestKey,
   type SecretReader,
@@ -75,8 +77,13 @@ export class CloudClients {
     private readonly options: {
       /** The operator's Secret cache: credentials are read from the watch, not per reconcile. */
       secrets: SecretReader;
-      /** `--credentials-secret`: used by resources without spec.credentialsRef. */
+      /** `--credentials-secret`: used by resources without spec.credentialsRef nor a namespace default. */
       defaultSecret?: SecretRef;
+      /**
+       * Whether a Secret exists (default: its data is in `secrets`): a namespace's default credentials Secret
+       * (`sluice-credentials`) is used while it exists, even before its data is read.
+       */
+      secretExists?(namespace: string, name: string): boolean;
       /** How to give credentials when a resource has none: the command's own flags (default: the operator's). */
       noCredentialsAdvice?: string;
       /** `--operator-credentials-namespaces`: the only namespaces whose resources may use `defaultSecret`. */
@@ -242,23 +249,24 @@ export class CloudClients {
   }
 
   private secretRefOf(resource: ManagedObject): SecretRef {
-    const own = resource.spec.credentialsRef?.name;
-    if (own) return { namespace: resource.metadata.namespace, name: own };
-    const { defaultSecret, defaultSecretNamespaces: namespaces } = this.options;
+    const { secrets, secretExists = (ns, name) => secrets.get(ns, name) !== undefined } = this.options;
     const { namespace } = resource.metadata;
+    const own = credentialsSecretNameOf(resource, secretExists);
+    if (own) return { namespace, name: own };
+    const { defaultSecret, defaultSecretNamespaces: namespaces } = this.options;
     if (defaultSecret && namespaces && !namespaces.includes(namespace)) {
       throw ReconcileError.terminal(
         REASON.OperatorCredentialsNotAllowed,
         `the operator's credentials may be used only in namespaces ${namespaces.join(', ')} ` +
           `(--operator-credentials-namespaces), not in ${namespace}: set spec.credentialsRef to a Secret ` +
-          `of this namespace`,
+          `of this namespace, or create its default credentials Secret ${NAMESPACE_CREDENTIALS}`,
         RETRY_DELAYS.credentials,
       );
     }
     if (defaultSecret) return defaultSecret;
     throw ReconcileError.terminal(
       REASON.CredentialsMissing,
-      `no credentials: set spec.credentialsRef or ${this.options.noCredentialsAdvice ?? 'start the operator with --credentials-secret'}`,
+      `no credentials: set spec.credentialsRef, create the namespace's Secret ${NAMESPACE_CREDENTIALS}, or ${this.options.noCredentialsAdvice ?? 'start the operator with --credentials-secret'}`,
       RETRY_DELAYS.credentials,
     );
   }

@@ -61,7 +61,8 @@ export function exportCommand(): Command {
       'export with spec.managementPolicy: Observe: sluice then only reads what it adopts until you switch to Full',
     );
   return addCloudAccessOptions(command, {
-    credentialsSecret: 'Secret with the cloud credentials (the keys the operator reads)',
+    credentialsSecret:
+      "Secret with the cloud credentials (default: the running operator's, read from its Deployment's arguments)",
     organization: 'organization id, without --credentials-secret',
     keyId: 'management API key id',
     alertsUrl: 'alerting API URL (alerts are exported only with a token)',

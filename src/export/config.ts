@@ -4,6 +4,7 @@ import { cloudAccessFields, clusterName, FLAG_CREDENTIALS } from '../cloud-acces
 import type { FieldPolicy } from '../managed/index.ts';
 import { anyKindAccepts, POLICIES, type PolicyName } from './field-policy.ts';
 import { KIND_SCHEMAS } from '../kinds/schemas.ts';
+import { kebab } from '../command-line/flags.ts';
 
 /** The kinds `sluice export` writes: every kind sluice serves. */
 const KIND_NAMES = KIND_SCHEMAS.map((schema) => schema.kind) as [string, ...string[]];
@@ -49,15 +50,11 @@ export const ExportConfig = z
         });
       }
     }
-    if (!config.credentialsSecret) {
-      for (const field of FLAG_CREDENTIALS) {
-        if (!config[field]) {
-          ctx.addIssue({
-            code: 'custom',
-            path: [field],
-            message: 'is required without --credentials-secret',
-          });
-        }
+    // No credentials flag at all: the running operator's credentials Secret is read from the cluster.
+    const given = FLAG_CREDENTIALS.filter((field) => config[field] !== undefined);
+    if (!config.credentialsSecret && given.length > 0) {
+      for (const field of FLAG_CREDENTIALS.filter((f) => config[f] === undefined)) {
+        ctx.addIssue({ code: 'custom', path: [field], message: `is required with --${kebab(given[0]!)}` });
       }
     }
   })

@@ -5,7 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
 import { API_VERSION } from '../kinds/shared/common.ts';
 import type { AlertingClient } from '../cloud/alerting-client.ts';
-import { isNotFound } from '../cloud/errors.ts';
+import { ApiError, isNotFound } from '../cloud/errors.ts';
 import type { ManagementClient } from '../cloud/management-client.ts';
 import type { Alert } from '../cloud/schemas/alert.ts';
 import { describeIssue } from '../cloud/schemas/issues.ts';
@@ -14,7 +14,7 @@ import type { QueryEndpoint } from '../cloud/schemas/query-endpoint.ts';
 import type { ReversePrivateEndpoint } from '../cloud/schemas/reverse-private-endpoint.ts';
 import type { Service } from '../cloud/schemas/service.ts';
 import { exportAlert } from '../kinds/alert/mapping.ts';
-import { exportService } from '../kinds/database-service/mapping.ts';
+import { exportService, type ExportedSurroundings } from '../kinds/database-service/mapping.ts';
 import { exportPipe, type ExportedSecret } from '../kinds/pipe/mapping.ts';
 import { exportQueryEndpoint } from '../kinds/query-endpoint/mapping.ts';
 import { CREDENTIALS_KEYS, exportApiKey } from '../kinds/api-key/mapping.ts';
@@ -106,6 +106,8 @@ interface ServiceContents {
   pipes: Pipe[];
   endpoints: ReversePrivateEndpoint[];
   queryEndpoint?: QueryEndpoint;
+  /** Its backup configuration, scaling schedule and upgrade window, read when services are exported. */
+  around?: ExportedSurroundings;
 }
 
 type Mapped = { spec: Record<string, unknown> } | { unexpressible: string };
@@ -183,11 +185,14 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
     return emit(kind, name, cloudName, id, map(name)) ? name : undefined;
   };
 
-  const scoped = kinds.has('Pipe') || kinds.has('ReversePrivateEndpoint') || kinds.has('QueryEndpoint');
-  const services =
-    kinds.has('DatabaseService') || scoped
-      ? await call(options.management.listServices(options.tags ? { tags: options.tags } : {}))
-      : [];
+  const scoped =
+    kinds.has('DatabaseService') ||
+    kinds.has('Pipe') ||
+    kinds.has('ReversePrivateEndpoint') ||
+    kinds.has('QueryEndpoint');
+  const services = scoped
+    ? await call(options.management.listServices(options.tags ? { tags: options.tags } : {}))
+    : [];
   if (options.ownedBy !== undefined) {
     const owned = services.filter((service) => {
       const record = parseOwnerRecord(service.tags?.find((t) => t.key === OWNER_TAG)?.value);
@@ -199,13 +204,11 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
   }
   services.sort(byNameThenId((s) => s.name));
   progress(`listed ${services.length} service${services.length === 1 ? '' : 's'}`);
-  const contents = scoped
-    ? await readServices(options, services, (request) => call(request), progress)
-    : services.map((service): ServiceContents => ({ service, pipes: [], endpoints: [] }));
+  const contents = await readServices(options, services, (request) => call(request), progress);
 
-  for (const { service, pipes, endpoints, queryEndpoint } of contents) {
+  for (const { service, pipes, endpoints, queryEndpoint, around } of contents) {
     const serviceName = kinds.has('DatabaseService')
-      ? named('DatabaseService', service.name, service.id, 'service', () => exportService(service))
+      ? named('DatabaseService', service.name, service.id, 'service', () => exportService(service, around))
       : undefined;
     // A service left out (or not exported) is named by id: its manifest is not among these.
     const owner = serviceName ? { serviceRef: { name: serviceName } } : { serviceId: service.id };
@@ -299,7 +302,10 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
   return result;
 }
 
-/** Reads each service's pipes, reverse private endpoints and query endpoint, a few services at a time. */
+/**
+ * Reads each service's pipes, reverse private endpoints and query endpoint, and for a service to export its
+ * backup configuration, scaling schedule and upgrade window, a few services at a time.
+ */
 async function readServices(
   options: ExportOptions,
   services: readonly Service[],
@@ -311,7 +317,7 @@ async function readServices(
     services,
     options.concurrency ?? 4,
     async (service): Promise<ServiceContents> => {
-      const [pipes, endpoints, queryEndpoint] = await Promise.all([
+      const [pipes, endpoints, queryEndpoint, around] = await Promise.all([
         kinds.has('Pipe') ? call(management.listPipes(service.id)) : [],
         kinds.has('Pipe') || kinds.has('ReversePrivateEndpoint')
           ? call(management.listReversePrivateEndpoints(service.id))
@@ -322,10 +328,19 @@ async function readServices(
               throw error;
             })
           : undefined,
+        kinds.has('DatabaseService') && !options.managedBy?.('DatabaseService', service.id)
+          ? readSurroundings(management, service.id, call)
+          : undefined,
       ]);
       pipes.sort(byNameThenId((p) => p.name));
       endpoints.sort(byNameThenId((e) => e.description ?? ''));
-      return { service, pipes, endpoints, ...(queryEndpoint ? { queryEndpoint } : {}) };
+      return {
+        service,
+        pipes,
+        endpoints,
+        ...(queryEndpoint ? { queryEndpoint } : {}),
+        ...(around ? { around } : {}),
+      };
     },
     ({ service, pipes, endpoints, queryEndpoint }, _service, done) => {
       const parts = [
@@ -336,6 +351,31 @@ async function readServices(
       progress(`[${done}/${services.length}] ${JSON.stringify(service.name)}: ${parts.join(', ')}`);
     },
   );
+}
+
+/**
+ * A service's backup configuration, scaling schedule and upgrade window. What the service does not have (404)
+ * or the organization cannot use (403: no scheduled scaling or upgrades) is absent: nothing for a spec to say.
+ */
+async function readSurroundings(
+  management: ManagementClient,
+  serviceId: string,
+  call: <T>(request: Promise<T>) => Promise<T>,
+): Promise<ExportedSurroundings> {
+  const absent = (error: unknown) => {
+    if (isNotFound(error) || (error instanceof ApiError && error.status === 403)) return undefined;
+    throw error;
+  };
+  const [backupConfiguration, scalingSchedule, upgradeWindow] = await Promise.all([
+    call(management.getBackupConfiguration(serviceId)).catch(absent),
+    call(management.getScalingSchedule(serviceId)).catch(absent),
+    call(management.getUpgradeWindow(serviceId)).catch(absent),
+  ]);
+  return {
+    ...(backupConfiguration ? { backupConfiguration } : {}),
+    ...(scalingSchedule ? { scalingSchedule } : {}),
+    ...(upgradeWindow ? { upgradeWindow } : {}),
+  };
 }
 
 /**

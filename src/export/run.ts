@@ -14,6 +14,8 @@ import {
   type CredentialData,
 } from '../cloud-access/credentials.ts';
 import { loadKubeAccess } from '../kube/kube-config.ts';
+import { NAMESPACE_CREDENTIALS } from '../managed/index.ts';
+import { operatorSettingsFor } from '../operator/running-settings.ts';
 import type { ExportConfig } from './config.ts';
 import { readManagedBy, type ManagedBy } from './managed-in-cluster.ts';
 import { exportOrganization, type ExportResult, type Manifest } from './export.ts';
@@ -28,7 +30,7 @@ export async function runExport(
 ): Promise<number> {
   let credentials: CredentialData;
   try {
-    credentials = await credentialsOf(config);
+    credentials = await credentialsOf(config, io.stderr);
   } catch (error) {
     io.stderr(`sluice export: ${(error as Error).message}`);
     return 1;
@@ -153,15 +155,35 @@ async function managedInCluster(
   }
 }
 
-/** The key to export with: the `--credentials-secret`'s, else the flags'; the management API's keys are needed. */
-async function credentialsOf(config: ExportConfig): Promise<CredentialData> {
-  const ref = config.credentialsSecret;
-  const data = ref
-    ? await readCredentialsSecret(await loadKubeAccess(config.kubeconfig), ref)
-    : credentialsFromFlags(config);
-  const missing = missingKeys(data, 'management');
-  if (ref && missing.length > 0) {
-    throw new Error(`Secret ${ref.namespace}/${ref.name} has no key ${missing.join(', ')}`);
+/**
+ * The key to export with: the flags', else the namespace's default credentials Secret (what the exported
+ * objects, without credentialsRef, would use), else `--credentials-secret` or the running operator's.
+ */
+async function credentialsOf(config: ExportConfig, stderr: (line: string) => void): Promise<CredentialData> {
+  if (config.organization) return credentialsFromFlags(config);
+  const access = await loadKubeAccess(config.kubeconfig);
+  // What the exported objects (no credentialsRef) would use: the namespace's default first, as the operator.
+  const namespaceDefault =
+    !config.credentialsSecret && !config.credentialsRef && config.namespace
+      ? await readCredentialsSecret(access, {
+          namespace: config.namespace,
+          name: NAMESPACE_CREDENTIALS,
+        }).catch(() => undefined)
+      : undefined;
+  if (namespaceDefault) {
+    stderr(`credentials: ${config.namespace}/${NAMESPACE_CREDENTIALS} (the namespace's default credentials)`);
   }
+  const { credentialsSecret } = namespaceDefault
+    ? { credentialsSecret: { namespace: config.namespace!, name: NAMESPACE_CREDENTIALS } }
+    : await operatorSettingsFor(access, config, ['credentialsSecret'], stderr);
+  if (!credentialsSecret) {
+    throw new Error(
+      'no credentials: give --credentials-secret, or the key as flags (--organization, --key-id, --key-secret, --management-url) or SLUICE_* variables',
+    );
+  }
+  const { namespace, name } = credentialsSecret;
+  const data = namespaceDefault ?? (await readCredentialsSecret(access, credentialsSecret));
+  const missing = missingKeys(data, 'management');
+  if (missing.length > 0) throw new Error(`Secret ${namespace}/${name} has no key ${missing.join(', ')}`);
   return data;
 }

@@ -15,6 +15,11 @@ export const ANNOTATIONS = {
    * crash between the call and the status write, the cloud resource created after it is found and adopted.
    */
   createPending: 'sluice.dev/create-pending',
+  /**
+   * Written with `createPending` when the kind settled status fields before the create (JSON; the backup a
+   * restore uses): a create whose answer is lost records them when its cloud resource is found.
+   */
+  createStatus: 'sluice.dev/create-status',
   /** A new value (any) asks for a reconcile at once, with a fresh cloud read; status records it when handled. */
   reconcileRequestedAt: 'sluice.dev/reconcile-requested-at',
   /**
@@ -40,5 +45,32 @@ export function createIntentOf(resource: {
   const at = new Date(text);
   return Number.isNaN(at.getTime()) ? undefined : at;
 }
+
+/** The status fields recorded with the create intent, if any (`createStatus`). */
+export function createStatusOf(resource: {
+  metadata: { annotations?: Record<string, string> };
+}): Record<string, unknown> | undefined {
+  const text = resource.metadata.annotations?.[ANNOTATIONS.createStatus];
+  if (text === undefined) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The annotation change that removes a spent create intent and what was recorded with it. */
+export function spentIntent(resource: {
+  metadata: { annotations?: Record<string, string> };
+}): Record<string, null> {
+  const recorded = resource.metadata.annotations?.[ANNOTATIONS.createStatus] !== undefined;
+  return { [ANNOTATIONS.createPending]: null, ...(recorded ? { [ANNOTATIONS.createStatus]: null } : {}) };
+}
+
+/** Annotations the operator writes itself (a create's intent): no user edit, and no trigger to reconcile. */
+export const OPERATOR_ANNOTATIONS: readonly string[] = [ANNOTATIONS.createPending, ANNOTATIONS.createStatus];
 
 export const MANAGED_BY_LABEL = { 'app.kubernetes.io/managed-by': 'sluice' } as const;

@@ -81,7 +81,12 @@ export function applyFieldPolicy<S extends object, P extends { differences: stri
     ? fields.paths.filter((path) => !path.includes('.'))
     : [...(policy.createOnly ?? []), ...(policy.reportOnly ?? [])];
   let spec = shared;
-  for (const path of leftAlone) spec = withPath(spec, path, readPath(observed, path));
+  for (const path of leftAlone) {
+    // A createOnly field of an object the cloud does not hold yet (an upgrade window never set) goes out
+    // when that object is made: that is its create.
+    if (!reportAll && policy.createOnly?.includes(path) && parentAbsent(observed, path)) continue;
+    spec = withPath(spec, path, readPath(observed, path));
+  }
   const plan = diff(spec);
   const differences = new Set(plan.differences);
   const drift: DriftedField[] = [];
@@ -108,6 +113,12 @@ export function applyFieldPolicy<S extends object, P extends { differences: stri
     drift,
     ...(managedEntries ? { managedEntries } : {}),
   };
+}
+
+/** Whether the object holding a nested path is absent (or null) in `value`; false for a top-level path. */
+function parentAbsent(value: unknown, path: string): boolean {
+  const at = path.lastIndexOf('.');
+  return at > 0 && readPath(value, path.slice(0, at)) == null;
 }
 
 /**

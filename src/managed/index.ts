@@ -20,10 +20,13 @@ export type {
 } from './types.ts';
 
 // The annotations and the finalizer sluice reads and writes on every object.
-export { ANNOTATIONS, FINALIZER, externalIdOf } from './annotations.ts';
+export { ANNOTATIONS, FINALIZER, OPERATOR_ANNOTATIONS, externalIdOf } from './annotations.ts';
 
 // Errors a kind throws: reported in the Synced condition with their reason, or as a wait.
 export { ReconcileError, Waiting, messageOf } from './errors.ts';
+
+// Which credentials Secret an object uses: its own, else its namespace's default.
+export { NAMESPACE_CREDENTIALS, credentialsSecretNameOf } from './managed-object.ts';
 
 // References to other sluice objects.
 export { NOT_READY_YET, onlyReference, referencedNames } from './references.ts';
@@ -49,7 +52,7 @@ export {
   type PolicyFields,
 } from './field-policy.ts';
 export { fieldChanges, type FieldChange } from './field-changes.ts';
-export { STATUS_BOUNDS } from './status-bounds.ts';
+export { STATUS_BOUNDS, recordedAnnotation } from './status-bounds.ts';
 export { SENSITIVE } from './drift-status.ts';
 export { progressConditions } from './progress-conditions.ts';
 

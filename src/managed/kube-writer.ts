@@ -365,7 +365,9 @@ export function replacingMergePatch(current: Json, next: Json): Json {
   const patch: Json = {};
   for (const [key, value] of Object.entries(next)) {
     const before = current[key];
-    patch[key] = isObject(value) && isObject(before) ? replacingMergePatch(before, value) : value;
+    // A field set to undefined is dropped, as one left out is.
+    if (value === undefined) patch[key] = null;
+    else patch[key] = isObject(value) && isObject(before) ? replacingMergePatch(before, value) : value;
   }
   for (const key of Object.keys(current)) if (!(key in next)) patch[key] = null;
   return patch;

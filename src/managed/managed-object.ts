@@ -63,6 +63,26 @@ export interface SecretDigest {
 }
 
 /**
+ * The well-known name of a namespace's default credentials Secret: an object without `spec.credentialsRef`
+ * uses this Secret of its own namespace while it exists, else the operator's credentials. Only the object's
+ * namespace is ever looked in, so no other namespace's Secret can become an object's default.
+ */
+export const NAMESPACE_CREDENTIALS = 'sluice-credentials';
+
+/**
+ * The name of the Secret (in the object's namespace) whose credentials the object uses: its own
+ * `spec.credentialsRef`, else the namespace's default when `exists` finds it; undefined: the operator's.
+ */
+export function credentialsSecretNameOf(
+  resource: ManagedObject,
+  exists: (namespace: string, name: string) => boolean,
+): string | undefined {
+  const own = resource.spec.credentialsRef?.name;
+  if (own) return own;
+  return exists(resource.metadata.namespace, NAMESPACE_CREDENTIALS) ? NAMESPACE_CREDENTIALS : undefined;
+}
+
+/**
  * Which credentials a resource's calls are made with, as far as the runtime tells them apart: its own
  * Secret (`namespace/name`), or the operator's (`''`).
  */

@@ -31,7 +31,7 @@ export interface OutcomesOptions {
  */
 export type Outcome =
   /** In sync, or its drift reported: looked at again after its sync interval. */
-  | { kind: 'driftCheck' }
+  | { kind: 'driftCheck'; dueInMs?: number }
   /** The cloud is moving (creating, updating, deleting, failed, a service waking): polled ever less often. */
   | { kind: 'waitForCloud' }
   /** Waits for another object or the user, whose change wakes it: the sync interval is only a safety net. */
@@ -82,9 +82,12 @@ export class Outcomes<R extends ManagedObject> {
     pacing.endCloudWait(key, outcome.kind === 'driftCheck');
     switch (outcome.kind) {
       case 'driftCheck':
-      case 'waitForObject':
+      case 'waitForObject': {
         // Done until something changes: the look after the sync interval is only a check.
-        return { resyncAfterMs: pacing.syncInterval(resource) };
+        const sync = pacing.syncInterval(resource);
+        const due = outcome.kind === 'driftCheck' ? outcome.dueInMs : undefined;
+        return due !== undefined && due < sync ? { requeueAfterMs: due } : { resyncAfterMs: sync };
+      }
       case 'recreate':
         return { requeue: true };
       case 'idle':

@@ -65,6 +65,11 @@ export class Pacing {
   private readonly deferrals = new Map<string, number>();
   /** Since when (this process's clock) each resource's reference has found no object. */
   private readonly referencesMissing = new Map<string, number>();
+  /**
+   * key → the reconcile request (`recordedAnnotation`) this process has read afresh for: its status may not
+   * show it handled (an admission rule refused the write), and every later reconcile must not read afresh again.
+   */
+  private readonly requestsRead = new Map<string, string>();
   /** Per credentials (`credentialsKeyOf`): how long their cloud lately took to settle. */
   private readonly settles = new Map<string, SettleEstimate>();
   private readonly maxPollIntervalMs: number;
@@ -163,9 +168,7 @@ export class Pacing {
 
   private freshnessOf(resource: ManagedObject): number {
     // A reconcile the user asked for (a new sluice.dev/reconcile-requested-at) reads the cloud afresh.
-    const requested = resource.metadata.annotations?.[ANNOTATIONS.reconcileRequestedAt];
-    const handled = resource.status?.lastHandledReconcileAt;
-    if (requested !== undefined && recordedAnnotation(requested) !== handled) return 0;
+    if (this.freshReadRequested(resource)) return 0;
     const wait = this.cloudWaits.get(objectKey(resource));
     if (resource.metadata.deletionTimestamp) return wait ? this.sinceLastLook(wait) : 0;
     const ready = resource.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
@@ -174,6 +177,23 @@ export class Pacing {
     const { pollIntervalMs } = this.options;
     if (!acted) return pollIntervalMs;
     return wait ? this.sinceLastLook(wait) : pollIntervalMs;
+  }
+
+  /**
+   * A reconcile request (`sluice.dev/reconcile-requested-at`) neither status shows handled nor this process
+   * has read afresh for; true once, so a request whose handling status cannot record is honoured once too.
+   */
+  private freshReadRequested(resource: ManagedObject): boolean {
+    const key = objectKey(resource);
+    const requested = resource.metadata.annotations?.[ANNOTATIONS.reconcileRequestedAt];
+    const recorded = requested === undefined ? undefined : recordedAnnotation(requested);
+    if (recorded === undefined || recorded === resource.status?.lastHandledReconcileAt) {
+      this.requestsRead.delete(key);
+      return false;
+    }
+    if (this.requestsRead.get(key) === recorded) return false;
+    this.requestsRead.set(key, recorded);
+    return true;
   }
 
   /**

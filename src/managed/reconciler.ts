@@ -1,10 +1,11 @@
+import { credentialsSecretNameOf } from './managed-object.ts';
 import { pino, type Logger } from 'pino';
 import type { Priority } from '../base/priority.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
 import { WriteRecorder } from '../base/recorded-writes.ts';
 import { objectKey } from '../kube/cache.ts';
 import type { Requeue } from '../base/requeue.ts';
-import { ANNOTATIONS, createIntentOf, FINALIZER } from './annotations.ts';
+import { ANNOTATIONS, createIntentOf, createStatusOf, FINALIZER, spentIntent } from './annotations.ts';
 import type { ManagedReconcilerOptions } from './reconciler-options.ts';
 import { ObjectClaims } from './claims.ts';
 import { describeChanges } from './change-summary.ts';
@@ -209,6 +210,12 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
     const external = await this.connect(resource, priority, references, secrets, writes);
     draft.beforeCloud = false;
+    const credentials = credentialsSecretNameOf(
+      resource,
+      (namespace, name) => this.options.secrets.get(namespace, name) !== undefined,
+    );
+    if (credentials) draft.status.credentialsSecret = credentials;
+    else delete draft.status.credentialsSecret;
     if (adopting && id) {
       // An id another cluster recorded is refused like one another object holds: no write, no reset.
       const recorded = await external.recordedOwner?.(resource, id);
@@ -240,6 +247,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       }
       // Found, not created: its secret values were never known here, so none is reset unasked.
       if (takenBack) draft.status.adopted = true;
+      // A lost create's own: what the create would have recorded, settled before it was sent.
+      else Object.assign(draft.status, createStatusOf(resource));
       const origin = takenBack
         ? `recorded in the cloud for this resource under cluster "${takenBack.recordedAs.cluster}"`
         : 'created earlier for this resource';
@@ -248,11 +257,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // An intent the create could not remove (or an older version left): spent, as the id is in status.
     const intentSpent = annotations[ANNOTATIONS.createPending] !== undefined && resource.status?.id === id;
     if (!resource.metadata.finalizers?.includes(FINALIZER) || intentSpent) {
-      resource = await this.writeMetadata(
-        resource,
-        draft,
-        intentSpent ? { [ANNOTATIONS.createPending]: null } : {},
-      );
+      resource = await this.writeMetadata(resource, draft, intentSpent ? spentIntent(resource) : {});
     }
     draft.status.id = id;
 
@@ -298,8 +303,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     }
     // The intent goes on the object before the call, in the same write as the finalizer: after a crash
     // that loses the answer, `findCreated` matches only what was created after it.
+    // With it, what the create will record and is settled already: a lost answer loses none of it.
+    const known = external.createStatus?.(resource);
+    const recorded = known ? JSON.stringify(known) : null;
     resource = await this.writeMetadata(resource, draft, {
+      ...spentIntent(resource),
       [ANNOTATIONS.createPending]: this.now().toISOString(),
+      ...(recorded !== null ? { [ANNOTATIONS.createStatus]: recorded } : {}),
     });
     this.creates.intentRecorded(resource);
     draft.changingCloud = true;
@@ -332,7 +342,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     events.record(resource, 'Normal', 'Created', `created ${kind.kind} ${creation.externalId}`);
     // The intent is spent once the id is in status: every later reconcile, and every restart, works from
     // the id. Left on, it would read as a create still under way.
-    await this.writeMetadata(draft.resource, draft, { [ANNOTATIONS.createPending]: null });
+    await this.writeMetadata(draft.resource, draft, spentIntent(draft.resource));
     return { kind: 'waitForCloud' };
   }
 
@@ -393,7 +403,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       reason: REASON.Available,
       ...(allowed ? { message: allowed } : {}),
     });
-    return { kind: 'driftCheck' };
+    const { dueInMs } = observation;
+    return dueInMs === undefined
+      ? { kind: 'driftCheck' }
+      : { kind: 'driftCheck', dueInMs: Math.max(0, dueInMs) };
   }
 
   /** Observe: what Full would send, recorded by the kind's own update, goes into status; nothing is sent. */
@@ -468,8 +481,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       `${kind.kind} ${id} no longer exists in the cloud`,
     );
     // The intent was for the object that is gone: what was created since is not ours to adopt.
-    if (createIntentOf(resource))
-      await this.writeMetadata(resource, draft, { [ANNOTATIONS.createPending]: null });
+    if (createIntentOf(resource)) await this.writeMetadata(resource, draft, spentIntent(resource));
     delete draft.status.id;
     delete draft.status.adopted;
     this.claims.release(resource);
@@ -497,7 +509,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     });
     const claimedBy = (id: string) => this.claims.recordedBy(resource, id);
     const owner = ownerOf(resource, this.options.kind.kind, this.cluster);
-    const context: ConnectContext<Cloud> = { cloud, references, secrets, claimedBy, owner };
+    const connectionSecret = () => this.connections?.current(resource)?.data;
+    const context: ConnectContext<Cloud> = { cloud, references, secrets, claimedBy, owner, connectionSecret };
     return this.options.kind.connect(resource, context);
   }
 

@@ -51,6 +51,8 @@ export type Observation<Plan = unknown> =
        * Secret gets them after the cloud accepted them, never before.
        */
       connectionDetailsAfterUpdate?: ConnectionDetails;
+      /** In sync, but a step is due this much later (a rotated key's grace ending): looked at again by then. */
+      dueInMs?: number;
     };
 
 /** A create that may have made a cloud object whose id never reached status. */
@@ -107,6 +109,12 @@ export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
    * a create retried after a crash makes the same thing.
    */
   prepareCreate?(resource: R, current: Readonly<Record<string, string>> | undefined): ConnectionDetails;
+  /**
+   * Status fields the create will record that are settled before it is sent (the backup a restore uses,
+   * after `ensureCreatable`): kept on the object with the create intent, so a create whose answer is lost
+   * records them too once its cloud resource is found.
+   */
+  createStatus?(resource: R): Record<string, unknown> | undefined;
   /** `prepared`: what `prepareCreate` made, already in the connection Secret. */
   create(resource: R, prepared?: ConnectionDetails): Promise<Creation>;
   /**
@@ -139,6 +147,11 @@ export interface ConnectContext<Cloud> {
   claimedBy(id: string): string | undefined;
   /** Who this object is recorded as in the cloud: what `create` records, and what `observe` keeps. */
   owner: Owner;
+  /**
+   * The connection Secret's values as the operator's cache holds them (what every client of the Secret
+   * reads), for a kind that keeps there what only it knows (a key made for a rotation); undefined without one.
+   */
+  connectionSecret(): Readonly<Record<string, string>> | undefined;
 }
 
 /**

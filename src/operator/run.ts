@@ -90,6 +90,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   let othersCalledUntil: number | undefined;
   const clouds = new CloudClients({
     secrets: manager.secrets,
+    secretExists: (namespace, name) => manager.secrets.object(namespace, name) !== undefined,
     ...(config.credentialsSecret ? { defaultSecret: config.credentialsSecret } : {}),
     ...(config.operatorCredentialsNamespaces
       ? { defaultSecretNamespaces: config.operatorCredentialsNamespaces }

@@ -12,11 +12,11 @@ export function planCommand(): Command {
     .option('--kubeconfig <path>', 'kubeconfig (default: as kubectl finds it)')
     .option(
       '--cluster-name <name>',
-      "the operator's --cluster-name: objects recorded under it are taken back (default: derived from the cluster's kube-system uid, as the operator does)",
+      "the operator's --cluster-name: objects recorded under it are taken back (default: the running operator's, read from its Deployment, else derived from the cluster's kube-system uid as the operator does)",
     )
     .option(
       '--take-over-from <cluster,cluster>',
-      "the operator's --take-over-from: the other clusters whose objects it may take over (default: none)",
+      "the operator's --take-over-from: the other clusters whose objects it may take over (default: the running operator's, else none)",
     )
     .option(
       '-n, --namespace <name>',
@@ -31,7 +31,7 @@ export function planCommand(): Command {
     );
   return addCloudAccessOptions(command, {
     credentialsSecret:
-      "the operator's credentials Secret (the keys the operator reads), for objects without spec.credentialsRef",
+      "the operator's credentials Secret, for objects without spec.credentialsRef (default: the running operator's, read from its Deployment's arguments with its other settings)",
     organization: 'organization id, instead of --credentials-secret',
     keyId: 'management API key id (a read-only key will do)',
     alertsUrl: 'alerting API URL',

@@ -1,15 +1,12 @@
 import { isDeepStrictEqual } from 'node:util';
 import {
-  ANNOTATIONS,
+  OPERATOR_ANNOTATIONS,
   referencedNames,
   type ObjectLookup,
   type ReferenceDeclaration,
   type ManagedObject,
 } from '../managed/index.ts';
 import { objectKey } from '../kube/cache.ts';
-
-/** Annotations the operator writes itself: applying a manifest does not remove them. */
-const OPERATOR_ANNOTATIONS: readonly string[] = [ANNOTATIONS.createPending];
 
 /** What an object not in the cluster yet is called where its cloud id (or uid) would go. */
 export const placeholderId = (kind: string, namespace: string, name: string) =>

@@ -13,6 +13,7 @@ import {
   describePendingChange,
   isObserveOnly,
   REFERENCE_NOT_FOUND,
+  referencedNames,
   ALREADY_MANAGED,
   OWNED_BY_ANOTHER_CLUSTER,
   type PendingChange,
@@ -136,9 +137,8 @@ export async function planObjects(request: PlanRequest): Promise<PlannedResource
     return found;
   };
 
-  // Objects no other references first: what they take back is what their dependants are planned under.
-  const referencing = (target: ManagedObject) => (kindNamed(target.kind ?? '')?.references ?? []).length > 0;
-  const phases = [targets.filter((t) => !referencing(t)), targets.filter(referencing)];
+  // What an object references is planned before it: what that takes back is what it is planned under.
+  const phases = dependencyPhases(targets);
   const planned = new Map<ManagedObject, PlannedResource>();
   let done = 0;
   for (const phase of phases) {
@@ -251,4 +251,36 @@ function secretValuesOf(resource: ManagedObject, secrets: SecretReader): string[
     const data = secrets.get(resource.metadata.namespace, use.secretName)?.data ?? {};
     return use.keys.flatMap((key) => (data[key] === undefined ? [] : [data[key]]));
   });
+}
+
+/**
+ * The targets in phases, each after every target it references (a Pipe after its DatabaseService, a service
+ * restored from another after that one): an object's phase is one more than the deepest of its references
+ * among the targets. A reference cycle, which the operator would leave waiting too, ends in the last phase.
+ */
+export function dependencyPhases(targets: readonly ManagedObject[]): ManagedObject[][] {
+  const byKey = new Map(targets.map((t) => [worldKey(t.kind ?? '', t), t]));
+  const referenced = (target: ManagedObject) =>
+    (kindNamed(target.kind ?? '')?.references ?? []).flatMap((declaration) =>
+      referencedNames(declaration, target)
+        .map((name) =>
+          byKey.get(worldKey(declaration.kind, { metadata: { namespace: target.metadata.namespace, name } })),
+        )
+        .filter((found): found is ManagedObject => found !== undefined && found !== target),
+    );
+  const depth = new Map<ManagedObject, number>();
+  const depthOf = (target: ManagedObject, visiting: Set<ManagedObject>): number => {
+    const known = depth.get(target);
+    if (known !== undefined) return known;
+    if (visiting.has(target)) return targets.length;
+    visiting.add(target);
+    const deepest = Math.max(-1, ...referenced(target).map((r) => depthOf(r, visiting)));
+    visiting.delete(target);
+    const own = Math.min(deepest + 1, targets.length);
+    depth.set(target, own);
+    return own;
+  };
+  const phases: ManagedObject[][] = [];
+  for (const target of targets) (phases[depthOf(target, new Set())] ??= []).push(target);
+  return phases.filter((phase) => phase !== undefined);
 }

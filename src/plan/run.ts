@@ -10,7 +10,14 @@ import { CloudClients, type SecretRef } from '../cloud-access/cloud-clients.ts';
 import { credentialsFromFlags } from '../cloud-access/credentials.ts';
 import { loadKubeAccess } from '../kube/kube-config.ts';
 import { closeKubeConnections } from '../kube/kube-http.ts';
-import { messageOf, type SecretReader, type SecretSnapshot, type ManagedObject } from '../managed/index.ts';
+import { operatorSettingsFor, type SettingName } from '../operator/running-settings.ts';
+import {
+  NAMESPACE_CREDENTIALS,
+  messageOf,
+  type SecretReader,
+  type SecretSnapshot,
+  type ManagedObject,
+} from '../managed/index.ts';
 import { ClusterReader, isForbidden } from './cluster.ts';
 import type { PlanConfig } from './config.ts';
 import { checkAdmission, type Submission } from './admission.ts';
@@ -29,6 +36,15 @@ const PLAN_FRESHNESS_MS = 3_600_000;
 /** The in-memory Secret that credentials given as flags live in, as the operator's Secret would. */
 const FLAG_CREDENTIALS: SecretRef = { namespace: '', name: 'credentials from flags' };
 
+/** The operator's settings that change a plan: taken from the running operator unless given as flags. */
+const PLAN_SETTINGS: readonly SettingName[] = [
+  'credentialsSecret',
+  'clusterName',
+  'takeOverFrom',
+  'operatorCredentialsNamespaces',
+  'allowedApiHosts',
+];
+
 export interface PlanIo {
   stdout(text: string): void;
   /** Progress and errors, one line each. */
@@ -42,7 +58,7 @@ const processIo: PlanIo = {
 
 /** Runs `sluice plan`: the plan on stdout, progress on stderr; resolves to the exit status. */
 export async function runPlan(
-  config: PlanConfig,
+  flags: PlanConfig,
   io: PlanIo = processIo,
   stdin?: () => Promise<string>,
 ): Promise<number> {
@@ -50,7 +66,8 @@ export async function runPlan(
   const tally = new RequestTally();
   let clouds: CloudClients | undefined;
   try {
-    const access = await loadKubeAccess(config.kubeconfig);
+    const access = await loadKubeAccess(flags.kubeconfig);
+    const config = { ...flags, ...(await operatorSettingsFor(access, flags, PLAN_SETTINGS, io.stderr)) };
     const cluster = new ClusterReader(access);
     const identity = await resolveClusterIdentity(access, config.clusterName, config.takeOverFrom);
     const input = config.file
@@ -98,6 +115,10 @@ export async function runPlan(
       ...(config.credentialsSecret || config.organization
         ? { defaultSecret: config.credentialsSecret ?? FLAG_CREDENTIALS }
         : {}),
+      ...(config.operatorCredentialsNamespaces
+        ? { defaultSecretNamespaces: config.operatorCredentialsNamespaces }
+        : {}),
+      ...(config.allowedApiHosts ? { allowedApiHosts: config.allowedApiHosts } : {}),
       noCredentialsAdvice:
         'give plan --credentials-secret, or the key as flags (--organization, --key-id, --key-secret, --management-url) or SLUICE_* variables',
       dispatcher,
@@ -172,7 +193,7 @@ async function readSecrets(
   for (const target of targets) {
     const kind = kindNamed(target.kind ?? '');
     const { namespace } = target.metadata;
-    if (target.spec.credentialsRef) want(namespace, target.spec.credentialsRef.name);
+    want(namespace, target.spec.credentialsRef?.name ?? NAMESPACE_CREDENTIALS);
     for (const use of kind?.secretReferences?.(target) ?? []) want(namespace, use.secretName);
     if (kind?.connectionSecret) want(namespace, kind.connectionSecret.name(target));
   }

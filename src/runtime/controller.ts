@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ReadonlyCache } from '../kube/cache.ts';
-import { ANNOTATIONS } from '../managed/annotations.ts';
+import { OPERATOR_ANNOTATIONS } from '../managed/annotations.ts';
 import { ManagedReconciler, type ManagedReconcilerOptions } from '../managed/reconciler.ts';
 import type { ManagedObject } from '../managed/types.ts';
 import type { OperatorMetrics } from './metrics.ts';
@@ -92,7 +92,9 @@ export class Controller<R extends ManagedObject, Cloud, Plan> {
       return;
     }
     const { generation, annotations = {}, deletionTimestamp } = object.metadata;
-    const { [ANNOTATIONS.createPending]: _intent, ...userAnnotations } = annotations;
+    const userAnnotations = Object.fromEntries(
+      Object.entries(annotations).filter(([name]) => !OPERATOR_ANNOTATIONS.includes(name)),
+    );
     const trigger = JSON.stringify([generation, userAnnotations, deletionTimestamp ?? null]);
     if (this.triggers.get(key) === trigger) return;
     this.triggers.set(key, trigger);

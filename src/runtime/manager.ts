@@ -14,6 +14,7 @@ import {
   type ObjectLookup,
 } from '../managed/references.ts';
 import type { ManagedKind, ManagedObject } from '../managed/types.ts';
+import { NAMESPACE_CREDENTIALS, credentialsSecretNameOf } from '../managed/managed-object.ts';
 import type { OperatorMetrics } from './metrics.ts';
 import { CredentialsUsage } from './credentials-usage.ts';
 import { SecretCache } from './secret-cache.ts';
@@ -125,7 +126,7 @@ export class Manager<Cloud> {
     });
     // Before any cloud call with a resource's own credentials, their Secret is kept until the resource is gone.
     const cloudFor: ManagerOptions<Cloud>['cloudFor'] = async (resource, use) => {
-      const credentials = credentialsKeyOf(resource);
+      const credentials = this.credentialsKeyOf(resource);
       if (credentials && (options.isCredentials?.(resource) ?? true))
         await this.credentials.hold(credentials);
       return options.cloudFor(resource, use);
@@ -228,7 +229,7 @@ export class Manager<Cloud> {
     const object = this.informers.get(kind.kind)!.cache.get(key);
     const self = dependencyKey(kind.kind, key);
     const before = this.dependencies.set(self, object ? dependenciesOf(kind, object) : []);
-    this.credentials.set(self, object && credentialsKeyOf(object));
+    this.credentials.set(self, object && this.credentialsKeyOf(object));
     this.secrets.use(self, object ? secretsUsedBy(kind, object) : []);
     this.controllers.get(kind.kind)!.onResourceChange(key);
     if (!object && kind.exclusiveOn) {
@@ -251,6 +252,9 @@ export class Manager<Cloud> {
    * then reconcile with is at least that version.
    */
   private onSecretChange(key: string): void {
+    const { namespace: secretNamespace, name: secretName } = namespacedName(key);
+    // A namespace's default credentials came or went: its objects without their own now use another Secret.
+    if (secretName === NAMESPACE_CREDENTIALS) this.followDefaultCredentials(secretNamespace);
     this.credentials.onSecretChange(key);
     const changed = () => {
       const { namespace, name } = namespacedName(key);
@@ -263,6 +267,25 @@ export class Manager<Cloud> {
       this.options.logger.warn({ err: error, secret: key }, 'could not read a Secret sluice uses');
       changed();
     });
+  }
+
+  /** Which credentials Secret (`namespace/name`) each object of `namespace` uses, looked at again. */
+  private followDefaultCredentials(namespace: string): void {
+    for (const [kind, informer] of this.informers) {
+      for (const object of informer.cache.list()) {
+        if (object.metadata.namespace !== namespace || object.spec.credentialsRef) continue;
+        this.credentials.set(dependencyKey(kind, objectKey(object)), this.credentialsKeyOf(object));
+      }
+    }
+  }
+
+  /**
+   * The `namespace/name` of the credentials Secret the object uses (its own, or its namespace's default while
+   * that exists), or undefined for the operator's.
+   */
+  private credentialsKeyOf(object: ManagedObject): string | undefined {
+    const name = credentialsSecretNameOf(object, (ns, n) => this.secrets.object(ns, n) !== undefined);
+    return name ? objectKey({ metadata: { namespace: object.metadata.namespace, name } }) : undefined;
   }
 
   /** Before a reconcile: the data of every Secret the object uses, as new as the watch shows. */
@@ -357,8 +380,9 @@ function dependenciesOf<Cloud>(
   for (const use of kind.secretReferences?.(object) ?? []) {
     keys.add(dependencyKey(SECRET, inNamespace(use.secretName)));
   }
-  const credentials = object.spec.credentialsRef?.name;
-  if (credentials) keys.add(dependencyKey(SECRET, inNamespace(credentials)));
+  // Without its own, the namespace's default: its coming, going or change reconciles the object again.
+  const credentials = object.spec.credentialsRef?.name ?? NAMESPACE_CREDENTIALS;
+  keys.add(dependencyKey(SECRET, inNamespace(credentials)));
   return [...keys];
 }
 
@@ -372,16 +396,9 @@ function secretsUsedBy<Cloud>(
 ): string[] {
   const inNamespace = (name: string) => `${object.metadata.namespace}/${name}`;
   const names = (kind.secretReferences?.(object) ?? []).map((use) => use.secretName);
-  const credentials = object.spec.credentialsRef?.name;
-  if (credentials) names.push(credentials);
+  names.push(object.spec.credentialsRef?.name ?? NAMESPACE_CREDENTIALS);
   if (kind.connectionSecret) names.push(kind.connectionSecret.name(object));
   return [...new Set(names)].map(inNamespace);
-}
-
-/** The `namespace/name` of the object's own credentials Secret (`spec.credentialsRef`), if it names one. */
-function credentialsKeyOf(object: ManagedObject): string | undefined {
-  const name = object.spec.credentialsRef?.name;
-  return name ? objectKey({ metadata: { namespace: object.metadata.namespace, name } }) : undefined;
 }
 
 function namespacedName(key: string): { namespace: string; name: string } {

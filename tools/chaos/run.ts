@@ -176,7 +176,11 @@ export async function runChaos(scenario: ChaosScenario): Promise<ChaosResult> {
       for (const [index, { m }] of order.entries()) {
         if (scenario.restartApiserver && index === Math.floor(order.length / 2)) {
           log(`${scenario.name}: restarting kube-apiserver`);
+          const restartStarted = Date.now();
           await scenario.restartApiserver();
+          log(
+            `${scenario.name}: kube-apiserver back after ${((Date.now() - restartStarted) / 1000).toFixed(1)} s`,
+          );
           restarts += 1;
           // Right after the restart, while the operator's watches are being re-established: edits and deletions
           // it must not miss.
@@ -244,12 +248,14 @@ export async function runChaos(scenario: ChaosScenario): Promise<ChaosResult> {
     const converged = () =>
       manifests.every((m) => removed.has(key(m)) || readyAt.has(key(m))) &&
       listed.every((item) => !removed.has(key({ kind: item.kind, name: item.metadata.name })));
-    let applied = false;
+    let appliedAt: number | undefined = undefined;
     const polling = (async () => {
-      const deadline = Date.now() + (scenario.timeoutMs ?? 120_000);
+      // The time to converge counts from the last change: an apiserver restart on a loaded machine can take
+      // most of a minute, during which nothing can converge.
       for (;;) {
         await poll();
-        if ((applied && converged()) || Date.now() > deadline) return;
+        if (appliedAt !== undefined && converged()) return;
+        if (appliedAt !== undefined && Date.now() > appliedAt + (scenario.timeoutMs ?? 120_000)) return;
         await sleep(250);
       }
     })();
@@ -263,7 +269,7 @@ export async function runChaos(scenario: ChaosScenario): Promise<ChaosResult> {
       }
     })();
     await Promise.all([applying, killing, cutting]);
-    applied = true;
+    appliedAt = Date.now();
     log(`${scenario.name}: ${order.length} applied, ${operator.kills} kills; waiting for convergence`);
     await polling;
 

@@ -9,13 +9,28 @@ import {
   type ExternalClient,
   type LostCreate,
   type Observation,
+  isObserveOnly,
 } from '../../managed/index.ts';
 import { apiKeyCreateBody, apiKeyStatus, apiKeyUpdateBody, diffApiKey, observedSpec } from './mapping.ts';
+import { NEXT_KEY_ID, NEXT_KEY_SECRET, planRotation, rotationAsked, type RotationStep } from './rotation.ts';
+import type { KeyIdentity } from '../../cloud/api-key-hash.ts';
 import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
 import type { SluiceKind } from '../shared/sluice-kind.ts';
 
-export const apiKeyKind: SluiceKind<ApiKey, ApiKeyUpdateBody> = {
+/** What `update` does: the PATCH of the fields that differ, and the rotation's step that changes the cloud. */
+export interface ApiKeyPlan {
+  patch: ApiKeyUpdateBody;
+  rotation: RotationStep;
+}
+
+/** The names a rotation's cloud steps go by in `differences` (Events, `Ready` while they run). */
+const ROTATION_CHANGES: Partial<Record<RotationStep['step'], string>> = {
+  create: 'a rotated key',
+  deletePrevious: 'the deletion of the previous key',
+};
+
+export const apiKeyKind: SluiceKind<ApiKey, ApiKeyPlan> = {
   ...apiKeySchema,
   // The key's credentials Secret is its connection Secret: the secret only sluice ever knew lives there.
   connectionSecret: {
@@ -24,17 +39,19 @@ export const apiKeyKind: SluiceKind<ApiKey, ApiKeyUpdateBody> = {
   },
   // Keys are read with a GET each: a drift check of one key does not wait for the organization's list.
   driftReads: () => [{ api: 'management' }],
-  connect: (_resource, { cloud, claimedBy }) => new ApiKeyClient(cloud, claimedBy),
+  connect: (_resource, { cloud, claimedBy, connectionSecret }) =>
+    new ApiKeyClient(cloud, claimedBy, connectionSecret),
 };
 
 /**
  * A management key made from a secret sluice makes: the Secret holds the key id and secret before the
  * create sends their hashes, so no key exists whose secret is not in the Secret.
  */
-class ApiKeyClient implements ExternalClient<ApiKey, ApiKeyUpdateBody> {
+class ApiKeyClient implements ExternalClient<ApiKey, ApiKeyPlan> {
   constructor(
     private readonly cloud: CloudConnection,
     private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
+    private readonly stored: ConnectContext<CloudConnection>['connectionSecret'],
   ) {}
 
   /** Where the key's users reach the cloud, as sluice itself does with these credentials. */
@@ -53,17 +70,20 @@ class ApiKeyClient implements ExternalClient<ApiKey, ApiKeyUpdateBody> {
   }
 
   /**
-   * Keys carry no tags: after a crash, the key is the one with this name that the cloud created after the
-   * intent and no other ApiKey holds (its secret is the Secret's: the create sent that one's hash). Without
-   * an intent a look-alike is never adopted.
+   * Keys carry no tags: after a crash, the key is the one the cloud created after the intent, of this name,
+   * with the suffix of the key id the Secret holds (made and stored before the create was sent), that no
+   * other ApiKey holds. Without an intent, or a key id in the Secret, no create of this object was sent.
    */
   async findCreated(resource: ApiKey, lost: LostCreate | undefined): Promise<string | undefined> {
-    if (!lost) return undefined;
+    const suffix = this.stored()?.keyId?.slice(-4);
+    if (!lost || !suffix) return undefined;
     const keys = await this.cloud.management.listApiKeys();
-    return createdSince(keys, lost.intent, (key) => key.name === resource.spec.name, this.claimedBy);
+    const ours = (key: { name: string; keySuffix: string }) =>
+      key.name === resource.spec.name && key.keySuffix === suffix;
+    return createdSince(keys, lost.intent, ours, this.claimedBy);
   }
 
-  async observe(resource: ApiKey, id: string): Promise<Observation<ApiKeyUpdateBody>> {
+  async observe(resource: ApiKey, id: string): Promise<Observation<ApiKeyPlan>> {
     const key = await ignoreNotFound(this.cloud.management.getApiKey(id));
     if (!key) return { exists: false };
     const { plan, differences, drift } = applyFieldPolicy(
@@ -76,15 +96,27 @@ class ApiKeyClient implements ExternalClient<ApiKey, ApiKeyUpdateBody> {
       },
     );
     const expired = key.expireAt ? Date.parse(key.expireAt) <= Date.now() : false;
+    const rotation = planRotation({
+      spec: resource.spec,
+      annotations: resource.metadata.annotations,
+      status: resource.status,
+      key,
+      stored: this.stored(),
+      now: Date.now(),
+      make: newKeyIdentity,
+    });
+    const change = ROTATION_CHANGES[rotation.step];
     return {
       exists: true,
-      plan: plan.body,
-      differences,
+      plan: { patch: plan.body, rotation },
+      differences: change ? [...differences, change] : differences,
       drift,
       available: !expired,
       ...(expired ? { waitingFor: `the key expired at ${key.expireAt}`, reason: 'Expired' } : {}),
-      status: apiKeyStatus(key),
-      connectionDetails: this.where(),
+      status: { ...apiKeyStatus(key), ...rotationStatus(rotation) },
+      // An object sluice only observes writes no key into its Secret.
+      connectionDetails: { ...this.where(), ...(isObserveOnly(resource) ? {} : rotationDetails(rotation)) },
+      ...('dueInMs' in rotation && rotation.dueInMs !== undefined ? { dueInMs: rotation.dueInMs } : {}),
     };
   }
 
@@ -92,10 +124,20 @@ class ApiKeyClient implements ExternalClient<ApiKey, ApiKeyUpdateBody> {
     if (!prepared?.keyId || !prepared.keySecret) {
       throw new Error('an ApiKey is created only from a key id and secret already stored in its Secret');
     }
-    const identity = { keyId: prepared.keyId, keySecret: prepared.keySecret };
+    const externalId = await this.createKey(resource, {
+      keyId: prepared.keyId,
+      keySecret: prepared.keySecret,
+    });
+    // The rotate annotation a new key is made under is no request for another.
+    const asked = rotationAsked(resource.metadata.annotations);
+    return { externalId, ...(asked === undefined ? {} : { status: { lastRotation: asked } }) };
+  }
+
+  /** Creates the key from the hashes of `identity`, which is already stored in the Secret; its cloud id. */
+  private async createKey(resource: ApiKey, identity: KeyIdentity): Promise<string> {
     try {
       const created = await this.cloud.management.createApiKey(apiKeyCreateBody(resource.spec, identity));
-      return { externalId: created.key.id };
+      return created.key.id;
     } catch (error) {
       // The same key id exists: an earlier attempt made it and its answer was lost; that key is this one.
       if (!(error instanceof ApiError && error.isConflict())) throw error;
@@ -105,17 +147,65 @@ class ApiKeyClient implements ExternalClient<ApiKey, ApiKeyUpdateBody> {
         (key) => key.keySuffix === suffix && key.name === resource.spec.name && !this.claimedBy(key.id),
       );
       if (!made) throw error;
-      return { externalId: made.id };
+      return made.id;
     }
   }
 
-  async update(_resource: ApiKey, id: string, observation: { plan: ApiKeyUpdateBody }): Promise<void> {
-    await this.cloud.management.updateApiKey(id, observation.plan);
+  async update(
+    resource: ApiKey,
+    id: string,
+    { plan }: { plan: ApiKeyPlan },
+  ): Promise<Record<string, unknown> | void> {
+    if (Object.keys(plan.patch).length > 0) await this.cloud.management.updateApiKey(id, plan.patch);
+    const { rotation } = plan;
+    if (rotation.step === 'create') {
+      // The key is stored in the Secret as the next one (`observe` asked for it): its clients still read the
+      // current key, which status keeps as the previous one, in the same write that names the new one.
+      const made = await this.createKey(resource, rotation.identity);
+      return {
+        id: made,
+        keyId: made,
+        keySuffix: rotation.identity.keyId.slice(-4),
+        previousKeyId: id,
+        previousKeyDeleteAt: undefined,
+        ...(rotation.asked === undefined ? {} : { lastRotation: rotation.asked }),
+      };
+    }
+    if (rotation.step === 'deletePrevious') {
+      // Never the key in status: that is the one the Secret holds.
+      if (rotation.previousKeyId !== id) {
+        await ignoreNotFound(this.cloud.management.deleteApiKey(rotation.previousKeyId));
+      }
+      return { previousKeyId: undefined, previousKeyDeleteAt: undefined };
+    }
   }
 
-  /** The DELETE answers once the key is gone (it stops authenticating at once); a 404 means it already was. */
-  async delete(_resource: ApiKey, id: string): Promise<'gone'> {
+  /**
+   * The DELETE answers once the key is gone (it stops authenticating at once); a 404 means it already was.
+   * A rotation's previous key goes with it.
+   */
+  async delete(resource: ApiKey, id: string): Promise<'gone'> {
+    const previous = resource.status?.previousKeyId;
+    if (previous !== undefined && previous !== id) {
+      await ignoreNotFound(this.cloud.management.deleteApiKey(previous));
+    }
     await ignoreNotFound(this.cloud.management.deleteApiKey(id));
     return 'gone';
   }
+}
+
+/** The Secret values a rotation's step writes: the next key before its create, then the key itself. */
+function rotationDetails(rotation: RotationStep): ConnectionDetails {
+  if (rotation.step === 'create') {
+    return { [NEXT_KEY_ID]: rotation.identity.keyId, [NEXT_KEY_SECRET]: rotation.identity.keySecret };
+  }
+  if (rotation.step === 'promote') return { ...rotation.identity };
+  return {};
+}
+
+/** The status a rotation's step records before its cloud call (if any). */
+function rotationStatus(rotation: RotationStep): Record<string, unknown> {
+  if (rotation.step === 'promote' || rotation.step === 'wait')
+    return { previousKeyDeleteAt: rotation.deleteAt };
+  return {};
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ManagedObject, ReferenceList } from '../../managed/index.ts';
+import { STATUS_BOUNDS, type ManagedObject, type ReferenceList } from '../../managed/index.ts';
 import { API_KEY_ROLES } from '../../cloud/schemas/api-key.ts';
 import { LocalObjectReference, managedSpecFields, managedStatusFields } from '../shared/common.ts';
 import { defineKind } from '../shared/kind-schema.ts';
@@ -13,6 +13,39 @@ import { IpAccessEntry } from '../database-service/schema.ts';
 /** RFC 3339 with a zone, written without backslashes so it needs no escaping in a CEL string. */
 const RFC3339 =
   '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}([.][0-9]+)?(Z|[+-][0-9]{2}:[0-9]{2})$';
+
+/** A Go duration of hours, minutes and seconds (`720h`, `90m`), as CEL's `duration()` reads it. */
+const GO_DURATION = '^([0-9]+h)?([0-9]+m)?([0-9]+s)?$';
+
+/** A duration field checked at admission: the format and its bounds, with a message naming the field. */
+const boundedDuration = (field: string, min: string, max: string, what: string) =>
+  withRules(z.string().max(16).describe(`${what} A duration like 720h, 90m or 30s; ${min} to ${max}.`), {
+    rule: `self.matches('${GO_DURATION}') && self != '' && duration(self) >= duration('${min}') && duration(self) <= duration('${max}')`,
+    message: `rotation.${field} must be a duration of hours, minutes or seconds from ${min} to ${max}, e.g. 720h`,
+  }).optional();
+
+/** Bounds of `spec.rotation`: a key lives at least an hour; the old key lasts at most a day past a rotation. */
+export const ROTATION_BOUNDS = {
+  every: { min: '1h', max: '8760h' },
+  gracePeriod: { min: '10s', max: '24h' },
+} as const;
+
+const Rotation = z
+  .object({
+    every: boundedDuration(
+      'every',
+      ROTATION_BOUNDS.every.min,
+      ROTATION_BOUNDS.every.max,
+      'Rotate the key when it is this old (counted from its creation in the cloud); absent: only when the annotation sluice.dev/rotate gets a new value.',
+    ),
+    gracePeriod: boundedDuration(
+      'gracePeriod',
+      ROTATION_BOUNDS.gracePeriod.min,
+      ROTATION_BOUNDS.gracePeriod.max,
+      'How long the previous key keeps working once the Secret holds the new one, so every consumer switches first; default 10m.',
+    ),
+  })
+  .describe('Key rotation: a new key in the Secret, the previous one deleted after the grace period.');
 
 const ApiKeyFields = z.object({
   name: z.string().min(1).max(50).describe('The key name in the cloud, up to 50 characters.'),
@@ -46,11 +79,15 @@ const ApiKeyFields = z.object({
     .describe(
       'The Secret sluice writes the key into, with organizationId, keyId, keySecret and managementUrl: usable as it is as the credentialsRef of other objects. Written before the key is created, so its secret is never lost.',
     ),
+  rotation: Rotation.optional(),
   ...managedSpecFields('Delete'),
 });
 
 /** The fields a field policy may name, those the cloud fixes at creation and the shared lists. */
-export const API_KEY_POLICY = policyFields(ApiKeyFields, { fixed: [], additive: {} });
+export const API_KEY_POLICY = policyFields(ApiKeyFields.omit({ rotation: true }), {
+  fixed: [],
+  additive: {},
+});
 
 export const ApiKeySpec = ApiKeyFields.extend({
   fieldPolicy: fieldPolicySchema('ApiKey', API_KEY_POLICY),
@@ -72,6 +109,23 @@ export const ApiKeyStatus = z
       .describe('The last 4 letters of the key id used to authenticate.'),
     state: z.string().max(16).optional().describe('enabled or disabled, as the cloud reports it.'),
     expireAt: z.string().max(64).optional().describe('When the key expires, as the cloud reports it.'),
+    lastRotation: z
+      .string()
+      .max(STATUS_BOUNDS.recordedAnnotation + 8)
+      .optional()
+      .describe('The value of the annotation sluice.dev/rotate whose rotation was made.'),
+    previousKeyId: z
+      .string()
+      .max(64)
+      .optional()
+      .describe(
+        'The key a rotation replaced: it still works until previousKeyDeleteAt, then sluice deletes it.',
+      ),
+    previousKeyDeleteAt: z
+      .string()
+      .max(64)
+      .optional()
+      .describe('When the previous key is deleted: the grace period after the Secret was given the new key.'),
   })
   .describe('What sluice last observed of the key.');
 export type ApiKeyStatus = z.infer<typeof ApiKeyStatus>;

@@ -131,6 +131,11 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     this.restorePoint = await this.findRestorePoint(resource);
   }
 
+  /** The backup the create restores, settled by `ensureCreatable`: recorded even when the answer is lost. */
+  createStatus(): Record<string, unknown> | undefined {
+    return this.restorePoint ? { restoredFromBackup: this.restorePoint } : undefined;
+  }
+
   async findCreated(resource: DatabaseService, lost: LostCreate | undefined): Promise<string | undefined> {
     // No intent, no create was ever sent for this object (the intent is written before every create): what
     // carries its owner tag was made by another incarnation of it, and is taken back, not recovered. With
@@ -236,7 +241,7 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     return {
       externalId: service.id,
       connectionDetails: { ...connectionDetails(service), password: this.password?.value ?? generated },
-      ...(restore ? { status: { restoredFromBackup: restore } } : {}),
+      ...(restore ? { status: this.createStatus() } : {}),
     };
   }
 

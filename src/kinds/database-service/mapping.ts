@@ -7,13 +7,15 @@ import type { ReplicaScalingRequest, ServiceCommand } from '../../cloud/schemas/
 import { ServiceCreateRequest, ServiceUpdateRequest, type Service } from '../../cloud/schemas/service.ts';
 import type { ServiceCreateBody } from '../../cloud/management-client.ts';
 import { isDeepStrictEqual } from 'node:util';
-import type {
-  Backup,
-  BackupConfiguration,
-  BackupConfigurationUpdate,
-  ScalingSchedule,
-  ScalingScheduleUpdate,
-  UpgradeWindowUpdate,
+import {
+  BACKUP_DEFAULTS,
+  type Backup,
+  type BackupConfiguration,
+  type BackupConfigurationUpdate,
+  type ScalingSchedule,
+  type ScalingScheduleUpdate,
+  type UpgradeWindow,
+  type UpgradeWindowUpdate,
 } from '../../cloud/schemas/lifecycle.ts';
 import { requestBody } from '../../cloud/request-body.ts';
 import { isSluiceTag, OWNER_TAG } from '../shared/service-tags.ts';
@@ -262,8 +264,9 @@ export function diffService(
   const replicaScaling = scheduledSizingDiff(spec, service, surroundings.scalingSchedule);
   for (const field of Object.keys(replicaScaling)) note(field);
 
+  // Each field by its own path, so a plan shows `backups.retentionInHours: 24 → 72`.
   const backupConfiguration = diffBackups(spec.backups, surroundings.backups);
-  if (backupConfiguration) note('backups');
+  for (const field of Object.keys(backupConfiguration ?? {})) note(`backups.${BACKUP_SPEC_FIELDS[field]}`);
 
   const scalingSchedule = diffSchedule(spec.scalingSchedule, surroundings.scalingSchedule);
   const scheduleRefused =
@@ -272,11 +275,20 @@ export function diffService(
       : undefined;
   if (scalingSchedule || scheduleRefused) note('scalingSchedule');
 
+  // Sent whole or not at all: a field left to a cloud that has no window yet leaves nothing to send.
+  const wantedWindow = spec.upgradeWindow;
   const upgradeWindow =
-    spec.upgradeWindow && !isDeepStrictEqual(spec.upgradeWindow, surroundings.upgradeWindow)
-      ? { weekday: spec.upgradeWindow.weekday, startHourUtc: spec.upgradeWindow.startHourUtc }
+    wantedWindow?.weekday !== undefined &&
+    wantedWindow.startHourUtc !== undefined &&
+    !isDeepStrictEqual(wantedWindow, surroundings.upgradeWindow)
+      ? { weekday: wantedWindow.weekday, startHourUtc: wantedWindow.startHourUtc }
       : undefined;
-  if (upgradeWindow) note('upgradeWindow');
+  if (upgradeWindow) {
+    const observed = surroundings.upgradeWindow;
+    if (!observed) note('upgradeWindow');
+    for (const field of ['weekday', 'startHourUtc'] as const)
+      if (observed && observed[field] !== upgradeWindow[field]) note(`upgradeWindow.${field}`);
+  }
 
   const state = service.state ?? 'running';
   const command = stateCommand(spec.state ?? 'Running', state);
@@ -297,6 +309,13 @@ export function diffService(
     ...(ownerRecordOnly ? { ownerRecordOnly } : {}),
   };
 }
+
+/** The backup configuration's fields by the spec's names. */
+const BACKUP_SPEC_FIELDS: Record<string, keyof BackupPolicy> = {
+  backupPeriodInHours: 'periodInHours',
+  backupRetentionPeriodInHours: 'retentionInHours',
+  backupStartTime: 'startTime',
+};
 
 /**
  * The backup configuration PATCH that makes the cloud's policy the spec's: only the fields the spec sets and
@@ -471,13 +490,26 @@ const EXPORTED_SERVICE_FIELDS = [
   'complianceType',
 ] as const satisfies readonly (keyof DatabaseServiceSpec & keyof Service)[];
 
+/** What the cloud keeps beside a service, as an export reads it: each absent when the service has none. */
+export interface ExportedSurroundings {
+  backupConfiguration?: BackupConfiguration;
+  /** Absent too when the organization lacks scheduled scaling (403). */
+  scalingSchedule?: ScalingSchedule;
+  upgradeWindow?: UpgradeWindow;
+}
+
 /**
  * The spec that adopts `service` as it is: every field a user can set that the cloud reports, server defaults
  * left out, so the first reconcile finds no difference. Undefined with the reason when no spec can say it.
+ * With `around`, the backup policy (its fields that are not the cloud's defaults), the scaling schedule and
+ * the upgrade window too; while a window is active the sizing written is the schedule's base, not the
+ * window's, so the spec holds what the service runs outside its windows.
  */
 export function exportService(
-  service: Service,
+  cloudService: Service,
+  around: ExportedSurroundings = {},
 ): { spec: Record<string, unknown> } | { unexpressible: string } {
+  const service = atBaseSizing(cloudService, around.scalingSchedule);
   const state = service.state ?? 'running';
   if (state === 'terminating') return { unexpressible: 'the service is being deleted' };
   const spec: Record<string, unknown> = { name: service.name };
@@ -510,5 +542,45 @@ export function exportService(
   const tags = (service.tags ?? []).filter((t) => !isSluiceTag(t)).map(({ key, value }) => ({ key, value }));
   if (tags.length > 0) spec.tags = tags;
   spec.state = state === 'stopped' || state === 'stopping' ? 'Stopped' : 'Running';
+  const backups = around.backupConfiguration && exportedBackups(around.backupConfiguration);
+  if (backups) spec.backups = backups;
+  const entries = around.scalingSchedule?.entries ?? [];
+  if (entries.length > 0) spec.scalingSchedule = entries.map(windowAsSpec);
+  if (around.upgradeWindow) {
+    const { weekday, startHourUtc } = around.upgradeWindow;
+    spec.upgradeWindow = { weekday, startHourUtc };
+  }
   return { spec };
+}
+
+/** The backup policy's fields that differ from the cloud's defaults; undefined when none does. */
+function exportedBackups(configuration: BackupConfiguration): BackupPolicy | undefined {
+  const { periodInHours, retentionInHours, startTime } = backupPolicyOf(configuration);
+  const policy: BackupPolicy = {
+    ...(periodInHours !== BACKUP_DEFAULTS.backupPeriodInHours ? { periodInHours } : {}),
+    ...(retentionInHours !== BACKUP_DEFAULTS.backupRetentionPeriodInHours ? { retentionInHours } : {}),
+    ...(startTime ? { startTime } : {}),
+  };
+  return Object.keys(policy).length > 0 ? policy : undefined;
+}
+
+/** The service with the sizing it runs outside every window, when a window of `schedule` is active now. */
+function atBaseSizing(service: Service, schedule: ScalingSchedule | undefined): Service {
+  const base = schedule?.activeEntryId ? schedule.baseConfig : undefined;
+  if (!base) return service;
+  const horizontal = base.autoscalingMode === 'horizontal';
+  const sizing = Object.fromEntries(
+    Object.entries({
+      autoscalingMode: base.autoscalingMode,
+      numReplicas: horizontal ? undefined : base.minReplicas,
+      minReplicas: horizontal ? base.minReplicas : undefined,
+      maxReplicas: horizontal ? base.maxReplicas : undefined,
+      minReplicaMemoryGb: base.minReplicaMemoryGb,
+      maxReplicaMemoryGb: base.maxReplicaMemoryGb,
+      idleScaling: base.idleScaling,
+      idleTimeoutMinutes: base.idleTimeoutMinutes,
+    }).filter(([, value]) => value !== undefined),
+  );
+  // A horizontal base scales between its bounds: the count the window runs is not the base's.
+  return { ...service, ...sizing, ...(horizontal ? { numReplicas: undefined } : {}) };
 }

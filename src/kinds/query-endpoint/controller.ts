@@ -81,9 +81,15 @@ class QueryEndpointClient
     );
   }
 
-  /** The spec with the keys of the ApiKey objects it names, resolved by the reconciler. */
+  /**
+   * The spec with the keys of the ApiKey objects it names, resolved by the reconciler: during a rotation's
+   * grace period the previous key too, so a caller that has not switched yet is still let in.
+   */
   private desired(spec: QueryEndpoint['spec']): QueryEndpoint['spec'] {
-    const referenced = (this.context.references.apiKeys ?? []).map((reference) => reference.id);
+    const referenced = (this.context.references.apiKeys ?? []).flatMap(({ id, object }) => {
+      const previous = object?.status?.previousKeyId;
+      return typeof previous === 'string' ? [id, previous] : [id];
+    });
     return withReferencedKeys(spec, referenced);
   }
 

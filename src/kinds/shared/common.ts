@@ -154,6 +154,13 @@ export const managedStatusFields = {
     .describe(
       'True when the cloud resource was found recorded in the cloud for this object (a rebuilt cluster taking back what it had) rather than created by it: its secret values were never known here, so sluice does not reset them unasked.',
     ),
+  credentialsSecret: z
+    .string()
+    .max(253)
+    .optional()
+    .describe(
+      "The Secret of this namespace whose credentials the last reconcile used: spec.credentialsRef's, else the namespace's default sluice-credentials. Absent: the operator's credentials.",
+    ),
   lastHandledReconcileAt: z
     .string()
     .max(STATUS_BOUNDS.recordedAnnotation)

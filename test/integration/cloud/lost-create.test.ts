@@ -24,6 +24,7 @@ function alertClient(resource: Alert) {
     secrets: { values: () => undefined, rotated: new Set(), digests: undefined, rebaselined: [] },
     claimedBy: () => undefined,
     owner: { cluster: 'test', namespace: 'default', kind: 'Alert', name: resource.metadata.name },
+    connectionSecret: () => undefined,
   });
   const close = async () => {
     await Promise.all([alerting.close(), cloud.management.close()]);

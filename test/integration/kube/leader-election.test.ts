@@ -56,6 +56,7 @@ describe.skipIf(skip)('LeaderElector on a real apiserver', () => {
   }
 
   const newLeaseName = () => `sluice-leader-${++leaseNumber}`;
+  const renewedAt = (lease: Lease) => Date.parse(lease.spec.renewTime ?? '');
 
   it('creates the lease and holds it, with the timing and identity it was given', async () => {
     const name = newLeaseName();
@@ -79,10 +80,14 @@ describe.skipIf(skip)('LeaderElector on a real apiserver', () => {
     const name = newLeaseName();
     const a = candidate(name, 'pod-a');
     await vi.waitFor(() => expect(a.elector.isLeader()).toBe(true), until);
+    const bStartedAt = Date.now();
     const b = candidate(name, 'pod-b');
 
-    // Longer than the lease duration: only renewals keep pod-b out.
-    await new Promise((resolve) => setTimeout(resolve, 4_000));
+    // Until pod-a renews more than a lease duration (3 s) after pod-b began: only renewals keep pod-b out.
+    await vi.waitFor(
+      async () => expect(renewedAt(await readLease(name))).toBeGreaterThan(bStartedAt + 3_000),
+      until,
+    );
     expect(b.elector.isLeader()).toBe(false);
     expect((await readLease(name)).spec.holderIdentity).toBe('pod-a');
 
@@ -140,7 +145,12 @@ describe.skipIf(skip)('LeaderElector on a real apiserver', () => {
     const name = newLeaseName();
     const candidates = ['pod-a', 'pod-b', 'pod-c'].map((identity) => candidate(name, identity));
     await vi.waitFor(() => expect(candidates.some(({ elector }) => elector.isLeader())).toBe(true), until);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Two renewals later, every other candidate has tried again (each retries as often as the leader renews).
+    const renewals = new Set([(await readLease(name)).spec.renewTime]);
+    await vi.waitFor(async () => {
+      renewals.add((await readLease(name)).spec.renewTime);
+      expect(renewals.size).toBeGreaterThanOrEqual(3);
+    }, until);
     const leaders = candidates.filter(({ elector }) => elector.isLeader());
     expect(leaders).toHaveLength(1);
     expect((await readLease(name)).spec.holderIdentity).toBe(leaders[0]!.elector.identity);

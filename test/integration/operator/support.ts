@@ -8,12 +8,14 @@ import type { DatabaseService } from '../../../src/kinds/database-service/schema
 import { startEmulator, type Emulator, type EmulatorOptions } from '../../../src/emulator/server.ts';
 import { OperatorConfig, type OperatorFlags } from '../../../src/operator/config.ts';
 import { startOperator, type RunningOperator } from '../../../src/operator/run.ts';
+import { ExportConfig } from '../../../src/export/config.ts';
+import { runExport } from '../../../src/export/run.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 import { testKubeconfigPath } from '../../harness/test-cluster.ts';
 import { spawnSluiceRun } from '../../../tools/cluster/operator-process.ts';
 import { suiteValue } from '../../support/suite-value.ts';
 import type { CallRecord } from '../../../src/emulator/call-log.ts';
-import { untilValue } from '../../support/wait.ts';
+import { until, untilValue } from '../../support/wait.ts';
 
 export type { CallRecord };
 
@@ -121,6 +123,12 @@ export interface OperatorEnv {
    * check comes round about as often as any other's).
    */
   lookedAgain(kind: string, perObject?: number, timeoutMs?: number): Promise<void>;
+  /**
+   * Resolves once the in-process operator is idle: every controller's queue empty and no reconcile running,
+   * twice in a row. Whatever it had been woken for before the call (a cloud change, a watch event), it has
+   * done; a delayed retry is not waited for.
+   */
+  idle(timeoutMs?: number): Promise<void>;
   /**
    * Asks for a reconcile of one object with a fresh read of the cloud (`sluice.dev/reconcile-requested-at`)
    * and waits until its status says it was handled: the operator has looked at the cloud since the call, so
@@ -274,6 +282,15 @@ export async function startOperatorEnv(
     if (!response.ok) throw new Error(`POST ${path} failed: ${response.status} ${await response.text()}`);
   };
 
+  /** The sum of a metric's series of the in-process operator whose labels start with `labels`. */
+  const metricSum = async (name: string, labels = '') => {
+    const url = env.operator?.metrics?.url;
+    if (!url) throw new Error('no in-process operator with a metrics server is running');
+    const text = await (await fetch(`${url}/metrics`)).text();
+    const series = new RegExp(`^${name}\\{${labels}[^}]*\\} (\\d+)$`, 'gm');
+    return [...text.matchAll(series)].reduce((sum, m) => sum + Number(m[1]), 0);
+  };
+
   const env: OperatorEnv = {
     namespace: ns.name,
     kc: ns.kc,
@@ -367,14 +384,7 @@ export async function startOperatorEnv(
       await fetch(controlUrl('calls'), { method: 'DELETE' });
     },
     async reconciles(kind) {
-      const url = env.operator?.metrics?.url;
-      if (!url) throw new Error('no in-process operator with a metrics server is running');
-      const text = await (await fetch(`${url}/metrics`)).text();
-      const series = new RegExp(
-        `^controller_runtime_reconcile_total\\{controller="${kind.toLowerCase()}",[^}]*\\} (\\d+)$`,
-        'gm',
-      );
-      return [...text.matchAll(series)].reduce((sum, m) => sum + Number(m[1]), 0);
+      return metricSum('controller_runtime_reconcile_total', `controller="${kind.toLowerCase()}",`);
     },
     async freshLook(kind, name, timeoutMs = 60_000) {
       const at = `fresh-look-${++freshLooks}`;
@@ -411,6 +421,17 @@ export async function startOperatorEnv(
         timeoutMs,
       );
     },
+    async idle(timeoutMs = 60_000) {
+      const busy = async () =>
+        (await metricSum('workqueue_depth')) + (await metricSum('controller_runtime_active_workers'));
+      let idleLooks = 0;
+      await until(
+        'the operator idle',
+        async () => ((await busy()) === 0 ? ++idleLooks : (idleLooks = 0)) >= 2,
+        timeoutMs,
+        100,
+      );
+    },
     async close() {
       await env.stopOperator();
       await cloud.close();
@@ -445,6 +466,7 @@ export async function crashDuringCreate(
   env: OperatorEnv,
   target: { kind: string; name: string; spec: Record<string, unknown> },
   create: { route: string; created: () => number; count: number },
+  restartFlags: Partial<OperatorFlags> = {},
 ): Promise<{ orphaned: SluiceObject; ready: SluiceObject }> {
   const objects = env.of<SluiceObject>(target.kind);
   await env.fault({ method: 'POST', route: create.route, phase: 'response', latencyMs: 60_000 });
@@ -465,7 +487,7 @@ export async function crashDuringCreate(
   const orphaned = (await objects.get(target.name))!;
   await env.fault();
   await env.clearCalls();
-  await env.startOperator();
+  await env.startOperator(restartFlags);
   const ready = await objects.waitFor(target.name, 'Ready after restart', isReadyWithId);
   return { orphaned, ready };
 }
@@ -479,9 +501,15 @@ export async function crashBesideLookAlike<T extends { id: string }>(
   env: OperatorEnv,
   target: { kind: string; name: string; spec: Record<string, unknown> },
   cloud: { route: string; named: () => T[]; foreignId: string },
+  restartFlags: Partial<OperatorFlags> = {},
 ): Promise<{ orphaned: SluiceObject; ready: SluiceObject; ours: T }> {
   const { route, named, foreignId } = cloud;
-  const crash = await crashDuringCreate(env, target, { route, created: () => named().length, count: 2 });
+  const crash = await crashDuringCreate(
+    env,
+    target,
+    { route, created: () => named().length, count: 2 },
+    restartFlags,
+  );
   const ours = named().find((o) => o.id !== foreignId)!;
   expect(crash.ready.status!.id).toBe(ours.id);
   expect(named()).toHaveLength(2);
@@ -527,4 +555,26 @@ export function useOperatorEnv(
 export async function putSameKey(env: OperatorEnv, name: string, owner: OperatorEnv): Promise<void> {
   const { organizationId, keyId, keySecret } = owner.emulator.credentials;
   await env.putSecret(name, { organizationId, keyId, keySecret, managementUrl: owner.emulator.url });
+}
+
+/**
+ * `sluice export` of `env`'s namespace with its credentials Secret, as the README shows it; `flags` add to
+ * that (kinds, quota, includeManaged). Returns the exit code, the manifests written and what it said.
+ */
+export async function exportFrom(
+  env: OperatorEnv,
+  flags: Record<string, unknown> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  const stderr: string[] = [];
+  const code = await runExport(
+    ExportConfig.parse({
+      kubeconfig: env.kubeconfigPath,
+      credentialsSecret: `${env.namespace}/${CREDENTIALS_SECRET}`,
+      namespace: env.namespace,
+      ...flags,
+    }),
+    { stdout: (text) => (stdout += text), stderr: (line) => stderr.push(line) },
+  );
+  return { code, stdout, stderr: stderr.join('\n') };
 }

@@ -5,7 +5,7 @@ import { silentLogger } from '../../../src/cloud/http.ts';
 import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
 import { CloudClients } from '../../../src/cloud-access/cloud-clients.ts';
 import type { RequestEvent } from '../../../src/cloud/hooks.ts';
-import type { SecretReader, ManagedObject } from '../../../src/managed/index.ts';
+import { NAMESPACE_CREDENTIALS, type SecretReader, type ManagedObject } from '../../../src/managed/index.ts';
 
 const resource: ManagedObject = {
   apiVersion: 'sluice.dev/v1alpha1',
@@ -14,18 +14,28 @@ const resource: ManagedObject = {
   spec: {},
 };
 
-/** Credentials with a fresh key and token, so each test registers its own quota schedulers. */
-function fakeSecrets(only?: readonly string[]): SecretReader {
-  const all: Record<string, string> = {
+/** A credentials Secret's values with a fresh key and token, so each test registers its own quota schedulers. */
+function freshCredentials(managementUrl: string, alertsUrl: string): Record<string, string> {
+  return {
     organizationId: 'org',
     keyId: `key-${randomUUID()}`,
     keySecret: 'secret',
-    managementUrl: 'http://127.0.0.1:1',
-    alertsUrl: 'http://127.0.0.1:1',
+    managementUrl,
+    alertsUrl,
     alertsToken: `token-${randomUUID()}`,
   };
+}
+
+/**
+ * A reader whose every Secret holds fresh credentials (only the keys `only` names, when given), except a
+ * namespace's default credentials Secret, which no namespace here has.
+ */
+function fakeSecrets(only?: readonly string[]): SecretReader {
+  const all = freshCredentials('http://127.0.0.1:1', 'http://127.0.0.1:1');
   const data = only ? Object.fromEntries(only.map((key) => [key, all[key]!])) : all;
-  return { get: () => ({ data, resourceVersion: '1' }) };
+  return {
+    get: (_namespace, name) => (name === NAMESPACE_CREDENTIALS ? undefined : { data, resourceVersion: '1' }),
+  };
 }
 
 describe('CloudClients', () => {
@@ -34,30 +44,30 @@ describe('CloudClients', () => {
   afterEach(async () => {
     await clouds?.close();
   });
+  /** Clients on `secrets` with the operator's Secret at sys/cloud, quiet, no hooks; `options` add or override. */
+  const clientsOf = (
+    secrets: SecretReader,
+    options: Partial<ConstructorParameters<typeof CloudClients>[0]> = {},
+  ): CloudClients =>
+    new CloudClients({
+      secrets,
+      defaultSecret: { namespace: 'sys', name: 'cloud' },
+      dispatcher,
+      hooks: {},
+      logger: silentLogger,
+      ...options,
+    });
 
   const connect = (
     quotas: ConstructorParameters<typeof CloudClients>[0]['quotas'],
     keys?: readonly string[],
   ) => {
-    clouds = new CloudClients({
-      secrets: fakeSecrets(keys),
-      defaultSecret: { namespace: 'sys', name: 'cloud' },
-      dispatcher,
-      hooks: {},
-      logger: silentLogger,
-      quotas,
-    });
+    clouds = clientsOf(fakeSecrets(keys), { quotas });
     return clouds.connectionFor(resource, 'poll');
   };
 
   it('names one budget key for Secrets holding one key, and none for an API whose keys are missing', () => {
-    clouds = new CloudClients({
-      secrets: fakeSecrets(['organizationId', 'keyId', 'keySecret', 'managementUrl']),
-      defaultSecret: { namespace: 'sys', name: 'cloud' },
-      dispatcher,
-      hooks: {},
-      logger: silentLogger,
-    });
+    clouds = clientsOf(fakeSecrets(['organizationId', 'keyId', 'keySecret', 'managementUrl']));
     const a = clouds.budgetKeyOf({ namespace: 'team-a', name: 'cloud' }, 'management');
     expect(a).toMatch(/^management /);
     expect(clouds.budgetKeyOf({ namespace: 'team-b', name: 'same-key' }, 'management')).toBe(a);
@@ -96,14 +106,7 @@ describe('CloudClients', () => {
     const secrets = fakeSecrets();
     const data = secrets.get('sys', 'cloud')!.data!;
     const earlier = new AlertingClient({ baseUrl: data.alertsUrl!, token: data.alertsToken! });
-    clouds = new CloudClients({
-      secrets,
-      defaultSecret: { namespace: 'sys', name: 'cloud' },
-      dispatcher,
-      hooks: {},
-      logger: silentLogger,
-      quotas: { alerting: { requests: 5, windowMs: 1_000 } },
-    });
+    clouds = clientsOf(secrets, { quotas: { alerting: { requests: 5, windowMs: 1_000 } } });
     const cloud = await clouds.connectionFor(resource, 'poll');
     expect(earlier.quota?.limit).toMatchObject({ requests: 100 });
     expect(cloud.alerting.quota?.limit).toMatchObject({ requests: 5, windowMs: 1_000 });
@@ -164,13 +167,9 @@ describe('CloudClients', () => {
 
   it('derives the Secret digest key from the credentials the resource uses: stable, and new with a new key secret', () => {
     const digestKey = (data: Record<string, string>, ref?: string) =>
-      new CloudClients({
-        secrets: { get: () => ({ data, resourceVersion: '1' }) },
-        defaultSecret: { namespace: 'sys', name: 'cloud' },
-        dispatcher,
-        hooks: {},
-        logger: silentLogger,
-      }).secretDigestKey(ref ? { ...resource, spec: { credentialsRef: { name: ref } } } : resource);
+      clientsOf({ get: () => ({ data, resourceVersion: '1' }) }).secretDigestKey(
+        ref ? { ...resource, spec: { credentialsRef: { name: ref } } } : resource,
+      );
     const first = digestKey({ keySecret: 'secret-one' });
     expect(digestKey({ keySecret: 'secret-one', keyId: 'other' }).id).toBe(first.id);
     expect(digestKey({ keySecret: 'secret-two' }).id).not.toBe(first.id);
@@ -191,12 +190,9 @@ describe('CloudClients', () => {
       .reply(200, { status: 200, requestId: 'r', result: service })
       .persist();
     const sent: Pick<RequestEvent, 'method' | 'priority'>[] = [];
-    clouds = new CloudClients({
-      secrets: fakeSecrets(),
-      defaultSecret: { namespace: 'sys', name: 'cloud' },
+    clouds = clientsOf(fakeSecrets(), {
       dispatcher: cloud,
       hooks: { onRequest: ({ method, priority }) => sent.push({ method, priority }) },
-      logger: silentLogger,
     });
     const polling = await clouds.connectionFor(resource, 'poll');
     await polling.management.getService('svc');
@@ -227,15 +223,12 @@ describe('CloudClients', () => {
       .reply(200, { status: 200, requestId: 'r', result: service })
       .persist();
     const sent: Pick<RequestEvent, 'method' | 'route' | 'priority' | 'credentials'>[] = [];
-    clouds = new CloudClients({
-      secrets: fakeSecrets(),
-      defaultSecret: { namespace: 'sys', name: 'cloud' },
+    clouds = clientsOf(fakeSecrets(), {
       dispatcher: cloud,
       hooks: {
         onRequest: ({ method, route, priority, credentials }) =>
           sent.push({ method, route, priority, credentials }),
       },
-      logger: silentLogger,
       // One call per 300 ms: the list and the write below both wait for the one slot.
       quotas: { management: { requests: 1, windowMs: 300 } },
       maxWaitMs: 5_000,
@@ -259,14 +252,7 @@ describe('CloudClients', () => {
     expect.objectContaining({ name: 'ReconcileError', reason, message, retryAfterMs: 10_000 });
 
   describe('what a resource’s own Secret and the operator’s Secret may be used for', () => {
-    const operatorSecret = {
-      organizationId: 'org',
-      keyId: `key-${randomUUID()}`,
-      keySecret: 'secret',
-      managementUrl: 'https://api.example.com',
-      alertsUrl: 'https://alerts.example.com',
-      alertsToken: `token-${randomUUID()}`,
-    };
+    const operatorSecret = freshCredentials('https://api.example.com', 'https://alerts.example.com');
     const tenantSecret = (urls: { managementUrl: string; alertsUrl: string }) => ({
       ...operatorSecret,
       keyId: `key-${randomUUID()}`,
@@ -294,14 +280,7 @@ describe('CloudClients', () => {
               ? { data: tenant, resourceVersion: '1' }
               : undefined,
       };
-      clouds = new CloudClients({
-        secrets,
-        defaultSecret: { namespace: 'sys', name: 'cloud' },
-        dispatcher,
-        hooks: {},
-        logger: silentLogger,
-        ...options,
-      });
+      clouds = clientsOf(secrets, { ...options });
       return clouds;
     };
 
@@ -357,7 +336,8 @@ describe('CloudClients', () => {
         refusal(
           'OperatorCredentialsNotAllowed',
           "the operator's credentials may be used only in namespaces team-a, team-b " +
-            '(--operator-credentials-namespaces), not in team-c: set spec.credentialsRef to a Secret of this namespace',
+            '(--operator-credentials-namespaces), not in team-c: set spec.credentialsRef to a Secret of this namespace, ' +
+            'or create its default credentials Secret sluice-credentials',
         ),
       );
       expect((await clients.connectionFor(own('team-c'), 'poll')).management.quota).toBeDefined();

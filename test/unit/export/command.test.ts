@@ -58,7 +58,9 @@ describe('sluice export flags', () => {
   it('names each flag it refuses', () => {
     const paths = (flags: Record<string, unknown>) =>
       ExportConfig.safeParse(flags).error?.issues.map((issue) => issue.path[0]);
-    expect(paths({})).toEqual(['organization', 'keyId', 'keySecret', 'managementUrl']);
+    // No credentials flag at all: the running operator's Secret is read from the cluster.
+    expect(paths({})).toBeUndefined();
+    expect(paths({ organization: keys.organization })).toEqual(['keyId', 'keySecret', 'managementUrl']);
     expect(paths({ ...keys, kind: ['Service'] })).toEqual(['kind']);
     expect(paths({ ...keys, selector: ['team=data'] })).toEqual(['selector']);
     expect(paths({ ...keys, credentialsSecret: 'ns/name' })).toEqual(['organization']);

@@ -119,6 +119,86 @@ describe('exportService', () => {
     ).toMatchObject({ autoscalingMode: 'horizontal', minReplicas: 2, maxReplicas: 6 });
   });
 
+  it('writes the backup policy apart from the cloud’s defaults, the schedule and the upgrade window', () => {
+    const window = {
+      name: 'peak',
+      weekdays: [1, 2],
+      startHourUtc: 8,
+      endHourUtc: 18,
+      minReplicas: 5,
+      maxReplicas: 5,
+    };
+    const around = {
+      backupConfiguration: {
+        backupPeriodInHours: 24,
+        backupRetentionPeriodInHours: 72,
+        backupStartTime: '02:30',
+      },
+      scalingSchedule: { entries: [{ ...window, weekdays: [2, 1], id: 'e1', isActiveNow: false }] },
+      upgradeWindow: { weekday: 3, startHourUtc: 12, duration: 6 },
+    };
+    const spec = specOf(exportService(SERVICE, around));
+    expect(spec).toMatchObject({
+      backups: { retentionInHours: 72, startTime: '02:30' },
+      scalingSchedule: [window],
+      upgradeWindow: { weekday: 3, startHourUtc: 12 },
+    });
+    expect(spec.backups as object).not.toHaveProperty('periodInHours');
+    const parsed = DatabaseServiceSpec.parse(spec);
+    const surroundings = {
+      backups: { periodInHours: 24 as const, retentionInHours: 72, startTime: '02:30' },
+      scalingSchedule: { windows: [window] },
+      upgradeWindow: { weekday: 3, startHourUtc: 12 },
+    };
+    const diff = diffService(parsed, undefined, SERVICE, surroundings);
+    expect(diff.differences).toEqual([]);
+  });
+
+  it('leaves out a backup policy that is the cloud’s default, and what the service does not have', () => {
+    const around = {
+      backupConfiguration: {
+        backupPeriodInHours: 24,
+        backupRetentionPeriodInHours: 24,
+        backupStartTime: null,
+      },
+      scalingSchedule: { entries: [] },
+    };
+    const spec = specOf(exportService(SERVICE, around));
+    expect(spec).not.toHaveProperty('backups');
+    expect(spec).not.toHaveProperty('scalingSchedule');
+    expect(spec).not.toHaveProperty('upgradeWindow');
+  });
+
+  it('writes the sizing the service runs outside its windows while a window is active', () => {
+    const window = {
+      name: 'peak',
+      weekdays: [1],
+      startHourUtc: 8,
+      endHourUtc: 9,
+      minReplicas: 5,
+      maxReplicas: 5,
+    };
+    const scalingSchedule = {
+      entries: [{ ...window, id: 'e1', isActiveNow: true }],
+      activeEntryId: 'e1',
+      baseConfig: {
+        autoscalingMode: 'vertical' as const,
+        minReplicas: 3,
+        maxReplicas: 3,
+        minReplicaMemoryGb: 16,
+        maxReplicaMemoryGb: 120,
+      },
+    };
+    const running = { ...SERVICE, numReplicas: 5 };
+    const spec = specOf(exportService(running, { scalingSchedule }));
+    expect(spec).toMatchObject({ numReplicas: 3, scalingSchedule: [window] });
+    // Inside the window the cloud runs the window's 5 replicas: no correction towards the base's 3.
+    const diff = diffService(DatabaseServiceSpec.parse(spec), undefined, running, {
+      scalingSchedule: { windows: [window], active: window },
+    });
+    expect(diff.replicaScaling).toBeUndefined();
+  });
+
   it('refuses a service being deleted', () => {
     expect(exportService({ ...SERVICE, state: 'terminating' })).toEqual({
       unexpressible: 'the service is being deleted',

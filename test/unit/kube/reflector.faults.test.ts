@@ -52,18 +52,23 @@ describe('Reflector against a fake apiserver', () => {
     await api.close();
   });
 
-  async function startReflector(options: Partial<ReflectorOptions> = {}): Promise<Reflector> {
+  /** A reflector of the widgets, started; its changes go to `changes`. */
+  function launchReflector(options: Partial<ReflectorOptions> = {}): Reflector {
     reflector = new Reflector({
       kubeConfig: api.kubeConfig(),
       resource: WIDGETS,
       onChange: (key) => changes.push(key),
-      backoff: { initialMs: 10, maxMs: 50 },
       ...options,
     });
     reflector.start();
-    await reflector.waitForSync();
-    await vi.waitFor(() => expect(api.openWatchCount).toBe(1), until);
     return reflector;
+  }
+
+  async function startReflector(options: Partial<ReflectorOptions> = {}): Promise<Reflector> {
+    const started = launchReflector({ backoff: { initialMs: 10, maxMs: 50 }, ...options });
+    await started.waitForSync();
+    await vi.waitFor(() => expect(api.openWatchCount).toBe(1), until);
+    return started;
   }
 
   const cachedKeys = () => reflector!.cache.keys().sort();
@@ -177,15 +182,7 @@ describe('Reflector against a fake apiserver', () => {
     try {
       api.scriptNextWatch(hangAfterHeaders);
       const clock = new ManualClock();
-      reflector = new Reflector({
-        kubeConfig: api.kubeConfig(),
-        resource: WIDGETS,
-        onChange: (key) => changes.push(key),
-        watchTimeoutSeconds: { min: 1, max: 1 },
-        hungWatchGraceMs: 300,
-        clock,
-      });
-      reflector.start();
+      launchReflector({ watchTimeoutSeconds: { min: 1, max: 1 }, hungWatchGraceMs: 300, clock });
       await vi.waitFor(() => expect(watchHeadersReceived).toBe(1), until);
 
       // The deadline: timeoutSeconds + grace after the watch opened, and not a moment sooner.
@@ -205,15 +202,7 @@ describe('Reflector against a fake apiserver', () => {
   it('aborts a watch whose response never starts, and re-watches', async () => {
     api.scriptNextWatch(hangBeforeHeaders);
     const clock = new ManualClock();
-    reflector = new Reflector({
-      kubeConfig: api.kubeConfig(),
-      resource: WIDGETS,
-      onChange: (key) => changes.push(key),
-      watchTimeoutSeconds: { min: 1, max: 1 },
-      hungWatchGraceMs: 300,
-      clock,
-    });
-    reflector.start();
+    launchReflector({ watchTimeoutSeconds: { min: 1, max: 1 }, hungWatchGraceMs: 300, clock });
     await vi.waitFor(() => expect(api.watches).toHaveLength(1), until);
 
     await clock.advanceAndSettle(1_300);
@@ -288,14 +277,7 @@ describe('Reflector against a fake apiserver', () => {
   it('backs off further each time a watch opens and fails at once, instead of retrying at the first delay', async () => {
     const clock = new ManualClock();
     const arrivals = failWatchesRightAfterOpening(50, clock);
-    reflector = new Reflector({
-      kubeConfig: api.kubeConfig(),
-      resource: WIDGETS,
-      onChange: () => {},
-      backoff: { initialMs: 40, maxMs: LONGEST_BACKOFF_MS },
-      clock,
-    });
-    reflector.start();
+    launchReflector({ backoff: { initialMs: 40, maxMs: LONGEST_BACKOFF_MS }, clock });
     // 1.2 s of retries: each backoff fires the moment it is armed, as long as it ends within the 1.2 s.
     while (clock.now() < 1_200) {
       await vi.waitFor(() => expect(backingOff(clock)).toBe(true), until);
@@ -311,15 +293,7 @@ describe('Reflector against a fake apiserver', () => {
   it('resets the backoff only after a watch stayed open for the healthy period', async () => {
     const clock = new ManualClock();
     const arrivals = failWatchesRightAfterOpening(4, clock);
-    reflector = new Reflector({
-      kubeConfig: api.kubeConfig(),
-      resource: WIDGETS,
-      onChange: (key) => changes.push(key),
-      backoff: { initialMs: 40, maxMs: LONGEST_BACKOFF_MS },
-      healthyWatchMs: 300,
-      clock,
-    });
-    reflector.start();
+    launchReflector({ backoff: { initialMs: 40, maxMs: LONGEST_BACKOFF_MS }, healthyWatchMs: 300, clock });
     await fireBackoffsUntil(clock, () => api.openWatchCount === 1);
     // Four failures pushed the step to 640 ms; the fifth watch is served normally and stays open.
     expect(arrivals).toHaveLength(4);
@@ -411,16 +385,10 @@ describe('Reflector against a fake apiserver', () => {
 
   it('rejects waitForSync when stopped before the first list completes', async () => {
     api.failNextList(500);
-    reflector = new Reflector({
-      kubeConfig: api.kubeConfig(),
-      resource: WIDGETS,
-      onChange: () => {},
-      backoff: { initialMs: 60_000, maxMs: 60_000 },
-    });
-    reflector.start();
-    const synced = reflector.waitForSync();
+    const started = launchReflector({ backoff: { initialMs: 60_000, maxMs: 60_000 } });
+    const synced = started.waitForSync();
     await vi.waitFor(() => expect(api.lists).toHaveLength(1), until);
-    await reflector.stop();
+    await started.stop();
     await expect(synced).rejects.toThrow(/stopped/);
   });
 });

@@ -294,3 +294,14 @@ export function fakeReconciler(
     ...options,
   });
 }
+
+/** Widget `a` on the server, reconciled until Ready: its cloud widget w-1 made ready between two reconciles. */
+export async function readyWidgetIn<
+  T extends { server: FakeServer; cache: FakeCache; cloud: FakeCloud; reconcile(): Promise<unknown> },
+>(t: T): Promise<T> {
+  t.cache.set(t.server.put(widget('a')));
+  await t.reconcile();
+  t.cloud.widgets.get('w-1')!.ready = true;
+  await t.reconcile();
+  return t;
+}

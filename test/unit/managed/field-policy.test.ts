@@ -48,7 +48,41 @@ const policed = (resource: ReturnType<typeof object>, service: Service) =>
     diffService(spec, uid, service),
   );
 
+/** `policed` with the upgrade window the cloud holds (null: none). */
+const policedWindow = (
+  resource: ReturnType<typeof object>,
+  upgradeWindow: { weekday: number; startHourUtc: number } | null,
+) => {
+  const surroundings = { upgradeWindow };
+  return applyFieldPolicy(resource, DATABASE_SERVICE_POLICY, serviceAsSpec(cloud(), surroundings), (spec) =>
+    diffService(spec, uid, cloud(), surroundings),
+  );
+};
+
 describe('applyFieldPolicy', () => {
+  it('sends a createOnly field of an upgrade window when the window is made, then keeps the cloud’s', () => {
+    const window = { weekday: 3, startHourUtc: 12 };
+    const resource = object({ upgradeWindow: window }, { createOnly: ['upgradeWindow.startHourUtc'] });
+    expect(policedWindow(resource, null).plan.upgradeWindow).toEqual(window);
+    const changed = policedWindow(resource, { weekday: 3, startHourUtc: 18 });
+    expect(changed.plan.upgradeWindow).toBeUndefined();
+    expect(changed.drift).toEqual([{ path: 'upgradeWindow.startHourUtc', observed: 18 }]);
+    // The weekday is enforced: put back with the cloud's start hour.
+    const moved = policedWindow(resource, { weekday: 5, startHourUtc: 18 });
+    expect(moved.plan.upgradeWindow).toEqual({ weekday: 3, startHourUtc: 18 });
+    expect(moved.changes).toEqual([{ field: 'upgradeWindow.weekday', from: 5, to: 3 }]);
+  });
+
+  it('sends no half upgrade window: a reportOnly field the cloud has no window for leaves nothing to send', () => {
+    const resource = object(
+      { upgradeWindow: { weekday: 3, startHourUtc: 12 } },
+      { reportOnly: ['upgradeWindow.startHourUtc'] },
+    );
+    const outcome = policedWindow(resource, null);
+    expect(outcome.plan.upgradeWindow).toBeUndefined();
+    expect(outcome.drift).toEqual([{ path: 'upgradeWindow.startHourUtc', observed: undefined }]);
+  });
+
   it('enforces a field no policy names: the difference is corrected, nothing is drift', () => {
     const outcome = policed(object({ maxReplicaMemoryGb: 16 }), cloud({ maxReplicaMemoryGb: 32 }));
     expect(outcome.differences).toEqual(['maxReplicaMemoryGb']);

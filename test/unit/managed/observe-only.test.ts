@@ -12,6 +12,9 @@ import { StatusDraft } from '../../../src/managed/status-draft.ts';
 import type { ManagedObject } from '../../../src/managed/types.ts';
 
 const SERVICE_PATH = '/v1/organizations/org-1/services/s-1';
+/** The pending change a PATCH of the service with `body` shows in status. */
+const servicePatchOf = (body: Record<string, unknown>) =>
+  pendingChangeOf({ api: 'management', method: 'PATCH', path: SERVICE_PATH, route: '', body });
 
 const resource = (): ManagedObject => ({
   apiVersion: 'sluice.dev/v1alpha1',
@@ -26,13 +29,7 @@ const draftOf = () => new StatusDraft(resource(), () => new Date('2030-01-01T00:
 describe('pending calls as status shows them', () => {
   it('lists at most the status bound of fields, each cut to the bound, so the status write is accepted', () => {
     const body = Object.fromEntries(Array.from({ length: 100 }, (_, i) => [`${'f'.repeat(300)}${i}`, i]));
-    const change = pendingChangeOf({
-      api: 'management',
-      method: 'PATCH',
-      path: SERVICE_PATH,
-      route: '',
-      body,
-    });
+    const change = servicePatchOf(body);
     expect(change.fields).toHaveLength(STATUS_BOUNDS.pendingChangeFields);
     expect(Math.max(...change.fields.map((f) => f.length))).toBe(STATUS_BOUNDS.fieldName);
   });
@@ -43,13 +40,7 @@ describe('pending calls as status shows them', () => {
       ipAccessList: { add: [{ source: '10.0.0.0/8' }], remove: [] },
       password: 's3cret',
     };
-    const change = pendingChangeOf({
-      api: 'management',
-      method: 'PATCH',
-      path: SERVICE_PATH,
-      route: '',
-      body,
-    });
+    const change = servicePatchOf(body);
     expect(change).toEqual({
       method: 'PATCH',
       path: SERVICE_PATH,

@@ -59,3 +59,32 @@ describe('the drift-check interval', () => {
     expect(pacing.syncInterval(object('noisy'))).toBe(600_000);
   });
 });
+
+describe('a reconcile its user asked for', () => {
+  const ready = (requested: string, handled?: string): ManagedObject => ({
+    ...object('ns'),
+    metadata: { ...object('ns').metadata, annotations: { 'sluice.dev/reconcile-requested-at': requested } },
+    status: {
+      ...(handled === undefined ? {} : { lastHandledReconcileAt: handled }),
+      conditions: [{ type: 'Ready', status: 'True', reason: 'Available', lastTransitionTime: '' }],
+    },
+  });
+
+  it('reads the cloud afresh once, also when status cannot record the request handled', () => {
+    const events = new EventRecorder({ createEvent: async () => {} }, pino({ enabled: false }));
+    const pacing = new Pacing({
+      syncIntervalMs: 600_000,
+      pollIntervalMs: 2_000,
+      events,
+      now: () => new Date(0),
+    });
+    // Status refused: the request never shows handled, yet only its first reconcile reads afresh.
+    expect(pacing.freshness(ready('r1'))).toBe(0);
+    expect(pacing.freshness(ready('r1'))).toBe(600_000);
+    expect(pacing.freshness(ready('r1'))).toBe(600_000);
+    // A new request is read afresh again; once status records it, a still newer one is too.
+    expect(pacing.freshness(ready('r2'))).toBe(0);
+    expect(pacing.freshness(ready('r2', 'r2'))).toBe(600_000);
+    expect(pacing.freshness(ready('r3', 'r2'))).toBe(0);
+  });
+});

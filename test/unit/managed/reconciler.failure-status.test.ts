@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/cloud/errors.ts';
 import { ReconcileError } from '../../../src/managed/errors.ts';
-import { FakeCache, FakeCloud, FakeServer, fakeReconciler, widget } from './fakes.ts';
+import { FakeCache, FakeCloud, FakeServer, fakeReconciler, readyWidgetIn, widget } from './fakes.ts';
 
 /** What the cloud answers when it fails a request: a 500 the reconciler retries with backoff. */
 function serverError(method: string, route: string): ApiError {
@@ -46,11 +46,7 @@ function setup() {
 
 /** Creates widget `a` and reconciles it until Ready=True. */
 async function readyWidget() {
-  const t = setup();
-  t.cache.set(t.server.put(widget('a')));
-  await t.reconcile();
-  t.cloud.widgets.get('w-1')!.ready = true;
-  await t.reconcile();
+  const t = await readyWidgetIn(setup());
   expect(t.condition('Ready')).toMatchObject({ status: 'True', observedGeneration: 1 });
   return t;
 }

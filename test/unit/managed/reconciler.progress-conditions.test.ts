@@ -1,7 +1,7 @@
 // Reconciling and Stalled, the conditions kstatus (Flux, kpt) reads, as the reconciler writes them.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/cloud/errors.ts';
-import { FakeCache, FakeCloud, FakeServer, fakeReconciler, widget } from './fakes.ts';
+import { FakeCache, FakeCloud, FakeServer, fakeReconciler, readyWidgetIn, widget } from './fakes.ts';
 
 function apiError(status: number, code: string, apiMessage: string): ApiError {
   return new ApiError({
@@ -42,14 +42,7 @@ function setup() {
   };
 }
 
-async function readyWidget() {
-  const t = setup();
-  t.cache.set(t.server.put(widget('a')));
-  await t.reconcile();
-  t.cloud.widgets.get('w-1')!.ready = true;
-  await t.reconcile();
-  return t;
-}
+const readyWidget = () => readyWidgetIn(setup());
 
 describe('ManagedReconciler progress conditions (kstatus)', () => {
   it('Reconciling=True while the cloud creates the resource, with Ready’s reason and message', async () => {

@@ -9,6 +9,26 @@ import { acceptingWriter, FakeCloud, fakeEvents, widget, widgetKind } from '../m
 
 const until = { timeout: 5_000, interval: 10 };
 
+/** A manager of widgets in namespace ns on `api`; `onReconcile` runs as each reconcile asks for the cloud. */
+function widgetManager(api: SlowSecretsApi, cloud: FakeCloud, concurrency: number, onReconcile: () => void) {
+  return new Manager<FakeCloud>({
+    kubeConfig: localKubeConfig(api.server),
+    kinds: [widgetKind(cloud) as unknown as ManagedKind<ManagedObject, FakeCloud, unknown>],
+    namespaces: ['ns'],
+    concurrency,
+    metrics: new OperatorMetrics(),
+    logger: pino({ enabled: false }),
+    writer: acceptingWriter(),
+    events: fakeEvents().recorder,
+    cloudFor: async () => {
+      onReconcile();
+      return cloud;
+    },
+    syncIntervalMs: 600_000,
+    pollIntervalMs: 600_000,
+  });
+}
+
 /**
  * An apiserver serving widgets and Secrets whose Secret list answers only when the test says so, as a
  * large namespace's Secrets arrive after its few sluice objects. Watches stay open and silent.
@@ -83,6 +103,8 @@ class SlowSecretsApi {
 describe('Manager', () => {
   let api: SlowSecretsApi | undefined;
   let manager: Manager<FakeCloud> | undefined;
+  const widgetsWatched = () =>
+    vi.waitFor(() => expect(api!.hasWatch('/apis/example.dev/v1/namespaces/ns/widgets')).toBe(true), until);
 
   afterEach(async () => {
     await manager?.stop();
@@ -113,32 +135,16 @@ describe('Manager', () => {
     });
 
     const reconciles: { synced: boolean; secretCached: boolean }[] = [];
-    manager = new Manager<FakeCloud>({
-      kubeConfig: localKubeConfig(api.server),
-      kinds: [widgetKind(cloud) as unknown as ManagedKind<ManagedObject, FakeCloud, unknown>],
-      namespaces: ['ns'],
-      concurrency: 2,
-      metrics: new OperatorMetrics(),
-      logger: pino({ enabled: false }),
-      writer: acceptingWriter(),
-      events: fakeEvents().recorder,
-      cloudFor: async () => {
-        reconciles.push({
-          synced: manager!.hasSynced(),
-          secretCached: manager!.secrets.get('ns', 'a-connection') !== undefined,
-        });
-        return cloud;
-      },
-      syncIntervalMs: 600_000,
-      pollIntervalMs: 600_000,
-    });
+    manager = widgetManager(api, cloud, 2, () =>
+      reconciles.push({
+        synced: manager!.hasSynced(),
+        secretCached: manager!.secrets.get('ns', 'a-connection') !== undefined,
+      }),
+    );
     void manager.start();
 
     // The widget is listed and enqueued before its watch opens; a worker would have taken it by now.
-    await vi.waitFor(
-      () => expect(api!.hasWatch('/apis/example.dev/v1/namespaces/ns/widgets')).toBe(true),
-      until,
-    );
+    await widgetsWatched();
     expect(manager.hasSynced()).toBe(false);
     expect(reconciles).toEqual([]);
 
@@ -156,27 +162,9 @@ describe('Manager', () => {
       '/api/v1/namespaces/ns/secrets': [],
     });
     let reconciled = 0;
-    manager = new Manager<FakeCloud>({
-      kubeConfig: localKubeConfig(api.server),
-      kinds: [widgetKind(cloud) as unknown as ManagedKind<ManagedObject, FakeCloud, unknown>],
-      namespaces: ['ns'],
-      concurrency: 1,
-      metrics: new OperatorMetrics(),
-      logger: pino({ enabled: false }),
-      writer: acceptingWriter(),
-      events: fakeEvents().recorder,
-      cloudFor: async () => {
-        reconciled++;
-        return cloud;
-      },
-      syncIntervalMs: 600_000,
-      pollIntervalMs: 600_000,
-    });
+    manager = widgetManager(api, cloud, 1, () => reconciled++);
     void manager.start();
-    await vi.waitFor(
-      () => expect(api!.hasWatch('/apis/example.dev/v1/namespaces/ns/widgets')).toBe(true),
-      until,
-    );
+    await widgetsWatched();
 
     await manager.stop();
     api.releaseSecretList();

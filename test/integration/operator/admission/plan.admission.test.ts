@@ -133,6 +133,8 @@ const CASES: Case[] = [
   ...[
     ['an expiry that is no RFC 3339 time', "self.matches('^[0-9]{4}-[0-9]{2}-[0-9]{2}T", 'expireAt must be an RFC 3339 time with a zone', { ...apiKey, expireAt: '2027-01-31' }],
     ['an IP access entry that is no IP', 'isIP(self) || isCIDR(self)', 'source must be an IP address or CIDR range', { ...apiKey, ipAccessList: [{ source: 'x' }] }],
+    ['a rotation period that is no Go duration', "duration(self) >= duration('1h')", 'rotation.every must be a duration of hours, minutes or seconds from 1h to 8760h', { ...apiKey, rotation: { every: '30d' } }],
+    ['a rotation grace period under 10 s', "duration(self) >= duration('10s')", 'rotation.gracePeriod must be a duration of hours, minutes or seconds from 10s to 24h', { ...apiKey, rotation: { gracePeriod: '5s' } }],
   ].map(([what, rule, says, spec]) => ({ kind: 'ApiKey', what, rule, says, spec }) as Case),
   ...Object.entries(VALID).flatMap(([kind, spec]) => fieldPolicyCases(kind, spec, POLICIES[kind]!)),
   // Rules that compare with the stored object: one field fixed at creation per kind, changed.

@@ -15,7 +15,7 @@ describe.skipIf(clusterSkipReason())('chaos (reduced size)', () => {
     cluster = await startControlPlane();
     results = await runSuite(cluster, REDUCED);
     console.log(summaryTable(results));
-  }, 240_000);
+  }, 360_000);
   afterAll(async () => cluster?.stop());
 
   it('kill -9s, cloud faults, an apiserver restart and cut watches during creates of every kind: all converge, each cloud resource owned by exactly one object', () => {

@@ -102,7 +102,7 @@ describe.skipIf(clusterSkipReason())('tenant credentials: API hosts and namespac
     expect(condition(borrower, 'Synced')!.message).toBe(
       `the operator's credentials may be used only in namespaces team-a, team-b ` +
         `(--operator-credentials-namespaces), not in ${env.namespace}: set spec.credentialsRef to a Secret ` +
-        `of this namespace`,
+        `of this namespace, or create its default credentials Secret sluice-credentials`,
     );
     const selfFunded = await env.waitFor('self-funded', 'Ready', isReady);
     // Only the resource with its own credentials reached the cloud.

@@ -3,15 +3,13 @@
 // operator's log at trace level, the object's status (drift report, conditions), Events, `sluice plan`
 // (text and JSON) and `sluice export`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExportConfig } from '../../../../src/export/config.ts';
-import { runExport } from '../../../../src/export/run.ts';
 import { MANAGEMENT_ROUTES } from '../../../../src/cloud/management-client.ts';
 import { kafkaPipe } from '../../../../tools/fixtures/pipe.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { planDocuments } from '../plan-in-process.ts';
 import {
   condition,
-  CREDENTIALS_SECRET,
+  exportFrom,
   isReady,
   startOperatorEnv,
   type OperatorEnv,
@@ -118,24 +116,16 @@ describe.skipIf(clusterSkipReason())('a credential in a pipe setting no list nam
   it(
     'leaves it out of sluice export and names it, and the manifest still adopts the pipe',
     async () => {
-      let stdout = '';
-      const stderr: string[] = [];
-      const code = await runExport(
-        ExportConfig.parse({
-          kubeconfig: testKubeconfigPath(),
-          credentialsSecret: `${env.namespace}/${CREDENTIALS_SECRET}`,
-          namespace: env.namespace,
-          kind: ['Pipe'],
-          managementQuota: 'off',
-          // The pipe this cluster manages, exported again on purpose.
-          includeManaged: true,
-        }),
-        { stdout: (text) => (stdout += text), stderr: (line) => stderr.push(line) },
-      );
+      const { code, stdout, stderr } = await exportFrom(env, {
+        kind: ['Pipe'],
+        managementQuota: 'off',
+        // The pipe this cluster manages, exported again on purpose.
+        includeManaged: true,
+      });
       expect(code).toBe(0);
       expect(stdout).toContain('kafka_client_id');
-      expect(stderr.join('\n')).toContain('Pipe orders: extraSettings.strings.sasl_password');
-      for (const secret of ALL) expect(stdout + stderr.join('\n')).not.toContain(secret);
+      expect(stderr).toContain('Pipe orders: extraSettings.strings.sasl_password');
+      for (const secret of ALL) expect(stdout + stderr).not.toContain(secret);
     },
     TIMEOUT,
   );

@@ -173,6 +173,66 @@ describe.skipIf(clusterSkipReason()).each(QUOTA_MODES)(
       TIMEOUT,
     );
 
+    it(
+      'leaves a reportOnly schedule and a createOnly upgrade-window hour to the cloud, and puts back the enforced weekday keeping that hour',
+      async () => {
+        const night = {
+          name: 'night',
+          weekdays: [0],
+          startHourUtc: 22,
+          endHourUtc: 6,
+          minReplicas: 4,
+          maxReplicas: 4,
+        };
+        const spec = {
+          name: 'windowed',
+          scalingSchedule: [night],
+          upgradeWindow: { weekday: 3, startHourUtc: 12 },
+          fieldPolicy: { reportOnly: ['scalingSchedule'], createOnly: ['upgradeWindow.startHourUtc'] },
+        };
+        await env.clearCalls();
+        await env.apply('windowed', spec as Partial<DatabaseService['spec']>, FAST);
+        const id = (await env.waitFor('windowed', 'Ready', isReady, 30_000)).status!.id!;
+        // The createOnly hour goes out when the window is made; the reportOnly schedule never does.
+        const sent = accepted(await env.calls()).filter((c) => c.route !== SERVICES);
+        expect(sent.map((c) => [c.method, c.route, c.body])).toEqual([
+          ['PUT', `${SERVICE}/upgradeWindow`, { weekday: 3, startHourUtc: 12 }],
+        ]);
+
+        // In the console: another start hour, and another window.
+        const weekend = { ...night, name: 'weekend', weekdays: [6], startHourUtc: 0, endHourUtc: 12 };
+        await env.cloud.setUpgradeWindow(id, { weekday: 3, startHourUtc: 18 });
+        await env.cloud.setScalingSchedule(id, { entries: [weekend] });
+        await env.clearCalls();
+        const seen = await env.waitFor(
+          'windowed',
+          'both in status.drift',
+          (r) =>
+            drifted('upgradeWindow.startHourUtc')(r) &&
+            driftOf(r).some((d) => d.path === 'scalingSchedule' && d.observed.includes('weekend')),
+          30_000,
+        );
+        expect(driftOf(seen).find((d) => d.path === 'upgradeWindow.startHourUtc')?.observed).toBe('18');
+        expect(isReady(seen)).toBe(true);
+        await env.lookedAgain('DatabaseService');
+        expect(writes(await env.calls())).toEqual([]);
+
+        // The weekday is enforced: one PUT puts it back with the cloud's hour.
+        await env.cloud.setUpgradeWindow(id, { weekday: 5, startHourUtc: 18 });
+        await until(
+          'the weekday put back',
+          async () => (await env.cloud.getUpgradeWindow(id)).weekday === 3,
+          30_000,
+        );
+        await env.lookedAgain('DatabaseService');
+        expect((await operatorWrites(env)).map((c) => [c.method, c.route, c.body])).toEqual([
+          ['PUT', `${SERVICE}/upgradeWindow`, { weekday: 3, startHourUtc: 18 }],
+        ]);
+        expect((await env.cloud.getScalingSchedule(id)).entries.map((e) => e.name)).toEqual(['weekend']);
+      },
+      TIMEOUT,
+    );
+
     it('removes from an additive list only the entry it set that the spec dropped', async () => {
       const id = (await env.get('shared'))!.status!.id!;
       await env.clearCalls();

@@ -1,4 +1,6 @@
+import { isDeepStrictEqual } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../../../support/wait.ts';
 import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { sha256Hex } from '../../../../src/cloud/api-key-hash.ts';
 import { KEY, KEYS, teamKey } from '../../../../tools/fixtures/api-key.ts';
@@ -13,9 +15,9 @@ import {
   type SluiceObject,
 } from '../support.ts';
 import { refuseSecretWrites } from '../secret-admission.ts';
+import { untilValue } from '../../../support/wait.ts';
 
 const ready = (o: SluiceObject | undefined) => isReady(o) && o?.status?.id !== undefined;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const keyCreates = (calls: CallRecord[]) => calls.filter((c) => c.method === 'POST' && c.route === KEYS);
 
 describe.skipIf(clusterSkipReason())('ApiKey on a real apiserver against the emulator', () => {
@@ -108,12 +110,21 @@ describe.skipIf(clusterSkipReason())('ApiKey on a real apiserver against the emu
     );
     expect(condition(refused, 'Synced')!.message).toContain('disabled');
     const since = Date.now();
-    await sleep(6_000);
+    // A neighbour on the same 1 s sync interval is looked at three more times meanwhile.
+    await env.apply('neighbour', { name: 'neighbour' }, { 'sluice.dev/sync-interval': '1s' });
+    await env.waitFor('neighbour', 'Ready', isReady);
+    const from = await env.reconciles('DatabaseService');
+    await untilValue(
+      'three more reconciles',
+      () => env.reconciles('DatabaseService'),
+      (n) => n >= from + 3,
+    );
     const unauthorized = (await env.calls()).filter(
       (c) => c.key === keyId && c.status === 401 && Date.parse(c.timestamp) >= since,
     );
-    // A refused call is retried no sooner than 10 s: at most one more in 6 s.
+    // A refused call is retried no sooner than 10 s, not at the sync interval: at most one more.
     expect(unauthorized.length).toBeLessThanOrEqual(1);
+    await env.remove('neighbour');
     await env.remove('user');
   });
 
@@ -130,7 +141,7 @@ describe.skipIf(clusterSkipReason())('ApiKey on a real apiserver against the emu
     await env.clearCalls();
     await keys().apply('blocked', teamKey('blocked'));
     await keys().waitFor('blocked', 'Synced=False', (o) => condition(o, 'Synced')?.status === 'False');
-    await sleep(2_000);
+    await env.reconciledAgain('ApiKey', 'blocked');
     expect(keyCreates(await env.calls())).toHaveLength(0);
     expect(cloudKeysNamed('blocked')).toHaveLength(0);
 
@@ -172,6 +183,107 @@ describe.skipIf(clusterSkipReason())('ApiKey on a real apiserver against the emu
     await endpoints.remove('console');
     await endpoints.waitFor('console', 'gone', (o) => o === undefined);
     await env.remove('queried');
+  });
+
+  it('a rotation whose create answer is lost makes exactly one new key, whose secret reaches the Secret, and deletes only the old one', async () => {
+    await keys().apply('turned', teamKey('turned', { rotation: { gracePeriod: '10s' } }));
+    const oldId = (await keys().waitFor('turned', 'Ready', ready)).status!.id!;
+    const before = (await env.secret('turned-credentials'))!;
+    // The create is made, but its answer never arrives: the next attempt sends the same key again.
+    await env.fault({ method: 'POST', route: KEYS, phase: 'response', drop: true, count: 1 });
+    await keys().annotate('turned', { 'sluice.dev/rotate': 'r1' });
+    const rotating = await keys().waitFor('turned', 'rotating', (o) => o?.status?.previousKeyId === oldId);
+    const newId = rotating.status!.id!;
+    expect(
+      cloudKeysNamed('turned')
+        .map((k) => k.id)
+        .sort(),
+    ).toEqual([oldId, newId].sort());
+    const done = await keys().waitFor(
+      'turned',
+      'the old key deleted',
+      (o) => o?.status?.previousKeyId === undefined && o?.status?.lastRotation === 'r1',
+      60_000,
+    );
+    expect(done.status!.id).toBe(newId);
+    expect(cloudKeysNamed('turned').map((k) => k.id)).toEqual([newId]);
+    const after = (await env.secret('turned-credentials'))!;
+    expect(after.keyId).not.toBe(before.keyId);
+    expect(env.emulator.store.apiKeys.get(newId)!.keySecretHash).toBe(sha256Hex(after.keySecret!));
+    expect(JSON.stringify(done)).not.toContain(after.keySecret);
+  });
+
+  it("after a kill -9 between a rotation's key POST and its status write, the restarted operator keeps the old key id, finishes the rotation and deletes only the old key", async () => {
+    await keys().apply('relay', teamKey('relay', { rotation: { gracePeriod: '10s' } }));
+    const oldId = (await keys().waitFor('relay', 'Ready', ready)).status!.id!;
+    await env.stopOperator();
+    await env.fault({ method: 'POST', route: KEYS, phase: 'response', latencyMs: 60_000 });
+    const child = env.spawnOperator();
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      await keys().annotate('relay', { 'sluice.dev/rotate': 'r1' });
+      await until('the new key made', () => cloudKeysNamed('relay').length === 2, 30_000, 50);
+    } finally {
+      child.kill('SIGKILL');
+      await exited;
+    }
+    const killed = (await keys().get('relay'))!;
+    expect(killed.status?.id).toBe(oldId);
+    expect(killed.status?.previousKeyId).toBeUndefined();
+    const [made] = cloudKeysNamed('relay').filter((k) => k.id !== oldId);
+    const stored = (await env.secret('relay-credentials'))!;
+    expect(made!.keySecretHash).toBe(sha256Hex(stored.nextKeySecret!));
+    await env.fault();
+    await env.startOperator();
+    const rotating = await keys().waitFor('relay', 'rotating', (o) => o?.status?.previousKeyId === oldId);
+    expect(rotating.status!.id).toBe(made!.id);
+    await keys().waitFor(
+      'relay',
+      'the old key deleted',
+      (o) => o?.status?.previousKeyId === undefined,
+      60_000,
+    );
+    expect(cloudKeysNamed('relay').map((k) => k.id)).toEqual([made!.id]);
+    expect((await env.secret('relay-credentials'))!.keyId).toBe(stored.nextKeyId);
+  });
+
+  it('a QueryEndpoint naming a rotated ApiKey lets in the previous key until it is deleted, then the new one alone', async () => {
+    await env.apply('rotated-q', { name: 'rotated q' });
+    const serviceId = (await env.waitFor('rotated-q', 'Ready', isReady)).status!.id!;
+    await keys().apply(
+      'caller',
+      teamKey('caller', { roles: ['query_endpoints'], rotation: { gracePeriod: '10s' } }),
+    );
+    const oldId = (await keys().waitFor('caller', 'Ready', ready)).status!.id!;
+    const endpoints = env.of<SluiceObject>('QueryEndpoint');
+    await endpoints.apply('rotated-console', {
+      serviceRef: { name: 'rotated-q' },
+      roles: ['sql_console_read_only'],
+      apiKeyRefs: [{ name: 'caller' }],
+    });
+    await endpoints.waitFor('rotated-console', 'Ready', ready);
+    const allowed = () => [...(env.emulator.store.queryEndpoints.get(serviceId)?.openApiKeys ?? [])].sort();
+    expect(allowed()).toEqual([oldId]);
+
+    await keys().annotate('caller', { 'sluice.dev/rotate': 'r1' });
+    const newId = (await keys().waitFor('caller', 'rotating', (o) => o?.status?.previousKeyId === oldId))
+      .status!.id!;
+    await until(
+      'both keys allowed',
+      async () => isDeepStrictEqual(allowed(), [oldId, newId].sort()),
+      30_000,
+      100,
+    );
+    await keys().waitFor(
+      'caller',
+      'the old key deleted',
+      (o) => o?.status?.previousKeyId === undefined,
+      60_000,
+    );
+    await until('the new key alone allowed', async () => isDeepStrictEqual(allowed(), [newId]), 30_000, 100);
+    await endpoints.remove('rotated-console');
+    await endpoints.waitFor('rotated-console', 'gone', (o) => o === undefined);
+    await env.remove('rotated-q');
   });
 
   it('after a kill -9 between the key POST and the status write, exactly one key exists and its secret is in the Secret', async () => {

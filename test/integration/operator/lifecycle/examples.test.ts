@@ -4,6 +4,7 @@ import { KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-n
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AlertSpec } from '../../../../src/kinds/alert/schema.ts';
+import { DatabaseServiceSpec } from '../../../../src/kinds/database-service/schema.ts';
 import type { PipeSpec } from '../../../../src/kinds/pipe/schema.ts';
 import { AlertRequest } from '../../../../src/cloud/schemas/alert.ts';
 import { alertBody } from '../../../../src/kinds/alert/mapping.ts';
@@ -65,6 +66,13 @@ describe('deploy/examples', () => {
       }
     },
   );
+
+  it('holds a DatabaseService with a backup policy and a weekday scaling window', () => {
+    const specs = [...named('DatabaseService').values()].map((e) => DatabaseServiceSpec.parse(e.object.spec));
+    const planned = specs.find((spec) => spec.backups && spec.scalingSchedule);
+    expect(planned?.backups?.retentionInHours).toBeDefined();
+    expect(planned?.scalingSchedule?.[0]?.weekdays).toEqual([1, 2, 3, 4, 5]);
+  });
 
   it("holds a team's ApiKey whose Secret an object applied after it uses as its credentials", () => {
     const [key] = named('ApiKey').values();

@@ -7,7 +7,14 @@ import { CREDENTIALS_FINALIZER } from '../../../../src/runtime/credentials-usage
 import { tileAlert } from '../../../../tools/fixtures/alert.ts';
 import { kafkaPipe } from '../../../../tools/fixtures/pipe.ts';
 import { clusterSkipReason } from '../../../harness/test-cluster.ts';
-import { startOperatorEnv, type OperatorEnv, type SluiceObject, isReadyWithId } from '../support.ts';
+import {
+  COMPRESSED_QUOTA_MODE,
+  isReadyWithId,
+  startOperatorEnv,
+  TIME_SCALE,
+  type OperatorEnv,
+  type SluiceObject,
+} from '../support.ts';
 
 const OWN = 'tenant-credentials';
 /** What the namespace holds besides Secrets, all using its own credentials. */
@@ -44,8 +51,10 @@ async function tenant(prefix: string, quota: 'off' | 'default'): Promise<Tenant>
   await env.startOperator({
     // As where the operator's own Secret lives elsewhere: this namespace's deletion takes it too.
     allowedApiHosts: new URL(url).host,
-    // The real default quota (10 requests / 10 s per key) or none.
-    ...(quota === 'off' ? {} : { managementQuota: '10/10s', alertingQuota: '100/60s' }),
+    // On compressed time: the retries of a teardown (a Secret or service going first) come round in seconds.
+    timeScale: TIME_SCALE,
+    // The default quota (10 requests per key in each window) or none.
+    ...(quota === 'off' ? {} : COMPRESSED_QUOTA_MODE.operator),
   });
   const credentialsRef = { name: OWN };
   await env.apply('doomed', { name: 'doomed', deletionPolicy: 'Delete', credentialsRef });
@@ -122,7 +131,7 @@ describe.skipIf(clusterSkipReason())('deleting a namespace that uses its own cre
     await expectCleanTeardown(current);
   }, 150_000);
 
-  it('the credentials Secret deleted by hand first stays Terminating while objects use it, and the namespace deleted next still goes cleanly (real default quota)', async () => {
+  it('the credentials Secret deleted by hand first stays Terminating while objects use it, and the namespace deleted next still goes cleanly (default quota)', async () => {
     current = await tenant('secret-first', 'default');
     const { env } = current;
     await env.core.deleteNamespacedSecret({ name: OWN, namespace: env.namespace });

@@ -83,8 +83,8 @@ describe.skipIf(clusterSkipReason()).each([
     for (const { kind, name } of [...OBJECTS, SERVICE]) {
       await env.of(kind).waitFor(name, `${kind} gone`, (o) => o === undefined, 120_000);
     }
-    // The reconciles a cloud change wakes after the last removal, with the cache not yet caught up.
-    await new Promise((r) => setTimeout(r, 2_000));
+    // The reconciles a cloud change wakes after the last removal, with the cache not yet caught up, are done.
+    await env.idle();
 
     expect(await env.cloud.listServices()).toEqual([]);
     expect(await warnings()).toEqual([]);

@@ -1,10 +1,8 @@
 // The export is read by kubectl, whose YAML is 1.1: every string must come back as the same string.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ExportConfig } from '../../../../src/export/config.ts';
-import { runExport } from '../../../../src/export/run.ts';
 import { kubectlBin, run } from '../../../../tools/cluster/install.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
-import { CREDENTIALS_SECRET, useOperatorEnv } from '../support.ts';
+import { exportFrom, useOperatorEnv } from '../support.ts';
 
 /** Strings a YAML 1.1 reader takes for a boolean, a date, a number or null when written plain. */
 const LOOKALIKES = [
@@ -49,18 +47,8 @@ describe.skipIf(clusterSkipReason())('sluice export read back by kubectl', () =>
   });
 
   it('writes every string so that kubectl apply --dry-run=server reads back the same string', async () => {
-    let yaml = '';
-    const errors: string[] = [];
-    const code = await runExport(
-      ExportConfig.parse({
-        kubeconfig: testKubeconfigPath(),
-        credentialsSecret: `${env.namespace}/${CREDENTIALS_SECRET}`,
-        namespace: env.namespace,
-        kind: ['DatabaseService'],
-      }),
-      { stdout: (text) => (yaml += text), stderr: (line) => errors.push(line) },
-    );
-    expect(code, errors.join('\n')).toBe(0);
+    const { code, stdout: yaml, stderr } = await exportFrom(env, { kind: ['DatabaseService'] });
+    expect(code, stderr).toBe(0);
 
     const applied = JSON.parse(
       run(

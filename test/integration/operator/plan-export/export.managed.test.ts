@@ -2,11 +2,9 @@
 // applied for it anyway is refused with an Event naming the object that manages it.
 import { parseAllDocuments } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ExportConfig } from '../../../../src/export/config.ts';
-import { runExport } from '../../../../src/export/run.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { untilValue } from '../../../support/wait.ts';
-import { condition, CREDENTIALS_SECRET, isReady, useOperatorEnv, writes } from '../support.ts';
+import { condition, exportFrom, isReady, useOperatorEnv, writes } from '../support.ts';
 
 const EXTERNAL_ID = 'sluice.dev/external-id';
 
@@ -25,23 +23,11 @@ describe.skipIf(clusterSkipReason())('sluice export of an organization this clus
   });
 
   const exportServices = async (flags: Record<string, unknown> = {}) => {
-    let stdout = '';
-    const stderr: string[] = [];
-    const code = await runExport(
-      ExportConfig.parse({
-        kubeconfig: testKubeconfigPath(),
-        credentialsSecret: `${env.namespace}/${CREDENTIALS_SECRET}`,
-        namespace: env.namespace,
-        kind: ['DatabaseService'],
-        managementQuota: 'off',
-        ...flags,
-      }),
-      { stdout: (text) => (stdout += text), stderr: (line) => stderr.push(line) },
-    );
-    const manifests = parseAllDocuments(stdout).map((doc) => doc.toJS()) as {
+    const exported = await exportFrom(env, { kind: ['DatabaseService'], managementQuota: 'off', ...flags });
+    const manifests = parseAllDocuments(exported.stdout).map((doc) => doc.toJS()) as {
       metadata: { name: string; annotations: Record<string, string> };
     }[];
-    return { code, manifests, stderr: stderr.join('\n') };
+    return { code: exported.code, manifests, stderr: exported.stderr };
   };
 
   it('leaves out the service an object of the cluster manages, and says how many and which', async () => {

@@ -2,13 +2,11 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ExportConfig } from '../../../../src/export/config.ts';
-import { runExport } from '../../../../src/export/run.ts';
 import { repoRoot } from '../../../../tools/cluster/assets.ts';
 import { kubectlApply } from '../../../../tools/cluster/install.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
 import {
-  CREDENTIALS_SECRET,
+  exportFrom,
   isReady,
   startOperatorEnv,
   type CallRecord,
@@ -28,19 +26,9 @@ const demoIn = (namespace: string): Manifest[] =>
 
 /** `sluice export` with the operator's credentials Secret, as the README shows it, at the default quota. */
 async function exportWithOperatorKey(env: OperatorEnv, flags: Record<string, unknown> = {}) {
-  const stderr: string[] = [];
-  const code = await runExport(
-    ExportConfig.parse({
-      kubeconfig: testKubeconfigPath(),
-      credentialsSecret: `${env.namespace}/${CREDENTIALS_SECRET}`,
-      namespace: env.namespace,
-      // The demo this cluster manages: the whole organization is read and written out.
-      includeManaged: true,
-      ...flags,
-    }),
-    { stdout: () => {}, stderr: (line) => stderr.push(line) },
-  );
-  return { code, stderr: stderr.join('\n') };
+  // The demo this cluster manages: the whole organization is read and written out.
+  const { code, stderr } = await exportFrom(env, { includeManaged: true, ...flags });
+  return { code, stderr };
 }
 
 describe.skipIf(clusterSkipReason())(

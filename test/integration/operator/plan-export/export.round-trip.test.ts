@@ -9,7 +9,14 @@ import { kubectlApply } from '../../../../tools/cluster/install.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
 import { buildOrganization, type Organization } from '../../../../tools/fixtures/export.ts';
 import { untilValue } from '../../../support/wait.ts';
-import { CREDENTIALS_SECRET, isReady, writes, type SluiceObject, useOperatorEnv } from '../support.ts';
+import {
+  CREDENTIALS_SECRET,
+  isReady,
+  writes,
+  type OperatorEnv,
+  type SluiceObject,
+  useOperatorEnv,
+} from '../support.ts';
 import { planInProcess } from '../plan-in-process.ts';
 
 const KINDS = ['DatabaseService', 'Pipe', 'ReversePrivateEndpoint', 'QueryEndpoint', 'Alert'];
@@ -30,6 +37,35 @@ function runExport(args: string[]): Promise<{ code: number; stdout: string; stde
   return new Promise((resolve) => child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr })));
 }
 
+/**
+ * A backup policy on the first two services (a retention and period, a daily start time), a scaling schedule
+ * on the first whose window is active now (so it runs the window's replicas, not its own), and an upgrade
+ * window on the second. The window covers this hour and the next, so the test never runs across its end.
+ */
+async function giveLifecycles(cloud: OperatorEnv['cloud'], [first, second]: string[]) {
+  const now = new Date();
+  const hour = now.getUTCHours();
+  await cloud.updateBackupConfiguration(first!, {
+    backupPeriodInHours: 12,
+    backupRetentionPeriodInHours: 72,
+  });
+  await cloud.updateBackupConfiguration(second!, { backupStartTime: '02:30' });
+  const base = (await cloud.getService(first!)).numReplicas!;
+  await cloud.setScalingSchedule(first!, {
+    entries: [
+      {
+        name: 'now',
+        weekdays: [now.getUTCDay()],
+        startHourUtc: hour,
+        endHourUtc: ((hour + 1) % 24) + 1,
+        minReplicas: base + 2,
+        maxReplicas: base + 2,
+      },
+    ],
+  });
+  await cloud.setUpgradeWindow(second!, { weekday: 3, startHourUtc: 18 });
+}
+
 describe.skipIf(clusterSkipReason())('sluice export → kubectl apply: adopting an organization', () => {
   const env = useOperatorEnv('export', { operator: false, timeoutMs: 180_000 });
   let org: Organization;
@@ -44,6 +80,7 @@ describe.skipIf(clusterSkipReason())('sluice export → kubectl apply: adopting 
       queryEndpoints: 5,
       alerts: 5,
     });
+    await giveLifecycles(env.cloud, org.services);
     await env.clearCalls();
     exported = await runExport([
       `--kubeconfig=${testKubeconfigPath()}`,
@@ -73,6 +110,38 @@ describe.skipIf(clusterSkipReason())('sluice export → kubectl apply: adopting 
     expect(names).toContain('orders-eu-2');
     expect(writes(await env.calls())).toEqual([]);
     expect(exported.stderr).toContain('[10/10]');
+  });
+
+  it('writes the backup policy, the scaling schedule with the sizing outside it, and the upgrade window', async () => {
+    const specOf = (id: string) =>
+      manifests.find((m) => m.metadata.annotations?.['sluice.dev/external-id'] === id)!.spec;
+    const [first, second] = [specOf(org.services[0]!), specOf(org.services[1]!)];
+    const schedule = await env.cloud.getScalingSchedule(org.services[0]!);
+    const base = schedule.baseConfig!.minReplicas!;
+    // The cloud runs the active window's replicas; the spec holds the service's own.
+    expect((await env.cloud.getService(org.services[0]!)).numReplicas).toBe(base + 2);
+    expect(first).toMatchObject({
+      numReplicas: base,
+      backups: { periodInHours: 12, retentionInHours: 72 },
+      scalingSchedule: [
+        {
+          name: 'now',
+          weekdays: [schedule.entries[0]!.weekdays[0]],
+          startHourUtc: schedule.entries[0]!.startHourUtc,
+          endHourUtc: schedule.entries[0]!.endHourUtc,
+          minReplicas: base + 2,
+          maxReplicas: base + 2,
+        },
+      ],
+    });
+    expect(first).not.toHaveProperty('upgradeWindow');
+    expect(second).toMatchObject({
+      backups: { startTime: '02:30' },
+      upgradeWindow: { weekday: 3, startHourUtc: 18 },
+    });
+    expect(second).not.toHaveProperty('scalingSchedule');
+    // A policy that is the cloud's default is no field at all.
+    expect(specOf(org.services[2]!)).not.toHaveProperty('backups');
   });
 
   it('writes manifests the apiserver accepts whole (dry-run=server)', () => {

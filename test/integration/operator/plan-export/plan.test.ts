@@ -99,6 +99,16 @@ const comparable = ({ method, path, body }: { method: string; path: string; body
   );
 };
 
+/** The demo service's scaling window (deploy/examples/database-service.yaml). */
+const WEEKDAY_WINDOW = {
+  name: 'business hours',
+  weekdays: [1, 2, 3, 4, 5],
+  startHourUtc: 8,
+  endHourUtc: 18,
+  minReplicas: 3,
+  maxReplicas: 3,
+};
+
 /** Every changeable field of every kind of the demo, edited in one copy of its manifests. */
 function edited(manifests: Manifest[]): Manifest[] {
   const copy = structuredClone(manifests);
@@ -118,6 +128,9 @@ function edited(manifests: Manifest[]): Manifest[] {
       { key: 'env', value: 'prod' },
     ],
     passwordSecretRef: { name: 'analytics-password', key: 'password' },
+    backups: { ...(analytics.backups as object), retentionInHours: 336 },
+    scalingSchedule: [{ ...WEEKDAY_WINDOW, endHourUtc: 19 }],
+    upgradeWindow: { weekday: 6, startHourUtc: 0 },
   });
   // Applied before the services, as a user would: the operator finds it with the service that needs it.
   copy.unshift({
@@ -258,6 +271,9 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
       '~ minReplicaMemoryGb: 16 → 24',
       '~ idleTimeoutMinutes: 15 → 30',
       '~ ipAccessList: + {"source":"198.51.100.0/24","description":"branch office"} - {"source":"203.0.113.7","description":"office"}\n',
+      '~ backups.retentionInHours: 168 → 336',
+      `~ scalingSchedule: + ${JSON.stringify({ ...WEEKDAY_WINDOW, endHourUtc: 19 })} - ${JSON.stringify(WEEKDAY_WINDOW)}\n`,
+      '~ upgradeWindow: (not set) → {"weekday":6,"startHourUtc":0}',
       '~ state: "Stopped" → "Running"',
       '~ threshold: 300 → 600',
       '~ message: "Orders arrive more than 5 minutes late." → "Orders are late."',
@@ -286,6 +302,13 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
           added: [{ source: '198.51.100.0/24', description: 'branch office' }],
           removed: [{ source: '203.0.113.7', description: 'office' }],
         },
+        { field: 'backups.retentionInHours', from: 168, to: 336 },
+        {
+          field: 'scalingSchedule',
+          added: [{ ...WEEKDAY_WINDOW, endHourUtc: 19 }],
+          removed: [WEEKDAY_WINDOW],
+        },
+        { field: 'upgradeWindow', to: { weekday: 6, startHourUtc: 0 } },
       ]),
     );
 

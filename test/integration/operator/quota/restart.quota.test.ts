@@ -4,7 +4,6 @@ import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { isReady, startOperatorEnv, TIME_SCALE, type OperatorEnv } from '../support.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';
-const RESOURCES = 20;
 // The cloud is read in-process (env.emulator.store), not through its API: a read of ours would spend the very
 // budget under test.
 
@@ -13,6 +12,8 @@ const variants = [
     name: 'under the real quota (10 requests / 10 s per key, the emulator limiting too)',
     emulator: { rateLimit: { requests: 10, windowSeconds: 10 } },
     flags: ['--management-quota=10/10s'],
+    // Enough that most creates outlive the first process's window; each one more costs real seconds.
+    resources: 12,
     readyWithinMs: 240_000,
   },
   {
@@ -21,18 +22,20 @@ const variants = [
     name: `under the real quota on ${TIME_SCALE}× time (10 requests / 1 s, --time-scale=${TIME_SCALE} on both sides)`,
     emulator: { rateLimit: undefined, timeScale: TIME_SCALE },
     flags: [`--time-scale=${TIME_SCALE}`, '--management-quota=10/1s'],
+    resources: 20,
     readyWithinMs: 60_000,
   },
   {
     name: 'with the quota lifted (1000 requests / 1 s on both sides)',
     emulator: { rateLimit: { requests: 1000, windowSeconds: 1 } },
     flags: ['--management-quota=1000/1s'],
+    resources: 20,
     readyWithinMs: 60_000,
   },
 ];
 
 describe.skipIf(clusterSkipReason())('an operator killed while busy and started again at once', () => {
-  describe.each(variants)('$name', ({ emulator, flags, readyWithinMs }) => {
+  describe.each(variants)('$name', ({ emulator, flags, resources: RESOURCES, readyWithinMs }) => {
     let env: OperatorEnv;
     const processes: ChildProcess[] = [];
 

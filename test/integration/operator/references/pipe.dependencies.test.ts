@@ -6,7 +6,6 @@ import { condition, isReady, type SluiceObject, useOperatorEnv, isReadyWithId } 
 const SERVICE_STATE = '/v1/organizations/:organizationId/services/:serviceId/state';
 const reasonIs = (reason: string) => (p: SluiceObject | undefined) =>
   condition(p, 'Ready')?.reason === reason;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe.skipIf(clusterSkipReason())('Pipe references, waiting and deletion on a real apiserver', () => {
   const env = useOperatorEnv('pipe-deps', { operator: false });
@@ -114,9 +113,13 @@ describe.skipIf(clusterSkipReason())('Pipe references, waiting and deletion on a
     expect(condition(blocked, 'Synced')!.message).toContain(
       'start the service or set deletionPolicy: Orphan',
     );
-    await sleep(2000);
-    const refused = (await env.calls()).filter((c) => c.method === 'DELETE' && c.route === PIPE);
-    expect(refused.length).toBeLessThanOrEqual(2);
+    // Looked at again once: that reconcile's DELETE is the only one since the refusal, none of its own.
+    const refused = async () =>
+      (await env.calls()).filter((c) => c.method === 'DELETE' && c.route === PIPE).length;
+    const refusedFirst = await refused();
+    expect(refusedFirst).toBeLessThanOrEqual(2);
+    await env.reconciledAgain('Pipe', 'stuck');
+    expect(await refused()).toBe(refusedFirst + 1);
     expect(await pipes().get('stuck')).toBeDefined();
 
     await env.patchSpec('pausable', { state: 'Running' });

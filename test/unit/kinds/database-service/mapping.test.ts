@@ -247,7 +247,7 @@ describe('diffService: the backup policy', () => {
     expect(diff({ retentionInHours: 72, periodInHours: 24 })).toEqual({
       patch: {},
       backupConfiguration: { backupRetentionPeriodInHours: 72 },
-      differences: ['backups'],
+      differences: ['backups.retentionInHours'],
     });
   });
 
