@@ -6,8 +6,7 @@
  */
 const KIND_AGNOSTIC = '^src/(base|kube|managed|runtime|cloud)/';
 /** The kinds, the commands and the wiring: what the kind-agnostic rooms are given, never what they import. */
-const ABOVE =
-  '^src/(api|controllers|kinds|operator|plan|export|install|command-line|emulator)/|^src/(kinds|cli)\\.ts$';
+const ABOVE = '^src/(kinds|cloud-access|operator|plan|export|install|command-line|emulator)/|^src/cli\\.ts$';
 
 export default {
   forbidden: [
@@ -73,11 +72,28 @@ export default {
       to: { path: '^src/', pathNot: '^src/(base|cloud)/|^src/clock\\.ts$' },
     },
     {
-      name: 'shared-below-kinds',
-      comment: 'What the kinds share (api, controllers) serves every kind and names none of them.',
+      name: 'cloud-access-below-the-commands',
+      comment:
+        'src/cloud-access turns credentials into clients for every command: it knows no command, no wiring and no kind.',
       severity: 'error',
-      from: { path: '^src/(api|controllers)/' },
-      to: { path: '^src/kinds/' },
+      from: { path: '^src/cloud-access/' },
+      to: { path: '^src/(operator|plan|export|kinds|install|command-line|emulator)/|^src/cli\\.ts$' },
+    },
+    {
+      name: 'commands-not-through-the-operator',
+      comment:
+        "sluice plan and sluice export share the operator's reconciler and cloud access through the rooms beneath, never its wiring; they read the running operator's flags (running-settings.ts) with the operator's own flag definitions, until those stand in a room beneath.",
+      severity: 'error',
+      from: { path: '^src/(plan|export)/' },
+      to: { path: '^src/operator/', pathNot: '^src/operator/running-settings\\.ts$' },
+    },
+    {
+      name: 'shared-below-kinds',
+      comment:
+        'What the kinds share (src/kinds/shared: schema helpers, the CRD writer, SluiceKind, cloud-call helpers) serves every kind and names none of them.',
+      severity: 'error',
+      from: { path: '^src/kinds/shared/' },
+      to: { path: '^src/kinds/', pathNot: '^src/kinds/shared/' },
     },
     {
       name: 'kinds-stand-alone',

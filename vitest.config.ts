@@ -21,7 +21,9 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'unit',
-          // Pure code: no server, no child process, no network.
+          // Pure code: no child process, no network. Five files open a server on loopback, as fast as pure
+          // code: the fake kube API (`test/unit/kube/fake-kube-api.ts`) of the manager, kube-writer,
+          // reflector-fault and plan-admission tests, and the health and metrics servers' own test.
           include: ['test/unit/**/*.test.ts'],
           // No file leaves global state behind, so a worker keeps its modules from file to file instead of
           // importing zod, the schemas and the kinds again for each: a third of the time.
@@ -49,7 +51,7 @@ export default defineConfig({
             'test/integration/install/**/*.test.ts',
           ],
           // One real kube-apiserver + etcd for the whole run; each file works in its own namespace.
-          globalSetup: ['test/harness/globalSetup.ts'],
+          globalSetup: ['test/harness/global-setup.ts'],
           maxWorkers: clusterWorkers,
           // A test here is a chain of waits on state, each with its own bound and a message naming what did
           // not happen; the test's own timeout only catches a hang. At 30 s a loaded machine (a fresh CI

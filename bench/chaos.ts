@@ -2,7 +2,7 @@
 // faults; an apiserver restart) on a control plane of its own, then the bad-input checks. Prints the summary
 // table and every finding; exits 1 when a scenario found a duplicate, an orphan, a secret or did not converge.
 import { parseArgs } from 'node:util';
-import { startControlPlane } from '../tools/cluster/controlPlane.ts';
+import { startControlPlane } from '../tools/cluster/control-plane.ts';
 import { admissionBadInput, contractBadInput } from '../tools/chaos/bad-input-run.ts';
 import { FULL, runSuite, summaryTable } from '../tools/chaos/suite.ts';
 

@@ -18,7 +18,7 @@ import { kubeRequestJson } from '../src/kube/kube-http.ts';
 import type { ManagedObject } from '../src/managed/index.ts';
 import { imageEnv, imageNodeFlags } from '../scripts/image-layout.ts';
 import { benchObjects, mixSecrets, type BenchObject, type Mix } from './mixes.ts';
-import { startControlPlane, type ControlPlane } from '../tools/cluster/controlPlane.ts';
+import { startControlPlane, type ControlPlane } from '../tools/cluster/control-plane.ts';
 import { chartCredentials, kubectlBin } from '../tools/cluster/install.ts';
 import { mapConcurrently } from '../src/base/map-concurrently.ts';
 

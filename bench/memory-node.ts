@@ -13,7 +13,7 @@ import {
   startChartOnNode,
   type ChartOnNode,
   type ContainerMemory,
-} from '../tools/cluster/chartOnNode.ts';
+} from '../tools/cluster/chart-on-node.ts';
 import {
   applyAll,
   benchObjects,

@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { startEmulator, type Emulator } from '../src/emulator/server.ts';
 import { OperatorConfig, type OperatorFlags } from '../src/operator/config.ts';
 import { startOperator } from '../src/operator/run.ts';
-import { startControlPlane } from '../tools/cluster/controlPlane.ts';
+import { startControlPlane } from '../tools/cluster/control-plane.ts';
 
 const { values: args } = parseArgs({
   options: {

@@ -4,7 +4,7 @@
 // cleanly (processes and temp files) on Ctrl-C or SIGTERM.
 import { join, relative } from 'node:path';
 import { repoRoot } from '../tools/cluster/assets.ts';
-import { startControlPlane } from '../tools/cluster/controlPlane.ts';
+import { startControlPlane } from '../tools/cluster/control-plane.ts';
 import { nodeUnavailableReason } from '../tools/cluster/node.ts';
 
 const kubeconfigPath = join(repoRoot, '.sluice', 'kubeconfig');

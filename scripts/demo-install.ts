@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { GROUP } from '../src/api/common.ts';
+import { GROUP } from '../src/kinds/shared/common.ts';
 import { KINDS } from '../src/kinds/index.ts';
 import type { Emulator } from '../src/emulator/server.ts';
 import { repoRoot } from '../tools/cluster/assets.ts';

@@ -12,8 +12,8 @@ import { CoreV1Api, KubeConfig, KubernetesObjectApi, type KubernetesObject } fro
 import { parseAllDocuments } from 'yaml';
 import { startEmulator, type Emulator } from '../src/emulator/server.ts';
 import { ensureControlPlaneBinaries, findAssets, repoRoot } from '../tools/cluster/assets.ts';
-import { podReady, RELEASE_NAMESPACE, startChartOnNode } from '../tools/cluster/chartOnNode.ts';
-import { startControlPlane } from '../tools/cluster/controlPlane.ts';
+import { podReady, RELEASE_NAMESPACE, startChartOnNode } from '../tools/cluster/chart-on-node.ts';
+import { startControlPlane } from '../tools/cluster/control-plane.ts';
 import { nodeUnavailableReason } from '../tools/cluster/node.ts';
 import { installWithHelm } from './demo-install.ts';
 

@@ -1,10 +1,12 @@
 // Writes crds/<plural>.sluice.dev.yaml from the kinds' zod schemas (src/kinds), and from the same kind registry the
 // chart's CRD and RBAC templates, the kustomize base's CRDs and RBAC and the Argo CD health checks
 // (src/install). The CRD and install tests fail when they are stale.
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { renderCrdFiles } from '../src/api/render.ts';
+import { format, resolveConfig } from 'prettier';
+import { renderCrdFiles } from '../src/kinds/shared/render.ts';
 import { renderInstallFiles } from '../src/install/render.ts';
+import { reasonTables, withReasonTable } from '../src/install/reasons-doc.ts';
 import { KIND_SCHEMAS } from '../src/kinds/schemas.ts';
 
 const root = join(import.meta.dirname, '..');
@@ -28,3 +30,13 @@ for (const { path, content } of files) {
   writeFileSync(join(root, path), content);
 }
 console.log(`wrote ${files.length} install files (charts/sluice, deploy/generated, deploy/argocd)`);
+
+// The reasons each kind's page lists, from the one table of reasons and the kinds' own (a test fails when stale).
+for (const { path, table } of reasonTables(KIND_SCHEMAS)) {
+  const file = join(root, path);
+  if (!existsSync(file))
+    throw new Error(`${path}: a kind with reasons of its own needs its page, with the reasons markers`);
+  const page = withReasonTable(path, readFileSync(file, 'utf8'), table);
+  writeFileSync(file, await format(page, { ...(await resolveConfig(file)), filepath: file }));
+}
+console.log('wrote the reason tables of docs/kinds');

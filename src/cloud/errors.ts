@@ -2,6 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import { MANAGEMENT_ERROR_CODES } from './schemas/common.ts';
 import { FAILURE, type ClassifiedError, type Failure } from '../base/failure.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
+import { REASON } from '../base/reasons.ts';
 
 /** Which of the two cloud APIs a call went to. */
 export type ApiName = 'management' | 'alerting';
@@ -91,7 +92,7 @@ export class ApiError extends CloudError implements ClassifiedError {
    */
   get [FAILURE](): Failure {
     const rejected = this.status >= 400 && this.status < 500;
-    const reason = rejected ? 'CloudRequestRejected' : 'CloudApiError';
+    const reason = rejected ? REASON.CloudRequestRejected : REASON.CloudApiError;
     if (this.retryAfterMs !== undefined)
       return { kind: 'retry-after', reason, retryAfterMs: this.retryAfterMs };
     if (rejected && this.status !== 429) {

@@ -1,7 +1,10 @@
 import { Command, Option } from 'commander';
 import { addCloudAccessOptions, parseFlags } from '../command-line/flags.ts';
 import { ExportConfig } from './config.ts';
-import { EXPORTED_KINDS } from './kinds.ts';
+import { KIND_SCHEMAS } from '../kinds/schemas.ts';
+
+/** The kinds `sluice export` writes: every kind sluice serves. */
+const KIND_NAMES = KIND_SCHEMAS.map((schema) => schema.kind) as [string, ...string[]];
 
 const collect = (value: string, previous: string[] = []) => [
   ...previous,
@@ -24,7 +27,7 @@ export function exportCommand(): Command {
     .option('-n, --namespace <name>', 'metadata.namespace of every manifest (default: none, kubectl decides)')
     .option(
       `--kind <kinds>`,
-      `only these kinds, comma-separated or repeated: ${EXPORTED_KINDS.join(', ')}`,
+      `only these kinds, comma-separated or repeated: ${KIND_NAMES.join(', ')}`,
       collect,
     )
     .option(

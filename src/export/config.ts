@@ -1,11 +1,13 @@
 import { z } from 'zod';
-import { ObjectName } from '../api/common.ts';
-import { cloudAccessFields, FLAG_CREDENTIALS } from '../operator/cloud-access-config.ts';
+import { ObjectName } from '../kinds/shared/common.ts';
+import { cloudAccessFields, clusterName, FLAG_CREDENTIALS } from '../cloud-access/flags.ts';
 import type { FieldPolicy } from '../managed/index.ts';
 import { anyKindAccepts, POLICIES, type PolicyName } from './field-policy.ts';
-import { clusterName } from '../operator/config.ts';
+import { KIND_SCHEMAS } from '../kinds/schemas.ts';
 import { kebab } from '../command-line/flags.ts';
-import { EXPORTED_KINDS, type ExportedKind } from './kinds.ts';
+
+/** The kinds `sluice export` writes: every kind sluice serves. */
+const KIND_NAMES = KIND_SCHEMAS.map((schema) => schema.kind) as [string, ...string[]];
 
 const TAG_SELECTOR = /^tag:([^=]+)=(.*)$/;
 const FIELD_POLICY = new RegExp(`^(${POLICIES.join('|')})=(.+)$`);
@@ -14,7 +16,7 @@ const FIELD_POLICY = new RegExp(`^(${POLICIES.join('|')})=(.+)$`);
 export const ExportConfig = z
   .object({
     ...cloudAccessFields,
-    kind: z.array(z.enum(EXPORTED_KINDS)).optional(),
+    kind: z.array(z.enum(KIND_NAMES)).optional(),
     selector: z.array(z.string().regex(TAG_SELECTOR, { error: 'must be tag:<key>=<value>' })).optional(),
     output: z.enum(['yaml', 'json']).default('yaml'),
     outDir: z.string().optional(),
@@ -58,7 +60,7 @@ export const ExportConfig = z
   })
   .transform(({ kind, selector, fieldPolicy, ...config }) => ({
     ...config,
-    kinds: new Set<ExportedKind>(kind ?? EXPORTED_KINDS),
+    kinds: new Set<string>(kind ?? KIND_NAMES),
     ...(fieldPolicy ? { fieldPolicy: policyOf(fieldPolicy) } : {}),
     ...(selector
       ? {

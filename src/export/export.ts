@@ -1,9 +1,9 @@
 import { parseOwnerRecord, ANNOTATIONS, type Owner, type FieldPolicy } from '../managed/index.ts';
 import { noteOwner } from '../kinds/alert/mapping.ts';
-import { OWNER_TAG } from '../controllers/service-tags.ts';
+import { OWNER_TAG } from '../kinds/shared/service-tags.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
-import { API_VERSION } from '../api/common.ts';
+import { API_VERSION } from '../kinds/shared/common.ts';
 import type { AlertingClient } from '../cloud/alerting-client.ts';
 import { ApiError, isNotFound } from '../cloud/errors.ts';
 import type { ManagementClient } from '../cloud/management-client.ts';
@@ -22,7 +22,6 @@ import { exportReversePrivateEndpoint } from '../kinds/reverse-private-endpoint/
 import { kindNamed } from '../kinds/index.ts';
 import { mapConcurrently } from '../base/map-concurrently.ts';
 import { fieldPolicyFor } from './field-policy.ts';
-import type { ExportedKind } from './kinds.ts';
 import type { ManagedBy } from './managed-in-cluster.ts';
 import { NameRegistry } from './names.ts';
 
@@ -32,7 +31,7 @@ export interface ExportOptions {
   alerting?: AlertingClient;
   /** metadata.namespace of every manifest; without it kubectl's current namespace applies. */
   namespace?: string;
-  kinds: ReadonlySet<ExportedKind>;
+  kinds: ReadonlySet<string>;
   /** Only services carrying every tag, and what lives in them. */
   tags?: ReadonlyArray<{ key: string; value: string }>;
   /** How many services are read at once; the quota scheduler paces the calls whatever this is. */
@@ -75,7 +74,7 @@ export interface SecretToCreate {
 
 /** A cloud object no manifest can express as it is. */
 export interface Skipped {
-  kind: ExportedKind;
+  kind: string;
   id: string;
   cloudName: string;
   reason: string;
@@ -83,7 +82,7 @@ export interface Skipped {
 
 /** A cloud object left out because an object of the cluster manages it already. */
 export interface LeftOut {
-  kind: ExportedKind;
+  kind: string;
   id: string;
   cloudName: string;
   /** `DatabaseService team-a/orders`. */
@@ -140,7 +139,7 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
   const recordOf = new Map<string, Owner>();
   /** The namespace of the owned service an exported child lives in. */
   const namespaceOf = new Map<string, string>();
-  const emit = (kind: ExportedKind, name: string, cloudName: string, id: string, mapped: Mapped) => {
+  const emit = (kind: string, name: string, cloudName: string, id: string, mapped: Mapped) => {
     const checked = 'spec' in mapped ? checkSpec(kind, mapped.spec) : mapped;
     if (!('spec' in checked)) {
       result.skipped.push({ kind, id, cloudName, reason: checked.unexpressible });
@@ -171,7 +170,7 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
     return true;
   };
   const named = (
-    kind: ExportedKind,
+    kind: string,
     cloudName: string,
     id: string,
     fallback: string,
@@ -383,7 +382,7 @@ async function readSurroundings(
  * The spec parsed by the kind's schema must hold every field the mapping wrote: a field the schema would drop
  * or a value it refuses means the manifest could not adopt the object as it is.
  */
-function checkSpec(kind: ExportedKind, spec: Record<string, unknown>): Mapped {
+function checkSpec(kind: string, spec: Record<string, unknown>): Mapped {
   const schema = kindNamed(kind)!.spec as z.ZodType;
   const parsed = schema.safeParse(spec);
   if (!parsed.success) return { unexpressible: parsed.error.issues.map(describeIssue).join('; ') };

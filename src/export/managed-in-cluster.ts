@@ -1,4 +1,4 @@
-import type { SluiceKind } from '../controllers/sluice-kind.ts';
+import type { SluiceKind } from '../kinds/shared/sluice-kind.ts';
 import { KINDS } from '../kinds/index.ts';
 import type { KubeAccess } from '../kube/kube-config.ts';
 import { KubeApiError } from '../kube/kube-http.ts';

@@ -5,24 +5,20 @@ import { AlertingClient } from '../cloud/alerting-client.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
 import { managementSpentNow, QuotaRegistry } from '../cloud/quota.ts';
 import { RequestTally } from '../cloud/request-tally.ts';
-import { ALERTING_KEYS, MANAGEMENT_KEYS } from '../operator/cloud-clients.ts';
+import {
+  alertingConfig,
+  credentialsFromFlags,
+  managementConfig,
+  missingKeys,
+  readCredentialsSecret,
+  type CredentialData,
+} from '../cloud-access/credentials.ts';
 import { loadKubeAccess } from '../kube/kube-config.ts';
-import { kubeRequestJson } from '../kube/kube-http.ts';
-import { decodeSecretData } from '../kube/secret-data.ts';
 import { NAMESPACE_CREDENTIALS } from '../managed/index.ts';
 import { operatorSettingsFor } from '../operator/running-settings.ts';
 import type { ExportConfig } from './config.ts';
 import { readManagedBy, type ManagedBy } from './managed-in-cluster.ts';
 import { exportOrganization, type ExportResult, type Manifest } from './export.ts';
-
-interface Credentials {
-  organizationId: string;
-  keyId: string;
-  keySecret: string;
-  managementUrl: string;
-  alertsUrl?: string;
-  alertsToken?: string;
-}
 
 /** Runs `sluice export`: manifests to stdout or `--out-dir`, progress and the Secrets to create to stderr. */
 export async function runExport(
@@ -32,7 +28,7 @@ export async function runExport(
     stderr: (line) => process.stderr.write(`${line}\n`),
   },
 ): Promise<number> {
-  let credentials: Credentials;
+  let credentials: CredentialData;
   try {
     credentials = await credentialsOf(config, io.stderr);
   } catch (error) {
@@ -43,21 +39,14 @@ export async function runExport(
   const tally = new RequestTally();
   // The key is often the operator's, whose requests of the last window the server still counts.
   const shared = { quotaRegistry: new QuotaRegistry(undefined, managementSpentNow), hooks: tally.hooks };
-  const management = new ManagementClient(
-    {
-      baseUrl: credentials.managementUrl,
-      organizationId: credentials.organizationId,
-      keyId: credentials.keyId,
-      keySecret: credentials.keySecret,
-    },
-    { ...shared, quota: config.managementQuota },
-  );
+  const management = new ManagementClient(managementConfig(credentials), {
+    ...shared,
+    quota: config.managementQuota,
+  });
+  // Alerts are exported only with the alerting keys; without them the rest still is.
   const alerting =
-    credentials.alertsUrl && credentials.alertsToken
-      ? new AlertingClient(
-          { baseUrl: credentials.alertsUrl, token: credentials.alertsToken },
-          { ...shared, quota: config.alertingQuota },
-        )
+    missingKeys(credentials, 'alerting').length === 0
+      ? new AlertingClient(alertingConfig(credentials), { ...shared, quota: config.alertingQuota })
       : undefined;
   const started = Date.now();
   let result: ExportResult;
@@ -166,26 +155,20 @@ async function managedInCluster(
   }
 }
 
-async function credentialsOf(config: ExportConfig, stderr: (line: string) => void): Promise<Credentials> {
-  if (config.organization) {
-    return {
-      organizationId: config.organization!,
-      keyId: config.keyId!,
-      keySecret: config.keySecret!,
-      managementUrl: config.managementUrl!,
-      ...(config.alertsUrl ? { alertsUrl: config.alertsUrl } : {}),
-      ...(config.alertsToken ? { alertsToken: config.alertsToken } : {}),
-    };
-  }
+/**
+ * The key to export with: the flags', else the namespace's default credentials Secret (what the exported
+ * objects, without credentialsRef, would use), else `--credentials-secret` or the running operator's.
+ */
+async function credentialsOf(config: ExportConfig, stderr: (line: string) => void): Promise<CredentialData> {
+  if (config.organization) return credentialsFromFlags(config);
   const access = await loadKubeAccess(config.kubeconfig);
-  const readSecret = (namespace: string, name: string) =>
-    kubeRequestJson<{ data?: Record<string, string> }>(access, {
-      path: `/api/v1/namespaces/${encodeURIComponent(namespace)}/secrets/${encodeURIComponent(name)}`,
-    });
   // What the exported objects (no credentialsRef) would use: the namespace's default first, as the operator.
   const namespaceDefault =
     !config.credentialsSecret && !config.credentialsRef && config.namespace
-      ? await readSecret(config.namespace, NAMESPACE_CREDENTIALS).catch(() => undefined)
+      ? await readCredentialsSecret(access, {
+          namespace: config.namespace,
+          name: NAMESPACE_CREDENTIALS,
+        }).catch(() => undefined)
       : undefined;
   if (namespaceDefault) {
     stderr(`credentials: ${config.namespace}/${NAMESPACE_CREDENTIALS} (the namespace's default credentials)`);
@@ -199,20 +182,8 @@ async function credentialsOf(config: ExportConfig, stderr: (line: string) => voi
     );
   }
   const { namespace, name } = credentialsSecret;
-  const secret = await (
-    namespaceDefault ? Promise.resolve(namespaceDefault) : readSecret(namespace, name)
-  ).catch((error: unknown) => {
-    throw new Error(`cannot read Secret ${namespace}/${name}: ${(error as Error).message}`);
-  });
-  const data = decodeSecretData(secret.data ?? {});
-  const missing = MANAGEMENT_KEYS.filter((key) => !data[key]);
+  const data = namespaceDefault ?? (await readCredentialsSecret(access, credentialsSecret));
+  const missing = missingKeys(data, 'management');
   if (missing.length > 0) throw new Error(`Secret ${namespace}/${name} has no key ${missing.join(', ')}`);
-  const alerting = ALERTING_KEYS.every((key) => data[key]);
-  return {
-    organizationId: data.organizationId!,
-    keyId: data.keyId!,
-    keySecret: data.keySecret!,
-    managementUrl: data.managementUrl!,
-    ...(alerting ? { alertsUrl: data.alertsUrl!, alertsToken: data.alertsToken! } : {}),
-  };
+  return data;
 }

@@ -1,5 +1,5 @@
-import { GROUP } from '../api/common.ts';
-import type { KindSchema } from '../api/kind-schema.ts';
+import { GROUP } from '../kinds/shared/common.ts';
+import type { KindSchema } from '../kinds/shared/kind-schema.ts';
 
 /** The name of the policy and of its binding. */
 export const OBSERVE_POLICY_NAME = 'sluice-observe-needs-an-id';

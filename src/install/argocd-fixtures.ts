@@ -1,5 +1,5 @@
-import { API_VERSION } from '../api/common.ts';
-import type { KindSchema } from '../api/kind-schema.ts';
+import { API_VERSION } from '../kinds/shared/common.ts';
+import type { KindSchema } from '../kinds/shared/kind-schema.ts';
 import { progressConditions } from '../managed/index.ts';
 
 /** Argo CD's health statuses. */

@@ -1,5 +1,5 @@
-import { GROUP } from '../api/common.ts';
-import type { KindSchema } from '../api/kind-schema.ts';
+import { GROUP } from '../kinds/shared/common.ts';
+import type { KindSchema } from '../kinds/shared/kind-schema.ts';
 
 /** A Kubernetes RBAC PolicyRule. */
 export interface PolicyRule {

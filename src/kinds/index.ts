@@ -4,7 +4,7 @@ import { databaseServiceKind } from './database-service/controller.ts';
 import { pipeKind } from './pipe/controller.ts';
 import { queryEndpointKind } from './query-endpoint/controller.ts';
 import { reversePrivateEndpointKind } from './reverse-private-endpoint/controller.ts';
-import type { SluiceKind } from '../controllers/sluice-kind.ts';
+import type { SluiceKind } from './shared/sluice-kind.ts';
 
 /**
  * Every kind sluice serves, with its controller: the operator runs one per entry. The same kinds in the same

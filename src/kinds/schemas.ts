@@ -1,7 +1,7 @@
 import { apiKeySchema } from './api-key/schema.ts';
 import { alertSchema } from './alert/schema.ts';
 import { databaseServiceSchema } from './database-service/schema.ts';
-import type { KindSchema } from '../api/kind-schema.ts';
+import type { KindSchema } from './shared/kind-schema.ts';
 import { pipeSchema } from './pipe/schema.ts';
 import { queryEndpointSchema } from './query-endpoint/schema.ts';
 import { reversePrivateEndpointSchema } from './reverse-private-endpoint/schema.ts';

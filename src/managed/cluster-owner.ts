@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ANNOTATIONS } from './annotations.ts';
 import type { ManagedObject } from './managed-object.ts';
+import { REASON } from '../base/reasons.ts';
 
 /**
  * The operator's name for its cluster, recorded in the cloud on every object it creates: `--cluster-name`
@@ -51,7 +52,7 @@ export function ownerClusterProblem(
   if (!isClusterName(declared)) {
     const shown = declared.length > 80 ? `${declared.slice(0, 80)}…` : declared;
     return {
-      reason: 'InvalidAnnotation',
+      reason: REASON.InvalidAnnotation,
       message:
         `annotation ${ANNOTATIONS.ownerCluster} is "${shown}" (${declared.length} characters): a cluster ` +
         `name is a DNS label (lower-case letters, digits and -, at most ${MAX_CLUSTER_NAME} characters); ` +
@@ -68,7 +69,7 @@ export function ownerClusterProblem(
 }
 
 /** The Ready reason of an object asking to act under a cluster name the operator was not given. */
-export const OWNER_CLUSTER_NOT_ALLOWED = 'OwnerClusterNotAllowed';
+export const OWNER_CLUSTER_NOT_ALLOWED = REASON.OwnerClusterNotAllowed;
 
 /** A cloud record is at most a tag value long (256 characters). */
 const MAX_RECORD = 256;

@@ -10,6 +10,7 @@ import type { SecretReader, SecretSnapshot } from './secret-references.ts';
 import { recordedAnnotation } from './status-bounds.ts';
 import type { StatusDraft } from './status-draft.ts';
 import type { ConnectionDetails, ExternalClient, ManagedKind, ManagedObject, Observation } from './types.ts';
+import { REASON } from '../base/reasons.ts';
 
 /** The connection Secret as the cache holds it, or as the apiserver answered (no version then). */
 type ConnectionSecret = Pick<SecretSnapshot, 'data'> & Partial<SecretSnapshot>;
@@ -210,7 +211,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
       data = cached?.data ?? (await this.options.writer.readConnectionSecret(resource, name));
     } catch (error) {
       // Someone else's Secret by now: not where sluice kept anything.
-      if (!(error instanceof ReconcileError && error.reason === 'SecretConflict')) throw error;
+      if (!(error instanceof ReconcileError && error.reason === REASON.SecretConflict)) throw error;
     }
     return Object.fromEntries(keys.filter((key) => data?.[key]).map((key) => [key, data![key]!]));
   }
@@ -236,8 +237,8 @@ export class ConnectionPublisher<R extends ManagedObject> {
     const when = new Date(recorded.at).toISOString();
     const name = this.name(resource);
     if (recorded.inputs === inputs) {
-      throw new ReconcileError(
-        'SecretNotWritable',
+      throw ReconcileError.terminal(
+        REASON.SecretNotWritable,
         `a password reset at ${when} could not be stored in Secret ${name}; no other is made until the ` +
           `object's spec, its ${this.resetAnnotation ?? 'reset'} annotation or the Secret changes`,
         RETRY_DELAYS.userAction,
@@ -246,8 +247,8 @@ export class ConnectionPublisher<R extends ManagedObject> {
     // A record without the inputs (an earlier version's) waits a while instead.
     const waitMs = recorded.inputs ? 0 : recorded.at + UNSTORED_RESET_WAIT_MS - this.now().getTime();
     if (waitMs <= 0) return;
-    throw new ReconcileError(
-      'SecretNotWritable',
+    throw ReconcileError.terminal(
+      REASON.SecretNotWritable,
       `a password reset at ${when} could not be stored in Secret ${name}; ` +
         'the next waits, and is made only once a dry run shows the Secret can be written',
       waitMs,
@@ -344,7 +345,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
     const asked = annotation === undefined ? undefined : resource.metadata.annotations?.[annotation];
     if (asked !== undefined && asked.length > MAX_RESET_VALUE_LENGTH) {
       const message = `annotation ${annotation} is longer than ${MAX_RESET_VALUE_LENGTH} characters`;
-      throw new ReconcileError('InvalidAnnotation', message, RETRY_DELAYS.userAction);
+      throw ReconcileError.terminal(REASON.InvalidAnnotation, message, RETRY_DELAYS.userAction);
     }
     return asked !== undefined && recordedAnnotation(asked) !== resource.status?.passwordReset
       ? asked

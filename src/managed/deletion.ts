@@ -10,6 +10,7 @@ import type { Outcome, Outcomes } from './outcomes.ts';
 import { resolveReferencesForDelete, type ObjectLookup, type ResolvedReferences } from './references.ts';
 import type { StatusDraft } from './status-draft.ts';
 import type { ExternalClient, ManagedKind, ManagedObject } from './types.ts';
+import { REASON } from '../base/reasons.ts';
 
 export interface DeletionOptions<R extends ManagedObject, P> {
   kind: ManagedKind<R, unknown, P>;
@@ -69,7 +70,7 @@ export class Deletion<R extends ManagedObject, P> {
       if (dependants.length > 0) {
         // Deleting the cloud resource first would break them (or the cloud refuses): they go first.
         const message = `waiting for ${dependants.join(', ')} to be deleted first`;
-        return this.options.outcomes.waitForObject(draft, new Waiting('WaitingForDependants', message));
+        return this.options.outcomes.waitForObject(draft, new Waiting(REASON.WaitingForDependants, message));
       }
       const references = resolveReferencesForDelete(resource, kind.references ?? [], this.options.lookup);
       const owner = this.options.claims.exclusiveOwner(resource, references);
@@ -88,7 +89,12 @@ export class Deletion<R extends ManagedObject, P> {
       // A create that crashed before recording its id must not leak when the resource is deleted.
       id ??= await external.findCreated(resource, this.options.creates.lostCreate(resource));
       if (id && (await external.delete(resource, id)) === 'pending') {
-        draft.setCondition({ type: 'Ready', status: 'False', reason: 'Deleting', message: `deleting ${id}` });
+        draft.setCondition({
+          type: 'Ready',
+          status: 'False',
+          reason: REASON.Deleting,
+          message: `deleting ${id}`,
+        });
         return { kind: 'waitForCloud' };
       }
       if (id) events.record(resource, 'Normal', 'Deleted', `deleted ${kind.kind} ${id}`);

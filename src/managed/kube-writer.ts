@@ -12,6 +12,7 @@ import { MANAGED_BY_LABEL } from './annotations.ts';
 import { ReconcileError } from './errors.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
 import type { ConnectionDetails, ManagedObject, ManagedStatus } from './types.ts';
+import { REASON } from '../base/reasons.ts';
 
 const MERGE_PATCH = 'application/merge-patch+json';
 
@@ -31,8 +32,8 @@ interface SecretOwners {
 export function assertControlledBy(secret: SecretOwners, owner: ManagedObject): void {
   const refs = secret.metadata.ownerReferences ?? [];
   if (refs.some((ref) => ref.controller === true && ref.uid === owner.metadata.uid)) return;
-  throw new ReconcileError(
-    'SecretConflict',
+  throw ReconcileError.terminal(
+    REASON.SecretConflict,
     `Secret ${secret.metadata.name} exists and is not controlled by this ${owner.kind ?? 'resource'}; ` +
       'name another Secret in spec.connectionSecret.name, or delete that one',
     RETRY_DELAYS.secretConflict,
@@ -315,8 +316,8 @@ async function refusalOf(name: string, write: Promise<unknown>): Promise<void> {
 
 function notWritable(name: string, error: KubeApiError): ReconcileError {
   const reason = error.status?.message ?? error.message;
-  return new ReconcileError(
-    'SecretNotWritable',
+  return ReconcileError.terminal(
+    REASON.SecretNotWritable,
     `Secret ${name} cannot be written (${reason}); no password is made that it could not keep`,
     RETRY_DELAYS.secretNotWritable,
   );

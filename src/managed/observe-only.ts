@@ -5,6 +5,7 @@ import { ReconcileError, Waiting } from './errors.ts';
 import { boundedText, STATUS_BOUNDS } from './status-bounds.ts';
 import type { StatusDraft } from './status-draft.ts';
 import type { ExternalClient, ManagedObject, Observation } from './types.ts';
+import { REASON } from '../base/reasons.ts';
 
 /** A call sluice would send, as status shows it: never a value, only the names of the fields it sets. */
 export interface PendingChange {
@@ -14,7 +15,7 @@ export interface PendingChange {
 }
 
 /** The Ready reason of every object sluice only observes. */
-export const OBSERVE_ONLY = 'ObserveOnly';
+export const OBSERVE_ONLY = REASON.ObserveOnly;
 
 /** `spec.managementPolicy: Observe`: sluice reads the cloud and writes status, and never writes to the cloud. */
 export function isObserveOnly(resource: ManagedObject): boolean {
@@ -96,7 +97,7 @@ export async function recordPendingChanges<R extends ManagedObject, Plan>(
   draft: StatusDraft<R>,
   notes: readonly string[] = [],
 ): Promise<void> {
-  draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
+  draft.setCondition({ type: 'Synced', status: 'True', reason: REASON.ReconcileSuccess });
   draft.removeCondition('Drifted');
   const refused =
     observation.differences.length > 0
@@ -125,7 +126,7 @@ async function refusalOf(update: () => Promise<unknown>): Promise<string | undef
 /** An Observe object with no cloud id would need a create, which Observe never sends. */
 export function nothingToObserve(kind: string): Waiting {
   return new Waiting(
-    'NothingToObserve',
+    REASON.NothingToObserve,
     `managementPolicy Observe never creates: set the annotation ${ANNOTATIONS.externalId} to the id of the ${kind} to observe, or managementPolicy Full to create one`,
   );
 }

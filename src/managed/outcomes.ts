@@ -11,9 +11,10 @@ import { timing } from '../base/timings.ts';
 import type { ReplacedReference } from './references.ts';
 import type { StatusDraft } from './status-draft.ts';
 import type { ManagedObject } from './types.ts';
+import { REASON } from '../base/reasons.ts';
 
 /** The reason of a reference to an object that has not existed for `timing.referenceMissingReportMs`. */
-export const REFERENCE_NOT_FOUND = 'ReferenceNotFound';
+export const REFERENCE_NOT_FOUND = REASON.ReferenceNotFound;
 
 export interface OutcomesOptions {
   kind: { kind: string };
@@ -114,7 +115,7 @@ export class Outcomes<R extends ManagedObject> {
   }
 
   private reportWait(draft: StatusDraft<R>, waiting: Waiting): void {
-    draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
+    draft.setCondition({ type: 'Synced', status: 'True', reason: REASON.ReconcileSuccess });
     draft.setCondition({ type: 'Ready', status: 'False', reason: waiting.reason, message: waiting.message });
   }
 
@@ -173,10 +174,10 @@ export class Outcomes<R extends ManagedObject> {
       `nothing is changed in the cloud. Delete this ${kind} (its deletionPolicy applies to ${id} under ${kept}) ` +
       `and apply it again to make one under ${now}, or make ${what} manage ${kept} again (${ANNOTATIONS.externalId})`;
     const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
-    if (ready?.reason !== 'ReferenceReplaced') {
-      this.options.events.record(resource, 'Warning', 'ReferenceReplaced', message);
+    if (ready?.reason !== REASON.ReferenceReplaced) {
+      this.options.events.record(resource, 'Warning', REASON.ReferenceReplaced, message);
     }
-    return this.waitForObject(draft, new Waiting('ReferenceReplaced', message));
+    return this.waitForObject(draft, new Waiting(REASON.ReferenceReplaced, message));
   }
 
   /**

@@ -8,6 +8,7 @@ import { timing } from '../base/timings.ts';
 import { recordedAnnotation } from './status-bounds.ts';
 import { credentialsKeyOf } from './managed-object.ts';
 import type { ManagedObject } from './types.ts';
+import { REASON } from '../base/reasons.ts';
 
 /**
  * The earliest first look of a wait for the cloud, however fast the cloud settled before: a look sooner
@@ -216,7 +217,7 @@ export class Pacing {
     const { ms, problem } = syncIntervalOf(resource, syncIntervalMs);
     if (problem !== undefined) {
       const fallback = `using ${formatDuration(syncIntervalMs)}`;
-      events.record(resource, 'Warning', 'InvalidAnnotation', `${problem}; ${fallback}`);
+      events.record(resource, 'Warning', REASON.InvalidAnnotation, `${problem}; ${fallback}`);
     }
     return Math.max(ms, driftFloorMs?.(resource) ?? 0);
   }

@@ -17,9 +17,10 @@ import {
 import { STATUS_BOUNDS } from './status-bounds.ts';
 import type { StatusDraft } from './status-draft.ts';
 import type { ManagedKind, ManagedObject } from './types.ts';
+import { REASON } from '../base/reasons.ts';
 
 /** The Ready reason of an object naming a cloud id that another object of its kind holds. */
-export const ALREADY_MANAGED = 'AlreadyManaged';
+export const ALREADY_MANAGED = REASON.AlreadyManaged;
 
 export interface PreconditionsOptions<R extends ManagedObject> {
   kind: Pick<ManagedKind<R, unknown>, 'kind' | 'references' | 'exclusiveOn'>;
@@ -69,12 +70,12 @@ export class Preconditions<R extends ManagedObject> {
       if (missingFor >= reportAfterMs || reported) {
         return { outcome: outcomes.referenceNotFound(draft, resolution.missing, resolution.didYouMean) };
       }
-      outcomes.waitForObject(draft, new Waiting('WaitingForReference', resolution.waitingFor));
+      outcomes.waitForObject(draft, new Waiting(REASON.WaitingForReference, resolution.waitingFor));
       return { outcome: { kind: 'lookAgain', afterMs: reportAfterMs - missingFor } };
     }
     pacing.referenceFound(key);
     if ('waitingFor' in resolution) {
-      const waiting = new Waiting('WaitingForReference', resolution.waitingFor);
+      const waiting = new Waiting(REASON.WaitingForReference, resolution.waitingFor);
       return { outcome: outcomes.waitForObject(draft, waiting) };
     }
     const replaced = resource.status?.id
@@ -85,13 +86,13 @@ export class Preconditions<R extends ManagedObject> {
     const owner = claims.exclusiveOwner(resource, resolution.resolved);
     if (owner) {
       const message = `${kind.kind} ${owner} already manages this for the same ${kind.exclusiveOn}`;
-      return { outcome: outcomes.waitForObject(draft, new Waiting('Conflict', message)) };
+      return { outcome: outcomes.waitForObject(draft, new Waiting(REASON.Conflict, message)) };
     }
     const recorded = resource.status?.id;
     const id = recorded ?? externalIdOf(resource);
     if (id !== undefined && id.length > STATUS_BOUNDS.id) {
-      throw new ReconcileError(
-        'InvalidAnnotation',
+      throw ReconcileError.terminal(
+        REASON.InvalidAnnotation,
         `annotation ${ANNOTATIONS.externalId} is ${id.length} characters long; a cloud id has at most ${STATUS_BOUNDS.id}`,
         RETRY_DELAYS.userAction,
       );

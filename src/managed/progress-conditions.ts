@@ -1,4 +1,6 @@
 import type { Condition } from '../kube/conditions.ts';
+import { REASONS } from '../base/reasons.ts';
+import { REASON } from '../base/reasons.ts';
 
 /**
  * `Reconciling` and `Stalled`, the conditions generic tools read (kstatus, in sigs.k8s.io/cli-utils: Flux,
@@ -16,18 +18,17 @@ import type { Condition } from '../kube/conditions.ts';
  * endpoint's connection was refused, expired or failed.
  */
 export const READY_REASONS_NEEDING_A_PERSON: ReadonlySet<string> = new Set([
-  'CloudFailed',
-  'Drifted',
-  'Conflict',
-  'AlreadyManaged',
-  'NothingToObserve',
+  ...Object.entries(REASONS)
+    .filter(([, meaning]) => meaning.condition === 'Ready=False' && meaning.end === 'terminal')
+    .map(([reason]) => reason),
+  // A reverse private endpoint's own: its connection was refused, expired or failed.
   'Rejected',
   'Expired',
   'Failed',
 ]);
 
 /** Synced=False while paused: sluice does nothing, so it is neither working nor stuck. */
-const PAUSED = 'ReconcilePaused';
+const PAUSED = REASON.ReconcilePaused;
 
 export type ProgressConditionType = 'Reconciling' | 'Stalled';
 export interface ProgressCondition {

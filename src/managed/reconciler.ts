@@ -36,6 +36,7 @@ import { resolveSecrets, type ResolvedSecrets } from './secret-references.ts';
 import { recordedAnnotation } from './status-bounds.ts';
 import { STATUS_REFUSED, StatusWriter, type StatusDraft } from './status-draft.ts';
 import type { ConnectContext, ExternalClient, ManagedObject, ManagedStatus, Observation } from './types.ts';
+import { REASON } from '../base/reasons.ts';
 
 export type { ManagedReconcilerOptions } from './reconciler-options.ts';
 
@@ -52,7 +53,7 @@ const EMPTY_SECRETS: ResolvedSecrets = {
 export { ALREADY_MANAGED } from './preconditions.ts';
 
 /** The Ready reason of an object whose cloud object another cluster recorded, met under a derived name. */
-export const OWNED_BY_ANOTHER_CLUSTER = 'OwnedByAnotherCluster';
+export const OWNED_BY_ANOTHER_CLUSTER = REASON.OwnedByAnotherCluster;
 
 /**
  * The generic managed reconciler: one instance per kind, knowing nothing of the kind beyond `ManagedKind`.
@@ -183,7 +184,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       // The spec was not acted on: observedGeneration must keep saying which generation was.
       draft.keepObservedGeneration();
       const message = `reconciling is paused by the ${ANNOTATIONS.paused} annotation`;
-      draft.setCondition({ type: 'Synced', status: 'False', reason: 'ReconcilePaused', message });
+      draft.setCondition({ type: 'Synced', status: 'False', reason: REASON.ReconcilePaused, message });
       return { kind: 'idle' };
     }
     if (resource.metadata.deletionTimestamp) return this.deletion.finalize(resource, draft);
@@ -263,8 +264,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const observation = await external.observe(resource, id);
     if (!observation.exists) {
       if (adopting) {
-        throw new ReconcileError(
-          'ExternalNotFound',
+        throw ReconcileError.terminal(
+          REASON.ExternalNotFound,
           `no ${kind.kind} with id ${id} exists to adopt`,
           RETRY_DELAYS.userAction,
         );
@@ -323,11 +324,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     Object.assign(draft.status, creation.status);
     delete draft.status.adopted;
     this.recordSecrets(draft, secrets, true);
-    draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
+    draft.setCondition({ type: 'Synced', status: 'True', reason: REASON.ReconcileSuccess });
     draft.setCondition({
       type: 'Ready',
       status: 'False',
-      reason: 'Creating',
+      reason: REASON.Creating,
       message: `${kind.kind} is being created`,
     });
     // Status and connection Secret at once: neither waits for the other, and a write that fails is retried
@@ -354,9 +355,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     draft: StatusDraft<R>,
   ): Promise<Outcome> {
     if (observation.failed) {
-      return this.outcomes.cloudFailed(draft, observation.failed, observation.reason ?? 'CloudFailed');
+      return this.outcomes.cloudFailed(draft, observation.failed, observation.reason ?? REASON.CloudFailed);
     }
-    draft.setCondition({ type: 'Synced', status: 'True', reason: 'ReconcileSuccess' });
+    draft.setCondition({ type: 'Synced', status: 'True', reason: REASON.ReconcileSuccess });
     const listed = observation.differences.join(', ');
     const drift = observation.drift ?? [];
     recordDrift(draft.status, drift, observation.managedEntries, this.now());
@@ -375,7 +376,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       draft.setCondition({
         type: 'Ready',
         status: 'False',
-        reason: 'Updating',
+        reason: REASON.Updating,
         message: `applying ${changes}`,
       });
       return { kind: 'waitForCloud' };
@@ -383,7 +384,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // A difference the field policy allows is no reason to be less Ready: it is said, and counted.
     const allowed = drift.length > 0 ? describeDrift(drift) : undefined;
     if (allowed)
-      draft.setCondition({ type: 'Drifted', status: 'True', reason: 'DriftAllowed', message: allowed });
+      draft.setCondition({ type: REASON.Drifted, status: 'True', reason: 'DriftAllowed', message: allowed });
     else draft.removeCondition('Drifted');
     this.recordSecrets(draft, secrets);
     if (!observation.available) {
@@ -391,7 +392,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       draft.setCondition({
         type: 'Ready',
         status: 'False',
-        reason: observation.reason ?? 'Unavailable',
+        reason: observation.reason ?? REASON.Unavailable,
         message,
       });
       return { kind: 'waitForCloud' };
@@ -399,7 +400,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     draft.setCondition({
       type: 'Ready',
       status: 'True',
-      reason: 'Available',
+      reason: REASON.Available,
       ...(allowed ? { message: allowed } : {}),
     });
     const { dueInMs } = observation;
@@ -419,7 +420,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     withheld: string | undefined,
   ): Promise<Outcome> {
     const { failed, reason } = observation;
-    if (failed) return this.outcomes.cloudFailed(draft, failed, reason ?? 'CloudFailed');
+    if (failed) return this.outcomes.cloudFailed(draft, failed, reason ?? REASON.CloudFailed);
     const notes = withheld ? [withheld] : [];
     recordDrift(draft.status, observation.drift ?? [], observation.managedEntries, this.now());
     await recordPendingChanges(resource, external, id, observation, writes, draft, notes);
@@ -435,8 +436,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const claimedBy = (id: string) => this.claims.recordedBy(resource, id);
     const verdict = judgeOwnership(owner, ownerIsExplicit(resource, cluster), candidates, claimedBy);
     if (verdict.kind === 'ambiguous') {
-      throw new ReconcileError(
-        'AmbiguousAdoption',
+      throw ReconcileError.terminal(
+        REASON.AmbiguousAdoption,
         `${verdict.ids.length} cloud objects are recorded for this resource (${verdict.ids.join(', ')}); set the annotation ${ANNOTATIONS.externalId} to the one to manage`,
         RETRY_DELAYS.userAction,
       );
@@ -473,7 +474,12 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   /** The cloud object is gone: say so, forget the id (and the intent it was for), and create anew. */
   private async reportExternalMissing(resource: R, id: string, draft: StatusDraft<R>): Promise<Outcome> {
     const { kind, events } = this.options;
-    events.record(resource, 'Warning', 'ExternalMissing', `${kind.kind} ${id} no longer exists in the cloud`);
+    events.record(
+      resource,
+      'Warning',
+      REASON.ExternalMissing,
+      `${kind.kind} ${id} no longer exists in the cloud`,
+    );
     // The intent was for the object that is gone: what was created since is not ours to adopt.
     if (createIntentOf(resource)) await this.writeMetadata(resource, draft, spentIntent(resource));
     delete draft.status.id;
@@ -482,7 +488,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     draft.setCondition({
       type: 'Ready',
       status: 'False',
-      reason: 'ExternalMissing',
+      reason: REASON.ExternalMissing,
       message: `${id} is gone`,
     });
     return { kind: 'recreate' };

@@ -2,6 +2,7 @@ import { ReconcileError } from './errors.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
 import { digestOf, type DigestKey } from './secret-digests.ts';
 import type { ManagedObject, SecretDigest, SecretDigests } from './managed-object.ts';
+import { REASON } from '../base/reasons.ts';
 
 /** A Secret as the operator's cache holds it: decoded values and the version that identifies them. */
 export interface SecretSnapshot {
@@ -75,11 +76,12 @@ export function resolveSecrets(
   for (const use of uses) {
     const secret = reader.get(namespace, use.secretName);
     const where = `Secret ${namespace}/${use.secretName} (${use.field})`;
-    if (!secret) throw new ReconcileError('SecretMissing', `${where} not found`, RETRY_DELAYS.secretMissing);
+    if (!secret)
+      throw ReconcileError.terminal(REASON.SecretMissing, `${where} not found`, RETRY_DELAYS.secretMissing);
     const missing = use.keys.filter((k) => !secret.data[k]);
     if (missing.length > 0) {
-      throw new ReconcileError(
-        'SecretMissing',
+      throw ReconcileError.terminal(
+        REASON.SecretMissing,
         `${where} has no key ${missing.join(', ')}`,
         RETRY_DELAYS.secretMissing,
       );

@@ -10,6 +10,7 @@ import { progressConditions, storedSyncFailureNeedsAPerson } from './progress-co
 import { boundedText, STATUS_BOUNDS } from './status-bounds.ts';
 import { StatusExpectations } from './status-expectations.ts';
 import type { ManagedObject, ManagedStatus } from './types.ts';
+import { REASON } from '../base/reasons.ts';
 
 /** The status being built during one reconcile, compared with what was read before it is written. */
 export class StatusDraft<R extends ManagedObject> {
@@ -76,12 +77,14 @@ export class StatusDraft<R extends ManagedObject> {
     this.syncFailureNeedsAPerson = needsAPerson;
     const ready = this.condition('Ready');
     const describesThisSpec =
-      ready !== undefined && ready.observedGeneration === this.generation && ready.reason !== 'SyncFailed';
+      ready !== undefined &&
+      ready.observedGeneration === this.generation &&
+      ready.reason !== REASON.SyncFailed;
     if (describesThisSpec && !this.changingCloud) return;
     this.setCondition({
       type: 'Ready',
       status: 'False',
-      reason: 'SyncFailed',
+      reason: REASON.SyncFailed,
       message: this.beforeCloud
         ? `no cloud call was made: ${message}`
         : `the last attempt to make the cloud match the spec failed: ${message}`,
@@ -135,7 +138,7 @@ function sortConditions(status: ManagedStatus): ManagedStatus {
 }
 
 /** Why the apiserver refused a status write (422), for the object's Synced condition and its Event. */
-export const STATUS_REFUSED = 'StatusRefused';
+export const STATUS_REFUSED = REASON.StatusRefused;
 
 /**
  * Starts drafts from the freshest status this process knows and writes them only when they changed, so a
@@ -196,7 +199,7 @@ export class StatusWriter<R extends ManagedObject> {
       this.onRefused(draft.resource, fallbackMessage(fallback));
       updated = await this.writer.patchStatus(this.kind, from, fallback).catch((again: unknown) => {
         if (!(again instanceof KubeApiError && again.statusCode === 422)) throw again;
-        throw new ReconcileError(STATUS_REFUSED, fallbackMessage(fallback), RETRY_DELAYS.userAction);
+        throw ReconcileError.terminal(STATUS_REFUSED, fallbackMessage(fallback), RETRY_DELAYS.userAction);
       });
       next = fallback;
     }

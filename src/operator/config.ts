@@ -7,8 +7,8 @@ import {
 } from '../base/duration.ts';
 import { REAL_TIMINGS, scaleMs, timeScaleProblem } from '../base/timings.ts';
 import { parseBindAddress } from '../kube/health-and-metrics-servers.ts';
-import { CLUSTER_NAME, MAX_CLUSTER_NAME } from '../managed/index.ts';
-import { allowedHostProblem } from './api-hosts.ts';
+import { clusterName, commaList, quota, secretRef, takeOverFrom } from '../cloud-access/flags.ts';
+import { allowedHostProblem } from '../cloud-access/api-hosts.ts';
 
 /** A duration flag: refused with the accepted range when outside it, so no timer is ever armed with it. */
 const duration = (bounds: DurationBounds) =>
@@ -30,71 +30,9 @@ const bindAddress = z.string().refine(
   { error: 'must be host:port, :port or 0 (off)' },
 );
 
-export const secretRef = z
-  .string()
-  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, {
-    error: 'must be <namespace>/<name>',
-  })
-  .transform((text) => {
-    const [namespace, name] = text.split('/') as [string, string];
-    return { namespace, name };
-  });
-
-/** `a,b`: a comma-separated list of at least one item, each checked by `problemOf`. */
-const list = (problemOf: (item: string) => string | undefined, omitted: string) =>
-  z.string().transform((text, ctx) => {
-    const items = text
-      .split(',')
-      .map((item) => item.trim())
-      .filter((item) => item !== '');
-    if (items.length === 0) ctx.addIssue({ code: 'custom', message: `must name at least one (${omitted})` });
-    for (const problem of items.map(problemOf).filter((p) => p !== undefined)) {
-      ctx.addIssue({ code: 'custom', message: problem });
-    }
-    return items;
-  });
-
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
-/** `10/10s` → at most 10 requests in any 10 s; `off` sends unthrottled (only for a cloud without limits). */
-export const quota = z.string().transform((text, ctx) => {
-  if (text === 'off') return false as const;
-  const match = /^(\d+)\/(.+)$/.exec(text);
-  const requests = Number(match?.[1]);
-  if (!match || !(requests >= 1)) {
-    ctx.addIssue({
-      code: 'custom',
-      message: `must be <requests>/<duration> (like 10/10s) or off (got "${text}")`,
-    });
-    return z.NEVER;
-  }
-  const windowProblem = durationProblem(match[2]!, DURATION_BOUNDS.quotaWindow);
-  if (windowProblem !== undefined) {
-    ctx.addIssue({ code: 'custom', message: `its window ${windowProblem}` });
-    return z.NEVER;
-  }
-  const windowMs = tryParseDurationMs(match[2]!)!;
-  return { requests, windowMs };
-});
-
 /** `sluice run` options, validated once at start-up so a bad flag fails with its name before anything runs. */
-/** `--cluster-name`: a DNS label, recorded in the cloud as the owner of every object this cluster makes. */
-export const clusterName = z
-  .string()
-  .max(MAX_CLUSTER_NAME)
-  .regex(CLUSTER_NAME, { error: 'must be a DNS label: lower-case letters, digits and -, at most 63' });
-
-/**
- * `--take-over-from`: the other clusters whose cloud objects the administrator lets this operator take over
- * (an object names one with `sluice.dev/owner-cluster`, or adopts by id what one recorded).
- */
-export const takeOverFrom = list(
-  (name) =>
-    name.length <= MAX_CLUSTER_NAME && CLUSTER_NAME.test(name)
-      ? undefined
-      : `"${name}" is no cluster name (a DNS label: lower-case letters, digits and -, at most 63)`,
-  "omit the flag to take over no other cluster's objects",
-);
 
 /** `--time-scale`: how many times faster than real time the built-in waits run (tests; 1 in production). */
 const timeScale = z.union([z.number(), z.string()]).transform((given, ctx) => {
@@ -119,11 +57,11 @@ export const OperatorFlagFields = z.object({
     })
     .optional(),
   credentialsSecret: secretRef.optional(),
-  operatorCredentialsNamespaces: list(
+  operatorCredentialsNamespaces: commaList(
     (name) => (DNS_LABEL.test(name) && name.length <= 63 ? undefined : `"${name}" is no namespace name`),
     'omit the flag to let every namespace use the operator credentials',
   ).optional(),
-  allowedApiHosts: list(
+  allowedApiHosts: commaList(
     (entry) => allowedHostProblem(entry.toLowerCase()),
     "omit the flag to allow the hosts of the operator's credentials",
   ).optional(),

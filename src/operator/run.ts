@@ -1,4 +1,4 @@
-import { resolveClusterIdentity } from './cluster-identity.ts';
+import { resolveClusterIdentity } from '../cloud-access/cluster-identity.ts';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { createCloudAgent } from '../cloud/transport.ts';
@@ -18,11 +18,11 @@ import { OperatorMetrics } from '../runtime/metrics.ts';
 import { DriftPlanner } from '../runtime/drift-planner.ts';
 import { readinessOf } from '../runtime/object-readiness.ts';
 import { withDefaultMargin, type QuotaLimit } from '../cloud/quota.ts';
-import { CloudClients } from './cloud-clients.ts';
+import { CloudClients } from '../cloud-access/cloud-clients.ts';
 import type { OperatorConfig } from './config.ts';
 import { setTimeScale } from '../base/timings.ts';
 import { KINDS } from '../kinds/index.ts';
-import type { CloudApi, CloudConnection } from '../controllers/cloud-connection.ts';
+import type { CloudApi, CloudConnection } from '../cloud-access/connection.ts';
 import { shutDownInOrder } from './shutdown.ts';
 
 export interface RunningOperator {

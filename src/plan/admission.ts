@@ -1,4 +1,4 @@
-import type { SluiceKind } from '../controllers/sluice-kind.ts';
+import type { SluiceKind } from '../kinds/shared/sluice-kind.ts';
 import { kindNamed } from '../kinds/index.ts';
 import { apiPath } from '../kube/api-path.ts';
 import type { KubeAccess } from '../kube/kube-config.ts';

@@ -1,4 +1,4 @@
-import type { SluiceKind } from '../controllers/sluice-kind.ts';
+import type { SluiceKind } from '../kinds/shared/sluice-kind.ts';
 import { apiPath, SECRETS } from '../kube/api-path.ts';
 import type { KubeAccess } from '../kube/kube-config.ts';
 import { KubeApiError, kubeRequestJson } from '../kube/kube-http.ts';

@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { cloudAccessFields, FLAG_CREDENTIALS } from '../operator/cloud-access-config.ts';
+import { cloudAccessFields, clusterName, takeOverFrom, FLAG_CREDENTIALS } from '../cloud-access/flags.ts';
 import { kebab } from '../command-line/flags.ts';
-import { clusterName, takeOverFrom } from '../operator/config.ts';
 
 /** `sluice plan` flags, checked before anything is read so a bad one fails with its name. */
 export const PlanConfig = z

@@ -15,8 +15,8 @@ import {
   type ConnectionDetails,
 } from '../managed/index.ts';
 import { pino } from 'pino';
-import type { CloudConnection } from '../controllers/cloud-connection.ts';
-import type { SluiceKind } from '../controllers/sluice-kind.ts';
+import type { CloudConnection } from '../cloud-access/connection.ts';
+import type { SluiceKind } from '../kinds/shared/sluice-kind.ts';
 import { objectKey, type ReadonlyCache } from '../kube/cache.ts';
 import type { Priority } from '../base/priority.ts';
 import { WriteRecorder, type RecordedWrite } from '../base/recorded-writes.ts';

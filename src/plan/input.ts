@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { parseAllDocuments } from 'yaml';
-import { API_VERSION } from '../api/common.ts';
+import { API_VERSION } from '../kinds/shared/common.ts';
 import { describeIssue } from '../cloud/schemas/issues.ts';
 import { kindNamed } from '../kinds/index.ts';
 import type { ManagedObject } from '../managed/index.ts';

@@ -1,5 +1,5 @@
 import { isUnauthorized } from '../cloud/errors.ts';
-import type { CloudConnection } from '../controllers/cloud-connection.ts';
+import type { CloudConnection } from '../cloud-access/connection.ts';
 import { kindNamed } from '../kinds/index.ts';
 import { objectKey } from '../kube/cache.ts';
 import { mapConcurrently } from '../base/map-concurrently.ts';
@@ -28,6 +28,7 @@ import {
 import { asIfMade, worldKey } from './desired.ts';
 import { DryRun, type DryReconcile } from './dry-run.ts';
 import { plannedCall, plannedChange, type PlannedCall } from './sensitive.ts';
+import { REASON } from '../base/reasons.ts';
 
 export type { PlannedCall } from './sensitive.ts';
 
@@ -54,13 +55,13 @@ export interface PlannedResource {
  * Ready reasons of a reconcile that cannot go on until someone acts or another object is there: the
  * operator sends nothing for the object, and the plan says why.
  */
-const BLOCKING_REASONS = new Set([
-  'WaitingForReference',
+const BLOCKING_REASONS = new Set<string>([
+  REASON.WaitingForReference,
   REFERENCE_NOT_FOUND,
   ALREADY_MANAGED,
-  'NothingToObserve',
-  'Conflict',
-  'ReferenceReplaced',
+  REASON.NothingToObserve,
+  REASON.Conflict,
+  REASON.ReferenceReplaced,
   OWNED_BY_ANOTHER_CLUSTER,
 ]);
 
@@ -68,7 +69,11 @@ const BLOCKING_REASONS = new Set([
  * Reasons that say the plan could not read the cloud at all (no usable credentials): the plan failed, as
  * for a key the cloud refuses (401, 403). A CI gate must fail on them, never take them for a change.
  */
-const ACCESS_REASONS = new Set(['CredentialsMissing', 'OperatorCredentialsNotAllowed', 'ApiHostNotAllowed']);
+const ACCESS_REASONS = new Set<string>([
+  REASON.CredentialsMissing,
+  REASON.OperatorCredentialsNotAllowed,
+  REASON.ApiHostNotAllowed,
+]);
 
 /** Why the plan could not read the cloud for the object, when that is what `error` says; else undefined. */
 function accessFailure(error: unknown): string | undefined {
@@ -152,7 +157,7 @@ export async function planObjects(request: PlanRequest): Promise<PlannedResource
         const key = objectKey(target);
         let dry = await run.reconcile(key);
         // A cloud object that is gone is forgotten by one reconcile and made anew by the next: plan both.
-        if (dry.status?.conditions?.some((c) => c.type === 'Ready' && c.reason === 'ExternalMissing')) {
+        if (dry.status?.conditions?.some((c) => c.type === 'Ready' && c.reason === REASON.ExternalMissing)) {
           objects.set(key, { ...target, status: dry.status });
           dry = await run.reconcile(key);
           objects.set(key, target);
@@ -195,7 +200,7 @@ export function classify(
   const status = dry.status ?? resource.status;
   const ready = status?.conditions?.find((c) => c.type === 'Ready');
   const synced = status?.conditions?.find((c) => c.type === 'Synced');
-  if (synced?.reason === 'ReconcilePaused') {
+  if (synced?.reason === REASON.ReconcilePaused) {
     return { ...base, action: 'none', reason: synced.message ?? `paused by ${ANNOTATIONS.paused}` };
   }
   if (dry.created) return { ...base, action: 'create', calls, changed: [], changes: [] };
@@ -205,7 +210,8 @@ export function classify(
     return { ...base, action: 'adopt', calls, reason };
   }
   if (isObserveOnly(resource)) {
-    if (ready?.reason === 'NothingToObserve') return { ...base, action: 'blocked', reason: ready.message! };
+    if (ready?.reason === REASON.NothingToObserve)
+      return { ...base, action: 'blocked', reason: ready.message! };
     const pending = pendingChangesOf(status);
     if (pending.length > 0) {
       const listed = pending.map(describePendingChange).join('; ');

@@ -3,10 +3,11 @@ import { pino } from 'pino';
 import { managementSpentNow } from '../cloud/quota.ts';
 import { RequestTally } from '../cloud/request-tally.ts';
 import { createCloudAgent } from '../cloud/transport.ts';
-import type { SluiceKind } from '../controllers/sluice-kind.ts';
+import type { SluiceKind } from '../kinds/shared/sluice-kind.ts';
 import { KINDS, kindNamed } from '../kinds/index.ts';
-import { resolveClusterIdentity } from '../operator/cluster-identity.ts';
-import { CloudClients, type SecretRef } from '../operator/cloud-clients.ts';
+import { resolveClusterIdentity } from '../cloud-access/cluster-identity.ts';
+import { CloudClients, type SecretRef } from '../cloud-access/cloud-clients.ts';
+import { credentialsFromFlags } from '../cloud-access/credentials.ts';
 import { loadKubeAccess } from '../kube/kube-config.ts';
 import { closeKubeConnections } from '../kube/kube-http.ts';
 import { operatorSettingsFor, type SettingName } from '../operator/running-settings.ts';
@@ -220,14 +221,7 @@ async function readSecrets(
   }
   if (!config.credentialsSecret && config.organization) {
     found.set(refKey(FLAG_CREDENTIALS), {
-      data: {
-        organizationId: config.organization,
-        keyId: config.keyId!,
-        keySecret: config.keySecret!,
-        managementUrl: config.managementUrl!,
-        ...(config.alertsUrl ? { alertsUrl: config.alertsUrl } : {}),
-        ...(config.alertsToken ? { alertsToken: config.alertsToken } : {}),
-      },
+      data: credentialsFromFlags(config) as Record<string, string>,
       resourceVersion: '',
     });
   }

@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { GROUP } from '../../src/api/common.ts';
+import { GROUP } from '../../src/kinds/shared/common.ts';
 import { assetsDir, repoRoot } from '../../tools/cluster/assets.ts';
 
 export interface HealthResult {

@@ -2,7 +2,7 @@
 // parallel without seeing each other's objects.
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { testKubeConfig } from './testCluster.ts';
+import { testKubeConfig } from './test-cluster.ts';
 
 export interface TestNamespace {
   name: string;

@@ -1,6 +1,6 @@
 // Smoke test of the test control plane itself: the apiserver behaviours the
 // operator relies on are real here, not mocked. Runs against the cluster
-// started by test/harness/globalSetup.ts.
+// started by test/harness/global-setup.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ApiException,
@@ -18,7 +18,7 @@ import {
 } from '@kubernetes/client-node';
 import { waitEstablished } from '../../tools/cluster/crds.ts';
 import { createTestNamespace, type TestNamespace } from '../harness/namespace.ts';
-import { clusterSkipReason } from '../harness/testCluster.ts';
+import { clusterSkipReason } from '../harness/test-cluster.ts';
 
 const group = 'smoke.test.sluice.dev';
 const version = 'v1';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { customResourceDefinition } from '../../src/api/crd.ts';
+import { customResourceDefinition } from '../../src/kinds/shared/crd.ts';
 import { KIND_SCHEMAS } from '../../src/kinds/schemas.ts';
 import { KINDS } from '../../src/kinds/index.ts';
 

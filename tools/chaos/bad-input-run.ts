@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { z } from 'zod';
-import { customResourceDefinition } from '../../src/api/crd.ts';
+import { customResourceDefinition } from '../../src/kinds/shared/crd.ts';
 import { AlertRequest } from '../../src/cloud/schemas/alert.ts';
 import { PipeCreateRequest } from '../../src/cloud/schemas/pipe.ts';
 import { ServiceCreateRequest } from '../../src/cloud/schemas/service.ts';

@@ -1,7 +1,7 @@
 // The operator of a chaos run: one `sluice run` child at a time, killed with SIGKILL and started again, every
 // line it writes kept for the secret scan, its metrics endpoint on a known port.
 import type { ChildProcess } from 'node:child_process';
-import { spawnSluiceRun, type SluiceRunOptions } from '../cluster/operatorProcess.ts';
+import { spawnSluiceRun, type SluiceRunOptions } from '../cluster/operator-process.ts';
 import { freePort } from '../cluster/processes.ts';
 
 export class ChaosOperator {

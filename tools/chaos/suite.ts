@@ -1,6 +1,6 @@
 // The chaos suite at a given size, for `npm run chaos` (the issue's sizes) and the CI test (reduced): the three
 // disruption scenarios on one control plane, and the summary table.
-import type { ControlPlane } from '../cluster/controlPlane.ts';
+import type { ControlPlane } from '../cluster/control-plane.ts';
 import { runChaos, type ChaosResult } from './run.ts';
 
 export interface SuiteSize {

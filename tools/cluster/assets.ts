@@ -12,7 +12,7 @@ export const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '
 export interface Assets {
   dir: string;
   kubeApiserver: string;
-  /** Runs the namespace controller and the garbage collector (see controllerManager.ts). */
+  /** Runs the namespace controller and the garbage collector (see controller-manager.ts). */
   kubeControllerManager: string;
   etcd: string;
   /** Present after a full setup; the harness itself does not need it. */

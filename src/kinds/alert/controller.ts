@@ -21,9 +21,9 @@ import {
   observedBody,
   ownerNote,
 } from './mapping.ts';
-import { createdSince, ignoreNotFound, listedSince } from '../../controllers/cloud-calls.ts';
-import type { CloudConnection } from '../../controllers/cloud-connection.ts';
-import type { SluiceKind } from '../../controllers/sluice-kind.ts';
+import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
+import type { CloudConnection } from '../../cloud-access/connection.ts';
+import type { SluiceKind } from '../shared/sluice-kind.ts';
 
 export const alertKind: SluiceKind<Alert, AlertBody> = {
   ...alertSchema,

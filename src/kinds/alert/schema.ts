@@ -10,10 +10,10 @@ import {
   ALERT_STATES,
   ALERT_THRESHOLD_TYPES,
 } from '../../cloud/schemas/alert.ts';
-import { managedSpecFields, managedStatusFields } from '../../api/common.ts';
-import { defineKind } from '../../api/kind-schema.ts';
-import { fieldPolicySchema, policyFields } from '../../api/field-policy.ts';
-import { withRules, type CelRule } from '../../api/meta.ts';
+import { managedSpecFields, managedStatusFields } from '../shared/common.ts';
+import { defineKind } from '../shared/kind-schema.ts';
+import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
+import { withRules, type CelRule } from '../shared/meta.ts';
 
 // The spec is the alert creation body of the alerting API under the same names. Every field can change: an
 // update replaces the whole alert (PUT), so nothing is fixed at creation.

@@ -14,9 +14,9 @@ import {
 import { apiKeyCreateBody, apiKeyStatus, apiKeyUpdateBody, diffApiKey, observedSpec } from './mapping.ts';
 import { NEXT_KEY_ID, NEXT_KEY_SECRET, planRotation, rotationAsked, type RotationStep } from './rotation.ts';
 import type { KeyIdentity } from '../../cloud/api-key-hash.ts';
-import { createdSince, ignoreNotFound } from '../../controllers/cloud-calls.ts';
-import type { CloudConnection } from '../../controllers/cloud-connection.ts';
-import type { SluiceKind } from '../../controllers/sluice-kind.ts';
+import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
+import type { CloudConnection } from '../../cloud-access/connection.ts';
+import type { SluiceKind } from '../shared/sluice-kind.ts';
 
 /** What `update` does: the PATCH of the fields that differ, and the rotation's step that changes the cloud. */
 export interface ApiKeyPlan {

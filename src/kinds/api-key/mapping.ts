@@ -6,9 +6,10 @@ import type { ApiKeySpec } from './schema.ts';
 import { apiKeyHashData, type KeyIdentity } from '../../cloud/api-key-hash.ts';
 import type { ApiKeyCreateBody, ApiKeyUpdateBody } from '../../cloud/management-client.ts';
 import type { ApiKey } from '../../cloud/schemas/api-key.ts';
+import { CREDENTIAL_KEYS } from '../../cloud-access/credentials.ts';
 
-/** The keys a credentials Secret holds: the same as the operator's own credentials Secret. */
-export const CREDENTIALS_KEYS = ['organizationId', 'keyId', 'keySecret', 'managementUrl'] as const;
+/** The keys the key's credentials Secret holds: a credentials Secret's management keys, as every command reads them. */
+export const CREDENTIALS_KEYS = CREDENTIAL_KEYS.management;
 
 const FIELDS = ['name', 'roles', 'expireAt', 'state', 'ipAccessList'] as const;
 type Field = (typeof FIELDS)[number];

@@ -1,10 +1,10 @@
 import { z } from 'zod';
 import { STATUS_BOUNDS, type ManagedObject, type ReferenceList } from '../../managed/index.ts';
 import { API_KEY_ROLES } from '../../cloud/schemas/api-key.ts';
-import { LocalObjectReference, managedSpecFields, managedStatusFields } from '../../api/common.ts';
-import { defineKind } from '../../api/kind-schema.ts';
-import { fieldPolicySchema, policyFields } from '../../api/field-policy.ts';
-import { withRules } from '../../api/meta.ts';
+import { LocalObjectReference, managedSpecFields, managedStatusFields } from '../shared/common.ts';
+import { defineKind } from '../shared/kind-schema.ts';
+import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
+import { withRules } from '../shared/meta.ts';
 import { IpAccessEntry } from '../database-service/schema.ts';
 
 // The spec is the key create body of the management API under the same names, plus the Secret sluice keeps
@@ -137,6 +137,18 @@ export interface ApiKey extends ManagedObject {
 }
 
 export const apiKeySchema = defineKind<ApiKey>({
+  // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
+  reasons: {
+    Expired: {
+      condition: 'Ready=False',
+      end: 'terminal',
+      kstatus: 'Failed',
+      argocd: 'Degraded',
+      means: "the key's `expireAt` has passed: it authenticates no more",
+    },
+    SecretNotWritable: { means: 'the credentials Secret cannot be written: no key is made' },
+    SecretConflict: { means: 'a Secret of that name belongs to something else' },
+  },
   policyFields: API_KEY_POLICY,
   kind: 'ApiKey',
   plural: 'apikeys',

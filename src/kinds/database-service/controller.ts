@@ -1,4 +1,4 @@
-import { renderTemplate } from '../../api/connection-template.ts';
+import { renderTemplate } from '../shared/connection-template.ts';
 import {
   DATABASE_SERVICE_POLICY,
   databaseServiceSchema,
@@ -26,9 +26,9 @@ import {
   Waiting,
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
-import type { CloudConnection } from '../../controllers/cloud-connection.ts';
-import { createdSince, ignoreNotFound, listedSince } from '../../controllers/cloud-calls.ts';
-import type { SluiceKind } from '../../controllers/sluice-kind.ts';
+import type { CloudConnection } from '../../cloud-access/connection.ts';
+import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
+import type { SluiceKind } from '../shared/sluice-kind.ts';
 import { ApiError } from '../../cloud/errors.ts';
 import {
   availability,
@@ -45,7 +45,8 @@ import {
 } from './mapping.ts';
 
 type BackupsStatus = NonNullable<NonNullable<DatabaseService['status']>['backups']>;
-import { OWNER_TAG, UID_TAG } from '../../controllers/service-tags.ts';
+import { OWNER_TAG, UID_TAG } from '../shared/service-tags.ts';
+import { REASON } from '../../base/reasons.ts';
 
 export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
   ...databaseServiceSchema,
@@ -256,11 +257,11 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     if (!spec.restore || !source) return undefined;
     const label = `DatabaseService ${spec.restore.fromBackupOf}`;
     const original = await this.read(source.id);
-    if (!original) throw new Waiting('WaitingForReference', `${label} is not in the cloud (yet)`);
+    if (!original) throw new Waiting(REASON.WaitingForReference, `${label} is not in the cloud (yet)`);
     const mismatch = restoreMismatch(spec, original);
-    if (mismatch) throw new ReconcileError('InvalidReference', mismatch, RETRY_DELAYS.userAction);
+    if (mismatch) throw ReconcileError.terminal(REASON.InvalidReference, mismatch, RETRY_DELAYS.userAction);
     const latest = latestFinishedBackup(await this.cloud.snapshots.backups(source.id).all(0));
-    if (!latest) throw new Waiting('WaitingForReference', `${label} has no finished backup yet`);
+    if (!latest) throw new Waiting(REASON.WaitingForReference, `${label} has no finished backup yet`);
     return { id: latest.id, of: spec.restore.fromBackupOf, serviceId: source.id };
   }
 

@@ -18,7 +18,7 @@ import {
   type UpgradeWindowUpdate,
 } from '../../cloud/schemas/lifecycle.ts';
 import { requestBody } from '../../cloud/request-body.ts';
-import { isSluiceTag, OWNER_TAG } from '../../controllers/service-tags.ts';
+import { isSluiceTag, OWNER_TAG } from '../shared/service-tags.ts';
 
 /** What the cloud keeps beside the service object that the spec also manages (read only when the spec asks). */
 export interface ServiceSurroundings {

@@ -34,8 +34,8 @@ import {
   managedStatusFields,
   ObjectName,
   secretRecordStatusFields,
-} from '../../api/common.ts';
-import { defineKind } from '../../api/kind-schema.ts';
+} from '../shared/common.ts';
+import { defineKind } from '../shared/kind-schema.ts';
 import {
   MAX_TEMPLATE_KEYS,
   MAX_TEMPLATE_LENGTH,
@@ -43,9 +43,9 @@ import {
   TEMPLATE_KEY_RULE,
   templateKeyProblem,
   TEMPLATE_RULES,
-} from '../../api/connection-template.ts';
-import { fieldPolicySchema, policyFields } from '../../api/field-policy.ts';
-import { immutable, withRules } from '../../api/meta.ts';
+} from '../shared/connection-template.ts';
+import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
+import { immutable, withRules } from '../shared/meta.ts';
 
 /**
  * A value not yet in `status.passwordReset` asks for a new password once; an adopted service's password is
@@ -665,6 +665,20 @@ const restoreSourceReference: ReferenceList<DatabaseService> = {
 };
 
 export const databaseServiceSchema = defineKind<DatabaseService>({
+  // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
+  reasons: {
+    Available: {
+      means:
+        'the service is in the desired state (running, or idle, or stopped when asked); with an adopted password unknown, the message says so',
+    },
+    Unavailable: { means: '`service is <state>` (provisioning, stopping, …)' },
+    AlreadyManaged: { means: "another DatabaseService holds this service's id (above)" },
+    WaitingForDependants: { means: '`deletionPolicy: Delete` while objects still reference it' },
+    InvalidReference: {
+      means:
+        '`spec.restore.fromBackupOf` names a DatabaseService of another region or provider; nothing is sent',
+    },
+  },
   policyFields: DATABASE_SERVICE_POLICY,
   kind: 'DatabaseService',
   plural: 'databaseservices',

@@ -13,8 +13,8 @@ import {
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { isCredentialField } from '../../base/credential-fields.ts';
-import type { CloudConnection } from '../../controllers/cloud-connection.ts';
-import { createdSince, deleteUntilGone, ignoreNotFound, listedSince } from '../../controllers/cloud-calls.ts';
+import type { CloudConnection } from '../../cloud-access/connection.ts';
+import { createdSince, deleteUntilGone, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
 import {
   diffPipe,
   kafkaEndpointIds,
@@ -34,8 +34,9 @@ import {
   ServiceNotRunning,
   ServiceScopedClient,
   serviceListRead,
-} from '../../controllers/service-reference.ts';
-import type { SluiceKind } from '../../controllers/sluice-kind.ts';
+} from '../shared/service-reference.ts';
+import type { SluiceKind } from '../shared/sluice-kind.ts';
+import { REASON } from '../../base/reasons.ts';
 
 export const pipeKind: SluiceKind<Pipe, PipePlan> = {
   ...pipeSchema,
@@ -81,8 +82,8 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
     );
     if (foreign) {
       // The cloud reaches a source only through an endpoint of the pipe's own service.
-      throw new ReconcileError(
-        'InvalidReference',
+      throw ReconcileError.terminal(
+        REASON.InvalidReference,
         `ReversePrivateEndpoint ${foreign.object?.metadata.name} belongs to service ${String(foreign.object?.status?.serviceId)}, not to this pipe's service ${this.serviceId}`,
         RETRY_DELAYS.userAction,
       );
@@ -97,7 +98,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
     const stuck = unrotatableChanges(resource.spec, secrets.rotated);
     if (stuck.length > 0) {
       // Not recorded as sent (the digests stay), so this keeps saying so until the values or the Pipe change.
-      throw new ReconcileError(
+      throw ReconcileError.terminal(
         'CannotRotate',
         `${stuck.join(', ')}: the Secret changed, but the cloud cannot change a connection string in place; restore the Secret or create a new Pipe`,
         RETRY_DELAYS.userAction,
@@ -174,7 +175,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       if (!(error instanceof ServiceNotRunning)) throw error;
       if (error.state === 'stopped') {
         // The cloud refuses (424) while the service is stopped: keep the finalizer and say what unblocks it.
-        throw new ReconcileError(
+        throw ReconcileError.terminal(
           'DeleteBlocked',
           `cannot delete pipe ${id}: ${this.service.label} is stopped; start the service or set deletionPolicy: Orphan`,
           RETRY_DELAYS.deleteBlocked,

@@ -22,10 +22,10 @@ import {
   SCALING_BOUNDS,
   SOURCE_KINDS,
 } from '../../cloud/schemas/pipe.ts';
-import { LocalObjectReference, managedSpecFields, secretRecordStatusFields } from '../../api/common.ts';
-import { defineKind } from '../../api/kind-schema.ts';
-import { fieldPolicySchema, policyFields } from '../../api/field-policy.ts';
-import { immutable, presenceFixed, withRules } from '../../api/meta.ts';
+import { LocalObjectReference, managedSpecFields, secretRecordStatusFields } from '../shared/common.ts';
+import { defineKind } from '../shared/kind-schema.ts';
+import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
+import { immutable, presenceFixed, withRules } from '../shared/meta.ts';
 import { reversePrivateEndpointReferences } from '../reverse-private-endpoint/schema.ts';
 import {
   SERVICE_COLUMN,
@@ -33,7 +33,7 @@ import {
   serviceReference,
   serviceRules,
   serviceScopedStatusFields,
-} from '../../api/service-scoped.ts';
+} from '../shared/service-scoped.ts';
 
 // The spec mirrors the pipe creation body of the management API under the same names; credentials never
 // appear in it: each credential object is a `…SecretRef` to a Secret whose keys are the API's field names.
@@ -492,6 +492,29 @@ export interface Pipe extends ManagedObject {
 }
 
 export const pipeSchema = defineKind<Pipe>({
+  // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
+  reasons: {
+    WaitingForReference: {
+      means: 'the service or a reverse private endpoint is not usable yet; the message names it',
+    },
+    CloudFailed: { means: 'the cloud reports the pipe `Failed` or `InternalError`' },
+    CannotRotate: {
+      condition: 'Synced=False',
+      end: 'terminal',
+      kstatus: 'Failed',
+      argocd: 'Degraded',
+      means: 'a connection string changed; the API cannot take it in place',
+    },
+    InvalidReference: { means: 'a referenced ReversePrivateEndpoint belongs to another service' },
+    DeleteBlocked: {
+      condition: 'Synced=False',
+      end: 'retry',
+      kstatus: 'InProgress',
+      argocd: 'Progressing',
+      means: "the pipe's service is stopped, so the cloud refuses the delete",
+    },
+    SecretMissing: { means: 'a `…SecretRef` Secret or key is missing' },
+  },
   policyFields: PIPE_POLICY,
   kind: 'Pipe',
   plural: 'pipes',

@@ -7,10 +7,10 @@ import {
   type ExternalClient,
   type Observation,
 } from '../../managed/index.ts';
-import { deleteUntilGone, ignoreNotFound } from '../../controllers/cloud-calls.ts';
+import { deleteUntilGone, ignoreNotFound } from '../shared/cloud-calls.ts';
 import { diffQueryEndpoint, queryEndpointBody, queryEndpointStatus, withReferencedKeys } from './mapping.ts';
-import { ServiceScopedClient } from '../../controllers/service-reference.ts';
-import type { SluiceKind } from '../../controllers/sluice-kind.ts';
+import { ServiceScopedClient } from '../shared/service-reference.ts';
+import type { SluiceKind } from '../shared/sluice-kind.ts';
 
 export const queryEndpointKind: SluiceKind<QueryEndpoint, QueryEndpointBody> = {
   ...queryEndpointSchema,

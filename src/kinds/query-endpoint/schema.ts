@@ -1,18 +1,18 @@
 import { z } from 'zod';
 import type { ManagedObject } from '../../managed/index.ts';
 import { QUERY_ENDPOINT_ROLES } from '../../cloud/schemas/query-endpoint.ts';
-import { LocalObjectReference, managedSpecFields } from '../../api/common.ts';
+import { LocalObjectReference, managedSpecFields } from '../shared/common.ts';
 import { apiKeyReferences } from '../api-key/schema.ts';
-import { defineKind } from '../../api/kind-schema.ts';
-import { fieldPolicySchema, policyFields } from '../../api/field-policy.ts';
-import { withRules } from '../../api/meta.ts';
+import { defineKind } from '../shared/kind-schema.ts';
+import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
+import { withRules } from '../shared/meta.ts';
 import {
   SERVICE_COLUMN,
   serviceFields,
   serviceReference,
   serviceRules,
   serviceScopedStatusFields,
-} from '../../api/service-scoped.ts';
+} from '../shared/service-scoped.ts';
 
 // The spec is the body of the query endpoint upsert (operation 9) under the same names, plus the service.
 
@@ -104,6 +104,11 @@ export interface QueryEndpoint extends ManagedObject {
 }
 
 export const queryEndpointSchema = defineKind<QueryEndpoint>({
+  // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
+  reasons: {
+    Conflict: { means: "another QueryEndpoint owns this service's endpoint, named here" },
+    WaitingForReference: { means: 'the service is not usable yet' },
+  },
   policyFields: QUERY_ENDPOINT_POLICY,
   kind: 'QueryEndpoint',
   plural: 'queryendpoints',

@@ -13,10 +13,11 @@ import {
   type Observation,
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
-import { deleteUntilGone, ignoreNotFound } from '../../controllers/cloud-calls.ts';
+import { deleteUntilGone, ignoreNotFound } from '../shared/cloud-calls.ts';
 import { endpointStatusOf, rpeAvailability, rpeCreateBody, rpeDifferences } from './mapping.ts';
-import { ServiceScopedClient, serviceListRead } from '../../controllers/service-reference.ts';
-import type { SluiceKind } from '../../controllers/sluice-kind.ts';
+import { ServiceScopedClient, serviceListRead } from '../shared/service-reference.ts';
+import type { SluiceKind } from '../shared/sluice-kind.ts';
+import { REASON } from '../../base/reasons.ts';
 
 export const reversePrivateEndpointKind: SluiceKind<ReversePrivateEndpoint, undefined> = {
   ...reversePrivateEndpointSchema,
@@ -47,8 +48,8 @@ class ReversePrivateEndpointClient
         this.context.claimedBy(endpoint.id) === undefined,
     );
     if (candidates.length > 1) {
-      throw new ReconcileError(
-        'AmbiguousAdoption',
+      throw ReconcileError.terminal(
+        REASON.AmbiguousAdoption,
         `a create of this endpoint may have been lost, and ${candidates.length} endpoints of service ${this.serviceId} match it (${candidates.map((e) => e.id).join(', ')}); set the annotation sluice.dev/external-id to the one to adopt`,
         RETRY_DELAYS.userAction,
       );
@@ -105,7 +106,7 @@ class ReversePrivateEndpointClient
     id: string,
     observation: { differences: string[] },
   ): Promise<void> {
-    throw new ReconcileError(
+    throw ReconcileError.terminal(
       'CannotUpdate',
       `endpoint ${id} differs in ${observation.differences.join(', ')}, and the cloud cannot change an endpoint; create a new ReversePrivateEndpoint`,
       RETRY_DELAYS.userAction,

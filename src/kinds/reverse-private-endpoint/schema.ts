@@ -6,17 +6,17 @@ import {
   RPE_STATUSES,
   RPE_TYPES,
 } from '../../cloud/schemas/reverse-private-endpoint.ts';
-import { managedSpecFields } from '../../api/common.ts';
-import { defineKind } from '../../api/kind-schema.ts';
-import { fieldPolicySchema, policyFields } from '../../api/field-policy.ts';
-import { immutable, withRules, type CelRule } from '../../api/meta.ts';
+import { managedSpecFields } from '../shared/common.ts';
+import { defineKind } from '../shared/kind-schema.ts';
+import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
+import { immutable, withRules, type CelRule } from '../shared/meta.ts';
 import {
   SERVICE_COLUMN,
   serviceFields,
   serviceReference,
   serviceRules,
   serviceScopedStatusFields,
-} from '../../api/service-scoped.ts';
+} from '../shared/service-scoped.ts';
 
 // The spec is the endpoint creation body of the management API under the same names. The API has no update,
 // so every cloud field is fixed at creation.
@@ -98,6 +98,58 @@ export interface ReversePrivateEndpoint extends ManagedObject {
 }
 
 export const reversePrivateEndpointSchema = defineKind<ReversePrivateEndpoint>({
+  // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
+  reasons: {
+    Provisioning: {
+      condition: 'Ready=False',
+      end: 'wait',
+      kstatus: 'InProgress',
+      argocd: 'Progressing',
+      means: 'the cloud is setting the endpoint up',
+    },
+    PendingAcceptance: {
+      condition: 'Ready=False',
+      end: 'wait',
+      kstatus: 'InProgress',
+      argocd: 'Progressing',
+      means: 'accept the connection on your side; the message names `endpointId`',
+    },
+    Rejected: {
+      condition: 'Ready=False',
+      end: 'terminal',
+      kstatus: 'Failed',
+      argocd: 'Degraded',
+      means:
+        'final: the connection was rejected on your side; delete the object and create it again (one Warning Event)',
+    },
+    Expired: {
+      condition: 'Ready=False',
+      end: 'terminal',
+      kstatus: 'Failed',
+      argocd: 'Degraded',
+      means:
+        'final: the connection was not accepted in time; delete the object and create it again (one Warning Event)',
+    },
+    Failed: {
+      condition: 'Ready=False',
+      end: 'terminal',
+      kstatus: 'Failed',
+      argocd: 'Degraded',
+      means:
+        'final: the cloud reports the endpoint failed; delete the object and create it again (one Warning Event)',
+    },
+    WaitingForDependants: { means: 'being deleted while Pipes still reference it' },
+    CannotUpdate: {
+      condition: 'Synced=False',
+      end: 'terminal',
+      kstatus: 'Failed',
+      argocd: 'Degraded',
+      means: 'an adopted endpoint differs from the spec; the message names the fields',
+    },
+    AmbiguousAdoption: {
+      means: 'several endpoints match after a crash; pick one with `sluice.dev/external-id`',
+    },
+  },
   policyFields: REVERSE_PRIVATE_ENDPOINT_POLICY,
   kind: 'ReversePrivateEndpoint',
   plural: 'reverseprivateendpoints',

@@ -2,7 +2,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Alert } from '../../../src/kinds/alert/schema.ts';
 import { CloudSnapshots } from '../../../src/cloud/key-snapshots.ts';
 import { alertKind } from '../../../src/kinds/alert/controller.ts';
-import type { CloudConnection } from '../../../src/controllers/cloud-connection.ts';
+import type { CloudConnection } from '../../../src/cloud-access/connection.ts';
 import { ALERTS, tileAlert } from '../../../tools/fixtures/alert.ts';
 import { addFault, alertingClient, calls, managementClient, useEmulator } from './support.ts';
 

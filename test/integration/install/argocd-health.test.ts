@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { GROUP } from '../../../src/api/common.ts';
+import { GROUP } from '../../../src/kinds/shared/common.ts';
 import { KIND_SCHEMAS } from '../../../src/kinds/schemas.ts';
 import { healthCasesOf } from '../../../src/install/argocd-fixtures.ts';
 import { healthCheckKinds, healthLua } from '../../../src/install/render.ts';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GROUP } from '../../../src/api/common.ts';
+import { GROUP } from '../../../src/kinds/shared/common.ts';
 import { KINDS } from '../../../src/kinds/index.ts';
 import {
   chartDir,
@@ -16,7 +16,7 @@ import {
   type Manifest,
 } from '../../../tools/cluster/install.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
-import { clusterSkipReason, testKubeConfig, testKubeconfigPath } from '../../harness/testCluster.ts';
+import { clusterSkipReason, testKubeConfig, testKubeconfigPath } from '../../harness/test-cluster.ts';
 import { dryRunOperatorPod, enforceRestricted } from './support.ts';
 
 /** Everything the chart can switch on, with non-default values for the rest. */

@@ -12,7 +12,7 @@ import { healthCheckKinds } from '../../../src/install/render.ts';
 import { repoRoot } from '../../../tools/cluster/assets.ts';
 import { argoHealthOf } from '../../harness/argocd-health.ts';
 import { kstatusOf } from '../../harness/kstatus.ts';
-import { clusterSkipReason } from '../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../harness/test-cluster.ts';
 import { startOperatorEnv, type OperatorEnv, type SluiceObject } from '../operator/support.ts';
 
 /** What kstatus must say where Argo CD says `health`: the two tools agree on every state. */

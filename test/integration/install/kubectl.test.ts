@@ -2,12 +2,12 @@
 // glance, and `kubectl explain` documenting every field, from the CRDs as the apiserver serves them.
 import { KubernetesObjectApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GROUP } from '../../../src/api/common.ts';
-import { customResourceDefinition } from '../../../src/api/crd.ts';
+import { GROUP } from '../../../src/kinds/shared/common.ts';
+import { customResourceDefinition } from '../../../src/kinds/shared/crd.ts';
 import { kubectlBin, run } from '../../../tools/cluster/install.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 import { KINDS } from '../../../src/kinds/index.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../harness/test-cluster.ts';
 
 type Node = { type?: string; properties?: Record<string, Node>; items?: Node };
 

@@ -13,7 +13,7 @@ import {
   run,
   type Manifest,
 } from '../../../tools/cluster/install.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../harness/testCluster.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../harness/test-cluster.ts';
 import { dryRunOperatorPod } from './support.ts';
 
 const kustomize = (dir: string) => parseManifests(run(kubectlBin(), ['kustomize', join(repoRoot, dir)]));

@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { API_VERSION } from '../../../src/api/common.ts';
+import { API_VERSION } from '../../../src/kinds/shared/common.ts';
 import { startEmulator, type Emulator } from '../../../src/emulator/server.ts';
-import { startControlPlane, type ControlPlane } from '../../../tools/cluster/controlPlane.ts';
+import { startControlPlane, type ControlPlane } from '../../../tools/cluster/control-plane.ts';
 import {
   chartCredentials,
   find,
@@ -26,7 +26,7 @@ import {
   type Manifest,
   type RunningSluice,
 } from '../../../tools/cluster/install.ts';
-import { clusterSkipReason } from '../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../harness/test-cluster.ts';
 import { kafkaPipe } from '../../../tools/fixtures/pipe.ts';
 
 const RELEASE_NS = 'sluice-system';

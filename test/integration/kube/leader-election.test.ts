@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { kubeRequestJson } from '../../../src/kube/kube-http.ts';
 import { LeaderElector, microTime, type LeaderElectionOptions } from '../../../src/kube/leader-election.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
-import { clusterSkipReason } from '../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../harness/test-cluster.ts';
 
 interface Lease {
   metadata: { name: string; resourceVersion: string };

@@ -4,7 +4,7 @@ import { CoreV1Api, PatchStrategy, setHeaderOptions } from '@kubernetes/client-n
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Reflector } from '../../../src/kube/reflector.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
-import { clusterSkipReason } from '../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../harness/test-cluster.ts';
 
 const skip = clusterSkipReason();
 const until = { timeout: 10_000, interval: 50 };

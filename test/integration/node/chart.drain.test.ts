@@ -19,7 +19,7 @@ import {
   RELEASE_NAMESPACE,
   startChartOnNode,
   type ChartOnNode,
-} from '../../../tools/cluster/chartOnNode.ts';
+} from '../../../tools/cluster/chart-on-node.ts';
 import { kubectlBin } from '../../../tools/cluster/install.ts';
 import { RESTRICTED } from '../install/support.ts';
 import { eventually, isReady, nodeSkipReason, serviceCreates, type Sluice } from './support.ts';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measureMemoryOnNode, nodeMemoryFigures } from '../../../bench/memory-node.ts';
 import { printTable } from '../../../bench/harness.ts';
 import { repoRoot } from '../../../tools/cluster/assets.ts';
-import { startChartOnNode, type ChartOnNode } from '../../../tools/cluster/chartOnNode.ts';
+import { startChartOnNode, type ChartOnNode } from '../../../tools/cluster/chart-on-node.ts';
 import { nodeSkipReason } from './support.ts';
 
 const OBJECTS = 1000;

@@ -17,7 +17,7 @@ import {
   RELEASE_NAMESPACE as RELEASE_NS,
   startChartOnNode,
   type ChartOnNode,
-} from '../../../tools/cluster/chartOnNode.ts';
+} from '../../../tools/cluster/chart-on-node.ts';
 import { kubectlApply } from '../../../tools/cluster/install.ts';
 import { RESTRICTED } from '../install/support.ts';
 import { eventually, isReady, nodeSkipReason, serviceCreates, type Sluice } from './support.ts';

@@ -9,7 +9,7 @@ import {
   RELEASE_NAMESPACE as RELEASE_NS,
   startChartOnNode,
   type ChartOnNode,
-} from '../../../tools/cluster/chartOnNode.ts';
+} from '../../../tools/cluster/chart-on-node.ts';
 import { NODE_NETWORK } from '../../../tools/cluster/node.ts';
 import { RESTRICTED } from '../install/support.ts';
 import { eventually, isReady, nodeSkipReason, type Sluice } from './support.ts';

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { AppsV1Api, CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findAssets, repoRoot } from '../../../tools/cluster/assets.ts';
-import { startControlPlane, type ControlPlane } from '../../../tools/cluster/controlPlane.ts';
+import { startControlPlane, type ControlPlane } from '../../../tools/cluster/control-plane.ts';
 import {
   buildImageFromScratch,
   NODE_NETWORK,
@@ -143,7 +143,7 @@ describe.skipIf(nodeSkipReason())('one real node', () => {
     // Another process starts a node, runs a pod on it and throws: only its exit hook is left to clean up.
     const script = `
       import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-      import { startControlPlane } from ${JSON.stringify(join(repoRoot, 'tools/cluster/controlPlane.ts'))};
+      import { startControlPlane } from ${JSON.stringify(join(repoRoot, 'tools/cluster/control-plane.ts'))};
       const cp = await startControlPlane({ node: true, crdDir: false });
       console.log(JSON.stringify({ dir: cp.kubeconfig, socket: cp.node.containerdAddress }));
       const kc = new KubeConfig();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { PlanConfig } from '../../../src/plan/config.ts';
 import { runPlan } from '../../../src/plan/run.ts';
-import { testKubeconfigPath } from '../../harness/testCluster.ts';
+import { testKubeconfigPath } from '../../harness/test-cluster.ts';
 import { CREDENTIALS_SECRET, type OperatorEnv } from './support.ts';
 
 /**

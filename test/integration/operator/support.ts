@@ -11,8 +11,8 @@ import { startOperator, type RunningOperator } from '../../../src/operator/run.t
 import { ExportConfig } from '../../../src/export/config.ts';
 import { runExport } from '../../../src/export/run.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
-import { testKubeconfigPath } from '../../harness/testCluster.ts';
-import { spawnSluiceRun } from '../../../tools/cluster/operatorProcess.ts';
+import { testKubeconfigPath } from '../../harness/test-cluster.ts';
+import { spawnSluiceRun } from '../../../tools/cluster/operator-process.ts';
 import { suiteValue } from '../../support/suite-value.ts';
 import type { CallRecord } from '../../../src/emulator/call-log.ts';
 import { until, untilValue } from '../../support/wait.ts';

@@ -10,7 +10,7 @@ import type { ReversePrivateEndpoint } from '../../../src/cloud/schemas/reverse-
 import type { Service } from '../../../src/cloud/schemas/service.ts';
 import { diffAlert, exportAlert } from '../../../src/kinds/alert/mapping.ts';
 import { diffService, exportService } from '../../../src/kinds/database-service/mapping.ts';
-import { OWNER_TAG, UID_TAG } from '../../../src/controllers/service-tags.ts';
+import { OWNER_TAG, UID_TAG } from '../../../src/kinds/shared/service-tags.ts';
 import { diffPipe, exportPipe } from '../../../src/kinds/pipe/mapping.ts';
 import { diffQueryEndpoint, exportQueryEndpoint } from '../../../src/kinds/query-endpoint/mapping.ts';
 import {

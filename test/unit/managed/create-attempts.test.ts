@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { listedSince } from '../../../src/controllers/cloud-calls.ts';
+import { listedSince } from '../../../src/kinds/shared/cloud-calls.ts';
 import { CreateAttempts } from '../../../src/managed/create-attempts.ts';
 import type { ManagedObject } from '../../../src/managed/types.ts';
 

@@ -5,7 +5,7 @@ import {
 } from '../../../src/kinds/database-service/schema.ts';
 import type { Service } from '../../../src/cloud/schemas/service.ts';
 import { diffService, serviceAsSpec } from '../../../src/kinds/database-service/mapping.ts';
-import { OWNER_TAG } from '../../../src/controllers/service-tags.ts';
+import { OWNER_TAG } from '../../../src/kinds/shared/service-tags.ts';
 import { recordDrift } from '../../../src/managed/drift-status.ts';
 import { applyFieldPolicy, type FieldPolicy } from '../../../src/managed/field-policy.ts';
 import type { ManagedStatus } from '../../../src/managed/types.ts';

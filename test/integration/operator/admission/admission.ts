@@ -97,7 +97,7 @@ export async function expectRefused(answer: Promise<Answer>, ...messages: string
 export const SERVICE_ID = '5f0c8e4a-1b2c-4d3e-8f90-123456789abc';
 
 /**
- * The tests of what every service-scoped kind takes from `src/api/service-scoped.ts` and `managedSpecFields`,
+ * The tests of what every service-scoped kind takes from `src/kinds/shared/service-scoped.ts` and `managedSpecFields`,
  * declared in the calling suite: `valid` names its service by `serviceRef`; `replace` ends the immutability
  * message (`cannot change after create; create a new <Kind>`).
  */

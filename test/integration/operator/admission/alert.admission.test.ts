@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { edit, expectRefused, named, useAdmission } from './admission.ts';
 import { searchAlert, tileAlert } from '../../../../tools/fixtures/alert.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { expectRefused, useAdmission } from './admission.ts';
 
 const valid = {

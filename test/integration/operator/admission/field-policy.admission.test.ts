@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { kindNamed } from '../../../../src/kinds/index.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { useAdmission } from './admission.ts';
 
 const service = { name: 'analytics', provider: 'aws', region: 'us-east-1' };

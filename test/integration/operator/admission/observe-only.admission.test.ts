@@ -1,7 +1,7 @@
 import { KubernetesObjectApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestNamespace, type TestNamespace } from '../../../harness/namespace.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { KINDS } from '../../../../src/kinds/index.ts';
 import { observeAdmissionPolicy } from '../../../../src/install/admission-policy.ts';
 

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { edit, expectRefused, named, SERVICE_ID, useAdmission } from './admission.ts';
 import { kafkaPipe, kinesisPipe, objectStoragePipe, postgresPipe } from '../../../../tools/fixtures/pipe.ts';
 

@@ -15,7 +15,7 @@ import { searchAlert, tileAlert } from '../../../../tools/fixtures/alert.ts';
 import { teamKey } from '../../../../tools/fixtures/api-key.ts';
 import { kafkaPipe, postgresPipe } from '../../../../tools/fixtures/pipe.ts';
 import { RPE_SPECS } from '../../../../tools/fixtures/rpe.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
 import { edit, SERVICE_ID } from './admission.ts';
 import { startOperatorEnv, type OperatorEnv } from '../support.ts';
 import { until } from '../../../support/wait.ts';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { expectRefused, serviceScopedAdmissionTests, useAdmission } from './admission.ts';
 import { RPE_SPECS } from '../../../../tools/fixtures/rpe.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { ALERTS, tileAlert } from '../../../../tools/fixtures/alert.ts';
 import { crashBesideLookAlike, type SluiceObject, useOperatorEnv, isReadyWithId } from '../support.ts';
 

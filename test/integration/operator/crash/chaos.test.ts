@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { admissionBadInput, contractBadInput } from '../../../../tools/chaos/bad-input-run.ts';
 import type { ChaosResult } from '../../../../tools/chaos/run.ts';
 import { REDUCED, runSuite, summaryTable } from '../../../../tools/chaos/suite.ts';
-import { startControlPlane, type ControlPlane } from '../../../../tools/cluster/controlPlane.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { startControlPlane, type ControlPlane } from '../../../../tools/cluster/control-plane.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 
 describe.skipIf(clusterSkipReason())('chaos (reduced size)', () => {
   let cluster: ControlPlane;

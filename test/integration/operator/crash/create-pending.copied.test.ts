@@ -3,7 +3,7 @@
 // unmanaged look-alike, which its default deletionPolicy Delete would then delete.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { rpeCreateBody } from '../../../../src/kinds/reverse-private-endpoint/mapping.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { rpeSpec } from '../../../../tools/fixtures/rpe.ts';
 import { isReady, type SluiceObject, useOperatorEnv } from '../support.ts';
 

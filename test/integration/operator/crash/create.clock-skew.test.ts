@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { CREATED_AT_TOLERANCE_MS } from '../../../../src/controllers/cloud-calls.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { CREATED_AT_TOLERANCE_MS } from '../../../../src/kinds/shared/cloud-calls.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { ALERTS, tileAlert } from '../../../../tools/fixtures/alert.ts';
 import { kafkaPipe, lookAlikeBody, PIPES } from '../../../../tools/fixtures/pipe.ts';
 import { crashBesideLookAlike, isReady, useOperatorEnv } from '../support.ts';

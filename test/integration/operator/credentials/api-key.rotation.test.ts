@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { KEY, KEYS, teamKey } from '../../../../tools/fixtures/api-key.ts';
 import {
   COMPRESSED_QUOTA_MODE,

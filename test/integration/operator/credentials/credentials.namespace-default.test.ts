@@ -3,13 +3,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { CREDENTIALS_FINALIZER } from '../../../../src/runtime/credentials-usage.ts';
 import { condition, isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from '../support.ts';
 import { planInProcess } from '../plan-in-process.ts';
 import { ExportConfig } from '../../../../src/export/config.ts';
 import { runExport } from '../../../../src/export/run.ts';
-import { testKubeconfigPath } from '../../../harness/testCluster.ts';
+import { testKubeconfigPath } from '../../../harness/test-cluster.ts';
 
 const DEFAULT = 'sluice-credentials';
 

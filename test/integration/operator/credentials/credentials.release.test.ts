@@ -4,7 +4,7 @@ import { CoreV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CREDENTIALS_FINALIZER } from '../../../../src/runtime/credentials-usage.ts';
 import { createTestNamespace, type TestNamespace } from '../../../harness/namespace.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { baseSpec, isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from '../support.ts';
 
 const OWN = 'tenant-credentials';

@@ -1,7 +1,7 @@
 // A key id is no secret (it is the Basic user name): a tenant's Secret naming the operator's key id with a
 // wrong secret must get a budget of its own, never spend the real key's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { isReady, startOperatorEnv, type OperatorEnv } from '../support.ts';
 
 const IMPOSTORS = 15;

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { tileAlert } from '../../../../tools/fixtures/alert.ts';
 import { condition, isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from '../support.ts';
 

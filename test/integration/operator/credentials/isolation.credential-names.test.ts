@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MANAGEMENT_ROUTES } from '../../../../src/cloud/management-client.ts';
 import { kafkaPipe } from '../../../../tools/fixtures/pipe.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { planDocuments } from '../plan-in-process.ts';
 import {
   condition,

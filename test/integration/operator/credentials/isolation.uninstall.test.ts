@@ -7,7 +7,7 @@ import { loadKubeAccess } from '../../../../src/kube/kube-config.ts';
 import { FINALIZER } from '../../../../src/managed/annotations.ts';
 import { CREDENTIALS_FINALIZER } from '../../../../src/runtime/credentials-usage.ts';
 import { releaseFinalizers } from '../../../../src/uninstall/release.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { condition, isReady, startOperatorEnv, type OperatorEnv } from '../support.ts';
 
 const OWN = 'tenant-credentials';

@@ -3,7 +3,7 @@
 // revoked, and every object still Ready.
 import { describe, expect, it } from 'vitest';
 import { until } from '../../../support/wait.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { CREDENTIALS_SECRET, isReady, useOperatorEnv, type OperatorEnv } from '../support.ts';
 
 /** A key made in the cloud (the console's step), with the id and secret it is shown once with. */

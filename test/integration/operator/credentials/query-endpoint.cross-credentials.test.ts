@@ -1,7 +1,7 @@
 // One QueryEndpoint per service: the oldest claimant owns it. A claimant in another namespace, with
 // credentials that cannot reach the service, must not hold a team's own QueryEndpoint in Conflict.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { condition, isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from '../support.ts';
 
 const QUERY_ENDPOINT = '/v1/organizations/:organizationId/services/:serviceId/serviceQueryEndpoint';

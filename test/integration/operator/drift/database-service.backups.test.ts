@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { DatabaseService } from '../../../../src/kinds/database-service/schema.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { isReady, useOperatorEnv, writes, type CallRecord, QUOTA_MODES } from '../support.ts';
 
 const SERVICE = '/v1/organizations/:organizationId/services/:serviceId';

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DatabaseService } from '../../../../src/kinds/database-service/schema.ts';
 import { hourOfWeek } from '../../../../src/cloud/schemas/index.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import {
   condition,
   isReady,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { helmTemplate, parseManifests } from '../../../../tools/cluster/install.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { sampleValue } from '../../../support/scrape-sample.ts';
 import { parseScrape, problemsOf } from '../../../support/promql-metrics.ts';
 import {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
 import { ExportConfig } from '../../../../src/export/config.ts';
 import { runExport } from '../../../../src/export/run.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
 import type { AlertBody } from '../../../../src/cloud/alerting-client.ts';
 import { MANAGEMENT_ROUTES } from '../../../../src/cloud/management-client.ts';
 import { kafkaPipe, PIPE } from '../../../../tools/fixtures/pipe.ts';

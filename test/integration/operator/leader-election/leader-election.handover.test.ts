@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createInterface } from 'node:readline';
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { isReady, startOperatorEnv, type OperatorEnv } from '../support.ts';
 import { until } from '../../../support/wait.ts';
 

@@ -1,7 +1,7 @@
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { microTime } from '../../../../src/kube/leader-election.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { startOperatorEnv, type OperatorEnv } from '../support.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';

@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OperatorConfig } from '../../../../src/operator/config.ts';
 import { startOperator, type RunningOperator } from '../../../../src/operator/run.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
 import { CREDENTIALS_SECRET, isReady, startOperatorEnv, type OperatorEnv } from '../support.ts';
 import { until } from '../../../support/wait.ts';
 

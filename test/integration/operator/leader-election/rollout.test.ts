@@ -10,7 +10,7 @@ import {
   spawnSluiceRun,
   type RunningSluice,
 } from '../../../../tools/cluster/install.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
 import { CREDENTIALS_SECRET, isReady, startOperatorEnv, type OperatorEnv } from '../support.ts';
 import { until } from '../../../support/wait.ts';
 

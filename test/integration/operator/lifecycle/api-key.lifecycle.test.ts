@@ -1,7 +1,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { until } from '../../../support/wait.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { sha256Hex } from '../../../../src/cloud/api-key-hash.ts';
 import { KEY, KEYS, teamKey } from '../../../../tools/fixtures/api-key.ts';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { isReady, useOperatorEnv } from '../support.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { condition, CREDENTIALS_SECRET, isReady, writes, useOperatorEnv } from '../support.ts';
 import { untilValue } from '../../../support/wait.ts';
 

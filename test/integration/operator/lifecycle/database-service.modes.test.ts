@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { REAL_TIMINGS } from '../../../../src/base/timings.ts';
 import { baseSpec, condition, isReady, TIME_SCALE, writes, useOperatorEnv } from '../support.ts';
 import { until, untilValue } from '../../../support/wait.ts';

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DatabaseService } from '../../../../src/kinds/database-service/schema.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { condition, isReady, startOperatorEnv, type CallRecord, type OperatorEnv } from '../support.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';

@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../../../tools/cluster/assets.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 
 /** Runs the demo with --keep until it says it stays up, then sends `signal`; its output and exit code. */
 function keepThenSignal(signal: NodeJS.Signals): Promise<{ output: string; code: number | null }> {

@@ -11,7 +11,7 @@ import { alertBody } from '../../../../src/kinds/alert/mapping.ts';
 import { pipeSecretUses } from '../../../../src/kinds/pipe/mapping.ts';
 import { repoRoot } from '../../../../tools/cluster/assets.ts';
 import { createTestNamespace, type TestNamespace } from '../../../harness/namespace.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 
 type Example = KubernetesObject & { spec?: Record<string, unknown>; stringData?: Record<string, string> };
 

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { CREDENTIALS_FINALIZER } from '../../../../src/runtime/credentials-usage.ts';
 import { tileAlert } from '../../../../tools/fixtures/alert.ts';
 import { kafkaPipe } from '../../../../tools/fixtures/pipe.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import {
   COMPRESSED_QUOTA_MODE,
   isReadyWithId,

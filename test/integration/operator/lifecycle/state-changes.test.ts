@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { kafkaPipe } from '../../../../tools/fixtures/pipe.ts';
 import { condition, isReady, type SluiceObject, useOperatorEnv } from '../support.ts';
 

@@ -6,7 +6,7 @@ import { ALERTS, tileAlert } from '../../../../tools/fixtures/alert.ts';
 import { kafkaPipe, lookAlikeBody, PIPES } from '../../../../tools/fixtures/pipe.ts';
 import { serviceCreateBody } from '../../../../src/kinds/database-service/mapping.ts';
 import { ownerNote } from '../../../../src/kinds/alert/mapping.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import {
   baseSpec,
   condition,

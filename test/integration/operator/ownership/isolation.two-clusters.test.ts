@@ -3,8 +3,8 @@
 // proxy, so what dev sent about prod's objects is known exactly.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERTS, tileAlert } from '../../../../tools/fixtures/alert.ts';
-import { startControlPlane, type ControlPlane } from '../../../../tools/cluster/controlPlane.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { startControlPlane, type ControlPlane } from '../../../../tools/cluster/control-plane.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { ownerNote } from '../../../../src/kinds/alert/mapping.ts';
 import { kafkaPipe } from '../../../../tools/fixtures/pipe.ts';
 import { baseSpec, condition, isReady, QUOTA_MODES, type SluiceObject } from '../support.ts';

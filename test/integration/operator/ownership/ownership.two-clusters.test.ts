@@ -4,8 +4,8 @@
 import { isDeepStrictEqual } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERT } from '../../../../tools/fixtures/alert.ts';
-import { startControlPlane, type ControlPlane } from '../../../../tools/cluster/controlPlane.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { startControlPlane, type ControlPlane } from '../../../../tools/cluster/control-plane.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { until } from '../../../support/wait.ts';
 import { applyAll, MANIFESTS } from './ownership-fixtures.ts';
 import { isReady, QUOTA_MODES, writes, type OperatorEnv } from '../support.ts';

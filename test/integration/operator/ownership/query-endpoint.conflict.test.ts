@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { baseSpec, type SluiceObject, useOperatorEnv, isReadyWithId } from '../support.ts';
 
 const QUERY_ENDPOINT = '/v1/organizations/:organizationId/services/:serviceId/serviceQueryEndpoint';

@@ -1,7 +1,7 @@
 // Two clusters on one organization: the same namespace name in the shared control plane and in a second one,
 // each with its own operator, each reaching the emulator through a recording proxy of its own, so every cloud
 // call is known by the cluster that sent it.
-import type { ControlPlane } from '../../../../tools/cluster/controlPlane.ts';
+import type { ControlPlane } from '../../../../tools/cluster/control-plane.ts';
 import { startRecordingProxy, type ProxiedCall, type RecordingProxy } from './cloud-proxy.ts';
 import { startOperatorEnv, type OperatorEnv, type QUOTA_MODES } from '../support.ts';
 

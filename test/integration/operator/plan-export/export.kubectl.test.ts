@@ -1,7 +1,7 @@
 // The export is read by kubectl, whose YAML is 1.1: every string must come back as the same string.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { kubectlBin, run } from '../../../../tools/cluster/install.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
 import { exportFrom, useOperatorEnv } from '../support.ts';
 
 /** Strings a YAML 1.1 reader takes for a boolean, a date, a number or null when written plain. */

@@ -2,7 +2,7 @@
 // applied for it anyway is refused with an Event naming the object that manages it.
 import { parseAllDocuments } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { untilValue } from '../../../support/wait.ts';
 import { condition, exportFrom, isReady, useOperatorEnv, writes } from '../support.ts';
 

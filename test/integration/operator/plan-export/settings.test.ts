@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ExportConfig } from '../../../../src/export/config.ts';
 import { runExport } from '../../../../src/export/run.ts';
 import { find, helmTemplate, kubectlApply, parseManifests } from '../../../../tools/cluster/install.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
 import { CREDENTIALS_SECRET, isReady, useOperatorEnv } from '../support.ts';
 import { planInProcess } from '../plan-in-process.ts';
 

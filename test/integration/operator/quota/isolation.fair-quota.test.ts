@@ -3,7 +3,7 @@
 // calls are shared fairly between the namespaces, so the quiet change goes through in its turn, not behind
 // the noisy namespace's edits.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import {
   putSameKey,
   startOperatorEnv,

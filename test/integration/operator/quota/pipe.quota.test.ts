@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { kafkaPipe, PIPES } from '../../../../tools/fixtures/pipe.ts';
 import { isReady, startOperatorEnv, type OperatorEnv, type SluiceObject } from '../support.ts';
 

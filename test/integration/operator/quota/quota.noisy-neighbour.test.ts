@@ -2,7 +2,7 @@
 // and objects in both ask for a drift check every 100 ms. The key's drift checks are shared fairly between
 // the namespaces, and another namespace's creation still gets through.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { sampleValue } from '../../../support/scrape-sample.ts';
 import { until } from '../../../support/wait.ts';
 import {

@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { isReady, startOperatorEnv, TIME_SCALE, type OperatorEnv } from '../support.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';

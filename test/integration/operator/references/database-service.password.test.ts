@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { baseSpec, isReady, type CallRecord, useOperatorEnv } from '../support.ts';
 import { until } from '../../../support/wait.ts';
 

@@ -1,6 +1,6 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { CREDENTIALS_SECRET, condition, isReady, useOperatorEnv } from '../support.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';

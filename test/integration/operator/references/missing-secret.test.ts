@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { condition, isReady, useOperatorEnv } from '../support.ts';
 
 /** pino's levels: info 30, warn 40, error 50. */

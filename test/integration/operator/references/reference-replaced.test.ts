@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it, vi } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { kafkaPipe, PIPE, PIPES } from '../../../../tools/fixtures/pipe.ts';
 import {
   baseSpec,

@@ -1,6 +1,6 @@
 import type { CoreV1Event } from '@kubernetes/client-node';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { condition, isReady, startOperatorEnv, type OperatorEnv } from '../support.ts';
 import { until, untilValue } from '../../../support/wait.ts';
 

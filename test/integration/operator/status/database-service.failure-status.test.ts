@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { argoHealthOf } from '../../../harness/argocd-health.ts';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { condition, isReady, startOperatorEnv, type OperatorEnv } from '../support.ts';
 
 const SERVICES = '/v1/organizations/:organizationId/services';

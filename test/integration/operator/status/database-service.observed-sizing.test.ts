@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { kubectlBin } from '../../../../tools/cluster/install.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
 import { isReady, startOperatorEnv, writes, type OperatorEnv } from '../support.ts';
 
 describe.skipIf(clusterSkipReason())('DatabaseService observed sizing', () => {

@@ -2,7 +2,7 @@
 // leave an object unable to record anything.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CustomObjectsApi, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { clusterSkipReason } from '../../../harness/testCluster.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { condition, isReady, startOperatorEnv, writes as writesOf, type OperatorEnv } from '../support.ts';
 import { until } from '../../../support/wait.ts';
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { DatabaseServiceSpec } from '../../../../src/kinds/database-service/schema.ts';
 import type { Service } from '../../../../src/cloud/schemas/service.ts';
 import { availability, diffService } from '../../../../src/kinds/database-service/mapping.ts';
-import { OWNER_TAG, UID_TAG } from '../../../../src/controllers/service-tags.ts';
+import { OWNER_TAG, UID_TAG } from '../../../../src/kinds/shared/service-tags.ts';
 
 /** The owner record of the object (the value of its owner tag). */
 const uid = 'prod/default/DatabaseService/analytics';

@@ -1,4 +1,4 @@
-// How test files find the cluster that globalSetup.ts started.
+// How test files find the cluster that global-setup.ts started.
 //
 // Transport: vitest's provide()/inject(). Values provided in globalSetup are
 // serialised to every worker, whatever the pool (forks or threads), which an
@@ -26,7 +26,8 @@ export function testKubeconfigPath(): string | undefined {
 export function clusterSkipReason(): string | null {
   if (testKubeconfigPath()) return null;
   return (
-    inject('sluiceClusterSkipReason') ?? 'no test cluster (is test/harness/globalSetup.ts wired into vitest?)'
+    inject('sluiceClusterSkipReason') ??
+    'no test cluster (is test/harness/global-setup.ts wired into vitest?)'
   );
 }
 

@@ -1,5 +1,5 @@
-import { ApiError } from '../cloud/errors.ts';
-import type { ManagementClient } from '../cloud/management-client.ts';
+import { ApiError } from '../../cloud/errors.ts';
+import type { ManagementClient } from '../../cloud/management-client.ts';
 import {
   Waiting,
   onlyReference,
@@ -9,11 +9,12 @@ import {
   type DriftRead,
   type OwnedCandidate,
   type Owner,
-} from '../managed/index.ts';
-import type { ServiceScoped } from '../api/service-scoped.ts';
-import type { CloudApi, CloudConnection } from './cloud-connection.ts';
+} from '../../managed/index.ts';
+import type { ServiceScoped } from './service-scoped.ts';
+import type { CloudApi, CloudConnection } from '../../cloud-access/connection.ts';
 import { ignoreNotFound } from './cloud-calls.ts';
 import { OWNER_TAG } from './service-tags.ts';
+import { REASON } from '../../base/reasons.ts';
 
 /** A wait on the service, with the state it was found in, so a caller can tell stopped from waking. */
 export class ServiceNotRunning extends Waiting {
@@ -21,7 +22,7 @@ export class ServiceNotRunning extends Waiting {
     readonly state: string,
     message: string,
   ) {
-    super('WaitingForReference', message);
+    super(REASON.WaitingForReference, message);
   }
 }
 

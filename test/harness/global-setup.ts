@@ -1,15 +1,15 @@
 // vitest globalSetup: one control plane for the whole test run (starting one
 // per file would cost seconds each; files isolate themselves by namespace,
-// see namespace.ts). Tests reach it through testCluster.ts.
+// see namespace.ts). Tests reach it through test-cluster.ts.
 //
-// Wire-up (vitest.config.ts):  test: { globalSetup: ['test/harness/globalSetup.ts'] }
+// Wire-up (vitest.config.ts):  test: { globalSetup: ['test/harness/global-setup.ts'] }
 import type { TestProject } from 'vitest/node';
 import { ensureControlPlaneBinaries } from '../../tools/cluster/assets.ts';
 import {
   ClusterUnavailableError,
   startControlPlane,
   type ControlPlane,
-} from '../../tools/cluster/controlPlane.ts';
+} from '../../tools/cluster/control-plane.ts';
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   let cp: ControlPlane | undefined;

@@ -1,12 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { customResourceDefinition } from '../../../src/api/crd.ts';
-import { renderCrdFiles } from '../../../src/api/render.ts';
-import { KINDS } from '../../../src/kinds/index.ts';
+import { customResourceDefinition } from '../../../../src/kinds/shared/crd.ts';
+import { renderCrdFiles } from '../../../../src/kinds/shared/render.ts';
+import { KINDS } from '../../../../src/kinds/index.ts';
 
 type Node = { [key: string]: unknown };
-const crdsDir = join(import.meta.dirname, '..', '..', '..', 'crds');
+const crdsDir = join(import.meta.dirname, '..', '..', '..', '..', 'crds');
 
 /** Visits every schema node below a CRD's openAPIV3Schema with its dotted path. */
 function* schemaNodes(node: Node, path: string): Generator<[string, Node]> {

@@ -4,7 +4,7 @@ import {
   NOT_READY_YET,
   type ReferenceDeclaration,
   type ManagedObject,
-} from '../managed/index.ts';
+} from '../../managed/index.ts';
 import { LocalObjectReference, managedStatusFields } from './common.ts';
 import type { PrinterColumn } from './kind-schema.ts';
 import { immutable, type CelRule } from './meta.ts';

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { renderTemplate, templateProblem, urlquery } from '../../../src/api/connection-template.ts';
+import {
+  renderTemplate,
+  templateProblem,
+  urlquery,
+} from '../../../../src/kinds/shared/connection-template.ts';
 
 const details = {
   username: 'default',

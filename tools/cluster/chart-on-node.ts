@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { CoordinationV1Api, CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { startEmulator, type Emulator, type RateLimitOption } from '../../src/emulator/server.ts';
 import type { CallRecord } from '../../src/emulator/call-log.ts';
-import { startControlPlane, type ControlPlane } from './controlPlane.ts';
+import { startControlPlane, type ControlPlane } from './control-plane.ts';
 import { operatorImage, type OperatorImage } from './image.ts';
 import { chartCredentials, chartDir, helmBin, helmWithValues, run } from './install.ts';
 import { NODE_NETWORK, pidsWithArgument } from './node.ts';

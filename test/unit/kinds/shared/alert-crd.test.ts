@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { customResourceDefinition } from '../../../src/api/crd.ts';
-import type { KindSchema } from '../../../src/api/kind-schema.ts';
-import { alertSchema } from '../../../src/kinds/alert/schema.ts';
-import { databaseServiceSchema } from '../../../src/kinds/database-service/schema.ts';
+import { customResourceDefinition } from '../../../../src/kinds/shared/crd.ts';
+import type { KindSchema } from '../../../../src/kinds/shared/kind-schema.ts';
+import { alertSchema } from '../../../../src/kinds/alert/schema.ts';
+import { databaseServiceSchema } from '../../../../src/kinds/database-service/schema.ts';
 
 const columnsOf = (kind: KindSchema) =>
   (

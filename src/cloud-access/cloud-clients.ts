@@ -9,8 +9,15 @@ import { ManagementClient } from '../cloud/management-client.ts';
 import { CloudSnapshots } from '../cloud/key-snapshots.ts';
 import type { WriteRecorder } from '../base/recorded-writes.ts';
 import { QuotaRegistry, type Priority, type QuotaLimit, type QuotaStart } from '../cloud/quota.ts';
-import type { CloudApi, CloudConnection } from '../controllers/cloud-connection.ts';
+import type { CloudApi, CloudConnection } from './connection.ts';
 import { entryFor, hostRefusal, type AllowedHosts } from './api-hosts.ts';
+import {
+  alertingConfig,
+  CREDENTIAL_KEYS,
+  managementConfig,
+  missingKeys,
+  type CloudApiName,
+} from './credentials.ts';
 import {
   NAMESPACE_CREDENTIALS,
   ReconcileError,
@@ -21,10 +28,7 @@ import {
   type ManagedObject,
 } from '../managed/index.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
-
-/** The keys of a credentials Secret (the operator's, or a resource's own via spec.credentialsRef). */
-export const MANAGEMENT_KEYS = ['organizationId', 'keyId', 'keySecret', 'managementUrl'] as const;
-export const ALERTING_KEYS = ['alertsUrl', 'alertsToken'] as const;
+import { REASON } from '../base/reasons.ts';
 
 export interface SecretRef {
   namespace: string;
@@ -150,8 +154,8 @@ export class CloudClients {
     const data = this.options.secrets.get(ref.namespace, ref.name)?.data;
     const secret = data?.keySecret ?? data?.alertsToken;
     if (!secret) {
-      throw new ReconcileError(
-        'CredentialsMissing',
+      throw ReconcileError.terminal(
+        REASON.CredentialsMissing,
         `Secret ${ref.namespace}/${ref.name} ${data ? 'has no key keySecret or alertsToken' : 'not found'}`,
         RETRY_DELAYS.credentials,
       );
@@ -251,8 +255,8 @@ export class CloudClients {
     if (own) return { namespace, name: own };
     const { defaultSecret, defaultSecretNamespaces: namespaces } = this.options;
     if (defaultSecret && namespaces && !namespaces.includes(namespace)) {
-      throw new ReconcileError(
-        'OperatorCredentialsNotAllowed',
+      throw ReconcileError.terminal(
+        REASON.OperatorCredentialsNotAllowed,
         `the operator's credentials may be used only in namespaces ${namespaces.join(', ')} ` +
           `(--operator-credentials-namespaces), not in ${namespace}: set spec.credentialsRef to a Secret ` +
           `of this namespace, or create its default credentials Secret ${NAMESPACE_CREDENTIALS}`,
@@ -260,8 +264,8 @@ export class CloudClients {
       );
     }
     if (defaultSecret) return defaultSecret;
-    throw new ReconcileError(
-      'CredentialsMissing',
+    throw ReconcileError.terminal(
+      REASON.CredentialsMissing,
       `no credentials: set spec.credentialsRef, create the namespace's Secret ${NAMESPACE_CREDENTIALS}, or ${this.options.noCredentialsAdvice ?? 'start the operator with --credentials-secret'}`,
       RETRY_DELAYS.credentials,
     );
@@ -270,8 +274,8 @@ export class CloudClients {
   private clientsFor(ref: SecretRef): CachedClients {
     const data = this.options.secrets.get(ref.namespace, ref.name)?.data;
     if (!data) {
-      throw new ReconcileError(
-        'CredentialsMissing',
+      throw ReconcileError.terminal(
+        REASON.CredentialsMissing,
         `Secret ${ref.namespace}/${ref.name} not found`,
         RETRY_DELAYS.credentials,
       );
@@ -283,7 +287,13 @@ export class CloudClients {
       alerting: this.hostRefusal(ref, data, 'alerting'),
     };
     const fingerprint = createHash('sha256')
-      .update(JSON.stringify([...MANAGEMENT_KEYS, ...ALERTING_KEYS].map((key) => data[key] ?? '')))
+      .update(
+        JSON.stringify(
+          Object.values(CREDENTIAL_KEYS)
+            .flat()
+            .map((key) => data[key] ?? ''),
+        ),
+      )
       .update(JSON.stringify(refusals))
       .digest('hex');
     const cached = this.cache.get(cacheKey);
@@ -308,39 +318,30 @@ export class CloudClients {
     // Each API gets its own budget; left unset, the client keeps the API's published limit.
     const withQuota = (quota: QuotaLimit | false | undefined): ClientOptions =>
       quota === undefined ? clientOptions : { ...clientOptions, quota };
-    const refused = (api: 'management' | 'alerting', keys: readonly string[]) => {
-      const missing = keys.filter((key) => !data[key]);
+    const refused = (api: CloudApiName) => {
+      const missing = missingKeys(data, api);
       if (missing.length > 0) {
-        return new ReconcileError(
-          'CredentialsMissing',
+        return ReconcileError.terminal(
+          REASON.CredentialsMissing,
           `Secret ${cacheKey} has no key ${missing.join(', ')} (for the ${api} API)`,
           RETRY_DELAYS.credentials,
         );
       }
       const refusal = refusals[api];
-      return refusal ? new ReconcileError('ApiHostNotAllowed', refusal, RETRY_DELAYS.credentials) : undefined;
+      return refusal
+        ? ReconcileError.terminal(REASON.ApiHostNotAllowed, refusal, RETRY_DELAYS.credentials)
+        : undefined;
     };
-    const management = refused('management', MANAGEMENT_KEYS);
-    const alerting = refused('alerting', ALERTING_KEYS);
+    const management = refused('management');
+    const alerting = refused('alerting');
     const clients: Omit<CachedClients, 'snapshots'> = {
       fingerprint,
       management:
         management ??
-        new ManagementClient(
-          {
-            baseUrl: data.managementUrl!,
-            organizationId: data.organizationId!,
-            keyId: data.keyId!,
-            keySecret: data.keySecret!,
-          },
-          withQuota(quotas.management),
-        ).onBehalfOf(ref.namespace),
+        new ManagementClient(managementConfig(data), withQuota(quotas.management)).onBehalfOf(ref.namespace),
       alerting:
         alerting ??
-        new AlertingClient(
-          { baseUrl: data.alertsUrl!, token: data.alertsToken! },
-          withQuota(quotas.alerting),
-        ).onBehalfOf(ref.namespace),
+        new AlertingClient(alertingConfig(data), withQuota(quotas.alerting)).onBehalfOf(ref.namespace),
     };
     // The Secret's shared lists are made for its namespace; each resource's own calls for the resource's.
     const { onCloudChange } = this.options;

@@ -1,6 +1,7 @@
-import { ApiError } from '../cloud/errors.ts';
-import { ANNOTATIONS, ReconcileError, type LostCreate } from '../managed/index.ts';
-import { RETRY_DELAYS } from '../base/retry-delays.ts';
+import { ApiError } from '../../cloud/errors.ts';
+import { ANNOTATIONS, ReconcileError, type LostCreate } from '../../managed/index.ts';
+import { RETRY_DELAYS } from '../../base/retry-delays.ts';
+import { REASON } from '../../base/reasons.ts';
 
 /** The call's answer, or undefined when the cloud says the object does not exist (404). */
 export async function ignoreNotFound<T>(call: Promise<T>): Promise<T | undefined> {
@@ -45,8 +46,8 @@ export function createdSince<T extends { id: string; createdAt?: string | undefi
   const tied = older.filter(({ at }) => at === latest?.at);
   if (latest && tied.length > 0) {
     const ids = [latest, ...tied].map(({ id }) => id).join(', ');
-    throw new ReconcileError(
-      'AmbiguousAdoption',
+    throw ReconcileError.terminal(
+      REASON.AmbiguousAdoption,
       `a create may have been lost, and ${tied.length + 1} matching objects (${ids}) are dated the same moment just before it was sent; set the annotation ${ANNOTATIONS.externalId} to the one to adopt`,
       RETRY_DELAYS.userAction,
     );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { PolicyFields } from '../managed/index.ts';
+import type { PolicyFields } from '../../managed/index.ts';
 import { withRules, type CelRule } from './meta.ts';
 
 /** sluice's own settings: no cloud field, so nothing a policy could leave to the cloud. */

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { CREATED_AT_TOLERANCE_MS, createdSince, listedSince } from '../../../src/controllers/cloud-calls.ts';
-import { ReconcileError } from '../../../src/managed/index.ts';
+import {
+  CREATED_AT_TOLERANCE_MS,
+  createdSince,
+  listedSince,
+} from '../../../../src/kinds/shared/cloud-calls.ts';
+import { ReconcileError } from '../../../../src/managed/index.ts';
 
 const intent = new Date('2030-01-01T12:00:00.500Z');
 const at = (offsetMs: number) => new Date(intent.getTime() + offsetMs).toISOString();

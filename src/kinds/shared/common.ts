@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CONDITION_STATUSES, type Condition as ConditionShape } from '../kube/conditions.ts';
+import { CONDITION_STATUSES, type Condition as ConditionShape } from '../../kube/conditions.ts';
 import {
   MAX_DRIFT_ENTRIES,
   MAX_MANAGED_ENTRIES,
@@ -8,7 +8,7 @@ import {
   DELETION_POLICIES,
   MANAGEMENT_POLICIES,
   type DeletionPolicy,
-} from '../managed/index.ts';
+} from '../../managed/index.ts';
 
 export const GROUP = 'sluice.dev';
 export const VERSION = 'v1alpha1';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allowedHostProblem, entryFor, hostRefusal } from '../../../src/operator/api-hosts.ts';
+import { allowedHostProblem, entryFor, hostRefusal } from '../../../src/cloud-access/api-hosts.ts';
 
 const allowed = (url: string, list: string[]) => hostRefusal(url, list) === undefined;
 

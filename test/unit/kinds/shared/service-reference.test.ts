@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { serviceReference, type ServiceScoped } from '../../../src/api/service-scoped.ts';
-import { resolveReferences } from '../../../src/managed/references.ts';
-import type { ManagedObject } from '../../../src/managed/index.ts';
+import { serviceReference, type ServiceScoped } from '../../../../src/kinds/shared/service-scoped.ts';
+import { resolveReferences } from '../../../../src/managed/references.ts';
+import type { ManagedObject } from '../../../../src/managed/index.ts';
 
 const pipe: ServiceScoped = {
   metadata: { name: 'events', namespace: 'team', uid: 'u-1' },

@@ -1,6 +1,6 @@
-import type { KindSchema } from '../api/kind-schema.ts';
-import type { DriftRead, ManagedKind, ManagedObject } from '../managed/index.ts';
-import type { CloudApi, CloudConnection } from './cloud-connection.ts';
+import type { KindSchema } from './kind-schema.ts';
+import type { DriftRead, ManagedKind, ManagedObject } from '../../managed/index.ts';
+import type { CloudApi, CloudConnection } from '../../cloud-access/connection.ts';
 
 /**
  * One entry of the kind registry: the kind's schema (`src/kinds/<kind>/schema.ts`: names, zod schemas, printer

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
-import type { PolicyFields, DeletionPolicy, ManagedKind, ManagedObject } from '../managed/index.ts';
+import type { PolicyFields, DeletionPolicy, ManagedKind, ManagedObject } from '../../managed/index.ts';
+import type { ReasonMeaning } from '../../base/reasons.ts';
 import { GROUP, VERSION } from './common.ts';
 
 export interface PrinterColumn {
@@ -28,6 +29,11 @@ export interface KindSchema<R extends ManagedObject = ManagedObject> extends Pic
   printerColumns: PrinterColumn[];
   /** The fields `spec.fieldPolicy` may name (its schema is made from them): what `sluice export` splits `--field-policy` by. */
   policyFields: PolicyFields;
+  /**
+   * The reasons only this kind writes, in the terms of the common table (`REASONS`), and what a common
+   * reason means for this kind (`means` alone): its page in docs/kinds lists them.
+   */
+  reasons?: Readonly<Record<string, Partial<ReasonMeaning> & { means: string }>>;
 }
 
 /** A spec with the `deletionPolicy` field of `managedSpecFields`, whose default it states. */

@@ -6,7 +6,7 @@
 //                                  when that cannot work, ClusterUnavailableError (callers skip)
 //   otherwise                      etcd + kube-apiserver built by `npm run envtest:setup`,
 //                                  the way controller-runtime's envtest runs them, and
-//                                  kube-controller-manager (controllerManager.ts)
+//                                  kube-controller-manager (controller-manager.ts)
 //
 // The local control plane runs kube-controller-manager's namespace controller
 // and garbage collector: namespace deletion and garbage collection happen as
@@ -31,7 +31,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type * as K3sModule from '@testcontainers/k3s';
 import type { StartedK3sContainer } from '@testcontainers/k3s';
 import { findAssets, repoRoot } from './assets.ts';
-import { DEFAULT_CONTROLLERS, NODE_CONTROLLERS, startControllerManager } from './controllerManager.ts';
+import { DEFAULT_CONTROLLERS, NODE_CONTROLLERS, startControllerManager } from './controller-manager.ts';
 import { applyCrdDir } from './crds.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
 import { createNodeNetwork, NODE_NETWORK, startNode, type RunningNode } from './node.ts';

@@ -3,7 +3,7 @@ import { Agent, MockAgent } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { silentLogger } from '../../../src/cloud/http.ts';
 import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
-import { CloudClients } from '../../../src/operator/cloud-clients.ts';
+import { CloudClients } from '../../../src/cloud-access/cloud-clients.ts';
 import type { RequestEvent } from '../../../src/cloud/hooks.ts';
 import { NAMESPACE_CREDENTIALS, type SecretReader, type ManagedObject } from '../../../src/managed/index.ts';
 
