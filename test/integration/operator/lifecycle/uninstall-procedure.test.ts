@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { kubectlBin } from '../../../../tools/cluster/install.ts';
 import { tileAlert } from '../../../../tools/fixtures/alert.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../../harness/testCluster.ts';
+import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
 import { isReady, isReadyWithId, useOperatorEnv, type SluiceObject } from '../support.ts';
 
 describe.skipIf(clusterSkipReason())('uninstalling as docs/operations.md says', () => {
