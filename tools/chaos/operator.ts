@@ -7,6 +7,9 @@ import { freePort } from '../cluster/processes.ts';
 export class ChaosOperator {
   readonly output: string[] = [];
   kills = 0;
+  /** Exits nobody asked for (a lost leader lease during an apiserver restart), each followed by a start. */
+  exits = 0;
+  private restartAfterExit: NodeJS.Timeout | undefined;
   private child: ChildProcess | undefined;
   private metricsPort = 0;
 
@@ -25,7 +28,15 @@ export class ChaosOperator {
     // A run that dies (Ctrl-C, a failed assertion's worker exit) must not leave an operator behind.
     const orphaned = () => child.kill('SIGKILL');
     process.once('exit', orphaned);
-    child.once('exit', () => process.removeListener('exit', orphaned));
+    child.once('exit', () => {
+      process.removeListener('exit', orphaned);
+      // The operator exits on purpose when it loses its leader lease (an apiserver restart slower than the
+      // renew deadline, on a loaded machine): started again a second later, as its Deployment would.
+      if (this.child !== child) return;
+      this.child = undefined;
+      this.exits += 1;
+      this.restartAfterExit = setTimeout(() => void this.start(), 1_000);
+    });
   }
 
   /** kill -9, then a new process at once (as a Deployment's restart would, only faster). */
@@ -49,6 +60,7 @@ export class ChaosOperator {
   }
 
   private async signal(signal: NodeJS.Signals): Promise<void> {
+    clearTimeout(this.restartAfterExit);
     const child = this.child;
     this.child = undefined;
     if (!child || child.exitCode !== null || child.signalCode !== null) return;

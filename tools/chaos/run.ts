@@ -36,6 +36,8 @@ export interface ChaosResult {
   scenario: string;
   objects: number;
   kills: number;
+  /** Exits of the operator nobody asked for (a lost leader lease), each followed by a start. */
+  exits: number;
   faultsInjected: number;
   restarts: number;
   /** Cuts of the operator's apiserver connections, and how many connections they cut. */
@@ -270,7 +272,9 @@ export async function runChaos(scenario: ChaosScenario): Promise<ChaosResult> {
     })();
     await Promise.all([applying, killing, cutting]);
     appliedAt = Date.now();
-    log(`${scenario.name}: ${order.length} applied, ${operator.kills} kills; waiting for convergence`);
+    log(
+      `${scenario.name}: ${order.length} applied, ${operator.kills} kills, ${operator.exits} exits restarted; waiting for convergence`,
+    );
     await polling;
 
     const faults = (await (await control('faults')).json()) as { faults: { applied: number }[] };
@@ -314,6 +318,7 @@ export async function runChaos(scenario: ChaosScenario): Promise<ChaosResult> {
       scenario: scenario.name,
       objects: manifests.length,
       kills: operator.kills,
+      exits: operator.exits,
       faultsInjected: faults.faults.reduce((sum, f) => sum + f.applied, 0),
       restarts,
       cuts,
