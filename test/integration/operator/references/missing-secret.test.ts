@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/test-cluster.ts';
+import { untilValue } from '../../../support/wait.ts';
 import { condition, isReady, useOperatorEnv } from '../support.ts';
 
 /** pino's levels: info 30, warn 40, error 50. */
@@ -39,8 +40,13 @@ describe.skipIf(clusterSkipReason())('A Secret the spec references and the user 
     // The Secret is read before any cloud client exists: Ready says so, not that an attempt failed.
     expect(condition(missing, 'Ready')!.message).toMatch(/^no cloud call was made: Secret /);
 
-    const logged = lines(from).filter((l) => JSON.stringify(l).includes('db-password'));
-    expect(logged.length).toBeGreaterThan(0);
+    // The log line follows the status write that the wait above saw.
+    const logged = await untilValue(
+      'the missing Secret logged',
+      async () => lines(from).filter((l) => JSON.stringify(l).includes('db-password')),
+      (found) => found.length > 0,
+      20_000,
+    );
     expect(logged.every((l) => l.level === INFO)).toBe(true);
     expect(JSON.stringify(lines(from))).not.toContain('"stack"');
     expect(lines(from).filter((l) => l.level >= ERROR)).toEqual([]);
