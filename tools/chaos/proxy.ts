@@ -6,6 +6,8 @@ export interface CuttableProxy {
   port: number;
   /** Destroys every open connection; clients must connect (and watch) again. Returns how many were cut. */
   cutAll(): number;
+  /** The operator's connections open now. */
+  clientConnections(): number;
   stop(): Promise<void>;
 }
 
@@ -27,13 +29,15 @@ export async function startCuttableProxy(targetPort: number): Promise<CuttablePr
     }
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const clientConnections = () => [...open].filter((s) => s.remotePort !== targetPort).length;
   return {
     port: (server.address() as { port: number }).port,
     cutAll() {
-      const count = [...open].filter((s) => s.remotePort !== targetPort).length;
+      const count = clientConnections();
       for (const socket of open) socket.destroy();
       return count;
     },
+    clientConnections,
     stop: () =>
       new Promise((resolve) => {
         for (const socket of open) socket.destroy();

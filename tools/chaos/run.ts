@@ -266,6 +266,9 @@ export async function runChaos(scenario: ChaosScenario): Promise<ChaosResult> {
     const cutting = (async () => {
       for (let i = 0; i < (scenario.cuts ?? 0); i++) {
         await sleep(random() * ((2 * spreadMs) / (scenario.cuts ?? 1)));
+        // A cut while the operator has no connection (being started again after an exit) would cut nothing.
+        const waitedFrom = Date.now();
+        while (proxy.clientConnections() === 0 && Date.now() - waitedFrom < 30_000) await sleep(100);
         connectionsCut += proxy.cutAll();
         cuts += 1;
       }
