@@ -3,6 +3,7 @@ import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { until } from '../support/wait.ts';
 import { alerting, expectData, expectOk, mgmt, startTestEmulator } from './support/api.ts';
 import type { Emulator, EmulatorOptions } from './support/api.ts';
 import {
@@ -108,6 +109,9 @@ describe('stateFile', () => {
     const emu = await start();
     const api = mgmt(emu);
     const service = await createRunningService(api);
+    // Writes are debounced: on a fast machine the whole burst can land inside the first write's delay, so the
+    // reads start once the file exists, and every one of them then meets a whole file or a renamed new one.
+    await until('the state file to be written', async () => (await readdir(dir)).includes('state.json'));
     let writing = true;
     let reads = 0;
     let parsed = 0;
