@@ -1,10 +1,10 @@
 // `npm test`: the whole suite as two vitest runs side by side, ending with one summary of both.
 //
-// The cluster project (one control plane, its files four at a time) takes the longest, and most of its time goes
-// on waiting. In one vitest run everything else would come before or after it: vitest runs one group of
-// projects at a time, and a group has one worker count, so the node project (a control plane and a real node of
-// its own, one file after another) would follow it, and the unit, emulator and image files precede it. As a
-// second process they run beside it from the start: first the fast projects, then the node's files.
+// The node project (a control plane and a real node of its own, one file after another, the first file
+// building the operator's image) mostly waits on its kubelet. In one vitest run it could only follow the
+// cluster project: vitest runs one group of projects at a time, and a group has one worker count, so the node
+// files, one at a time, would either hold the cluster files' slots or wait for all of them to end. As a second
+// process it runs beside the others from the start; the two take about as long.
 //
 // With arguments (`npm test -- <file>`, `npm test -- --project=unit`) it is one plain `vitest run`.
 import { spawn } from 'node:child_process';
@@ -21,10 +21,13 @@ import {
 
 const vitest = join(import.meta.dirname, '..', 'node_modules', 'vitest', 'vitest.mjs');
 
-/** The two runs: the cluster project, and the others (their own groups, in the config's order). */
+/** The two runs: the node project, and the others (their own groups, in the config's order). */
 const RUNS = [
-  { name: 'the cluster project', projects: ['cluster'] },
-  { name: 'the unit, emulator, image and node projects', projects: ['unit', 'emulator', 'image', 'node'] },
+  { name: 'the node project', projects: ['node'] },
+  {
+    name: 'the unit, emulator, image and cluster projects',
+    projects: ['unit', 'emulator', 'image', 'cluster'],
+  },
 ];
 
 /** Runs vitest with `args`, its output passed on a whole line at a time so two runs' lines never mix. */
