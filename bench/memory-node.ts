@@ -3,7 +3,7 @@
 // Ready against the emulator on the node's bridge. Reports the container's memory as the kubelet counts it
 // (cgroup: working set and RSS, idle, peak and settled), its OOM kills and restarts (both must be 0), and the
 // wall time. The node's test runs the same code at a size CI affords.
-import { CoreV1Api } from '@kubernetes/client-node';
+import { CoreV1Api, type V1ContainerStateTerminated } from '@kubernetes/client-node';
 import { parseArgs } from 'node:util';
 import {
   containerMemory,
@@ -53,6 +53,8 @@ export interface NodeMemoryResult {
   settled: ContainerMemory;
   oomKills: number;
   restarts: number;
+  /** Why the container last ended, and the pod's Warning events (a failed probe, a kill): empty with no restart. */
+  restartCauses: string[];
   /** From the first create until every object was Ready. */
   readyMs: number;
 }
@@ -126,10 +128,11 @@ export async function measureMemoryOnNode(
     opts.log?.(`${opts.objects} objects Ready in ${(readyMs / 1000).toFixed(0)} s`);
     await sleep(settleMs);
     const settled = sample()!;
-    const status = (
-      await core.readNamespacedPod({ name: (await pod())!.metadata!.name!, namespace: RELEASE_NAMESPACE })
-    ).status?.containerStatuses?.[0];
+    const podName = (await pod())!.metadata!.name!;
+    const status = (await core.readNamespacedPod({ name: podName, namespace: RELEASE_NAMESPACE })).status
+      ?.containerStatuses?.[0];
     const oomKilled = status?.lastState?.terminated?.reason === 'OOMKilled' ? 1 : 0;
+    const restarts = status?.restartCount ?? 0;
     return {
       objects: opts.objects,
       unrelatedSecrets,
@@ -139,12 +142,29 @@ export async function measureMemoryOnNode(
       peak,
       settled,
       oomKills: Math.max(oomKills, settled.oomKills, oomKilled),
-      restarts: status?.restartCount ?? 0,
+      restarts,
+      restartCauses: restarts > 0 ? await restartCauses(core, podName, status?.lastState?.terminated) : [],
       readyMs,
     };
   } finally {
     clearInterval(sampler);
   }
+}
+
+/** What ended the container last (reason, exit code) and the kubelet's Warning events about the pod. */
+async function restartCauses(
+  core: CoreV1Api,
+  podName: string,
+  terminated: V1ContainerStateTerminated | undefined,
+): Promise<string[]> {
+  const events = await core.listNamespacedEvent({
+    namespace: RELEASE_NAMESPACE,
+    fieldSelector: `involvedObject.name=${podName},type=Warning`,
+  });
+  return [
+    `last ended: ${terminated?.reason ?? 'unknown'} (exit ${terminated?.exitCode ?? '?'})`,
+    ...events.items.map((event) => `${event.reason}: ${event.message ?? ''} (×${event.count ?? 1})`),
+  ];
 }
 
 /** The result as the benchmarks' figures (MiB). */

@@ -45,7 +45,7 @@ describe.skipIf(nodeSkipReason())('the chart’s pod under its default memory li
     });
     printTable(nodeMemoryFigures(result));
     expect(result.oomKills).toBe(0);
-    expect(result.restarts).toBe(0);
+    expect(result.restarts, result.restartCauses.join('; ')).toBe(0);
     expect(result.limit).toBe(LIMIT_MI * 1048576);
     expect(result.peak.workingSet).toBeLessThan(result.limit);
     expect(result.settled.workingSet).toBeLessThan(result.limit);

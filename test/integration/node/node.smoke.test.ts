@@ -150,6 +150,13 @@ describe.skipIf(nodeSkipReason())('one real node', () => {
       kc.loadFromString(cp.kubeconfigYaml);
       const core = kc.makeApiClient(CoreV1Api);
       const image = ${JSON.stringify(PAUSE_IMAGE)};
+      // ServiceAccount admission refuses a pod until the controller-manager has made the namespace's default.
+      for (;;) {
+        const found = await core.readNamespacedServiceAccount({ name: 'default', namespace: 'default' })
+          .then(() => true, () => false);
+        if (found) break;
+        await new Promise((r) => setTimeout(r, 250));
+      }
       await core.createNamespacedPod({ namespace: 'default', body: { metadata: { name: 'left' },
         spec: { nodeName: cp.node.name, containers: [{ name: 'c', image, imagePullPolicy: 'Never' }] } } });
       for (;;) {
