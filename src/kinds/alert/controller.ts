@@ -24,9 +24,11 @@ import {
 import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
 import type { SluiceKind } from '../shared/sluice-kind.ts';
+import { alertExport } from './export.ts';
 
 export const alertKind: SluiceKind<Alert, AlertBody> = {
   ...alertSchema,
+  export: alertExport,
   driftReads: () => [{ api: 'alerting', list: 'alerts' }],
   connect: (_resource, { cloud, claimedBy, owner }) => new AlertClient(cloud, claimedBy, owner),
 };

@@ -17,6 +17,7 @@ import type { KeyIdentity } from '../../cloud/api-key-hash.ts';
 import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
 import type { SluiceKind } from '../shared/sluice-kind.ts';
+import { apiKeyExport } from './export.ts';
 
 /** What `update` does: the PATCH of the fields that differ, and the rotation's step that changes the cloud. */
 export interface ApiKeyPlan {
@@ -32,6 +33,7 @@ const ROTATION_CHANGES: Partial<Record<RotationStep['step'], string>> = {
 
 export const apiKeyKind: SluiceKind<ApiKey, ApiKeyPlan> = {
   ...apiKeySchema,
+  export: apiKeyExport,
   // The key's credentials Secret is its connection Secret: the secret only sluice ever knew lives there.
   connectionSecret: {
     name: (resource) => resource.spec.credentialsSecret.name,

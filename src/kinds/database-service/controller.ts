@@ -47,9 +47,11 @@ import {
 type BackupsStatus = NonNullable<NonNullable<DatabaseService['status']>['backups']>;
 import { OWNER_TAG, UID_TAG } from '../shared/service-tags.ts';
 import { REASON } from '../../base/reasons.ts';
+import { databaseServiceExport } from './export.ts';
 
 export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
   ...databaseServiceSchema,
+  export: databaseServiceExport,
   connectionSecret: {
     name: (resource) => resource.spec.connectionSecret?.name ?? `${resource.metadata.name}-connection`,
     requiredKeys: ['password'],

@@ -37,9 +37,11 @@ import {
 } from '../shared/service-reference.ts';
 import type { SluiceKind } from '../shared/sluice-kind.ts';
 import { REASON } from '../../base/reasons.ts';
+import { pipeExport } from './export.ts';
 
 export const pipeKind: SluiceKind<Pipe, PipePlan> = {
   ...pipeSchema,
+  export: pipeExport,
   secretReferences: (resource) => pipeSecretUses(resource.spec),
   driftReads: (resource) => [serviceListRead(resource, 'pipes')],
   connect: (_resource, context) => new PipeClient(context),

@@ -11,9 +11,11 @@ import { deleteUntilGone, ignoreNotFound } from '../shared/cloud-calls.ts';
 import { diffQueryEndpoint, queryEndpointBody, queryEndpointStatus, withReferencedKeys } from './mapping.ts';
 import { ServiceScopedClient } from '../shared/service-reference.ts';
 import type { SluiceKind } from '../shared/sluice-kind.ts';
+import { queryEndpointExport } from './export.ts';
 
 export const queryEndpointKind: SluiceKind<QueryEndpoint, QueryEndpointBody> = {
   ...queryEndpointSchema,
+  export: queryEndpointExport,
   // The API has no list of query endpoints: each drift check is a GET of its own.
   driftReads: () => [{ api: 'management' }],
   connect: (_resource, context) => new QueryEndpointClient(context),

@@ -18,9 +18,11 @@ import { endpointStatusOf, rpeAvailability, rpeCreateBody, rpeDifferences } from
 import { ServiceScopedClient, serviceListRead } from '../shared/service-reference.ts';
 import type { SluiceKind } from '../shared/sluice-kind.ts';
 import { REASON } from '../../base/reasons.ts';
+import { reversePrivateEndpointExport } from './export.ts';
 
 export const reversePrivateEndpointKind: SluiceKind<ReversePrivateEndpoint, undefined> = {
   ...reversePrivateEndpointSchema,
+  export: reversePrivateEndpointExport,
   driftReads: (resource) => [serviceListRead(resource, 'reversePrivateEndpoints')],
   connect: (_resource, context) => new ReversePrivateEndpointClient(context),
 };
