@@ -80,12 +80,20 @@ export default {
       to: { path: '^src/(operator|plan|export|kinds|install|command-line|emulator)/|^src/cli\\.ts$' },
     },
     {
+      name: 'command-line-below-the-commands',
+      comment:
+        "src/command-line is what the commands share (flag parsing, sluice run's flag definitions, the running operator's settings): it knows no command's wiring and no kind.",
+      severity: 'error',
+      from: { path: '^src/command-line/' },
+      to: { path: '^src/(operator|plan|export|kinds|install|uninstall|emulator)/|^src/cli\\.ts$' },
+    },
+    {
       name: 'commands-not-through-the-operator',
       comment:
-        "sluice plan and sluice export share the operator's reconciler and cloud access through the rooms beneath, never its wiring; they read the running operator's flags (running-settings.ts) with the operator's own flag definitions, until those stand in a room beneath.",
+        "sluice plan and sluice export share the operator's reconciler, cloud access and flag definitions through the rooms beneath (src/managed, src/cloud-access, src/command-line), never its wiring.",
       severity: 'error',
       from: { path: '^src/(plan|export)/' },
-      to: { path: '^src/operator/', pathNot: '^src/operator/running-settings\\.ts$' },
+      to: { path: '^src/operator/' },
     },
     {
       name: 'shared-below-kinds',

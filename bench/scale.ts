@@ -8,7 +8,7 @@
 // burst over at once instead of 16 creates in flight, and measures the operator's progress through it only (no
 // floors: they are set for the 16-in-flight shape).
 import { kindNamed } from '../src/kinds/index.ts';
-import { OperatorFlagFields } from '../src/operator/config.ts';
+import { OperatorFlagFields } from '../src/command-line/run-flags.ts';
 import { HttpKubeWriter, type ManagedObject } from '../src/managed/index.ts';
 import {
   applyAll,

@@ -1,29 +1,24 @@
 import { parseOwnerRecord, ANNOTATIONS, type Owner, type FieldPolicy } from '../managed/index.ts';
-import { noteOwner } from '../kinds/alert/mapping.ts';
 import { OWNER_TAG } from '../kinds/shared/service-tags.ts';
 import { isDeepStrictEqual } from 'node:util';
 import type { z } from 'zod';
 import { API_VERSION } from '../kinds/shared/common.ts';
 import type { AlertingClient } from '../cloud/alerting-client.ts';
-import { ApiError, isNotFound } from '../cloud/errors.ts';
 import type { ManagementClient } from '../cloud/management-client.ts';
-import type { Alert } from '../cloud/schemas/alert.ts';
 import { describeIssue } from '../cloud/schemas/issues.ts';
-import type { Pipe } from '../cloud/schemas/pipe.ts';
-import type { QueryEndpoint } from '../cloud/schemas/query-endpoint.ts';
-import type { ReversePrivateEndpoint } from '../cloud/schemas/reverse-private-endpoint.ts';
-import type { Service } from '../cloud/schemas/service.ts';
-import { exportAlert } from '../kinds/alert/mapping.ts';
-import { exportService, type ExportedSurroundings } from '../kinds/database-service/mapping.ts';
-import { exportPipe, type ExportedSecret } from '../kinds/pipe/mapping.ts';
-import { exportQueryEndpoint } from '../kinds/query-endpoint/mapping.ts';
-import { CREDENTIALS_KEYS, exportApiKey } from '../kinds/api-key/mapping.ts';
-import { exportReversePrivateEndpoint } from '../kinds/reverse-private-endpoint/mapping.ts';
-import { kindNamed } from '../kinds/index.ts';
+import {
+  byNameThenId,
+  type ExportWalk,
+  type Mapped,
+  type SecretToCreate,
+} from '../kinds/shared/export-step.ts';
+import { KINDS, kindNamed } from '../kinds/index.ts';
 import { mapConcurrently } from '../base/map-concurrently.ts';
 import { fieldPolicyFor } from './field-policy.ts';
 import type { ManagedBy } from './managed-in-cluster.ts';
 import { NameRegistry } from './names.ts';
+
+export type { SecretToCreate } from '../kinds/shared/export-step.ts';
 
 export interface ExportOptions {
   management: ManagementClient;
@@ -64,14 +59,6 @@ export interface Manifest {
   spec: Record<string, unknown>;
 }
 
-/** A Secret the manifests reference and the export cannot fill: the user creates it before applying. */
-export interface SecretToCreate {
-  name: string;
-  keys: readonly string[];
-  /** `Pipe orders (source.kafka.credentialsSecretRef)`. */
-  usedBy: string;
-}
-
 /** A cloud object no manifest can express as it is. */
 export interface Skipped {
   kind: string;
@@ -100,24 +87,14 @@ export interface ExportResult {
   calls: number;
 }
 
-/** What one service holds, as read from the cloud. */
-interface ServiceContents {
-  service: Service;
-  pipes: Pipe[];
-  endpoints: ReversePrivateEndpoint[];
-  queryEndpoint?: QueryEndpoint;
-  /** Its backup configuration, scaling schedule and upgrade window, read when services are exported. */
-  around?: ExportedSurroundings;
-}
-
-type Mapped = { spec: Record<string, unknown> } | { unexpressible: string };
-
 /**
  * Reads the organization through the given clients (so through their quota scheduler) and writes one
  * manifest per object that adopts it unchanged: `sluice.dev/external-id`, `deletionPolicy: Orphan` (and with
  * `observe`, `managementPolicy: Observe`), the spec
- * the kind's own export mapping gives, references by name between exported objects. Each spec is checked
- * against its kind's schema; one that does not fit whole is skipped with the reason, never emitted in part.
+ * the kind's own export mapping gives, references by name between exported objects. Each kind's export step
+ * (`src/kinds/<kind>/export.ts`) reads its objects and maps them: first what lives in each service, read a few
+ * services at a time, then what belongs to the organization. Each spec is checked against its kind's schema;
+ * one that does not fit whole is skipped with the reason, never emitted in part.
  */
 export async function exportOrganization(options: ExportOptions): Promise<ExportResult> {
   const { kinds, progress = () => {} } = options;
@@ -129,16 +106,14 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
     withheld: [],
     calls: 0,
   };
-  const call = <T>(request: Promise<T>) => {
-    result.calls++;
-    return request;
-  };
   const names = new NameRegistry();
-  /** Emits the manifest named `name`, or records why the object cannot be expressed; true when emitted. */
   /** The owner record of an object `ownedBy` exports: where and under what name it goes back. */
   const recordOf = new Map<string, Owner>();
   /** The namespace of the owned service an exported child lives in. */
   const namespaceOf = new Map<string, string>();
+  /** The names of the manifests emitted, by kind and cloud id. */
+  const emitted = new Map<string, string>();
+  /** Emits the manifest named `name`, or records why the object cannot be expressed; true when emitted. */
   const emit = (kind: string, name: string, cloudName: string, id: string, mapped: Mapped) => {
     const checked = 'spec' in mapped ? checkSpec(kind, mapped.spec) : mapped;
     if (!('spec' in checked)) {
@@ -169,29 +144,41 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
     });
     return true;
   };
-  const named = (
-    kind: string,
-    cloudName: string,
-    id: string,
-    fallback: string,
-    map: (name: string) => Mapped,
-  ) => {
-    const managedBy = options.managedBy?.(kind, id);
-    if (managedBy) {
-      result.leftOut.push({ kind, id, cloudName, managedBy });
-      return undefined;
-    }
-    const name = names.take(kind, cloudName, fallback);
-    return emit(kind, name, cloudName, id, map(name)) ? name : undefined;
+  const walk: ExportWalk = {
+    management: options.management,
+    ...(options.alerting ? { alerting: options.alerting } : {}),
+    ...(options.tags ? { tags: options.tags } : {}),
+    ...(options.ownedBy !== undefined ? { ownedBy: options.ownedBy } : {}),
+    wants: (kind) => kinds.has(kind),
+    managedBy: (kind, id) => options.managedBy?.(kind, id),
+    call: (request) => {
+      result.calls++;
+      return request;
+    },
+    progress,
+    named: (kind, cloudName, id, fallback, map) => {
+      const managedBy = options.managedBy?.(kind, id);
+      if (managedBy) {
+        result.leftOut.push({ kind, id, cloudName, managedBy });
+        return undefined;
+      }
+      const name = names.take(kind, cloudName, fallback);
+      if (!emit(kind, name, cloudName, id, map(name))) return undefined;
+      emitted.set(keyOf(kind, id), name);
+      return name;
+    },
+    nameOf: (kind, id) => emitted.get(keyOf(kind, id)),
+    ownedAs: (id, record) => recordOf.set(id, record),
+    secretToCreate: (secret) => result.secrets.push(secret),
+    withheld: (field) => result.withheld.push(field),
   };
 
-  const scoped =
-    kinds.has('DatabaseService') ||
-    kinds.has('Pipe') ||
-    kinds.has('ReversePrivateEndpoint') ||
-    kinds.has('QueryEndpoint');
-  const services = scoped
-    ? await call(options.management.listServices(options.tags ? { tags: options.tags } : {}))
+  const steps = KINDS.map((kind) => ({ kind: kind.kind, step: kind.export })).sort(
+    (a, b) => a.step.position - b.step.position,
+  );
+  const inServices = steps.flatMap(({ kind, step }) => (step.scope === 'service' ? [{ kind, step }] : []));
+  const services = inServices.some(({ kind }) => kinds.has(kind))
+    ? await walk.call(options.management.listServices(options.tags ? { tags: options.tags } : {}))
     : [];
   if (options.ownedBy !== undefined) {
     const owned = services.filter((service) => {
@@ -204,179 +191,33 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
   }
   services.sort(byNameThenId((s) => s.name));
   progress(`listed ${services.length} service${services.length === 1 ? '' : 's'}`);
-  const contents = await readServices(options, services, (request) => call(request), progress);
+  const contents = await mapConcurrently(
+    services,
+    options.concurrency ?? 4,
+    (service) => Promise.all(inServices.map(({ step }) => step.read(walk, service) ?? Promise.resolve([]))),
+    (read, service, done) => {
+      const parts = inServices.flatMap(({ step }, index) => step.summary?.(read[index]!) ?? []);
+      progress(`[${done}/${services.length}] ${JSON.stringify(service.name)}: ${parts.join(', ')}`);
+    },
+  );
 
-  for (const { service, pipes, endpoints, queryEndpoint, around } of contents) {
-    const serviceName = kinds.has('DatabaseService')
-      ? named('DatabaseService', service.name, service.id, 'service', () => exportService(service, around))
-      : undefined;
-    // A service left out (or not exported) is named by id: its manifest is not among these.
-    const owner = serviceName ? { serviceRef: { name: serviceName } } : { serviceId: service.id };
-    const withOwner = (mapped: Mapped): Mapped =>
-      'spec' in mapped ? { spec: { ...owner, ...mapped.spec } } : mapped;
-
+  for (const [index, service] of services.entries()) {
+    const read = contents[index]!;
     // What lives in an owned service goes back into the service's namespace, adopted by id.
     const serviceNamespace = recordOf.get(service.id)?.namespace;
-    for (const child of [...pipes, ...endpoints, ...(queryEndpoint ? [queryEndpoint] : [])]) {
-      if (serviceNamespace) namespaceOf.set(child.id, serviceNamespace);
-    }
-    const endpointNames = new Map<string, string>();
-    for (const endpoint of kinds.has('ReversePrivateEndpoint') ? endpoints : []) {
-      const cloudName = endpoint.description ?? '';
-      const name = named('ReversePrivateEndpoint', cloudName, endpoint.id, 'endpoint', () =>
-        withOwner(exportReversePrivateEndpoint(endpoint)),
-      );
-      if (name) endpointNames.set(endpoint.id, name);
-    }
-    for (const pipe of kinds.has('Pipe') ? pipes : []) {
-      let secrets: ExportedSecret[] = [];
-      let withheld: string[] = [];
-      const name = named('Pipe', pipe.name, pipe.id, 'pipe', (pipeName) => {
-        const mapped = exportPipe(
-          pipe,
-          (purpose) => `${pipeName}-${purpose}`,
-          (id) => endpointNames.get(id),
-        );
-        if ('secrets' in mapped) ({ secrets, withheld } = mapped);
-        return withOwner(mapped);
-      });
-      for (const field of name ? withheld : []) result.withheld.push(`Pipe ${name}: ${field}`);
-      for (const secret of name ? secrets : []) {
-        result.secrets.push({
-          name: secret.name,
-          keys: secret.keys,
-          usedBy: `Pipe ${name} (${secret.field})`,
-        });
-      }
-    }
-    if (kinds.has('QueryEndpoint') && queryEndpoint) {
-      named('QueryEndpoint', serviceName ?? service.name, queryEndpoint.id, 'query-endpoint', () =>
-        withOwner(exportQueryEndpoint(queryEndpoint)),
-      );
-    }
+    for (const object of serviceNamespace ? read.flat() : []) namespaceOf.set(object.id, serviceNamespace!);
+    inServices.forEach(({ kind, step }, at) => {
+      if (kinds.has(kind)) step.emit(walk, service, read[at]!);
+    });
   }
 
-  // Keys carry no tags or owner record: exported only for a whole organization, never their secrets. The
-  // key the export itself uses is left out (its Secret exists already, outside sluice).
-  if (kinds.has('ApiKey') && options.tags === undefined && options.ownedBy === undefined) {
-    const management = options.management;
-    const keys = (await call(management.listApiKeys())).filter(
-      (key) => !management.usesKeySuffix(key.keySuffix),
-    );
-    keys.sort(byNameThenId((k) => k.name));
-    progress(`listed ${keys.length} API key${keys.length === 1 ? '' : 's'}`);
-    for (const key of keys) {
-      let secretName = '';
-      const name = named('ApiKey', key.name, key.id, 'api-key', (keyName) => {
-        secretName = `${keyName}-credentials`;
-        return exportApiKey(key, secretName);
-      });
-      if (name) {
-        result.secrets.push({
-          name: secretName,
-          keys: CREDENTIALS_KEYS.filter((k) => k === 'keyId' || k === 'keySecret'),
-          usedBy: `ApiKey ${name} (spec.credentialsSecret: the key's secret is never exported; sluice writes organizationId and managementUrl into this Secret, keyId and keySecret must be provided, or the key rotated)`,
-        });
-      }
-    }
-  }
-
-  if (kinds.has('Alert')) {
-    if (!options.alerting) progress('alerts not exported: no alerting token (alertsUrl and alertsToken)');
-    else if (options.tags) progress('alerts not exported: they carry no tags for --selector to match');
-    else {
-      const listed: Alert[] = await call(options.alerting.listAlerts());
-      const alerts = listed.filter((alert) => {
-        if (options.ownedBy === undefined) return true;
-        const record = parseOwnerRecord(noteOwner(alert));
-        if (!record || record.cluster !== options.ownedBy || record.name.startsWith('sha256-')) return false;
-        recordOf.set(alert.id, record);
-        return true;
-      });
-      alerts.sort(byNameThenId((a) => a.name ?? ''));
-      progress(`listed ${alerts.length} alert${alerts.length === 1 ? '' : 's'}`);
-      for (const alert of alerts)
-        named('Alert', alert.name ?? '', alert.id, 'alert', () => exportAlert(alert));
-    }
+  for (const { kind, step } of steps) {
+    if (step.scope === 'organization' && kinds.has(kind)) await step.run(walk);
   }
   return result;
 }
 
-/**
- * Reads each service's pipes, reverse private endpoints and query endpoint, and for a service to export its
- * backup configuration, scaling schedule and upgrade window, a few services at a time.
- */
-async function readServices(
-  options: ExportOptions,
-  services: readonly Service[],
-  call: <T>(request: Promise<T>) => Promise<T>,
-  progress: (line: string) => void,
-): Promise<ServiceContents[]> {
-  const { management, kinds } = options;
-  return mapConcurrently(
-    services,
-    options.concurrency ?? 4,
-    async (service): Promise<ServiceContents> => {
-      const [pipes, endpoints, queryEndpoint, around] = await Promise.all([
-        kinds.has('Pipe') ? call(management.listPipes(service.id)) : [],
-        kinds.has('Pipe') || kinds.has('ReversePrivateEndpoint')
-          ? call(management.listReversePrivateEndpoints(service.id))
-          : [],
-        kinds.has('QueryEndpoint')
-          ? call(management.getQueryEndpoint(service.id)).catch((error: unknown) => {
-              if (isNotFound(error)) return undefined;
-              throw error;
-            })
-          : undefined,
-        kinds.has('DatabaseService') && !options.managedBy?.('DatabaseService', service.id)
-          ? readSurroundings(management, service.id, call)
-          : undefined,
-      ]);
-      pipes.sort(byNameThenId((p) => p.name));
-      endpoints.sort(byNameThenId((e) => e.description ?? ''));
-      return {
-        service,
-        pipes,
-        endpoints,
-        ...(queryEndpoint ? { queryEndpoint } : {}),
-        ...(around ? { around } : {}),
-      };
-    },
-    ({ service, pipes, endpoints, queryEndpoint }, _service, done) => {
-      const parts = [
-        plural(pipes.length, 'pipe'),
-        plural(endpoints.length, 'reverse private endpoint'),
-        ...(queryEndpoint ? ['a query endpoint'] : []),
-      ];
-      progress(`[${done}/${services.length}] ${JSON.stringify(service.name)}: ${parts.join(', ')}`);
-    },
-  );
-}
-
-/**
- * A service's backup configuration, scaling schedule and upgrade window. What the service does not have (404)
- * or the organization cannot use (403: no scheduled scaling or upgrades) is absent: nothing for a spec to say.
- */
-async function readSurroundings(
-  management: ManagementClient,
-  serviceId: string,
-  call: <T>(request: Promise<T>) => Promise<T>,
-): Promise<ExportedSurroundings> {
-  const absent = (error: unknown) => {
-    if (isNotFound(error) || (error instanceof ApiError && error.status === 403)) return undefined;
-    throw error;
-  };
-  const [backupConfiguration, scalingSchedule, upgradeWindow] = await Promise.all([
-    call(management.getBackupConfiguration(serviceId)).catch(absent),
-    call(management.getScalingSchedule(serviceId)).catch(absent),
-    call(management.getUpgradeWindow(serviceId)).catch(absent),
-  ]);
-  return {
-    ...(backupConfiguration ? { backupConfiguration } : {}),
-    ...(scalingSchedule ? { scalingSchedule } : {}),
-    ...(upgradeWindow ? { upgradeWindow } : {}),
-  };
-}
+const keyOf = (kind: string, id: string) => `${kind}\u0000${id}`;
 
 /**
  * The spec parsed by the kind's schema must hold every field the mapping wrote: a field the schema would drop
@@ -404,10 +245,3 @@ function lostPaths(written: unknown, kept: unknown, path = ''): string[] {
   }
   return isDeepStrictEqual(written, kept) ? [] : [path];
 }
-
-const byNameThenId =
-  <T extends { id: string }>(name: (item: T) => string) =>
-  (a: T, b: T) =>
-    name(a).localeCompare(name(b)) || a.id.localeCompare(b.id);
-
-const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;

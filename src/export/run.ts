@@ -15,7 +15,7 @@ import {
 } from '../cloud-access/credentials.ts';
 import { loadKubeAccess } from '../kube/kube-config.ts';
 import { NAMESPACE_CREDENTIALS } from '../managed/index.ts';
-import { operatorSettingsFor } from '../operator/running-settings.ts';
+import { operatorSettingsFor } from '../command-line/running-settings.ts';
 import type { ExportConfig } from './config.ts';
 import { readManagedBy, type ManagedBy } from './managed-in-cluster.ts';
 import { exportOrganization, type ExportResult, type Manifest } from './export.ts';

@@ -1,5 +1,7 @@
 import { API_VERSION } from '../kinds/shared/common.ts';
 import type { KindSchema } from '../kinds/shared/kind-schema.ts';
+import { pipeSchema } from '../kinds/pipe/schema.ts';
+import { reversePrivateEndpointSchema } from '../kinds/reverse-private-endpoint/schema.ts';
 import { progressConditions } from '../managed/index.ts';
 
 /** Argo CD's health statuses. */
@@ -30,13 +32,13 @@ export interface HealthCase {
 
 // Which kinds a case applies to follows from what the kind declares where the runtime decides it (a kind
 // with references can wait for one, one with `exclusiveOn` can meet a Conflict); the reasons only one
-// controller raises name that kind.
+// controller raises name that kind's schema.
 const hasReferences = (kind: KindSchema) => (kind.references?.length ?? 0) > 0;
 const isExclusive = (kind: KindSchema) => kind.exclusiveOn !== undefined;
 const only =
-  (name: string) =>
+  (schema: KindSchema) =>
   (kind: KindSchema): boolean =>
-    kind.kind === name;
+    kind.kind === schema.kind;
 
 const T0 = '2026-01-01T00:00:00Z';
 const ALLOWED_DRIFT = '1 field differs from the spec, as the field policy allows: name';
@@ -173,7 +175,7 @@ export const HEALTH_CASES: HealthCase[] = [
     name: 'pending-acceptance',
     about: 'the endpoint waits for the owner of the target service to accept the connection',
     expected: { status: 'Progressing', message: 'waiting for the connection to be accepted' },
-    appliesTo: only('ReversePrivateEndpoint'),
+    appliesTo: only(reversePrivateEndpointSchema),
     object: (kind) =>
       resource(kind, {
         conditions: [ok, notReady('PendingAcceptance', 'waiting for the connection to be accepted')],
@@ -232,7 +234,7 @@ export const HEALTH_CASES: HealthCase[] = [
     name: 'cannot-rotate',
     about: 'a referenced Secret changed, but the cloud cannot change that connection string in place',
     expected: { status: 'Degraded', message: 'source.kafka: restore the Secret or create a new Pipe' },
-    appliesTo: only('Pipe'),
+    appliesTo: only(pipeSchema),
     object: (kind) =>
       resource(kind, {
         conditions: [
@@ -251,7 +253,7 @@ export const HEALTH_CASES: HealthCase[] = [
     name: `endpoint-${reason.toLowerCase()}`,
     about: `the cloud reports the endpoint ${reason}: only a new endpoint helps`,
     expected: { status: 'Degraded', message },
-    appliesTo: only('ReversePrivateEndpoint'),
+    appliesTo: only(reversePrivateEndpointSchema),
     object: (kind) => resource(kind, { conditions: [ok, notReady(reason, message)] }),
   })),
   ...(
@@ -263,14 +265,14 @@ export const HEALTH_CASES: HealthCase[] = [
     name: reason.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase(),
     about: 'the user must choose or replace the endpoint; retrying will not help',
     expected: { status: 'Degraded', message },
-    appliesTo: only('ReversePrivateEndpoint'),
+    appliesTo: only(reversePrivateEndpointSchema),
     object: (kind) => resource(kind, { conditions: [failedSync(reason, message)] }),
   })),
   {
     name: 'invalid-reference',
     about: 'a referenced ReversePrivateEndpoint belongs to another service than the pipe',
     expected: { status: 'Degraded', message: 'ReversePrivateEndpoint msk belongs to service other' },
-    appliesTo: only('Pipe'),
+    appliesTo: only(pipeSchema),
     object: (kind) =>
       resource(kind, {
         conditions: [

@@ -1,14 +1,13 @@
 // Everything `npm run generate` writes besides crds/: the chart's CRD and RBAC templates, the kustomize base's
 // CRDs and RBAC, and Argo CD's health checks with their fixtures. All derive from the kind registry
 // (KIND_SCHEMAS), so a new kind reaches every install path by regenerating; a test fails when these are stale.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { GROUP } from '../kinds/shared/common.ts';
 import { customResourceDefinition } from '../kinds/shared/crd.ts';
 import type { KindSchema } from '../kinds/shared/kind-schema.ts';
 import { KIND_SCHEMAS } from '../kinds/schemas.ts';
 import { healthCasesOf } from './argocd-fixtures.ts';
+import { healthLua } from './health.ts';
 import { observeAdmissionPolicy } from './admission-policy.ts';
 import { operatorRules } from './rbac.ts';
 
@@ -27,7 +26,8 @@ const yaml = (value: unknown) => stringify(value, { lineWidth: 0 });
 export const healthCheckKinds = (kinds: readonly KindSchema[] = KIND_SCHEMAS): string[] =>
   kinds.map((k) => k.kind);
 
-export const healthLua = (): string => readFileSync(join(import.meta.dirname, 'health.lua'), 'utf8');
+/** The Argo CD health script, its reason tables filled from the reasons tables. */
+export { healthLua } from './health.ts';
 
 /**
  * Text placed inside a Helm template as it is: literal braces (the connection Secret template's documentation)
@@ -152,7 +152,7 @@ export function renderInstallFiles(kinds: readonly KindSchema[] = KIND_SCHEMAS):
     const kind = schema.kind;
     const dir = `deploy/argocd/resource_customizations/${GROUP}/${kind}`;
     const cases = healthCasesOf(schema);
-    files.push({ path: `${dir}/health.lua`, content: `-- ${HEADER.slice(2)}${healthLua()}` });
+    files.push({ path: `${dir}/health.lua`, content: `-- ${HEADER.slice(2)}${healthLua(kinds)}` });
     files.push({
       path: `${dir}/health_test.yaml`,
       content:
@@ -174,6 +174,9 @@ export function renderInstallFiles(kinds: readonly KindSchema[] = KIND_SCHEMAS):
 /** argocd-cm keys: one health script per kind (Argo CD looks scripts up by group and kind). */
 function argocdCmData(kinds: readonly KindSchema[]): Record<string, string> {
   return Object.fromEntries(
-    healthCheckKinds(kinds).map((kind) => [`resource.customizations.health.${GROUP}_${kind}`, healthLua()]),
+    healthCheckKinds(kinds).map((kind) => [
+      `resource.customizations.health.${GROUP}_${kind}`,
+      healthLua(kinds),
+    ]),
   );
 }

@@ -49,7 +49,8 @@ export interface PolicyOutcome<S, P> {
   managedEntries?: ManagedEntries;
 }
 
-interface PolicedObject<S> {
+/** What the policy reads of an object: its drift annotation, its spec and the entries it manages. */
+export interface PolicedObject<S> {
   metadata: { annotations?: Record<string, string> };
   spec: S & { fieldPolicy?: FieldPolicy };
   status?: { managedEntries?: ManagedEntries };

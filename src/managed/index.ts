@@ -7,6 +7,8 @@
 // The object every kind is, and what a kind declares and implements.
 export { DELETION_POLICIES, MANAGEMENT_POLICIES } from './types.ts';
 export type {
+  Comparison,
+  Conclusion,
   ConnectContext,
   ConnectionDetails,
   DeletionPolicy,
@@ -44,13 +46,13 @@ export { deriveDigestKey, type DigestKey } from './secret-digests.ts';
 
 // Who owns which field after create, and the status bounds the CRDs state.
 export {
-  applyFieldPolicy,
   MAX_DRIFT_ENTRIES,
   MAX_MANAGED_ENTRIES,
   MAX_OBSERVED_LENGTH,
   type FieldPolicy,
   type PolicyFields,
 } from './field-policy.ts';
+export { comparison } from './policed-observation.ts';
 export { fieldChanges, type FieldChange } from './field-changes.ts';
 export { STATUS_BOUNDS, recordedAnnotation } from './status-bounds.ts';
 export { SENSITIVE } from './drift-status.ts';

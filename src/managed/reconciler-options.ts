@@ -8,7 +8,7 @@ import type { KubeWriter } from './kube-writer.ts';
 import type { ObjectLookup, ObjectNames } from './references.ts';
 import type { SecretReader } from './secret-references.ts';
 import type { DigestKey } from './secret-digests.ts';
-import type { ManagedKind, ManagedObject } from './types.ts';
+import type { ManagedKind, ManagedObject, Observation } from './types.ts';
 
 /**
  * How one reconcile may use the cloud, as the reconciler decides it: what the operator binds the clients it
@@ -58,6 +58,8 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
   maxPollIntervalMs?: number;
   /** Aborted when this process must stop acting (leadership lost, shutdown deadline passed). */
   signal?: AbortSignal;
+  /** Hears each observation of a cloud object, its field policy applied: `sluice plan` shows its differences. */
+  onObservation?(resource: R, observation: Extract<Observation<P>, { exists: true }>): void;
   logger?: Logger;
   now?: () => Date;
 }

@@ -36,6 +36,7 @@ import { resolveSecrets, type ResolvedSecrets } from './secret-references.ts';
 import { recordedAnnotation } from './status-bounds.ts';
 import { STATUS_REFUSED, StatusWriter, type StatusDraft } from './status-draft.ts';
 import type { ConnectContext, ExternalClient, ManagedObject, ManagedStatus, Observation } from './types.ts';
+import { policedObservation } from './policed-observation.ts';
 import { REASON } from '../base/reasons.ts';
 
 export type { ManagedReconcilerOptions } from './reconciler-options.ts';
@@ -261,7 +262,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     }
     draft.status.id = id;
 
-    const observation = await external.observe(resource, id);
+    const observation = policedObservation(resource, kind.policyFields, await external.observe(resource, id));
     if (!observation.exists) {
       if (adopting) {
         throw ReconcileError.terminal(
@@ -272,6 +273,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       }
       return this.reportExternalMissing(resource, id, draft);
     }
+    this.options.onObservation?.(resource, observation);
     Object.assign(draft.status, observation.status);
     const withheld = await this.connections?.sync(resource, external, id, observation, draft);
     const next = writes

@@ -1,4 +1,4 @@
-import type { DriftedField, ManagedEntries } from './field-policy.ts';
+import type { DriftedField, ManagedEntries, PolicyFields, PolicyOutcome } from './field-policy.ts';
 import type { FieldChange } from './field-changes.ts';
 import type { OwnedCandidate, Owner } from './cluster-owner.ts';
 import type { DeletionPolicy, ManagedObject } from './managed-object.ts';
@@ -28,9 +28,9 @@ export type Observation<Plan = unknown> =
       plan: Plan;
       /** Names of the spec fields whose cloud value differs and that `update` corrects (empty when up to date). */
       differences: string[];
-      /** The differences as old and new values, when the kind knows them (`applyFieldPolicy`): `sluice plan` shows them. */
+      /** The differences as old and new values, where the field policy knows them: `sluice plan` shows them. */
       changes?: FieldChange[];
-      /** Fields that differ and are left as they are, as the field policy says (`applyFieldPolicy`). */
+      /** Fields that differ and are left as they are, as the field policy says. */
       drift?: DriftedField[];
       /** The entries sluice manages in the spec's additive lists, for status. */
       managedEntries?: ManagedEntries;
@@ -54,6 +54,34 @@ export type Observation<Plan = unknown> =
       /** In sync, but a step is due this much later (a rotated key's grace ending): looked at again by then. */
       dueInMs?: number;
     };
+
+/**
+ * What a kind's `observe` found, before the object's field policy: the cloud object in the spec's own terms
+ * and the kind's diff, a pure function of a spec. The reconciler applies the field policy around the diff
+ * (`applyFieldPolicy`: fields left to the cloud take the cloud's value, the rest is drift or a difference),
+ * then hands the outcome to `conclude` for what else the observation says.
+ */
+export interface Comparison<Spec, Plan, Diff extends { differences: string[] } = { differences: string[] }> {
+  exists: true;
+  /** The cloud object in the spec's own terms: a field left to the cloud takes its value from here. */
+  observed: Readonly<Record<string, unknown>>;
+  /** The kind's diff of a spec against the cloud object: the differences and what fixes them. */
+  diff(spec: Spec): Diff;
+  /** The rest of the observation, from the policed diff (`policed.spec`: the spec sluice enforces). */
+  conclude(policed: PolicyOutcome<Spec, Diff>): Conclusion<Plan>;
+}
+
+/** What a kind concludes from its policed diff: the policy's differences, changes and drift are the reconciler's. */
+export type Conclusion<Plan> = Omit<
+  Extract<Observation<Plan>, { exists: true }>,
+  'exists' | 'differences' | 'changes' | 'drift' | 'managedEntries'
+> & {
+  /**
+   * Differences no spec field holds (an owner note, a key rotation's step), listed after the policy's: the
+   * field policy cannot leave them to the cloud.
+   */
+  differences?: string[];
+};
 
 /** A create that may have made a cloud object whose id never reached status. */
 export interface LostCreate {
@@ -101,7 +129,11 @@ export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
    * cannot yet, or a `ReconcileError` when only a change of the spec helps.
    */
   ensureCreatable?(resource: R): Promise<void>;
-  observe(resource: R, externalId: string): Promise<Observation<Plan>>;
+  /**
+   * What the cloud holds now: a `Comparison` for a kind whose spec has a field policy (every sluice kind), so
+   * the reconciler applies the policy around its diff; an `Observation` as it is for a kind without one.
+   */
+  observe(resource: R, externalId: string): Promise<Observation<Plan> | Comparison<R['spec'], Plan>>;
   /**
    * Connection values the client makes itself for the create (a key's secret, made here and sent only as a
    * hash): written into the connection Secret before the create is sent, so a create never makes what only
@@ -183,6 +215,8 @@ export interface ManagedKind<R extends ManagedObject, Cloud, Plan = unknown> {
      */
     resetAnnotation?: string;
   };
+  /** The fields a field policy may name: what the reconciler applies `spec.fieldPolicy` with. */
+  policyFields?: PolicyFields;
   /** Other sluice objects this kind depends on; resolved (or waited for) before the client runs. */
   references?: readonly ReferenceDeclaration<R>[];
   /**

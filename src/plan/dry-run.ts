@@ -104,6 +104,10 @@ export class DryRun {
       syncIntervalMs: 3_600_000,
       pollIntervalMs: 1_000,
       logger: silent,
+      onObservation: (resource, observation) => {
+        session(resource).differences = [...observation.differences];
+        session(resource).changes = [...(observation.changes ?? [])];
+      },
     });
     // As the operator's informers would: each object is seen once, so claims on cloud ids are known.
     for (const key of options.objects.keys()) this.reconciler.onCacheChange(key);
@@ -139,21 +143,12 @@ export class DryRun {
 }
 
 /**
- * The kind's client with what the plan must know noted: the differences `observe` found, and that `create`
- * ran. A create's request is recorded, but its answer (the new id) exists only once the cloud made it: the
+ * The kind's client with what the plan must know noted: that `create` ran. A create's request is recorded, but its answer (the new id) exists only once the cloud made it: the
  * code after the request cannot run on a recorded write, and is not needed to show the request.
  */
 function watched(client: ExternalClient<ManagedObject>, session: Session): ExternalClient<ManagedObject> {
   const recorded = () => session.recorders.reduce((sum, recorder) => sum + recorder.writes.length, 0);
   return Object.assign(Object.create(client) as ExternalClient<ManagedObject>, {
-    observe: async (resource: ManagedObject, id: string) => {
-      const observation = await client.observe(resource, id);
-      if (observation.exists) {
-        session.differences = [...observation.differences];
-        session.changes = [...(observation.changes ?? [])];
-      }
-      return observation;
-    },
     create: async (resource: ManagedObject, prepared?: ConnectionDetails) => {
       const before = recorded();
       try {

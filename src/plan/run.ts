@@ -10,7 +10,7 @@ import { CloudClients, type SecretRef } from '../cloud-access/cloud-clients.ts';
 import { credentialsFromFlags } from '../cloud-access/credentials.ts';
 import { loadKubeAccess } from '../kube/kube-config.ts';
 import { closeKubeConnections } from '../kube/kube-http.ts';
-import { operatorSettingsFor, type SettingName } from '../operator/running-settings.ts';
+import { operatorSettingsFor, type SettingName } from '../command-line/running-settings.ts';
 import {
   NAMESPACE_CREDENTIALS,
   messageOf,

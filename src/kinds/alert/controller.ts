@@ -1,14 +1,12 @@
-import { ALERT_POLICY, alertSchema, type Alert } from './schema.ts';
+import { alertSchema, type Alert } from './schema.ts';
 import type { AlertBody } from '../../cloud/alerting-client.ts';
 import {
-  applyFieldPolicy,
+  comparison,
   externalIdOf,
   ownerRecord,
   parseOwnerRecord,
   type ConnectContext,
-  type ExternalClient,
   type LostCreate,
-  type Observation,
   type OwnedCandidate,
   type Owner,
 } from '../../managed/index.ts';
@@ -23,16 +21,18 @@ import {
 } from './mapping.ts';
 import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
-import type { SluiceKind } from '../shared/sluice-kind.ts';
+import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
+import { alertExport } from './export.ts';
 
 export const alertKind: SluiceKind<Alert, AlertBody> = {
   ...alertSchema,
+  export: alertExport,
   driftReads: () => [{ api: 'alerting', list: 'alerts' }],
   connect: (_resource, { cloud, claimedBy, owner }) => new AlertClient(cloud, claimedBy, owner),
 };
 
 /** Over the alerting API: create (POST), observe (GET), replace (PUT of the whole alert), delete. */
-class AlertClient implements ExternalClient<Alert, AlertBody> {
+class AlertClient implements KindClient<Alert, AlertBody> {
   constructor(
     private readonly cloud: CloudConnection,
     private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
@@ -72,33 +72,23 @@ class AlertClient implements ExternalClient<Alert, AlertBody> {
   }
 
   /** The plan is the whole desired body: the PUT replaces the alert, so it never carries less. */
-  async observe(resource: Alert, id: string): Promise<Observation<AlertBody>> {
+  async observe(resource: Alert, id: string): Promise<Observed<Alert, AlertBody>> {
     const alert = await this.read(id);
     if (!alert) return { exists: false };
-    const { plan, differences, changes, drift } = applyFieldPolicy(
-      resource,
-      ALERT_POLICY,
-      observedBody(alert),
-      (spec) => ({
-        body: alertBody(spec),
-        differences: diffAlert(spec, alert),
-      }),
-    );
     // An alert adopted by id keeps its note; any other records its owner there (once, after an upgrade).
     const adopted = externalIdOf(resource) !== undefined;
     const note = adopted ? alert.note : ownerNote(ownerRecord(this.owner));
-    if (!adopted && alert.note !== note) differences.push('owner');
-    // A firing alert works as it should: its state is shown in status, it does not make the resource unready.
-    const body = { ...plan.body, ...(typeof note === 'string' ? { note } : {}) };
-    return {
-      exists: true,
-      plan: body,
-      differences,
-      changes,
-      drift,
-      available: true,
-      status: alertStatus(alert),
-    };
+    return comparison({
+      observed: observedBody(alert),
+      diff: (spec: Alert['spec']) => ({ body: alertBody(spec), differences: diffAlert(spec, alert) }),
+      // A firing alert works as it should: its state is shown in status, it does not make the resource unready.
+      conclude: ({ plan }) => ({
+        plan: { ...plan.body, ...(typeof note === 'string' ? { note } : {}) },
+        differences: !adopted && alert.note !== note ? ['owner'] : [],
+        available: true,
+        status: alertStatus(alert),
+      }),
+    });
   }
 
   async create(resource: Alert) {

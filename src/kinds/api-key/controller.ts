@@ -1,14 +1,12 @@
-import { API_KEY_POLICY, apiKeySchema, type ApiKey } from './schema.ts';
+import { apiKeySchema, type ApiKey } from './schema.ts';
 import type { ApiKeyUpdateBody } from '../../cloud/management-client.ts';
 import { newKeyIdentity } from '../../cloud/api-key-hash.ts';
 import { ApiError } from '../../cloud/errors.ts';
 import {
-  applyFieldPolicy,
+  comparison,
   type ConnectContext,
   type ConnectionDetails,
-  type ExternalClient,
   type LostCreate,
-  type Observation,
   isObserveOnly,
 } from '../../managed/index.ts';
 import { apiKeyCreateBody, apiKeyStatus, apiKeyUpdateBody, diffApiKey, observedSpec } from './mapping.ts';
@@ -16,7 +14,8 @@ import { NEXT_KEY_ID, NEXT_KEY_SECRET, planRotation, rotationAsked, type Rotatio
 import type { KeyIdentity } from '../../cloud/api-key-hash.ts';
 import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
-import type { SluiceKind } from '../shared/sluice-kind.ts';
+import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
+import { apiKeyExport } from './export.ts';
 
 /** What `update` does: the PATCH of the fields that differ, and the rotation's step that changes the cloud. */
 export interface ApiKeyPlan {
@@ -32,6 +31,7 @@ const ROTATION_CHANGES: Partial<Record<RotationStep['step'], string>> = {
 
 export const apiKeyKind: SluiceKind<ApiKey, ApiKeyPlan> = {
   ...apiKeySchema,
+  export: apiKeyExport,
   // The key's credentials Secret is its connection Secret: the secret only sluice ever knew lives there.
   connectionSecret: {
     name: (resource) => resource.spec.credentialsSecret.name,
@@ -47,7 +47,7 @@ export const apiKeyKind: SluiceKind<ApiKey, ApiKeyPlan> = {
  * A management key made from a secret sluice makes: the Secret holds the key id and secret before the
  * create sends their hashes, so no key exists whose secret is not in the Secret.
  */
-class ApiKeyClient implements ExternalClient<ApiKey, ApiKeyPlan> {
+class ApiKeyClient implements KindClient<ApiKey, ApiKeyPlan> {
   constructor(
     private readonly cloud: CloudConnection,
     private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
@@ -83,18 +83,9 @@ class ApiKeyClient implements ExternalClient<ApiKey, ApiKeyPlan> {
     return createdSince(keys, lost.intent, ours, this.claimedBy);
   }
 
-  async observe(resource: ApiKey, id: string): Promise<Observation<ApiKeyPlan>> {
+  async observe(resource: ApiKey, id: string): Promise<Observed<ApiKey, ApiKeyPlan>> {
     const key = await ignoreNotFound(this.cloud.management.getApiKey(id));
     if (!key) return { exists: false };
-    const { plan, differences, drift } = applyFieldPolicy(
-      resource,
-      API_KEY_POLICY,
-      observedSpec(key),
-      (spec) => {
-        const differing = diffApiKey(spec, key);
-        return { body: apiKeyUpdateBody(spec, differing), differences: differing };
-      },
-    );
     const expired = key.expireAt ? Date.parse(key.expireAt) <= Date.now() : false;
     const rotation = planRotation({
       spec: resource.spec,
@@ -106,18 +97,23 @@ class ApiKeyClient implements ExternalClient<ApiKey, ApiKeyPlan> {
       make: newKeyIdentity,
     });
     const change = ROTATION_CHANGES[rotation.step];
-    return {
-      exists: true,
-      plan: { patch: plan.body, rotation },
-      differences: change ? [...differences, change] : differences,
-      drift,
-      available: !expired,
-      ...(expired ? { waitingFor: `the key expired at ${key.expireAt}`, reason: 'Expired' } : {}),
-      status: { ...apiKeyStatus(key), ...rotationStatus(rotation) },
-      // An object sluice only observes writes no key into its Secret.
-      connectionDetails: { ...this.where(), ...(isObserveOnly(resource) ? {} : rotationDetails(rotation)) },
-      ...('dueInMs' in rotation && rotation.dueInMs !== undefined ? { dueInMs: rotation.dueInMs } : {}),
-    };
+    return comparison({
+      observed: observedSpec(key),
+      diff: (spec: ApiKey['spec']) => {
+        const differing = diffApiKey(spec, key);
+        return { body: apiKeyUpdateBody(spec, differing), differences: differing };
+      },
+      conclude: ({ plan }) => ({
+        plan: { patch: plan.body, rotation },
+        differences: change ? [change] : [],
+        available: !expired,
+        ...(expired ? { waitingFor: `the key expired at ${key.expireAt}`, reason: 'Expired' } : {}),
+        status: { ...apiKeyStatus(key), ...rotationStatus(rotation) },
+        // An object sluice only observes writes no key into its Secret.
+        connectionDetails: { ...this.where(), ...(isObserveOnly(resource) ? {} : rotationDetails(rotation)) },
+        ...('dueInMs' in rotation && rotation.dueInMs !== undefined ? { dueInMs: rotation.dueInMs } : {}),
+      }),
+    });
   }
 
   async create(resource: ApiKey, prepared?: ConnectionDetails) {

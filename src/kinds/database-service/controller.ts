@@ -1,6 +1,5 @@
 import { renderTemplate } from '../shared/connection-template.ts';
 import {
-  DATABASE_SERVICE_POLICY,
   databaseServiceSchema,
   RESET_PASSWORD_ANNOTATION,
   RESTORE_SOURCE,
@@ -10,7 +9,7 @@ import type { Service } from '../../cloud/schemas/service.ts';
 import { passwordHashes } from '../../cloud/password-hash.ts';
 import {
   externalIdOf,
-  applyFieldPolicy,
+  comparison,
   ownerRecord,
   parseOwnerRecord,
   type OwnedCandidate,
@@ -18,9 +17,7 @@ import {
   type SecretUse,
   type ConnectContext,
   type ConnectionDetails,
-  type ExternalClient,
   type LostCreate,
-  type Observation,
   type ResolvedReference,
   ReconcileError,
   Waiting,
@@ -28,7 +25,7 @@ import {
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
 import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
-import type { SluiceKind } from '../shared/sluice-kind.ts';
+import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
 import { ApiError } from '../../cloud/errors.ts';
 import {
   availability,
@@ -47,9 +44,11 @@ import {
 type BackupsStatus = NonNullable<NonNullable<DatabaseService['status']>['backups']>;
 import { OWNER_TAG, UID_TAG } from '../shared/service-tags.ts';
 import { REASON } from '../../base/reasons.ts';
+import { databaseServiceExport } from './export.ts';
 
 export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
   ...databaseServiceSchema,
+  export: databaseServiceExport,
   connectionSecret: {
     name: (resource) => resource.spec.connectionSecret?.name ?? `${resource.metadata.name}-connection`,
     requiredKeys: ['password'],
@@ -113,7 +112,7 @@ function ownedPassword(
   return value === undefined ? undefined : { value, changed: secrets.rotated.has(PASSWORD_FIELD) };
 }
 
-class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDiff> {
+class DatabaseServiceClient implements KindClient<DatabaseService, ServiceDiff> {
   /** The backup this reconcile's create restores, settled by `ensureCreatable` before the intent is written. */
   private restorePoint: RestorePoint | undefined;
 
@@ -175,58 +174,57 @@ class DatabaseServiceClient implements ExternalClient<DatabaseService, ServiceDi
     return parseOwnerRecord((await this.read(id))?.tags?.find((t) => t.key === OWNER_TAG)?.value);
   }
 
-  async observe(resource: DatabaseService, id: string): Promise<Observation<ServiceDiff>> {
+  async observe(resource: DatabaseService, id: string): Promise<Observed<DatabaseService, ServiceDiff>> {
     const service = await this.read(id);
     if (!service) return { exists: false };
     const { surroundings, backups } = await this.readSurroundings(resource, id);
     // An adopted service changes only where the spec says: no marker tag (its id is in status already).
     const owner = externalIdOf(resource) !== undefined ? undefined : this.owner;
-    const observed = serviceAsSpec(service, surroundings);
-    const policed = applyFieldPolicy(resource, DATABASE_SERVICE_POLICY, observed, (spec) => {
-      const diff = diffService(spec, owner, service, surroundings);
-      // The cloud never tells its password: a changed Secret (or one never sent, as on adoption) is the difference.
-      if (this.password?.changed) {
-        diff.setPassword = true;
-        diff.differences.push(PASSWORD_FIELD);
-      }
-      return diff;
+    return comparison({
+      observed: serviceAsSpec(service, surroundings),
+      diff: (spec: DatabaseService['spec']) => {
+        const diff = diffService(spec, owner, service, surroundings);
+        // The cloud never tells its password: a changed Secret (or one never sent, as on adoption) is the difference.
+        if (this.password?.changed) {
+          diff.setPassword = true;
+          diff.differences.push(PASSWORD_FIELD);
+        }
+        return diff;
+      },
+      conclude: (policed) => ({
+        // The diff itself is what update needs: the PATCH and command for exactly the service observed.
+        plan: policed.plan,
+        ...availability(policed.spec, service),
+        status: {
+          state: service.state,
+          observed: observedSizing(service),
+          endpoints: service.endpoints?.map(({ protocol, host, port, username }) => ({
+            protocol,
+            host,
+            port,
+            ...(username ? { username } : {}),
+          })),
+          engineVersion: service.engineVersion,
+          dataWarehouseId: service.dataWarehouseId,
+          privateEndpointIds: service.privateEndpointIds,
+          ipAccessList: service.ipAccessList?.map(({ source, description }) => ({
+            source,
+            ...(description ? { description } : {}),
+          })),
+          ...(backups ? { backups } : {}),
+          ...activeWindowStatus(surroundings),
+        },
+        // The owned password goes to the connection Secret once the cloud has it: now when it was sent,
+        // else after the update that sends it (a refused or deferred one leaves the Secret as it was).
+        connectionDetails: {
+          ...connectionDetails(service),
+          ...(this.password && !this.password.changed ? { password: this.password.value } : {}),
+        },
+        ...(this.password?.changed
+          ? { connectionDetailsAfterUpdate: { password: this.password.value } }
+          : {}),
+      }),
     });
-    return {
-      exists: true,
-      // The diff itself is what update needs: the PATCH and command for exactly the service observed.
-      plan: policed.plan,
-      differences: policed.differences,
-      changes: policed.changes,
-      drift: policed.drift,
-      managedEntries: policed.managedEntries,
-      ...availability(policed.spec, service),
-      status: {
-        state: service.state,
-        observed: observedSizing(service),
-        endpoints: service.endpoints?.map(({ protocol, host, port, username }) => ({
-          protocol,
-          host,
-          port,
-          ...(username ? { username } : {}),
-        })),
-        engineVersion: service.engineVersion,
-        dataWarehouseId: service.dataWarehouseId,
-        privateEndpointIds: service.privateEndpointIds,
-        ipAccessList: service.ipAccessList?.map(({ source, description }) => ({
-          source,
-          ...(description ? { description } : {}),
-        })),
-        ...(backups ? { backups } : {}),
-        ...activeWindowStatus(surroundings),
-      },
-      // The owned password goes to the connection Secret once the cloud has it: now when it was sent,
-      // else after the update that sends it (a refused or deferred one leaves the Secret as it was).
-      connectionDetails: {
-        ...connectionDetails(service),
-        ...(this.password && !this.password.changed ? { password: this.password.value } : {}),
-      },
-      ...(this.password?.changed ? { connectionDetailsAfterUpdate: { password: this.password.value } } : {}),
-    };
   }
 
   async create(resource: DatabaseService) {

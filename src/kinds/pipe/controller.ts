@@ -1,15 +1,13 @@
-import { PIPE_POLICY, pipeSchema, type Pipe, type PipeStatus } from './schema.ts';
+import { pipeSchema, type Pipe, type PipeStatus } from './schema.ts';
 import type { Pipe as CloudPipe } from '../../cloud/schemas/pipe.ts';
 import {
   ReconcileError,
-  applyFieldPolicy,
+  comparison,
   SENSITIVE,
   type OwnedCandidate,
   type Owner,
   type ConnectContext,
-  type ExternalClient,
   type LostCreate,
-  type Observation,
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { isCredentialField } from '../../base/credential-fields.ts';
@@ -35,17 +33,19 @@ import {
   ServiceScopedClient,
   serviceListRead,
 } from '../shared/service-reference.ts';
-import type { SluiceKind } from '../shared/sluice-kind.ts';
+import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
 import { REASON } from '../../base/reasons.ts';
+import { pipeExport } from './export.ts';
 
 export const pipeKind: SluiceKind<Pipe, PipePlan> = {
   ...pipeSchema,
+  export: pipeExport,
   secretReferences: (resource) => pipeSecretUses(resource.spec),
   driftReads: (resource) => [serviceListRead(resource, 'pipes')],
   connect: (_resource, context) => new PipeClient(context),
 };
 
-class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, PipePlan> {
+class PipeClient extends ServiceScopedClient implements KindClient<Pipe, PipePlan> {
   private readonly service: ServiceGate;
 
   constructor(context: ConnectContext<CloudConnection>) {
@@ -91,7 +91,7 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
     await this.service.ensureRunning();
   }
 
-  async observe(resource: Pipe, id: string): Promise<Observation<PipePlan>> {
+  async observe(resource: Pipe, id: string): Promise<Observed<Pipe, PipePlan>> {
     const pipe = await this.read(id);
     if (!pipe) return { exists: false };
     const { secrets } = this.context;
@@ -105,26 +105,26 @@ class PipeClient extends ServiceScopedClient implements ExternalClient<Pipe, Pip
       );
     }
     const recordedExtraKeys = resource.status?.extraSettingKeys ?? [];
-    const policed = applyFieldPolicy(resource, PIPE_POLICY, pipeAsSpec(pipe), (spec) =>
-      diffPipe(spec, pipe, secrets.rotated, (field) => secrets.values(field), recordedExtraKeys),
-    );
     const endpoints = await this.reversePrivateEndpoints(resource);
     const notReady = endpoints.find((endpoint) => endpoint.status !== 'Ready');
-    const availability = pipeAvailability(policed.spec, pipe.state);
-    return {
-      exists: true,
-      plan: policed.plan,
-      differences: policed.differences,
-      changes: policed.changes,
-      drift: policed.drift,
-      ...(availability.available && notReady
-        ? {
-            available: false,
-            waitingFor: `reverse private endpoint ${notReady.id} is ${notReady.status ?? 'unknown'}`,
-          }
-        : availability),
-      status: statusOf(resource, pipe, endpoints, recordedExtraKeys),
-    };
+    return comparison({
+      observed: pipeAsSpec(pipe),
+      diff: (spec: Pipe['spec']) =>
+        diffPipe(spec, pipe, secrets.rotated, (field) => secrets.values(field), recordedExtraKeys),
+      conclude: (policed) => {
+        const availability = pipeAvailability(policed.spec, pipe.state);
+        return {
+          plan: policed.plan,
+          ...(availability.available && notReady
+            ? {
+                available: false,
+                waitingFor: `reverse private endpoint ${notReady.id} is ${notReady.status ?? 'unknown'}`,
+              }
+            : availability),
+          status: statusOf(resource, pipe, endpoints, recordedExtraKeys),
+        };
+      },
+    });
   }
 
   async create(resource: Pipe) {

@@ -1,19 +1,15 @@
-import { QUERY_ENDPOINT_POLICY, queryEndpointSchema, type QueryEndpoint } from './schema.ts';
+import { queryEndpointSchema, type QueryEndpoint } from './schema.ts';
 import type { QueryEndpointBody } from '../../cloud/management-client.ts';
-import {
-  applyFieldPolicy,
-  type OwnedCandidate,
-  type Owner,
-  type ExternalClient,
-  type Observation,
-} from '../../managed/index.ts';
+import { comparison, type OwnedCandidate, type Owner } from '../../managed/index.ts';
 import { deleteUntilGone, ignoreNotFound } from '../shared/cloud-calls.ts';
 import { diffQueryEndpoint, queryEndpointBody, queryEndpointStatus, withReferencedKeys } from './mapping.ts';
 import { ServiceScopedClient } from '../shared/service-reference.ts';
-import type { SluiceKind } from '../shared/sluice-kind.ts';
+import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
+import { queryEndpointExport } from './export.ts';
 
 export const queryEndpointKind: SluiceKind<QueryEndpoint, QueryEndpointBody> = {
   ...queryEndpointSchema,
+  export: queryEndpointExport,
   // The API has no list of query endpoints: each drift check is a GET of its own.
   driftReads: () => [{ api: 'management' }],
   connect: (_resource, context) => new QueryEndpointClient(context),
@@ -22,7 +18,7 @@ export const queryEndpointKind: SluiceKind<QueryEndpoint, QueryEndpointBody> = {
 /** The service's query endpoint: one per service, written by an idempotent upsert of the whole configuration. */
 class QueryEndpointClient
   extends ServiceScopedClient
-  implements ExternalClient<QueryEndpoint, QueryEndpointBody>
+  implements KindClient<QueryEndpoint, QueryEndpointBody>
 {
   /** Nothing to find: the upsert is idempotent, so a create lost in a crash is simply sent again. */
   findCreated(): Promise<string | undefined> {
@@ -41,28 +37,18 @@ class QueryEndpointClient
     );
   }
 
-  async observe(resource: QueryEndpoint): Promise<Observation<QueryEndpointBody>> {
+  async observe(_resource: QueryEndpoint): Promise<Observed<QueryEndpoint, QueryEndpointBody>> {
     const endpoint = await ignoreNotFound(this.management.getQueryEndpoint(this.serviceId));
     if (!endpoint) return { exists: false };
     // Whatever differs, the fix is the same: the whole configuration, sent once.
-    const { plan, differences, changes, drift } = applyFieldPolicy(
-      resource,
-      QUERY_ENDPOINT_POLICY,
-      { ...endpoint },
-      (spec) => {
+    return comparison({
+      observed: { ...endpoint },
+      diff: (spec: QueryEndpoint['spec']) => {
         const desired = this.desired(spec);
         return { body: queryEndpointBody(desired), differences: diffQueryEndpoint(desired, endpoint) };
       },
-    );
-    return {
-      exists: true,
-      plan: plan.body,
-      differences,
-      changes,
-      drift,
-      available: true,
-      status: queryEndpointStatus(endpoint),
-    };
+      conclude: ({ plan }) => ({ plan: plan.body, available: true, status: queryEndpointStatus(endpoint) }),
+    });
   }
 
   async create(resource: QueryEndpoint) {

@@ -1,33 +1,29 @@
-import {
-  reversePrivateEndpointSchema,
-  type ReversePrivateEndpoint,
-  REVERSE_PRIVATE_ENDPOINT_POLICY,
-} from './schema.ts';
+import { reversePrivateEndpointSchema, type ReversePrivateEndpoint } from './schema.ts';
 import {
   ReconcileError,
-  applyFieldPolicy,
+  comparison,
   type OwnedCandidate,
   type Owner,
-  type ExternalClient,
   type LostCreate,
-  type Observation,
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { deleteUntilGone, ignoreNotFound } from '../shared/cloud-calls.ts';
 import { endpointStatusOf, rpeAvailability, rpeCreateBody, rpeDifferences } from './mapping.ts';
 import { ServiceScopedClient, serviceListRead } from '../shared/service-reference.ts';
-import type { SluiceKind } from '../shared/sluice-kind.ts';
+import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
 import { REASON } from '../../base/reasons.ts';
+import { reversePrivateEndpointExport } from './export.ts';
 
 export const reversePrivateEndpointKind: SluiceKind<ReversePrivateEndpoint, undefined> = {
   ...reversePrivateEndpointSchema,
+  export: reversePrivateEndpointExport,
   driftReads: (resource) => [serviceListRead(resource, 'reversePrivateEndpoints')],
   connect: (_resource, context) => new ReversePrivateEndpointClient(context),
 };
 
 class ReversePrivateEndpointClient
   extends ServiceScopedClient
-  implements ExternalClient<ReversePrivateEndpoint, undefined>
+  implements KindClient<ReversePrivateEndpoint, undefined>
 {
   /**
    * Endpoints carry no tags and no creation time: after a crash, the endpoint is the service's one with the
@@ -67,29 +63,26 @@ class ReversePrivateEndpointClient
     );
   }
 
-  async observe(resource: ReversePrivateEndpoint, id: string): Promise<Observation<undefined>> {
+  async observe(
+    resource: ReversePrivateEndpoint,
+    id: string,
+  ): Promise<Observed<ReversePrivateEndpoint, undefined>> {
     const endpoint = await this.read(id);
     if (!endpoint) return { exists: false };
     // No field can have a policy (the API changes none); sluice.dev/drift: report still reports them.
-    const { differences, changes, drift } = applyFieldPolicy(
-      resource,
-      REVERSE_PRIVATE_ENDPOINT_POLICY,
-      { ...endpoint },
-      (spec) => ({ differences: rpeDifferences(spec, endpoint) }),
-    );
-    return {
-      exists: true,
-      // No call changes an endpoint: a difference is reported by `update`, never fixed.
-      plan: undefined,
-      differences,
-      changes,
-      drift,
-      ...rpeAvailability(resource.spec, endpoint),
-      status: {
-        ...endpointStatusOf(endpoint),
-        ...(endpoint.endpointId ? { endpointId: endpoint.endpointId } : {}),
-      },
-    };
+    return comparison({
+      observed: { ...endpoint },
+      diff: (spec: ReversePrivateEndpoint['spec']) => ({ differences: rpeDifferences(spec, endpoint) }),
+      conclude: () => ({
+        // No call changes an endpoint: a difference is reported by `update`, never fixed.
+        plan: undefined,
+        ...rpeAvailability(resource.spec, endpoint),
+        status: {
+          ...endpointStatusOf(endpoint),
+          ...(endpoint.endpointId ? { endpointId: endpoint.endpointId } : {}),
+        },
+      }),
+    });
   }
 
   async create(resource: ReversePrivateEndpoint) {

@@ -60,20 +60,25 @@ end
 
 -- A status written before sluice wrote Stalled is judged by its reasons.
 if synced ~= nil and synced.status == "False" then
-  -- The cloud refused the spec, or the user must fix credentials, a referenced Secret (missing, or another
-  -- resource's), a reference to an object missing for a minute, an adoption id, a rotated connection string,
-  -- a reference to another service's endpoint, an endpoint that differs from its immutable spec, or choose among look-alikes: retrying will not help.
+  -- The reasons that fail the same way until a person acts (the cloud refused the spec, credentials or a
+  -- referenced Secret to fix, an object to choose or replace): retrying will not help. Filled by
+  -- `npm run generate` from the reasons tables (src/base/reasons.ts and each kind's `reasons`).
   local userMustAct = {
+    ReferenceNotFound = true,
+    InvalidAnnotation = true,
     CloudRequestRejected = true,
     CredentialsMissing = true,
     SecretMissing = true,
     SecretConflict = true,
+    SecretNotWritable = true,
+    StatusRefused = true,
     ExternalNotFound = true,
-    CannotRotate = true,
-    InvalidReference = true,
-    CannotUpdate = true,
     AmbiguousAdoption = true,
-    ReferenceNotFound = true,
+    InvalidReference = true,
+    OperatorCredentialsNotAllowed = true,
+    ApiHostNotAllowed = true,
+    CannotRotate = true,
+    CannotUpdate = true,
   }
   if userMustAct[synced.reason] then
     return result("Degraded", messageOf(synced, synced.reason))
@@ -95,15 +100,15 @@ if ready ~= nil and ready.status == "True" then
 end
 
 if ready ~= nil then
-  -- Conflict, AlreadyManaged: another resource already manages the same cloud object. NothingToObserve: an
-  -- Observe object without an id, which Observe never creates. Rejected, Expired, Failed: a reverse
-  -- private endpoint's connection was refused, not accepted in time, or failed; only a new one helps.
+  -- The reasons that say the cloud object is not what it should be and only a person can change that
+  -- (another object manages it, the cloud reports it failed, a reverse private endpoint's connection was
+  -- refused): filled by `npm run generate` from the reasons tables, as userMustAct is.
   local failed = {
-    CloudFailed = true,
-    Drifted = true,
-    Conflict = true,
     AlreadyManaged = true,
+    Conflict = true,
+    CloudFailed = true,
     NothingToObserve = true,
+    Drifted = true,
     Rejected = true,
     Expired = true,
     Failed = true,

@@ -1,8 +1,7 @@
 import type { KubeAccess } from '../kube/kube-config.ts';
 import { kubeRequestJson, KubeApiError } from '../kube/kube-http.ts';
-import { OperatorFlagFields } from './config.ts';
-import { runCommand } from './command.ts';
-import { kebab } from '../command-line/flags.ts';
+import { OperatorFlagFields, runFlags } from './run-flags.ts';
+import { kebab } from './flags.ts';
 
 /**
  * The operator's settings that change what `sluice plan` and `sluice export` compute. They are read from the
@@ -159,7 +158,7 @@ function parseOperatorArgs(
   args: readonly string[],
   where: string,
 ): OperatorSettings & { namespace?: string } {
-  const command = runCommand()
+  const command = runFlags()
     .exitOverride()
     .configureOutput({ writeErr: () => undefined, writeOut: () => undefined })
     .action(() => undefined);
