@@ -4,34 +4,32 @@ import { ANNOTATIONS, FINALIZER } from '../../../src/managed/annotations.ts';
 import { KubeApiError } from '../../../src/kube/kube-http.ts';
 import { ReconcileError } from '../../../src/managed/errors.ts';
 import { REAL_TIMINGS } from '../../../src/base/timings.ts';
-import type { ConnectContext, ManagedKind, ManagedObject } from '../../../src/managed/types.ts';
+import type { ConnectContext, ManagedObject } from '../../../src/managed/types.ts';
 import {
-  FakeCache,
-  FakeCloud,
-  FakeServer,
   fakeEvents,
   fakeReconciler,
+  failingWith,
+  gadgetReferencingKind,
   POLL_MS,
   SYNC_MS,
   widget,
   WIDGET_RESET,
+  widgetFakes,
   widgetKind,
+  type FakeCloud,
   type Widget,
 } from './fakes.ts';
 
 function setup(signal?: AbortSignal) {
-  const server = new FakeServer();
-  const cache = new FakeCache();
-  const cloud = new FakeCloud();
+  const fakes = widgetFakes();
+  const { server, cache, cloud } = fakes;
   const { recorder, events } = fakeEvents();
   const reconciler = fakeReconciler(server, cache, cloud, {
     events: recorder,
     ...(signal ? { signal } : {}),
   });
   return {
-    server,
-    cache,
-    cloud,
+    ...fakes,
     events,
     /** Creates the object on the server and lets the cache see it (and tell the reconciler, as a watch does). */
     apply(object: Widget) {
@@ -93,9 +91,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('tells the kind which other object of the kind holds a cloud id, never the resource itself', async () => {
-    const server = new FakeServer();
-    const cache = new FakeCache();
-    const cloud = new FakeCloud();
+    const { server, cache, cloud } = widgetFakes();
     const contexts: ConnectContext<FakeCloud>[] = [];
     const reconciler = fakeReconciler(server, cache, cloud, {
       kind: {
@@ -185,9 +181,9 @@ describe('ManagedReconciler', () => {
     const t = setup();
     t.apply(widget('a'));
     await makeReady(t, 'a');
-    t.cloud.update = async () => {
-      throw new ReconcileError('CloudApiError', 'PATCH /widgets/:id failed: 500 INTERNAL_ERROR');
-    };
+    t.cloud.update = failingWith(
+      new ReconcileError('CloudApiError', 'PATCH /widgets/:id failed: 500 INTERNAL_ERROR'),
+    );
     t.cache.set(t.server.editSpec('a', { size: 3 }));
     await expect(t.reconcile('a')).rejects.toThrow('500');
     t.sync('a');
@@ -206,9 +202,7 @@ describe('ManagedReconciler', () => {
   it('records a failure in Synced and a Warning Event, and throws so the key backs off', async () => {
     const t = setup();
     t.apply(widget('a'));
-    t.cloud.create = async () => {
-      throw new ReconcileError('QuotaExceeded', 'the organization has no room', 30_000);
-    };
+    t.cloud.create = failingWith(new ReconcileError('QuotaExceeded', 'the organization has no room', 30_000));
 
     await expect(t.reconcile('a')).rejects.toMatchObject({ retryAfterMs: 30_000 });
 
@@ -528,9 +522,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('resets no password when the Secret cache says it is lost but the apiserver still has it', async () => {
-    const server = new FakeServer();
-    const cache = new FakeCache();
-    const cloud = new FakeCloud();
+    const { server, cache, cloud } = widgetFakes();
     const inStep = server.secretCache();
     let lagging = false;
     // A cache that has not seen the Secret (not synced yet, or behind): the live read has it.
@@ -611,9 +603,7 @@ describe('ManagedReconciler', () => {
 
     // A create that failed after it may have been sent is looked up again before the next one.
     t.cloud.calls.length = 0;
-    t.cloud.create = async () => {
-      throw new Error('connection reset');
-    };
+    t.cloud.create = failingWith(new Error('connection reset'));
     t.apply(widget('b'));
     await expect(t.reconcile('b')).rejects.toThrow();
     t.sync('b');
@@ -622,9 +612,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('searches for a create whose answer was lost only in lists started after the call ended, or after a restart, after the intent', async () => {
-    const server = new FakeServer();
-    const cache = new FakeCache();
-    const cloud = new FakeCloud();
+    const { server, cache, cloud } = widgetFakes();
     let now = Date.parse('2030-01-01T00:00:00Z');
     const start = () => fakeReconciler(server, cache, cloud, { now: () => new Date(now) });
     const sync = () => cache.set(server.get('a'));
@@ -649,9 +637,7 @@ describe('ManagedReconciler', () => {
       cloud.lookUps.push(lost);
       return undefined;
     };
-    cloud.create = async () => {
-      throw new Error('connection reset');
-    };
+    cloud.create = failingWith(new Error('connection reset'));
     await expect(reconciler.reconcile('ns/a')).rejects.toThrow();
     expect(cloud.lookUps).toEqual([{ intent, listedAfter: new Date(intent.getTime() + 3_000) }]);
 
@@ -737,24 +723,11 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
     clock: { now: Date },
     events?: ReturnType<typeof fakeEvents>['recorder'],
   ) {
-    const server = new FakeServer();
-    const cache = new FakeCache();
-    const cloud = new FakeCloud();
+    const { server, cache, cloud } = widgetFakes();
     const gadgets = new Map<string, ManagedObject>();
     if (target)
       gadgets.set('g', { metadata: { name: 'g', namespace: 'ns', uid: 'g-1' }, spec: {}, status: target });
-    const kind: ManagedKind<Widget, FakeCloud, number> = {
-      ...widgetKind(cloud),
-      references: [
-        {
-          name: 'gadget',
-          kind: 'Gadget',
-          objectName: (resource) => resource.spec.gadget as string,
-          plainId: () => undefined,
-          statusField: 'gadgetId',
-        },
-      ],
-    };
+    const kind = gadgetReferencingKind(cloud);
     const reconciler = fakeReconciler(server, cache, cloud, {
       kind,
       lookup: (_kind, _namespace, name) => gadgets.get(name),
