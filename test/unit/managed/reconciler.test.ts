@@ -59,6 +59,13 @@ async function makeReady(t: ReturnType<typeof setup>, name: string): Promise<str
   return id;
 }
 
+/** Widget `a` applied and reconciled until Ready, with its cloud id. */
+async function readyWidget(): Promise<{ t: ReturnType<typeof setup>; id: string }> {
+  const t = setup();
+  t.apply(widget('a'));
+  return { t, id: await makeReady(t, 'a') };
+}
+
 describe('ManagedReconciler', () => {
   it('creates the cloud resource, records its id at once, adds its finalizer and stores the password in a Secret it owns', async () => {
     const t = setup();
@@ -131,16 +138,12 @@ describe('ManagedReconciler', () => {
   });
 
   it('reports Ready once the cloud resource is available, and checks again at the sync interval', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    await makeReady(t, 'a');
+    const { t } = await readyWidget();
     expect(await t.reconcile('a')).toEqual({ resyncAfterMs: SYNC_MS });
   });
 
   it('makes no status write when a reconcile changes nothing', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    await makeReady(t, 'a');
+    const { t } = await readyWidget();
     const writes = t.server.statusWrites.length;
 
     await t.reconcile('a');
@@ -149,9 +152,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('applies a spec change as an update and reports Updating', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    const id = await makeReady(t, 'a');
+    const { t, id } = await readyWidget();
     t.cache.set(t.server.editSpec('a', { size: 3 }));
 
     await t.reconcile('a');
@@ -162,9 +163,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('does nothing while paused, and keeps saying which generation was acted on', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    await makeReady(t, 'a');
+    const { t } = await readyWidget();
     const paused = t.server.editSpec('a', { size: 5 });
     paused.metadata.annotations = { 'sluice.dev/paused': 'true' };
     t.cache.set(t.server.put(paused));
@@ -178,9 +177,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('writes no status again when an update fails again the same way, however much later', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    await makeReady(t, 'a');
+    const { t } = await readyWidget();
     t.cloud.update = failingWith(
       new ReconcileError('CloudApiError', 'PATCH /widgets/:id failed: 500 INTERNAL_ERROR'),
     );
@@ -219,9 +216,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('restores a lost password by the kind’s recovery, in the Secret it owns', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    await makeReady(t, 'a');
+    const { t } = await readyWidget();
     delete t.server.secrets.get('a-connection')!.data.password;
 
     await t.reconcile('a');
@@ -248,9 +243,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('resets no password for a lost connection Secret that cannot be created again, and says why in Synced', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    await makeReady(t, 'a');
+    const { t } = await readyWidget();
     t.server.secrets.delete('a-connection');
     t.server.secretCreateRefusal = 'namespace a is being terminated';
 
@@ -266,9 +259,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('drops the create intent when the cloud resource is found gone, so a look-alike made since is not adopted', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    const id = await makeReady(t, 'a');
+    const { t, id } = await readyWidget();
     const lookUps: unknown[] = [];
     t.cloud.findCreated = async (_resource, lost) => {
       lookUps.push(lost);
@@ -429,9 +420,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('deletes the cloud resource, then releases the finalizer, with deletionPolicy Delete', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    const id = await makeReady(t, 'a');
+    const { t, id } = await readyWidget();
     const deleting = t.server.get('a');
     deleting.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
     t.cache.set(t.server.put(deleting));
@@ -443,9 +432,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('acts no more on a deletion whose finalizer it released while the cache still shows the finalizer', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    await makeReady(t, 'a');
+    const { t } = await readyWidget();
     const deleting = t.server.get('a');
     deleting.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
     t.cache.set(t.server.put(deleting));
@@ -508,9 +495,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('creates and keeps the connection Secret from the Secret cache, reading the apiserver only to confirm a loss', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    await makeReady(t, 'a');
+    const { t } = await readyWidget();
     await t.reconcile('a');
     expect(t.server.secretGets).toBe(0);
 
@@ -544,9 +529,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('writes status again when the cached object lags behind its own last write', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    const id = await makeReady(t, 'a');
+    const { t, id } = await readyWidget();
     // The cloud resource becomes unavailable: the server now holds Ready=False, the cache still Ready=True.
     t.cloud.widgets.get(id)!.ready = false;
     await t.reconcile('a');
@@ -561,9 +544,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('ends a reconcile whose cloud call was deferred with a requeue for then, recording no failure', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    await makeReady(t, 'a');
+    const { t } = await readyWidget();
     const writes = t.server.statusWrites.length;
     const events = t.events.length;
     t.cloud.observe = async () => {
@@ -725,8 +706,9 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
   ) {
     const { server, cache, cloud } = widgetFakes();
     const gadgets = new Map<string, ManagedObject>();
-    if (target)
-      gadgets.set('g', { metadata: { name: 'g', namespace: 'ns', uid: 'g-1' }, spec: {}, status: target });
+    const putGadget = (status: { id?: string }) =>
+      gadgets.set('g', { metadata: { name: 'g', namespace: 'ns', uid: 'g-1' }, spec: {}, status });
+    if (target) putGadget(target);
     const kind = gadgetReferencingKind(cloud);
     const reconciler = fakeReconciler(server, cache, cloud, {
       kind,
@@ -737,7 +719,14 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
     const object = widget('a', { gadget: 'g' } as Partial<Widget['spec']>);
     object.metadata.creationTimestamp = CREATED;
     cache.set(server.put(object));
-    return { server, cache, cloud, gadgets, reconcile: () => reconciler.reconcile('ns/a') };
+    return {
+      server,
+      cache,
+      cloud,
+      /** The referenced Gadget is created, with its cloud id. */
+      gadgetArrives: () => putGadget({ id: 'g-1' }),
+      reconcile: () => reconciler.reconcile('ns/a'),
+    };
   }
 
   it('says nothing for a few seconds after the object was created: the referenced one may be on its way', async () => {
@@ -749,11 +738,7 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
     expect(t.cloud.calls).toEqual([]);
 
     // It arrived within the grace: the first status written is the create's, not a wait.
-    t.gadgets.set('g', {
-      metadata: { name: 'g', namespace: 'ns', uid: 'g-1' },
-      spec: {},
-      status: { id: 'g-1' },
-    });
+    t.gadgetArrives();
     await t.reconcile();
     expect(t.cloud.calls).toContain('create');
     expect(t.server.statusWrites.flatMap((s) => s.conditions ?? []).map((c) => c.reason)).not.toContain(
@@ -808,11 +793,7 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
     // Looked at again: no second Warning. Once the object exists, it is used.
     await t.reconcile();
     expect(events).toHaveLength(1);
-    t.gadgets.set('g', {
-      metadata: { name: 'g', namespace: 'ns', uid: 'g-1' },
-      spec: {},
-      status: { id: 'g-1' },
-    });
+    t.gadgetArrives();
     await t.reconcile();
     expect(t.cloud.calls).toContain('create');
   });
