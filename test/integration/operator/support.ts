@@ -61,6 +61,13 @@ export const QUOTA_MODES: readonly QuotaMode[] = [
 ];
 
 /** One namespace on the real apiserver, one emulator, one operator watching only that namespace. */
+/** A credentials Secret's data: the emulator's management key (with `alerting`, its alerts token too) for `url`. */
+function credentialsData(emulator: Emulator, { url = emulator.url, alerting = false } = {}) {
+  const { organizationId, keyId, keySecret, alertsToken } = emulator.credentials;
+  const management = { organizationId, keyId, keySecret, managementUrl: url };
+  return alerting ? { ...management, alertsUrl: url, alertsToken } : management;
+}
+
 export interface OperatorEnv {
   namespace: string;
   kc: KubeConfig;
@@ -98,6 +105,8 @@ export interface OperatorEnv {
   of<T extends SluiceObject>(kind: string): KindOperations<T>;
   /** Creates or replaces an Opaque Secret in the test namespace. */
   putSecret(name: string, values: Record<string, string>): Promise<void>;
+  /** Writes a credentials Secret `name` with the emulator's key for `url` (the emulator's by default). */
+  putCredentials(name: string, options?: { url?: string; alerting?: boolean }): Promise<void>;
   /** Forces a cloud object into a state through the emulator's control route. */
   forceState(body: Record<string, unknown>): Promise<void>;
   /** Sets the clock behind the emulator's `createdAt`/`updatedAt` (`{}` restores the host's clock). */
@@ -205,14 +214,7 @@ export async function startOperatorEnv(
     namespace: ns.name,
     body: {
       metadata: { name: CREDENTIALS_SECRET },
-      stringData: {
-        organizationId: credentials.organizationId,
-        keyId: credentials.keyId,
-        keySecret: credentials.keySecret,
-        managementUrl: cloudUrl ?? emulator.url,
-        alertsUrl: cloudUrl ?? emulator.url,
-        alertsToken: credentials.alertsToken,
-      },
+      stringData: credentialsData(emulator, { url: cloudUrl ?? emulator.url, alerting: true }),
     },
   });
   const cloud = new ManagementClient({ baseUrl: emulator.url, ...credentials }, { quota: false });
@@ -347,6 +349,9 @@ export async function startOperatorEnv(
         if ((error as { code?: number }).code !== 404) throw error;
         await core.createNamespacedSecret({ namespace: ns.name, body });
       }
+    },
+    putCredentials(name, options) {
+      return env.putSecret(name, credentialsData(emulator, options));
     },
     forceState: (body) => postControl('state', body),
     setClock: (setting) => postControl('clock', setting),
@@ -553,8 +558,7 @@ export function useOperatorEnv(
 
 /** A Secret `name` in `env`'s namespace holding `owner`'s management key: two namespaces, one key's budget. */
 export async function putSameKey(env: OperatorEnv, name: string, owner: OperatorEnv): Promise<void> {
-  const { organizationId, keyId, keySecret } = owner.emulator.credentials;
-  await env.putSecret(name, { organizationId, keyId, keySecret, managementUrl: owner.emulator.url });
+  await env.putSecret(name, credentialsData(owner.emulator));
 }
 
 /**

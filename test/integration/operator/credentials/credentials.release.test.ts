@@ -89,13 +89,7 @@ describe.skipIf(clusterSkipReason())('credentials of namespaces that come and go
   }, 120_000);
 
   it('keeps the credentials-in-use finalizer on a Secret while any object uses it, and removes it (the Secret stays) with the last', async () => {
-    const { credentials, url } = env.emulator;
-    await env.putSecret('team', {
-      organizationId: credentials.organizationId,
-      keyId: credentials.keyId,
-      keySecret: credentials.keySecret,
-      managementUrl: url,
-    });
+    await env.putCredentials('team');
     const finalizers = async () =>
       (await env.core.readNamespacedSecret({ name: 'team', namespace: env.namespace })).metadata
         ?.finalizers ?? [];

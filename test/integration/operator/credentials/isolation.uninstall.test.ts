@@ -17,14 +17,8 @@ describe.skipIf(clusterSkipReason())('uninstalling sluice, and what it keeps mea
 
   beforeAll(async () => {
     env = await startOperatorEnv('iso-uninstall');
-    const { credentials, url } = env.emulator;
-    await env.putSecret(OWN, {
-      organizationId: credentials.organizationId,
-      keyId: credentials.keyId,
-      keySecret: credentials.keySecret,
-      managementUrl: url,
-    });
-    await env.startOperator({ allowedApiHosts: new URL(url).host });
+    await env.putCredentials(OWN);
+    await env.startOperator({ allowedApiHosts: new URL(env.emulator.url).host });
   });
   afterAll(async () => env?.close());
 
