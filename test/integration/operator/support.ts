@@ -93,6 +93,7 @@ export interface OperatorEnv {
   patchSpec(name: string, spec: Record<string, unknown>): Promise<void>;
   annotate(name: string, annotations: Record<string, string | null>): Promise<void>;
   remove(name: string): Promise<void>;
+  removeUntilGone(...names: string[]): Promise<void>;
   get(name: string): Promise<DatabaseService | undefined>;
   waitFor(
     name: string,
@@ -172,6 +173,8 @@ export interface KindOperations<T extends SluiceObject> {
   patchSpec(name: string, spec: Record<string, unknown>): Promise<void>;
   annotate(name: string, annotations: Record<string, string | null>): Promise<void>;
   remove(name: string): Promise<void>;
+  /** Deletes each object, then waits until every one is gone (its finalizer's work done). */
+  removeUntilGone(...names: string[]): Promise<void>;
   get(name: string): Promise<T | undefined>;
   waitFor(name: string, what: string, test: (r: T | undefined) => boolean, timeoutMs?: number): Promise<T>;
 }
@@ -238,7 +241,7 @@ export async function startOperatorEnv(
         throw error;
       }
     };
-    return {
+    const operations: KindOperations<T> = {
       async apply(name, spec, annotations = {}) {
         await objects.create({
           ...ref(name),
@@ -255,6 +258,11 @@ export async function startOperatorEnv(
       async remove(name) {
         await objects.delete(ref(name));
       },
+      async removeUntilGone(...names) {
+        for (const name of names) await objects.delete(ref(name));
+        for (const name of names)
+          await operations.waitFor(name, `${kind} ${name} gone`, (o) => o === undefined);
+      },
       get,
       async waitFor(name, what, test, timeoutMs = 20_000) {
         const deadline = Date.now() + timeoutMs;
@@ -269,6 +277,7 @@ export async function startOperatorEnv(
         );
       },
     };
+    return operations;
   };
   const services = kindOperations<DatabaseService & SluiceObject>('DatabaseService');
   let freshLooks = 0;
@@ -338,6 +347,7 @@ export async function startOperatorEnv(
     patchSpec: services.patchSpec,
     annotate: services.annotate,
     remove: services.remove,
+    removeUntilGone: services.removeUntilGone,
     get: services.get,
     waitFor: services.waitFor,
     of: kindOperations,

@@ -97,12 +97,10 @@ describe.skipIf(clusterSkipReason())('credentials of namespaces that come and go
     for (const name of ['one', 'two']) await env.waitFor(name, 'Ready', isReady, 30_000);
     expect(await finalizers()).toEqual([CREDENTIALS_FINALIZER]);
 
-    await env.remove('one');
-    await env.waitFor('one', 'gone', (s) => s === undefined);
+    await env.removeUntilGone('one');
     expect(await finalizers()).toEqual([CREDENTIALS_FINALIZER]);
 
-    await env.remove('two');
-    await env.waitFor('two', 'gone', (s) => s === undefined);
+    await env.removeUntilGone('two');
     await vi.waitFor(async () => expect(await finalizers()).toEqual([]), { timeout: 10_000, interval: 100 });
   });
 });

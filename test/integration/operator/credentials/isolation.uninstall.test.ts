@@ -35,8 +35,7 @@ describe.skipIf(clusterSkipReason())('uninstalling sluice, and what it keeps mea
     );
     expect(condition(refused, 'Synced')!.message).toContain('tls-cert');
     expect(await finalizersOf('tls-cert')).not.toContain(CREDENTIALS_FINALIZER);
-    await env.remove('tls');
-    await env.waitFor('tls', 'deleted', (r) => r === undefined);
+    await env.removeUntilGone('tls');
   });
 
   it('after sluice uninstall, the namespace of a tenant with its own credentials is deleted with no operator; its cloud service stays', async () => {
