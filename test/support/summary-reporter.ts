@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import type { Reporter, SerializedError, TestModule } from 'vitest/node';
 
 /** When each project's first file started and its last one ended, and the files' own summed time. */
@@ -52,11 +53,48 @@ export function formatSlowestFiles(files: readonly FileTime[], count = 10): stri
   return [`slowest files, ${slowest.length} of ${files.length}:`, ...lines].join('\n');
 }
 
+/** What a run ends with: its files' times, each project's time and the count of tests by result. */
+export interface RunSummary {
+  files: FileTime[];
+  projects: ProjectTime[];
+  counts: { passed: number; failed: number; skipped: number };
+}
+
 /**
- * Prints the slowest files and each project's time, then one plain closing line, `tests: N passed, N failed, N skipped`, after
- * vitest's own summary, so CI logs carry a runner-neutral count that tools can read without knowing vitest's
- * format, and show where the suite's time goes.
+ * The slowest files, each project's time, then one plain closing line, `tests: N passed, N failed, N skipped`,
+ * so CI logs carry a runner-neutral count that tools can read without knowing vitest's format, and show where
+ * the suite's time goes.
  */
+export function formatSummary({ files, projects, counts }: RunSummary): string {
+  return [
+    ...(files.length > 0 ? [formatSlowestFiles(files)] : []),
+    ...(projects.length > 0 ? [formatProjectTimes(projects)] : []),
+    `tests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped`,
+  ]
+    .map((block) => `\n${block}\n`)
+    .join('');
+}
+
+/** Runs side by side (`npm test`'s two vitest processes) as one: their files, projects and counts together. */
+export function mergeSummaries(runs: readonly RunSummary[]): RunSummary {
+  return {
+    files: runs.flatMap((run) => run.files),
+    projects: runs.flatMap((run) => run.projects),
+    counts: {
+      passed: runs.reduce((sum, run) => sum + run.counts.passed, 0),
+      failed: runs.reduce((sum, run) => sum + run.counts.failed, 0),
+      skipped: runs.reduce((sum, run) => sum + run.counts.skipped, 0),
+    },
+  };
+}
+
+/**
+ * Where a run started by `npm test` leaves its summary (JSON) for the script that ran it to print with the
+ * other run's; unset, the reporter prints the summary itself after vitest's own.
+ */
+export const SUMMARY_FILE_ENV = 'SLUICE_TEST_SUMMARY_FILE';
+
+/** Ends the run with `formatSummary`, or leaves it in `SUMMARY_FILE_ENV`'s file. */
 export default class SummaryReporter implements Reporter {
   private readonly spans = new Map<string, Span>();
   private readonly files: FileTime[] = [];
@@ -95,16 +133,15 @@ export default class SummaryReporter implements Reporter {
     }
     // An unhandled error fails the run even when every test passed; the count must say so.
     counts.failed += unhandledErrors.length;
-    const times = [...this.spans].map(([project, span]) => ({
+    const projects = [...this.spans].map(([project, span]) => ({
       project,
       files: span.files,
       wallMs: Math.max(0, span.endedAt - span.startedAt),
       summedMs: span.summedMs,
     }));
-    if (this.files.length > 0) process.stdout.write(`\n${formatSlowestFiles(this.files)}\n`);
-    if (times.length > 0) process.stdout.write(`\n${formatProjectTimes(times)}\n`);
-    process.stdout.write(
-      `\ntests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped\n`,
-    );
+    const summary: RunSummary = { files: this.files, projects, counts };
+    const summaryFile = process.env[SUMMARY_FILE_ENV];
+    if (summaryFile) writeFileSync(summaryFile, JSON.stringify(summary));
+    else process.stdout.write(formatSummary(summary));
   }
 }

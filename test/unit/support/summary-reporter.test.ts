@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { formatProjectTimes, formatSlowestFiles, type FileTime } from '../../support/summary-reporter.ts';
+import {
+  formatProjectTimes,
+  formatSlowestFiles,
+  formatSummary,
+  mergeSummaries,
+  type FileTime,
+  type RunSummary,
+} from '../../support/summary-reporter.ts';
 
 describe('the summary reporter', () => {
   it('lists each project with its wall and summed time, slowest first', () => {
@@ -44,6 +51,39 @@ describe('the summary reporter', () => {
       'slowest files, 2 of 2:',
       '  12.3 s  emulator  test/contract/b.test.ts',
       '   1.2 s  emulator  test/contract/a.test.ts',
+    ]);
+  });
+
+  it('merges two runs side by side into one summary: every file, every project, the counts added', () => {
+    const node: RunSummary = {
+      files: [{ project: 'node', file: 'test/n.test.ts', durationMs: 140_000 }],
+      projects: [{ project: 'node', files: 1, wallMs: 140_000, summedMs: 140_000 }],
+      counts: { passed: 3, failed: 0, skipped: 1 },
+    };
+    const others: RunSummary = {
+      files: [
+        { project: 'cluster', file: 'test/c.test.ts', durationMs: 90_000 },
+        { project: 'unit', file: 'test/u.test.ts', durationMs: 100 },
+      ],
+      projects: [
+        { project: 'cluster', files: 1, wallMs: 90_000, summedMs: 90_000 },
+        { project: 'unit', files: 1, wallMs: 100, summedMs: 100 },
+      ],
+      counts: { passed: 10, failed: 2, skipped: 0 },
+    };
+    expect(formatSummary(mergeSummaries([node, others])).split('\n')).toEqual([
+      '',
+      'slowest files, 3 of 3:',
+      '  140.0 s  node     test/n.test.ts',
+      '   90.0 s  cluster  test/c.test.ts',
+      '    0.1 s  unit     test/u.test.ts',
+      '',
+      'node: 1 files, 140.0 s wall, 140.0 s summed',
+      'cluster: 1 files, 90.0 s wall, 90.0 s summed',
+      'unit: 1 files, 0.1 s wall, 0.1 s summed',
+      '',
+      'tests: 13 passed, 2 failed, 1 skipped',
+      '',
     ]);
   });
 });

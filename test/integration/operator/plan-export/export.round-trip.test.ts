@@ -86,6 +86,9 @@ describe.skipIf(clusterSkipReason())('sluice export → kubectl apply: adopting 
       `--kubeconfig=${testKubeconfigPath()}`,
       `--credentials-secret=${env.namespace}/${CREDENTIALS_SECRET}`,
       `--namespace=${env.namespace}`,
+      // The emulator here has no limit; export's own quota at the real defaults is export.quota.test.ts's.
+      '--management-quota=off',
+      '--alerting-quota=off',
     ]);
     manifests = parseAllDocuments(exported.stdout).map((doc) => doc.toJS()) as never;
   }, 180_000);
