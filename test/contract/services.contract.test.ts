@@ -454,28 +454,18 @@ describe('list and get (extensions)', () => {
   });
 
   it('filters by tag; repeated filters must all match', async () => {
-    const prodA = (
-      await createService(api, {
-        tags: [
-          { key: 'env', value: 'prod' },
-          { key: 'team', value: 'a' },
-        ],
-      })
-    ).service;
-    const prodB = (
-      await createService(api, {
-        tags: [
-          { key: 'env', value: 'prod' },
-          { key: 'team', value: 'b' },
-        ],
-      })
-    ).service;
-    await createService(api, {
-      tags: [
-        { key: 'env', value: 'dev' },
-        { key: 'team', value: 'a' },
-      ],
-    });
+    const tagged = async (env: string, team: string) =>
+      (
+        await createService(api, {
+          tags: [
+            { key: 'env', value: env },
+            { key: 'team', value: team },
+          ],
+        })
+      ).service;
+    const prodA = await tagged('prod', 'a');
+    const prodB = await tagged('prod', 'b');
+    await tagged('dev', 'a');
     await createService(api);
     const ids = (services: Json[]) => services.map((s) => s.id).sort();
     expect(ids(await listServices('?filter=tag:env=prod'))).toEqual([prodA.id, prodB.id].sort());

@@ -19,6 +19,7 @@ import {
 import { waitEstablished } from '../../tools/cluster/crds.ts';
 import { createTestNamespace, type TestNamespace } from '../harness/namespace.ts';
 import { clusterSkipReason } from '../harness/test-cluster.ts';
+import { eventually } from '../support/wait.ts';
 
 const group = 'smoke.test.sluice.dev';
 const version = 'v1';
@@ -80,17 +81,9 @@ async function apiError(fn: () => Promise<unknown>): Promise<{ code: number; tex
   throw new Error('expected the API call to fail, but it succeeded');
 }
 
-async function eventually<T>(fn: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
-}
+/** How long the apiserver's controllers and caches may take to act, and how often to look. */
+const SETTLES = { timeoutMs: 10_000, intervalMs: 100 };
+const SETTLES_SLOWLY = { ...SETTLES, timeoutMs: 30_000 };
 
 const skip = clusterSkipReason();
 if (skip) console.warn(`control-plane smoke test skipped: ${skip}`);
@@ -258,7 +251,7 @@ describe.skipIf(skip)('test control plane', () => {
         name: 'held',
       })) as Widget;
       expect(held.metadata?.deletionTimestamp).toBeTruthy();
-    });
+    }, SETTLES);
     expect((await core.readNamespace({ name: doomed.name })).status?.phase).toBe('Terminating');
 
     // ... and the namespace goes once the finalizer does.
@@ -275,7 +268,7 @@ describe.skipIf(skip)('test control plane', () => {
     );
     await eventually(async () => {
       expect((await apiError(() => core.readNamespace({ name: doomed.name }))).code).toBe(404);
-    }, 30_000);
+    }, SETTLES_SLOWLY);
   });
 
   it('deletes an object whose owner was deleted (the garbage collector)', async () => {
@@ -300,7 +293,7 @@ describe.skipIf(skip)('test control plane', () => {
       expect(
         (await apiError(() => core.readNamespacedSecret({ name: 'owned', namespace: ns.name }))).code,
       ).toBe(404);
-    }, 30_000);
+    }, SETTLES_SLOWLY);
   });
 
   it('enforces RBAC for an impersonated ServiceAccount: 403 until a Role grants access', async () => {
@@ -343,7 +336,7 @@ describe.skipIf(skip)('test control plane', () => {
     });
 
     // The RBAC authorizer reads roles from an informer cache: allow it a moment.
-    const allowed = (await eventually(listAsReader)) as { items: unknown[] };
+    const allowed = (await eventually(listAsReader, SETTLES)) as { items: unknown[] };
     expect(Array.isArray(allowed.items)).toBe(true);
     // Only the granted verbs: creating is still forbidden.
     const createDenied = await apiError(() =>

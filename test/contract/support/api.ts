@@ -16,6 +16,7 @@ export {
   type Emulator,
   type EmulatorOptions,
 } from '../../support/emulator.ts';
+export { eventually } from '../../support/wait.ts';
 
 /** JSON as received: tests index into it freely, the assertions are what checks its shape. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -220,22 +221,6 @@ export function expectAlertError(reply: Reply, status: 400 | 404 | 500, field?: 
 }
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-/** Re-runs `fn` until it stops throwing (assertions included) or the timeout passes; returns its value. */
-export async function eventually<T>(
-  fn: () => Promise<T> | T,
-  { timeoutMs = 5_000, intervalMs = 10 }: { timeoutMs?: number; intervalMs?: number } = {},
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await fn();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await sleep(intervalMs);
-    }
-  }
-}
 
 /**
  * Polls `read` and records the distinct consecutive values it returns until `done(value)` holds; `first` (when

@@ -36,20 +36,25 @@ export async function getService(api: ApiClient, serviceId: string): Promise<Jso
   return expectOk(await api.get(servicePath(serviceId)));
 }
 
+/** Reads a resource until it is in `state` (or the timeout passes); returns it as read last. */
+function untilState(read: () => Promise<Json>, state: string, timeoutMs: number): Promise<Json> {
+  return eventually(
+    async () => {
+      const resource = await read();
+      expect(resource.state).toBe(state);
+      return resource;
+    },
+    { timeoutMs },
+  );
+}
+
 export async function waitServiceState(
   api: ApiClient,
   serviceId: string,
   state: string,
   timeoutMs = 5_000,
 ): Promise<Json> {
-  return eventually(
-    async () => {
-      const service = await getService(api, serviceId);
-      expect(service.state).toBe(state);
-      return service;
-    },
-    { timeoutMs },
-  );
+  return untilState(() => getService(api, serviceId), state, timeoutMs);
 }
 
 export async function createRunningService(api: ApiClient, overrides: Record<string, unknown> = {}) {
@@ -165,14 +170,7 @@ export async function waitPipeState(
   state: string,
   timeoutMs = 5_000,
 ): Promise<Json> {
-  return eventually(
-    async () => {
-      const pipe = await getPipe(api, serviceId, pipeId);
-      expect(pipe.state).toBe(state);
-      return pipe;
-    },
-    { timeoutMs },
-  );
+  return untilState(() => getPipe(api, serviceId, pipeId), state, timeoutMs);
 }
 
 export function rpeBody(

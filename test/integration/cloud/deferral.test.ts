@@ -17,11 +17,10 @@ import {
   widgetKind,
   type Widget,
 } from '../../unit/managed/fakes.ts';
-import { Writable } from 'node:stream';
-import { createLogger } from '../../../src/operator/logger.ts';
 import { MAX_SERVER_WAIT_MS } from '../../../src/cloud/retry.ts';
 import { DeferredRequestError } from '../../../src/cloud/errors.ts';
 import { addFault, type Emulator, managementClient, ROUTES, startTestEmulator } from './support.ts';
+import { capturedLogger } from '../../support/captured-log.ts';
 
 let emu: Emulator | undefined;
 afterEach(async () => {
@@ -109,11 +108,7 @@ describe('a server-advised wait beyond reason', () => {
     process.on('warning', onWarning);
     try {
       emu = await startTestEmulator();
-      const lines: string[] = [];
-      const logger = createLogger(
-        { level: 'warn' },
-        new Writable({ write: (chunk: Buffer, _e, done) => done(void lines.push(chunk.toString())) }),
-      );
+      const { logger, text: logged } = capturedLogger('warn');
       // 100 years: as seconds in Retry-After.
       await addFault(emu, { method: 'GET', route: ROUTES.services, status: 429, retryAfter: 3_155_760_000 });
       const client = managementClient(emu, {
@@ -124,7 +119,7 @@ describe('a server-advised wait beyond reason', () => {
       const refused = await client.listServices().catch((err: unknown) => err);
       expect(refused).toBeInstanceOf(DeferredRequestError);
       expect((refused as DeferredRequestError).retryAfterMs).toBe(MAX_SERVER_WAIT_MS);
-      expect(lines.join('')).toContain('asks for a longer wait than sluice honours');
+      expect(logged()).toContain('asks for a longer wait than sluice honours');
       // The key's budget is paused, not for a century: a caller waiting on it is deferred for the cap.
       const waiting = await client.listServices().catch((err: unknown) => err);
       expect((waiting as DeferredRequestError).retryAfterMs).toBeLessThanOrEqual(MAX_SERVER_WAIT_MS);

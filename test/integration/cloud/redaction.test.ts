@@ -1,10 +1,8 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
 import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
-import { createLogger } from '../../../src/operator/logger.ts';
 import { ManagementClient } from '../../../src/cloud/management-client.ts';
 import {
   addFault,
@@ -16,6 +14,7 @@ import {
   testOptions,
   useEmulator,
 } from './support.ts';
+import { capturedLogger } from '../../support/captured-log.ts';
 
 const KEY_SECRET = 'emu-key-secret-Zq81hP0w';
 const ALERTS_TOKEN = 'emu-alerts-token-Xv27mK4r';
@@ -27,17 +26,6 @@ const WRONG_SECRET = 'wrong-secret-Qa73gW5z';
 const WRONG_TOKEN = 'wrong-token-Mm48jD1x';
 
 const emu = useEmulator({ keySecret: KEY_SECRET, alertsToken: ALERTS_TOKEN }, { reset: false });
-
-function capture() {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      chunks.push(chunk.toString());
-      callback();
-    },
-  });
-  return { logger: createLogger({ level: 'trace' }, stream), text: () => chunks.join('') };
-}
 
 const kafkaPipe = (password: string) => ({
   name: 'orders',
@@ -58,7 +46,7 @@ const kafkaPipe = (password: string) => ({
 
 describe('no credential ever reaches a log line or an error', () => {
   it('holds for successful and failing calls of both APIs, retries and network failures included', async () => {
-    const { logger, text } = capture();
+    const { logger, text } = capturedLogger();
     const errors: unknown[] = [];
     const keep = (p: Promise<unknown>) => p.catch((err: unknown) => errors.push(err));
     const client = managementClient(emu, { logger });
@@ -173,7 +161,7 @@ describe('no credential ever reaches a log line or an error', () => {
 
   it('holds for a connectionString and for base64 forms of a secret echoed in an error', async () => {
     const AZURE = 'DefaultEndpointsProtocol=https;AccountName=acct;AccountKey=YXp1cmUta2V5LVJ0NTU=;';
-    const { logger, text } = capture();
+    const { logger, text } = capturedLogger();
     const client = managementClient(emu, { logger });
     const { service } = await client.createService({ name: 'azure', provider: 'azure', region: 'eastus2' });
     await eventually(

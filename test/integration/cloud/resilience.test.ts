@@ -19,6 +19,7 @@ import {
   useEmulator,
   startTestEmulator,
   type Emulator,
+  type Fault,
 } from './support.ts';
 
 const emu = useEmulator();
@@ -120,33 +121,28 @@ describe('5xx', () => {
 });
 
 describe('a create whose fate is unknown', () => {
-  it('is not retried after the connection drops: exactly one POST, and the error says it may have succeeded', async () => {
-    const client = managementClient(emu);
-    await addFault(emu, { method: 'POST', route: ROUTES.services, drop: true, count: 1 });
+  /** One service create through `client` (closed after it) under `fault`: the error must say it may have succeeded. */
+  async function ambiguousCreate(client: ManagementClient, fault: Partial<Fault>): Promise<unknown> {
+    await addFault(emu, { method: 'POST', route: ROUTES.services, count: 1, ...fault });
     const err = await client.createService(serviceBody()).catch((e: unknown) => e);
     await client.close();
     expect(err).toBeInstanceOf(AmbiguousRequestError);
-    expect(err).toMatchObject({
-      mayHaveSucceeded: true,
-      sent: true,
-      attempts: 1,
-      failure: 'connection-reset',
-    });
+    expect(err).toMatchObject({ mayHaveSucceeded: true });
+    return err;
+  }
+
+  it('is not retried after the connection drops: exactly one POST, and the error says it may have succeeded', async () => {
+    const err = await ambiguousCreate(managementClient(emu), { drop: true });
+    expect(err).toMatchObject({ sent: true, attempts: 1, failure: 'connection-reset' });
     expect((err as Error).message).toMatch(/may have succeeded/);
     expect(await callsTo('POST', ROUTES.services)).toHaveLength(1);
   });
 
   it('is not retried after the server hangs past the headers timeout', async () => {
-    const client = managementClient(emu, { timeouts: { headersMs: 300 } });
-    await addFault(emu, { method: 'POST', route: ROUTES.services, hang: true, count: 1 });
-    const err = await client.createService(serviceBody()).catch((e: unknown) => e);
-    await client.close();
-    expect(err).toBeInstanceOf(AmbiguousRequestError);
-    expect(err).toMatchObject({
-      mayHaveSucceeded: true,
-      failure: 'headers-timeout',
-      code: 'UND_ERR_HEADERS_TIMEOUT',
+    const err = await ambiguousCreate(managementClient(emu, { timeouts: { headersMs: 300 } }), {
+      hang: true,
     });
+    expect(err).toMatchObject({ failure: 'headers-timeout', code: 'UND_ERR_HEADERS_TIMEOUT' });
     expect(await callsTo('POST', ROUTES.services)).toHaveLength(1);
   });
 

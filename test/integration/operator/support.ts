@@ -61,6 +61,13 @@ export const QUOTA_MODES: readonly QuotaMode[] = [
 ];
 
 /** One namespace on the real apiserver, one emulator, one operator watching only that namespace. */
+/** A credentials Secret's data: the emulator's management key (with `alerting`, its alerts token too) for `url`. */
+function credentialsData(emulator: Emulator, { url = emulator.url, alerting = false } = {}) {
+  const { organizationId, keyId, keySecret, alertsToken } = emulator.credentials;
+  const management = { organizationId, keyId, keySecret, managementUrl: url };
+  return alerting ? { ...management, alertsUrl: url, alertsToken } : management;
+}
+
 export interface OperatorEnv {
   namespace: string;
   kc: KubeConfig;
@@ -86,6 +93,7 @@ export interface OperatorEnv {
   patchSpec(name: string, spec: Record<string, unknown>): Promise<void>;
   annotate(name: string, annotations: Record<string, string | null>): Promise<void>;
   remove(name: string): Promise<void>;
+  removeUntilGone(...names: string[]): Promise<void>;
   get(name: string): Promise<DatabaseService | undefined>;
   waitFor(
     name: string,
@@ -98,6 +106,8 @@ export interface OperatorEnv {
   of<T extends SluiceObject>(kind: string): KindOperations<T>;
   /** Creates or replaces an Opaque Secret in the test namespace. */
   putSecret(name: string, values: Record<string, string>): Promise<void>;
+  /** Writes a credentials Secret `name` with the emulator's key for `url` (the emulator's by default). */
+  putCredentials(name: string, options?: { url?: string; alerting?: boolean }): Promise<void>;
   /** Forces a cloud object into a state through the emulator's control route. */
   forceState(body: Record<string, unknown>): Promise<void>;
   /** Sets the clock behind the emulator's `createdAt`/`updatedAt` (`{}` restores the host's clock). */
@@ -163,6 +173,8 @@ export interface KindOperations<T extends SluiceObject> {
   patchSpec(name: string, spec: Record<string, unknown>): Promise<void>;
   annotate(name: string, annotations: Record<string, string | null>): Promise<void>;
   remove(name: string): Promise<void>;
+  /** Deletes each object, then waits until every one is gone (its finalizer's work done). */
+  removeUntilGone(...names: string[]): Promise<void>;
   get(name: string): Promise<T | undefined>;
   waitFor(name: string, what: string, test: (r: T | undefined) => boolean, timeoutMs?: number): Promise<T>;
 }
@@ -205,14 +217,7 @@ export async function startOperatorEnv(
     namespace: ns.name,
     body: {
       metadata: { name: CREDENTIALS_SECRET },
-      stringData: {
-        organizationId: credentials.organizationId,
-        keyId: credentials.keyId,
-        keySecret: credentials.keySecret,
-        managementUrl: cloudUrl ?? emulator.url,
-        alertsUrl: cloudUrl ?? emulator.url,
-        alertsToken: credentials.alertsToken,
-      },
+      stringData: credentialsData(emulator, { url: cloudUrl ?? emulator.url, alerting: true }),
     },
   });
   const cloud = new ManagementClient({ baseUrl: emulator.url, ...credentials }, { quota: false });
@@ -236,7 +241,7 @@ export async function startOperatorEnv(
         throw error;
       }
     };
-    return {
+    const operations: KindOperations<T> = {
       async apply(name, spec, annotations = {}) {
         await objects.create({
           ...ref(name),
@@ -253,6 +258,11 @@ export async function startOperatorEnv(
       async remove(name) {
         await objects.delete(ref(name));
       },
+      async removeUntilGone(...names) {
+        for (const name of names) await objects.delete(ref(name));
+        for (const name of names)
+          await operations.waitFor(name, `${kind} ${name} gone`, (o) => o === undefined);
+      },
       get,
       async waitFor(name, what, test, timeoutMs = 20_000) {
         const deadline = Date.now() + timeoutMs;
@@ -267,6 +277,7 @@ export async function startOperatorEnv(
         );
       },
     };
+    return operations;
   };
   const services = kindOperations<DatabaseService & SluiceObject>('DatabaseService');
   let freshLooks = 0;
@@ -336,6 +347,7 @@ export async function startOperatorEnv(
     patchSpec: services.patchSpec,
     annotate: services.annotate,
     remove: services.remove,
+    removeUntilGone: services.removeUntilGone,
     get: services.get,
     waitFor: services.waitFor,
     of: kindOperations,
@@ -347,6 +359,9 @@ export async function startOperatorEnv(
         if ((error as { code?: number }).code !== 404) throw error;
         await core.createNamespacedSecret({ namespace: ns.name, body });
       }
+    },
+    putCredentials(name, options) {
+      return env.putSecret(name, credentialsData(emulator, options));
     },
     forceState: (body) => postControl('state', body),
     setClock: (setting) => postControl('clock', setting),
@@ -553,8 +568,7 @@ export function useOperatorEnv(
 
 /** A Secret `name` in `env`'s namespace holding `owner`'s management key: two namespaces, one key's budget. */
 export async function putSameKey(env: OperatorEnv, name: string, owner: OperatorEnv): Promise<void> {
-  const { organizationId, keyId, keySecret } = owner.emulator.credentials;
-  await env.putSecret(name, { organizationId, keyId, keySecret, managementUrl: owner.emulator.url });
+  await env.putSecret(name, credentialsData(owner.emulator));
 }
 
 /**

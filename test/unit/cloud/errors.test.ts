@@ -117,15 +117,18 @@ describe('codeForStatus', () => {
 });
 
 describe('ApiError', () => {
-  const notFound = new ApiError({
-    ...site,
-    status: 404,
-    code: 'NOT_FOUND',
-    apiMessage: 'service not found',
-    requestId: 'req-1',
-    retryable: false,
-    mayHaveSucceeded: false,
-  });
+  /** The management API's 404 for a service, as answered to the request `requestId`. */
+  const serviceNotFound = (requestId: string) =>
+    new ApiError({
+      ...site,
+      status: 404,
+      code: 'NOT_FOUND',
+      apiMessage: 'service not found',
+      requestId,
+      retryable: false,
+      mayHaveSucceeded: false,
+    });
+  const notFound = serviceNotFound('req-1');
 
   it('carries status, code, message, request id and the route it came from', () => {
     expect(notFound).toBeInstanceOf(CloudError);
@@ -138,15 +141,7 @@ describe('ApiError', () => {
   });
 
   it('words the same failure the same way whatever its request id, so a retry repeats no Event', () => {
-    const again = new ApiError({
-      ...site,
-      status: 404,
-      code: 'NOT_FOUND',
-      apiMessage: 'service not found',
-      requestId: 'req-2',
-      retryable: false,
-      mayHaveSucceeded: false,
-    });
+    const again = serviceNotFound('req-2');
     expect(again.message).toBe(notFound.message);
     expect(again.message).not.toContain('req-');
   });
@@ -164,17 +159,21 @@ describe('ApiError', () => {
   });
 });
 
+/** A request the server never received: its connection was refused. */
+const connectionRefused = (causeMessage: string) =>
+  new NetworkError({
+    ...site,
+    retryable: true,
+    mayHaveSucceeded: false,
+    sent: false,
+    failure: 'connection-refused',
+    code: 'ECONNREFUSED',
+    causeMessage,
+  });
+
 describe('network errors', () => {
   it('say whether the request was sent', () => {
-    const refused = new NetworkError({
-      ...site,
-      retryable: true,
-      mayHaveSucceeded: false,
-      sent: false,
-      failure: 'connection-refused',
-      code: 'ECONNREFUSED',
-      causeMessage: 'connect ECONNREFUSED 127.0.0.1:9',
-    });
+    const refused = connectionRefused('connect ECONNREFUSED 127.0.0.1:9');
     expect(refused.message).toContain('the server never received it');
     expect(refused.sent).toBe(false);
     expect(mayHaveSucceeded(refused)).toBe(false);
@@ -237,15 +236,7 @@ describe('what a cloud error tells the reconciler', () => {
   it('a call not sent for its quota is a deferral, not a failure; a network error says nothing', () => {
     const deferred = new DeferredRequestError({ ...site, retryAfterMs: 7_500, reason: 'quota' });
     expect(failureOf(deferred)).toEqual({ kind: 'deferral', retryAfterMs: 7_500 });
-    const network = new NetworkError({
-      ...site,
-      retryable: true,
-      mayHaveSucceeded: false,
-      sent: false,
-      failure: 'connection-refused',
-      code: 'ECONNREFUSED',
-      causeMessage: 'refused',
-    });
+    const network = connectionRefused('refused');
     expect(failureOf(network)).toBeUndefined();
   });
 });

@@ -8,7 +8,7 @@ interface Thing {
 }
 
 /** A cloud list the test answers by hand: each call waits until `answer` resolves it. */
-function fakeCloud(clock: ManualClock) {
+function fakeCloud(clock = new ManualClock()) {
   const cloud = new Map<string, Thing>();
   const calls: { startedAt: number; resolve: (things: Thing[]) => void }[] = [];
   const changes: string[][] = [];
@@ -28,19 +28,28 @@ function fakeCloud(clock: ManualClock) {
     call.resolve(things.map((thing) => ({ ...thing })));
     await settle();
   };
-  return { cloud, calls, changes, gets, snapshot, confirm, answer };
+  /** Reads `id` accepting a list `freshnessMs` old, the list it starts answered at once. */
+  const readListed = async (id: string, freshnessMs: number) => {
+    const read = snapshot.read(id, freshnessMs, confirm(id));
+    await answer();
+    return read;
+  };
+  /** Lists afresh, answered at once with `things` (by default what the cloud holds). */
+  const refreshed = async (things?: Thing[]) => {
+    const refresh = snapshot.refresh(0);
+    await answer(things);
+    await refresh;
+  };
+  return { clock, cloud, calls, changes, gets, snapshot, confirm, answer, readListed, refreshed };
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('CloudSnapshot', () => {
   it('answers from a list that is fresh enough and lists again once it is older than asked', async () => {
-    const clock = new ManualClock();
-    const { cloud, calls, snapshot, confirm, answer } = fakeCloud(clock);
+    const { clock, cloud, calls, snapshot, confirm, answer, readListed } = fakeCloud();
     cloud.set('a', { id: 'a', state: 'running' });
-    const first = snapshot.read('a', 5_000, confirm('a'));
-    await answer();
-    expect(await first).toEqual({ id: 'a', state: 'running' });
+    expect(await readListed('a', 5_000)).toEqual({ id: 'a', state: 'running' });
 
     clock.advance(4_000);
     cloud.set('a', { id: 'a', state: 'stopped' });
@@ -56,8 +65,7 @@ describe('CloudSnapshot', () => {
   });
 
   it('lets every reader that needs a newer list share the one call in flight', async () => {
-    const clock = new ManualClock();
-    const { cloud, calls, snapshot, confirm, answer } = fakeCloud(clock);
+    const { cloud, calls, snapshot, confirm, answer } = fakeCloud();
     for (const id of ['a', 'b', 'c']) cloud.set(id, { id, state: 'provisioning' });
     const reads = ['a', 'b', 'c'].map((id) => snapshot.read(id, 2_000, confirm(id)));
     await settle();
@@ -67,8 +75,7 @@ describe('CloudSnapshot', () => {
   });
 
   it('does not join a list in flight that started before the oldest time a reader accepts', async () => {
-    const clock = new ManualClock();
-    const { cloud, calls, snapshot, confirm, answer } = fakeCloud(clock);
+    const { clock, cloud, calls, snapshot, confirm, answer } = fakeCloud();
     cloud.set('a', { id: 'a', state: 'provisioning' });
     const early = snapshot.read('a', 60_000, confirm('a'));
     await settle();
@@ -83,12 +90,9 @@ describe('CloudSnapshot', () => {
   });
 
   it('replaces the entry with a whole answer of a write and keeps it over a list that started before the write', async () => {
-    const clock = new ManualClock();
-    const { cloud, snapshot, confirm, answer, gets } = fakeCloud(clock);
+    const { clock, cloud, gets, snapshot, confirm, answer, readListed } = fakeCloud();
     cloud.set('a', { id: 'a', state: 'running' });
-    const first = snapshot.read('a', 1_000, confirm('a'));
-    await answer();
-    await first;
+    await readListed('a', 1_000);
 
     clock.advance(2_000);
     // A list starts, the write is answered while it is in flight, then the list answers what it saw before.
@@ -103,12 +107,9 @@ describe('CloudSnapshot', () => {
   });
 
   it('marks an entry stale after a write without the whole object: the next read confirms by GET, never from the older list', async () => {
-    const clock = new ManualClock();
-    const { cloud, snapshot, confirm, answer, gets } = fakeCloud(clock);
+    const { clock, cloud, gets, snapshot, confirm, readListed } = fakeCloud();
     cloud.set('a', { id: 'a', state: 'running' });
-    const first = snapshot.read('a', 60_000, confirm('a'));
-    await answer();
-    await first;
+    await readListed('a', 60_000);
 
     clock.advance(10);
     snapshot.written('a');
@@ -118,12 +119,9 @@ describe('CloudSnapshot', () => {
   });
 
   it('confirms an id missing from a fresh list with one GET before calling it gone', async () => {
-    const clock = new ManualClock();
-    const { cloud, snapshot, confirm, answer, gets } = fakeCloud(clock);
+    const { cloud, gets, snapshot, confirm, readListed } = fakeCloud();
     cloud.set('a', { id: 'a', state: 'running' });
-    const listed = snapshot.read('b', 1_000, confirm('b'));
-    await answer();
-    expect(await listed).toBeUndefined();
+    expect(await readListed('b', 1_000)).toBeUndefined();
     expect(gets).toEqual(['b']);
     // Confirmed gone: asking again while the list is fresh costs nothing.
     expect(await snapshot.read('b', 1_000, confirm('b'))).toBeUndefined();
@@ -137,13 +135,10 @@ describe('CloudSnapshot', () => {
   });
 
   it('reports the ids added, changed or removed since the previous list, and nothing unchanged', async () => {
-    const clock = new ManualClock();
-    const { cloud, changes, snapshot, answer } = fakeCloud(clock);
+    const { clock, cloud, changes, refreshed } = fakeCloud();
     cloud.set('a', { id: 'a', state: 'running' });
     cloud.set('b', { id: 'b', state: 'running' });
-    const first = snapshot.refresh(0);
-    await answer();
-    await first;
+    await refreshed();
     // Nothing was known before the first list: nothing to report.
     expect(changes).toEqual([]);
 
@@ -151,25 +146,18 @@ describe('CloudSnapshot', () => {
     cloud.set('a', { id: 'a', state: 'stopped' });
     cloud.delete('b');
     cloud.set('c', { id: 'c', state: 'provisioning' });
-    const second = snapshot.refresh(0);
-    await answer();
-    await second;
+    await refreshed();
     expect(changes).toEqual([['a', 'b', 'c']]);
 
     clock.advance(1_000);
-    const third = snapshot.refresh(0);
-    await answer();
-    await third;
+    await refreshed();
     expect(changes).toHaveLength(1);
   });
 
   it('keeps the object it holds when a later list shows the entry unchanged, and takes the new one when it changed', async () => {
-    const clock = new ManualClock();
-    const { cloud, snapshot, confirm, answer } = fakeCloud(clock);
+    const { clock, cloud, snapshot, confirm, answer, readListed } = fakeCloud();
     cloud.set('a', { id: 'a', state: 'running' });
-    const first = snapshot.read('a', 1_000, confirm('a'));
-    await answer();
-    const held = await first;
+    const held = await readListed('a', 1_000);
 
     clock.advance(2_000);
     const unchanged = snapshot.read('a', 1_000, confirm('a'));
@@ -180,17 +168,12 @@ describe('CloudSnapshot', () => {
 
     clock.advance(2_000);
     cloud.set('a', { id: 'a', state: 'stopped' });
-    const changed = snapshot.read('a', 1_000, confirm('a'));
-    await answer();
-    expect(await changed).toEqual({ id: 'a', state: 'stopped' });
+    expect(await readListed('a', 1_000)).toEqual({ id: 'a', state: 'stopped' });
   });
 
   it('keeps a written entry the list that started before the write lacks, and drops it once a later list lacks it too', async () => {
-    const clock = new ManualClock();
-    const { changes, snapshot, answer } = fakeCloud(clock);
-    const first = snapshot.refresh(0);
-    await answer([]);
-    await first;
+    const { clock, changes, snapshot, answer, refreshed } = fakeCloud();
+    await refreshed([]);
     clock.advance(1_000);
     const racing = snapshot.refresh(0);
     await settle();
@@ -201,9 +184,7 @@ describe('CloudSnapshot', () => {
     expect(changes).toEqual([]);
 
     clock.advance(1_000);
-    const later = snapshot.refresh(0);
-    await answer([]);
-    await later;
+    await refreshed([]);
     expect(changes).toEqual([['new']]);
   });
 

@@ -10,6 +10,12 @@ import { ManualClock, settle } from '../../support/manual-clock.ts';
 
 const limit = { requests: 10, windowMs: 10_000, safetyMarginMs: 100 };
 
+/** A scheduler of key `k` with `quota`, on a clock the test moves. */
+function scheduledOnManualClock(quota: ConstructorParameters<typeof QuotaScheduler>[1] = limit) {
+  const clock = new ManualClock();
+  return { clock, scheduler: new QuotaScheduler('k', quota, clock) };
+}
+
 /** Starts `count` acquisitions; each request "takes" no time (released as soon as granted). */
 function acquireMany(
   scheduler: QuotaScheduler,
@@ -30,8 +36,7 @@ function acquireMany(
 
 describe('QuotaScheduler', () => {
   it('grants the whole budget at once, then makes the next call wait until the oldest slot returns', async () => {
-    const clock = new ManualClock();
-    const scheduler = new QuotaScheduler('k', limit, clock);
+    const { clock, scheduler } = scheduledOnManualClock();
     const { log } = acquireMany(scheduler, clock, 11);
     await settle();
     expect(log).toHaveLength(10);
@@ -45,8 +50,7 @@ describe('QuotaScheduler', () => {
   });
 
   it('never starts more than N requests in any window of W, whatever the arrival pattern', async () => {
-    const clock = new ManualClock();
-    const scheduler = new QuotaScheduler('k', limit, clock);
+    const { clock, scheduler } = scheduledOnManualClock();
     const grants: number[] = [];
     let seed = 42;
     const random = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
@@ -80,8 +84,7 @@ describe('QuotaScheduler', () => {
   });
 
   it('does not behave like a token bucket: a full budget spent at the end of one window does not refill early', async () => {
-    const clock = new ManualClock();
-    const scheduler = new QuotaScheduler('k', limit, clock);
+    const { clock, scheduler } = scheduledOnManualClock();
     await clock.advanceAndSettle(9_000);
     const first = acquireMany(scheduler, clock, 10);
     await first.done;
@@ -94,8 +97,7 @@ describe('QuotaScheduler', () => {
   });
 
   it('serves a waiting user call before poll calls that queued earlier', async () => {
-    const clock = new ManualClock();
-    const scheduler = new QuotaScheduler('k', limit, clock);
+    const { clock, scheduler } = scheduledOnManualClock();
     await acquireMany(scheduler, clock, 10).done; // drain
     const log: Array<{ label: string; at: number }> = [];
     acquireMany(scheduler, clock, 3, 'poll', 'poll', log);
@@ -107,8 +109,7 @@ describe('QuotaScheduler', () => {
   });
 
   it('keeps first-come-first-served order within a priority', async () => {
-    const clock = new ManualClock();
-    const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 1_000, safetyMarginMs: 0 }, clock);
+    const { clock, scheduler } = scheduledOnManualClock({ requests: 1, windowMs: 1_000, safetyMarginMs: 0 });
     const log: Array<{ label: string; at: number }> = [];
     acquireMany(scheduler, clock, 5, 'poll', 'p', log);
     await clock.advanceAndSettle(10_000);
@@ -122,8 +123,7 @@ describe('QuotaScheduler', () => {
   });
 
   it('reports how long a call waited and what was left', async () => {
-    const clock = new ManualClock();
-    const scheduler = new QuotaScheduler('k', { requests: 2, windowMs: 1_000, safetyMarginMs: 50 }, clock);
+    const { clock, scheduler } = scheduledOnManualClock({ requests: 2, windowMs: 1_000, safetyMarginMs: 50 });
     const first = await scheduler.acquire();
     expect(first).toMatchObject({ waitedMs: 0, remaining: 1 });
     const second = await scheduler.acquire();
@@ -141,8 +141,7 @@ describe('QuotaScheduler', () => {
   });
 
   it('drops an aborted waiter from the queue and rejects it with the reason', async () => {
-    const clock = new ManualClock();
-    const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 1_000, safetyMarginMs: 0 }, clock);
+    const { clock, scheduler } = scheduledOnManualClock({ requests: 1, windowMs: 1_000, safetyMarginMs: 0 });
     (await scheduler.acquire()).release();
     const controller = new AbortController();
     const aborted = scheduler.acquire('user', controller.signal);
@@ -161,8 +160,7 @@ describe('QuotaScheduler', () => {
   });
 
   it('grants nothing while paused after a server 429', async () => {
-    const clock = new ManualClock();
-    const scheduler = new QuotaScheduler('k', limit, clock);
+    const { clock, scheduler } = scheduledOnManualClock();
     scheduler.pause(3_000);
     expect(scheduler.remaining()).toBe(0);
     const { log } = acquireMany(scheduler, clock, 2, 'user');
@@ -173,8 +171,7 @@ describe('QuotaScheduler', () => {
   });
 
   it('leaves no timer behind once the queue is empty', async () => {
-    const clock = new ManualClock();
-    const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 100, safetyMarginMs: 0 }, clock);
+    const { clock, scheduler } = scheduledOnManualClock({ requests: 1, windowMs: 100, safetyMarginMs: 0 });
     await acquireMany(scheduler, clock, 1).done;
     const waiting = acquireMany(scheduler, clock, 2);
     await clock.advanceAndSettle(500);
@@ -183,8 +180,7 @@ describe('QuotaScheduler', () => {
   });
 
   it('holds a slot for the window after the request FINISHED, so slow requests cannot bunch up at the server', async () => {
-    const clock = new ManualClock();
-    const scheduler = new QuotaScheduler('k', { requests: 2, windowMs: 1_000, safetyMarginMs: 0 }, clock);
+    const { clock, scheduler } = scheduledOnManualClock({ requests: 2, windowMs: 1_000, safetyMarginMs: 0 });
     const slow = await scheduler.acquire();
     const fast = await scheduler.acquire();
     fast.release();
@@ -201,8 +197,7 @@ describe('QuotaScheduler', () => {
   });
 
   it('makes waiters wait for a release when every slot is in flight', async () => {
-    const clock = new ManualClock();
-    const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 100, safetyMarginMs: 0 }, clock);
+    const { clock, scheduler } = scheduledOnManualClock({ requests: 1, windowMs: 100, safetyMarginMs: 0 });
     const inFlight = await scheduler.acquire();
     expect(scheduler.inFlight()).toBe(1);
     const { log } = acquireMany(scheduler, clock, 1);
@@ -218,8 +213,7 @@ describe('QuotaScheduler', () => {
   });
 
   it('hands a slot back at once when the request provably never left', async () => {
-    const clock = new ManualClock();
-    const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 10_000 }, clock);
+    const { clock, scheduler } = scheduledOnManualClock({ requests: 1, windowMs: 10_000 });
     const refused = await scheduler.acquire();
     const { log } = acquireMany(scheduler, clock, 1);
     refused.release(false);
@@ -382,8 +376,7 @@ describe('QuotaScheduler safety margin', () => {
   });
 
   it('holds a slot for window + the default margin after release at a scaled window', async () => {
-    const clock = new ManualClock();
-    const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 1_000 }, clock);
+    const { clock, scheduler } = scheduledOnManualClock({ requests: 1, windowMs: 1_000 });
     const { log } = acquireMany(scheduler, clock, 2);
     await settle();
     clock.advance(1_009);
@@ -396,10 +389,15 @@ describe('QuotaScheduler safety margin', () => {
 });
 
 describe('QuotaScheduler after a predecessor (restart, leadership hand-over)', () => {
-  it('counts the whole budget as spent when the predecessor may last have called, so it waits one window from then', async () => {
+  /** A scheduler made at `nowMs` on a clock the test moves, after a predecessor as `start` says. */
+  async function startedAt(nowMs: number, start: { othersCalledUntil: number }) {
     const clock = new ManualClock();
-    await clock.advanceAndSettle(3_000);
-    const scheduler = new QuotaScheduler('k', limit, clock, { othersCalledUntil: 2_000 });
+    await clock.advanceAndSettle(nowMs);
+    return { clock, scheduler: new QuotaScheduler('k', limit, clock, start) };
+  }
+
+  it('counts the whole budget as spent when the predecessor may last have called, so it waits one window from then', async () => {
+    const { clock, scheduler } = await startedAt(3_000, { othersCalledUntil: 2_000 });
     expect(scheduler.remaining()).toBe(0);
     const { log } = acquireMany(scheduler, clock, 11);
     await settle();
@@ -417,9 +415,7 @@ describe('QuotaScheduler after a predecessor (restart, leadership hand-over)', (
   });
 
   it('waits nothing when the predecessor last called more than a window ago', async () => {
-    const clock = new ManualClock();
-    await clock.advanceAndSettle(20_000);
-    const scheduler = new QuotaScheduler('k', limit, clock, { othersCalledUntil: 9_900 });
+    const { clock, scheduler } = await startedAt(20_000, { othersCalledUntil: 9_900 });
     expect(scheduler.remaining()).toBe(10);
     const { log } = acquireMany(scheduler, clock, 10);
     await settle();
@@ -497,8 +493,11 @@ describe('QuotaScheduler shared between namespaces', () => {
   });
 
   it('defers a namespace’s call to its turn, not behind another namespace’s, and keeps that slot from the others', async () => {
-    const clock = new ManualClock();
-    const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 10_000, safetyMarginMs: 100 }, clock);
+    const { clock, scheduler } = scheduledOnManualClock({
+      requests: 1,
+      windowMs: 10_000,
+      safetyMarginMs: 100,
+    });
     (await scheduler.acquire('user', undefined, { sharer: 'noisy' })).release();
     const defer = (sharer: string) =>
       scheduler.acquire('user', undefined, { deadlineMs: 100, sharer }).catch((e: Error) => e);
@@ -520,8 +519,7 @@ describe('QuotaScheduler shared between namespaces', () => {
   });
 
   it('spends at most the budget in any window and gives each of two busy namespaces half of it, however many calls each keeps waiting', async () => {
-    const clock = new ManualClock();
-    const scheduler = new QuotaScheduler('k', limit, clock);
+    const { clock, scheduler } = scheduledOnManualClock();
     const grants: Array<{ sharer: string; at: number }> = [];
     // Each namespace keeps calls waiting: the noisy one 30 at a time, the quiet one 10.
     const keepBusy = (sharer: string, depth: number) => {

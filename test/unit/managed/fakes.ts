@@ -268,6 +268,32 @@ export function widgetKind(cloud: FakeCloud): ManagedKind<Widget, FakeCloud, num
   };
 }
 
+/** A widget kind that names a Gadget in spec.gadget and records the gadget's id in status.gadgetId. */
+export function gadgetReferencingKind(cloud: FakeCloud): ManagedKind<Widget, FakeCloud, number> {
+  return {
+    ...widgetKind(cloud),
+    references: [
+      {
+        name: 'gadget',
+        kind: 'Gadget',
+        objectName: (resource) => resource.spec.gadget as string,
+        plainId: () => undefined,
+        statusField: 'gadgetId',
+      },
+    ],
+  };
+}
+
+/** A cloud method that fails every call with `error`, put in place of a fake's own. */
+export const failingWith = (error: unknown) => async (): Promise<never> => {
+  throw error;
+};
+
+/** A fresh server, cache and cloud of widgets: what each test's reconciler runs over. */
+export function widgetFakes(): { server: FakeServer; cache: FakeCache; cloud: FakeCloud } {
+  return { server: new FakeServer(), cache: new FakeCache(), cloud: new FakeCloud() };
+}
+
 /** The drift-check and first poll intervals of the reconcilers the tests build. */
 export const SYNC_MS = 600_000;
 export const POLL_MS = 1_000;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/cloud/errors.ts';
 import { ReconcileError } from '../../../src/managed/errors.ts';
-import { FakeCache, FakeCloud, FakeServer, fakeReconciler, readyWidgetIn, widget } from './fakes.ts';
+import { fakeReconciler, failingWith, readyWidgetIn, widget, widgetFakes } from './fakes.ts';
 
 /** What the cloud answers when it fails a request: a 500 the reconciler retries with backoff. */
 function serverError(method: string, route: string): ApiError {
@@ -20,14 +20,11 @@ function serverError(method: string, route: string): ApiError {
 }
 
 function setup() {
-  const server = new FakeServer();
-  const cache = new FakeCache();
-  const cloud = new FakeCloud();
+  const fakes = widgetFakes();
+  const { server, cache, cloud } = fakes;
   const reconciler = fakeReconciler(server, cache, cloud);
   const t = {
-    server,
-    cache,
-    cloud,
+    ...fakes,
     /** Reconciles `a`, then lets the cache see what the reconcile wrote; a failure is returned, not thrown. */
     async reconcile(): Promise<unknown> {
       let failure: unknown;
@@ -44,6 +41,13 @@ function setup() {
   return t;
 }
 
+/** Ready=False for a failed sync of the spec's `generation`. */
+const syncFailed = (generation: number) => ({
+  status: 'False',
+  reason: 'SyncFailed',
+  observedGeneration: generation,
+});
+
 /** Creates widget `a` and reconciles it until Ready=True. */
 async function readyWidget() {
   const t = await readyWidgetIn(setup());
@@ -54,9 +58,7 @@ async function readyWidget() {
 describe('ManagedReconciler status when making the cloud match the spec fails', () => {
   it('a spec edit whose update the cloud fails: Ready=False (SyncFailed) for the new generation, not the old Ready=True', async () => {
     const t = await readyWidget();
-    t.cloud.update = async () => {
-      throw serverError('PATCH', '/widgets/:id');
-    };
+    t.cloud.update = failingWith(serverError('PATCH', '/widgets/:id'));
     t.edit(2);
 
     expect(await t.reconcile()).toBeInstanceOf(ApiError);
@@ -64,11 +66,7 @@ describe('ManagedReconciler status when making the cloud match the spec fails', 
     const status = t.server.get('a').status!;
     expect(status.observedGeneration).toBe(2);
     expect(t.condition('Synced')).toMatchObject({ status: 'False', reason: 'CloudApiError' });
-    expect(t.condition('Ready')).toMatchObject({
-      status: 'False',
-      reason: 'SyncFailed',
-      observedGeneration: 2,
-    });
+    expect(t.condition('Ready')).toMatchObject(syncFailed(2));
     expect(t.condition('Ready')!.message).toContain('500 INTERNAL');
     expect(t.cloud.widgets.get('w-1')!.size).toBe(1);
   });
@@ -76,26 +74,18 @@ describe('ManagedReconciler status when making the cloud match the spec fails', 
   it('drift the update cannot undo: Ready=False although the generation did not move', async () => {
     const t = await readyWidget();
     t.cloud.widgets.get('w-1')!.size = 5;
-    t.cloud.update = async () => {
-      throw serverError('PATCH', '/widgets/:id');
-    };
+    t.cloud.update = failingWith(serverError('PATCH', '/widgets/:id'));
 
     await t.reconcile();
 
-    expect(t.condition('Ready')).toMatchObject({
-      status: 'False',
-      reason: 'SyncFailed',
-      observedGeneration: 1,
-    });
+    expect(t.condition('Ready')).toMatchObject(syncFailed(1));
   });
 
   it('a failed look at a resource that matched this very spec keeps Ready=True: a transient 500 does not flap it', async () => {
     const t = await readyWidget();
     const readyBefore = t.condition('Ready');
     const observe = t.cloud.observe.bind(t.cloud);
-    t.cloud.observe = async () => {
-      throw serverError('GET', '/widgets/:id');
-    };
+    t.cloud.observe = failingWith(serverError('GET', '/widgets/:id'));
 
     await t.reconcile();
 
@@ -110,19 +100,13 @@ describe('ManagedReconciler status when making the cloud match the spec fails', 
 
   it('a failed look after a spec edit: Ready=False, the new generation was not applied', async () => {
     const t = await readyWidget();
-    t.cloud.observe = async () => {
-      throw serverError('GET', '/widgets/:id');
-    };
+    t.cloud.observe = failingWith(serverError('GET', '/widgets/:id'));
     t.edit(2);
 
     await t.reconcile();
 
     expect(t.server.get('a').status!.observedGeneration).toBe(2);
-    expect(t.condition('Ready')).toMatchObject({
-      status: 'False',
-      reason: 'SyncFailed',
-      observedGeneration: 2,
-    });
+    expect(t.condition('Ready')).toMatchObject(syncFailed(2));
   });
 
   it('a failed poll while the cloud is still creating keeps Ready=False with its own reason', async () => {
@@ -130,9 +114,7 @@ describe('ManagedReconciler status when making the cloud match the spec fails', 
     t.cache.set(t.server.put(widget('a')));
     await t.reconcile();
     expect(t.condition('Ready')).toMatchObject({ status: 'False', reason: 'Creating' });
-    t.cloud.observe = async () => {
-      throw serverError('GET', '/widgets/:id');
-    };
+    t.cloud.observe = failingWith(serverError('GET', '/widgets/:id'));
 
     await t.reconcile();
 
@@ -142,17 +124,11 @@ describe('ManagedReconciler status when making the cloud match the spec fails', 
   it('a create the cloud fails: Ready=False (SyncFailed) from the first reconcile', async () => {
     const t = setup();
     t.cache.set(t.server.put(widget('a')));
-    t.cloud.create = async () => {
-      throw serverError('POST', '/widgets');
-    };
+    t.cloud.create = failingWith(serverError('POST', '/widgets'));
 
     await t.reconcile();
 
-    expect(t.condition('Ready')).toMatchObject({
-      status: 'False',
-      reason: 'SyncFailed',
-      observedGeneration: 1,
-    });
+    expect(t.condition('Ready')).toMatchObject(syncFailed(1));
   });
 
   it('a failure that changes while the spec does not: Ready says the current one, as Synced does, never a stale one', async () => {
@@ -177,9 +153,7 @@ describe('ManagedReconciler status when making the cloud match the spec fails', 
   it('Ready=True again once the cloud takes the update', async () => {
     const t = await readyWidget();
     const update = t.cloud.update.bind(t.cloud);
-    t.cloud.update = async () => {
-      throw serverError('PATCH', '/widgets/:id');
-    };
+    t.cloud.update = failingWith(serverError('PATCH', '/widgets/:id'));
     t.edit(2);
     await t.reconcile();
     expect(t.condition('Ready')).toMatchObject({ status: 'False', reason: 'SyncFailed' });

@@ -2,15 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { DeferredRequestError } from '../../../src/cloud/errors.ts';
 import { ReconcileError } from '../../../src/managed/errors.ts';
 import { FIRST_LOOK_FLOOR_MS } from '../../../src/managed/pacing.ts';
-import { FakeCache, FakeCloud, FakeServer, fakeReconciler, POLL_MS, SYNC_MS, widget } from './fakes.ts';
+import { fakeReconciler, failingWith, POLL_MS, SYNC_MS, widget, widgetFakes } from './fakes.ts';
 
 const MAX_POLL_MS = 30_000;
 
 /** A reconciler of one widget over the fakes, on a clock the test moves (the arrival grace reads it). */
 function setup() {
-  const server = new FakeServer();
-  const cache = new FakeCache();
-  const cloud = new FakeCloud();
+  const fakes = widgetFakes();
+  const { server, cache, cloud } = fakes;
   let now = Date.parse('2025-01-01T00:00:00Z');
   /** The snapshot age each reconcile accepted for its cloud reads. */
   const freshness: number[] = [];
@@ -28,9 +27,7 @@ function setup() {
   };
   cache.set(server.put(widget('a')));
   return {
-    server,
-    cache,
-    cloud,
+    ...fakes,
     freshness,
     advance: (ms: number) => (now += ms),
     /** Reconciles `a`, lets the cache catch up, and returns the delay asked for. */
@@ -163,13 +160,11 @@ describe('ManagedReconciler pacing', () => {
     expect(await t.look()).toBe(1_000); // the create
     t.advance(1_000);
     const observe = t.cloud.observe.bind(t.cloud);
-    t.cloud.observe = async () => {
-      throw new ReconcileError('CloudApiError', 'GET /widgets/:id failed: 500 INTERNAL_ERROR');
-    };
+    t.cloud.observe = failingWith(
+      new ReconcileError('CloudApiError', 'GET /widgets/:id failed: 500 INTERNAL_ERROR'),
+    );
     await expect(t.look()).rejects.toThrow('500');
-    t.cloud.observe = async () => {
-      throw deferred();
-    };
+    t.cloud.observe = failingWith(deferred());
     // A deferred call sent nothing: it is looked at again when the quota allows, as the quota said.
     expect(await t.look()).toBe(2_500);
     t.cloud.observe = observe;
@@ -188,9 +183,7 @@ describe('ManagedReconciler pacing', () => {
     deleting.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
     t.cache.set(t.server.put(deleting));
     const remove = t.cloud.delete.bind(t.cloud);
-    t.cloud.delete = async () => {
-      throw deferred();
-    };
+    t.cloud.delete = failingWith(deferred());
     t.freshness.length = 0;
 
     // The first look of a deletion reads afresh; its DELETE is deferred, twice.

@@ -1,7 +1,7 @@
 // Reconciling and Stalled, the conditions kstatus (Flux, kpt) reads, as the reconciler writes them.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/cloud/errors.ts';
-import { FakeCache, FakeCloud, FakeServer, fakeReconciler, readyWidgetIn, widget } from './fakes.ts';
+import { fakeReconciler, failingWith, readyWidgetIn, widget, widgetFakes } from './fakes.ts';
 
 function apiError(status: number, code: string, apiMessage: string): ApiError {
   return new ApiError({
@@ -19,14 +19,11 @@ function apiError(status: number, code: string, apiMessage: string): ApiError {
 }
 
 function setup() {
-  const server = new FakeServer();
-  const cache = new FakeCache();
-  const cloud = new FakeCloud();
+  const fakes = widgetFakes();
+  const { server, cache, cloud } = fakes;
   const reconciler = fakeReconciler(server, cache, cloud);
   return {
-    server,
-    cache,
-    cloud,
+    ...fakes,
     async reconcile(): Promise<void> {
       await reconciler.reconcile('ns/a').catch(() => undefined);
       cache.set(server.get('a'));
@@ -61,9 +58,7 @@ describe('ManagedReconciler progress conditions (kstatus)', () => {
 
   it('a spec the cloud refuses for good (400): Stalled=True with the cloud’s message, no Reconciling', async () => {
     const t = await readyWidget();
-    t.cloud.update = async () => {
-      throw apiError(400, 'BAD_REQUEST', 'size is not allowed');
-    };
+    t.cloud.update = failingWith(apiError(400, 'BAD_REQUEST', 'size is not allowed'));
     t.edit(2);
     await t.reconcile();
     expect(t.progress()).toEqual([
@@ -78,9 +73,7 @@ describe('ManagedReconciler progress conditions (kstatus)', () => {
 
   it('a failure a retry may end (500): Reconciling=True, not Stalled', async () => {
     const t = await readyWidget();
-    t.cloud.update = async () => {
-      throw apiError(500, 'INTERNAL', 'internal error');
-    };
+    t.cloud.update = failingWith(apiError(500, 'INTERNAL', 'internal error'));
     t.edit(2);
     await t.reconcile();
     expect(t.progress()).toMatchObject([{ type: 'Reconciling', status: 'True', reason: 'SyncFailed' }]);
@@ -89,9 +82,7 @@ describe('ManagedReconciler progress conditions (kstatus)', () => {
   it('Stalled stays while the refusal repeats, and goes once the spec is fixed', async () => {
     const t = await readyWidget();
     const update = t.cloud.update.bind(t.cloud);
-    t.cloud.update = async () => {
-      throw apiError(400, 'BAD_REQUEST', 'size is not allowed');
-    };
+    t.cloud.update = failingWith(apiError(400, 'BAD_REQUEST', 'size is not allowed'));
     t.edit(2);
     await t.reconcile();
     const stalledAt = t.server.get('a').status!.conditions!.find((c) => c.type === 'Stalled')!;

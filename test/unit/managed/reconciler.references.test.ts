@@ -3,35 +3,23 @@ import { FINALIZER } from '../../../src/managed/annotations.ts';
 import { replacedReference } from '../../../src/managed/references.ts';
 import type { ManagedKind, ManagedObject } from '../../../src/managed/types.ts';
 import {
-  FakeCache,
-  FakeCloud,
-  FakeServer,
   fakeEvents,
   fakeReconciler,
+  gadgetReferencingKind,
   widget,
-  widgetKind,
+  widgetFakes,
+  type FakeCloud,
   type Widget,
 } from './fakes.ts';
 
 /** Widgets that name a Gadget (kept in status.gadgetId); with `exclusive`, one widget per gadget. */
 function setup({ exclusive = false } = {}) {
-  const server = new FakeServer();
-  const cache = new FakeCache();
-  const cloud = new FakeCloud();
+  const { server, cache, cloud } = widgetFakes();
   const { recorder, events } = fakeEvents();
   const gadgets = new Map<string, ManagedObject>();
   const kind: ManagedKind<Widget, FakeCloud, number> = {
-    ...widgetKind(cloud),
+    ...gadgetReferencingKind(cloud),
     connectionSecret: undefined,
-    references: [
-      {
-        name: 'gadget',
-        kind: 'Gadget',
-        objectName: (resource) => resource.spec.gadget as string,
-        plainId: () => undefined,
-        statusField: 'gadgetId',
-      },
-    ],
     ...(exclusive ? { exclusiveOn: 'gadget' } : {}),
   };
   const reconciler = fakeReconciler(server, cache, cloud, {

@@ -1,15 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { deriveDigestKey } from '../../../src/managed/secret-digests.ts';
 import type { SecretSnapshot } from '../../../src/managed/secret-references.ts';
-import { FakeCache, FakeCloud, FakeServer, fakeReconciler, widget, widgetKind } from './fakes.ts';
+import { fakeReconciler, widget, widgetFakes, widgetKind } from './fakes.ts';
 
 const TOKEN = 'spec.tokenSecretRef';
 
 /** Widgets whose cloud side takes a token from a referenced Secret, and is sent it again when it rotates. */
 function setup() {
-  const server = new FakeServer();
-  const cache = new FakeCache();
-  const cloud = new FakeCloud();
+  const fakes = widgetFakes();
+  const { server, cache, cloud } = fakes;
   const secrets = new Map<string, SecretSnapshot>([
     ['token', { resourceVersion: '1', data: { token: 't-1' } }],
   ]);
@@ -33,9 +32,7 @@ function setup() {
   });
   cache.set(server.put(widget('a')));
   return {
-    server,
-    cache,
-    cloud,
+    ...fakes,
     secrets,
     sent,
     reconcile: () => reconciler.reconcile('ns/a'),

@@ -4,34 +4,32 @@ import { ANNOTATIONS, FINALIZER } from '../../../src/managed/annotations.ts';
 import { KubeApiError } from '../../../src/kube/kube-http.ts';
 import { ReconcileError } from '../../../src/managed/errors.ts';
 import { REAL_TIMINGS } from '../../../src/base/timings.ts';
-import type { ConnectContext, ManagedKind, ManagedObject } from '../../../src/managed/types.ts';
+import type { ConnectContext, ManagedObject } from '../../../src/managed/types.ts';
 import {
-  FakeCache,
-  FakeCloud,
-  FakeServer,
   fakeEvents,
   fakeReconciler,
+  failingWith,
+  gadgetReferencingKind,
   POLL_MS,
   SYNC_MS,
   widget,
   WIDGET_RESET,
+  widgetFakes,
   widgetKind,
+  type FakeCloud,
   type Widget,
 } from './fakes.ts';
 
 function setup(signal?: AbortSignal) {
-  const server = new FakeServer();
-  const cache = new FakeCache();
-  const cloud = new FakeCloud();
+  const fakes = widgetFakes();
+  const { server, cache, cloud } = fakes;
   const { recorder, events } = fakeEvents();
   const reconciler = fakeReconciler(server, cache, cloud, {
     events: recorder,
     ...(signal ? { signal } : {}),
   });
   return {
-    server,
-    cache,
-    cloud,
+    ...fakes,
     events,
     /** Creates the object on the server and lets the cache see it (and tell the reconciler, as a watch does). */
     apply(object: Widget) {
@@ -59,6 +57,13 @@ async function makeReady(t: ReturnType<typeof setup>, name: string): Promise<str
   t.sync(name);
   expect(t.condition(name, 'Ready')?.status).toBe('True');
   return id;
+}
+
+/** Widget `a` applied and reconciled until Ready, with its cloud id. */
+async function readyWidget(): Promise<{ t: ReturnType<typeof setup>; id: string }> {
+  const t = setup();
+  t.apply(widget('a'));
+  return { t, id: await makeReady(t, 'a') };
 }
 
 describe('ManagedReconciler', () => {
@@ -93,9 +98,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('tells the kind which other object of the kind holds a cloud id, never the resource itself', async () => {
-    const server = new FakeServer();
-    const cache = new FakeCache();
-    const cloud = new FakeCloud();
+    const { server, cache, cloud } = widgetFakes();
     const contexts: ConnectContext<FakeCloud>[] = [];
     const reconciler = fakeReconciler(server, cache, cloud, {
       kind: {
@@ -135,16 +138,12 @@ describe('ManagedReconciler', () => {
   });
 
   it('reports Ready once the cloud resource is available, and checks again at the sync interval', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    await makeReady(t, 'a');
+    const { t } = await readyWidget();
     expect(await t.reconcile('a')).toEqual({ resyncAfterMs: SYNC_MS });
   });
 
   it('makes no status write when a reconcile changes nothing', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    await makeReady(t, 'a');
+    const { t } = await readyWidget();
     const writes = t.server.statusWrites.length;
 
     await t.reconcile('a');
@@ -153,9 +152,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('applies a spec change as an update and reports Updating', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    const id = await makeReady(t, 'a');
+    const { t, id } = await readyWidget();
     t.cache.set(t.server.editSpec('a', { size: 3 }));
 
     await t.reconcile('a');
@@ -166,9 +163,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('does nothing while paused, and keeps saying which generation was acted on', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    await makeReady(t, 'a');
+    const { t } = await readyWidget();
     const paused = t.server.editSpec('a', { size: 5 });
     paused.metadata.annotations = { 'sluice.dev/paused': 'true' };
     t.cache.set(t.server.put(paused));
@@ -182,12 +177,10 @@ describe('ManagedReconciler', () => {
   });
 
   it('writes no status again when an update fails again the same way, however much later', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    await makeReady(t, 'a');
-    t.cloud.update = async () => {
-      throw new ReconcileError('CloudApiError', 'PATCH /widgets/:id failed: 500 INTERNAL_ERROR');
-    };
+    const { t } = await readyWidget();
+    t.cloud.update = failingWith(
+      new ReconcileError('CloudApiError', 'PATCH /widgets/:id failed: 500 INTERNAL_ERROR'),
+    );
     t.cache.set(t.server.editSpec('a', { size: 3 }));
     await expect(t.reconcile('a')).rejects.toThrow('500');
     t.sync('a');
@@ -206,9 +199,7 @@ describe('ManagedReconciler', () => {
   it('records a failure in Synced and a Warning Event, and throws so the key backs off', async () => {
     const t = setup();
     t.apply(widget('a'));
-    t.cloud.create = async () => {
-      throw new ReconcileError('QuotaExceeded', 'the organization has no room', 30_000);
-    };
+    t.cloud.create = failingWith(new ReconcileError('QuotaExceeded', 'the organization has no room', 30_000));
 
     await expect(t.reconcile('a')).rejects.toMatchObject({ retryAfterMs: 30_000 });
 
@@ -225,9 +216,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('restores a lost password by the kind’s recovery, in the Secret it owns', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    await makeReady(t, 'a');
+    const { t } = await readyWidget();
     delete t.server.secrets.get('a-connection')!.data.password;
 
     await t.reconcile('a');
@@ -254,9 +243,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('resets no password for a lost connection Secret that cannot be created again, and says why in Synced', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    await makeReady(t, 'a');
+    const { t } = await readyWidget();
     t.server.secrets.delete('a-connection');
     t.server.secretCreateRefusal = 'namespace a is being terminated';
 
@@ -272,9 +259,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('drops the create intent when the cloud resource is found gone, so a look-alike made since is not adopted', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    const id = await makeReady(t, 'a');
+    const { t, id } = await readyWidget();
     const lookUps: unknown[] = [];
     t.cloud.findCreated = async (_resource, lost) => {
       lookUps.push(lost);
@@ -435,9 +420,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('deletes the cloud resource, then releases the finalizer, with deletionPolicy Delete', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    const id = await makeReady(t, 'a');
+    const { t, id } = await readyWidget();
     const deleting = t.server.get('a');
     deleting.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
     t.cache.set(t.server.put(deleting));
@@ -449,9 +432,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('acts no more on a deletion whose finalizer it released while the cache still shows the finalizer', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    await makeReady(t, 'a');
+    const { t } = await readyWidget();
     const deleting = t.server.get('a');
     deleting.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
     t.cache.set(t.server.put(deleting));
@@ -514,9 +495,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('creates and keeps the connection Secret from the Secret cache, reading the apiserver only to confirm a loss', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    await makeReady(t, 'a');
+    const { t } = await readyWidget();
     await t.reconcile('a');
     expect(t.server.secretGets).toBe(0);
 
@@ -528,9 +507,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('resets no password when the Secret cache says it is lost but the apiserver still has it', async () => {
-    const server = new FakeServer();
-    const cache = new FakeCache();
-    const cloud = new FakeCloud();
+    const { server, cache, cloud } = widgetFakes();
     const inStep = server.secretCache();
     let lagging = false;
     // A cache that has not seen the Secret (not synced yet, or behind): the live read has it.
@@ -552,9 +529,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('writes status again when the cached object lags behind its own last write', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    const id = await makeReady(t, 'a');
+    const { t, id } = await readyWidget();
     // The cloud resource becomes unavailable: the server now holds Ready=False, the cache still Ready=True.
     t.cloud.widgets.get(id)!.ready = false;
     await t.reconcile('a');
@@ -569,9 +544,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('ends a reconcile whose cloud call was deferred with a requeue for then, recording no failure', async () => {
-    const t = setup();
-    t.apply(widget('a'));
-    await makeReady(t, 'a');
+    const { t } = await readyWidget();
     const writes = t.server.statusWrites.length;
     const events = t.events.length;
     t.cloud.observe = async () => {
@@ -611,9 +584,7 @@ describe('ManagedReconciler', () => {
 
     // A create that failed after it may have been sent is looked up again before the next one.
     t.cloud.calls.length = 0;
-    t.cloud.create = async () => {
-      throw new Error('connection reset');
-    };
+    t.cloud.create = failingWith(new Error('connection reset'));
     t.apply(widget('b'));
     await expect(t.reconcile('b')).rejects.toThrow();
     t.sync('b');
@@ -622,9 +593,7 @@ describe('ManagedReconciler', () => {
   });
 
   it('searches for a create whose answer was lost only in lists started after the call ended, or after a restart, after the intent', async () => {
-    const server = new FakeServer();
-    const cache = new FakeCache();
-    const cloud = new FakeCloud();
+    const { server, cache, cloud } = widgetFakes();
     let now = Date.parse('2030-01-01T00:00:00Z');
     const start = () => fakeReconciler(server, cache, cloud, { now: () => new Date(now) });
     const sync = () => cache.set(server.get('a'));
@@ -649,9 +618,7 @@ describe('ManagedReconciler', () => {
       cloud.lookUps.push(lost);
       return undefined;
     };
-    cloud.create = async () => {
-      throw new Error('connection reset');
-    };
+    cloud.create = failingWith(new Error('connection reset'));
     await expect(reconciler.reconcile('ns/a')).rejects.toThrow();
     expect(cloud.lookUps).toEqual([{ intent, listedAfter: new Date(intent.getTime() + 3_000) }]);
 
@@ -737,24 +704,12 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
     clock: { now: Date },
     events?: ReturnType<typeof fakeEvents>['recorder'],
   ) {
-    const server = new FakeServer();
-    const cache = new FakeCache();
-    const cloud = new FakeCloud();
+    const { server, cache, cloud } = widgetFakes();
     const gadgets = new Map<string, ManagedObject>();
-    if (target)
-      gadgets.set('g', { metadata: { name: 'g', namespace: 'ns', uid: 'g-1' }, spec: {}, status: target });
-    const kind: ManagedKind<Widget, FakeCloud, number> = {
-      ...widgetKind(cloud),
-      references: [
-        {
-          name: 'gadget',
-          kind: 'Gadget',
-          objectName: (resource) => resource.spec.gadget as string,
-          plainId: () => undefined,
-          statusField: 'gadgetId',
-        },
-      ],
-    };
+    const putGadget = (status: { id?: string }) =>
+      gadgets.set('g', { metadata: { name: 'g', namespace: 'ns', uid: 'g-1' }, spec: {}, status });
+    if (target) putGadget(target);
+    const kind = gadgetReferencingKind(cloud);
     const reconciler = fakeReconciler(server, cache, cloud, {
       kind,
       lookup: (_kind, _namespace, name) => gadgets.get(name),
@@ -764,7 +719,14 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
     const object = widget('a', { gadget: 'g' } as Partial<Widget['spec']>);
     object.metadata.creationTimestamp = CREATED;
     cache.set(server.put(object));
-    return { server, cache, cloud, gadgets, reconcile: () => reconciler.reconcile('ns/a') };
+    return {
+      server,
+      cache,
+      cloud,
+      /** The referenced Gadget is created, with its cloud id. */
+      gadgetArrives: () => putGadget({ id: 'g-1' }),
+      reconcile: () => reconciler.reconcile('ns/a'),
+    };
   }
 
   it('says nothing for a few seconds after the object was created: the referenced one may be on its way', async () => {
@@ -776,11 +738,7 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
     expect(t.cloud.calls).toEqual([]);
 
     // It arrived within the grace: the first status written is the create's, not a wait.
-    t.gadgets.set('g', {
-      metadata: { name: 'g', namespace: 'ns', uid: 'g-1' },
-      spec: {},
-      status: { id: 'g-1' },
-    });
+    t.gadgetArrives();
     await t.reconcile();
     expect(t.cloud.calls).toContain('create');
     expect(t.server.statusWrites.flatMap((s) => s.conditions ?? []).map((c) => c.reason)).not.toContain(
@@ -835,11 +793,7 @@ describe('ManagedReconciler, a reference to an object the cache does not have', 
     // Looked at again: no second Warning. Once the object exists, it is used.
     await t.reconcile();
     expect(events).toHaveLength(1);
-    t.gadgets.set('g', {
-      metadata: { name: 'g', namespace: 'ns', uid: 'g-1' },
-      spec: {},
-      status: { id: 'g-1' },
-    });
+    t.gadgetArrives();
     await t.reconcile();
     expect(t.cloud.calls).toContain('create');
   });

@@ -1,24 +1,11 @@
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { REDACTED } from '../../../src/cloud/redaction.ts';
-import { createLogger } from '../../../src/operator/logger.ts';
+import { capturedLogger } from '../../support/captured-log.ts';
 import { pipeBodyWithCredentials as pipeBody } from '../../support/pipe-request-body.ts';
-
-function captured() {
-  const chunks: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, callback) {
-      chunks.push(chunk.toString());
-      callback();
-    },
-  });
-  return { stream, text: () => chunks.join('') };
-}
 
 describe('createLogger', () => {
   it('redacts credential paths even when a caller logs a raw object', () => {
-    const out = captured();
-    const logger = createLogger({ level: 'trace' }, out.stream);
+    const { logger, text: logged } = capturedLogger();
     logger.info(
       {
         headers: { authorization: 'Basic a2V5OnNlY3JldA==' },
@@ -30,7 +17,7 @@ describe('createLogger', () => {
       },
       'something happened',
     );
-    const text = out.text();
+    const text = logged();
     expect(text).toContain('something happened');
     for (const secret of [
       'a2V5OnNlY3JldA==',
@@ -48,14 +35,13 @@ describe('createLogger', () => {
   });
 
   it('redacts a field named like a credential at any depth, and keeps an error readable', () => {
-    const out = captured();
-    const logger = createLogger({ level: 'trace' }, out.stream);
+    const { logger, text: logged } = capturedLogger();
     logger.trace(
       { body: { pipe: { source: { kafka: { settings: { sasl_password: 'deep-pass-1' } } } } } },
       'cloud request body',
     );
     logger.error({ err: new Error('the pipe failed') }, 'reconcile failed');
-    const text = out.text();
+    const text = logged();
     expect(text).not.toContain('deep-pass-1');
     expect(text).toContain('sasl_password');
     expect(text).toContain('the pipe failed');

@@ -25,13 +25,16 @@ async function valueOf(
   )?.value;
 }
 
-function controllerUnderTest(metrics: OperatorMetrics, clock: ManualClock) {
+/** Fresh metrics, a manual clock and the pipe controller's work queue reporting to them. */
+function controllerUnderTest() {
+  const metrics = new OperatorMetrics();
+  const clock = new ManualClock();
   const queue = new WorkQueue({
     clock,
     rateLimiter: new ExponentialFailureRateLimiter(5, 300_000),
     metrics: metrics.workQueue('pipe'),
   });
-  return queue;
+  return { metrics, clock, queue };
 }
 
 describe('OperatorMetrics', () => {
@@ -46,9 +49,7 @@ describe('OperatorMetrics', () => {
   });
 
   it('counts reconciles by result, errors, retries and queue adds for a running controller', async () => {
-    const metrics = new OperatorMetrics();
-    const clock = new ManualClock();
-    const queue = controllerUnderTest(metrics, clock);
+    const { metrics, clock, queue } = controllerUnderTest();
     let calls = 0;
     const workers = runWorkers({
       queue,
@@ -93,9 +94,7 @@ describe('OperatorMetrics', () => {
   });
 
   it('counts a reconcile that is done and only schedules its drift check as success, not requeue_after', async () => {
-    const metrics = new OperatorMetrics();
-    const clock = new ManualClock();
-    const queue = controllerUnderTest(metrics, clock);
+    const { metrics, clock, queue } = controllerUnderTest();
     const results: Requeue[] = [{ resyncAfterMs: 60_000 }, { requeueAfterMs: 1_000 }];
     const workers = runWorkers({
       queue,
@@ -120,9 +119,7 @@ describe('OperatorMetrics', () => {
   });
 
   it('reports queue depth and how long keys waited', async () => {
-    const metrics = new OperatorMetrics();
-    const clock = new ManualClock();
-    const queue = controllerUnderTest(metrics, clock);
+    const { metrics, clock, queue } = controllerUnderTest();
     queue.add('ns/a');
     queue.add('ns/b');
     expect(await valueOf(metrics, 'workqueue_depth', { name: 'pipe' })).toBe(2);
@@ -133,9 +130,7 @@ describe('OperatorMetrics', () => {
   });
 
   it('measures unfinished work and the longest running reconcile when scraped', async () => {
-    const metrics = new OperatorMetrics();
-    const clock = new ManualClock();
-    const queue = controllerUnderTest(metrics, clock);
+    const { metrics, clock, queue } = controllerUnderTest();
     queue.add('ns/a');
     await queue.get();
     clock.advance(1_000);

@@ -22,6 +22,21 @@ describe.skipIf(clusterSkipReason())('crash-safe create with a cloud clock behin
     await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass' });
   });
 
+  /**
+   * `crashBesideLookAlike` where the cloud stamps ours before the intent the operator recorded (the premise of
+   * every case here): the crashed object holds no id, and ours is still the one adopted.
+   */
+  async function crashStampedBeforeIntent<T extends { id: string; createdAt: string }>(
+    target: Parameters<typeof crashBesideLookAlike>[1],
+    cloud: { route: string; named: () => T[]; foreignId: string },
+  ): Promise<void> {
+    const { orphaned, ours } = await crashBesideLookAlike(env, target, cloud);
+    expect(Date.parse(ours.createdAt)).toBeLessThan(
+      Date.parse(orphaned.metadata.annotations!['sluice.dev/create-pending']!),
+    );
+    expect(orphaned.status?.id).toBeUndefined();
+  }
+
   it(
     'a pipe created before a kill -9 but stamped before its intent is adopted, not created again; an older look-alike is not',
     async () => {
@@ -37,16 +52,10 @@ describe.skipIf(clusterSkipReason())('crash-safe create with a cloud clock behin
       const pipesNamed = () =>
         [...env.emulator.store.pipesOf(serviceId).values()].filter((p) => p.name === 'skewed');
 
-      const { orphaned, ours } = await crashBesideLookAlike(
-        env,
+      await crashStampedBeforeIntent(
         { kind: 'Pipe', name: 'skewed', spec },
         { route: PIPES, named: pipesNamed, foreignId: foreign.id },
       );
-      // The premise: the cloud says ours was created before the intent the operator recorded.
-      expect(Date.parse(ours.createdAt)).toBeLessThan(
-        Date.parse(orphaned.metadata.annotations!['sluice.dev/create-pending']!),
-      );
-      expect(orphaned.status?.id).toBeUndefined();
       await env.stopOperator();
     },
     CRASH_TEST_TIMEOUT_MS,
@@ -61,15 +70,10 @@ describe.skipIf(clusterSkipReason())('crash-safe create with a cloud clock behin
       await env.setClock(CLOUD_CLOCK_BEHIND);
       const alertsNamed = () => [...env.emulator.store.alerts.values()].filter((a) => a.name === 'skewed');
 
-      const { orphaned, ours } = await crashBesideLookAlike(
-        env,
+      await crashStampedBeforeIntent(
         { kind: 'Alert', name: 'skewed', spec },
         { route: ALERTS, named: alertsNamed, foreignId: foreign.id },
       );
-      expect(Date.parse(ours.createdAt)).toBeLessThan(
-        Date.parse(orphaned.metadata.annotations!['sluice.dev/create-pending']!),
-      );
-      expect(orphaned.status?.id).toBeUndefined();
     },
     CRASH_TEST_TIMEOUT_MS,
   );

@@ -89,13 +89,7 @@ describe.skipIf(clusterSkipReason())('credentials of namespaces that come and go
   }, 120_000);
 
   it('keeps the credentials-in-use finalizer on a Secret while any object uses it, and removes it (the Secret stays) with the last', async () => {
-    const { credentials, url } = env.emulator;
-    await env.putSecret('team', {
-      organizationId: credentials.organizationId,
-      keyId: credentials.keyId,
-      keySecret: credentials.keySecret,
-      managementUrl: url,
-    });
+    await env.putCredentials('team');
     const finalizers = async () =>
       (await env.core.readNamespacedSecret({ name: 'team', namespace: env.namespace })).metadata
         ?.finalizers ?? [];
@@ -103,12 +97,10 @@ describe.skipIf(clusterSkipReason())('credentials of namespaces that come and go
     for (const name of ['one', 'two']) await env.waitFor(name, 'Ready', isReady, 30_000);
     expect(await finalizers()).toEqual([CREDENTIALS_FINALIZER]);
 
-    await env.remove('one');
-    await env.waitFor('one', 'gone', (s) => s === undefined);
+    await env.removeUntilGone('one');
     expect(await finalizers()).toEqual([CREDENTIALS_FINALIZER]);
 
-    await env.remove('two');
-    await env.waitFor('two', 'gone', (s) => s === undefined);
+    await env.removeUntilGone('two');
     await vi.waitFor(async () => expect(await finalizers()).toEqual([]), { timeout: 10_000, interval: 100 });
   });
 });

@@ -37,23 +37,10 @@ describe.skipIf(clusterSkipReason())('tenant credentials: API hosts and namespac
   beforeAll(async () => {
     env = await startOperatorEnv('tenancy');
     other = await startOtherHost();
-    const { credentials } = env.emulator;
     // A tenant's Secret with a real key but URLs of a host the operator was not told to allow.
-    await env.putSecret('elsewhere', {
-      organizationId: credentials.organizationId,
-      keyId: credentials.keyId,
-      keySecret: credentials.keySecret,
-      managementUrl: other.url,
-      alertsUrl: other.url,
-      alertsToken: credentials.alertsToken,
-    });
+    await env.putCredentials('elsewhere', { url: other.url, alerting: true });
     // A tenant's own Secret for the emulator (the host of the operator-wide Secret).
-    await env.putSecret('own', {
-      organizationId: credentials.organizationId,
-      keyId: credentials.keyId,
-      keySecret: credentials.keySecret,
-      managementUrl: env.emulator.url,
-    });
+    await env.putCredentials('own');
   });
   afterEach(() => env.stopOperator());
   afterAll(async () => {

@@ -17,14 +17,8 @@ describe.skipIf(clusterSkipReason())('uninstalling sluice, and what it keeps mea
 
   beforeAll(async () => {
     env = await startOperatorEnv('iso-uninstall');
-    const { credentials, url } = env.emulator;
-    await env.putSecret(OWN, {
-      organizationId: credentials.organizationId,
-      keyId: credentials.keyId,
-      keySecret: credentials.keySecret,
-      managementUrl: url,
-    });
-    await env.startOperator({ allowedApiHosts: new URL(url).host });
+    await env.putCredentials(OWN);
+    await env.startOperator({ allowedApiHosts: new URL(env.emulator.url).host });
   });
   afterAll(async () => env?.close());
 
@@ -41,8 +35,7 @@ describe.skipIf(clusterSkipReason())('uninstalling sluice, and what it keeps mea
     );
     expect(condition(refused, 'Synced')!.message).toContain('tls-cert');
     expect(await finalizersOf('tls-cert')).not.toContain(CREDENTIALS_FINALIZER);
-    await env.remove('tls');
-    await env.waitFor('tls', 'deleted', (r) => r === undefined);
+    await env.removeUntilGone('tls');
   });
 
   it('after sluice uninstall, the namespace of a tenant with its own credentials is deleted with no operator; its cloud service stays', async () => {

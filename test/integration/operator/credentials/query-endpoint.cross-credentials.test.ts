@@ -53,8 +53,7 @@ describe.skipIf(clusterSkipReason())('QueryEndpoint claims across credentials', 
     });
 
     await team.clearCalls();
-    await endpoints.remove('console');
-    await endpoints.waitFor('console', 'gone', (q) => q === undefined);
+    await endpoints.removeUntilGone('console');
     const deletes = (await team.calls()).filter((c) => c.method === 'DELETE' && c.route === QUERY_ENDPOINT);
     expect(deletes.filter((c) => c.status < 300)).toHaveLength(1);
     expect(team.emulator.store.queryEndpoints.get(serviceId)).toBeUndefined();

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { fieldNames } from '../../../../src/managed/observe-only.ts';
+import type { DatabaseService } from '../../../../src/kinds/database-service/schema.ts';
 import { rpeSpec } from '../../../../tools/fixtures/rpe.ts';
 import {
   baseSpec,
@@ -31,14 +32,27 @@ const pendingOf = (status: unknown) =>
 describe.skipIf(clusterSkipReason())('managementPolicy Observe', () => {
   const env = useOperatorEnv('observe-only');
 
-  it('an adopted service whose name differs gets no PATCH, lists it in status, and Full sends exactly it', async () => {
-    const { service } = await env.cloud.createService({ name: 'legacy', ...baseSpec });
+  /**
+   * A service made in the cloud by hand as `name`, then adopted by id as the object `name` with `spec` under
+   * managementPolicy Observe; the call log starts after the hand-made create. Returns the cloud service.
+   */
+  async function observeHandMade(
+    name: string,
+    spec: Partial<DatabaseService['spec']> = {},
+    annotations: Record<string, string> = {},
+  ) {
+    const { service } = await env.cloud.createService({ name, ...baseSpec });
     await env.clearCalls();
     await env.apply(
-      'legacy',
-      { name: 'renamed', managementPolicy: 'Observe' },
-      { [EXTERNAL_ID]: service.id },
+      name,
+      { name, ...spec, managementPolicy: 'Observe' },
+      { [EXTERNAL_ID]: service.id, ...annotations },
     );
+    return service;
+  }
+
+  it('an adopted service whose name differs gets no PATCH, lists it in status, and Full sends exactly it', async () => {
+    const service = await observeHandMade('legacy', { name: 'renamed' });
 
     const observed = await env.waitFor(
       'legacy',
@@ -69,19 +83,13 @@ describe.skipIf(clusterSkipReason())('managementPolicy Observe', () => {
   });
 
   it('deleting an Observe object with deletionPolicy Delete deletes nothing in the cloud', async () => {
-    const { service } = await env.cloud.createService({ name: 'kept', provider: 'aws', region: 'us-east-1' });
-    await env.apply(
-      'kept',
-      { name: 'kept', managementPolicy: 'Observe', deletionPolicy: 'Delete' },
-      { [EXTERNAL_ID]: service.id },
-    );
+    const service = await observeHandMade('kept', { deletionPolicy: 'Delete' });
     await env.waitFor('kept', 'observed with a finalizer', (r) =>
       Boolean(condition(r, 'Ready')?.reason === 'ObserveOnly' && r?.metadata.finalizers?.length),
     );
     await env.clearCalls();
 
-    await env.remove('kept');
-    await env.waitFor('kept', 'deleted', (r) => r === undefined);
+    await env.removeUntilGone('kept');
     expect(writes(await env.calls())).toEqual([]);
     expect((await env.cloud.getService(service.id)).state).not.toBe('terminating');
   });
@@ -129,13 +137,7 @@ describe.skipIf(clusterSkipReason())('managementPolicy Observe', () => {
   });
 
   it('an Observe service asked for a password reset resets nothing, lists the call and names the annotation; Full sends it', async () => {
-    const { service } = await env.cloud.createService({ name: 'keyed', ...baseSpec });
-    await env.clearCalls();
-    await env.apply(
-      'keyed',
-      { name: 'keyed', managementPolicy: 'Observe' },
-      { [EXTERNAL_ID]: service.id, [RESET_PASSWORD]: 'first' },
-    );
+    const service = await observeHandMade('keyed', {}, { [RESET_PASSWORD]: 'first' });
     const resetPath = `/v1/organizations/${env.cloud.organizationId}/services/${service.id}/password`;
     const observed = await env.waitFor('keyed', 'the reset among the pending calls', (r) =>
       pendingOf(r?.status).some((c) => c.path === resetPath),
@@ -160,8 +162,7 @@ describe.skipIf(clusterSkipReason())('managementPolicy Observe', () => {
   });
 
   it('an Observe object whose cloud matches is Ready with reason ObserveOnly and no pending call', async () => {
-    const { service } = await env.cloud.createService({ name: 'same', provider: 'aws', region: 'us-east-1' });
-    await env.apply('same', { name: 'same', managementPolicy: 'Observe' }, { [EXTERNAL_ID]: service.id });
+    await observeHandMade('same');
     const matched = await env.waitFor('same', 'Ready ObserveOnly', (r) => isReady(r));
     expect(condition(matched, 'Ready')!.reason).toBe('ObserveOnly');
     expect(pendingOf(matched.status)).toEqual([]);

@@ -116,10 +116,7 @@ describe.skipIf(clusterSkipReason())('Alert lifecycle on a real apiserver agains
     const orphaned = (await alerts().waitFor('orphaned', 'Ready', isReadyWithId)).status!.id!;
     await env.clearCalls();
 
-    await alerts().remove('deleted');
-    await alerts().remove('orphaned');
-    await alerts().waitFor('deleted', 'gone', (a) => a === undefined);
-    await alerts().waitFor('orphaned', 'gone', (a) => a === undefined);
+    await alerts().removeUntilGone('deleted', 'orphaned');
 
     expect(stored(deleted)).toBeUndefined();
     expect(stored(orphaned)).toMatchObject({ name: 'orphaned' });

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { until } from '../../../support/wait.ts';
 import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { sha256Hex } from '../../../../src/cloud/api-key-hash.ts';
@@ -8,10 +8,9 @@ import {
   condition,
   crashDuringCreate,
   isReady,
-  startOperatorEnv,
+  useOperatorEnv,
   writes,
   type CallRecord,
-  type OperatorEnv,
   type SluiceObject,
 } from '../support.ts';
 import { refuseSecretWrites } from '../secret-admission.ts';
@@ -21,21 +20,16 @@ const ready = (o: SluiceObject | undefined) => isReady(o) && o?.status?.id !== u
 const keyCreates = (calls: CallRecord[]) => calls.filter((c) => c.method === 'POST' && c.route === KEYS);
 
 describe.skipIf(clusterSkipReason())('ApiKey on a real apiserver against the emulator', () => {
-  let env: OperatorEnv;
+  const env = useOperatorEnv('api-key');
   let lift: (() => Promise<void>) | undefined;
   const keys = () => env.of<SluiceObject>('ApiKey');
   const cloudKeysNamed = (name: string) =>
     [...env.emulator.store.apiKeys.values()].filter((key) => key.name === name);
 
-  beforeAll(async () => {
-    env = await startOperatorEnv('api-key');
-    await env.startOperator();
-  });
   afterEach(async () => {
     await lift?.();
     lift = undefined;
   });
-  afterAll(async () => env?.close());
 
   it('writes the Secret, creates the key from its hashes, and the Secret works as a credentialsRef at once', async () => {
     await keys().apply('team-a', teamKey('team-a'));

@@ -38,15 +38,8 @@ interface Tenant {
  */
 async function tenant(prefix: string, quota: 'off' | 'default'): Promise<Tenant> {
   const env = await startOperatorEnv(prefix);
-  const { credentials, url } = env.emulator;
-  await env.putSecret(OWN, {
-    organizationId: credentials.organizationId,
-    keyId: credentials.keyId,
-    keySecret: credentials.keySecret,
-    managementUrl: url,
-    alertsUrl: url,
-    alertsToken: credentials.alertsToken,
-  });
+  const { url } = env.emulator;
+  await env.putCredentials(OWN, { alerting: true });
   await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass-1' });
   await env.startOperator({
     // As where the operator's own Secret lives elsewhere: this namespace's deletion takes it too.

@@ -141,8 +141,7 @@ describe.skipIf(clusterSkipReason())('QueryEndpoint on a real apiserver against 
     expect(writes(await env.calls())).toEqual([]);
     expect(inCloud(serviceId)!.roles).toEqual(['sql_console_read_only']);
 
-    await endpoints().remove('owner');
-    await endpoints().waitFor('owner', 'gone', (q) => q === undefined);
+    await endpoints().removeUntilGone('owner');
     const rival = await endpoints().waitFor('rival', 'Ready after the owner left', readyAt(1));
     expect(summary(writes(await env.calls()))).toEqual([
       `DELETE ${QUERY_ENDPOINT}`,
@@ -160,10 +159,7 @@ describe.skipIf(clusterSkipReason())('QueryEndpoint on a real apiserver against 
     await endpoints().waitFor('orphan', 'Ready', readyAt(1));
     await env.clearCalls();
 
-    await endpoints().remove('doomed');
-    await endpoints().remove('orphan');
-    await endpoints().waitFor('doomed', 'gone', (q) => q === undefined);
-    await endpoints().waitFor('orphan', 'gone', (q) => q === undefined);
+    await endpoints().removeUntilGone('doomed', 'orphan');
     expect(inCloud(deletedFrom)).toBeUndefined();
     expect(inCloud(keptOn)).toBeDefined();
     expect(summary(writes(await env.calls()))).toEqual([`DELETE ${QUERY_ENDPOINT}`]);

@@ -68,29 +68,17 @@ describe.skipIf(clusterSkipReason())('State changes as a user sees them, on a re
 
   it('a pipe: stop then start show their transitional state and make two Events', async () => {
     const pipes = env.of<SluiceObject>('Pipe');
+    /** Waits until the pipe is Ready in `state`. */
+    const pipeIn = (state: string) =>
+      pipes.waitFor('orders', `pipe ${state}`, (o) => isReady(o) && o?.status?.state === state, 30_000);
     await pipes.apply('orders', kafkaPipe('orders'));
-    await pipes.waitFor(
-      'orders',
-      'pipe Running',
-      (o) => isReady(o) && o?.status?.state === 'Running',
-      30_000,
-    );
+    await pipeIn('Running');
     await pipes.patchSpec('orders', { state: 'Stopped' });
     const stopping = await updating('Pipe', 'orders', await generationOf('Pipe', 'orders'));
     expect(stopping.status!.state).toBe('Stopping');
-    await pipes.waitFor(
-      'orders',
-      'pipe Stopped',
-      (o) => isReady(o) && o?.status?.state === 'Stopped',
-      30_000,
-    );
+    await pipeIn('Stopped');
     await pipes.patchSpec('orders', { state: 'Running' });
-    await pipes.waitFor(
-      'orders',
-      'pipe Running',
-      (o) => isReady(o) && o?.status?.state === 'Running',
-      30_000,
-    );
+    await pipeIn('Running');
 
     expect(await updatedEvents('orders')).toEqual(['updated state Stopped', 'updated state Running']);
   }, 120_000);

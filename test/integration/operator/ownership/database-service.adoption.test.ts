@@ -60,8 +60,7 @@ describe.skipIf(clusterSkipReason())('DatabaseService adopting an id another obj
       expect(cloudAccepts(a, id, password)).toBe(true);
       expect(await env.secret(`${name}-connection`)).toBeUndefined();
 
-      await env.remove(name);
-      await env.waitFor(name, 'deleted', (r) => r === undefined);
+      await env.removeUntilGone(name);
       expect(writes(await a.calls())).toEqual([]);
       expect((await a.cloud.getService(id)).name).toBe('orders');
       expect(isReady(await a.get('orders'))).toBe(true);

@@ -28,6 +28,11 @@ describe.skipIf(clusterSkipReason())('a tenant of one namespace and another clus
   let env: OperatorEnv;
   /** What prod's operator records for `kind/name` of the test namespace. */
   const prodRecord = (kind: string, name: string) => `prod/${env.namespace}/${kind}/${name}`;
+  /** Deletes the service `name` under deletionPolicy Orphan: the cloud service, another cluster's, stays. */
+  const removeOrphaning = async (name: string) => {
+    await env.patchSpec(name, { deletionPolicy: 'Orphan' });
+    await env.removeUntilGone(name);
+  };
   /** A service as another cluster's operator creates it (its owner tag `record`), made through the API. */
   const serviceRecordedAs = async (
     record: string,
@@ -88,9 +93,7 @@ describe.skipIf(clusterSkipReason())('a tenant of one namespace and another clus
     const back = await env.waitFor('orders', 'taken back', (o) => isReady(o) && !!o?.status?.id);
     expect(back.status!.id).toBe(prodId);
     expect(writes(await env.calls())).toEqual([]);
-    await env.patchSpec('orders', { deletionPolicy: 'Orphan' });
-    await env.remove('orders');
-    await env.waitFor('orders', 'released', (o) => o === undefined);
+    await removeOrphaning('orders');
   });
 
   it('adopting by id a service another cluster recorded is refused; with the administrator’s consent its record stays as it is', async () => {
@@ -124,9 +127,7 @@ describe.skipIf(clusterSkipReason())('a tenant of one namespace and another clus
       { key: OWNER_TAG, value: prodRecord('DatabaseService', 'billing') },
     ]);
     expect(writes(await env.calls())).toEqual([]);
-    await env.patchSpec('copy', { deletionPolicy: 'Orphan' });
-    await env.remove('copy');
-    await env.waitFor('copy', 'released', (o) => o === undefined);
+    await removeOrphaning('copy');
   });
 
   it('a lost alert create (500) never adopts another cluster’s alert of the same name: it creates its own', async () => {
@@ -176,8 +177,7 @@ describe.skipIf(clusterSkipReason())('a tenant of one namespace and another clus
     const pipesNamed = [...env.emulator.store.pipesOf(serviceId).values()].filter((p) => p.name === 'ingest');
     expect(pipesNamed.map((p) => p.id).sort()).toEqual([ready.status!.id!, theirs.id].sort());
     await env.of('Pipe').patchSpec('ingest', { deletionPolicy: 'Orphan' });
-    await env.of('Pipe').remove('ingest');
-    await env.of('Pipe').waitFor('ingest', 'released', (o) => o === undefined);
+    await env.of('Pipe').removeUntilGone('ingest');
   });
 
   it('a malformed sluice.dev/owner-cluster is refused naming the annotation, and nothing is created', async () => {

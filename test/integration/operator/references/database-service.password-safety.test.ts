@@ -68,6 +68,38 @@ describe.skipIf(clusterSkipReason())(
           ),
       );
 
+    /**
+     * A Ready service `name` whose connection Secret is deleted while `refuse` keeps it from being written
+     * again (lifted after the test): waits until Synced says so; returns the service's id and that message.
+     */
+    const lostWhileRefused = async (
+      name: string,
+      refuse: (env: OperatorEnv) => Promise<() => Promise<void>>,
+    ): Promise<{ id: string; message: string }> => {
+      await env.apply(name, { name });
+      const id = (await env.waitFor(name, 'Ready', isReady)).status!.id!;
+      lift = await refuse(env);
+      await env.clearCalls();
+      await env.core.deleteNamespacedSecret({ namespace: env.namespace, name: `${name}-connection` });
+      const refused = await env.waitFor(
+        name,
+        'Synced=SecretNotWritable',
+        (r) => condition(r, 'Synced')?.reason === 'SecretNotWritable',
+      );
+      return { id, message: condition(refused, 'Synced')!.message! };
+    };
+
+    /** Lifts the refusal; the lost Secret is written again with one reset. Returns the password it holds. */
+    const restoredOnceLifted = async (name: string, id: string): Promise<string> => {
+      await lift!();
+      lift = undefined;
+      await until(`the password of ${name} restored`, async () =>
+        Boolean((await env.secret(`${name}-connection`))?.password),
+      );
+      expect(resets(await env.calls(), id)).toHaveLength(1);
+      return (await env.secret(`${name}-connection`))!.password!;
+    };
+
     beforeAll(async () => {
       env = await startOperatorEnv('dbs-pw-safety');
       await env.startOperator();
@@ -80,54 +112,23 @@ describe.skipIf(clusterSkipReason())(
     afterAll(async () => env?.close());
 
     it('a lost connection Secret that admission refuses to recreate costs no reset; it is reset once when it can be written', async () => {
-      await env.apply('frozen', { name: 'frozen' });
-      const id = (await env.waitFor('frozen', 'Ready', isReady)).status!.id!;
-      lift = await refuseSecretWrites(env);
-      await env.clearCalls();
-      await env.core.deleteNamespacedSecret({ namespace: env.namespace, name: 'frozen-connection' });
-
-      const refused = await env.waitFor(
-        'frozen',
-        'Synced=SecretNotWritable',
-        (r) => condition(r, 'Synced')?.reason === 'SecretNotWritable',
-      );
-      expect(condition(refused, 'Synced')!.message).toContain('frozen-connection');
-      expect(condition(refused, 'Synced')!.message).toContain('Secrets are frozen in this namespace');
+      const { id, message } = await lostWhileRefused('frozen', refuseSecretWrites);
+      expect(message).toContain('frozen-connection');
+      expect(message).toContain('Secrets are frozen in this namespace');
       await env.freshLook('DatabaseService', 'frozen');
       expect(resets(await env.calls(), id)).toHaveLength(0);
 
-      await lift();
-      lift = undefined;
-      await until('the awaited password state', async () =>
-        Boolean((await env.secret('frozen-connection'))?.password),
-      );
-      expect(resets(await env.calls(), id)).toHaveLength(1);
-      const password = (await env.secret('frozen-connection'))!.password!;
+      const password = await restoredOnceLifted('frozen', id);
       expect(cloudHash(id)).toBe(sha256Hex(password));
     });
 
     it('a reset is dry-run with the Secret it writes: a policy refusing its password key costs no reset', async () => {
-      await env.apply('content', { name: 'content' });
-      const id = (await env.waitFor('content', 'Ready', isReady)).status!.id!;
-      lift = await refusePasswordKeys(env);
-      await env.clearCalls();
-      await env.core.deleteNamespacedSecret({ namespace: env.namespace, name: 'content-connection' });
-
-      const refused = await env.waitFor(
-        'content',
-        'Synced=SecretNotWritable',
-        (r) => condition(r, 'Synced')?.reason === 'SecretNotWritable',
-      );
-      expect(condition(refused, 'Synced')!.message).toContain('Secrets here may not hold a password key');
+      const { id, message } = await lostWhileRefused('content', refusePasswordKeys);
+      expect(message).toContain('Secrets here may not hold a password key');
       expect(resets(await env.calls(), id)).toHaveLength(0);
 
-      await lift();
-      lift = undefined;
-      await until('the password restored', async () =>
-        Boolean((await env.secret('content-connection'))?.password),
-      );
-      expect(resets(await env.calls(), id)).toHaveLength(1);
-      expect(cloudHash(id)).toBe(sha256Hex((await env.secret('content-connection'))!.password!));
+      const password = await restoredOnceLifted('content', id);
+      expect(cloudHash(id)).toBe(sha256Hex(password));
     });
 
     it('after a reset whose Secret write failed, none other is made until the user changes something, across a restart', async () => {

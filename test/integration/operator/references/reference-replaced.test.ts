@@ -32,8 +32,7 @@ describe.skipIf(clusterSkipReason())('a referenced object replaced under a depen
     await pipes().apply('clicks', kafkaPipe('clicks', { service: 'events' }));
     const pipe = await pipes().waitFor('clicks', 'Ready', isReadyWithId);
 
-    await env.remove('events');
-    await env.waitFor('events', 'gone', (s) => s === undefined);
+    await env.removeUntilGone('events');
     await collected('events-connection');
     await env.clearCalls();
     await env.apply('events', { name: 'events' });
@@ -55,8 +54,7 @@ describe.skipIf(clusterSkipReason())('a referenced object replaced under a depen
 
     // Replace the DatabaseService: its default deletionPolicy (Orphan) leaves the old service, and the
     // object applied again manages another one (by id: applied as it was, it would take back the old one).
-    await env.remove('analytics');
-    await env.waitFor('analytics', 'gone', (s) => s === undefined);
+    await env.removeUntilGone('analytics');
     await collected('analytics-connection');
     const { service } = await env.cloud.createService({ name: 'analytics', ...baseSpec });
     await env.clearCalls();
@@ -82,8 +80,7 @@ describe.skipIf(clusterSkipReason())('a referenced object replaced under a depen
     expect(env.emulator.store.pipesOf(oldServiceId).has(pipeId)).toBe(true);
 
     // Deleting it deletes its pipe where it lives: under the old service, which status keeps.
-    await pipes().remove('orders');
-    await pipes().waitFor('orders', 'gone', (p) => p === undefined);
+    await pipes().removeUntilGone('orders');
     expect(env.emulator.store.pipesOf(oldServiceId).has(pipeId)).toBe(false);
     const deletes = (await env.calls()).filter((c) => c.method === 'DELETE' && c.route === PIPE);
     expect(deletes.map((c) => c.path)).toEqual([
