@@ -70,8 +70,9 @@ async function main(): Promise<number> {
         codes[i] ||= 1;
       }
     }
-    process.stdout.write(formatSummary(mergeSummaries(summaries)));
+    // The time first: the summary's last line stays the count of tests.
     process.stdout.write(`\nboth runs took ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+    process.stdout.write(formatSummary(mergeSummaries(summaries)));
     return codes.find((code) => code !== 0) ?? 0;
   } finally {
     rmSync(dir, { recursive: true, force: true });
