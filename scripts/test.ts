@@ -49,6 +49,7 @@ async function main(): Promise<number> {
     const child = spawn(process.execPath, [vitest, 'run', ...args], { stdio: 'inherit' });
     return new Promise((resolve) => child.on('close', (code) => resolve(code ?? 1)));
   }
+  const started = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'sluice-test-'));
   try {
     const codes = await Promise.all(
@@ -69,6 +70,8 @@ async function main(): Promise<number> {
         codes[i] ||= 1;
       }
     }
+    // The time first: the summary's last line stays the count of tests.
+    process.stdout.write(`\nboth runs took ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
     process.stdout.write(formatSummary(mergeSummaries(summaries)));
     return codes.find((code) => code !== 0) ?? 0;
   } finally {
