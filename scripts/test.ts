@@ -30,25 +30,28 @@ const RUNS = [
   },
 ];
 
-/** Runs vitest with `args`, its output passed on a whole line at a time so two runs' lines never mix. */
-function runVitest(args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
+/**
+ * Runs vitest with `args`. Piped, its output is passed on a whole line at a time so two runs' lines never mix;
+ * otherwise it has the terminal to itself.
+ */
+function runVitest(args: readonly string[], piped?: { env: NodeJS.ProcessEnv }): Promise<number> {
   const child = spawn(process.execPath, [vitest, 'run', ...args], {
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
+    env: piped?.env ?? process.env,
+    stdio: piped ? ['ignore', 'pipe', 'pipe'] : 'inherit',
   });
-  createInterface({ input: child.stdout }).on('line', (line) => process.stdout.write(`${line}\n`));
-  createInterface({ input: child.stderr }).on('line', (line) => process.stderr.write(`${line}\n`));
-  const stop = (signal: NodeJS.Signals) => child.kill(signal);
-  process.once('SIGINT', stop).once('SIGTERM', stop);
-  return new Promise((resolve) => child.on('close', (code, signal) => resolve(code ?? (signal ? 1 : 0))));
+  if (piped) {
+    createInterface({ input: child.stdout! }).on('line', (line) => process.stdout.write(`${line}\n`));
+    createInterface({ input: child.stderr! }).on('line', (line) => process.stderr.write(`${line}\n`));
+    const stop = (signal: NodeJS.Signals) => child.kill(signal);
+    process.once('SIGINT', stop).once('SIGTERM', stop);
+  }
+  // No exit code means a signal ended it.
+  return new Promise((resolve) => child.on('close', (code) => resolve(code ?? 1)));
 }
 
 async function main(): Promise<number> {
   const args = process.argv.slice(2);
-  if (args.length > 0) {
-    const child = spawn(process.execPath, [vitest, 'run', ...args], { stdio: 'inherit' });
-    return new Promise((resolve) => child.on('close', (code) => resolve(code ?? 1)));
-  }
+  if (args.length > 0) return runVitest(args);
   const started = Date.now();
   const dir = mkdtempSync(join(tmpdir(), 'sluice-test-'));
   try {
@@ -56,7 +59,7 @@ async function main(): Promise<number> {
       RUNS.map((run, i) =>
         runVitest(
           run.projects.map((project) => `--project=${project}`),
-          { ...process.env, [SUMMARY_FILE_ENV]: join(dir, `${i}.json`) },
+          { env: { ...process.env, [SUMMARY_FILE_ENV]: join(dir, `${i}.json`) } },
         ),
       ),
     );
