@@ -27,10 +27,10 @@ const TABLES = [
  */
 function reasonMeanings(kinds: readonly KindSchema[]): Map<string, ReasonMeaning> {
   const meanings = new Map<string, ReasonMeaning>(Object.entries(REASONS));
+  const tableOf = (m: ReasonMeaning) => TABLES.findIndex((table) => table.holds(m));
   for (const kind of kinds) {
     for (const [reason, meaning] of kindReasons(kind)) {
       const known = meanings.get(reason);
-      const tableOf = (m: ReasonMeaning) => TABLES.findIndex((table) => table.holds(m));
       if (known && tableOf(known) !== tableOf(meaning)) {
         throw new Error(
           `${kind.kind}'s reason ${reason} means another Argo CD health than elsewhere: one script serves every kind`,
