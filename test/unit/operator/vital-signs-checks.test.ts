@@ -32,9 +32,7 @@ describe('liveness judges progress, not promptness', () => {
     const v = vitals();
     v.state.write('mainTurnedAt', v.now());
     v.advance(STALL_MS + 1_000);
-    expect(failing(await v.liveness())).toEqual([
-      'event-loop: the main event loop has not turned for 121 s',
-    ]);
+    expect(failing(await v.liveness())).toEqual(['event-loop: the main event loop has not turned for 121 s']);
   });
 
   it('fails once a work queue holding work has not moved for longer than the stall timeout', async () => {
