@@ -19,6 +19,7 @@ import { KINDS } from '../kinds/index.ts';
 import type { CloudApi, CloudConnection } from '../cloud-access/connection.ts';
 import { shutDownInOrder } from './shutdown.ts';
 import { monitorEventLoop } from '../runtime/event-loop-monitor.ts';
+import { loopTurned, startSlicing } from '../base/slices.ts';
 import { VitalSigns } from './vital-signs.ts';
 import { monotonicMs } from './vital-state.ts';
 
@@ -161,7 +162,9 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
       void shutdown('lost-leadership');
     },
   });
+  startSlicing();
   const stopMonitoring = monitorEventLoop(EVENT_LOOP_TURN_MS, (delayMs) => {
+    loopTurned();
     metrics.eventLoopDelayed(delayMs / 1000);
     const stalled = manager.workStalledSince();
     vitals.turned(stalled === undefined ? 0 : monotonicMs() - (performance.now() - stalled));
