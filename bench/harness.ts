@@ -21,6 +21,7 @@ import { benchObjects, mixSecrets, type BenchObject, type Mix } from './mixes.ts
 import { startControlPlane, type ControlPlane } from '../tools/cluster/control-plane.ts';
 import { chartCredentials, kubectlBin } from '../tools/cluster/install.ts';
 import { mapConcurrently } from '../src/base/map-concurrently.ts';
+import { limitCpu } from '../tools/cluster/cpu-limit.ts';
 
 /** Every sluice kind's resource, from the kind registry. */
 export const KINDS: Record<string, { group: string; version: string; plural: string }> = Object.fromEntries(
@@ -184,6 +185,8 @@ export interface StackOptions {
   flags?: Partial<OperatorFlags>;
   /** What runs the operator: bin/sluice.js (tsx, or the compiled dist/ once built) or a compiled cli.js. */
   entry?: string;
+  /** Hold the operator to this share of one core (0.5: half a core), as a container CPU limit would. */
+  cpu?: number;
 }
 
 export interface Stack {
@@ -214,7 +217,7 @@ export async function startStack(
     ...(options.alertsRateLimit ? { alertsRateLimit: options.alertsRateLimit } : {}),
   });
   const namespace = await createNamespace(cluster, prefix, emulator);
-  const operator = await startOperatorProcess(cluster, namespace, options.flags, options.entry);
+  const operator = await startOperatorProcess(cluster, namespace, options.flags, options.entry, options.cpu);
   // A burst reaches a running operator, not one that has just opened its watches: the apiserver holds back
   // a new watch's events until its watch cache has caught up with the list's resourceVersion (about 2 s
   // here, measured), which a benchmark starting at once would count as the operator's time.
@@ -233,6 +236,8 @@ export async function startStack(
 export interface OperatorProcess {
   pid: number;
   stop(): Promise<void>;
+  /** Exits nobody asked for so far (a crash, a lost Lease): stop() is the only exit a benchmark expects. */
+  unexpectedExits(): number;
 }
 
 /**
@@ -245,6 +250,7 @@ export async function startOperatorProcess(
   namespace: string,
   flags: Partial<OperatorFlags> = {},
   entry = 'bin/sluice.js',
+  cpu?: number,
 ): Promise<OperatorProcess> {
   const probePort = await freePort();
   const all: Partial<OperatorFlags> = {
@@ -268,8 +274,18 @@ export async function startOperatorProcess(
     env: { ...process.env, ...imageEnv() },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const releaseCpu = cpu === undefined ? () => {} : limitCpu(child.pid!, cpu);
+  let stopping = false;
+  let unexpected = 0;
+  const exited = new Promise<void>((resolve) =>
+    child.once('exit', () => {
+      if (!stopping) unexpected++;
+      releaseCpu();
+      resolve();
+    }),
+  );
   const stop = async () => {
+    stopping = true;
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     await exited;
   };
@@ -281,7 +297,7 @@ export async function startOperatorProcess(
       (response) => response.ok,
       () => false,
     );
-    if (ready) return { pid: child.pid!, stop };
+    if (ready) return { pid: child.pid!, stop, unexpectedExits: () => unexpected };
     if (performance.now() > deadline) {
       await stop();
       throw new Error('the operator was not ready within 60 s');

@@ -21,6 +21,8 @@ export const DURATION_BOUNDS = {
   maxCloudWait: { minMs: 10, maxMs: 60_000 },
   /** `--graceful-shutdown-timeout`. */
   gracefulShutdownTimeout: { minMs: 100, maxMs: 10 * 60_000 },
+  /** `--stall-timeout`: how long no progress means stuck (liveness); below a second is no proof of anything. */
+  stallTimeout: { minMs: 1_000, maxMs: 60 * 60_000 },
   /** The window of `--management-quota` and `--alerting-quota`. */
   quotaWindow: { minMs: 100, maxMs: 3_600_000 },
 } as const satisfies Record<string, DurationBounds>;

@@ -24,6 +24,21 @@ export function createCloudAgent(timeouts: Partial<Timeouts> = {}): Agent {
   });
 }
 
+/**
+ * An interceptor that refuses every request while `mayAct()` is false, before anything is sent: a deposed
+ * leader's calls never leave, however late its event loop hears that it lost the Lease. The request fails as
+ * one that provably never left, so its quota slot is handed back.
+ */
+export function sendOnlyWhile(
+  mayAct: () => boolean,
+  refusal: string,
+): Dispatcher.DispatcherComposeInterceptor {
+  return (dispatch) => (options, handler) => {
+    if (!mayAct()) throw new Error(refusal);
+    return dispatch(options, handler);
+  };
+}
+
 /** How one HTTP exchange ended: an answer (any status), or none, and then whether the request left. */
 export type AttemptOutcome =
   | { kind: 'response'; status: number; headers: Record<string, string | string[] | undefined>; text: string }

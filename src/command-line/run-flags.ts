@@ -82,6 +82,7 @@ export const OperatorFlagFields = z.object({
   alertingQuota: quota.optional(),
   maxCloudWait: duration(DURATION_BOUNDS.maxCloudWait).default(1_000),
   gracefulShutdownTimeout: duration(DURATION_BOUNDS.gracefulShutdownTimeout).default(10_000),
+  stallTimeout: duration(DURATION_BOUNDS.stallTimeout).default(120_000),
   logLevel: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace']).default('info'),
 });
 
@@ -148,6 +149,11 @@ export function runFlags(): Command {
         '--graceful-shutdown-timeout <duration>',
         'on SIGTERM, how long reconciles in flight may finish before their cloud calls are aborted',
         '10s',
+      )
+      .option(
+        '--stall-timeout <duration>',
+        '/healthz fails once the event loop, a work queue holding work or the leader election has made no progress for this long',
+        '2m',
       )
       .option(
         '--max-cloud-wait <duration>',

@@ -3,6 +3,7 @@ import https from 'node:https';
 import { createHash } from 'node:crypto';
 import { StringDecoder } from 'node:string_decoder';
 import type { KubeAccess } from './kube-config.ts';
+import { nextSlice, overSlice } from '../base/slices.ts';
 
 /**
  * Minimal kind-agnostic HTTP to the kube-apiserver. Authentication and TLS come from client-node's
@@ -82,14 +83,34 @@ export function readLines(
     ended = true;
     onEnd(error);
   };
+  // The lines of a chunk are handed on in slices of the loop (`yieldIfBusy`): a burst of watch events read in
+  // one chunk would otherwise hold the loop until every one was applied. The stream waits meanwhile.
+  /** Hands on whole lines; false when it stopped at the end of a slice and will go on in a later turn. */
+  const handOn = (): boolean => {
+    let start = 0;
+    for (
+      let newline = buffered.indexOf('\n');
+      !ended && newline >= 0;
+      newline = buffered.indexOf('\n', start)
+    ) {
+      const line = buffered.slice(start, newline).trim();
+      start = newline + 1;
+      if (line) onLine(line);
+      if (overSlice() && buffered.indexOf('\n', start) >= 0) {
+        buffered = buffered.slice(start);
+        stream.pause();
+        void nextSlice().then(() => {
+          if (handOn() && !stream.destroyed) stream.resume();
+        });
+        return false;
+      }
+    }
+    buffered = buffered.slice(start);
+    return true;
+  };
   stream.on('data', (chunk: Buffer) => {
     buffered += decoder.write(chunk);
-    let newline: number;
-    while (!ended && (newline = buffered.indexOf('\n')) >= 0) {
-      const line = buffered.slice(0, newline).trim();
-      buffered = buffered.slice(newline + 1);
-      if (line) onLine(line);
-    }
+    if (!stream.isPaused()) handOn();
   });
   stream.on('end', () => end());
   stream.on('error', (error) => end(error));

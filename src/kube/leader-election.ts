@@ -31,6 +31,12 @@ export interface LeaderElectionOptions {
   onStoppedLeading(): void;
   /** Called whenever a different holder is observed, including ourselves. */
   onNewLeader?(identity: string): void;
+  /**
+   * Called after every attempt to acquire or renew, with how it ended and when it started (performance.now()):
+   * a leader whose attempt starting at `t` succeeded holds the lease at least until `t` + the lease duration
+   * in the eyes of every other candidate.
+   */
+  onAttempt?(outcome: Attempt, startedAt: number): void;
   logger?: Logger;
 }
 
@@ -47,7 +53,7 @@ export interface Lease {
   };
 }
 
-type Attempt = 'ours' | 'held-by-other' | 'failed';
+export type Attempt = 'ours' | 'held-by-other' | 'failed';
 
 /**
  * Leader election on a Lease, following client-go's leaderelection: only the holder runs controllers;
@@ -60,7 +66,8 @@ export class LeaderElector {
   readonly identity: string;
 
   private readonly leaseDurationMs: number;
-  private readonly renewDeadlineMs: number;
+  /** The leader gives up when it could not renew for this long (ms). */
+  readonly renewDeadlineMs: number;
   private readonly retryPeriodMs: number;
   private readonly logger: Logger;
 
@@ -157,6 +164,13 @@ export class LeaderElector {
   }
 
   private async tryAcquireOrRenew(timeoutMs: number): Promise<Attempt> {
+    const startedAt = performance.now();
+    const outcome = await this.attempt(timeoutMs);
+    this.options.onAttempt?.(outcome, startedAt);
+    return outcome;
+  }
+
+  private async attempt(timeoutMs: number): Promise<Attempt> {
     const now = new Date();
     try {
       // AbortSignal.timeout wants a whole number of milliseconds.

@@ -3,6 +3,7 @@ import { systemClock, type Clock, type TimerHandle } from '../clock.ts';
 import type { KubeAccess } from './kube-config.ts';
 import { apiPath, type ResourceType } from './api-path.ts';
 import { JitteredBackoff } from '../base/backoff.ts';
+import { nextSlice, overSlice, yieldIfBusy } from '../base/slices.ts';
 import { ObjectCache, type KubeObject, type ReadonlyCache } from './cache.ts';
 import {
   isGone,
@@ -252,6 +253,7 @@ export class Reflector<T extends KubeObject = KubeObject> {
       resourceVersion = page.metadata?.resourceVersion;
       continueToken = page.metadata?.continue || undefined;
       if (!continueToken) break;
+      await yieldIfBusy();
     }
 
     const changed = this.objects.replace(items);
@@ -261,7 +263,11 @@ export class Reflector<T extends KubeObject = KubeObject> {
       this.synced = true;
       this.syncWaiters.splice(0).forEach(({ resolve }) => resolve());
     }
-    changed.forEach((key) => this.notify(key));
+    for (const key of changed) {
+      this.notify(key);
+      // Thousands of keys after a list: the loop gets its turns while they are handed on.
+      if (overSlice()) await nextSlice();
+    }
   }
 
   private watchOnce(): Promise<WatchEnd> {

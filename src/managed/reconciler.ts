@@ -1,4 +1,5 @@
 import { credentialsSecretNameOf } from './managed-object.ts';
+import { yieldIfBusy } from '../base/slices.ts';
 import { pino, type Logger } from 'pino';
 import type { Priority } from '../base/priority.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
@@ -162,6 +163,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     let outcome: Outcome;
     try {
       outcome = await this.reconcileObject(cached, draft);
+      await yieldIfBusy();
       if (!draft.discarded) await this.flush(draft);
     } catch (error) {
       // A race with the object's own removal or edit, not a failure: nothing to report.
@@ -262,7 +264,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     }
     draft.status.id = id;
 
-    const observation = policedObservation(resource, kind.policyFields, await external.observe(resource, id));
+    const observed = await external.observe(resource, id);
+    // Every object reading one shared list continues when it arrives: take turns with the rest of the loop.
+    await yieldIfBusy();
+    const observation = policedObservation(resource, kind.policyFields, observed);
     if (!observation.exists) {
       if (adopting) {
         throw ReconcileError.terminal(

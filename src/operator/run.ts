@@ -1,17 +1,11 @@
 import { resolveClusterIdentity } from '../cloud-access/cluster-identity.ts';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
-import { createCloudAgent } from '../cloud/transport.ts';
+import { createCloudAgent, sendOnlyWhile } from '../cloud/transport.ts';
 import { createLogger } from './logger.ts';
 import { loadKubeAccess } from '../kube/kube-config.ts';
 import { closeKubeConnections } from '../kube/kube-http.ts';
-import {
-  HealthChecks,
-  startHealthProbeServer,
-  startMetricsServer,
-  type RunningServer,
-} from '../kube/health-and-metrics-servers.ts';
-import { LeaderElector } from '../kube/leader-election.ts';
+import { startMetricsServer, type RunningServer } from '../kube/health-and-metrics-servers.ts';
 import { EventRecorder, HttpKubeWriter, type ManagedObject } from '../managed/index.ts';
 import { Manager } from '../runtime/manager.ts';
 import { OperatorMetrics } from '../runtime/metrics.ts';
@@ -24,6 +18,13 @@ import { setTimeScale } from '../base/timings.ts';
 import { KINDS } from '../kinds/index.ts';
 import type { CloudApi, CloudConnection } from '../cloud-access/connection.ts';
 import { shutDownInOrder } from './shutdown.ts';
+import { monitorEventLoop } from '../runtime/event-loop-monitor.ts';
+import { loopTurned, startSlicing } from '../base/slices.ts';
+import { VitalSigns } from './vital-signs.ts';
+import { monotonicMs } from './vital-state.ts';
+
+/** How often the main thread reports that its loop turns (and measures how late it turned). */
+const EVENT_LOOP_TURN_MS = 20;
 
 export interface RunningOperator {
   metrics?: RunningServer;
@@ -54,7 +55,10 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   const events = new EventRecorder(kube, log, undefined, (kind, type, reason) =>
     metrics.eventRecorded(kind, type, reason),
   );
-  const dispatcher = createCloudAgent();
+  // Once the Lease can no longer be counted on, no cloud call leaves, whatever the main loop is busy with.
+  const dispatcher = createCloudAgent().compose(
+    sendOnlyWhile(() => vitals.mayAct(), 'this process no longer holds the leader Lease'),
+  );
   // Aborts every cloud call in flight: at once when leadership is lost, after the grace period on stop().
   const work = new AbortController();
   // Every cloud call in flight listens on it (concurrency × kinds of them): not a leak, so no warning.
@@ -132,22 +136,38 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     logger: log.child({ component: 'drift-planner' }),
   });
 
-  const healthz = new HealthChecks().add('ping', () => true);
-  // A standby (not leading) is ready as it is: with replicas > 1 it must not hold a rollout or `helm --wait`
-  // forever. The process that reconciles is ready once every cache has synced.
-  let reconciling = false;
-  const readyz = new HealthChecks().add(
-    'controllers-synced',
-    () => (config.leaderElect && !reconciling) || manager.hasSynced(),
-  );
   const metricsServer = await startMetricsServer({
     bindAddress: config.metricsBindAddress,
     registry: metrics.registry,
   });
-  const healthServer = await startHealthProbeServer({
-    bindAddress: config.healthProbeBindAddress,
-    healthz,
-    readyz,
+  // Probes and the Lease in a thread of their own: a burst of work here can neither time out a probe nor let
+  // the Lease lapse. The leader's controllers start when it says so; losing the Lease stops this process.
+  const vitals = await VitalSigns.start({
+    healthProbeBindAddress: config.healthProbeBindAddress,
+    stallTimeoutMs: config.stallTimeout,
+    timeScale: config.timeScale,
+    ...(config.leaderElect
+      ? {
+          leaderElection: {
+            kubeconfig: config.kubeconfig,
+            namespace: config.leaderElectionNamespace,
+            name: config.leaderElectionId,
+          },
+        }
+      : {}),
+    logger: log,
+    onStartedLeading: (predecessor) => startControllers(predecessor),
+    onStoppedLeading: () => {
+      log.error('lost the leader lease; stopping');
+      void shutdown('lost-leadership');
+    },
+  });
+  startSlicing();
+  const stopMonitoring = monitorEventLoop(EVENT_LOOP_TURN_MS, (delayMs) => {
+    loopTurned();
+    metrics.eventLoopDelayed(delayMs / 1000);
+    const stalled = manager.workStalledSince();
+    vitals.turned(stalled === undefined ? 0 : monotonicMs() - (performance.now() - stalled));
   });
 
   let stopping: Promise<void> | undefined;
@@ -159,31 +179,34 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
    * call of a key waits at most one window. A leader knows better from the Lease: nothing when there was no
    * holder before it, else until its predecessor stopped.
    */
-  const startControllers = (leading?: AbortSignal, predecessor?: { activeUntil: number | undefined }) => {
+  const startControllers = (predecessor?: { activeUntil: number | undefined }) => {
     if (stopping) return;
-    reconciling = true;
+    metrics.leading(true);
     const { activeUntil } = predecessor ?? { activeUntil: Date.now() };
     othersCalledUntil =
       activeUntil === undefined ? undefined : performance.now() - (Date.now() - activeUntil);
-    leading?.addEventListener('abort', () => work.abort(), { once: true });
     log.info(
       { controllers: manager.kinds },
       'starting controllers; workers start once every cache has synced',
     );
     // Planned once the caches are whole: a partial cache would under-count a key's objects.
     void manager.start().then(() => {
-      if (!stopping) planner.start();
+      if (stopping) return;
+      vitals.synced();
+      planner.start();
     });
   };
   const shutdown = async (how: 'stopped' | 'lost-leadership') => {
     stopping ??= (async () => {
+      vitals.stopping();
       // Someone else may hold the Lease already: no call of ours may reach the cloud any more.
       if (how === 'lost-leadership') work.abort();
+      metrics.leading(false);
       planner.stop();
       const ended = await shutDownInOrder({
         drain: () => manager.stop(),
         abort: () => work.abort(),
-        release: async () => elector?.stop(),
+        release: () => vitals.release(),
         graceMs: config.gracefulShutdownTimeout,
       });
       if (ended === 'aborted')
@@ -191,32 +214,19 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
       await clouds.close();
       await dispatcher.close();
       closeKubeConnections();
-      await Promise.all([metricsServer?.close(), healthServer?.close()]);
+      stopMonitoring();
+      await Promise.all([metricsServer?.close(), vitals.close()]);
       log.info({ how }, 'operator stopped');
       finish(how);
     })();
     return stopping;
   };
 
-  const elector = config.leaderElect
-    ? new LeaderElector({
-        kubeConfig,
-        namespace: config.leaderElectionNamespace,
-        name: config.leaderElectionId,
-        logger: log.child({ component: 'leader-election' }),
-        onStartedLeading: startControllers,
-        onStoppedLeading: () => {
-          log.error('lost the leader lease; stopping');
-          void shutdown('lost-leadership');
-        },
-      })
-    : undefined;
-  if (elector) void elector.run();
-  else startControllers();
+  if (!config.leaderElect) startControllers();
 
   return {
     ...(metricsServer ? { metrics: metricsServer } : {}),
-    ...(healthServer ? { health: healthServer } : {}),
+    ...(vitals.probes ? { health: vitals.probes } : {}),
     done,
     stop: () => shutdown('stopped'),
   };

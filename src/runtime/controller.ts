@@ -53,6 +53,11 @@ export class Controller<R extends ManagedObject, Cloud, Plan> {
     });
   }
 
+  /** Since when this kind's queue has held work without moving (see `WorkQueue.stalledSince`). */
+  stalledSince(): number | undefined {
+    return this.queue.stalledSince();
+  }
+
   /** Stops taking keys; resolves once every worker has finished its current one. */
   async stop(): Promise<void> {
     await this.queue.shutdown();

@@ -198,6 +198,19 @@ export class Manager<Cloud> {
     return this.allInformers().every((informer) => informer.hasSynced());
   }
 
+  /**
+   * Since when (the queues' clock, performance.now()) the longest-stalled work queue has held work without
+   * moving; undefined when every queue is empty or none has work (see `WorkQueue.stalledSince`).
+   */
+  workStalledSince(): number | undefined {
+    let since: number | undefined;
+    for (const controller of this.controllers.values()) {
+      const stalled = controller.stalledSince();
+      if (stalled !== undefined && (since === undefined || stalled < since)) since = stalled;
+    }
+    return since;
+  }
+
   /** Stops taking work and waits for every reconcile in flight, then stops the watches. */
   async stop(): Promise<void> {
     this.stopped = true;

@@ -2,6 +2,7 @@ import { pino, type Logger } from 'pino';
 import { systemClock, type Clock } from '../clock.ts';
 import { failureOf, type Failure } from '../base/failure.ts';
 import type { Reconcile } from '../base/requeue.ts';
+import { yieldIfBusy } from '../base/slices.ts';
 import { noopReconcileMetrics, type ReconcileMetrics, type ReconcileResult } from './metrics.ts';
 import type { WorkQueue } from './workqueue.ts';
 
@@ -32,6 +33,8 @@ export async function runWorkers(options: WorkerPoolOptions): Promise<void> {
   metrics.maxConcurrentReconciles(options.concurrency);
 
   const processOne = async (key: string): Promise<void> => {
+    // A burst hands every worker a key at once: each starts in a turn of its own once the loop is busy.
+    await yieldIfBusy();
     const startedAt = clock.now();
     metrics.reconcileStarted();
     let result: ReconcileResult;

@@ -49,6 +49,9 @@ export class WorkQueue {
   private readonly delayed = new Map<string, number>();
   private delayTimer: { handle: TimerHandle; at: number } | undefined;
 
+  /** When a key was last handed out or finished, or the queue last turned busy after being empty. */
+  private movedAt: number;
+
   private shuttingDown = false;
   private readonly drainWaiters: Array<() => void> = [];
   private readonly unregisterInFlight: () => void;
@@ -58,6 +61,16 @@ export class WorkQueue {
     this.rateLimiter = options.rateLimiter ?? defaultControllerRateLimiter(this.clock);
     this.metrics = options.metrics ?? noopWorkQueueMetrics;
     this.unregisterInFlight = this.metrics.observeInFlight(() => this.inFlightWork());
+    this.movedAt = this.clock.now();
+  }
+
+  /**
+   * Since when the queue has held work (keys waiting or in a worker) without moving (no key handed out or
+   * finished); undefined when it is empty. A queue that moves, however slowly, keeps pushing this forward:
+   * liveness judges progress, not speed.
+   */
+  stalledSince(): number | undefined {
+    return this.waiting === 0 && this.processing.size === 0 ? undefined : this.movedAt;
   }
 
   /** Number of keys ready for a worker (not counting delayed or in-flight ones). */
@@ -84,6 +97,8 @@ export class WorkQueue {
     const scheduled = this.delayed.get(key);
     if (scheduled !== undefined && scheduled <= at) return;
     this.delayed.set(key, at);
+    // The timer already wakes no later than this key is due: no need to look at every delayed key again.
+    if (this.delayTimer && this.delayTimer.at <= at) return;
     this.armDelayTimer();
   }
 
@@ -118,6 +133,7 @@ export class WorkQueue {
   done(key: string): void {
     const startedAt = this.processing.get(key);
     if (startedAt === undefined) return;
+    this.movedAt = this.clock.now();
     this.processing.delete(key);
     this.metrics.worked((this.clock.now() - startedAt) / 1000);
     if (this.shuttingDown) {
@@ -163,6 +179,7 @@ export class WorkQueue {
   }
 
   private enqueue(key: string): void {
+    if (this.waiting === 0 && this.processing.size === 0) this.movedAt = this.clock.now();
     const getter = this.getters.shift();
     if (getter) {
       getter(this.take(key));
@@ -195,6 +212,7 @@ export class WorkQueue {
     this.addedAt.delete(key);
     this.dirty.delete(key);
     this.processing.set(key, now);
+    this.movedAt = now;
     return key;
   }
 

@@ -60,6 +60,7 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 - --poll-interval={{ .Values.operator.pollInterval }}
 - --management-quota={{ .Values.operator.managementQuota }}
 - --alerting-quota={{ .Values.operator.alertingQuota }}
+- --stall-timeout={{ .Values.operator.stallTimeout }}
 {{- with .Values.operator.operatorCredentialsNamespaces }}
 - --operator-credentials-namespaces={{ join "," . }}
 {{- end }}

@@ -166,6 +166,35 @@ describe('WorkQueue', () => {
     expect(delays.length).toBeLessThanOrEqual(4);
   });
 
+  it('is stalled since it last moved while it holds work, and never while it is empty', async () => {
+    const { clock, queue } = newQueue();
+    expect(queue.stalledSince()).toBeUndefined();
+    clock.advance(1_000);
+    queue.add('ns/a');
+    queue.add('ns/b');
+    // Busy from the moment work arrived, not from when the queue last moved before it was empty.
+    expect(queue.stalledSince()).toBe(1_000);
+    clock.advance(500);
+    const key = (await queue.get())!;
+    expect(queue.stalledSince()).toBe(1_500);
+    clock.advance(60_000);
+    // A worker holding a key for a minute with another waiting: nothing moved since the hand-out.
+    expect(queue.stalledSince()).toBe(1_500);
+    queue.done(key);
+    expect(queue.stalledSince()).toBe(61_500);
+    queue.done((await queue.get())!);
+    expect(queue.stalledSince()).toBeUndefined();
+  });
+
+  it('does not count a delayed key that is not due yet as work it holds', () => {
+    const { clock, queue } = newQueue();
+    queue.addAfter('ns/later', 10_000);
+    clock.advance(5_000);
+    expect(queue.stalledSince()).toBeUndefined();
+    clock.advance(5_000);
+    expect(queue.stalledSince()).toBe(10_000);
+  });
+
   it('refuses a delay that is not a finite number', () => {
     const { queue } = newQueue();
     expect(() => queue.addAfter('ns/a', Number.NaN)).toThrow(RangeError);
