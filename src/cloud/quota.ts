@@ -356,6 +356,15 @@ export class QuotaScheduler {
     return ownTurns + Math.min(polls, floors);
   }
 
+  /**
+   * How long a claim waits for its caller: a user call's a short grace (once lapsed, it still goes first), a
+   * poll's a window, as a slot the floor keeps for it would otherwise go back to user calls whenever a busy
+   * process brings the poll back late, and with the slots freeing together, the poll would never find one.
+   */
+  private claimGraceMs(priority: Priority): number {
+    return priority === BACKGROUND ? this.holdMs() : CLAIM_GRACE_MS;
+  }
+
   /** User calls granted in a row while polls ask, before a poll goes first: N − 1, at least 1. */
   private userRunLimit(): number {
     return Math.max(1, this.limit.requests - 1);
@@ -373,7 +382,7 @@ export class QuotaScheduler {
 
   private defer(caller: Caller, now: number): QuotaDeferral {
     const at = Math.max(now, this.estimate(caller, now));
-    this.claims.push({ ...caller, at, until: at + CLAIM_GRACE_MS });
+    this.claims.push({ ...caller, at, until: at + this.claimGraceMs(caller.priority) });
     this.schedule();
     return new QuotaDeferral(this.key, at - now);
   }

@@ -573,7 +573,12 @@ describe('QuotaScheduler floor for background calls', () => {
   async function askAsTheOperatorDoes(
     scheduler: QuotaScheduler,
     clock: ManualClock,
-    { sharer, priority, deadlineMs }: { sharer: string; priority: Priority; deadlineMs: number },
+    {
+      sharer,
+      priority,
+      deadlineMs,
+      lateMs = 0,
+    }: { sharer: string; priority: Priority; deadlineMs: number; lateMs?: number },
   ): Promise<number> {
     for (;;) {
       try {
@@ -581,7 +586,8 @@ describe('QuotaScheduler floor for background calls', () => {
         return clock.now();
       } catch (error) {
         if (!(error instanceof QuotaDeferral)) throw error;
-        await new Promise((resolve) => clock.setTimeout(() => resolve(undefined), error.retryAfterMs));
+        const back = error.retryAfterMs + lateMs;
+        await new Promise((resolve) => clock.setTimeout(() => resolve(undefined), back));
       }
     }
   }
@@ -649,6 +655,26 @@ describe('QuotaScheduler floor for background calls', () => {
     const [first, second] = granted as [number, number];
     expect(first - 25_000).toBeLessThanOrEqual(10_100);
     expect(second - first).toBeLessThanOrEqual(10_100);
+  });
+
+  it('counts towards the floor while a deferred poll comes back later than its claim waits (a loaded operator)', async () => {
+    const { clock, scheduler } = scheduledOnManualClock();
+    const grants: Array<{ sharer: string; priority: Priority; at: number }> = [];
+    keepAsking(scheduler, clock, grants, { sharer: 'noisy', priority: 'user', depth: 30, endMs: 120_000 });
+    await clock.advanceAndSettle(25_000);
+
+    // Each time deferred, the poll is back 3 s after the slot it was promised: its claim lapsed 1 s before.
+    const granted: number[] = [];
+    void askAsTheOperatorDoes(scheduler, clock, {
+      sharer: 'quiet',
+      priority: 'poll',
+      deadlineMs: 1_000,
+      lateMs: 3_000,
+    }).then((at) => granted.push(at));
+    await clock.advanceAndSettle(60_000);
+    expect(granted).toHaveLength(1);
+    // A window of user calls, then the next slot after its late return.
+    expect(granted[0]! - 25_000).toBeLessThanOrEqual(10_100 + 3_000 + 1_000);
   });
 
   it('estimates a deferred poll at its floor slot, not behind every user call waiting', async () => {
