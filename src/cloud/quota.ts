@@ -152,7 +152,10 @@ export class FairTurns {
 
 /** How long a claim waits for its caller to come back after the estimated time. */
 const CLAIM_GRACE_MS = 2_000;
-const rank = (priority: Priority) => PRIORITIES.indexOf(priority);
+/** The background priority: the one that has a floor. */
+const BACKGROUND: Priority = 'poll';
+/** The order priorities are served in when the background's floor is owed: it goes first, once. */
+const FLOOR_ORDER: readonly Priority[] = [BACKGROUND, ...PRIORITIES.filter((p) => p !== BACKGROUND)];
 
 /** A spent slot: in flight until `releasedAt` is set, then held for the window after that. */
 interface Slot {
@@ -176,6 +179,12 @@ interface Slot {
  * calls waiting gets its turn as often as one with a single call, never all the slots. Calls of one sharer
  * keep their order. One scheduler exists per key (see `QuotaRegistry`) and is shared by every client of
  * that key.
+ *
+ * Background calls have a floor: while a `poll` call asks (waits, or holds a claim after a deferral), at most
+ * `userRunLimit` = N − 1 (at least 1) `user` calls are granted in a row; the next slot then goes to the `poll`
+ * whose turn it is. So `user` goes first as a rule, yet polls get at least one slot in N whatever the user
+ * load: a key kept busy grants N calls per window (+ the latency of the requests in flight), so the poll
+ * whose turn it is waits at most about one window, and a sharer's poll one window per poll turn ahead of it.
  */
 export class QuotaScheduler {
   readonly key: string;
@@ -185,6 +194,8 @@ export class QuotaScheduler {
   private readonly queues: Record<Priority, Waiter[]> = { user: [], poll: [] };
   private readonly turns: Record<Priority, FairTurns> = { user: new FairTurns(), poll: new FairTurns() };
   private claims: Claim[] = [];
+  /** `user` calls granted since a `poll` was last granted, counted while polls ask (0 when none does). */
+  private userRun = 0;
   private pausedUntil = -Infinity;
   private timer: unknown;
   private timerAt = Infinity;
@@ -318,25 +329,60 @@ export class QuotaScheduler {
     const free = this.slots.map((slot) => (slot.releasedAt ?? now) + hold);
     while (free.length < this.limit.requests) free.push(now);
     free.sort((a, b) => a - b);
-    const { priority } = caller;
-    let ahead = 0;
-    for (const p of PRIORITIES) {
-      if (rank(p) < rank(priority)) {
-        ahead += this.queues[p].length + this.claims.filter((claim) => claim.priority === p).length;
-      }
-    }
-    const sameRank = [
-      ...this.queues[priority],
-      ...this.claims.filter((claim) => claim.priority === priority),
-    ];
-    ahead += this.turns[priority].ahead(caller.sharer, countBySharer(sameRank));
+    const ahead = this.ahead(caller);
     const round = Math.floor(ahead / this.limit.requests);
     return Math.max(this.pausedUntil, free[ahead % this.limit.requests]! + round * hold);
   }
 
+  /**
+   * How many waiting or claimed calls go before one more call of `caller`. Of its own priority, those whose
+   * sharers' turns come first; of the other, what the floor lets through first: user calls until the run
+   * reaches its limit before each poll, and a poll after each full run of user calls.
+   */
+  private ahead({ priority, sharer }: Caller): number {
+    const asking = (p: Priority) => [
+      ...this.queues[p],
+      ...this.claims.filter((claim) => claim.priority === p),
+    ];
+    const ownTurns = this.turns[priority].ahead(sharer, countBySharer(asking(priority)));
+    const limit = this.userRunLimit();
+    const untilFloor = Math.max(0, limit - this.userRun);
+    if (priority === BACKGROUND) {
+      const users = PRIORITIES.filter((p) => p !== BACKGROUND).reduce((n, p) => n + asking(p).length, 0);
+      return ownTurns + Math.min(users, untilFloor + ownTurns * limit);
+    }
+    const polls = asking(BACKGROUND).length;
+    const floors = ownTurns < untilFloor ? 0 : 1 + Math.floor((ownTurns - untilFloor) / limit);
+    return ownTurns + Math.min(polls, floors);
+  }
+
+  /**
+   * How long a claim waits for its caller: a user call's a short grace (once lapsed, it still goes first), a
+   * poll's a window, as a slot the floor keeps for it would otherwise go back to user calls whenever a busy
+   * process brings the poll back late, and with the slots freeing together, the poll would never find one.
+   */
+  private claimGraceMs(priority: Priority): number {
+    return priority === BACKGROUND ? this.holdMs() : CLAIM_GRACE_MS;
+  }
+
+  /** User calls granted in a row while polls ask, before a poll goes first: N − 1, at least 1. */
+  private userRunLimit(): number {
+    return Math.max(1, this.limit.requests - 1);
+  }
+
+  /** A poll asks: one waits or holds a claim. */
+  private pollsAsk(): boolean {
+    return this.queues[BACKGROUND].length > 0 || this.claims.some((claim) => claim.priority === BACKGROUND);
+  }
+
+  /** The order priorities are served in now: `user` first, unless the floor owes the background a slot. */
+  private order(): readonly Priority[] {
+    return this.userRun >= this.userRunLimit() ? FLOOR_ORDER : PRIORITIES;
+  }
+
   private defer(caller: Caller, now: number): QuotaDeferral {
     const at = Math.max(now, this.estimate(caller, now));
-    this.claims.push({ ...caller, at, until: at + CLAIM_GRACE_MS });
+    this.claims.push({ ...caller, at, until: at + this.claimGraceMs(caller.priority) });
     this.schedule();
     return new QuotaDeferral(this.key, at - now);
   }
@@ -349,6 +395,7 @@ export class QuotaScheduler {
 
   private grant(caller: Caller, waitedMs: number): QuotaTicket {
     this.turns[caller.priority].served(caller.sharer);
+    this.userRun = caller.priority !== BACKGROUND && this.pollsAsk() ? this.userRun + 1 : 0;
     const slot: Slot = { releasedAt: undefined };
     this.slots.push(slot);
     let released = false;
@@ -389,16 +436,22 @@ export class QuotaScheduler {
     return now >= this.pausedUntil && this.slots.length + promised < this.limit.requests;
   }
 
-  /** A claim keeps its slot from callers of a lower priority, and of its own from sharers whose turn is later. */
+  /**
+   * A claim keeps its slot from callers of a priority served after its own (see `order`), and of its own from
+   * sharers whose turn is later.
+   */
   private goesBefore(claim: Claim, caller: Caller): boolean {
-    if (claim.priority !== caller.priority) return rank(claim.priority) < rank(caller.priority);
+    if (claim.priority !== caller.priority) {
+      const order = this.order();
+      return order.indexOf(claim.priority) < order.indexOf(caller.priority);
+    }
     const turns = this.turns[caller.priority];
     return claim.sharer !== caller.sharer && turns.start(claim.sharer) < turns.start(caller.sharer);
   }
 
-  /** The waiter to serve next: of the highest priority waiting, the first of the sharer whose turn it is. */
+  /** The waiter to serve next: of the first priority waiting (see `order`), the first of the sharer whose turn it is. */
   private nextWaiter(): Waiter | undefined {
-    const priority = PRIORITIES.find((p) => this.queues[p].length > 0);
+    const priority = this.order().find((p) => this.queues[p].length > 0);
     if (!priority) return undefined;
     const queue = this.queues[priority];
     const sharer = this.turns[priority].next(queue.map((waiter) => waiter.sharer));

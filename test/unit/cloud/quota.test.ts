@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   apiOfQuotaKey,
   type Priority,
+  QuotaDeferral,
   QuotaRegistry,
   QuotaScheduler,
   quotaKey,
@@ -481,15 +482,16 @@ describe('QuotaScheduler shared between namespaces', () => {
     expect(log).toEqual(['noisy', 'noisy', 'noisy', 'noisy', 'quiet']);
   });
 
-  it('keeps the order of priorities: a namespace’s poll never goes before another’s user call', async () => {
+  it('keeps the order of priorities up to the floor: a namespace’s poll goes after another’s user calls until N − 1 of them went first', async () => {
     const clock = new ManualClock();
-    const scheduler = new QuotaScheduler('k', one, clock);
-    (await scheduler.acquire('user', undefined, { sharer: 'noisy' })).release();
+    const scheduler = new QuotaScheduler('k', { requests: 3, windowMs: 1_000, safetyMarginMs: 0 }, clock);
+    queue(scheduler, 'noisy', 3, []); // drain
+    await settle();
     const log: string[] = [];
     queue(scheduler, 'quiet', 1, log, 'poll');
-    queue(scheduler, 'noisy', 2, log, 'user');
+    queue(scheduler, 'noisy', 4, log, 'user');
     await clock.advanceAndSettle(5_000);
-    expect(log).toEqual(['noisy', 'noisy', 'quiet']);
+    expect(log).toEqual(['noisy', 'noisy', 'quiet', 'noisy', 'noisy']);
   });
 
   it('defers a namespace’s call to its turn, not behind another namespace’s, and keeps that slot from the others', async () => {
@@ -544,5 +546,160 @@ describe('QuotaScheduler shared between namespaces', () => {
     const noisy = grants.filter((g) => g.sharer === 'noisy' && g.at >= 10_000).length;
     expect(quiet).toBeGreaterThanOrEqual(20);
     expect(quiet).toBe(noisy);
+  });
+});
+
+describe('QuotaScheduler floor for background calls', () => {
+  /** Keeps `depth` calls of `sharer` at `priority` waiting, each asking again once granted, until `endMs`. */
+  function keepAsking(
+    scheduler: QuotaScheduler,
+    clock: ManualClock,
+    grants: Array<{ sharer: string; priority: Priority; at: number }>,
+    { sharer, priority, depth, endMs }: { sharer: string; priority: Priority; depth: number; endMs: number },
+  ) {
+    const ask = () =>
+      void scheduler.acquire(priority, undefined, { sharer }).then((ticket) => {
+        grants.push({ sharer, priority, at: clock.now() });
+        ticket.release();
+        if (clock.now() < endMs) ask();
+      });
+    for (let i = 0; i < depth; i++) ask();
+  }
+
+  /**
+   * One call asked as the operator asks: with a wait deadline, and after a deferral again when the budget is
+   * estimated to allow it, until granted. Resolves with the time it was granted.
+   */
+  async function askAsTheOperatorDoes(
+    scheduler: QuotaScheduler,
+    clock: ManualClock,
+    {
+      sharer,
+      priority,
+      deadlineMs,
+      lateMs = 0,
+    }: { sharer: string; priority: Priority; deadlineMs: number; lateMs?: number },
+  ): Promise<number> {
+    for (;;) {
+      try {
+        (await scheduler.acquire(priority, undefined, { sharer, deadlineMs })).release();
+        return clock.now();
+      } catch (error) {
+        if (!(error instanceof QuotaDeferral)) throw error;
+        const back = error.retryAfterMs + lateMs;
+        await new Promise((resolve) => clock.setTimeout(() => resolve(undefined), back));
+      }
+    }
+  }
+
+  it('grants polls one slot in N while user calls keep the key busy: never more than N − 1 user calls in a row', async () => {
+    const { clock, scheduler } = scheduledOnManualClock();
+    const grants: Array<{ sharer: string; priority: Priority; at: number }> = [];
+    keepAsking(scheduler, clock, grants, { sharer: 'noisy', priority: 'user', depth: 30, endMs: 100_000 });
+    keepAsking(scheduler, clock, grants, { sharer: 'quiet', priority: 'poll', depth: 5, endMs: 100_000 });
+    await clock.advanceAndSettle(100_000);
+
+    // The first window went to the user calls, which asked first while the budget was unspent.
+    const contested = grants.filter((g) => g.at >= 10_100);
+    let run = 0;
+    let longest = 0;
+    for (const { priority } of contested) {
+      run = priority === 'user' ? run + 1 : 0;
+      longest = Math.max(longest, run);
+    }
+    expect(longest).toBe(9);
+    const polls = contested.filter((g) => g.priority === 'poll').length;
+    // The floor, no more: user calls keep nine slots in ten.
+    expect(polls).toBe(contested.length / 10);
+    // Every window holds one poll.
+    for (let from = 10_100; from + 10_100 <= 100_000; from += 10_100) {
+      expect(
+        grants.filter((g) => g.priority === 'poll' && g.at >= from && g.at < from + 10_100),
+      ).toHaveLength(1);
+    }
+  });
+
+  it('serves a poll within one window however many namespaces keep the key busy with user calls', async () => {
+    const { clock, scheduler } = scheduledOnManualClock();
+    const grants: Array<{ sharer: string; priority: Priority; at: number }> = [];
+    for (const sharer of ['a', 'b', 'c', 'd', 'e']) {
+      keepAsking(scheduler, clock, grants, { sharer, priority: 'user', depth: 20, endMs: 60_000 });
+    }
+    await clock.advanceAndSettle(25_000);
+    let grantedAt: number | undefined;
+    void scheduler.acquire('poll', undefined, { sharer: 'quiet' }).then((ticket) => {
+      grantedAt = clock.now();
+      ticket.release();
+    });
+    await clock.advanceAndSettle(35_000);
+    expect(grantedAt).toBeDefined();
+    expect(grantedAt! - 25_000).toBeLessThanOrEqual(10_100);
+  });
+
+  it('serves a poll that is deferred and asks again, as the operator does, within one window of its first ask', async () => {
+    const { clock, scheduler } = scheduledOnManualClock();
+    const grants: Array<{ sharer: string; priority: Priority; at: number }> = [];
+    keepAsking(scheduler, clock, grants, { sharer: 'noisy', priority: 'user', depth: 30, endMs: 120_000 });
+    await clock.advanceAndSettle(25_000);
+
+    const ask = () =>
+      askAsTheOperatorDoes(scheduler, clock, { sharer: 'quiet', priority: 'poll', deadlineMs: 1_000 });
+    // Two polls, the second asked as soon as the first was granted.
+    const granted: number[] = [];
+    void ask()
+      .then((at) => granted.push(at))
+      .then(ask)
+      .then((at) => granted.push(at));
+    await clock.advanceAndSettle(60_000);
+    expect(granted).toHaveLength(2);
+    const [first, second] = granted as [number, number];
+    expect(first - 25_000).toBeLessThanOrEqual(10_100);
+    expect(second - first).toBeLessThanOrEqual(10_100);
+  });
+
+  it('counts towards the floor while a deferred poll comes back later than its claim waits (a loaded operator)', async () => {
+    const { clock, scheduler } = scheduledOnManualClock();
+    const grants: Array<{ sharer: string; priority: Priority; at: number }> = [];
+    keepAsking(scheduler, clock, grants, { sharer: 'noisy', priority: 'user', depth: 30, endMs: 120_000 });
+    await clock.advanceAndSettle(25_000);
+
+    // Each time deferred, the poll is back 3 s after the slot it was promised: its claim lapsed 1 s before.
+    const granted: number[] = [];
+    void askAsTheOperatorDoes(scheduler, clock, {
+      sharer: 'quiet',
+      priority: 'poll',
+      deadlineMs: 1_000,
+      lateMs: 3_000,
+    }).then((at) => granted.push(at));
+    await clock.advanceAndSettle(60_000);
+    expect(granted).toHaveLength(1);
+    // A window of user calls, then the next slot after its late return.
+    expect(granted[0]! - 25_000).toBeLessThanOrEqual(10_100 + 3_000 + 1_000);
+  });
+
+  it('estimates a deferred poll at its floor slot, not behind every user call waiting', async () => {
+    const { clock, scheduler } = scheduledOnManualClock();
+    await acquireMany(scheduler, clock, 10, 'user').done; // drain at 0
+    acquireMany(scheduler, clock, 30, 'user'); // three windows of user calls waiting
+    await settle();
+    // Nine of the slots that free at 10 100 go to user calls, the tenth to the poll.
+    await expect(scheduler.acquire('poll', undefined, { deadlineMs: 0 })).rejects.toMatchObject({
+      name: 'QuotaDeferral',
+      retryAfterMs: 10_100,
+    });
+  });
+
+  it('keeps the slot the floor owes a deferred poll from user calls until it comes back', async () => {
+    const { clock, scheduler } = scheduledOnManualClock({ requests: 2, windowMs: 1_000, safetyMarginMs: 0 });
+    const grants: Array<{ sharer: string; priority: Priority; at: number }> = [];
+    await acquireMany(scheduler, clock, 2, 'user').done; // drain at 0
+    const deferral = await scheduler.acquire('poll', undefined, { deadlineMs: 0 }).catch((e: Error) => e);
+    expect(deferral).toMatchObject({ retryAfterMs: 1_000 });
+    keepAsking(scheduler, clock, grants, { sharer: 'noisy', priority: 'user', depth: 5, endMs: 10_000 });
+    // At 1 000 one slot goes to a user call; the other is the poll's, though user calls wait and it is not back.
+    await clock.advanceAndSettle(1_500);
+    expect(grants.map((g) => g.at)).toEqual([1_000]);
+    const poll = await scheduler.acquire('poll', undefined, { deadlineMs: 0 });
+    expect(poll.waitedMs).toBe(0);
   });
 });
