@@ -99,6 +99,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         writer,
         events,
         secrets: options.secrets,
+        ...(options.secretWrites ? { secretWrites: options.secretWrites } : {}),
         now: this.now,
       });
     this.pacing = new Pacing({ ...options, now: this.now });
