@@ -20,6 +20,12 @@ export class CreateAttempts {
    * clock, and on `elapsed`, which a step of the wall clock does not move.
    */
   private readonly lastEnded = new Map<string, { uid: string; at: Date; elapsedAt: number }>();
+  /**
+   * key → the uid and the versions from before this process removed the spent create intent, until the
+   * cache shows a later one: a cache still at one of them lags our own write, and removing the intent again
+   * from it could only be refused (409).
+   */
+  private readonly spentAfter = new Map<string, { uid: string; versions: readonly string[] }>();
 
   /** `elapsed`: a monotonic clock in ms (the one snapshot ages are measured on). */
   constructor(
@@ -80,10 +86,29 @@ export class CreateAttempts {
     this.lastEnded.delete(key);
   }
 
+  /** This process removed the spent create intent; `older`: the object's versions it had seen before that write. */
+  intentSpent(resource: ManagedObject, older: readonly (string | undefined)[]): void {
+    const versions = older.filter((version): version is string => version !== undefined);
+    this.spentAfter.set(objectKey(resource), { uid: resource.metadata.uid, versions });
+  }
+
+  /** Whether `cached` is from before this process removed the intent: the intent it shows is gone already. */
+  spentSince(cached: ManagedObject): boolean {
+    const spent = this.spentAfter.get(objectKey(cached));
+    const version = cached.metadata.resourceVersion;
+    return spent?.uid === cached.metadata.uid && version !== undefined && spent.versions.includes(version);
+  }
+
+  /** The cache shows `cached` for `key` (undefined: gone): once it shows the removal or later, it is forgotten. */
+  observe(key: string, cached: ManagedObject | undefined): void {
+    if (!cached || !this.spentSince(cached)) this.spentAfter.delete(key);
+  }
+
   /** The object is gone from the cache. */
   forget(key: string): void {
     this.foundNothing.delete(key);
     this.lastEnded.delete(key);
+    this.spentAfter.delete(key);
   }
 }
 

@@ -242,6 +242,29 @@ describe('ManagedReconciler', () => {
     expect(t.server.get('a').metadata.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
   });
 
+  it('does not remove again the create intent it removed itself, from a cache that has not shown that yet', async () => {
+    const t = setup();
+    const stored: Widget[] = [];
+    const put = t.server.put.bind(t.server);
+    t.server.put = (object) => {
+      const version = put(object);
+      stored.push(version);
+      return version;
+    };
+    t.apply(widget('a'));
+    await t.reconcile('a');
+    // The watch has delivered the create's status write (the id), not yet the intent's removal after it.
+    const lagging = stored.findLast(
+      (o) => o.status?.id !== undefined && o.metadata.annotations?.[ANNOTATIONS.createPending] !== undefined,
+    )!;
+    t.cache.set(lagging);
+
+    // A write guarded by the stale version could only be refused (409): the reconcile would fail on it.
+    await expect(t.reconcile('a')).resolves.not.toMatchObject({ requeue: true });
+    expect(t.condition('a', 'Synced')).toMatchObject({ status: 'True' });
+    expect(t.server.get('a').metadata.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+  });
+
   it('resets no password for a lost connection Secret that cannot be created again, and says why in Synced', async () => {
     const { t } = await readyWidget();
     t.server.secrets.delete('a-connection');
