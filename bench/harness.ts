@@ -91,14 +91,23 @@ export interface RequestKind {
   subresource: string;
   /** A dry run (`?dryRun=All`): checked by the apiserver, not stored. */
   dryRun: boolean;
+  /** The answer's HTTP status when it refused (a 409 conflict, say); undefined when it succeeded. */
+  refused?: string;
 }
 
-/** A request kind as one key (and table row): `PATCH databaseservices/status`, `POST secrets (dry run)`. */
-export function requestKey({ verb, resource, subresource, dryRun }: RequestKind): string {
-  return `${verb} ${resource}${subresource ? `/${subresource}` : ''}${dryRun ? ' (dry run)' : ''}`;
+/**
+ * A request kind as one key (and table row): `PATCH databaseservices/status`, `POST secrets (dry run)`,
+ * `PATCH databaseservices → 409`.
+ */
+export function requestKey({ verb, resource, subresource, dryRun, refused }: RequestKind): string {
+  const what = `${verb} ${resource}${subresource ? `/${subresource}` : ''}${dryRun ? ' (dry run)' : ''}`;
+  return refused ? `${what} → ${refused}` : what;
 }
 
-/** The apiserver's own `apiserver_request_total`, by verb, resource, subresource and dry run (`requestKey`). */
+/**
+ * The apiserver's own `apiserver_request_total`, by verb, resource, subresource, dry run and refusal
+ * (`requestKey`).
+ */
 export async function apiserverRequests(
   cluster: Cluster,
 ): Promise<Map<string, { kind: RequestKind; count: number }>> {
@@ -125,6 +134,7 @@ export async function apiserverRequests(
       resource: label('resource'),
       subresource: label('subresource'),
       dryRun: label('dry_run') !== '',
+      ...(Number(label('code')) >= 400 ? { refused: label('code') } : {}),
     };
     const key = requestKey(kind);
     const count = (counts.get(key)?.count ?? 0) + Number(line.split(' ').at(-1));
