@@ -21,11 +21,10 @@ export class CreateAttempts {
    */
   private readonly lastEnded = new Map<string, { uid: string; at: Date; elapsedAt: number }>();
   /**
-   * key → the uid and the versions from before this process removed the spent create intent, until the
-   * cache shows a later one: a cache still at one of them lags our own write, and removing the intent again
-   * from it could only be refused (409).
+   * key → the uid, the version this process's removal of the spent create intent made, and the versions
+   * from before it, until the cache shows a later one: a cache still at one of those lags our own write.
    */
-  private readonly spentAfter = new Map<string, { uid: string; versions: readonly string[] }>();
+  private readonly removals = new Map<string, { uid: string; made: string; older: readonly string[] }>();
 
   /** `elapsed`: a monotonic clock in ms (the one snapshot ages are measured on). */
   constructor(
@@ -86,29 +85,38 @@ export class CreateAttempts {
     this.lastEnded.delete(key);
   }
 
-  /** This process removed the spent create intent; `older`: the object's versions it had seen before that write. */
-  intentSpent(resource: ManagedObject, older: readonly (string | undefined)[]): void {
-    const versions = older.filter((version): version is string => version !== undefined);
-    this.spentAfter.set(objectKey(resource), { uid: resource.metadata.uid, versions });
+  /** This process removed the spent create intent, making `removed`; `older`: the versions it had seen before. */
+  intentRemoved(removed: ManagedObject, older: readonly (string | undefined)[]): void {
+    const made = removed.metadata.resourceVersion;
+    if (made === undefined) return;
+    this.removals.set(objectKey(removed), {
+      uid: removed.metadata.uid,
+      made,
+      older: older.filter((version): version is string => version !== undefined),
+    });
   }
 
-  /** Whether `cached` is from before this process removed the intent: the intent it shows is gone already. */
-  spentSince(cached: ManagedObject): boolean {
-    const spent = this.spentAfter.get(objectKey(cached));
+  /**
+   * The version this process's removal of the intent made, when `cached` is from before it: the intent
+   * `cached` shows is gone already, and the server holds that version or a later one.
+   */
+  removalAhead(cached: ManagedObject): string | undefined {
+    const removal = this.removals.get(objectKey(cached));
     const version = cached.metadata.resourceVersion;
-    return spent?.uid === cached.metadata.uid && version !== undefined && spent.versions.includes(version);
+    if (removal?.uid !== cached.metadata.uid || version === undefined) return undefined;
+    return removal.older.includes(version) ? removal.made : undefined;
   }
 
   /** The cache shows `cached` for `key` (undefined: gone): once it shows the removal or later, it is forgotten. */
   observe(key: string, cached: ManagedObject | undefined): void {
-    if (!cached || !this.spentSince(cached)) this.spentAfter.delete(key);
+    if (!cached || this.removalAhead(cached) === undefined) this.removals.delete(key);
   }
 
   /** The object is gone from the cache. */
   forget(key: string): void {
     this.foundNothing.delete(key);
     this.lastEnded.delete(key);
-    this.spentAfter.delete(key);
+    this.removals.delete(key);
   }
 }
 

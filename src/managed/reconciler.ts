@@ -258,11 +258,14 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       events.record(resource, 'Normal', 'Adopted', `adopted ${kind.kind} ${id}, ${origin}`);
     }
     // An intent the create could not remove (or an older version left): spent, as the id is in status. One
-    // this process removed already is only still in a cache that lags that write.
+    // this process removed already is only still in a cache that lags that write, and the version the
+    // removal made precedes this reconcile's status write as surely as the one read.
+    const removal = this.creates.removalAhead(resource);
+    if (removal !== undefined) draft.readVersions.push(removal);
     const intentSpent =
       annotations[ANNOTATIONS.createPending] !== undefined &&
       resource.status?.id === id &&
-      !this.creates.spentSince(resource);
+      removal === undefined;
     if (!resource.metadata.finalizers?.includes(FINALIZER) || intentSpent) {
       resource = await this.writeMetadata(resource, draft, intentSpent ? spentIntent(resource) : {});
     }
@@ -355,8 +358,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       resource.metadata.resourceVersion,
       draft.resource.metadata.resourceVersion,
     ];
-    await this.writeMetadata(draft.resource, draft, spentIntent(draft.resource));
-    this.creates.intentSpent(draft.resource, seen);
+    this.creates.intentRemoved(
+      await this.writeMetadata(draft.resource, draft, spentIntent(draft.resource)),
+      seen,
+    );
     return { kind: 'waitForCloud' };
   }
 
