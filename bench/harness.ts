@@ -84,8 +84,34 @@ export function clusterOf(plane: ControlPlane): Cluster {
   return cluster;
 }
 
-/** The apiserver's own `apiserver_request_total`, by `<verb> <resource>`. */
-export async function apiserverRequests(cluster: Cluster): Promise<Map<string, number>> {
+/** One series of `apiserver_request_total`: who was asked what. */
+export interface RequestKind {
+  verb: string;
+  resource: string;
+  /** `status` for a status write; empty for the object itself. */
+  subresource: string;
+  /** A dry run (`?dryRun=All`): checked by the apiserver, not stored. */
+  dryRun: boolean;
+  /** The answer's HTTP status when it refused (a 409 conflict, say); undefined when it succeeded. */
+  refused?: string;
+}
+
+/**
+ * A request kind as one key (and table row): `PATCH databaseservices/status`, `POST secrets (dry run)`,
+ * `PATCH databaseservices → 409`.
+ */
+export function requestKey({ verb, resource, subresource, dryRun, refused }: RequestKind): string {
+  const what = `${verb} ${resource}${subresource ? `/${subresource}` : ''}${dryRun ? ' (dry run)' : ''}`;
+  return refused ? `${what} → ${refused}` : what;
+}
+
+/**
+ * The apiserver's own `apiserver_request_total`, by verb, resource, subresource, dry run and refusal
+ * (`requestKey`).
+ */
+export async function apiserverRequests(
+  cluster: Cluster,
+): Promise<Map<string, { kind: RequestKind; count: number }>> {
   const options: https.RequestOptions = {};
   await cluster.kubeConfig.applyToHTTPSOptions(options);
   const server = cluster.kubeConfig.getCurrentCluster()!.server;
@@ -100,12 +126,20 @@ export async function apiserverRequests(cluster: Cluster): Promise<Map<string, n
       })
       .on('error', reject);
   });
-  const counts = new Map<string, number>();
+  const counts = new Map<string, { kind: RequestKind; count: number }>();
   for (const line of text.split('\n')) {
     if (!line.startsWith('apiserver_request_total{')) continue;
     const label = (name: string) => new RegExp(`[{,]${name}="([^"]*)"`).exec(line)?.[1] ?? '';
-    const key = `${label('verb')} ${label('resource')}`;
-    counts.set(key, (counts.get(key) ?? 0) + Number(line.split(' ').at(-1)));
+    const kind: RequestKind = {
+      verb: label('verb'),
+      resource: label('resource'),
+      subresource: label('subresource'),
+      dryRun: label('dry_run') !== '',
+      ...(Number(label('code')) >= 400 ? { refused: label('code') } : {}),
+    };
+    const key = requestKey(kind);
+    const count = (counts.get(key)?.count ?? 0) + Number(line.split(' ').at(-1));
+    counts.set(key, { kind, count });
   }
   return counts;
 }
@@ -113,28 +147,45 @@ export async function apiserverRequests(cluster: Cluster): Promise<Map<string, n
 /**
  * Counts the requests the operator sends, as the apiserver counts them, from `since` on: every verb on
  * sluice kinds, Secrets and Events except the benchmark's own creates of the objects and the LIST/WATCH of
- * informers (a constant few per run, not per object).
+ * informers (a constant few per run, not per object). `byKind`: by `requestKey`, most first.
  */
 export async function operatorRequests(
   cluster: Cluster,
-  since = new Map<string, number>(),
-): Promise<{ total: number; byVerb: Record<string, number>; counts: Map<string, number> }> {
+  since: ReadonlyMap<string, { count: number }> = new Map(),
+): Promise<{
+  total: number;
+  byKind: Record<string, number>;
+  counts: Map<string, { kind: RequestKind; count: number }>;
+}> {
   const counts = await apiserverRequests(cluster);
-  const byVerb: Record<string, number> = {};
+  const byKind: [string, number][] = [];
   let total = 0;
-  for (const [key, value] of counts) {
-    const [verb, resource] = key.split(' ') as [string, string];
-    const sluice = Object.values(KINDS).some((kind) => kind.plural === resource);
+  for (const [key, { kind, count }] of counts) {
+    const { verb, resource } = kind;
+    const sluice = Object.values(KINDS).some((k) => k.plural === resource);
     const ours =
       (sluice || ['secrets', 'events'].includes(resource)) &&
       !['LIST', 'WATCH'].includes(verb) &&
       !(verb === 'POST' && sluice);
-    const delta = value - (since.get(key) ?? 0);
+    const delta = count - (since.get(key)?.count ?? 0);
     if (!ours || delta === 0) continue;
-    byVerb[key] = delta;
+    byKind.push([key, delta]);
     total += delta;
   }
-  return { total, byVerb, counts };
+  byKind.sort(([a, m], [b, n]) => n - m || a.localeCompare(b));
+  return { total, byKind: Object.fromEntries(byKind), counts };
+}
+
+/** The operator's requests per object, one line per request kind and the total, as a benchmark prints them. */
+export function requestsPerObjectTable(
+  requests: { total: number; byKind: Record<string, number> },
+  objects: number,
+): string {
+  const rows = [...Object.entries(requests.byKind), ['total', requests.total] as const];
+  const width = Math.max(...rows.map(([key]) => key.length));
+  return rows
+    .map(([key, n]) => `  ${key.padEnd(width)}  ${(n / objects).toFixed(2).padStart(6)}  (${n})`)
+    .join('\n');
 }
 
 let namespaces = 0;
@@ -492,6 +543,8 @@ export async function applyObjectsAndWait(
   let startedAt = NaN;
   try {
     await tracker.ready();
+    // Objects of the namespace already Ready (an earlier burst) are not the ones waited for.
+    const readyBefore = tracker.readyAt.size;
     startedAt = performance.now();
     if (shape === 'kubectl') {
       await kubectlApplyAll(cluster, stack.namespace, objects);
@@ -499,7 +552,7 @@ export async function applyObjectsAndWait(
     } else {
       await applyAll(cluster, stack.namespace, objects, appliedAt, shape === 'all' ? objects.length : 16);
     }
-    await tracker.waitFor(count, Number(timeoutSeconds) * 1000);
+    await tracker.waitFor(readyBefore + count, Number(timeoutSeconds) * 1000);
   } finally {
     await tracker.stop();
   }

@@ -41,7 +41,7 @@ export const idle: Benchmark = {
     const cloud = await cloudCalls(stack);
     await stack.stop();
 
-    const kubeWrites = Object.entries(kube.byVerb)
+    const kubeWrites = Object.entries(kube.byKind)
       .filter(([key]) => !key.startsWith('GET '))
       .reduce((sum, [, n]) => sum + n, 0);
     // Each object is checked once per sync interval: at most this many reads fall in the window.

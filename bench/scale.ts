@@ -25,6 +25,7 @@ import {
   operatorRequests,
   percentile,
   pool,
+  requestsPerObjectTable,
   startStack,
   type Benchmark,
   type BurstShape,
@@ -166,9 +167,8 @@ export const scale: Benchmark = {
     const totalMs = lastReadyAt - startedAt;
     // The benchmark's own requests in between are its creates, which operatorRequests leaves out.
     const requests = await operatorRequests(cluster, before.counts);
-    console.log('apiserver requests by the operator per object:');
-    for (const [key, n] of Object.entries(requests.byVerb))
-      console.log(`  ${key.padEnd(24)} ${(n / count).toFixed(2)} (${n})`);
+    console.log(`apiserver requests by the operator per object (N=${count}; in brackets, all ${count}):`);
+    console.log(requestsPerObjectTable(requests, count));
     const cloud = await cloudCalls(stack);
     if (process.env.BENCH_DEBUG) {
       const since = (at: number) => ((at - startedAt) / 1000).toFixed(1);

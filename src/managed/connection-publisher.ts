@@ -6,7 +6,7 @@ import { ReconcileError } from './errors.ts';
 import type { EventRecorder } from './events.ts';
 import { assertControlledBy, type KubeWriter } from './kube-writer.ts';
 import { isObserveOnly } from './observe-only.ts';
-import type { SecretReader, SecretSnapshot } from './secret-references.ts';
+import type { SecretReader, SecretSnapshot, SecretWriteListener } from './secret-references.ts';
 import { recordedAnnotation } from './status-bounds.ts';
 import type { StatusDraft } from './status-draft.ts';
 import type { ConnectionDetails, ExternalClient, ManagedKind, ManagedObject, Observation } from './types.ts';
@@ -35,6 +35,8 @@ export interface ConnectionPublisherOptions<R extends ManagedObject> {
   events: EventRecorder;
   /** The operator's Secret cache (with owners): connection Secrets are never read with a GET per reconcile. */
   secrets: SecretReader;
+  /** Told of each connection Secret write, so the cache holds the answer rather than read it again. */
+  secretWrites?: SecretWriteListener;
   now?: () => Date;
 }
 
@@ -320,14 +322,17 @@ export class ConnectionPublisher<R extends ManagedObject> {
     values: ConnectionDetails,
     current: ConnectionSecret | undefined,
   ): Promise<void> {
+    const name = this.name(resource);
     const exists = current !== undefined;
-    await this.options.writer.writeConnectionSecret(
+    const answer = this.options.writer.writeConnectionSecret(
       resource,
-      this.name(resource),
+      name,
       values,
       exists,
       current?.resourceVersion,
     );
+    this.options.secretWrites?.writing(resource.metadata.namespace, name, answer);
+    await answer;
   }
 
   private name(resource: R): string {

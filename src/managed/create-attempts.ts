@@ -20,6 +20,11 @@ export class CreateAttempts {
    * clock, and on `elapsed`, which a step of the wall clock does not move.
    */
   private readonly lastEnded = new Map<string, { uid: string; at: Date; elapsedAt: number }>();
+  /**
+   * key → the uid, the version this process's removal of the spent create intent made, and the versions
+   * from before it, until the cache shows a later one: a cache still at one of those lags our own write.
+   */
+  private readonly removals = new Map<string, { uid: string; made: string; older: readonly string[] }>();
 
   /** `elapsed`: a monotonic clock in ms (the one snapshot ages are measured on). */
   constructor(
@@ -80,10 +85,38 @@ export class CreateAttempts {
     this.lastEnded.delete(key);
   }
 
+  /** This process removed the spent create intent, making `removed`; `older`: the versions it had seen before. */
+  intentRemoved(removed: ManagedObject, older: readonly (string | undefined)[]): void {
+    const made = removed.metadata.resourceVersion;
+    if (made === undefined) return;
+    this.removals.set(objectKey(removed), {
+      uid: removed.metadata.uid,
+      made,
+      older: older.filter((version): version is string => version !== undefined),
+    });
+  }
+
+  /**
+   * The version this process's removal of the intent made, when `cached` is from before it: the intent
+   * `cached` shows is gone already, and the server holds that version or a later one.
+   */
+  removalAhead(cached: ManagedObject): string | undefined {
+    const removal = this.removals.get(objectKey(cached));
+    const version = cached.metadata.resourceVersion;
+    if (removal?.uid !== cached.metadata.uid || version === undefined) return undefined;
+    return removal.older.includes(version) ? removal.made : undefined;
+  }
+
+  /** The cache shows `cached` for `key` (undefined: gone): once it shows the removal or later, it is forgotten. */
+  observe(key: string, cached: ManagedObject | undefined): void {
+    if (!cached || this.removalAhead(cached) === undefined) this.removals.delete(key);
+  }
+
   /** The object is gone from the cache. */
   forget(key: string): void {
     this.foundNothing.delete(key);
     this.lastEnded.delete(key);
+    this.removals.delete(key);
   }
 }
 

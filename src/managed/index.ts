@@ -41,7 +41,7 @@ export type {
 } from './references.ts';
 
 // Secrets a spec references, and the key their status digests are made with.
-export type { SecretReader, SecretSnapshot, SecretUse } from './secret-references.ts';
+export type { SecretReader, SecretSnapshot, SecretUse, SecretWriteListener } from './secret-references.ts';
 export { deriveDigestKey, type DigestKey } from './secret-digests.ts';
 
 // Who owns which field after create, and the status bounds the CRDs state.

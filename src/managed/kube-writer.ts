@@ -9,6 +9,7 @@ import {
   type SecretObject,
 } from '../kube/secret-data.ts';
 import { MANAGED_BY_LABEL } from './annotations.ts';
+import { snapshotOf, type SecretSnapshot } from './secret-references.ts';
 import { ReconcileError } from './errors.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
 import type { ConnectionDetails, ManagedObject, ManagedStatus } from './types.ts';
@@ -56,7 +57,8 @@ export interface KubeWriter {
   readConnectionSecret(owner: ManagedObject, name: string): Promise<Record<string, string> | undefined>;
   /**
    * Creates the owner's connection Secret or merges `details` into it; `SecretConflict` if the owner does not
-   * control it. `checkedVersion`: the version of the Secret the caller already found controlled.
+   * control it. `checkedVersion`: the version of the Secret the caller already found controlled. Resolves to
+   * the Secret as the apiserver stored it.
    */
   writeConnectionSecret(
     owner: ManagedObject,
@@ -64,7 +66,7 @@ export interface KubeWriter {
     details: ConnectionDetails,
     exists: boolean,
     checkedVersion?: string,
-  ): Promise<void>;
+  ): Promise<SecretSnapshot>;
   /**
    * Whether the connection Secret write of `details` would land now, asked of the apiserver without writing
    * (a dry run of the same create or patch, with the same keys and values): throws `SecretNotWritable`, with
@@ -159,7 +161,8 @@ export class HttpKubeWriter implements KubeWriter, EventWriter {
    * (else `SecretConflict`); the resourceVersion of the checked Secret guards the patch, so an ownership
    * change in between fails (409) instead of being written over. `checkedVersion` is the version of the
    * Secret the caller already found controlled (from the cache): the patch then needs no GET first, and
-   * falls back to reading it only when that version is stale.
+   * falls back to reading it only when that version is stale. Resolves to the Secret as stored (the write's
+   * answer), data and version.
    */
   async writeConnectionSecret(
     owner: ManagedObject,
@@ -167,24 +170,10 @@ export class HttpKubeWriter implements KubeWriter, EventWriter {
     details: ConnectionDetails,
     exists: boolean,
     checkedVersion?: string,
-  ): Promise<void> {
-    const namespace = owner.metadata.namespace;
-    const data = encodeSecretData(details);
-    if (exists && checkedVersion !== undefined) {
-      const patched = await this.patchSecret(namespace, name, data, checkedVersion).catch((error) => {
-        if (error instanceof KubeApiError && error.statusCode === 409) return 'stale' as const;
-        throw error;
-      });
-      if (patched === true) return;
-      if (patched === 'stale' && (await this.patchIfControlled(owner, name, data))) return;
-    } else if (exists && (await this.patchIfControlled(owner, name, data))) return;
-    try {
-      await this.request('POST', apiPath(SECRETS, namespace), connectionSecret(owner, name, data));
-    } catch (error) {
-      // Created meanwhile, maybe by someone else: write only if it is ours.
-      if (!(error instanceof KubeApiError && error.statusCode === 409)) throw error;
-      if (!(await this.patchIfControlled(owner, name, data))) throw error;
-    }
+  ): Promise<SecretSnapshot> {
+    return snapshotOf(
+      await this.storeConnectionSecret(owner, name, encodeSecretData(details), exists, checkedVersion),
+    );
   }
 
   async checkConnectionSecretWritable(
@@ -216,32 +205,72 @@ export class HttpKubeWriter implements KubeWriter, EventWriter {
     });
   }
 
-  /** Merges `data` into the Secret if it exists and `owner` controls it; false when it does not exist. */
+  /** `writeConnectionSecret` with `data` encoded: the Secret as stored. */
+  private async storeConnectionSecret(
+    owner: ManagedObject,
+    name: string,
+    data: Record<string, string>,
+    exists: boolean,
+    checkedVersion: string | undefined,
+  ): Promise<SecretObject> {
+    const namespace = owner.metadata.namespace;
+    if (exists) {
+      const patched =
+        checkedVersion === undefined
+          ? ('stale' as const)
+          : await this.patchSecret(namespace, name, data, checkedVersion).catch((error) => {
+              if (error instanceof KubeApiError && error.statusCode === 409) return 'stale' as const;
+              throw error;
+            });
+      // No version known, or a stale one: the Secret is read, and written only if it is ours.
+      const stored = patched === 'stale' ? await this.patchIfControlled(owner, name, data) : patched;
+      if (stored) return stored;
+    }
+    try {
+      return await this.request<SecretObject>(
+        'POST',
+        apiPath(SECRETS, namespace),
+        connectionSecret(owner, name, data),
+      );
+    } catch (error) {
+      // Created meanwhile, maybe by someone else: write only if it is ours.
+      if (!(error instanceof KubeApiError && error.statusCode === 409)) throw error;
+      const patched = await this.patchIfControlled(owner, name, data);
+      if (!patched) throw error;
+      return patched;
+    }
+  }
+
+  /** Merges `data` into the Secret if it exists and `owner` controls it: the Secret as stored, or undefined when it does not exist. */
   private async patchIfControlled(
     owner: ManagedObject,
     name: string,
     data: Record<string, string>,
-  ): Promise<boolean> {
+  ): Promise<SecretObject | undefined> {
     const namespace = owner.metadata.namespace;
     const secret = await this.getSecret(namespace, name);
-    if (!secret) return false;
+    if (!secret) return undefined;
     assertControlledBy(secret, owner);
     return this.patchSecret(namespace, name, data, secret.metadata.resourceVersion);
   }
 
-  /** Merges `data` into the Secret at exactly `resourceVersion`; false when it does not exist. */
+  /** Merges `data` into the Secret at exactly `resourceVersion`: the Secret as stored, or undefined when it does not exist. */
   private async patchSecret(
     namespace: string,
     name: string,
     data: Record<string, string>,
     resourceVersion: string | undefined,
-  ): Promise<boolean> {
+  ): Promise<SecretObject | undefined> {
     try {
       const metadata = { resourceVersion };
-      await this.request('PATCH', apiPath(SECRETS, namespace, name), { metadata, data }, MERGE_PATCH);
-      return true;
+      return await this.request<SecretObject>(
+        'PATCH',
+        apiPath(SECRETS, namespace, name),
+        { metadata, data },
+        MERGE_PATCH,
+      );
     } catch (error) {
-      if (error instanceof KubeApiError && error.statusCode === 404) return false;
+      if (error instanceof KubeApiError && error.statusCode === 404) return undefined;
       throw error;
     }
   }

@@ -6,7 +6,7 @@ import type { ClusterIdentity } from './cluster-owner.ts';
 import type { EventRecorder } from './events.ts';
 import type { KubeWriter } from './kube-writer.ts';
 import type { ObjectLookup, ObjectNames } from './references.ts';
-import type { SecretReader } from './secret-references.ts';
+import type { SecretReader, SecretWriteListener } from './secret-references.ts';
 import type { DigestKey } from './secret-digests.ts';
 import type { ManagedKind, ManagedObject, Observation } from './types.ts';
 
@@ -42,6 +42,8 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
   namesOf?: ObjectNames;
   /** The operator's Secret cache: referenced Secrets and connection Secrets (with their owners). */
   secrets: SecretReader;
+  /** Told of each connection Secret write: the operator's Secret cache holds the answer (see `SecretCache`). */
+  secretWrites?: SecretWriteListener;
   /** The key for status digests of referenced Secrets' values (derived from the resource's credentials). */
   secretDigestKey?(resource: R): DigestKey;
   /** Objects that reference this one and still exist (`Pipe orders`): a Delete waits for them. */

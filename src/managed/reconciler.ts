@@ -100,6 +100,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         writer,
         events,
         secrets: options.secrets,
+        ...(options.secretWrites ? { secretWrites: options.secretWrites } : {}),
         now: this.now,
       });
     this.pacing = new Pacing({ ...options, now: this.now });
@@ -139,6 +140,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const cached = this.options.cache.get(key);
     this.statuses.observe(key, cached);
     this.claims.observe(key, cached);
+    this.creates.observe(key, cached);
   };
 
   /** The keys of this kind's objects that manage cloud object `id`. */
@@ -257,8 +259,15 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         : 'created earlier for this resource';
       events.record(resource, 'Normal', 'Adopted', `adopted ${kind.kind} ${id}, ${origin}`);
     }
-    // An intent the create could not remove (or an older version left): spent, as the id is in status.
-    const intentSpent = annotations[ANNOTATIONS.createPending] !== undefined && resource.status?.id === id;
+    // An intent the create could not remove (or an older version left): spent, as the id is in status. One
+    // this process removed already is only still in a cache that lags that write, and the version the
+    // removal made precedes this reconcile's status write as surely as the one read.
+    const removal = this.creates.removalAhead(resource);
+    if (removal !== undefined) draft.readVersions.push(removal);
+    const intentSpent =
+      annotations[ANNOTATIONS.createPending] !== undefined &&
+      resource.status?.id === id &&
+      removal === undefined;
     if (!resource.metadata.finalizers?.includes(FINALIZER) || intentSpent) {
       resource = await this.writeMetadata(resource, draft, intentSpent ? spentIntent(resource) : {});
     }
@@ -349,7 +358,15 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     events.record(resource, 'Normal', 'Created', `created ${kind.kind} ${creation.externalId}`);
     // The intent is spent once the id is in status: every later reconcile, and every restart, works from
     // the id. Left on, it would read as a create still under way.
-    await this.writeMetadata(draft.resource, draft, spentIntent(draft.resource));
+    const seen = [
+      ...draft.readVersions,
+      resource.metadata.resourceVersion,
+      draft.resource.metadata.resourceVersion,
+    ];
+    this.creates.intentRemoved(
+      await this.writeMetadata(draft.resource, draft, spentIntent(draft.resource)),
+      seen,
+    );
     return { kind: 'waitForCloud' };
   }
 

@@ -3,6 +3,7 @@ import { RETRY_DELAYS } from '../base/retry-delays.ts';
 import { digestOf, type DigestKey } from './secret-digests.ts';
 import type { ManagedObject, SecretDigest, SecretDigests } from './managed-object.ts';
 import { REASON } from '../base/reasons.ts';
+import { decodeSecretData, type SecretObject } from '../kube/secret-data.ts';
 
 /** A Secret as the operator's cache holds it: decoded values and the version that identifies them. */
 export interface SecretSnapshot {
@@ -15,6 +16,29 @@ export interface SecretSnapshot {
 /** Reads Secrets from the operator's cache (a watch), never from the apiserver per reconcile. */
 export interface SecretReader {
   get(namespace: string, name: string): SecretSnapshot | undefined;
+}
+
+/**
+ * Hears sluice's own Secret writes: the apiserver's answer to a write is the Secret as stored, data and
+ * version, so the cache can hold it instead of reading it again when the watch shows that version. Only
+ * writes that store are told (a dry run's answer stores nothing).
+ */
+export interface SecretWriteListener {
+  /**
+   * A write of Secret `namespace/name` is under way; `answer` resolves to the Secret as stored, or rejects
+   * when the write failed (what the watch then shows is read as usual).
+   */
+  writing(namespace: string, name: string, answer: Promise<SecretSnapshot>): void;
+}
+
+/** A Secret as the apiserver serves it, as the operator holds it: its data decoded. */
+export function snapshotOf(secret: SecretObject): SecretSnapshot {
+  const { resourceVersion = '', ownerReferences } = secret.metadata;
+  return {
+    data: Object.freeze(decodeSecretData(secret.data ?? {})),
+    resourceVersion,
+    ...(ownerReferences ? { ownerReferences } : {}),
+  };
 }
 
 /** One `…SecretRef` of a spec: the Secret it names and the keys the cloud field needs from it. */

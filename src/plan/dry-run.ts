@@ -207,7 +207,9 @@ function inMemoryWriter(
       if (secret) assertControlledBy({ metadata: { name, ownerReferences: secret.ownerReferences } }, owner);
       return Promise.resolve(secret && { ...secret.data });
     },
-    writeConnectionSecret: () => Promise.resolve(),
+    // Nothing is stored: the answer is the values as they would be.
+    writeConnectionSecret: (_owner, _name, details) =>
+      Promise.resolve({ data: details, resourceVersion: '' }),
     checkConnectionSecretWritable: () => Promise.resolve(),
   };
 }

@@ -150,6 +150,7 @@ export class Manager<Cloud> {
             .filter((key) => key.startsWith(`${namespace}/`))
             .map((key) => key.slice(namespace.length + 1)),
         secrets: this.secrets,
+        secretWrites: this.secrets,
         dependantsOf: (resource) => this.existingDependantsOf(kind.kind, resource),
         beforeReconcile: (key) => this.loadSecretsOf(kind, key),
         logger: logger.child({ controller: kind.kind }),

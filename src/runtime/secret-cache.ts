@@ -2,18 +2,19 @@ import { apiPath, SECRETS } from '../kube/api-path.ts';
 import type { ReadonlyCache } from '../kube/cache.ts';
 import type { KubeAccess } from '../kube/kube-config.ts';
 import { KubeApiError, kubeRequestJson } from '../kube/kube-http.ts';
-import { decodeSecretData, type OwnerReference, type SecretObject } from '../kube/secret-data.ts';
+import type { SecretObject } from '../kube/secret-data.ts';
 import { DependencyIndex } from '../managed/references.ts';
-import type { SecretReader, SecretSnapshot } from '../managed/secret-references.ts';
+import {
+  snapshotOf,
+  type SecretReader,
+  type SecretSnapshot,
+  type SecretWriteListener,
+} from '../managed/secret-references.ts';
 
-/** The data of a Secret sluice uses, as a GET answered it. */
-interface HeldSecret {
-  /** The version the data is of. */
-  resourceVersion: string;
-  /** The watch's version when the GET was sent: the data is at least as new as that. */
+/** The data of a Secret sluice uses, as a GET or sluice's own write answered it. */
+interface HeldSecret extends SecretSnapshot {
+  /** The watch's version when the GET was sent (a write's: its own): the data is at least as new as that. */
   seenAt: string;
-  data: Readonly<Record<string, string>>;
-  ownerReferences?: readonly OwnerReference[];
   bytes: number;
 }
 
@@ -38,11 +39,14 @@ export interface SecretCacheOptions {
  * sluice object uses (its credentials, the Secrets its spec references, its connection Secret) or the
  * operator's own credentials, read by GET and read again when the watch shows a new version. A Secret no
  * object uses costs its metadata, whatever its size. No apiserver request per reconcile: a reconcile reads
- * what `load` brought in.
+ * what `load` brought in. What sluice writes itself is held from the write's answer: the watch event of
+ * that version (or an older one) costs no GET, a newer one (someone else's write) does.
  */
-export class SecretCache implements SecretReader {
+export class SecretCache implements SecretReader, SecretWriteListener {
   private readonly held = new Map<string, HeldSecret>();
   private readonly loading = new Map<string, Promise<void>>();
+  /** sluice's own writes in flight, settled once their answer is held (or they failed). */
+  private readonly writes = new Map<string, Promise<void>>();
   /** Which Secrets (`namespace/name`) each user (an object's dependency key) uses. */
   private readonly users = new DependencyIndex();
   private readonly pinned: ReadonlySet<string>;
@@ -89,6 +93,26 @@ export class SecretCache implements SecretReader {
     return this.pinned.has(secretKey) || this.users.dependantsOf(secretKey).length > 0;
   }
 
+  /**
+   * sluice writes a Secret: its answer is held, when sluice uses the Secret and nothing newer is held. Till
+   * it comes, a watch event of the Secret waits for it rather than read the Secret: the event may be of
+   * this very write. A failed write leaves the cache as it was.
+   */
+  writing(namespace: string, name: string, answer: Promise<SecretSnapshot>): void {
+    const key = `${namespace}/${name}`;
+    if (!this.isUsed(key)) return;
+    const settled = answer.then(
+      (secret) => {
+        if (this.isUsed(key)) this.hold(key, secret, secret.resourceVersion);
+      },
+      () => undefined,
+    );
+    this.writes.set(key, settled);
+    void settled.then(() => {
+      if (this.writes.get(key) === settled) this.writes.delete(key);
+    });
+  }
+
   /** Brings the data of these Secrets (the used ones) up to the version the watch shows. */
   async load(secretKeys: Iterable<string>): Promise<void> {
     await Promise.all([...new Set(secretKeys)].map((key) => this.refresh(key)));
@@ -101,7 +125,9 @@ export class SecretCache implements SecretReader {
 
   /**
    * The watch showed the Secret changed: its data is read again if sluice uses it, dropped if not (or gone).
-   * A GET that lands while the watch moves on again is repeated, a few times at most.
+   * Data held of that version or a newer one (sluice's own write) is kept; while sluice's write of it is
+   * under way, its answer is awaited first. A GET that lands while the watch moves on again is repeated, a
+   * few times at most.
    */
   async refresh(secretKey: string): Promise<void> {
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -112,7 +138,12 @@ export class SecretCache implements SecretReader {
       }
       const version = watched.metadata.resourceVersion ?? '';
       const held = this.held.get(secretKey);
-      if (held && (held.resourceVersion === version || held.seenAt === version)) return;
+      if (held && (isAtLeast(held.resourceVersion, version) || held.seenAt === version)) return;
+      const written = this.writes.get(secretKey);
+      if (written) {
+        await written;
+        continue;
+      }
       let pending = this.loading.get(secretKey);
       if (!pending) {
         pending = this.fetch(secretKey, version).finally(() => this.loading.delete(secretKey));
@@ -151,19 +182,32 @@ export class SecretCache implements SecretReader {
       }
       throw error;
     }
-    if (!this.isUsed(secretKey)) return;
-    const data = Object.freeze(decodeSecretData(secret.data ?? {}));
-    const bytes = Object.entries(data).reduce(
+    if (this.isUsed(secretKey)) this.hold(secretKey, snapshotOf(secret), seenAt);
+  }
+
+  /** Holds `secret` unless what is held is newer (a GET and a write's answer may land in either order). */
+  private hold(secretKey: string, secret: SecretSnapshot, seenAt: string): void {
+    const held = this.held.get(secretKey);
+    if (
+      held &&
+      held.resourceVersion !== secret.resourceVersion &&
+      isAtLeast(held.resourceVersion, secret.resourceVersion)
+    )
+      return;
+    const bytes = Object.entries(secret.data).reduce(
       (sum, [key, value]) => sum + key.length + Buffer.byteLength(value),
       0,
     );
-    const { resourceVersion = '', ownerReferences } = secret.metadata;
-    this.held.set(secretKey, {
-      resourceVersion,
-      seenAt,
-      data,
-      ...(ownerReferences ? { ownerReferences } : {}),
-      bytes,
-    });
+    this.held.set(secretKey, { ...secret, seenAt, bytes });
   }
+}
+
+/**
+ * Whether version `a` is `b` or later. Versions are opaque by the API's contract; etcd's, which every
+ * apiserver serves, are increasing integers, and only those are ordered (others only match).
+ */
+function isAtLeast(a: string, b: string): boolean {
+  if (a === b) return true;
+  const integer = /^[1-9][0-9]*$/;
+  return integer.test(a) && integer.test(b) && BigInt(a) >= BigInt(b);
 }

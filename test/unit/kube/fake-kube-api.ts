@@ -4,8 +4,9 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { KubeObject } from '../../../src/kube/cache.ts';
 
 /**
- * A scripted stand-in for the kube-apiserver's list and watch, for the reflector's fault tests only
- * (socket resets, hung streams and 410s cannot be produced on demand by a real apiserver).
+ * A scripted stand-in for the kube-apiserver's list, watch and GET of one object, for the reflector's fault
+ * tests (socket resets, hung streams and 410s cannot be produced on demand by a real apiserver) and for what
+ * reads beside a watch (the order of a watch event and a write's answer cannot be chosen on a real one).
  *
  * It keeps objects and an event history with resourceVersions like the real one: a watch replays the
  * events after the requested resourceVersion, and one older than the compaction point is answered 410.
@@ -22,6 +23,8 @@ export type WatchScript = (response: http.ServerResponse) => void;
 export class FakeKubeApi {
   readonly lists: RecordedRequest[] = [];
   readonly watches: RecordedRequest[] = [];
+  /** GETs of one object (`…/namespaces/<namespace>/<resource>/<name>`). */
+  readonly gets: RecordedRequest[] = [];
   /** How a too-old resourceVersion is answered: an ERROR event in a 200 stream, or an HTTP 410. */
   goneAs: 'event' | 'http' = 'event';
   /** Answer list pages that carry a continue token with 410, as after an etcd compaction. */
@@ -57,8 +60,8 @@ export class FakeKubeApi {
     return String(this.resourceVersion);
   }
 
-  /** Creates or replaces an object and streams ADDED/MODIFIED to open watches. */
-  put(object: KubeObject): void {
+  /** Creates or replaces an object and streams ADDED/MODIFIED to open watches; returns it as stored. */
+  put<T extends KubeObject>(object: T): T {
     const key = keyOf(object);
     const type = this.objects.has(key) ? 'MODIFIED' : 'ADDED';
     const stored = {
@@ -67,6 +70,7 @@ export class FakeKubeApi {
     };
     this.objects.set(key, stored);
     this.record(type, stored);
+    return stored;
   }
 
   /** Deletes an object and streams DELETED to open watches. */
@@ -138,9 +142,15 @@ export class FakeKubeApi {
       query: url.searchParams,
       authorization: request.headers.authorization,
     };
+    const one = /\/namespaces\/([^/]+)\/[^/]+\/([^/]+)$/.exec(url.pathname);
     if (url.searchParams.get('watch') === 'true') {
       this.watches.push(recorded);
       this.serveWatch(url.searchParams, response);
+    } else if (one) {
+      this.gets.push(recorded);
+      const object = this.objects.get(`${one[1]}/${one[2]}`);
+      if (object) sendJson(response, 200, object);
+      else sendStatus(response, 404, 'NotFound');
     } else {
       this.lists.push(recorded);
       this.serveList(url.searchParams, response);

@@ -44,6 +44,8 @@ export class FakeServer {
   readonly statusWrites: ManagedStatus[] = [];
   /** Connection Secret reads that went to the apiserver (a GET each). */
   secretGets = 0;
+  /** Dry runs of a connection Secret write (checked, never stored). */
+  secretDryRuns = 0;
   /** Set: a Secret cannot be created now, for this reason (a namespace being deleted, an admission policy). */
   secretCreateRefusal: string | undefined;
   private resourceVersion = 1;
@@ -109,9 +111,12 @@ export class FakeServer {
         const ownerReferences = [
           { uid: owner.metadata.uid, controller: true, kind: owner.kind!, name: owner.metadata.name },
         ];
-        this.secrets.set(name, { ownerReferences, data: { ...secret?.data, ...details } });
+        const data = { ...secret?.data, ...details };
+        this.secrets.set(name, { ownerReferences, data });
+        return { data: { ...data }, resourceVersion: '1', ownerReferences };
       },
       checkConnectionSecretWritable: async () => {
+        this.secretDryRuns++;
         const refusal = this.secretCreateRefusal;
         if (refusal) throw new ReconcileError('SecretNotWritable', refusal, RETRY_DELAYS.secretNotWritable);
       },
@@ -169,7 +174,7 @@ export function acceptingWriter(): KubeWriter {
       return { ...resource, metadata: { ...resource.metadata, annotations, finalizers } };
     },
     readConnectionSecret: async () => undefined,
-    writeConnectionSecret: async () => {},
+    writeConnectionSecret: async (_owner, _name, details) => ({ data: { ...details }, resourceVersion: '1' }),
     checkConnectionSecretWritable: async () => {},
   };
 }

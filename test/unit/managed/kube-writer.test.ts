@@ -199,6 +199,29 @@ describe('HttpKubeWriter', () => {
       expect(await writer.readConnectionSecret(owner, 'a-connection')).toEqual({ password: 'pw' });
     });
 
+    it('answers a create and a patch with the Secret as stored: every value and the new version', async () => {
+      const created = await writer.writeConnectionSecret(owner, 'a-connection', { password: 'pw' }, false);
+      const stored = () => server.secrets.get('a-connection')!.metadata;
+      expect(created).toEqual({
+        data: { password: 'pw' },
+        resourceVersion: stored().resourceVersion,
+        ownerReferences: stored().ownerReferences,
+      });
+
+      const patched = await writer.writeConnectionSecret(
+        owner,
+        'a-connection',
+        { host: 'h' },
+        true,
+        created.resourceVersion,
+      );
+      expect(patched).toMatchObject({
+        data: { password: 'pw', host: 'h' },
+        resourceVersion: stored().resourceVersion,
+      });
+      expect(patched.resourceVersion).not.toBe(created.resourceVersion);
+    });
+
     it('does not take over a Secret someone else created between its check and its create', async () => {
       server.beforeServe = (request) => {
         if (request.method === 'POST') server.putSecret('a-connection', { token: 'theirs' });

@@ -62,4 +62,28 @@ describe('the reconciler and referenced Secrets', () => {
     expect(t.sent).toEqual(['t-2']);
     expect(JSON.stringify(t.server.get('a').status)).not.toContain('t-2');
   });
+
+  it('gives the Secret cache the answer of each stored connection Secret write, never of its dry run', async () => {
+    const { server, cache, cloud } = widgetFakes();
+    const told: { secret: string; answer: SecretSnapshot }[] = [];
+    const reconciler = fakeReconciler(server, cache, cloud, {
+      secretWrites: {
+        writing: (namespace, name, answer) =>
+          void answer.then((snapshot) => told.push({ secret: `${namespace}/${name}`, answer: snapshot })),
+      },
+    });
+    cache.set(server.put(widget('a')));
+
+    await reconciler.reconcile('ns/a');
+
+    // The create's password was checked writable by a dry run, then stored: only what was stored is told.
+    expect(server.secretDryRuns).toBe(1);
+    expect(told).toEqual([
+      {
+        secret: 'ns/a-connection',
+        answer: expect.objectContaining({ data: server.secrets.get('a-connection')!.data }),
+      },
+    ]);
+    expect(told[0]!.answer.data.password).toBeTruthy();
+  });
 });

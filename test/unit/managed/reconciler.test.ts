@@ -36,6 +36,11 @@ function setup(signal?: AbortSignal) {
       cache.set(server.put(object));
       reconciler.onCacheChange(`ns/${object.metadata.name}`);
     },
+    /** The cache shows this version of the object (one the watch delivers late, say). */
+    show(object: Widget) {
+      cache.set(object);
+      reconciler.onCacheChange(`ns/${object.metadata.name}`);
+    },
     /** The cache catches up with the server. */
     sync(name: string) {
       cache.set(server.get(name));
@@ -240,6 +245,37 @@ describe('ManagedReconciler', () => {
     t.cache.set(t.server.put(left));
     await t.reconcile('a');
     expect(t.server.get('a').metadata.annotations?.[ANNOTATIONS.createPending]).toBeUndefined();
+  });
+
+  it('does not remove again the create intent it removed itself, nor rewrite its status, from a cache that lags', async () => {
+    const t = setup();
+    const stored: Widget[] = [];
+    const put = t.server.put.bind(t.server);
+    t.server.put = (object) => {
+      const version = put(object);
+      stored.push(version);
+      return version;
+    };
+    t.apply(widget('a'));
+    await t.reconcile('a');
+    const pending = (o: Widget) => o.metadata.annotations?.[ANNOTATIONS.createPending] !== undefined;
+    // The watch has delivered the create's status write (the id), not yet the intent's removal after it.
+    const lagging = stored.findLast((o) => o.status?.id !== undefined && pending(o))!;
+    const removal = stored.at(-1)!;
+    expect(pending(removal)).toBe(false);
+    t.show(lagging);
+    t.cloud.widgets.get(lagging.status!.id!)!.ready = true;
+
+    // A write guarded by the stale version could only be refused (409): the reconcile would fail on it.
+    await expect(t.reconcile('a')).resolves.not.toMatchObject({ requeue: true });
+    expect(t.condition('a', 'Ready')).toMatchObject({ status: 'True' });
+    expect(pending(t.server.get('a'))).toBe(false);
+
+    // The removal shows next, with the status from before this reconcile's: that status is not written again.
+    const statusWrites = t.server.statusWrites.length;
+    t.show(removal);
+    await t.reconcile('a');
+    expect(t.server.statusWrites).toHaveLength(statusWrites);
   });
 
   it('resets no password for a lost connection Secret that cannot be created again, and says why in Synced', async () => {
