@@ -23,7 +23,7 @@ import type { PlanConfig } from './config.ts';
 import { checkAdmission, type Submission } from './admission.ts';
 import { desiredObject, worldKey } from './desired.ts';
 import { readInput, type InputSecret } from './input.ts';
-import { planObjects } from './planner.ts';
+import { planObjects, refusedResource } from './planner.ts';
 import { exitCodeOf, renderJson, renderText } from './render.ts';
 import { plannedRemovals } from './removals.ts';
 
@@ -105,11 +105,19 @@ export async function runPlan(
       : [...inCluster.values()].filter(
           (object) => !config.namespace || object.metadata.namespace === config.namespace,
         );
-    // What the apiserver would refuse (a CEL rule, a field fixed at creation) stops the plan, as it stops
-    // `kubectl apply`.
-    await checkAdmission(access, submissions, io.stderr);
+    // What the apiserver would refuse (a CEL rule, a field fixed at creation) is never applied: the object is
+    // an error of the plan, and the others, which see it as the cluster has it, are planned.
+    const refused = await checkAdmission(access, submissions, io.stderr);
+    for (const object of refused.keys()) {
+      const key = worldKey(object.kind ?? '', object);
+      const stored = inCluster.get(key);
+      if (stored) world.set(key, stored);
+      else world.delete(key);
+      inputOnly.delete(key);
+    }
+    const admitted = targets.filter((target) => !refused.has(target));
 
-    const secrets = await readSecrets(cluster, targets, config, input?.secrets ?? []);
+    const secrets = await readSecrets(cluster, admitted, config, input?.secrets ?? []);
     clouds = new CloudClients({
       secrets,
       ...(config.credentialsSecret || config.organization
@@ -129,8 +137,8 @@ export async function runPlan(
       ...(config.credentialsSecret ? { quotaStart: managementSpentNow } : {}),
     });
     const usedClouds = clouds;
-    const planned = await planObjects({
-      targets,
+    const plannedAdmitted = await planObjects({
+      targets: admitted,
       world,
       inputOnly,
       secrets,
@@ -139,6 +147,10 @@ export async function runPlan(
       cloudFor: (resource, priority, writes) =>
         usedClouds.connectionFor(resource, priority, PLAN_FRESHNESS_MS, writes),
       progress: io.stderr,
+    });
+    const planned = targets.map((target) => {
+      const refusal = refused.get(target);
+      return refusal === undefined ? plannedAdmitted.shift()! : refusedResource(target, refusal);
     });
     if (config.prune && input) {
       // Only the input's namespaces: a directory holds one namespace's manifests, or several, never all.
