@@ -44,10 +44,12 @@ export async function installWithHelm(opts: {
   kc: KubeConfig;
   emulator: Emulator;
   namespace: string;
+  /** The chart's `clusterName`: the owner recorded in the cloud for what the operator creates. */
+  clusterName: string;
   release?: string;
   say: (message: string) => void;
 }): Promise<InstalledOperator> {
-  const { kubeconfig, kc, emulator, namespace, release = 'sluice', say } = opts;
+  const { kubeconfig, kc, emulator, namespace, clusterName, release = 'sluice', say } = opts;
   helmWithValues(
     [
       'install',
@@ -62,6 +64,7 @@ export async function installWithHelm(opts: {
     {
       image: LOCAL_IMAGE,
       credentials: chartCredentials(emulator),
+      clusterName,
       operator: { pollInterval: '500ms' },
     },
   );
@@ -72,7 +75,9 @@ export async function installWithHelm(opts: {
   // helm cached the apiserver's discovery (~/.kube/cache) before the CRDs existed; kubectl would trust that
   // cache and not know `kubectl get sluice`. api-resources always rediscovers and rewrites it.
   run(kubectlBin(), ['api-resources', '--api-group', GROUP, '--kubeconfig', kubeconfig]);
-  say(`helm install ${release} charts/sluice -n ${namespace}: CRDs, RBAC, credentials Secret, Deployment`);
+  say(
+    `helm install ${release} charts/sluice -n ${namespace} --set clusterName=${clusterName}: CRDs, RBAC, credentials Secret, Deployment`,
+  );
 
   const manifests = parseManifests(
     run(helmBin(), ['get', 'manifest', release, '--namespace', namespace, '--kubeconfig', kubeconfig]),

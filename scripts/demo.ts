@@ -19,6 +19,8 @@ import { installWithHelm } from './demo-install.ts';
 
 const NAMESPACE = 'sluice-demo';
 const OPERATOR_NAMESPACE = RELEASE_NAMESPACE;
+// Set as docs/disaster-recovery.md advises: a cluster rebuilt under the same name takes back its cloud objects.
+const CLUSTER_NAME = 'demo-cluster';
 const { values: flags } = parseArgs({
   options: { keep: { type: 'boolean', default: false }, node: { type: 'boolean', default: false } },
 });
@@ -56,9 +58,9 @@ async function onNode(): Promise<Running> {
       metadata: { name: OPERATOR_NAMESPACE, labels: { 'pod-security.kubernetes.io/enforce': 'restricted' } },
     },
   });
-  chart.helm('install');
+  chart.helm('install', { clusterName: CLUSTER_NAME });
   say(
-    `helm install sluice charts/sluice -n ${OPERATOR_NAMESPACE} (image ${chart.image.repository}:${chart.image.tag})`,
+    `helm install sluice charts/sluice -n ${OPERATOR_NAMESPACE} --set clusterName=${CLUSTER_NAME} (image ${chart.image.repository}:${chart.image.tag})`,
   );
   const deadline = Date.now() + 300_000;
   let [pod] = await chart.operatorPods();
@@ -87,7 +89,14 @@ async function asProcess(): Promise<Running> {
   say(`emulator at ${emulator.url}`);
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);
-  const operator = await installWithHelm({ kubeconfig, kc, emulator, namespace: OPERATOR_NAMESPACE, say });
+  const operator = await installWithHelm({
+    kubeconfig,
+    kc,
+    emulator,
+    namespace: OPERATOR_NAMESPACE,
+    clusterName: CLUSTER_NAME,
+    say,
+  });
   say(
     `operator running: metrics at ${operator.metricsUrl}/metrics, health probe at ${operator.probeUrl}/healthz and /readyz`,
   );

@@ -65,6 +65,11 @@ export const REASONS = {
     ...waiting,
     means: 'a referenced object is missing or not usable yet ([references](#references-between-objects))',
   },
+  WaitingForCredentials: {
+    ...waiting,
+    means:
+      'the credentials Secret spec.credentialsRef names is one another object of the namespace writes (an ApiKey), not written yet; the message names that object',
+  },
   ReferenceReplaced: {
     ...waiting,
     means:

@@ -28,7 +28,7 @@ export { ANNOTATIONS, FINALIZER, OPERATOR_ANNOTATIONS, externalIdOf } from './an
 export { ReconcileError, Waiting, messageOf } from './errors.ts';
 
 // Which credentials Secret an object uses: its own, else its namespace's default.
-export { NAMESPACE_CREDENTIALS, credentialsSecretNameOf } from './managed-object.ts';
+export { NAMESPACE_CREDENTIALS, OPERATOR_CREDENTIALS, credentialsSecretNameOf } from './managed-object.ts';
 
 // References to other sluice objects.
 export { NOT_READY_YET, onlyReference, referencedNames } from './references.ts';

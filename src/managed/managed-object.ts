@@ -82,6 +82,9 @@ export function credentialsSecretNameOf(
   return exists(resource.metadata.namespace, NAMESPACE_CREDENTIALS) ? NAMESPACE_CREDENTIALS : undefined;
 }
 
+/** `status.credentials` of an object that uses the operator's credentials: no Secret can have this name. */
+export const OPERATOR_CREDENTIALS = '(operator)';
+
 /**
  * Which credentials a resource's calls are made with, as far as the runtime tells them apart: its own
  * Secret (`namespace/name`), or the operator's (`''`).

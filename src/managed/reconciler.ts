@@ -1,4 +1,4 @@
-import { credentialsSecretNameOf } from './managed-object.ts';
+import { OPERATOR_CREDENTIALS, credentialsSecretNameOf } from './managed-object.ts';
 import { yieldIfBusy } from '../base/slices.ts';
 import { pino, type Logger } from 'pino';
 import type { Priority } from '../base/priority.ts';
@@ -204,21 +204,23 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     if (foreignName)
       return this.outcomes.waitForObject(draft, new Waiting(foreignName.reason, foreignName.message));
     draft.beforeCloud = true;
+    const exists = (namespace: string, name: string) =>
+      this.options.secrets.get(namespace, name) !== undefined;
+    draft.status.credentials = credentialsSecretNameOf(resource, exists) ?? OPERATOR_CREDENTIALS;
     const cleared = this.preconditions.check(resource, draft);
     if ('outcome' in cleared) return cleared.outcome;
     const { references, adopting } = cleared;
     let id = cleared.id;
     if (id) this.creates.settled(objectKey(resource));
     if (!id && writes) return this.outcomes.waitForObject(draft, nothingToObserve(kind.kind));
+    const unwritten = this.credentialsNotWrittenYet(resource);
+    if (unwritten) return this.outcomes.waitForObject(draft, unwritten);
     const secrets = this.resolveSecrets(resource, draft.status);
     const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
     const external = await this.connect(resource, priority, references, secrets, writes);
     draft.beforeCloud = false;
-    const credentials = credentialsSecretNameOf(
-      resource,
-      (namespace, name) => this.options.secrets.get(namespace, name) !== undefined,
-    );
+    const credentials = credentialsSecretNameOf(resource, exists);
     if (credentials) draft.status.credentialsSecret = credentials;
     else delete draft.status.credentialsSecret;
     if (adopting && id) {
@@ -572,6 +574,22 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
 
   private get cluster(): ClusterIdentity {
     return this.options.cluster ?? { name: 'default', explicit: true };
+  }
+
+  /**
+   * The object's own credentials Secret is missing, and another sluice object of its namespace writes it (an
+   * ApiKey making the key): the normal moment before that object has written it, a wait, not a failure.
+   */
+  private credentialsNotWrittenYet(resource: R): Waiting | undefined {
+    const { namespace } = resource.metadata;
+    const name = resource.spec.credentialsRef?.name;
+    if (!name || this.options.secrets.get(namespace, name) !== undefined) return undefined;
+    const writer = this.options.secretWriterOf?.(namespace, name);
+    if (!writer) return undefined;
+    return new Waiting(
+      REASON.WaitingForCredentials,
+      `waiting for ${writer} to write the Secret ${name} that spec.credentialsRef names`,
+    );
   }
 
   private readonly lookup: ObjectLookup = (kind, namespace, name) =>

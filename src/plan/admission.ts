@@ -4,7 +4,6 @@ import { apiPath } from '../kube/api-path.ts';
 import type { KubeAccess } from '../kube/kube-config.ts';
 import { KubeApiError, kubeRequestJson } from '../kube/kube-http.ts';
 import type { ManagedObject } from '../managed/index.ts';
-import { InvalidInput } from './input.ts';
 
 /** One input object as `kubectl apply` would send it: its own spec, over the cluster's object if any. */
 export interface Submission {
@@ -21,15 +20,17 @@ export interface Submission {
 /**
  * Asks the apiserver whether it would accept each object, with a server-side dry run (nothing is stored):
  * the CRD's schema and every CEL rule, those that compare with the stored object included, are the
- * apiserver's own, so plan refuses exactly what `kubectl apply` would. A refusal throws `InvalidInput`
- * naming the file, the object and the apiserver's message. Without the rights a dry run needs (create,
- * update) or with the namespace not there yet, the check is skipped and `note` says so.
+ * apiserver's own, so plan refuses exactly what `kubectl apply` would. Returns each refused object with
+ * the file, the object and the apiserver's message, also told to `note`: one refusal leaves the other
+ * objects to be planned. Without the rights a dry run needs (create, update) or with the namespace not
+ * there yet, the check is skipped and `note` says so.
  */
 export async function checkAdmission(
   access: KubeAccess,
   submissions: readonly Submission[],
   note: (line: string) => void,
-): Promise<void> {
+): Promise<Map<ManagedObject, string>> {
+  const refused = new Map<ManagedObject, string>();
   const skipped = new Set<string>();
   for (const { file, object, spec, exists } of submissions) {
     const kind = kindNamed(object.kind ?? '') as SluiceKind<ManagedObject>;
@@ -57,7 +58,10 @@ export async function checkAdmission(
     } catch (error) {
       if (!(error instanceof KubeApiError)) throw error;
       if (error.statusCode === 400 || error.statusCode === 422) {
-        throw new InvalidInput(`${file}: ${kind.kind} ${name}: ${error.status?.message ?? error.message}`);
+        const refusal = `${file}: ${kind.kind} ${name}: ${error.status?.message ?? error.message}`;
+        refused.set(object, refusal);
+        note(`refused by the apiserver: ${refusal}`);
+        continue;
       }
       if (error.statusCode !== 403 && error.statusCode !== 404) throw error;
       // 403: no right to create or update (a read-only plan); 404: the namespace is not there yet.
@@ -67,6 +71,7 @@ export async function checkAdmission(
       skipped.add(where);
     }
   }
+  return refused;
 }
 
 const labelsAndAnnotations = ({ metadata }: ManagedObject) => ({

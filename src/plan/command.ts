@@ -6,7 +6,7 @@ import { PlanConfig } from './config.ts';
 export function planCommand(): Command {
   const command = new Command('plan')
     .description(
-      'show the cloud calls the operator would make for these manifests (without -f: for every sluice object in the cluster, or in --namespace), reading only; exit status 0 no changes, 2 changes, 1 error',
+      'show the cloud calls the operator would make for these manifests (without -f: for every sluice object in the cluster, or in --namespace), reading only; exit status 0: every object unchanged; 2: something to create, take back, update, delete or orphan, or blocked (a change to review); 1: an object that could not be planned (the others are still planned), or the plan itself failed',
     )
     .option('-f, --file <path>', 'manifests: a file, a directory of .yaml/.yml/.json files, or - for stdin')
     .option('--kubeconfig <path>', 'kubeconfig (default: as kubectl finds it)')

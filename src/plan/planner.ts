@@ -179,6 +179,22 @@ export async function planObjects(request: PlanRequest): Promise<PlannedResource
   }
 }
 
+/** An object the apiserver refuses (`refusal` names the file, the object and why): it is never applied. */
+export function refusedResource(resource: ManagedObject, refusal: string): PlannedResource {
+  const { namespace, name } = resource.metadata;
+  const reason = `refused by the apiserver: ${refusal}`;
+  return {
+    kind: resource.kind ?? '',
+    namespace,
+    name,
+    action: 'error',
+    calls: [],
+    changed: [],
+    changes: [],
+    reason,
+  };
+}
+
 /** What one dry reconcile of `resource` says the operator would do. */
 export function classify(
   resource: ManagedObject,

@@ -7,7 +7,7 @@ import type { SluiceKind } from '../kinds/shared/sluice-kind.ts';
 import { KINDS, kindNamed } from '../kinds/index.ts';
 import { resolveClusterIdentity } from '../cloud-access/cluster-identity.ts';
 import { CloudClients, type SecretRef } from '../cloud-access/cloud-clients.ts';
-import { credentialsFromFlags } from '../cloud-access/credentials.ts';
+import { CREDENTIAL_KEYS, credentialsFromFlags } from '../cloud-access/credentials.ts';
 import { loadKubeAccess } from '../kube/kube-config.ts';
 import { closeKubeConnections } from '../kube/kube-http.ts';
 import { operatorSettingsFor, type SettingName } from '../command-line/running-settings.ts';
@@ -23,7 +23,7 @@ import type { PlanConfig } from './config.ts';
 import { checkAdmission, type Submission } from './admission.ts';
 import { desiredObject, worldKey } from './desired.ts';
 import { readInput, type InputSecret } from './input.ts';
-import { planObjects } from './planner.ts';
+import { planObjects, refusedResource } from './planner.ts';
 import { exitCodeOf, renderJson, renderText } from './render.ts';
 import { plannedRemovals } from './removals.ts';
 
@@ -105,13 +105,28 @@ export async function runPlan(
       : [...inCluster.values()].filter(
           (object) => !config.namespace || object.metadata.namespace === config.namespace,
         );
-    // What the apiserver would refuse (a CEL rule, a field fixed at creation) stops the plan, as it stops
-    // `kubectl apply`.
-    await checkAdmission(access, submissions, io.stderr);
+    // What the apiserver would refuse (a CEL rule, a field fixed at creation) is never applied: the object is
+    // an error of the plan, and the others, which see it as the cluster has it, are planned.
+    const refused = await checkAdmission(access, submissions, io.stderr);
+    for (const object of refused.keys()) {
+      const key = worldKey(object.kind ?? '', object);
+      const stored = inCluster.get(key);
+      if (stored) world.set(key, stored);
+      else world.delete(key);
+      inputOnly.delete(key);
+    }
+    const admitted = targets.filter((target) => !refused.has(target));
 
-    const secrets = await readSecrets(cluster, targets, config, input?.secrets ?? []);
+    const { secrets, credentials } = await readSecrets(
+      cluster,
+      admitted,
+      world,
+      config,
+      input?.secrets ?? [],
+      io.stderr,
+    );
     clouds = new CloudClients({
-      secrets,
+      secrets: credentials,
       ...(config.credentialsSecret || config.organization
         ? { defaultSecret: config.credentialsSecret ?? FLAG_CREDENTIALS }
         : {}),
@@ -129,8 +144,8 @@ export async function runPlan(
       ...(config.credentialsSecret ? { quotaStart: managementSpentNow } : {}),
     });
     const usedClouds = clouds;
-    const planned = await planObjects({
-      targets,
+    const plannedAdmitted = await planObjects({
+      targets: admitted,
       world,
       inputOnly,
       secrets,
@@ -139,6 +154,10 @@ export async function runPlan(
       cloudFor: (resource, priority, writes) =>
         usedClouds.connectionFor(resource, priority, PLAN_FRESHNESS_MS, writes),
       progress: io.stderr,
+    });
+    const planned = targets.map((target) => {
+      const refusal = refused.get(target);
+      return refusal === undefined ? plannedAdmitted.shift()! : refusedResource(target, refusal);
     });
     if (config.prune && input) {
       // Only the input's namespaces: a directory holds one namespace's manifests, or several, never all.
@@ -179,21 +198,32 @@ async function listKind(
 /**
  * The Secrets the targets' reconciles read, as the operator's Secret cache would hold them: credentials,
  * referenced Secrets and connection Secrets, from the cluster, or from the input when it has them.
+ * `credentials` also holds, for the cloud clients alone, each credentials Secret a sluice object of the
+ * `world` will write (an ApiKey) that is not there yet: its writer plans it as a Secret still to write.
  */
 async function readSecrets(
   cluster: ClusterReader,
   targets: readonly ManagedObject[],
+  world: ReadonlyMap<string, ManagedObject>,
   config: PlanConfig,
   inputSecrets: readonly InputSecret[],
-): Promise<SecretReader> {
+  note: (line: string) => void,
+): Promise<{ secrets: SecretReader; credentials: SecretReader }> {
   const wanted = new Map<string, SecretRef>();
   const want = (namespace: string, name: string) =>
     wanted.set(refKey({ namespace, name }), { namespace, name });
   if (config.credentialsSecret) want(config.credentialsSecret.namespace, config.credentialsSecret.name);
+  const credentialsOf = (object: ManagedObject) => object.spec.credentialsRef?.name ?? NAMESPACE_CREDENTIALS;
+  const writers = secretWriters(world);
+  const credentials = new Set<string>();
   for (const target of targets) {
     const kind = kindNamed(target.kind ?? '');
     const { namespace } = target.metadata;
-    want(namespace, target.spec.credentialsRef?.name ?? NAMESPACE_CREDENTIALS);
+    want(namespace, credentialsOf(target));
+    credentials.add(refKey({ namespace, name: credentialsOf(target) }));
+    // The writer's own credentials: what the Secret it writes is planned with, if it is not there yet.
+    const writer = writers.get(refKey({ namespace, name: credentialsOf(target) }));
+    if (writer) want(namespace, credentialsOf(writer));
     for (const use of kind?.secretReferences?.(target) ?? []) want(namespace, use.secretName);
     if (kind?.connectionSecret) want(namespace, kind.connectionSecret.name(target));
   }
@@ -225,7 +255,45 @@ async function readSecrets(
       resourceVersion: '',
     });
   }
-  return { get: (namespace, name) => found.get(refKey({ namespace, name })) };
+  // A key the writer makes is of the organization the writer is made in, at its management URL: until it
+  // is made, its users are planned with the writer's own credentials, as an id not yet known is planned.
+  const operators = config.credentialsSecret ?? (config.organization ? FLAG_CREDENTIALS : undefined);
+  const toBeWritten = new Map<string, SecretSnapshot>();
+  for (const [key, writer] of writers) {
+    if (found.has(key) || !credentials.has(key)) continue;
+    const { namespace } = writer.metadata;
+    const writerCredentials =
+      found.get(refKey({ namespace, name: credentialsOf(writer) })) ??
+      (writer.spec.credentialsRef ? undefined : operators && found.get(refKey(operators)));
+    if (!writerCredentials) continue;
+    const data = Object.fromEntries(
+      CREDENTIAL_KEYS.management.flatMap((name) =>
+        writerCredentials.data[name] === undefined ? [] : [[name, writerCredentials.data[name]]],
+      ),
+    );
+    toBeWritten.set(key, { data, resourceVersion: '' });
+    const what = `${writer.kind ?? ''} ${writer.metadata.name}`;
+    note(
+      `Secret ${key}: not written yet; ${what} writes it, planned with the credentials ${what} is made with`,
+    );
+  }
+  const key = (namespace: string, name: string) => refKey({ namespace, name });
+  return {
+    secrets: { get: (namespace, name) => found.get(key(namespace, name)) },
+    credentials: {
+      get: (namespace, name) => found.get(key(namespace, name)) ?? toBeWritten.get(key(namespace, name)),
+    },
+  };
+}
+
+/** The sluice objects that write a Secret of their namespace (their connection Secret), by `namespace/name`. */
+function secretWriters(world: ReadonlyMap<string, ManagedObject>): Map<string, ManagedObject> {
+  const writers = new Map<string, ManagedObject>();
+  for (const object of world.values()) {
+    const writes = kindNamed(object.kind ?? '')?.connectionSecret?.name(object);
+    if (writes) writers.set(refKey({ namespace: object.metadata.namespace, name: writes }), object);
+  }
+  return writers;
 }
 
 const refKey = ({ namespace, name }: SecretRef) => `${namespace}/${name}`;

@@ -151,6 +151,7 @@ export class Manager<Cloud> {
             .map((key) => key.slice(namespace.length + 1)),
         secrets: this.secrets,
         secretWrites: this.secrets,
+        secretWriterOf: (namespace, name) => this.secretWriterOf(namespace, name),
         dependantsOf: (resource) => this.existingDependantsOf(kind.kind, resource),
         beforeReconcile: (key) => this.loadSecretsOf(kind, key),
         logger: logger.child({ controller: kind.kind }),
@@ -366,6 +367,20 @@ export class Manager<Cloud> {
 
   private enqueue(kind: string, key: string): void {
     this.controllers.get(kind)?.enqueue(key);
+  }
+
+  /** The sluice object of `namespace` whose connection Secret is `name` (`ApiKey team-analytics`), if any. */
+  private secretWriterOf(namespace: string, name: string): string | undefined {
+    for (const kind of this.options.kinds) {
+      const writes = kind.connectionSecret?.name;
+      if (!writes) continue;
+      const writer = this.informers
+        .get(kind.kind)!
+        .cache.list()
+        .find((object) => object.metadata.namespace === namespace && writes(object) === name);
+      if (writer) return `${kind.kind} ${writer.metadata.name}`;
+    }
+    return undefined;
   }
 
   /** Dependants of a sluice object that still exist, named for a condition: `Pipe orders`. */

@@ -7,6 +7,8 @@ import {
   STATUS_BOUNDS,
   DELETION_POLICIES,
   MANAGEMENT_POLICIES,
+  NAMESPACE_CREDENTIALS,
+  OPERATOR_CREDENTIALS,
   type DeletionPolicy,
 } from '../../managed/index.ts';
 
@@ -160,6 +162,13 @@ export const managedStatusFields = {
     .optional()
     .describe(
       "The Secret of this namespace whose credentials the last reconcile used: spec.credentialsRef's, else the namespace's default sluice-credentials. Absent: the operator's credentials.",
+    ),
+  credentials: z
+    .string()
+    .max(253)
+    .optional()
+    .describe(
+      `Which credentials this object's calls are made with, as kubectl get shows them: the Secret spec.credentialsRef names, else the namespace's default ${NAMESPACE_CREDENTIALS} while it exists, else ${OPERATOR_CREDENTIALS} (the operator's). Written before the Secret is read, so a Secret that is missing is named here.`,
     ),
   lastHandledReconcileAt: z
     .string()

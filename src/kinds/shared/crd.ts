@@ -9,6 +9,10 @@ const COMMON_COLUMNS: PrinterColumn[] = [
   // Why it is (not) Ready at a glance: Creating, WaitingForReference, CloudFailed, ...
   { name: 'Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Ready")].reason' },
   { name: 'Synced', type: 'string', jsonPath: '.status.conditions[?(@.type=="Synced")].status' },
+  // Why the last reconcile failed (Ready=True, Synced=False: the cloud matches, but a change is refused).
+  { name: 'Synced-Reason', type: 'string', jsonPath: '.status.conditions[?(@.type=="Synced")].reason' },
+  // Which Secret the calls are made with: spec.credentialsRef's, the namespace's default, or (operator).
+  { name: 'Credentials', type: 'string', jsonPath: '.status.credentials' },
   // Fields that differ from the spec and are left as the field policy allows.
   { name: 'Drift', type: 'integer', jsonPath: '.status.driftCount' },
   {

@@ -33,6 +33,44 @@ describe.skipIf(clusterSkipReason())('kubectl on the sluice kinds', () => {
     expect(names).toEqual(KINDS.map((k) => `${k.plural}.${GROUP}`).sort());
   });
 
+  it('shows a row that is Ready but not Synced with the Synced reason, and the Secret whose credentials it uses', async () => {
+    await KubernetesObjectApi.makeApiClient(ns.kc).create({
+      apiVersion: `${GROUP}/v1alpha1`,
+      kind: 'DatabaseService',
+      metadata: { name: 'not-synced', namespace: ns.name },
+      spec: {
+        name: 'not synced',
+        provider: 'aws',
+        region: 'us-east-1',
+        credentialsRef: { name: 'team-key' },
+      },
+    } as never);
+    const at = new Date().toISOString();
+    const condition = (type: string, status: string, reason: string) => ({
+      type,
+      status,
+      reason,
+      message: reason,
+      lastTransitionTime: at,
+    });
+    const status = {
+      credentials: 'team-key',
+      conditions: [condition('Ready', 'True', 'Available'), condition('Synced', 'False', 'CloudRefused')],
+    };
+    const where = ['databaseservice', 'not-synced', '-n', ns.name];
+    kubectl('patch', ...where, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status }));
+    // Cells by the header's offsets: a column the object has no value for is blank.
+    const [header, row] = kubectl('get', ...where).split('\n') as [string, string];
+    const cell = (column: string) => row.slice(header.indexOf(` ${column} `) + 1).split(/\s{2,}/)[0];
+    expect(['READY', 'REASON', 'SYNCED', 'SYNCED-REASON', 'CREDENTIALS'].map(cell)).toEqual([
+      'True',
+      'Available',
+      'False',
+      'CloudRefused',
+      'team-key',
+    ]);
+  });
+
   it('shows Ready, its reason, the state and the cloud id in kubectl get, and more with -o wide', async () => {
     await KubernetesObjectApi.makeApiClient(ns.kc).create({
       apiVersion: `${GROUP}/v1alpha1`,
@@ -51,6 +89,8 @@ describe.skipIf(clusterSkipReason())('kubectl on the sluice kinds', () => {
       'READY',
       'REASON',
       'SYNCED',
+      'SYNCED-REASON',
+      'CREDENTIALS',
       'DRIFT',
       'ID',
       'AGE',
@@ -66,6 +106,8 @@ describe.skipIf(clusterSkipReason())('kubectl on the sluice kinds', () => {
       'READY',
       'REASON',
       'SYNCED',
+      'SYNCED-REASON',
+      'CREDENTIALS',
       'DRIFT',
       'MESSAGE',
       'ID',

@@ -72,13 +72,15 @@ describe("plan's check of each object by the apiserver's dry run", () => {
     expect(api.requests.map((r) => (r.body as ManagedObject).status)).toEqual([undefined, undefined]);
   });
 
-  it('stops the plan with the apiserver refusal, naming the file and the object', async () => {
+  it('returns the apiserver refusal of one object, naming the file and the object, and checks the others', async () => {
     const message = 'Pipe.sluice.dev "orders" is invalid: spec: Invalid value: "object": missing: payload';
-    const api = await scriptedApiserver([status(422, message)]);
-    await expect(checkAdmission(api.access, [submission(false)], () => {})).rejects.toMatchObject({
-      name: 'InvalidInput',
-      message: `all.yaml: Pipe orders: ${message}`,
-    });
+    const api = await scriptedApiserver([status(422, message), { status: 200, body: {} }]);
+    const [refusedOne, acceptedOne] = [submission(false), submission(true)];
+    const notes: string[] = [];
+    const refused = await checkAdmission(api.access, [refusedOne, acceptedOne], (line) => notes.push(line));
+    expect([...refused]).toEqual([[refusedOne.object, `all.yaml: Pipe orders: ${message}`]]);
+    expect(api.requests.map((r) => r.method)).toEqual(['POST', 'PUT']);
+    expect(notes).toEqual([`refused by the apiserver: all.yaml: Pipe orders: ${message}`]);
   });
 
   it('updates the version the operator wrote meanwhile: a 409 reads the object again and retries once', async () => {

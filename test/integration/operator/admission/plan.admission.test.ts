@@ -276,6 +276,22 @@ describe.skipIf(clusterSkipReason())('sluice plan refuses what the apiserver ref
     }
   }, 120_000);
 
+  it('plans the other objects when the apiserver refuses one, and exits 1 with the refused one as error', async () => {
+    kubectlApply(testKubeconfigPath()!, [manifest('DatabaseService', 'fixed-region', service)] as never);
+    const moved = manifest('DatabaseService', 'fixed-region', { ...service, region: 'us-east-2' });
+    const planned = await planDocuments(env, [moved, manifest('Alert', 'beside-refused', tile)]);
+    expect(planned.code, planned.stderr).toBe(1);
+    const { resources } = JSON.parse(planned.stdout) as {
+      resources: { name: string; action: string; reason: string | null }[];
+    };
+    expect(resources.map(({ name, action }) => [name, action])).toEqual([
+      ['fixed-region', 'error'],
+      ['beside-refused', 'create'],
+    ]);
+    expect(resources[0]!.reason).toContain('DatabaseService fixed-region');
+    expect(resources[0]!.reason).toContain('region');
+  }, 60_000);
+
   it.each(CASES.map((c) => [`${c.kind}: ${c.what}`, c] as const))(
     'refuses, like the apiserver, %s',
     async (_what, { kind, says, spec, stored }) => {

@@ -65,6 +65,30 @@ describe.skipIf(clusterSkipReason())('ApiKey on a real apiserver against the emu
     await env.remove('by-team-a');
   });
 
+  it('an object whose credentials Secret an ApiKey has yet to write waits for it, with no Warning, then becomes Ready', async () => {
+    // The paused key holds the moment before it writes its Secret.
+    await keys().apply('later', teamKey('later'), { 'sluice.dev/paused': 'true' });
+    await env.apply('by-later', { name: 'by later', credentialsRef: { name: 'later-credentials' } });
+    const waiting = await env.waitFor(
+      'by-later',
+      'WaitingForCredentials',
+      (o) => condition(o, 'Ready')?.reason === 'WaitingForCredentials',
+    );
+    expect(condition(waiting, 'Ready')!.message).toBe(
+      'waiting for ApiKey later to write the Secret later-credentials that spec.credentialsRef names',
+    );
+    expect(condition(waiting, 'Synced')).toMatchObject({ status: 'True' });
+    expect(waiting.status?.credentials).toBe('later-credentials');
+
+    await keys().annotate('later', { 'sluice.dev/paused': null });
+    await env.waitFor('by-later', 'Ready', ready, 30_000);
+    const warnings = (await env.core.listNamespacedEvent({ namespace: env.namespace })).items.filter(
+      (e) => e.involvedObject.name === 'by-later' && e.type === 'Warning',
+    );
+    expect(warnings).toEqual([]);
+    await env.remove('by-later');
+  });
+
   it('applies an edit as one PATCH of the fields that differ', async () => {
     await keys().apply('edited', teamKey('edited'));
     const id = (await keys().waitFor('edited', 'Ready', ready)).status!.id!;

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { plannedCall } from '../../../../src/plan/sensitive.ts';
 import { repoRoot } from '../../../../tools/cluster/assets.ts';
 import { kubectlApply } from '../../../../tools/cluster/install.ts';
+import { teamKey } from '../../../../tools/fixtures/api-key.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
 import { formatDuration } from '../../../../src/base/duration.ts';
 import { REAL_TIMINGS } from '../../../../src/base/timings.ts';
@@ -544,6 +545,54 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
       },
     ]);
     expect(writes(await env.calls())).toEqual([]);
+  });
+
+  it('plans a service using the Secret a new ApiKey will write as if the key were made, and exits 2', async () => {
+    const original = inNamespace(examples(), env.namespace);
+    const key = original.find((m) => m.kind === 'ApiKey')!;
+    key.metadata.name = 'onboarding';
+    key.spec = { ...key.spec, name: 'onboarding', credentialsSecret: { name: 'onboarding-credentials' } };
+    const service = original.find((m) => m.metadata.name === 'team-reports')!;
+    service.metadata.name = 'onboarded';
+    service.spec = { ...service.spec, name: 'onboarded', credentialsRef: { name: 'onboarding-credentials' } };
+    await env.clearCalls();
+    const result = await plan(env, { file: writeCopy([key, service]) });
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.json!.resources.map((r) => [r.kind, r.action])).toEqual([
+      ['ApiKey', 'create'],
+      ['DatabaseService', 'create'],
+    ]);
+    expect(result.json!.resources[1]!.calls).toMatchObject([
+      { method: 'POST', path: expect.stringMatching(/\/services$/), body: { name: 'onboarded' } },
+    ]);
+    expect(result.stderr).toContain(
+      `Secret ${env.namespace}/onboarding-credentials: not written yet; ApiKey onboarding writes it`,
+    );
+    expect(writes(await env.calls())).toEqual([]);
+  });
+
+  it('plans a service using the Secret of an ApiKey in the cluster that has not written it yet, and exits 2', async () => {
+    const keys = env.of<SluiceObject>('ApiKey');
+    // Paused: in the cluster, its Secret not written, as in the moment before the operator makes the key.
+    await keys.apply('held', teamKey('held'), { 'sluice.dev/paused': 'true' });
+    const service = {
+      apiVersion: 'sluice.dev/v1alpha1',
+      kind: 'DatabaseService',
+      metadata: { name: 'held-user', namespace: env.namespace },
+      spec: {
+        name: 'held user',
+        provider: 'aws',
+        region: 'eu-central-1',
+        credentialsRef: { name: 'held-credentials' },
+      },
+    };
+    const result = await plan(env, { file: writeCopy([service]) });
+    await keys.remove('held');
+    expect(result.code, result.stderr).toBe(2);
+    expect(result.json!.resources.map((r) => [r.kind, r.action])).toEqual([['DatabaseService', 'create']]);
+    expect(result.stderr).toContain(
+      `Secret ${env.namespace}/held-credentials: not written yet; ApiKey held writes it`,
+    );
   });
 
   it('plans create for an object whose cloud side is gone, as the operator then makes it anew', async () => {
