@@ -121,6 +121,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       outcomes: this.outcomes,
       creates: this.creates,
       lookup: this.lookup,
+      cluster: this.cluster,
       connect: (resource, references) => this.connect(resource, 'user', references, EMPTY_SECRETS),
     });
     this.preconditions = new Preconditions({

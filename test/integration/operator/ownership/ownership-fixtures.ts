@@ -38,3 +38,29 @@ export async function applyAll(
   }
   return ids;
 }
+
+/**
+ * What a tenant may write on its own object to pose as a lost create of another cluster: the owner-cluster
+ * annotation, a create intent dated now and sluice's finalizer, all in the create.
+ */
+export async function applyCraftedLostCreate(
+  env: OperatorEnv,
+  name: string,
+  cluster: string,
+  spec: Record<string, unknown>,
+): Promise<void> {
+  await env.objects.create({
+    apiVersion: 'sluice.dev/v1alpha1',
+    kind: 'DatabaseService',
+    metadata: {
+      name,
+      namespace: env.namespace,
+      annotations: {
+        'sluice.dev/owner-cluster': cluster,
+        'sluice.dev/create-pending': new Date().toISOString(),
+      },
+      finalizers: ['sluice.dev/cleanup'],
+    },
+    spec: { ...baseSpec, deletionPolicy: 'Delete', ...spec },
+  } as never);
+}
