@@ -250,7 +250,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       // Found, not created: its secret values were never known here, so none is reset unasked.
       if (takenBack) draft.status.adopted = true;
       // A lost create's own: what the create would have recorded, settled before it was sent.
-      else Object.assign(draft.status, createStatusOf(resource));
+      else Object.assign(draft.status, createStatusOf(resource, kind.createStatusFields ?? []));
       const origin = takenBack
         ? `recorded in the cloud for this resource under cluster "${takenBack.recordedAs.cluster}"`
         : 'created earlier for this resource';
