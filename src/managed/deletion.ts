@@ -1,6 +1,6 @@
 import { objectKey } from '../kube/cache.ts';
 import { ANNOTATIONS, createIntentOf, FINALIZER } from './annotations.ts';
-import type { ObjectClaims } from './claims.ts';
+import { otherObjectAsSeenBy, type ObjectClaims } from './claims.ts';
 import { ownerClusterProblem, type ClusterIdentity } from './cluster-owner.ts';
 import type { CreateAttempts } from './create-attempts.ts';
 import { Waiting } from './errors.ts';
@@ -69,7 +69,8 @@ export class Deletion<R extends ManagedObject, P> {
     const holder = id === undefined ? undefined : this.options.claims.otherHolderOf(resource, id);
     if (holder) {
       // Another object manages it: deleting this one must not take the other's cloud resource with it.
-      events.record(resource, 'Normal', 'Orphaned', `left ${kind.kind} ${id} to ${holder}, which manages it`);
+      const message = `left ${kind.kind} ${id} to ${otherObjectAsSeenBy(resource, kind.kind, holder)}, which manages it`;
+      events.record(resource, 'Normal', 'Orphaned', message);
       return this.removeFinalizer(resource, draft);
     }
     if (isObserveOnly(resource)) {
@@ -89,7 +90,7 @@ export class Deletion<R extends ManagedObject, P> {
       const owner = this.options.claims.exclusiveOwner(resource, references);
       if (owner) {
         // One cloud object per referenced object, and another object manages it now: not this one's to delete.
-        const message = `left the ${kind.exclusiveOn}'s ${kind.kind} in the cloud: ${owner} manages it`;
+        const message = `left the ${kind.exclusiveOn}'s ${kind.kind} in the cloud: ${otherObjectAsSeenBy(resource, kind.kind, owner)} manages it`;
         events.record(resource, 'Normal', 'Orphaned', message);
         return this.removeFinalizer(resource, draft);
       }

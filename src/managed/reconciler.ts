@@ -222,7 +222,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       // An id another cluster recorded is refused like one another object holds: no write, no reset.
       const recorded = await external.recordedOwner?.(resource, id);
       if (recorded && !mayActAs(this.cluster, recorded.cluster)) {
-        const message = recordedElsewhereMessage(kind.kind, id, recorded);
+        const message = recordedElsewhereMessage(resource, kind.kind, id, recorded);
         return this.outcomes.waitForObject(draft, new Waiting(OWNED_BY_ANOTHER_CLUSTER, message));
       }
     }

@@ -39,6 +39,22 @@ export async function applyAll(
   return ids;
 }
 
+/** Creates `kind/name` with sluice's finalizer already on it, as anyone who may create the object can. */
+export async function applyWithFinalizer(
+  env: OperatorEnv,
+  kind: string,
+  name: string,
+  spec: Record<string, unknown>,
+  annotations: Record<string, string> = {},
+): Promise<void> {
+  await env.objects.create({
+    apiVersion: 'sluice.dev/v1alpha1',
+    kind,
+    metadata: { name, namespace: env.namespace, annotations, finalizers: ['sluice.dev/cleanup'] },
+    spec,
+  } as never);
+}
+
 /**
  * What a tenant may write on its own object to pose as a lost create of another cluster: the owner-cluster
  * annotation, a create intent dated now and sluice's finalizer, all in the create.
@@ -49,18 +65,11 @@ export async function applyCraftedLostCreate(
   cluster: string,
   spec: Record<string, unknown>,
 ): Promise<void> {
-  await env.objects.create({
-    apiVersion: 'sluice.dev/v1alpha1',
-    kind: 'DatabaseService',
-    metadata: {
-      name,
-      namespace: env.namespace,
-      annotations: {
-        'sluice.dev/owner-cluster': cluster,
-        'sluice.dev/create-pending': new Date().toISOString(),
-      },
-      finalizers: ['sluice.dev/cleanup'],
-    },
-    spec: { ...baseSpec, deletionPolicy: 'Delete', ...spec },
-  } as never);
+  await applyWithFinalizer(
+    env,
+    'DatabaseService',
+    name,
+    { ...baseSpec, deletionPolicy: 'Delete', ...spec },
+    { 'sluice.dev/owner-cluster': cluster, 'sluice.dev/create-pending': new Date().toISOString() },
+  );
 }
