@@ -11,7 +11,7 @@
  * `…Path`) names something about a credential, not the credential, and stays readable: `keyId`,
  * `tokenUrl`, `secretName`, `credentialsRef`. `key` alone, or after a word that does not make it a secret
  * (`partition_key`, `sort.key`, a tag's `key`), is no credential, and neither is a list of key ids
- * (`openApiKeys`).
+ * (`openApiKeys`). A URL's user and password are a credential in a field of any name (`urlCredentials`).
  */
 
 /** Names that are credentials whatever the rule says (the cloud's and HTTP's own). */
@@ -43,6 +43,7 @@ const CREDENTIAL_WORDS = new Set([
   'jaas',
   'userinfo',
   'connectionstring',
+  'dsn',
   'apikey',
   'accesskey',
   'secretkey',
@@ -53,6 +54,7 @@ const CREDENTIAL_WORDS = new Set([
   'sharedkey',
   'accountkey',
   'sslkey',
+  'keystorekey',
   'tlskey',
   'clientkey',
   'authkey',
@@ -97,4 +99,28 @@ export function isCredentialField(name: string): boolean {
     (word, i) =>
       CREDENTIAL_WORDS.has(word) || GLUED.test(word) || (i > 0 && CREDENTIAL_WORDS.has(words[i - 1]! + word)),
   );
+}
+
+/**
+ * The userinfo of a URL (`scheme://user:password@host`, `scheme://token@host`): a credential whatever the
+ * field holding the URL is called. The last `@` before the path ends it, as URL parsers read it.
+ */
+const URL_USERINFO = /([a-z][a-z0-9+.-]*:\/\/)([^\s/?#]+)@/gi;
+
+/** `text` with the userinfo of every URL in it replaced by `replacement`. */
+export function withoutUrlCredentials(text: string, replacement: string): string {
+  return text.includes('://') ? text.replace(URL_USERINFO, `$1${replacement}@`) : text;
+}
+
+/**
+ * The credentials in the URLs of `text`: each password (after the user's `:`), or the whole userinfo when
+ * it has no user (a token). User names alone are left: they are no secret, and scrubbing them would shred
+ * ordinary words.
+ */
+export function urlCredentials(text: string): string[] {
+  if (!text.includes('://')) return [];
+  return [...text.matchAll(URL_USERINFO)].map(([, , userinfo]) => {
+    const colon = userinfo!.indexOf(':');
+    return colon < 0 ? userinfo! : userinfo!.slice(colon + 1);
+  });
 }

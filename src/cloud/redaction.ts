@@ -1,4 +1,4 @@
-import { isCredentialField } from '../base/credential-fields.ts';
+import { isCredentialField, urlCredentials, withoutUrlCredentials } from '../base/credential-fields.ts';
 
 /**
  * Credentials kept out of what the cloud clients log and report (and out of the emulator's call log): fields
@@ -22,6 +22,8 @@ export function redactSecrets(value: unknown, depth = 0): unknown {
     }
     return out;
   }
+  // A URL's user and password, under a field of any name.
+  if (typeof value === 'string') return withoutUrlCredentials(value, REDACTED);
   return value;
 }
 
@@ -31,7 +33,10 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return proto === Object.prototype || proto === null;
 }
 
-/** Every string value held under a credential-named field (any depth): the values to scrub from text. */
+/**
+ * Every string value held under a credential-named field, and every URL's password (any depth): the values
+ * to scrub from text.
+ */
 export function collectSecrets(
   value: unknown,
   into: Set<string> = new Set(),
@@ -41,6 +46,7 @@ export function collectSecrets(
   if (depth > 32) return into;
   if (typeof value === 'string') {
     if (underSecret && value.length >= 1) into.add(value);
+    for (const credential of urlCredentials(value)) into.add(credential);
   } else if (Array.isArray(value)) {
     for (const item of value) collectSecrets(item, into, underSecret, depth + 1);
   } else if (value !== null && typeof value === 'object') {
@@ -52,12 +58,12 @@ export function collectSecrets(
 }
 
 /**
- * `text` with every occurrence of a secret (and of its base64 and URL-encoded forms) replaced. Secrets
- * shorter than 4 characters are skipped: replacing them would shred ordinary words and they are not worth
- * anything to an attacker anyway.
+ * `text` with every occurrence of a secret (and of its base64 and URL-encoded forms) replaced, and the user
+ * and password of every URL in it. Secrets shorter than 4 characters are skipped: replacing them would
+ * shred ordinary words and they are not worth anything to an attacker anyway.
  */
 export function scrub(text: string, secrets: Iterable<string>): string {
-  let out = text;
+  let out = withoutUrlCredentials(text, REDACTED);
   for (const secret of secrets) {
     if (secret.length < 4) continue;
     for (const form of encodedForms(secret)) {

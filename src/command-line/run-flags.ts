@@ -111,7 +111,7 @@ export function runFlags(): Command {
       )
       .option(
         '--allowed-api-hosts <host,host:port,*.domain>',
-        "the API hosts a resource's own credentials Secret may name (default: those of --credentials-secret)",
+        "the API hosts a resource's own credentials Secret may name, over https (http://host for plain http; default: those of --credentials-secret)",
       )
       .option('--concurrency <n>', 'resources reconciled at once, per kind', '8')
       // The duration flags' defaults are the config's: divided by --time-scale when it is set.

@@ -46,20 +46,26 @@ export function createIntentOf(resource: {
   return Number.isNaN(at.getTime()) ? undefined : at;
 }
 
-/** The status fields recorded with the create intent, if any (`createStatus`). */
-export function createStatusOf(resource: {
-  metadata: { annotations?: Record<string, string> };
-}): Record<string, unknown> | undefined {
+/**
+ * The status fields recorded with the create intent (`createStatus`), of `fields` only: those the kind
+ * settles before a create. The annotation is anyone's to write who may edit the object, so nothing else in
+ * it reaches status (an ApiKey's `previousKeyId` there would have the next rotation step delete that key).
+ */
+export function createStatusOf(
+  resource: { metadata: { annotations?: Record<string, string> } },
+  fields: readonly string[],
+): Record<string, unknown> {
   const text = resource.metadata.annotations?.[ANNOTATIONS.createStatus];
-  if (text === undefined) return undefined;
+  if (text === undefined || fields.length === 0) return {};
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : undefined;
+    value = JSON.parse(text);
   } catch {
-    return undefined;
+    return {};
   }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return {};
+  const recorded = value as Record<string, unknown>;
+  return Object.fromEntries(fields.filter((f) => Object.hasOwn(recorded, f)).map((f) => [f, recorded[f]]));
 }
 
 /** The annotation change that removes a spent create intent and what was recorded with it. */

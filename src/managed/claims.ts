@@ -135,3 +135,14 @@ export class ObjectClaims<R extends ManagedObject> {
     };
   }
 }
+
+/**
+ * How a message `viewer` carries (a condition, an Event) names `key` (`namespace/name`), another object of
+ * `kind`: in full within its namespace; from another namespace only as that, or anyone could learn who
+ * manages an id by naming it on an object of their own.
+ */
+export function otherObjectAsSeenBy(viewer: ManagedObject, kind: string, key: string): string {
+  const namespace = key.slice(0, key.indexOf('/'));
+  if (namespace === viewer.metadata.namespace) return `${kind} ${key}`;
+  return `${/^[AEIOU]/.test(kind) ? 'an' : 'a'} ${kind} of another namespace`;
+}

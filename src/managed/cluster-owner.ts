@@ -173,11 +173,23 @@ export function refusalMessage(owner: Owner, id: string, recordedAs: Owner): str
   );
 }
 
-/** The Ready message of an object asking to adopt by id what the cloud records for another cluster. */
-export function recordedElsewhereMessage(kind: string, id: string, recordedAs: Owner): string {
+/**
+ * The Ready message of `viewer`, asking to adopt by id what the cloud records for another cluster. The
+ * record's object is named only when it is of the viewer's namespace: no tenant learns by trying ids which
+ * namespace of another cluster holds them.
+ */
+export function recordedElsewhereMessage(
+  viewer: ManagedObject,
+  kind: string,
+  id: string,
+  recordedAs: Owner,
+): string {
+  const object =
+    recordedAs.namespace === viewer.metadata.namespace
+      ? ` for ${recordedAs.namespace}/${recordedAs.name}`
+      : ' for another namespace';
   return (
-    `${kind} ${id} is recorded in the cloud for ${recordedAs.namespace}/${recordedAs.name} under cluster ` +
-    `"${recordedAs.cluster}", whose objects this operator may not take over: this object changes nothing ` +
-    `in the cloud`
+    `${kind} ${id} is recorded in the cloud${object} under cluster "${recordedAs.cluster}", whose objects ` +
+    `this operator may not take over: this object changes nothing in the cloud`
   );
 }

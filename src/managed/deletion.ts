@@ -1,6 +1,7 @@
 import { objectKey } from '../kube/cache.ts';
-import { createIntentOf, FINALIZER } from './annotations.ts';
-import type { ObjectClaims } from './claims.ts';
+import { ANNOTATIONS, createIntentOf, FINALIZER } from './annotations.ts';
+import { otherObjectAsSeenBy, type ObjectClaims } from './claims.ts';
+import { ownerClusterProblem, type ClusterIdentity } from './cluster-owner.ts';
 import type { CreateAttempts } from './create-attempts.ts';
 import { Waiting } from './errors.ts';
 import type { EventRecorder } from './events.ts';
@@ -22,6 +23,8 @@ export interface DeletionOptions<R extends ManagedObject, P> {
   outcomes: Outcomes<R>;
   creates: CreateAttempts;
   lookup: ObjectLookup;
+  /** The operator's cluster name and the names its administrator lets it act for. */
+  cluster: ClusterIdentity;
   /** The kind's client for a resource being deleted (its own credentials, its kept references). */
   connect(resource: R, references: ResolvedReferences): Promise<ExternalClient<R, P>>;
 }
@@ -53,10 +56,21 @@ export class Deletion<R extends ManagedObject, P> {
     }
     const policy = resource.spec.deletionPolicy ?? kind.defaultDeletionPolicy;
     let id = resource.status?.id;
+    if (ownerClusterProblem(resource, this.options.cluster)) {
+      // A cluster name this operator was not given is anyone's to write on their own object, with an intent
+      // and the finalizer: nothing is read, stopped or deleted under it, or a lost-create look-up would find
+      // that cluster's objects.
+      if (id) {
+        const message = `left ${kind.kind} ${id} in the cloud: ${ANNOTATIONS.ownerCluster} names a cluster this operator may not act for`;
+        events.record(resource, 'Normal', 'Orphaned', message);
+      }
+      return this.removeFinalizer(resource, draft);
+    }
     const holder = id === undefined ? undefined : this.options.claims.otherHolderOf(resource, id);
     if (holder) {
       // Another object manages it: deleting this one must not take the other's cloud resource with it.
-      events.record(resource, 'Normal', 'Orphaned', `left ${kind.kind} ${id} to ${holder}, which manages it`);
+      const message = `left ${kind.kind} ${id} to ${otherObjectAsSeenBy(resource, kind.kind, holder)}, which manages it`;
+      events.record(resource, 'Normal', 'Orphaned', message);
       return this.removeFinalizer(resource, draft);
     }
     if (isObserveOnly(resource)) {
@@ -76,7 +90,7 @@ export class Deletion<R extends ManagedObject, P> {
       const owner = this.options.claims.exclusiveOwner(resource, references);
       if (owner) {
         // One cloud object per referenced object, and another object manages it now: not this one's to delete.
-        const message = `left the ${kind.exclusiveOn}'s ${kind.kind} in the cloud: ${owner} manages it`;
+        const message = `left the ${kind.exclusiveOn}'s ${kind.kind} in the cloud: ${otherObjectAsSeenBy(resource, kind.kind, owner)} manages it`;
         events.record(resource, 'Normal', 'Orphaned', message);
         return this.removeFinalizer(resource, draft);
       }

@@ -1,4 +1,4 @@
-import { isCredentialField } from '../base/credential-fields.ts';
+import { isCredentialField, withoutUrlCredentials } from '../base/credential-fields.ts';
 import {
   MAX_DRIFT_ENTRIES,
   MAX_OBSERVED_LENGTH,
@@ -52,7 +52,11 @@ export function describeDrift(drift: readonly DriftedField[]): string {
 function observedText(path: string, value: unknown): string {
   if (isSecret(path, value)) return SENSITIVE;
   // A string is shown as it is; anything else as JSON, absent as `null`.
-  const text = typeof value === 'string' ? value : JSON.stringify(value ?? null);
+  // A URL's user and password are a credential under any field name.
+  const text = withoutUrlCredentials(
+    typeof value === 'string' ? value : JSON.stringify(value ?? null),
+    SENSITIVE,
+  );
   return text.length <= MAX_OBSERVED_LENGTH ? text : `${text.slice(0, MAX_OBSERVED_LENGTH - 1)}…`;
 }
 

@@ -1,7 +1,7 @@
 import { objectKey } from '../kube/cache.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
 import { ANNOTATIONS, externalIdOf } from './annotations.ts';
-import type { ObjectClaims } from './claims.ts';
+import { otherObjectAsSeenBy, type ObjectClaims } from './claims.ts';
 import { ReconcileError, Waiting } from './errors.ts';
 import { REFERENCE_NOT_FOUND, type Outcome, type Outcomes } from './outcomes.ts';
 import type { Pacing } from './pacing.ts';
@@ -85,7 +85,8 @@ export class Preconditions<R extends ManagedObject> {
     Object.assign(draft.status, keptReferenceIds(kind.references ?? [], resolution.resolved));
     const owner = claims.exclusiveOwner(resource, resolution.resolved);
     if (owner) {
-      const message = `${kind.kind} ${owner} already manages this for the same ${kind.exclusiveOn}`;
+      const shown = otherObjectAsSeenBy(resource, kind.kind, owner);
+      const message = `${shown} already manages this for the same ${kind.exclusiveOn}`;
       return { outcome: outcomes.waitForObject(draft, new Waiting(REASON.Conflict, message)) };
     }
     const recorded = resource.status?.id;
@@ -101,7 +102,8 @@ export class Preconditions<R extends ManagedObject> {
     if (holder) {
       // Never two objects on one cloud id: no write, no password reset, no delete for this one.
       delete draft.status.id;
-      const message = `${kind.kind} ${holder} already manages ${id}; this object changes nothing in the cloud`;
+      const shown = otherObjectAsSeenBy(resource, kind.kind, holder);
+      const message = `${shown} already manages ${id}; this object changes nothing in the cloud`;
       return { outcome: outcomes.alreadyManaged(draft, ALREADY_MANAGED, message) };
     }
     return { references: resolution.resolved, id, adopting: !recorded && id !== undefined };

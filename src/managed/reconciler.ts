@@ -123,6 +123,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       outcomes: this.outcomes,
       creates: this.creates,
       lookup: this.lookup,
+      cluster: this.cluster,
       connect: (resource, references) => this.connect(resource, 'user', references, EMPTY_SECRETS),
     });
     this.preconditions = new Preconditions({
@@ -227,7 +228,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       // An id another cluster recorded is refused like one another object holds: no write, no reset.
       const recorded = await external.recordedOwner?.(resource, id);
       if (recorded && !mayActAs(this.cluster, recorded.cluster)) {
-        const message = recordedElsewhereMessage(kind.kind, id, recorded);
+        const message = recordedElsewhereMessage(resource, kind.kind, id, recorded);
         return this.outcomes.waitForObject(draft, new Waiting(OWNED_BY_ANOTHER_CLUSTER, message));
       }
     }
@@ -255,7 +256,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       // Found, not created: its secret values were never known here, so none is reset unasked.
       if (takenBack) draft.status.adopted = true;
       // A lost create's own: what the create would have recorded, settled before it was sent.
-      else Object.assign(draft.status, createStatusOf(resource));
+      else Object.assign(draft.status, createStatusOf(resource, kind.createStatusFields ?? []));
       const origin = takenBack
         ? `recorded in the cloud for this resource under cluster "${takenBack.recordedAs.cluster}"`
         : 'created earlier for this resource';

@@ -224,6 +224,12 @@ export interface ManagedKind<R extends ManagedObject, Cloud, Plan = unknown> {
    * per service): the oldest object claiming it owns it; the others wait with reason `Conflict`.
    */
   exclusiveOn?: string;
+  /**
+   * The status fields `ExternalClient.createStatus` settles before a create: the only ones read back from
+   * `sluice.dev/create-status` when a lost create is found (none when unset). The annotation is anyone's to
+   * write who may edit the object, so each must be a record for users only, never what a later step acts on.
+   */
+  createStatusFields?: readonly string[];
   /** The Secrets a resource's spec references (`…SecretRef`), read from the operator's cache. */
   secretReferences?(resource: R): SecretUse[];
   /** What a drift check of the resource reads from the cloud: what the operator plans each key's quota by. */

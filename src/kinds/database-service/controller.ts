@@ -56,6 +56,8 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
     derive: (resource, details) =>
       renderTemplate(resource.spec.connectionSecret?.template ?? {}, details).values,
   },
+  // What a create restores from, recorded with its intent: shown to users, never acted on.
+  createStatusFields: ['restoredFromBackup'],
   secretReferences: (resource) => passwordSecretUses(resource),
   driftReads: (resource) => [
     { api: 'management', list: 'services' },

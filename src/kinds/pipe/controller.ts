@@ -10,7 +10,7 @@ import {
   type LostCreate,
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
-import { isCredentialField } from '../../base/credential-fields.ts';
+import { isCredentialField, withoutUrlCredentials } from '../../base/credential-fields.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
 import { createdSince, deleteUntilGone, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
 import {
@@ -247,12 +247,19 @@ function statusOf(
   };
 }
 
-/** The settings status shows: a setting named like a credential (`sasl_password`) only as set, never its value. */
+/**
+ * The settings status shows: a setting named like a credential (`sasl_password`) only as set, never its value,
+ * nor a URL's user and password.
+ */
 function shownSettings(observed: Record<string, unknown> | undefined) {
   const { settings, extraSettings } = setSettings(observed);
   const shown = Object.entries(extraSettings).map(([key, value]) => [
     key,
-    isCredentialField(key) ? SENSITIVE : value,
+    isCredentialField(key)
+      ? SENSITIVE
+      : typeof value === 'string'
+        ? withoutUrlCredentials(value, SENSITIVE)
+        : value,
   ]);
   return { settings, extraSettings: Object.fromEntries(shown) as Record<string, unknown> };
 }

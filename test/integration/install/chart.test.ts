@@ -94,8 +94,8 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     ['a bad log level', { operator: { logLevel: 'verbose' } }, /logLevel/],
     ['a namespace that is no DNS label', { watchNamespace: 'Data_Team' }, /watchNamespace/],
     [
-      'an allowed API host given as a URL',
-      { operator: { allowedApiHosts: ['https://api.example.com'] } },
+      'an allowed API host given as a URL with a path',
+      { operator: { allowedApiHosts: ['https://api.example.com/v1'] } },
       /allowedApiHosts/,
     ],
     [

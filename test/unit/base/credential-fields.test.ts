@@ -36,6 +36,11 @@ describe('isCredentialField', () => {
       'Authorization',
       'connectionString',
       'set-cookie',
+      'ssl.keystore.key',
+      'SSL_KEYSTORE_KEY',
+      'dsn',
+      'sentry_dsn',
+      'databaseDsn',
     ]) {
       expect(isCredentialField(name), name).toBe(true);
     }

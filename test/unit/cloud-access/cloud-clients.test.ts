@@ -131,7 +131,7 @@ describe('CloudClients', () => {
     const start = () =>
       (clouds = new CloudClients({
         secrets: perNamespace(),
-        allowedApiHosts: ['127.0.0.1:1'],
+        allowedApiHosts: ['http://127.0.0.1:1'],
         dispatcher,
         hooks: {},
         logger: silentLogger,
@@ -299,7 +299,8 @@ describe('CloudClients', () => {
       expect(() => cloud.management).toThrow(
         refusal(
           'ApiHostNotAllowed',
-          'Secret team/own key managementUrl names host 169.254.169.254, which the operator may not call ' +
+          'Secret team/own key managementUrl names host 169.254.169.254 over plain http, which the operator ' +
+            'may not call ' +
             '(allowed: api.example.com, alerts.example.com; see --allowed-api-hosts)',
         ),
       );

@@ -101,3 +101,31 @@ describe('collectSecrets and scrub', () => {
     expect([...encodedForms('abcd')].every((form) => form.length >= 4)).toBe(true);
   });
 });
+
+describe('URLs that carry a user and password', () => {
+  const url = 'https://ingest:hunter2-pass@broker.example:9093/path?x=1';
+
+  it('lose their user and password in logged bodies, under whatever field name', () => {
+    const body = { bootstrapUrl: url, nested: [{ endpoint: 'postgres://app:pa55word@db.internal/orders' }] };
+    const shown = JSON.stringify(redactSecrets(body));
+    expect(shown).not.toContain('hunter2-pass');
+    expect(shown).not.toContain('pa55word');
+    expect(shown).toContain('https://[REDACTED]@broker.example:9093/path?x=1');
+  });
+
+  it('give their password, even one holding @, to the values scrubbed from error text in any encoding', () => {
+    const secrets = collectSecrets({ sink: 'https://user:p@ss-w0rd@host.example/' });
+    expect([...secrets]).toContain('p@ss-w0rd');
+    const text = `failed: ${Buffer.from('user:p@ss-w0rd').toString('base64')} and ${encodeURIComponent('p@ss-w0rd')}`;
+    expect(scrub(text, secrets)).not.toMatch(/cEBzcy13MHJk|p%40ss-w0rd/);
+  });
+
+  it('are scrubbed from any text, known values or not; a URL without a user stays as it is', () => {
+    expect(scrub(`cannot reach ${url}`, [])).toBe(
+      'cannot reach https://[REDACTED]@broker.example:9093/path?x=1',
+    );
+    expect(scrub('see https://docs.example/a@b and user@example.com', [])).toBe(
+      'see https://docs.example/a@b and user@example.com',
+    );
+  });
+});

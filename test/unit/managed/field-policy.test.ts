@@ -241,6 +241,20 @@ describe('applyFieldPolicy', () => {
 });
 
 describe('recordDrift', () => {
+  it('shows no URL’s user and password, whatever the field is called', () => {
+    const status: ManagedStatus = {};
+    const observed = { 'extraSettings.sink': 'https://ingest:hunter2-pass@broker.example/topic' };
+    recordDrift(
+      status,
+      Object.entries(observed).map(([path, value]) => ({ path, observed: value })),
+      undefined,
+      new Date('2026-02-02T00:00:00Z'),
+    );
+    expect(status.drift).toEqual([
+      expect.objectContaining({ observed: 'https://(sensitive)@broker.example/topic' }),
+    ]);
+  });
+
   it('keeps the since of a field that stays different and bounds what status holds', () => {
     const status: ManagedStatus = {
       drift: [{ path: 'tags', observed: '[]', since: '2026-01-01T00:00:00.000Z' }],

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { otherObjectAsSeenBy } from '../../../src/managed/claims.ts';
 import { ClaimIndex, holderOf, type Claim } from '../../../src/managed/ownership.ts';
 
 const claim = (key: string, fields: Partial<Claim> = {}): Claim => ({
@@ -54,5 +55,22 @@ describe('ClaimIndex', () => {
     index.set('a/x', []);
     expect(index.keysOf('s-1')).toEqual([]);
     expect(index.keysOf('s-2')).toEqual(['b/y']);
+  });
+});
+
+describe('otherObjectAsSeenBy', () => {
+  const viewer = { metadata: { namespace: 'team-a', name: 'probe' } } as never;
+
+  it('names an object of the viewer’s namespace in full', () => {
+    expect(otherObjectAsSeenBy(viewer, 'DatabaseService', 'team-a/orders')).toBe(
+      'DatabaseService team-a/orders',
+    );
+  });
+
+  it('names an object of another namespace by neither namespace nor name', () => {
+    const shown = otherObjectAsSeenBy(viewer, 'DatabaseService', 'team-b/orders');
+    expect(shown).toBe('a DatabaseService of another namespace');
+    // A namespace whose name starts with the viewer's is another namespace all the same.
+    expect(otherObjectAsSeenBy(viewer, 'Alert', 'team-a-prod/cpu')).toBe('an Alert of another namespace');
   });
 });

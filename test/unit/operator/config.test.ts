@@ -94,8 +94,8 @@ describe('sluice run flags', () => {
     expect(await runError(['--operator-credentials-namespaces', 'Team_A'])).toContain(
       'error: --operator-credentials-namespaces: "Team_A" is no namespace name',
     );
-    expect(await runError(['--allowed-api-hosts', 'https://api.example.com'])).toContain(
-      'error: --allowed-api-hosts: "https://api.example.com" is not a host, host:port, *.domain or *',
+    expect(await runError(['--allowed-api-hosts', 'https://api.example.com/v1'])).toContain(
+      'error: --allowed-api-hosts: "https://api.example.com/v1" is not a host, host:port, *.domain or * (for plain http: http://host…)',
     );
     expect(await runError(['--allowed-api-hosts', ' , '])).toContain(
       "error: --allowed-api-hosts: must name at least one (omit the flag to allow the hosts of the operator's credentials)",

@@ -18,7 +18,7 @@ describe.skipIf(clusterSkipReason())('credentials of namespaces that come and go
     tenants = [await createTestNamespace('tenant-a'), await createTestNamespace('tenant-b')];
     await env.startOperator({
       namespace: [env.namespace, ...tenants.map((t) => t.name)].join(','),
-      allowedApiHosts: new URL(env.emulator.url).host,
+      allowedApiHosts: `http://${new URL(env.emulator.url).host}`,
     });
   });
   afterAll(async () => {

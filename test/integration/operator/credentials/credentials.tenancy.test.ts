@@ -58,8 +58,8 @@ describe.skipIf(clusterSkipReason())('tenant credentials: API hosts and namespac
 
     const service = await env.waitFor('ssrf', 'Synced=ApiHostNotAllowed', syncedReason('ApiHostNotAllowed'));
     expect(condition(service, 'Synced')!.message).toBe(
-      `Secret ${env.namespace}/elsewhere key managementUrl names host ${other.host}, which the operator ` +
-        `may not call (allowed: ${new URL(env.emulator.url).host}; see --allowed-api-hosts)`,
+      `Secret ${env.namespace}/elsewhere key managementUrl names host ${other.host} over plain http, which the operator ` +
+        `may not call (allowed: http://${new URL(env.emulator.url).host}; see --allowed-api-hosts)`,
     );
     const alert = await env
       .of<SluiceObject>('Alert')
@@ -69,10 +69,34 @@ describe.skipIf(clusterSkipReason())('tenant credentials: API hosts and namespac
 
     // The same Secret is used once the operator is told to allow that host.
     await env.stopOperator();
-    await env.startOperator({ allowedApiHosts: `${new URL(env.emulator.url).host},${other.host}` });
+    await env.startOperator({
+      allowedApiHosts: `http://${new URL(env.emulator.url).host},http://${other.host}`,
+    });
     await env.waitFor('ssrf', 'a call to the allowed host', () => other.requests.length > 0);
     await env.remove('ssrf');
     await env.of('Alert').remove('ssrf-alert');
+  });
+
+  it('a host listed for https is refused over plain http, naming it, and sent nothing; listed with http:// it is called', async () => {
+    const emulatorEntry = `http://${new URL(env.emulator.url).host}`;
+    await env.startOperator({ allowedApiHosts: `${emulatorEntry},${other.host}` });
+    const before = other.requests.length;
+    await env.apply('cleartext', { name: 'cleartext', credentialsRef: { name: 'elsewhere' } });
+    const service = await env.waitFor(
+      'cleartext',
+      'Synced=ApiHostNotAllowed',
+      syncedReason('ApiHostNotAllowed'),
+    );
+    expect(condition(service, 'Synced')!.message).toBe(
+      `Secret ${env.namespace}/elsewhere key managementUrl names host ${other.host} over plain http, which ` +
+        `the operator may not call (allowed: ${emulatorEntry}, ${other.host}; see --allowed-api-hosts)`,
+    );
+    expect(other.requests.slice(before)).toEqual([]);
+
+    await env.stopOperator();
+    await env.startOperator({ allowedApiHosts: `${emulatorEntry},http://${other.host}` });
+    await env.waitFor('cleartext', 'a call to the allowed host', () => other.requests.length > before);
+    await env.remove('cleartext');
   });
 
   it('limits the operator-wide credentials to the listed namespaces; a resource elsewhere needs its own', async () => {

@@ -18,7 +18,7 @@ describe.skipIf(clusterSkipReason())('uninstalling sluice, and what it keeps mea
   beforeAll(async () => {
     env = await startOperatorEnv('iso-uninstall');
     await env.putCredentials(OWN);
-    await env.startOperator({ allowedApiHosts: new URL(env.emulator.url).host });
+    await env.startOperator({ allowedApiHosts: `http://${new URL(env.emulator.url).host}` });
   });
   afterAll(async () => env?.close());
 

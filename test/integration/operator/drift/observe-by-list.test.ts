@@ -128,7 +128,7 @@ describe.skipIf(clusterSkipReason())('snapshots per credentials key', () => {
   });
 
   it('keeps a separate snapshot for each key: each cloud is listed with its own key, never asked per object', async () => {
-    const hosts = [first.emulator.url, second.emulator.url].map((url) => new URL(url).host);
+    const hosts = [first.emulator.url, second.emulator.url].map((url) => `http://${new URL(url).host}`);
     await first.startOperator({
       namespace: `${first.namespace},${second.namespace}`,
       allowedApiHosts: hosts.join(','),

@@ -43,7 +43,7 @@ async function tenant(prefix: string, quota: 'off' | 'default'): Promise<Tenant>
   await env.putSecret('kafka-user', { username: 'ingest', password: 'kafka-pass-1' });
   await env.startOperator({
     // As where the operator's own Secret lives elsewhere: this namespace's deletion takes it too.
-    allowedApiHosts: new URL(url).host,
+    allowedApiHosts: `http://${new URL(url).host}`,
     // On compressed time: the retries of a teardown (a Secret or service going first) come round in seconds.
     timeScale: TIME_SCALE,
     // The default quota (10 requests per key in each window) or none.

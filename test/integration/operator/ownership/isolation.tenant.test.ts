@@ -7,6 +7,7 @@ import { kafkaPipe, lookAlikeBody, PIPES } from '../../../../tools/fixtures/pipe
 import { serviceCreateBody } from '../../../../src/kinds/database-service/mapping.ts';
 import { ownerNote } from '../../../../src/kinds/alert/mapping.ts';
 import { clusterSkipReason } from '../../../harness/test-cluster.ts';
+import { applyCraftedLostCreate } from './ownership-fixtures.ts';
 import {
   baseSpec,
   condition,
@@ -178,6 +179,22 @@ describe.skipIf(clusterSkipReason())('a tenant of one namespace and another clus
     expect(pipesNamed.map((p) => p.id).sort()).toEqual([ready.status!.id!, theirs.id].sort());
     await env.of('Pipe').patchSpec('ingest', { deletionPolicy: 'Orphan' });
     await env.of('Pipe').removeUntilGone('ingest');
+  });
+
+  it('deleting an object posing as another cluster’s lost create (owner-cluster, create-pending, finalizer) reads, stops and deletes nothing of that cluster’s', async () => {
+    await env.stopOperator();
+    await env.startOperator({ clusterName: 'dev' });
+    await applyCraftedLostCreate(env, 'ledger', 'prod', { name: 'ledger' });
+    await env.waitFor('ledger', 'refused', refusedFor('OwnerClusterNotAllowed'));
+    // prod's operator makes its own service of that record after the intent.
+    const prodId = await prodService('ledger');
+    await env.clearCalls();
+
+    await env.remove('ledger');
+    await env.waitFor('ledger', 'gone', (o) => o === undefined);
+    expect(env.emulator.store.services.get(prodId)?.state).not.toBe('stopped');
+    expect(env.emulator.store.services.has(prodId)).toBe(true);
+    expect(await env.calls()).toEqual([]);
   });
 
   it('a malformed sluice.dev/owner-cluster is refused naming the annotation, and nothing is created', async () => {

@@ -9,6 +9,7 @@ import { ownerNote } from '../../../../src/kinds/alert/mapping.ts';
 import { kafkaPipe } from '../../../../tools/fixtures/pipe.ts';
 import { baseSpec, condition, isReady, QUOTA_MODES, type SluiceObject } from '../support.ts';
 import { startPair, stopPair, touching, type Side } from './two-clusters.ts';
+import { applyCraftedLostCreate } from './ownership-fixtures.ts';
 
 const OWNER_CLUSTER = 'sluice.dev/owner-cluster';
 const EXTERNAL_ID = 'sluice.dev/external-id';
@@ -72,6 +73,21 @@ describe.skipIf(clusterSkipReason())('another cluster on the organization, seen 
     expect(isReady(await prod.env.get('orders'))).toBe(true);
     const { store } = prod.env.emulator;
     expect(store.pipesOf(prodIds['DatabaseService/orders']!).get(prodIds['Pipe/ingest']!)).toBeDefined();
+  });
+
+  it('deleting a dev object posing as prod’s lost create (owner-cluster, create-pending, finalizer) sends nothing about the service prod made since', async () => {
+    await applyCraftedLostCreate(dev.env, 'ledger', 'prod', { name: 'ledger' });
+    await dev.env.waitFor('ledger', 'refused', refusedFor('OwnerClusterNotAllowed'));
+    await prod.env.apply('ledger', { name: 'ledger' });
+    const theirs = await prod.env.waitFor('ledger', 'Ready', (o) => isReady(o) && !!o?.status?.id, 60_000);
+    const id = theirs.status!.id!;
+
+    await dev.env.remove('ledger');
+    await dev.env.waitFor('ledger', 'gone', (o) => o === undefined);
+    expect(touching(dev.proxy.calls(), { id })).toEqual([]);
+    expect(sentWrites(dev)).toEqual([]);
+    expect(prod.env.emulator.store.services.get(id)?.state).toBe('running');
+    expect(isReady(await prod.env.get('ledger'))).toBe(true);
   });
 
   it('adopting prod’s service by id, with spec.tags as sluice export writes them, is refused: no write, prod’s record stays', async () => {

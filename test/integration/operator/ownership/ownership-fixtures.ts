@@ -38,3 +38,38 @@ export async function applyAll(
   }
   return ids;
 }
+
+/** Creates `kind/name` with sluice's finalizer already on it, as anyone who may create the object can. */
+export async function applyWithFinalizer(
+  env: OperatorEnv,
+  kind: string,
+  name: string,
+  spec: Record<string, unknown>,
+  annotations: Record<string, string> = {},
+): Promise<void> {
+  await env.objects.create({
+    apiVersion: 'sluice.dev/v1alpha1',
+    kind,
+    metadata: { name, namespace: env.namespace, annotations, finalizers: ['sluice.dev/cleanup'] },
+    spec,
+  } as never);
+}
+
+/**
+ * What a tenant may write on its own object to pose as a lost create of another cluster: the owner-cluster
+ * annotation, a create intent dated now and sluice's finalizer, all in the create.
+ */
+export async function applyCraftedLostCreate(
+  env: OperatorEnv,
+  name: string,
+  cluster: string,
+  spec: Record<string, unknown>,
+): Promise<void> {
+  await applyWithFinalizer(
+    env,
+    'DatabaseService',
+    name,
+    { ...baseSpec, deletionPolicy: 'Delete', ...spec },
+    { 'sluice.dev/owner-cluster': cluster, 'sluice.dev/create-pending': new Date().toISOString() },
+  );
+}
