@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { OwnNodeFilesFirst } from './test/harness/sequencer.ts';
 
 /**
  * Cluster test files at once. Their time goes on waiting (for the apiserver's watches, the emulator's
@@ -11,6 +12,7 @@ const clusterWorkers = Number(process.env.SLUICE_TEST_CLUSTER_WORKERS) || 5;
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
+    sequence: { sequencer: OwnNodeFilesFirst },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Unit, emulator and image files keep a core busy each: more forks than the 2 cores only add contention.
@@ -64,8 +66,12 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'node',
-          // Its own control plane with one real node (containerd, kubelet, kube-proxy; root only).
+          // One control plane with one real node (containerd, kubelet, kube-proxy; root only) for the run,
+          // started while the operator's image builds; each file installs its release and clears it at its end.
+          // node.smoke starts and stops nodes of its own: it runs first (test/harness/sequencer.ts), and the
+          // shared node cluster starts when the next file asks.
           include: ['test/integration/node/**/*.test.ts'],
+          globalSetup: ['test/harness/node-global-setup.ts'],
           // One node cluster per machine (a lock): its files run one after the other. vitest runs a project
           // without file parallelism as a group of its own after the others, so it does not overlap the
           // cluster files although it mostly waits on its kubelet: in their group it would have to take their

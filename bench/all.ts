@@ -7,6 +7,7 @@ import { drift } from './drift.ts';
 import { idle } from './idle.ts';
 import { latency } from './latency.ts';
 import { memory } from './memory.ts';
+import { pressure } from './pressure.ts';
 import { provision } from './provision.ts';
 import { quota } from './quota.ts';
 import { scale } from './scale.ts';
@@ -43,6 +44,7 @@ const BENCHMARKS: Benchmark[] = [
   teardown,
   drift,
   capacity,
+  pressure,
 ];
 
 const flagsOf = (benchmark: Benchmark) =>

@@ -1,11 +1,19 @@
 // sluice as users run it, on the local control plane's real node: the image built from the project's Dockerfile
 // (tools/cluster/image.ts), loaded into the node's containerd, and `helm install` of charts/sluice with nothing
 // set but the image and the cloud credentials. The cloud is the emulator, listening on every address: the pod
-// reaches it on the node's bridge, and its call log answers loopback callers only. Shared by the node's tests,
-// `bench:memory -- --node` and `npm run demo -- --node`.
+// reaches it on the node's bridge, and its call log answers loopback callers only. Shared by the node's tests
+// (one node cluster for the run, a release after another: test/harness/node-global-setup.ts),
+// `bench:memory -- --node`, `bench:pressure` and `npm run demo -- --node`.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CoordinationV1Api, CoreV1Api, KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import {
+  CoordinationV1Api,
+  CoreV1Api,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Pod,
+} from '@kubernetes/client-node';
 import { startEmulator, type Emulator, type RateLimitOption } from '../../src/emulator/server.ts';
 import type { CallRecord } from '../../src/emulator/call-log.ts';
 import { startControlPlane, type ControlPlane } from './control-plane.ts';
@@ -27,9 +35,27 @@ export interface ChartOnNodeOptions {
   transitionMs?: number;
 }
 
-export interface ChartOnNode {
+/** A control plane with its one node, the operator's image loaded into the node: what a release runs on. */
+export interface NodeCluster {
   image: OperatorImage;
   cp: ControlPlane;
+  /** The node's name (pods' `spec.nodeName`). */
+  nodeName: string;
+}
+
+/** What another process needs to use a node cluster it did not start (JSON: the node project's global setup). */
+export interface NodeClusterHandle {
+  image: OperatorImage;
+  kubeconfig: string;
+  kubeconfigYaml: string;
+  server: string;
+  nodeName: string;
+}
+
+/** The namespaces a node cluster starts with: every other one belongs to a release's run and goes with it. */
+export const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+
+export interface ChartOnNode extends NodeCluster {
   emulator: Emulator;
   kc: KubeConfig;
   core: CoreV1Api;
@@ -43,43 +69,127 @@ export interface ChartOnNode {
   leaseHolder(): Promise<string>;
   /** Every call the emulator logged. */
   calls(): Promise<CallRecord[]>;
+  /**
+   * Leaves the node cluster as it started: the release uninstalled (its hook takes sluice's finalizers off),
+   * every namespace made since deleted and gone, the node schedulable. The CRDs stay (the chart keeps them):
+   * a later release of the same name takes them over.
+   */
+  clear(): Promise<void>;
+  /** Stops the emulator, and the node cluster when this started it. */
   stop(): Promise<void>;
 }
 
-/** Builds (or takes from the cache) the image, starts the control plane with its node and the emulator. */
-export async function startChartOnNode(opts: ChartOnNodeOptions = {}): Promise<ChartOnNode> {
-  const image = operatorImage({ node: node24(), ...(opts.log ? { log: opts.log } : {}) });
-  opts.log?.(
-    `image ${image.repository}:${image.tag} ${image.built ? 'built' : 'from the cache'} in ${(image.ms / 1000).toFixed(1)} s`,
-  );
+/**
+ * Builds (or takes from the cache) the image while the control plane and its node start, then loads it into
+ * the node: the build mostly waits on buildah's children, the start on the kubelet.
+ */
+export async function startNodeCluster(
+  opts: Pick<ChartOnNodeOptions, 'kubeconfigPath' | 'log'> & {
+    /** A build already under way, to use instead of starting one. */
+    image?: Promise<OperatorImage>;
+  } = {},
+): Promise<NodeCluster> {
+  const building = opts.image ?? operatorImage({ node: node24(), ...(opts.log ? { log: opts.log } : {}) });
+  // Settled either way before this returns; a failure is reported below, after the control plane's.
+  building.catch(() => undefined);
   // The chart installs the CRDs itself.
-  const cp = await startControlPlane({
-    node: true,
-    crdDir: false,
-    ...(opts.kubeconfigPath ? { kubeconfigPath: opts.kubeconfigPath } : {}),
-    ...(opts.log ? { log: opts.log } : {}),
-  });
-  let emulator: Emulator;
+  let cp: ControlPlane;
   try {
-    cp.node!.loadImage(image.archive, `${image.repository}:${image.tag}`);
-    emulator = await startEmulator({
-      host: '0.0.0.0',
-      port: 0,
-      transitionMs: opts.transitionMs ?? 500,
-      logger: false,
-      ...(opts.rateLimit ? { rateLimit: opts.rateLimit } : {}),
+    cp = await startControlPlane({
+      node: true,
+      crdDir: false,
+      ...(opts.kubeconfigPath ? { kubeconfigPath: opts.kubeconfigPath } : {}),
+      ...(opts.log ? { log: opts.log } : {}),
     });
+  } catch (error) {
+    await building.catch(() => undefined);
+    throw error;
+  }
+  try {
+    const image = await building;
+    opts.log?.(
+      `image ${image.repository}:${image.tag} ${image.built ? 'built' : 'from the cache'} in ${(image.ms / 1000).toFixed(1)} s`,
+    );
+    cp.node!.loadImage(image.archive, `${image.repository}:${image.tag}`);
+    return { image, cp, nodeName: cp.node!.name };
   } catch (error) {
     await cp.stop();
     throw error;
   }
+}
+
+/** The node cluster a handle names, as this process uses it: stopping it is its owner's business. */
+export function nodeClusterOf(handle: NodeClusterHandle): NodeCluster {
+  const { image, kubeconfig, kubeconfigYaml, server, nodeName } = handle;
+  const cp: ControlPlane = {
+    kind: 'existing',
+    kubeconfig,
+    kubeconfigYaml,
+    server,
+    startupMs: 0,
+    stop: async () => {},
+  };
+  return { image, cp, nodeName };
+}
+
+/** What a process that started a node cluster hands to others. */
+export function nodeClusterHandle(cluster: NodeCluster): NodeClusterHandle {
+  const { image, cp, nodeName } = cluster;
+  return { image, kubeconfig: cp.kubeconfig, kubeconfigYaml: cp.kubeconfigYaml, server: cp.server, nodeName };
+}
+
+/** Builds (or takes from the cache) the image, starts the control plane with its node and the emulator. */
+export async function startChartOnNode(opts: ChartOnNodeOptions = {}): Promise<ChartOnNode> {
+  const cluster = await startNodeCluster(opts);
+  try {
+    const chart = await chartOn(cluster, opts);
+    return {
+      ...chart,
+      stop: async () => {
+        await cluster.cp.stop();
+        await chart.stop();
+      },
+    };
+  } catch (error) {
+    await cluster.cp.stop();
+    throw error;
+  }
+}
+
+/**
+ * The release on a running node cluster, with an emulator of its own listening on the node's bridge. `stop()`
+ * stops the emulator only; `clear()` leaves the cluster to the next release.
+ */
+export async function chartOn(
+  cluster: NodeCluster,
+  opts: Pick<ChartOnNodeOptions, 'rateLimit' | 'transitionMs' | 'log'> = {},
+): Promise<ChartOnNode> {
+  const { image, cp } = cluster;
+  const emulator = await startEmulator({
+    host: '0.0.0.0',
+    port: 0,
+    transitionMs: opts.transitionMs ?? 500,
+    logger: false,
+    ...(opts.rateLimit ? { rateLimit: opts.rateLimit } : {}),
+  });
   const kc = new KubeConfig();
   kc.loadFromString(cp.kubeconfigYaml);
   const core = kc.makeApiClient(CoreV1Api);
   const coordination = kc.makeApiClient(CoordinationV1Api);
+  const uninstall = (timeout = '5m') =>
+    run(helmBin(), [
+      'uninstall',
+      RELEASE,
+      '--kubeconfig',
+      cp.kubeconfig,
+      '-n',
+      RELEASE_NAMESPACE,
+      '--wait',
+      '--timeout',
+      timeout,
+    ]);
   return {
-    image,
-    cp,
+    ...cluster,
     emulator,
     kc,
     core,
@@ -89,18 +199,7 @@ export async function startChartOnNode(opts: ChartOnNodeOptions = {}): Promise<C
         credentials: chartCredentials({ ...emulator, url: `http://${NODE_NETWORK.nodeIp}:${emulator.port}` }),
         ...values,
       }),
-    uninstall: () =>
-      run(helmBin(), [
-        'uninstall',
-        RELEASE,
-        '--kubeconfig',
-        cp.kubeconfig,
-        '-n',
-        RELEASE_NAMESPACE,
-        '--wait',
-        '--timeout',
-        '5m',
-      ]),
+    uninstall: () => uninstall(),
     operatorPods: async () => {
       const pods = await core.listNamespacedPod({
         namespace: RELEASE_NAMESPACE,
@@ -115,11 +214,69 @@ export async function startChartOnNode(opts: ChartOnNodeOptions = {}): Promise<C
         ?.holderIdentity ?? '',
     calls: async () =>
       ((await (await fetch(`${emulator.url}/_emulator/calls`)).json()) as { calls: CallRecord[] }).calls,
-    stop: async () => {
-      await cp.stop();
-      await emulator.stop();
+    clear: async () => {
+      // Every step is tried: namespaces deleted after a failed uninstall may still go (or be reported).
+      const failures: unknown[] = [];
+      const attempt = async (step: () => unknown) => {
+        try {
+          await step();
+        } catch (error) {
+          failures.push(error);
+        }
+      };
+      await attempt(() => {
+        const releases = run(helmBin(), [
+          'list',
+          '-a',
+          '-q',
+          '--kubeconfig',
+          cp.kubeconfig,
+          '-n',
+          RELEASE_NAMESPACE,
+        ]);
+        if (releases.split('\n').includes(RELEASE)) uninstall('2m');
+      });
+      await attempt(() => uncordon(core, cluster.nodeName));
+      await attempt(() => deleteNamespaces(core, 180_000));
+      if (failures.length > 0)
+        throw new AggregateError(failures, 'the release was not cleared from the node');
+      opts.log?.('release uninstalled, its namespaces gone');
     },
+    stop: () => emulator.stop(),
   };
+}
+
+/** Makes the node schedulable again (a drain cordons it). */
+export async function uncordon(core: CoreV1Api, nodeName: string): Promise<void> {
+  const node = await core.readNode({ name: nodeName });
+  if (!node.spec?.unschedulable) return;
+  await core.patchNode(
+    { name: nodeName, body: [{ op: 'replace', path: '/spec/unschedulable', value: false }] },
+    setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
+  );
+}
+
+/** The namespaces a release's run made (every one but the cluster's own). */
+export async function runNamespaces(core: CoreV1Api): Promise<string[]> {
+  return (await core.listNamespace()).items
+    .map((namespace) => namespace.metadata!.name!)
+    .filter((name) => !SYSTEM_NAMESPACES.includes(name));
+}
+
+/** Deletes the namespaces a release's run made and waits until they are gone, naming those that are not. */
+export async function deleteNamespaces(core: CoreV1Api, timeoutMs: number): Promise<void> {
+  for (const name of await runNamespaces(core))
+    await core.deleteNamespace({ name }).catch((error: { code?: number }) => {
+      if (error.code !== 404) throw error;
+    });
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const left = await runNamespaces(core);
+    if (left.length === 0) return;
+    if (Date.now() > deadline)
+      throw new Error(`namespaces ${left.join(', ')} not gone after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
 }
 
 export const podReady = (pod: V1Pod | undefined): boolean =>

@@ -7,7 +7,7 @@
 //   library and this machine's CA certificates: enough for the build stage's `npm ci` and `npm run build`;
 // - runtime base: Node 24 at /nodejs/bin/node (where distroless puts it), its shared libraries, CA certificates
 //   and passwd/group naming the nonroot user 65532; no shell, no package manager, nothing else.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   chmodSync,
@@ -25,6 +25,7 @@ import {
 } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { repoRoot } from './assets.ts';
 import { buildahArgs } from './node.ts';
 
@@ -62,9 +63,15 @@ function cacheRoot(): string {
 
 /**
  * Builds the Dockerfile with bases made here, or takes the archive a previous build left for the same inputs.
- * `node` is a Node 24 binary (test/support/node24.ts).
+ * `node` is a Node 24 binary (tools/cluster/node24.ts). buildah runs as child processes awaited one at a time, so
+ * the caller can start the node meanwhile.
  */
-export function operatorImage(opts: { node: string; log?: (msg: string) => void }): OperatorImage {
+export async function operatorImage(opts: {
+  node: string;
+  log?: (msg: string) => void;
+  /** Ends a build under way (its buildah is killed, its scratch removed): nobody needs the image after all. */
+  signal?: AbortSignal;
+}): Promise<OperatorImage> {
   const started = Date.now();
   const npm = npmPackageDir();
   const tag = inputsHash(opts.node, npm);
@@ -78,18 +85,19 @@ export function operatorImage(opts: { node: string; log?: (msg: string) => void 
   try {
     const buildBase = 'localhost/sluice-build-base:local';
     const runtimeBase = 'localhost/sluice-runtime-base:local';
-    makeBase(work, buildBase, (root) => fillBuildBase(root, opts.node, npm), {
+    const buildah = (args: string[]) => runBuildah(work, args, opts.signal);
+    await makeBase(buildah, buildBase, (root) => fillBuildBase(root, opts.node, npm), {
       PATH: '/usr/local/bin:/usr/bin:/bin',
       HOME: '/root',
       // This machine's CA bundle: the registry may be reached through a proxy that a private CA signs.
       NODE_EXTRA_CA_CERTS: '/etc/ssl/certs/ca-certificates.crt',
     });
-    makeBase(work, runtimeBase, (root) => fillRuntimeBase(root, opts.node), {});
+    await makeBase(buildah, runtimeBase, (root) => fillRuntimeBase(root, opts.node), {});
     opts.log?.(`building ${OPERATOR_IMAGE_REPOSITORY}:${tag} with buildah ...`);
     const npmCache = join(homedir(), '.npm');
     mkdirSync(npmCache, { recursive: true });
     const name = `${OPERATOR_IMAGE_REPOSITORY}:${tag}`;
-    buildah(work, [
+    await buildah([
       'bud',
       '--quiet',
       '--pull-never',
@@ -107,7 +115,7 @@ export function operatorImage(opts: { node: string; log?: (msg: string) => void 
     ]);
     // Written aside and renamed: a run killed midway leaves no archive that looks complete.
     const partial = `${archive}.partial`;
-    buildah(work, ['push', '--quiet', name, `oci-archive:${partial}:${name}`]);
+    await buildah(['push', '--quiet', name, `oci-archive:${partial}:${name}`]);
     renameSync(partial, archive);
     // One image per cache: the archives of earlier inputs would only fill the disk.
     for (const file of readdirSync(dir)) {
@@ -121,29 +129,30 @@ export function operatorImage(opts: { node: string; log?: (msg: string) => void 
   return { ...image, built: true, ms: Date.now() - started };
 }
 
-function buildah(work: string, args: string[]): string {
-  return execFileSync('buildah', [...buildahArgs(work), ...args], {
+async function runBuildah(work: string, args: string[], signal?: AbortSignal): Promise<string> {
+  const { stdout } = await promisify(execFile)('buildah', [...buildahArgs(work), ...args], {
     encoding: 'utf8',
-    stdio: ['ignore', 'pipe', 'pipe'],
     maxBuffer: 64 * 1024 * 1024,
+    ...(signal ? { signal } : {}),
   });
+  return stdout;
 }
 
 /** A base image `FROM scratch` whose root filesystem `fill` writes, committed to buildah's storage as `name`. */
-function makeBase(
-  work: string,
+async function makeBase(
+  buildah: (args: string[]) => Promise<string>,
   name: string,
   fill: (root: string) => void,
   env: Record<string, string>,
-): void {
-  const container = buildah(work, ['from', 'scratch']).trim();
+): Promise<void> {
+  const container = (await buildah(['from', 'scratch'])).trim();
   try {
-    fill(buildah(work, ['mount', container]).trim());
+    fill((await buildah(['mount', container])).trim());
     for (const [key, value] of Object.entries(env))
-      buildah(work, ['config', `--env=${key}=${value}`, container]);
-    buildah(work, ['commit', '--quiet', container, name]);
+      await buildah(['config', `--env=${key}=${value}`, container]);
+    await buildah(['commit', '--quiet', container, name]);
   } finally {
-    spawnSync('buildah', [...buildahArgs(work), 'rm', container], { stdio: 'ignore' });
+    await buildah(['rm', container]).catch(() => undefined);
   }
 }
 

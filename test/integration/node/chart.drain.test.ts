@@ -17,12 +17,12 @@ import {
   podReady,
   RELEASE,
   RELEASE_NAMESPACE,
-  startChartOnNode,
   type ChartOnNode,
 } from '../../../tools/cluster/chart-on-node.ts';
 import { kubectlBin } from '../../../tools/cluster/install.ts';
 import { RESTRICTED } from '../install/support.ts';
-import { eventually, isReady, nodeSkipReason, serviceCreates, type Sluice } from './support.ts';
+import { chartOnSharedNode } from './shared-node.ts';
+import { CLEAR_MS, eventually, isReady, nodeSkipReason, serviceCreates, type Sluice } from './support.ts';
 
 const WORK_NS = 'drained';
 /** Generous: two cores shared with other builds and test runs. */
@@ -39,11 +39,12 @@ describe.skipIf(nodeSkipReason())('kubectl drain of the node with the chart’s 
   let standby: V1Pod;
 
   beforeAll(async () => {
-    chart = await startChartOnNode({ log: (msg) => console.log(`[drain] ${msg}`) });
+    chart = await chartOnSharedNode({ log: (msg) => console.log(`[drain] ${msg}`) });
   }, 900_000);
   afterAll(async () => {
+    // Uncordons the node too, should a test end before it does.
     await chart?.stop();
-  });
+  }, CLEAR_MS);
 
   const kubectl = async (...args: string[]) => {
     try {
@@ -154,7 +155,7 @@ describe.skipIf(nodeSkipReason())('kubectl drain of the node with the chart’s 
       ).toBe(true);
       const drain = await kubectl(
         'drain',
-        chart.cp.node!.name,
+        chart.nodeName,
         `--pod-selector=${EVICT_LABEL}=yes`,
         // The chart's pod has an emptyDir (/tmp, the root filesystem is read-only): drain asks before deleting it.
         '--delete-emptydir-data',
@@ -204,7 +205,7 @@ describe.skipIf(nodeSkipReason())('kubectl drain of the node with the chart’s 
     async () => {
       const drain = await kubectl(
         'drain',
-        chart.cp.node!.name,
+        chart.nodeName,
         '--delete-emptydir-data',
         '--ignore-daemonsets',
         '--timeout=20s',
@@ -227,7 +228,7 @@ describe.skipIf(nodeSkipReason())('kubectl drain of the node with the chart’s 
   it(
     'runs the replacement pod as a standby once the node is uncordoned',
     async () => {
-      expect((await kubectl('uncordon', chart.cp.node!.name)).ok).toBe(true);
+      expect((await kubectl('uncordon', chart.nodeName)).ok).toBe(true);
       const pods = await eventually(
         'two pods Ready again',
         async () => {

@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { measureMemoryOnNode, nodeMemoryFigures } from '../../../bench/memory-node.ts';
 import { printTable } from '../../../bench/harness.ts';
 import { repoRoot } from '../../../tools/cluster/assets.ts';
-import { startChartOnNode, type ChartOnNode } from '../../../tools/cluster/chart-on-node.ts';
-import { nodeSkipReason } from './support.ts';
+import type { ChartOnNode } from '../../../tools/cluster/chart-on-node.ts';
+import { chartOnSharedNode } from './shared-node.ts';
+import { CLEAR_MS, nodeSkipReason } from './support.ts';
 
 const OBJECTS = 1000;
 /** The chart's default memory limit (values.yaml gives it in Mi). */
@@ -26,11 +27,11 @@ describe.skipIf(nodeSkipReason())('the chart’s pod under its default memory li
   let chart: ChartOnNode;
 
   beforeAll(async () => {
-    chart = await startChartOnNode({ rateLimit: 'off', transitionMs: 0 });
+    chart = await chartOnSharedNode({ rateLimit: 'off', transitionMs: 0 });
   }, 900_000);
   afterAll(async () => {
     await chart?.stop();
-  });
+  }, CLEAR_MS);
 
   // 300 Secrets of 1 MiB in a tenant's namespace no object uses: held with their data, as an informer of whole
   // Secrets would, they alone pass the limit and the pod crash-loops on every first list.

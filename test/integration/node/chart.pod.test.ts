@@ -15,12 +15,12 @@ import {
   operatorPids,
   podReady,
   RELEASE_NAMESPACE as RELEASE_NS,
-  startChartOnNode,
   type ChartOnNode,
 } from '../../../tools/cluster/chart-on-node.ts';
 import { kubectlApply } from '../../../tools/cluster/install.ts';
 import { RESTRICTED } from '../install/support.ts';
-import { eventually, isReady, nodeSkipReason, serviceCreates, type Sluice } from './support.ts';
+import { chartOnSharedNode } from './shared-node.ts';
+import { CLEAR_MS, eventually, isReady, nodeSkipReason, serviceCreates, type Sluice } from './support.ts';
 
 const EXAMPLES_NS = 'examples';
 /** Generous: two cores shared with other builds and test runs. */
@@ -44,12 +44,12 @@ describe.skipIf(nodeSkipReason())('the chart installed with helm on the real nod
   let core: ChartOnNode['core'];
 
   beforeAll(async () => {
-    chart = await startChartOnNode({ log: (msg) => console.log(`[node] ${msg}`) });
+    chart = await chartOnSharedNode({ log: (msg) => console.log(`[node] ${msg}`) });
     ({ cp, kc, core } = chart);
   }, 900_000);
   afterAll(async () => {
     await chart?.stop();
-  });
+  }, CLEAR_MS);
 
   const helm = (command: 'install' | 'upgrade', extra: Record<string, unknown> = {}) =>
     chart.helm(command, extra);
@@ -78,7 +78,7 @@ describe.skipIf(nodeSkipReason())('the chart installed with helm on the real nod
         SETTLE_MS,
       );
       const podName = pod.metadata!.name!;
-      expect(pod.spec!.nodeName).toBe(cp.node!.name);
+      expect(pod.spec!.nodeName).toBe(chart.nodeName);
       expect(pod.spec!.containers[0]!.securityContext?.readOnlyRootFilesystem).toBe(true);
 
       const holder = await eventually(

@@ -7,12 +7,12 @@ import { CREDENTIALS_FINALIZER } from '../../../src/runtime/credentials-usage.ts
 import {
   podReady,
   RELEASE_NAMESPACE as RELEASE_NS,
-  startChartOnNode,
   type ChartOnNode,
 } from '../../../tools/cluster/chart-on-node.ts';
 import { NODE_NETWORK } from '../../../tools/cluster/node.ts';
 import { RESTRICTED } from '../install/support.ts';
-import { eventually, isReady, nodeSkipReason, type Sluice } from './support.ts';
+import { chartOnSharedNode } from './shared-node.ts';
+import { CLEAR_MS, eventually, isReady, nodeSkipReason, type Sluice } from './support.ts';
 
 const TENANT_NS = 'tenant';
 const OWN = 'tenant-credentials';
@@ -23,11 +23,11 @@ describe.skipIf(nodeSkipReason())('helm uninstall of the chart on the real node'
   let chart: ChartOnNode;
 
   beforeAll(async () => {
-    chart = await startChartOnNode({ log: (msg) => console.log(`[node] ${msg}`), rateLimit: 'off' });
+    chart = await chartOnSharedNode({ log: (msg) => console.log(`[node] ${msg}`), rateLimit: 'off' });
   }, 900_000);
   afterAll(async () => {
     await chart?.stop();
-  });
+  }, CLEAR_MS);
 
   it('leaves no sluice finalizer: a tenant namespace that used its own credentials is deleted afterwards, its cloud service kept', async () => {
     const { core, kc, emulator } = chart;

@@ -17,6 +17,7 @@ import {
   pidsWithArgument,
   podCgroupPids,
 } from '../../../tools/cluster/node.ts';
+import { yieldSharedNode } from './shared-node.ts';
 import { nodeSkipReason } from './support.ts';
 
 const PROBE_IMAGE = 'docker.io/library/kubectl:sluice-probe';
@@ -38,6 +39,8 @@ describe.skipIf(nodeSkipReason())('one real node', () => {
   const namespace = 'node-smoke';
 
   beforeAll(async () => {
+    // This file starts, stops and crashes nodes of its own: the machine has room for one.
+    await yieldSharedNode();
     cp = await startControlPlane({ node: true, crdDir: false });
     kc = new KubeConfig();
     kc.loadFromString(cp.kubeconfigYaml);
