@@ -150,7 +150,7 @@ export class FairTurns {
   }
 }
 
-/** How long a claim waits for its caller to come back after the estimated time. */
+/** How long a user call's claim waits for its caller to come back after the estimated time (a poll's: see `claimGraceMs`). */
 const CLAIM_GRACE_MS = 2_000;
 /** The background priority: the one that has a floor. */
 const BACKGROUND: Priority = 'poll';
