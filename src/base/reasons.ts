@@ -158,6 +158,10 @@ export const REASONS = {
     means: 'the credentials Secret or one of its keys is missing, naming which',
   },
   SecretMissing: { ...refused, means: 'a Secret the spec references, or its key, is missing, naming both' },
+  SecretTooLarge: {
+    ...refused,
+    means: 'a key the object uses takes its Secret past the 64 KiB the operator keeps of one, naming both',
+  },
   SecretConflict: {
     ...refused,
     means: "the connection Secret's name belongs to a Secret this object does not control",

@@ -23,6 +23,7 @@ import {
   ReconcileError,
   credentialsSecretNameOf,
   deriveDigestKey,
+  oversizedSecret,
   type DigestKey,
   type SecretReader,
   type ManagedObject,
@@ -272,7 +273,8 @@ export class CloudClients {
   }
 
   private clientsFor(ref: SecretRef): CachedClients {
-    const data = this.options.secrets.get(ref.namespace, ref.name)?.data;
+    const secret = this.options.secrets.get(ref.namespace, ref.name);
+    const data = secret?.data;
     if (!data) {
       throw ReconcileError.terminal(
         REASON.CredentialsMissing,
@@ -280,6 +282,12 @@ export class CloudClients {
         RETRY_DELAYS.credentials,
       );
     }
+    const oversized = oversizedSecret(
+      secret,
+      `Secret ${ref.namespace}/${ref.name}`,
+      Object.values(CREDENTIAL_KEYS).flat(),
+    );
+    if (oversized) throw oversized;
     const cacheKey = `${ref.namespace}/${ref.name}`;
     // The allow-list may change without this Secret changing (it follows the operator's Secret by default).
     const refusals = {

@@ -42,6 +42,7 @@ export type {
 
 // Secrets a spec references, and the key their status digests are made with.
 export type { SecretReader, SecretSnapshot, SecretUse, SecretWriteListener } from './secret-references.ts';
+export { MAX_KEPT_SECRET_BYTES, oversizedSecret } from './secret-references.ts';
 export { deriveDigestKey, type DigestKey } from './secret-digests.ts';
 
 // Who owns which field after create, and the status bounds the CRDs state.

@@ -9,8 +9,32 @@ import { decodeSecretData, type SecretObject } from '../kube/secret-data.ts';
 export interface SecretSnapshot {
   data: Readonly<Record<string, string>>;
   resourceVersion: string;
+  /** Keys sluice uses whose values it did not keep: past `MAX_KEPT_SECRET_BYTES` of the Secret. */
+  oversized?: readonly string[];
   /** Who controls the Secret: a connection Secret is written only when its resource does. */
   ownerReferences?: readonly { uid?: string; controller?: boolean }[];
+}
+
+/**
+ * What the operator keeps of one Secret at most (keys and values, in bytes): only the keys sluice uses are
+ * kept, and a key that would take them past this is left out, so no Secret an object names costs more.
+ */
+export const MAX_KEPT_SECRET_BYTES = 64 * 1024;
+
+/** The refusal of a Secret whose used `keys` sluice did not keep, being too large; undefined when none. */
+export function oversizedSecret(
+  secret: SecretSnapshot,
+  where: string,
+  keys: readonly string[],
+): ReconcileError | undefined {
+  const over = keys.filter((key) => secret.oversized?.includes(key));
+  if (over.length === 0) return undefined;
+  return ReconcileError.terminal(
+    REASON.SecretTooLarge,
+    `${where} key ${over.join(', ')} takes it past the ${MAX_KEPT_SECRET_BYTES / 1024} KiB the operator ` +
+      `keeps of a Secret: not read`,
+    RETRY_DELAYS.secretMissing,
+  );
 }
 
 /** Reads Secrets from the operator's cache (a watch), never from the apiserver per reconcile. */
@@ -102,6 +126,8 @@ export function resolveSecrets(
     const where = `Secret ${namespace}/${use.secretName} (${use.field})`;
     if (!secret)
       throw ReconcileError.terminal(REASON.SecretMissing, `${where} not found`, RETRY_DELAYS.secretMissing);
+    const oversized = oversizedSecret(secret, `Secret ${namespace}/${use.secretName}`, use.keys);
+    if (oversized) throw oversized;
     const missing = use.keys.filter((k) => !secret.data[k]);
     if (missing.length > 0) {
       throw ReconcileError.terminal(

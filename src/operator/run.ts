@@ -13,6 +13,7 @@ import { DriftPlanner } from '../runtime/drift-planner.ts';
 import { readinessOf } from '../runtime/object-readiness.ts';
 import { withDefaultMargin, type QuotaLimit } from '../cloud/quota.ts';
 import { CloudClients } from '../cloud-access/cloud-clients.ts';
+import { CREDENTIAL_KEYS } from '../cloud-access/credentials.ts';
 import type { OperatorConfig } from './config.ts';
 import { setTimeScale } from '../base/timings.ts';
 import { KINDS } from '../kinds/index.ts';
@@ -70,6 +71,8 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     ...(config.namespace ? { namespaces: config.namespace.split(',') } : {}),
     ...(config.credentialsSecret ? { extraSecrets: [config.credentialsSecret] } : {}),
     concurrency: config.concurrency,
+    // Of a credentials Secret, only what the cloud clients read is kept.
+    credentialKeys: Object.values(CREDENTIAL_KEYS).flat(),
     metrics,
     logger: log,
     writer: kube,

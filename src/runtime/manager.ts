@@ -17,7 +17,7 @@ import type { ManagedKind, ManagedObject } from '../managed/types.ts';
 import { NAMESPACE_CREDENTIALS, credentialsSecretNameOf } from '../managed/managed-object.ts';
 import type { OperatorMetrics } from './metrics.ts';
 import { CredentialsUsage } from './credentials-usage.ts';
-import { SecretCache } from './secret-cache.ts';
+import { SecretCache, type SecretDataUse } from './secret-cache.ts';
 import type { SecretObject } from '../kube/secret-data.ts';
 import { SECRETS } from '../kube/api-path.ts';
 
@@ -51,6 +51,11 @@ export interface ManagerOptions<Cloud> extends Pick<
    * Secret named by mistake) is never held. Default: every Secret named.
    */
   isCredentials?(resource: ManagedObject): boolean;
+  /**
+   * The keys the cloud clients read of a credentials Secret: the only ones kept of one (with those another
+   * use of the same Secret reads). Default: every key.
+   */
+  credentialKeys?: readonly string[];
   /** No object uses this credentials Secret (`spec.credentialsRef`) any more: what was kept for it can go. */
   onCredentialsReleased?(secret: { namespace: string; name: string }): void;
 }
@@ -245,7 +250,7 @@ export class Manager<Cloud> {
     const self = dependencyKey(kind.kind, key);
     const before = this.dependencies.set(self, object ? dependenciesOf(kind, object) : []);
     this.credentials.set(self, object && this.credentialsKeyOf(object));
-    this.secrets.use(self, object ? secretsUsedBy(kind, object) : []);
+    this.secrets.use(self, object ? secretsUsedBy(kind, object, this.options.credentialKeys) : []);
     this.controllers.get(kind.kind)!.onResourceChange(key);
     if (!object && kind.exclusiveOn) {
       // The owner of a one-per-service cloud object is gone: a waiting claimant may take over.
@@ -306,7 +311,7 @@ export class Manager<Cloud> {
   /** Before a reconcile: the data of every Secret the object uses, as new as the watch shows. */
   private async loadSecretsOf(kind: ManagedKind<ManagedObject, Cloud, unknown>, key: string): Promise<void> {
     const object = this.informers.get(kind.kind)!.cache.get(key);
-    if (object) await this.secrets.load(secretsUsedBy(kind, object));
+    if (object) await this.secrets.load(secretsUsedBy(kind, object).map((use) => use.secret));
   }
 
   /**
@@ -416,18 +421,25 @@ function dependenciesOf<Cloud>(
 }
 
 /**
- * Every Secret (`namespace/name`) a reconcile of the object reads the data of: its credentials, the Secrets
- * its spec references, its connection Secret.
+ * Every Secret (`namespace/name`) a reconcile of the object reads the data of, with the keys it reads: its
+ * credentials (`credentialKeys`), the keys its spec references, its connection Secret (every key: sluice
+ * writes it whole).
  */
 function secretsUsedBy<Cloud>(
   kind: ManagedKind<ManagedObject, Cloud, unknown>,
   object: ManagedObject,
-): string[] {
-  const inNamespace = (name: string) => `${object.metadata.namespace}/${name}`;
-  const names = (kind.secretReferences?.(object) ?? []).map((use) => use.secretName);
-  names.push(object.spec.credentialsRef?.name ?? NAMESPACE_CREDENTIALS);
-  if (kind.connectionSecret) names.push(kind.connectionSecret.name(object));
-  return [...new Set(names)].map(inNamespace);
+  credentialKeys?: readonly string[],
+): SecretDataUse[] {
+  const uses = new Map<string, Set<string> | undefined>();
+  const add = (name: string, keys: readonly string[] | undefined) => {
+    const secret = `${object.metadata.namespace}/${name}`;
+    const known = uses.has(secret) ? uses.get(secret) : new Set<string>();
+    uses.set(secret, known && keys ? new Set([...known, ...keys]) : undefined);
+  };
+  for (const use of kind.secretReferences?.(object) ?? []) add(use.secretName, use.keys);
+  add(object.spec.credentialsRef?.name ?? NAMESPACE_CREDENTIALS, credentialKeys);
+  if (kind.connectionSecret) add(kind.connectionSecret.name(object), undefined);
+  return [...uses].map(([secret, keys]) => (keys ? { secret, keys: [...keys] } : { secret }));
 }
 
 function namespacedName(key: string): { namespace: string; name: string } {

@@ -5,6 +5,7 @@ import { KubeApiError, kubeRequestJson } from '../kube/kube-http.ts';
 import type { SecretObject } from '../kube/secret-data.ts';
 import { DependencyIndex } from '../managed/references.ts';
 import {
+  MAX_KEPT_SECRET_BYTES,
   snapshotOf,
   type SecretReader,
   type SecretSnapshot,
@@ -16,6 +17,15 @@ interface HeldSecret extends SecretSnapshot {
   /** The watch's version when the GET was sent (a write's: its own): the data is at least as new as that. */
   seenAt: string;
   bytes: number;
+  /** The keys its users wanted when it was read (`keysKept`), and those left out as too large. */
+  kept: string;
+  oversized: readonly string[];
+}
+
+/** One Secret an object uses (`namespace/name`), and the keys it reads of it: every key when unset. */
+export interface SecretDataUse {
+  secret: string;
+  keys?: readonly string[];
 }
 
 /** How many Secrets the operator holds, and how much data (for the metrics). */
@@ -49,6 +59,8 @@ export class SecretCache implements SecretReader, SecretWriteListener {
   private readonly writes = new Map<string, Promise<void>>();
   /** Which Secrets (`namespace/name`) each user (an object's dependency key) uses. */
   private readonly users = new DependencyIndex();
+  /** The keys each user reads of each Secret it uses (absent: every key). */
+  private readonly keysOfUser = new Map<string, Map<string, readonly string[] | undefined>>();
   private readonly pinned: ReadonlySet<string>;
 
   constructor(private readonly options: SecretCacheOptions) {
@@ -64,6 +76,7 @@ export class SecretCache implements SecretReader, SecretWriteListener {
       data: held.data,
       resourceVersion: held.resourceVersion,
       ...(held.ownerReferences ? { ownerReferences: held.ownerReferences } : {}),
+      ...(held.oversized.length > 0 ? { oversized: held.oversized } : {}),
     };
   }
 
@@ -84,8 +97,23 @@ export class SecretCache implements SecretReader, SecretWriteListener {
   }
 
   /** `user` now uses these Secrets (none: it is gone); the data of a Secret no one uses any more goes. */
-  use(user: string, secretKeys: readonly string[]): void {
+  use(user: string, uses: readonly SecretDataUse[]): void {
+    if (uses.length > 0) this.keysOfUser.set(user, new Map(uses.map((u) => [u.secret, u.keys])));
+    else this.keysOfUser.delete(user);
+    const secretKeys = uses.map((u) => u.secret);
     for (const key of this.users.set(user, secretKeys)) if (!this.isUsed(key)) this.held.delete(key);
+  }
+
+  /** The keys sluice reads of a Secret, sorted (what its users read together); undefined: every key. */
+  private keysKept(secretKey: string): readonly string[] | undefined {
+    if (this.pinned.has(secretKey)) return undefined;
+    const keys = new Set<string>();
+    for (const user of this.users.dependantsOf(secretKey)) {
+      const read = this.keysOfUser.get(user)?.get(secretKey);
+      if (read === undefined) return undefined;
+      for (const key of read) keys.add(key);
+    }
+    return [...keys].sort();
   }
 
   /** Whether sluice holds this Secret's data: an object uses it, or it is the operator's. */
@@ -138,7 +166,9 @@ export class SecretCache implements SecretReader, SecretWriteListener {
       }
       const version = watched.metadata.resourceVersion ?? '';
       const held = this.held.get(secretKey);
-      if (held && (isAtLeast(held.resourceVersion, version) || held.seenAt === version)) return;
+      // Read again, too, once its users read other keys than those kept.
+      const current = held?.kept === JSON.stringify(this.keysKept(secretKey) ?? null);
+      if (held && current && (isAtLeast(held.resourceVersion, version) || held.seenAt === version)) return;
       const written = this.writes.get(secretKey);
       if (written) {
         await written;
@@ -194,11 +224,16 @@ export class SecretCache implements SecretReader, SecretWriteListener {
       isAtLeast(held.resourceVersion, secret.resourceVersion)
     )
       return;
-    const bytes = Object.entries(secret.data).reduce(
-      (sum, [key, value]) => sum + key.length + Buffer.byteLength(value),
-      0,
-    );
-    this.held.set(secretKey, { ...secret, seenAt, bytes });
+    const wanted = this.keysKept(secretKey);
+    const { data, bytes, oversized } = keptData(secret.data, wanted);
+    this.held.set(secretKey, {
+      ...secret,
+      data,
+      seenAt,
+      bytes,
+      kept: JSON.stringify(wanted ?? null),
+      oversized,
+    });
   }
 }
 
@@ -210,4 +245,28 @@ function isAtLeast(a: string, b: string): boolean {
   if (a === b) return true;
   const integer = /^[1-9][0-9]*$/;
   return integer.test(a) && integer.test(b) && BigInt(a) >= BigInt(b);
+}
+
+/**
+ * What is kept of a Secret's data: the `wanted` keys (every key when undefined), in key order, while they
+ * fit in `MAX_KEPT_SECRET_BYTES`; a key that would go past it is left out and named in `oversized`.
+ */
+export function keptData(
+  all: Record<string, string>,
+  wanted: readonly string[] | undefined,
+): { data: Readonly<Record<string, string>>; bytes: number; oversized: string[] } {
+  const data: Record<string, string> = {};
+  const oversized: string[] = [];
+  let bytes = 0;
+  for (const key of wanted ?? Object.keys(all).sort()) {
+    const value = Object.hasOwn(all, key) ? all[key] : undefined;
+    if (value === undefined) continue;
+    const size = key.length + Buffer.byteLength(value);
+    if (bytes + size > MAX_KEPT_SECRET_BYTES) oversized.push(key);
+    else {
+      data[key] = value;
+      bytes += size;
+    }
+  }
+  return { data: Object.freeze(data), bytes, oversized };
 }

@@ -51,7 +51,7 @@ describe('SecretCache: what sluice writes itself is held from the answer', () =>
     informer.start();
     await informer.waitForSync();
     await vi.waitFor(() => expect(api.openWatchCount).toBe(1), until);
-    cache.use(USER, [`ns/${NAME}`]);
+    cache.use(USER, [{ secret: `ns/${NAME}` }]);
   });
 
   afterEach(async () => {

@@ -49,14 +49,16 @@ describe.skipIf(clusterSkipReason())('Secrets sluice does not reference cost the
       async () => cloudHash(id) === sha256Hex('second-password-2B'),
     );
 
-    // Referencing a bulky Secret brings its data in; dropping the reference lets it go again.
+    // Referencing a bulky Secret brings in the key it reads, not the rest; dropping the reference lets it go.
     await env.putSecret('unrelated-0', { blob: BULK, password: 'third-password-3C' });
     await env.patchSpec('held', { passwordSecretRef: { name: 'unrelated-0', key: 'password' } });
     await until(
       'the referenced password in the cloud',
       async () => cloudHash(id) === sha256Hex('third-password-3C'),
     );
-    expect((await heldData()).bytes).toBeGreaterThan(256 * KIB);
+    const referenced = await heldData();
+    expect(referenced.secrets).toBe(3);
+    expect(referenced.bytes).toBeLessThan(16 * KIB);
 
     await env.patchSpec('held', { passwordSecretRef: { name: 'app-password', key: 'password' } });
     await until('the first reference again', async () => cloudHash(id) === sha256Hex('second-password-2B'));

@@ -69,6 +69,7 @@ if synced ~= nil and synced.status == "False" then
     CloudRequestRejected = true,
     CredentialsMissing = true,
     SecretMissing = true,
+    SecretTooLarge = true,
     SecretConflict = true,
     SecretNotWritable = true,
     StatusRefused = true,
