@@ -42,7 +42,7 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
   namesOf?: ObjectNames;
   /** The operator's Secret cache: referenced Secrets and connection Secrets (with their owners). */
   secrets: SecretReader;
-  /** Told of each connection Secret write: the operator's Secret cache holds the answer (see `SecretCache`). */
+  /** Told of each connection Secret write: the operator's Secret cache holds its answer. */
   secretWrites?: SecretWriteListener;
   /** The key for status digests of referenced Secrets' values (derived from the resource's credentials). */
   secretDigestKey?(resource: R): DigestKey;
