@@ -176,7 +176,7 @@ export async function operatorRequests(
   return { total, byKind: Object.fromEntries(byKind), counts };
 }
 
-/** The operator's requests per object, one line per request kind and the total, as a benchmark prints them. */
+/** The operator's requests per object, a line per request kind and the total, as a benchmark prints them. */
 export function requestsPerObjectTable(
   requests: { total: number; byKind: Record<string, number> },
   objects: number,

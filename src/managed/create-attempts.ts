@@ -85,7 +85,7 @@ export class CreateAttempts {
     this.lastEnded.delete(key);
   }
 
-  /** This process removed the spent create intent, making `removed`; `older`: the versions it had seen before. */
+  /** This process removed the spent create intent, making `removed`; `older`: the versions seen before. */
   intentRemoved(removed: ManagedObject, older: readonly (string | undefined)[]): void {
     const made = removed.metadata.resourceVersion;
     if (made === undefined) return;
@@ -107,7 +107,7 @@ export class CreateAttempts {
     return removal.older.includes(version) ? removal.made : undefined;
   }
 
-  /** The cache shows `cached` for `key` (undefined: gone): once it shows the removal or later, it is forgotten. */
+  /** The cache shows `cached` for `key` (undefined: gone): past the removal's versions, it is forgotten. */
   observe(key: string, cached: ManagedObject | undefined): void {
     if (!cached || this.removalAhead(cached) === undefined) this.removals.delete(key);
   }

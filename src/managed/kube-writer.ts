@@ -241,7 +241,10 @@ export class HttpKubeWriter implements KubeWriter, EventWriter {
     }
   }
 
-  /** Merges `data` into the Secret if it exists and `owner` controls it: the Secret as stored, or undefined when it does not exist. */
+  /**
+   * Merges `data` into the Secret if it exists and `owner` controls it: the Secret as stored, or undefined
+   * when it does not exist.
+   */
   private async patchIfControlled(
     owner: ManagedObject,
     name: string,
@@ -254,7 +257,7 @@ export class HttpKubeWriter implements KubeWriter, EventWriter {
     return this.patchSecret(namespace, name, data, secret.metadata.resourceVersion);
   }
 
-  /** Merges `data` into the Secret at exactly `resourceVersion`: the Secret as stored, or undefined when it does not exist. */
+  /** Merges `data` into the Secret at exactly `resourceVersion`: the Secret as stored, undefined if none. */
   private async patchSecret(
     namespace: string,
     name: string,

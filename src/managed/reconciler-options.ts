@@ -48,7 +48,7 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
   secretWriterOf?(namespace: string, name: string): string | undefined;
   /** The operator's Secret cache: referenced Secrets and connection Secrets (with their owners). */
   secrets: SecretReader;
-  /** Told of each connection Secret write: the operator's Secret cache holds the answer (see `SecretCache`). */
+  /** Told of each connection Secret write: the operator's Secret cache holds its answer. */
   secretWrites?: SecretWriteListener;
   /** The key for status digests of referenced Secrets' values (derived from the resource's credentials). */
   secretDigestKey?(resource: R): DigestKey;

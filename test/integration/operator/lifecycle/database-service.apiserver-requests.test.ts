@@ -1,6 +1,6 @@
-// What a burst of creates costs the apiserver, counted as `npm run bench:scale` counts it: the apiserver's own
-// apiserver_request_total. The shared control plane serves every test file at once, so this file starts one
-// of its own, where every request counted is this operator's.
+// What a burst of creates costs the apiserver, counted as `npm run bench:scale` counts it: the apiserver's
+// own apiserver_request_total. The shared control plane serves every test file at once, so this file starts
+// one of its own, where every request counted is this operator's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   applyObjectsAndWait,
@@ -15,7 +15,10 @@ import {
 import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 
 const BURST = 20;
-/** Per service: the finalizer and the create intent, two status writes, the Event, the Secret's dry run and write. */
+/**
+ * Per service: the finalizer with the create intent and the intent's removal, two status writes, the Event,
+ * the connection Secret's dry run and its write.
+ */
 const MAX_REQUESTS_PER_SERVICE = 7;
 
 describe.skipIf(clusterSkipReason())('apiserver requests of a burst of DatabaseServices', () => {
