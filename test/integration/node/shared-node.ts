@@ -28,8 +28,10 @@ export async function chartOnSharedNode(
   return {
     ...chart,
     stop: async () => {
+      const started = Date.now();
       try {
         await chart.clear();
+        console.log(`[shared node] release cleared in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       } finally {
         await chart.stop();
       }
