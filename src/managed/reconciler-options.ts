@@ -41,11 +41,11 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
   /** The names of the sluice objects of a kind in a namespace: a missing reference suggests a close one. */
   namesOf?: ObjectNames;
   /**
-   * The sluice object of the namespace that writes this Secret (`ApiKey team-analytics`), if any: an object
-   * whose credentials Secret it is and is not written yet waits for it, as for a reference, and no failure
-   * is recorded.
+   * The sluice object of the namespace that writes this Secret (`ApiKey team-analytics`), if any, and whether
+   * it has made its cloud object yet (an id in status): an object whose credentials Secret it is waits until
+   * the Secret is written and the key it holds exists, as for a reference, and no failure is recorded.
    */
-  secretWriterOf?(namespace: string, name: string): string | undefined;
+  secretWriterOf?(namespace: string, name: string): { writer: string; made: boolean } | undefined;
   /** The operator's Secret cache: referenced Secrets and connection Secrets (with their owners). */
   secrets: SecretReader;
   /** Told of each connection Secret write: the operator's Secret cache holds its answer. */

@@ -215,7 +215,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     if (id) this.creates.settled(objectKey(resource));
     if (!id && writes) return this.outcomes.waitForObject(draft, nothingToObserve(kind.kind));
     const unwritten = this.credentialsNotWrittenYet(resource);
-    if (unwritten) return this.outcomes.waitForObject(draft, unwritten);
+    // The Secret's arrival wakes the object; once written, the key's making shows in no Secret: look again.
+    if (unwritten)
+      return unwritten.written
+        ? this.outcomes.waitForCloud(draft, unwritten.waiting)
+        : this.outcomes.waitForObject(draft, unwritten.waiting);
     const secrets = this.resolveSecrets(resource, draft.status);
     const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
@@ -578,19 +582,21 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   }
 
   /**
-   * The object's own credentials Secret is missing, and another sluice object of its namespace writes it (an
-   * ApiKey making the key): the normal moment before that object has written it, a wait, not a failure.
+   * Another sluice object of the namespace writes the object's own credentials Secret (an ApiKey making the
+   * key) and has not written it yet, or has written it but not made the key it holds yet (the Secret comes
+   * first): the normal moment before the credentials work, a wait, not a failure (no 401, no Warning).
    */
-  private credentialsNotWrittenYet(resource: R): Waiting | undefined {
+  private credentialsNotWrittenYet(resource: R): { waiting: Waiting; written: boolean } | undefined {
     const { namespace } = resource.metadata;
     const name = resource.spec.credentialsRef?.name;
-    if (!name || this.options.secrets.get(namespace, name) !== undefined) return undefined;
-    const writer = this.options.secretWriterOf?.(namespace, name);
-    if (!writer) return undefined;
-    return new Waiting(
-      REASON.WaitingForCredentials,
-      `waiting for ${writer} to write the Secret ${name} that spec.credentialsRef names`,
-    );
+    if (!name) return undefined;
+    const written = this.options.secrets.get(namespace, name) !== undefined;
+    const { writer, made } = this.options.secretWriterOf?.(namespace, name) ?? {};
+    if (!writer || (written && made)) return undefined;
+    const message = written
+      ? `waiting for ${writer} to make the key the Secret ${name} holds, which spec.credentialsRef names`
+      : `waiting for ${writer} to write the Secret ${name} that spec.credentialsRef names`;
+    return { waiting: new Waiting(REASON.WaitingForCredentials, message), written };
   }
 
   private readonly lookup: ObjectLookup = (kind, namespace, name) =>

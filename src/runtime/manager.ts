@@ -374,8 +374,11 @@ export class Manager<Cloud> {
     this.controllers.get(kind)?.enqueue(key);
   }
 
-  /** The sluice object of `namespace` whose connection Secret is `name` (`ApiKey team-analytics`), if any. */
-  private secretWriterOf(namespace: string, name: string): string | undefined {
+  /**
+   * The sluice object of `namespace` whose connection Secret is `name` (`ApiKey team-analytics`), if any, and
+   * whether it has made its cloud object (an ApiKey writes the Secret before it makes the key).
+   */
+  private secretWriterOf(namespace: string, name: string): { writer: string; made: boolean } | undefined {
     for (const kind of this.options.kinds) {
       const writes = kind.connectionSecret?.name;
       if (!writes) continue;
@@ -383,7 +386,7 @@ export class Manager<Cloud> {
         .get(kind.kind)!
         .cache.list()
         .find((object) => object.metadata.namespace === namespace && writes(object) === name);
-      if (writer) return `${kind.kind} ${writer.metadata.name}`;
+      if (writer) return { writer: `${kind.kind} ${writer.metadata.name}`, made: Boolean(writer.status?.id) };
     }
     return undefined;
   }
