@@ -1,4 +1,5 @@
 import { shareStrings } from '../base/shared-strings.ts';
+import { nextSlice, overSlice } from '../base/slices.ts';
 
 /** The clock a snapshot ages by: milliseconds, only differences matter. */
 export interface SnapshotClock {
@@ -137,7 +138,11 @@ export class CloudSnapshot<T extends { id: string }> {
     );
   }
 
-  private apply(listed: readonly T[], startedAt: number): void {
+  /**
+   * A list's answer, compared entry by entry with what is known; a thousand entries take their turns with
+   * the rest of the event loop (readers wait for the whole, as for the list itself: `inflight`).
+   */
+  private async apply(listed: readonly T[], startedAt: number): Promise<void> {
     const first = this.takenAt === undefined;
     const changed: string[] = [];
     const seen = new Set<string>();
@@ -153,6 +158,7 @@ export class CloudSnapshot<T extends { id: string }> {
       // key listed every few seconds does not churn thousands of long-lived objects through the old heap.
       if (entry?.value && !news) entry.knownAt = startedAt;
       else this.entries.set(value.id, { value: shareStrings(value), knownAt: startedAt });
+      if (overSlice()) await nextSlice();
     }
     for (const [id, entry] of this.entries) {
       if (seen.has(id) || entry.knownAt > startedAt) continue;
