@@ -200,7 +200,10 @@ export class Manager<Cloud> {
     return this.starting;
   }
 
-  /** True once every cache has synced: the same set of caches the workers wait for (readyz). */
+  /**
+   * True once every cache has synced: the same set of caches the workers wait for. Readiness goes by
+   * `start()` resolving instead, which also waits for the operator's own Secrets.
+   */
   hasSynced(): boolean {
     return this.allInformers().every((informer) => informer.hasSynced());
   }
