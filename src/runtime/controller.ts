@@ -53,6 +53,11 @@ export class Controller<R extends ManagedObject, Cloud, Plan> {
     });
   }
 
+  /** The keys of this kind's objects that hold cloud object `id` (status, annotation, or a grant of this process). */
+  holdersOf(id: string): string[] {
+    return this.reconciler.holdersOf(id);
+  }
+
   /** Since when this kind's queue has held work without moving (see `WorkQueue.stalledSince`). */
   stalledSince(): number | undefined {
     return this.queue.stalledSince();
