@@ -6,7 +6,8 @@
 // sent to what the id names.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/test-cluster.ts';
-import { kafkaPipe, PIPES } from '../../../../tools/fixtures/pipe.ts';
+import { applyWithFinalizer } from './ownership-fixtures.ts';
+import { kafkaPipe, lookAlikeBody, PIPES } from '../../../../tools/fixtures/pipe.ts';
 import { rpeSpec } from '../../../../tools/fixtures/rpe.ts';
 import {
   baseSpec,
@@ -56,10 +57,15 @@ describe.skipIf(clusterSkipReason())('plain ids across namespaces of one cluster
       metadata: { name, namespace: env.namespace },
     });
 
-  /** The calls that reached the cloud object `id` or anything in it, and every create, since the last clear. */
+  /**
+   * The calls since the last clear that wrote to the service `id`, or reached anything in it: all but the
+   * reads that find an id's owner record (the services list, and a service's backups list for a backupId).
+   */
   const sentTo = async (id: string) =>
     (await owner.calls()).filter(
-      (c) => c.path.includes(`/services/${id}/`) || (c.method !== 'GET' && c.path.includes(id)),
+      (c) =>
+        (c.method !== 'GET' && c.path.includes(id)) ||
+        (c.path.includes(`/services/${id}/`) && !(c.method === 'GET' && c.path.endsWith('/backups'))),
     );
   const creates = async () => writes(await owner.calls()).filter((c) => c.method === 'POST');
 
@@ -145,6 +151,22 @@ describe.skipIf(clusterSkipReason())('plain ids across namespaces of one cluster
     expect(condition(mirror, 'Ready')!.message).toContain(`annotation ${EXTERNAL_ID}`);
     expect(writes(await sentTo(archiveId))).toEqual([]);
     expect(await tenant.secret('mirror-connection')).toBeUndefined();
+  });
+
+  it('a crafted lost create on a plain serviceId neither adopts nor deletes another namespace’s pipe', async () => {
+    // Intent and finalizer are the tenant's to write; a pipe of the same natural key appears after the intent.
+    const spec = { ...kafkaPipe('orders'), serviceRef: undefined, serviceId: warehouseId };
+    await applyWithFinalizer(tenant, 'Pipe', 'crafted', spec, {
+      'sluice.dev/create-pending': new Date().toISOString(),
+    });
+    await refused(tenant, 'Pipe', 'crafted', 'ServiceIdNotAllowed');
+    const theirs = await owner.cloud.createPipe(warehouseId, lookAlikeBody(kafkaPipe('orders')));
+    await owner.clearCalls();
+    await refused(tenant, 'Pipe', 'crafted', 'ServiceIdNotAllowed');
+    await tenant.of('Pipe').removeUntilGone('crafted');
+    expect(await sentTo(warehouseId)).toEqual([]);
+    expect(owner.emulator.store.pipesOf(warehouseId).has(theirs.id)).toBe(true);
+    await owner.cloud.deletePipe(warehouseId, theirs.id);
   });
 
   it('a grant in the referring namespace counts for nothing', async () => {
