@@ -15,7 +15,7 @@ export interface PlainIdUse {
   reason: string;
   /** Read by the create alone (a restore's backup): an object that exists never uses it again. */
   createOnly?: boolean;
-  /** The kind whose objects may hold `id` in this cluster (status or annotation), looked for in the caches. */
+  /** The kind whose objects may hold `id` in this cluster (in their status), looked for in the caches. */
   heldBy?: string;
 }
 
@@ -64,7 +64,7 @@ export function grantAllows(grant: CloudIdGrant, from: GrantFrom, to: Required<G
 export interface IdOwnership {
   /** The owner record the cloud keeps on it (a child: its service's); undefined when it carries none. */
   recorded?: Owner;
-  /** The sluice objects of this cluster (any namespace) that hold it, in their status or annotation. */
+  /** The sluice objects of this cluster (any namespace) whose status holds it. */
   holders: readonly { kind: string; namespace: string; name: string }[];
 }
 

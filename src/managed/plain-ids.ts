@@ -61,7 +61,7 @@ export class PlainIdGate<R extends ManagedObject> {
     );
   }
 
-  /** The objects of this cluster other than `resource` that hold the id (status or annotation). */
+  /** The objects of this cluster other than `resource` whose status holds the id. */
   private holders(resource: R, use: PlainIdUse) {
     if (!use.heldBy) return [];
     const self = `${resource.metadata.namespace}/${resource.metadata.name}`;

@@ -39,7 +39,7 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
   cluster?: ClusterIdentity;
   /**
    * Who may reach a cloud object by a plain id (spec field or `sluice.dev/external-id`): the grants, the
-   * administrator's allow-list, and the objects of any kind holding an id (`namespace/name` keys). Without
+   * administrator's allow-list, and the objects of any kind whose status holds an id (`namespace/name` keys). Without
    * it every plain id is taken as given (a runtime on its own, `sluice plan`).
    */
   idAccess?: IdAccessOptions & { holdersOf(kind: string, id: string): string[] };

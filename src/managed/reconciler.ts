@@ -153,6 +153,17 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     return this.claims.keysHolding(id);
   }
 
+  /**
+   * The keys of this kind's objects whose status holds `id`: what they made or were let adopt. An annotation
+   * alone is anyone's to write, and must not make another namespace's id look held.
+   */
+  recordedHoldersOf(id: string): string[] {
+    return this.claims.keysHolding(id).filter((key) => {
+      const object = this.options.cache.get(key);
+      return object !== undefined && this.statuses.latest(object)?.id === id;
+    });
+  }
+
   /** The worker entry point: reconciles one `namespace/name` key. Throws to ask for a backoff retry. */
   readonly reconcile = async (key: string): Promise<Requeue | void> => {
     const cached = this.options.cache.get(key);

@@ -53,9 +53,9 @@ export class Controller<R extends ManagedObject, Cloud, Plan> {
     });
   }
 
-  /** The keys of this kind's objects that hold cloud object `id` (status, annotation, or a grant of this process). */
-  holdersOf(id: string): string[] {
-    return this.reconciler.holdersOf(id);
+  /** The keys of this kind's objects whose status holds cloud object `id`. */
+  recordedHoldersOf(id: string): string[] {
+    return this.reconciler.recordedHoldersOf(id);
   }
 
   /** Since when this kind's queue has held work without moving (see `WorkQueue.stalledSince`). */

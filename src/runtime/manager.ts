@@ -159,7 +159,7 @@ export class Manager<Cloud> {
       cluster: options.cluster ?? { name: 'default', explicit: true },
       plainIdNamespaces: access.plainIdNamespaces,
       grants: this.grantSource(access.grantResource),
-      holdersOf: (kind, id) => this.controllers.get(kind)?.holdersOf(id) ?? [],
+      holdersOf: (kind, id) => this.controllers.get(kind)?.recordedHoldersOf(id) ?? [],
     };
     this.grantInformer?.subscribe(() => this.onGrantChange());
 

@@ -153,6 +153,20 @@ describe.skipIf(clusterSkipReason())('plain ids across namespaces of one cluster
     expect(await tenant.secret('mirror-connection')).toBeUndefined();
   });
 
+  it('another namespace’s annotation claiming an id does not make it theirs: the owner’s own Pipe by serviceId still works', async () => {
+    await tenant.apply('claimant', { name: 'warehouse' }, { [EXTERNAL_ID]: warehouseId });
+    await tenant.waitFor('claimant', 'AlreadyManaged', reasonIs('AlreadyManaged'));
+    await owner.putSecret('kafka-user', { username: 'u', password: 'p' });
+    await owner.of('Pipe').apply('own-feed', {
+      ...kafkaPipe('own-feed'),
+      serviceRef: undefined,
+      serviceId: warehouseId,
+    });
+    await owner.of<SluiceObject>('Pipe').waitFor('own-feed', 'Ready', isReadyWithId, 30_000);
+    await owner.of('Pipe').removeUntilGone('own-feed');
+    await tenant.removeUntilGone('claimant');
+  });
+
   it('a crafted lost create on a plain serviceId neither adopts nor deletes another namespace’s pipe', async () => {
     // Intent and finalizer are the tenant's to write; a pipe of the same natural key appears after the intent.
     const spec = { ...kafkaPipe('orders'), serviceRef: undefined, serviceId: warehouseId };
