@@ -79,6 +79,7 @@ export class Manager<Cloud> {
   private readonly informers = new Map<string, SharedInformer<ManagedObject>>();
   private readonly secretInformers: Informer<SecretObject>[] = [];
   private readonly grantInformer: SharedInformer<CloudIdGrant & KubeObject> | undefined;
+  private grantPassScheduled = false;
   private readonly controllers = new Map<string, Controller<ManagedObject, Cloud, unknown>>();
   private readonly dependencies = new DependencyIndex();
   /** What dependants last saw of each referenced object, so only a change that matters reaches them. */
@@ -307,6 +308,16 @@ export class Manager<Cloud> {
    * source is a reference whose id may lead out of the namespace).
    */
   private onGrantChange(): void {
+    // One pass for a burst of grant events (the initial list delivers each grant on its own).
+    if (this.grantPassScheduled) return;
+    this.grantPassScheduled = true;
+    setImmediate(() => {
+      this.grantPassScheduled = false;
+      this.enqueueGrantConcerned();
+    });
+  }
+
+  private enqueueGrantConcerned(): void {
     for (const kind of this.options.kinds) {
       for (const object of this.informers.get(kind.kind)!.cache.list()) {
         const waiting =
