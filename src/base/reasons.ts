@@ -107,6 +107,11 @@ export const REASONS = {
     means:
       'its cloud object (or `external-id`) is recorded under another cluster ([why](../disaster-recovery.md))',
   },
+  ExternalIdNotAllowed: {
+    ...waiting,
+    means:
+      '`sluice.dev/external-id` names a cloud object of another namespace that grants this one no use of it, or one made outside sluice that the administrator does not allow this namespace ([grants](../security.md#one-namespace-and-another)); nothing is sent',
+  },
   OwnerClusterNotAllowed: {
     ...waiting,
     means: '`sluice.dev/owner-cluster` names a cluster `--take-over-from` does not list; nothing is sent',

@@ -65,6 +65,10 @@ export const OperatorFlagFields = z.object({
     (name) => (DNS_LABEL.test(name) && name.length <= 63 ? undefined : `"${name}" is no namespace name`),
     'omit the flag to let every namespace use the operator credentials',
   ).optional(),
+  plainIdNamespaces: commaList(
+    (name) => (DNS_LABEL.test(name) && name.length <= 63 ? undefined : `"${name}" is no namespace name`),
+    'omit the flag to allow ids of cloud objects made outside sluice only to namespaces with credentials of their own',
+  ).optional(),
   allowedApiHosts: commaList(
     (entry) => allowedHostProblem(entry.toLowerCase()),
     "omit the flag to allow the hosts of the operator's credentials",
@@ -108,6 +112,10 @@ export function runFlags(): Command {
       .option(
         '--operator-credentials-namespaces <a,b>',
         'only resources in these namespaces may use --credentials-secret (default: every namespace)',
+      )
+      .option(
+        '--plain-id-namespaces <a,b>',
+        "namespaces whose objects may name, with the operator's credentials, cloud objects no sluice object records (made in the console) by id (default: none)",
       )
       .option(
         '--allowed-api-hosts <host,host:port,*.domain>',

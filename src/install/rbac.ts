@@ -1,4 +1,5 @@
 import { GROUP } from '../kinds/shared/common.ts';
+import type { GrantSchema } from '../kinds/shared/grant-schema.ts';
 import type { KindSchema } from '../kinds/shared/kind-schema.ts';
 
 /** A Kubernetes RBAC PolicyRule. */
@@ -31,12 +32,19 @@ export interface OperatorRules {
  * the reflector lists and watches and leader election reads, creates and replaces its Lease (src/kube); the
  * reconciler merge-patches finalizers and status, writes connection Secrets and creates Events (src/managed).
  */
-export function operatorRules(kinds: readonly KindSchema[]): OperatorRules {
+export function operatorRules(
+  kinds: readonly KindSchema[],
+  grants: readonly GrantSchema[] = [],
+): OperatorRules {
   const plurals = kinds.map((k) => k.plural);
   return {
     watched: [
       // The reflector per kind (list, watch); the finalizer is added with a merge patch.
       { apiGroups: [GROUP], resources: plurals, verbs: ['list', 'watch', 'patch'] },
+      // Grants are watched, and read again (get) before one lets a plain id through: never written.
+      ...(grants.length > 0
+        ? [{ apiGroups: [GROUP], resources: grants.map((g) => g.plural), verbs: ['get', 'list', 'watch'] }]
+        : []),
       // Status is written with a merge patch on the status subresource.
       { apiGroups: [GROUP], resources: plurals.map((p) => `${p}/status`), verbs: ['patch'] },
       // Connection Secrets are owned by their resource with blockOwnerDeletion, which the

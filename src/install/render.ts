@@ -3,9 +3,10 @@
 // (KIND_SCHEMAS), so a new kind reaches every install path by regenerating; a test fails when these are stale.
 import { stringify } from 'yaml';
 import { GROUP } from '../kinds/shared/common.ts';
-import { customResourceDefinition } from '../kinds/shared/crd.ts';
+import { customResourceDefinition, grantResourceDefinition } from '../kinds/shared/crd.ts';
+import type { GrantSchema } from '../kinds/shared/grant-schema.ts';
 import type { KindSchema } from '../kinds/shared/kind-schema.ts';
-import { KIND_SCHEMAS } from '../kinds/schemas.ts';
+import { GRANT_SCHEMAS, KIND_SCHEMAS } from '../kinds/schemas.ts';
 import { healthCasesOf } from './argocd-fixtures.ts';
 import { healthLua } from './health.ts';
 import { observeAdmissionPolicy } from './admission-policy.ts';
@@ -37,13 +38,19 @@ function helmLiteral(text: string): string {
   return text.replace(/\{\{|\}\}/g, (braces) => `{{ "${braces}" }}`);
 }
 
-export function renderInstallFiles(kinds: readonly KindSchema[] = KIND_SCHEMAS): GeneratedFile[] {
+export function renderInstallFiles(
+  kinds: readonly KindSchema[] = KIND_SCHEMAS,
+  grants: readonly GrantSchema[] = GRANT_SCHEMAS,
+): GeneratedFile[] {
   const files: GeneratedFile[] = [];
-  const rules = operatorRules(kinds);
-  const crds = kinds.map((kind) => customResourceDefinition(kind));
+  const rules = operatorRules(kinds, grants);
+  const crds = [
+    ...kinds.map((kind) => customResourceDefinition(kind)),
+    ...grants.map((grant) => grantResourceDefinition(grant)),
+  ];
 
   // ---- Helm chart ----
-  for (const [i, kind] of kinds.entries()) {
+  for (const [i, kind] of [...kinds, ...grants].entries()) {
     const crd = structuredClone(crds[i]!) as { metadata: Record<string, unknown> };
     // Helm never upgrades crds/, so the CRDs are templates; keep them when the release is uninstalled, or
     // every sluice resource in the cluster would go with them. Argo CD ignores Helm's annotation and has its

@@ -1,6 +1,8 @@
 import { apiKeySchema } from './api-key/schema.ts';
 import { alertSchema } from './alert/schema.ts';
 import { databaseServiceSchema } from './database-service/schema.ts';
+import { cloudIdGrantSchema } from './cloud-id-grant/schema.ts';
+import type { GrantSchema } from './shared/grant-schema.ts';
 import type { KindSchema } from './shared/kind-schema.ts';
 import { pipeSchema } from './pipe/schema.ts';
 import { queryEndpointSchema } from './query-endpoint/schema.ts';
@@ -21,3 +23,9 @@ export const KIND_SCHEMAS: readonly KindSchema<any>[] = [
   reversePrivateEndpointSchema,
   apiKeySchema,
 ];
+
+/**
+ * The kinds sluice reads but does not manage: a CRD each (and the operator's rights to read them), written by
+ * `npm run generate` beside the kinds'.
+ */
+export const GRANT_SCHEMAS: readonly GrantSchema[] = [cloudIdGrantSchema];

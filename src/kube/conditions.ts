@@ -13,7 +13,7 @@ export interface Condition {
   observedGeneration?: number;
 }
 
-export type ConditionType = 'Ready' | 'Synced' | 'Drifted' | 'Reconciling' | 'Stalled';
+export type ConditionType = 'Ready' | 'Synced' | 'Drifted' | 'Reconciling' | 'Stalled' | 'Granted';
 export type ConditionInput = Omit<Condition, 'lastTransitionTime'>;
 
 /**

@@ -27,6 +27,8 @@ export interface DeletionOptions<R extends ManagedObject, P> {
   cluster: ClusterIdentity;
   /** The kind's client for a resource being deleted (its own credentials, its kept references). */
   connect(resource: R, references: ResolvedReferences): Promise<ExternalClient<R, P>>;
+  /** Whether an object that never recorded an id may look for a lost create where its plain ids lead. */
+  mayLookUp(resource: R, external: ExternalClient<R, P>, references: ResolvedReferences): Promise<boolean>;
 }
 
 /**
@@ -100,7 +102,10 @@ export class Deletion<R extends ManagedObject, P> {
         return this.removeFinalizer(resource, draft);
       }
       const external = await this.options.connect(resource, references);
-      // A create that crashed before recording its id must not leak when the resource is deleted.
+      // A create that crashed before recording its id must not leak when the resource is deleted; but an
+      // intent is anyone's to write: the look-up goes only where the object's plain ids may reach.
+      if (!id && !(await this.options.mayLookUp(resource, external, references)))
+        return this.removeFinalizer(resource, draft);
       id ??= await external.findCreated(resource, this.options.creates.lostCreate(resource));
       if (id && (await external.delete(resource, id)) === 'pending') {
         draft.setCondition({

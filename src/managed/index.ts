@@ -70,6 +70,9 @@ export {
   type Owner,
 } from './cluster-owner.ts';
 
+// Cloud ids named by value, and who may reach what they name.
+export type { PlainIdUse } from './id-access.ts';
+
 // Objects sluice only observes: what Full would send.
 export { bodyLeaves, describePendingChange, isObserveOnly, type PendingChange } from './observe-only.ts';
 

@@ -5,6 +5,7 @@ import type { WriteRecorder } from '../base/recorded-writes.ts';
 import type { ClusterIdentity } from './cluster-owner.ts';
 import type { EventRecorder } from './events.ts';
 import type { KubeWriter } from './kube-writer.ts';
+import type { IdAccessOptions } from './id-access.ts';
 import type { ObjectLookup, ObjectNames } from './references.ts';
 import type { SecretReader, SecretWriteListener } from './secret-references.ts';
 import type { DigestKey } from './secret-digests.ts';
@@ -36,6 +37,12 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
    * operator always passes it, a runtime on its own (a test) records the explicit name `default`.
    */
   cluster?: ClusterIdentity;
+  /**
+   * Who may reach a cloud object by a plain id (spec field or `sluice.dev/external-id`): the grants, the
+   * administrator's allow-list, and the objects of any kind whose status holds an id (`namespace/name` keys). Without
+   * it every plain id is taken as given (a runtime on its own, `sluice plan`).
+   */
+  idAccess?: IdAccessOptions & { holdersOf(kind: string, id: string): string[] };
   /** Finds referenced sluice objects in the operator's caches. */
   lookup?: ObjectLookup;
   /** The names of the sluice objects of a kind in a namespace: a missing reference suggests a close one. */

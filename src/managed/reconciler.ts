@@ -32,6 +32,7 @@ import { isObserveOnly, nothingToObserve, recordPendingChanges } from './observe
 import { Outcomes, type Outcome } from './outcomes.ts';
 import { Pacing } from './pacing.ts';
 import { Preconditions } from './preconditions.ts';
+import { GRANTED_CONDITION, GRANT_WITHDRAWN, PlainIdGate } from './plain-ids.ts';
 import { type ObjectLookup, type ResolvedReferences } from './references.ts';
 import { resolveSecrets, type ResolvedSecrets } from './secret-references.ts';
 import { recordedAnnotation } from './status-bounds.ts';
@@ -75,6 +76,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly deletion: Deletion<R, P>;
   private readonly preconditions: Preconditions<R>;
   private readonly creates: CreateAttempts;
+  private readonly plainIds: PlainIdGate<R> | undefined;
   /** The writer, its writes to the object itself telling a race with the object's removal or edit. */
   private readonly writer: KubeWriter;
 
@@ -104,6 +106,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         now: this.now,
       });
     this.pacing = new Pacing({ ...options, now: this.now });
+    this.plainIds = options.idAccess && new PlainIdGate({ kind, access: options.idAccess });
     // A test's clock stands for both clocks; otherwise time passed is measured on the monotonic one.
     this.creates = new CreateAttempts(
       this.now,
@@ -125,6 +128,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       lookup: this.lookup,
       cluster: this.cluster,
       connect: (resource, references) => this.connect(resource, 'user', references, EMPTY_SECRETS),
+      mayLookUp: (resource, external, references) => this.mayLookUp(resource, external, references),
     });
     this.preconditions = new Preconditions({
       kind,
@@ -147,6 +151,17 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   /** The keys of this kind's objects that manage cloud object `id`. */
   holdersOf(id: string): string[] {
     return this.claims.keysHolding(id);
+  }
+
+  /**
+   * The keys of this kind's objects whose status holds `id`: what they made or were let adopt. An annotation
+   * alone is anyone's to write, and must not make another namespace's id look held.
+   */
+  recordedHoldersOf(id: string): string[] {
+    return this.claims.keysHolding(id).filter((key) => {
+      const object = this.options.cache.get(key);
+      return object !== undefined && this.statuses.latest(object)?.id === id;
+    });
   }
 
   /** The worker entry point: reconciles one `namespace/name` key. Throws to ask for a backoff retry. */
@@ -236,6 +251,16 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         return this.outcomes.waitForObject(draft, new Waiting(OWNED_BY_ANOTHER_CLUSTER, message));
       }
     }
+    // A plain id is no right to what it names: another namespace's cloud object needs its grant.
+    const attached = id !== undefined && !adopting;
+    const refused = await this.judgePlainIds(resource, external, references, attached, credentials);
+    if (refused && !attached)
+      return this.outcomes.waitForObject(draft, new Waiting(refused.reason, refused.message));
+    // One that exists keeps working when its grant goes (nothing is deleted), and says so.
+    if (refused) {
+      const message = `${refused.message.replace(/: nothing is sent.*$/s, '')}; this object already uses it and keeps working, but nothing new may be attached`;
+      draft.setCondition({ type: GRANTED_CONDITION, status: 'False', reason: GRANT_WITHDRAWN, message });
+    } else draft.removeCondition(GRANTED_CONDITION);
 
     if (!id) {
       // Crash-safe create: a create whose id never reached status left a marker in the cloud, or at least an
@@ -456,6 +481,29 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     recordDrift(draft.status, observation.drift ?? [], observation.managedEntries, this.now());
     await recordPendingChanges(resource, external, id, observation, writes, draft, notes);
     return { kind: 'driftCheck' };
+  }
+
+  /** Why the object's plain ids may not reach what they name (undefined when they may, or it has none). */
+  private async judgePlainIds(
+    resource: R,
+    external: ExternalClient<R, P>,
+    references: ResolvedReferences,
+    attached: boolean,
+    credentials: string | undefined,
+  ) {
+    if (!this.plainIds?.names(resource, references)) return undefined;
+    return this.plainIds.judge(resource, external, references, attached, credentials === undefined);
+  }
+
+  /**
+   * Whether deleting an object that never recorded an id may look for a lost create: only where its plain
+   * ids may reach, or a crafted intent would find (and delete) another namespace's object.
+   */
+  private async mayLookUp(resource: R, external: ExternalClient<R, P>, references: ResolvedReferences) {
+    const exists = (namespace: string, name: string) =>
+      this.options.secrets.get(namespace, name) !== undefined;
+    const credentials = credentialsSecretNameOf(resource, exists);
+    return (await this.judgePlainIds(resource, external, references, false, credentials)) === undefined;
   }
 
   private async judgeOwnership(resource: R, external: ExternalClient<R, P>): Promise<OwnershipVerdict> {

@@ -91,7 +91,7 @@ export class StatusDraft<R extends ManagedObject> {
     });
   }
 
-  removeCondition(type: 'Drifted' | 'Reconciling' | 'Stalled'): void {
+  removeCondition(type: 'Drifted' | 'Reconciling' | 'Stalled' | 'Granted'): void {
     if (this.status.conditions) this.status.conditions = removeCondition(this.status.conditions, type);
   }
 

@@ -1,6 +1,7 @@
 import type { DriftedField, ManagedEntries, PolicyFields, PolicyOutcome } from './field-policy.ts';
 import type { FieldChange } from './field-changes.ts';
 import type { OwnedCandidate, Owner } from './cluster-owner.ts';
+import type { PlainIdUse } from './id-access.ts';
 import type { DeletionPolicy, ManagedObject } from './managed-object.ts';
 import type { ReferenceDeclaration, ResolvedReferences } from './references.ts';
 import type { ResolvedSecrets, SecretUse } from './secret-references.ts';
@@ -125,6 +126,11 @@ export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
    */
   recordedOwner?(resource: R, externalId: string): Promise<Owner | undefined>;
   /**
+   * The owner the cloud records for what a spec field's plain id names (a `serviceId`'s service, a
+   * `backupId`'s service), undefined when it records none: read before the id may reach anything.
+   */
+  plainIdOwner?(resource: R, use: PlainIdUse): Promise<Owner | undefined>;
+  /**
    * Makes sure a create can go ahead (e.g. its service runs: an idle one is woken); throws `Waiting` while it
    * cannot yet, or a `ReconcileError` when only a change of the spec helps.
    */
@@ -232,6 +238,12 @@ export interface ManagedKind<R extends ManagedObject, Cloud, Plan = unknown> {
   createStatusFields?: readonly string[];
   /** The Secrets a resource's spec references (`…SecretRef`), read from the operator's cache. */
   secretReferences?(resource: R): SecretUse[];
+  /**
+   * The cloud ids the spec names by value (`serviceId`, `backupId`) or reaches through a reference that
+   * may lead out of the namespace (a restore's source): each is checked against its owner record and the
+   * grants before any call (the `sluice.dev/external-id` annotation is every kind's, checked the same way).
+   */
+  plainIds?(resource: R, references: ResolvedReferences): PlainIdUse[];
   /** What a drift check of the resource reads from the cloud: what the operator plans each key's quota by. */
   driftReads?(resource: R): readonly DriftRead[];
   connect(resource: R, context: ConnectContext<Cloud>): ExternalClient<R, Plan>;

@@ -17,6 +17,8 @@ import { CREDENTIAL_KEYS } from '../cloud-access/credentials.ts';
 import type { OperatorConfig } from './config.ts';
 import { setTimeScale } from '../base/timings.ts';
 import { KINDS } from '../kinds/index.ts';
+import { GRANT_SCHEMAS } from '../kinds/schemas.ts';
+import { GROUP, VERSION } from '../kinds/shared/common.ts';
 import type { CloudApi, CloudConnection } from '../cloud-access/connection.ts';
 import { shutDownInOrder } from './shutdown.ts';
 import { monitorEventLoop } from '../runtime/event-loop-monitor.ts';
@@ -73,6 +75,11 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
     concurrency: config.concurrency,
     // Of a credentials Secret, only what the cloud clients read is kept.
     credentialKeys: Object.values(CREDENTIAL_KEYS).flat(),
+    // A plain id reaches another namespace's cloud object only by that namespace's grant.
+    idAccess: {
+      grantResource: { group: GROUP, version: VERSION, plural: GRANT_SCHEMAS[0]!.plural },
+      plainIdNamespaces: config.plainIdNamespaces ?? [],
+    },
     metrics,
     logger: log,
     writer: kube,

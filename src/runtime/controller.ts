@@ -53,6 +53,11 @@ export class Controller<R extends ManagedObject, Cloud, Plan> {
     });
   }
 
+  /** The keys of this kind's objects whose status holds cloud object `id`. */
+  recordedHoldersOf(id: string): string[] {
+    return this.reconciler.recordedHoldersOf(id);
+  }
+
   /** Since when this kind's queue has held work without moving (see `WorkQueue.stalledSince`). */
   stalledSince(): number | undefined {
     return this.queue.stalledSince();

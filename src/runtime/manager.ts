@@ -4,7 +4,7 @@ import { objectKey, splitKey, type KubeObject } from '../kube/cache.ts';
 import { Controller } from './controller.ts';
 import { Informer } from '../kube/informer.ts';
 import { informerFor, type SharedInformer } from '../kube/namespaced-informers.ts';
-import { MANAGED_BY_LABEL } from '../managed/annotations.ts';
+import { MANAGED_BY_LABEL, externalIdOf } from '../managed/annotations.ts';
 import { ALREADY_MANAGED, type ManagedReconcilerOptions } from '../managed/reconciler.ts';
 import {
   dependencyKey,
@@ -19,7 +19,10 @@ import type { OperatorMetrics } from './metrics.ts';
 import { CredentialsUsage } from './credentials-usage.ts';
 import { SecretCache, type SecretDataUse } from './secret-cache.ts';
 import type { SecretObject } from '../kube/secret-data.ts';
-import { SECRETS } from '../kube/api-path.ts';
+import { SECRETS, apiPath, type ResourceType } from '../kube/api-path.ts';
+import { KubeApiError, kubeRequestJson } from '../kube/kube-http.ts';
+import type { CloudIdGrant, GrantSource } from '../managed/id-access.ts';
+import { GRANTED_CONDITION } from '../managed/plain-ids.ts';
 
 const SECRET = 'Secret';
 
@@ -58,6 +61,12 @@ export interface ManagerOptions<Cloud> extends Pick<
   credentialKeys?: readonly string[];
   /** No object uses this credentials Secret (`spec.credentialsRef`) any more: what was kept for it can go. */
   onCredentialsReleased?(secret: { namespace: string; name: string }): void;
+  /**
+   * Plain ids reach another namespace's cloud objects only by its grants (objects of `grantResource`,
+   * watched), and console-made ones only in `plainIdNamespaces` with the operator's credentials. Without
+   * it, every plain id is taken as given.
+   */
+  idAccess?: { grantResource: ResourceType; plainIdNamespaces: readonly string[] };
 }
 
 /**
@@ -69,6 +78,8 @@ export class Manager<Cloud> {
   readonly secrets: SecretCache;
   private readonly informers = new Map<string, SharedInformer<ManagedObject>>();
   private readonly secretInformers: Informer<SecretObject>[] = [];
+  private readonly grantInformer: SharedInformer<CloudIdGrant & KubeObject> | undefined;
+  private grantPassScheduled = false;
   private readonly controllers = new Map<string, Controller<ManagedObject, Cloud, unknown>>();
   private readonly dependencies = new DependencyIndex();
   /** What dependants last saw of each referenced object, so only a change that matters reaches them. */
@@ -137,6 +148,22 @@ export class Manager<Cloud> {
       return options.cloudFor(resource, use);
     };
 
+    const { idAccess: access } = options;
+    this.grantInformer =
+      access &&
+      informerFor<CloudIdGrant & KubeObject>(namespaces, {
+        kubeConfig,
+        resource: access.grantResource,
+        logger: logger.child({ reflector: access.grantResource.plural }),
+      });
+    const idAccess: ManagedReconcilerOptions<ManagedObject, Cloud, unknown>['idAccess'] = access && {
+      cluster: options.cluster ?? { name: 'default', explicit: true },
+      plainIdNamespaces: access.plainIdNamespaces,
+      grants: this.grantSource(access.grantResource),
+      holdersOf: (kind, id) => this.controllers.get(kind)?.recordedHoldersOf(id) ?? [],
+    };
+    this.grantInformer?.subscribe(() => this.onGrantChange());
+
     for (const kind of options.kinds) {
       const informer = informerFor<ManagedObject>(namespaces, {
         kubeConfig,
@@ -144,12 +171,14 @@ export class Manager<Cloud> {
         logger: logger.child({ reflector: kind.plural }),
       });
       this.informers.set(kind.kind, informer);
+      const { idAccess: _access, ...shared } = options;
       const controller = new Controller<ManagedObject, Cloud, unknown>({
-        ...options,
+        ...shared,
         cloudFor,
         kind,
         cache: informer.cache,
         lookup,
+        idAccess,
         namesOf: (kind, namespace) =>
           (this.informers.get(kind)?.cache.keys() ?? [])
             .filter((key) => key.startsWith(`${namespace}/`))
@@ -245,7 +274,60 @@ export class Manager<Cloud> {
   }
 
   private allInformers(): SharedInformer<KubeObject>[] {
-    return [...this.secretInformers, ...this.informers.values()];
+    return [
+      ...this.secretInformers,
+      ...this.informers.values(),
+      ...(this.grantInformer ? [this.grantInformer] : []),
+    ];
+  }
+
+  /**
+   * Grants as the cache holds them, and as the apiserver has them now: a grant lets a call through only
+   * once read again, so a cache that still shows a deleted grant lets nothing through.
+   */
+  private grantSource(resource: ResourceType): GrantSource {
+    const { kubeConfig } = this.options;
+    return {
+      cached: (namespace) =>
+        (this.grantInformer?.cache.list() ?? []).filter((g) => g.metadata.namespace === namespace),
+      read: async (namespace, name) => {
+        try {
+          const path = apiPath(resource, namespace, name);
+          return await kubeRequestJson<CloudIdGrant>(kubeConfig, { path });
+        } catch (error) {
+          if (error instanceof KubeApiError) return undefined;
+          throw error;
+        }
+      },
+    };
+  }
+
+  /**
+   * A grant came, changed or went: the objects it may concern look again at once, not at their next drift
+   * check: those that name a plain id, and those waiting before their cloud object exists (a restore's
+   * source is a reference whose id may lead out of the namespace).
+   */
+  private onGrantChange(): void {
+    // One pass for a burst of grant events (the initial list delivers each grant on its own).
+    if (this.grantPassScheduled) return;
+    this.grantPassScheduled = true;
+    setImmediate(() => {
+      this.grantPassScheduled = false;
+      this.enqueueGrantConcerned();
+    });
+  }
+
+  private enqueueGrantConcerned(): void {
+    for (const kind of this.options.kinds) {
+      for (const object of this.informers.get(kind.kind)!.cache.list()) {
+        const waiting =
+          !object.status?.id &&
+          object.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'False');
+        const plain = externalIdOf(object) !== undefined || (kind.plainIds?.(object, {}).length ?? 0) > 0;
+        const reported = object.status?.conditions?.some((c) => c.type === GRANTED_CONDITION);
+        if (waiting || plain || reported) this.enqueue(kind.kind, objectKey(object));
+      }
+    }
   }
 
   private onObjectChange(kind: ManagedKind<ManagedObject, Cloud, unknown>, key: string): void {

@@ -16,6 +16,14 @@
 - apiGroups:
     - sluice.dev
   resources:
+    - cloudidgrants
+  verbs:
+    - get
+    - list
+    - watch
+- apiGroups:
+    - sluice.dev
+  resources:
     - databaseservices/status
     - pipes/status
     - alerts/status

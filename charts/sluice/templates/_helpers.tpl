@@ -64,6 +64,9 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- with .Values.operator.operatorCredentialsNamespaces }}
 - --operator-credentials-namespaces={{ join "," . }}
 {{- end }}
+{{- with .Values.operator.plainIdNamespaces }}
+- --plain-id-namespaces={{ join "," . }}
+{{- end }}
 {{- with .Values.operator.allowedApiHosts }}
 - --allowed-api-hosts={{ join "," . }}
 {{- end }}

@@ -14,6 +14,7 @@ import {
   parseOwnerRecord,
   type OwnedCandidate,
   type Owner,
+  type PlainIdUse,
   type SecretUse,
   type ConnectContext,
   type ConnectionDetails,
@@ -58,6 +59,7 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
   },
   // What a create restores from, recorded with its intent: shown to users, never acted on.
   createStatusFields: ['restoredFromBackup'],
+  plainIds: (resource, references) => restorePlainIds(resource, references[RESTORE_SOURCE]?.[0]?.id),
   secretReferences: (resource) => passwordSecretUses(resource),
   driftReads: (resource) => [
     { api: 'management', list: 'services' },
@@ -174,6 +176,29 @@ class DatabaseServiceClient implements KindClient<DatabaseService, ServiceDiff> 
 
   async recordedOwner(_resource: DatabaseService, id: string): Promise<Owner | undefined> {
     return parseOwnerRecord((await this.read(id))?.tags?.find((t) => t.key === OWNER_TAG)?.value);
+  }
+
+  /**
+   * The owner recorded for a restore's backup: that of the service whose backups list it (a `backupId`), or
+   * of the service a `restore` takes its backup from. A backup no listed service has records nobody.
+   */
+  async plainIdOwner(resource: DatabaseService, use: PlainIdUse): Promise<Owner | undefined> {
+    if (use.field === 'restore') return this.recordedOwner(resource, use.id);
+    const { snapshots, freshnessMs } = this.cloud;
+    const recordOf = (service: Service) =>
+      parseOwnerRecord(service.tags?.find((t) => t.key === OWNER_TAG)?.value);
+    // This namespace's services first: a team restoring its own backup costs a list or two, not one per service.
+    const services = [...(await snapshots.services.all(freshnessMs))].sort(
+      (a, b) =>
+        Number(recordOf(b)?.namespace === resource.metadata.namespace) -
+        Number(recordOf(a)?.namespace === resource.metadata.namespace),
+    );
+    const id = use.id.toLowerCase();
+    for (const service of services) {
+      const backups = await snapshots.backups(service.id).all(freshnessMs);
+      if (backups.some((backup) => backup.id.toLowerCase() === id)) return recordOf(service);
+    }
+    return undefined;
   }
 
   async observe(resource: DatabaseService, id: string): Promise<Observed<DatabaseService, ServiceDiff>> {
@@ -409,4 +434,28 @@ function activeWindowStatus(surroundings: ServiceSurroundings): { activeScalingW
   if (!schedule || !('windows' in schedule)) return {};
   // Present even when undefined: the status written replaces a window that has ended.
   return { activeScalingWindow: schedule.active?.name };
+}
+
+/**
+ * What a create restores from, as plain ids: `backupId`, and the service `restore` names (a DatabaseService
+ * of this namespace, which may have adopted another namespace's service). Read by the create alone.
+ */
+function restorePlainIds(resource: DatabaseService, restoreSourceId: string | undefined): PlainIdUse[] {
+  const { backupId } = resource.spec;
+  return [
+    ...(backupId
+      ? [{ field: 'backupId', id: backupId, reason: 'BackupIdNotAllowed', createOnly: true }]
+      : []),
+    ...(restoreSourceId
+      ? [
+          {
+            field: 'restore',
+            id: restoreSourceId,
+            reason: 'RestoreNotAllowed',
+            createOnly: true,
+            heldBy: 'DatabaseService',
+          },
+        ]
+      : []),
+  ];
 }

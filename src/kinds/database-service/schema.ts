@@ -664,6 +664,14 @@ const restoreSourceReference: ReferenceList<DatabaseService> = {
   },
 };
 
+/** A plain id refused: a wait, which the owner's grant (or the administrator) ends. */
+const PLAIN_ID_REFUSED = {
+  condition: 'Ready=False',
+  end: 'wait',
+  kstatus: 'InProgress',
+  argocd: 'Progressing',
+} as const;
+
 export const databaseServiceSchema = defineKind<DatabaseService>({
   // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
   reasons: {
@@ -677,6 +685,16 @@ export const databaseServiceSchema = defineKind<DatabaseService>({
     InvalidReference: {
       means:
         '`spec.restore.fromBackupOf` names a DatabaseService of another region or provider; nothing is sent',
+    },
+    BackupIdNotAllowed: {
+      ...PLAIN_ID_REFUSED,
+      means:
+        "`spec.backupId` names a backup of another namespace's service that grants this one no restore from it (a CloudIdGrant there), or of a service made outside sluice that the administrator does not allow this namespace; nothing is created",
+    },
+    RestoreNotAllowed: {
+      ...PLAIN_ID_REFUSED,
+      means:
+        "`spec.restore.fromBackupOf` names a DatabaseService that adopted another namespace's service, which grants this one no restore from it; nothing is created",
     },
   },
   policyFields: DATABASE_SERVICE_POLICY,

@@ -1,3 +1,4 @@
+import { servicePlainIds } from '../shared/service-scoped.ts';
 import { pipeSchema, type Pipe, type PipeStatus } from './schema.ts';
 import type { Pipe as CloudPipe } from '../../cloud/schemas/pipe.ts';
 import {
@@ -42,6 +43,7 @@ export const pipeKind: SluiceKind<Pipe, PipePlan> = {
   export: pipeExport,
   secretReferences: (resource) => pipeSecretUses(resource.spec),
   driftReads: (resource) => [serviceListRead(resource, 'pipes')],
+  plainIds: (resource) => servicePlainIds(resource),
   connect: (_resource, context) => new PipeClient(context),
 };
 

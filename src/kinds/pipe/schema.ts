@@ -33,6 +33,7 @@ import {
   serviceReference,
   serviceRules,
   serviceScopedStatusFields,
+  serviceIdNotAllowedReason,
 } from '../shared/service-scoped.ts';
 
 // The spec mirrors the pipe creation body of the management API under the same names; credentials never
@@ -494,6 +495,7 @@ export interface Pipe extends ManagedObject {
 export const pipeSchema = defineKind<Pipe>({
   // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
   reasons: {
+    ServiceIdNotAllowed: serviceIdNotAllowedReason,
     WaitingForReference: {
       means: 'the service or a reverse private endpoint is not usable yet; the message names it',
     },

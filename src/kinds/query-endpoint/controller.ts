@@ -1,3 +1,4 @@
+import { servicePlainIds } from '../shared/service-scoped.ts';
 import { queryEndpointSchema, type QueryEndpoint } from './schema.ts';
 import type { QueryEndpointBody } from '../../cloud/management-client.ts';
 import { comparison, type OwnedCandidate, type Owner } from '../../managed/index.ts';
@@ -12,6 +13,7 @@ export const queryEndpointKind: SluiceKind<QueryEndpoint, QueryEndpointBody> = {
   export: queryEndpointExport,
   // The API has no list of query endpoints: each drift check is a GET of its own.
   driftReads: () => [{ api: 'management' }],
+  plainIds: (resource) => servicePlainIds(resource),
   connect: (_resource, context) => new QueryEndpointClient(context),
 };
 

@@ -12,6 +12,7 @@ import {
   serviceReference,
   serviceRules,
   serviceScopedStatusFields,
+  serviceIdNotAllowedReason,
 } from '../shared/service-scoped.ts';
 
 // The spec is the body of the query endpoint upsert (operation 9) under the same names, plus the service.
@@ -106,6 +107,7 @@ export interface QueryEndpoint extends ManagedObject {
 export const queryEndpointSchema = defineKind<QueryEndpoint>({
   // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
   reasons: {
+    ServiceIdNotAllowed: serviceIdNotAllowedReason,
     Conflict: { means: "another QueryEndpoint owns this service's endpoint, named here" },
     WaitingForReference: { means: 'the service is not usable yet' },
   },

@@ -1,3 +1,4 @@
+import { servicePlainIds } from '../shared/service-scoped.ts';
 import { reversePrivateEndpointSchema, type ReversePrivateEndpoint } from './schema.ts';
 import {
   ReconcileError,
@@ -18,6 +19,7 @@ export const reversePrivateEndpointKind: SluiceKind<ReversePrivateEndpoint, unde
   ...reversePrivateEndpointSchema,
   export: reversePrivateEndpointExport,
   driftReads: (resource) => [serviceListRead(resource, 'reversePrivateEndpoints')],
+  plainIds: (resource) => servicePlainIds(resource),
   connect: (_resource, context) => new ReversePrivateEndpointClient(context),
 };
 

@@ -16,6 +16,7 @@ import {
   serviceReference,
   serviceRules,
   serviceScopedStatusFields,
+  serviceIdNotAllowedReason,
 } from '../shared/service-scoped.ts';
 
 // The spec is the endpoint creation body of the management API under the same names. The API has no update,
@@ -100,6 +101,7 @@ export interface ReversePrivateEndpoint extends ManagedObject {
 export const reversePrivateEndpointSchema = defineKind<ReversePrivateEndpoint>({
   // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
   reasons: {
+    ServiceIdNotAllowed: serviceIdNotAllowedReason,
     Provisioning: {
       condition: 'Ready=False',
       end: 'wait',

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { GROUP, VERSION } from './common.ts';
+import type { GrantSchema } from './grant-schema.ts';
 import type { KindSchema, PrinterColumn } from './kind-schema.ts';
 
 type JsonSchema = { [key: string]: unknown };
@@ -66,6 +67,51 @@ export function customResourceDefinition(kind: KindSchema): JsonSchema {
                 // Served as not yet acted on until sluice writes a status: observedGeneration 0 is behind
                 // generation 1, so kstatus (Flux, kpt) reads a new object InProgress, not Current.
                 status: { ...structuralSchema(kind.status), default: { observedGeneration: 0 } },
+              },
+            },
+          },
+        },
+      ],
+    },
+  };
+}
+
+/** The CustomResourceDefinition of a kind sluice only reads (a grant): no status, no sluice columns. */
+export function grantResourceDefinition(grant: GrantSchema): JsonSchema {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: `${grant.plural}.${GROUP}` },
+    spec: {
+      group: GROUP,
+      names: {
+        kind: grant.kind,
+        listKind: `${grant.kind}List`,
+        plural: grant.plural,
+        singular: grant.singular,
+        shortNames: grant.shortNames,
+        categories: ['sluice'],
+      },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          additionalPrinterColumns: grant.printerColumns,
+          schema: {
+            openAPIV3Schema: {
+              type: 'object',
+              description: grant.description,
+              required: ['spec'],
+              properties: {
+                apiVersion: {
+                  type: 'string',
+                  description: 'APIVersion of this object: sluice.dev/v1alpha1.',
+                },
+                kind: { type: 'string', description: `Kind of this object: ${grant.kind}.` },
+                metadata: { type: 'object' },
+                spec: structuralSchema(grant.spec),
               },
             },
           },

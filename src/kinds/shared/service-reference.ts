@@ -105,6 +105,11 @@ export abstract class ServiceScopedClient {
     return parseOwnerRecord(service?.tags?.find((tag) => tag.key === OWNER_TAG)?.value);
   }
 
+  /** The owner its plain `serviceId` names: the service's record (a child has none of its own). */
+  plainIdOwner(): Promise<Owner | undefined> {
+    return this.recordedOwner();
+  }
+
   /**
    * Whether a lost create of this object may have made its child in this service: only in a service this
    * object's cluster records (or one nobody records, as a service named by id may be). A child of the same

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   externalIdOf,
   NOT_READY_YET,
+  type PlainIdUse,
   type ReferenceDeclaration,
   type ManagedObject,
 } from '../../managed/index.ts';
@@ -73,4 +74,23 @@ export function serviceReference<R extends ServiceScoped>(): ReferenceDeclaratio
       return typeof state === 'string' && USABLE_STATES.includes(state) ? undefined : NOT_READY_YET;
     },
   };
+}
+
+/** The Ready reason of a `serviceId` naming a service this namespace may not reach. */
+export const SERVICE_ID_NOT_ALLOWED = 'ServiceIdNotAllowed';
+
+/** What its reason means, in the kind's reasons table. */
+export const serviceIdNotAllowedReason = {
+  condition: 'Ready=False',
+  end: 'wait',
+  kstatus: 'InProgress',
+  argocd: 'Progressing',
+  means:
+    '`spec.serviceId` names a service of another namespace that grants this one no use of it (a CloudIdGrant there), or one made outside sluice that the administrator does not allow this namespace; nothing is sent',
+} as const;
+
+/** A plain `serviceId`: the service it names must be this namespace's, or granted to it. */
+export function servicePlainIds(resource: ServiceScoped): PlainIdUse[] {
+  const id = resource.spec.serviceId;
+  return id ? [{ field: 'serviceId', id, reason: SERVICE_ID_NOT_ALLOWED, heldBy: 'DatabaseService' }] : [];
 }

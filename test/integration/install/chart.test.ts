@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP } from '../../../src/kinds/shared/common.ts';
 import { KINDS } from '../../../src/kinds/index.ts';
+import { GRANT_SCHEMAS } from '../../../src/kinds/schemas.ts';
 import {
   chartDir,
   find,
@@ -142,7 +143,7 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     expect(attempt).not.toThrow(/very-secret-value/);
   });
 
-  it('grants the sluice kinds (with status and finalizers), Secrets, Events and Leases, and nothing else', () => {
+  it('grants the sluice kinds (with status and finalizers), reading grants, Secrets, Events and Leases, and nothing else', () => {
     const objects = parseManifests(helmTemplate({ namespace: 'sluice-system' }));
     const plurals = KINDS.map((k) => k.plural);
     const granted = [
@@ -152,6 +153,7 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     expect(granted.sort()).toEqual(
       [
         ...plurals.flatMap((p) => [`${GROUP}/${p}`, `${GROUP}/${p}/status`, `${GROUP}/${p}/finalizers`]),
+        ...GRANT_SCHEMAS.map((g) => `${GROUP}/${g.plural}`),
         'core/secrets',
         'core/events',
         'coordination.k8s.io/leases',
@@ -160,6 +162,11 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     const verbs = (find(objects, 'ClusterRole')!.rules as { verbs: string[] }[]).flatMap((r) => r.verbs);
     expect(verbs).not.toContain('*');
     expect(verbs).not.toContain('delete');
+    // Grants are only read: never written, so no tenant's grant is ever the operator's doing.
+    const grantRules = (
+      find(objects, 'ClusterRole')!.rules as { resources: string[]; verbs: string[] }[]
+    ).filter((r) => r.resources.some((resource) => GRANT_SCHEMAS.some((g) => g.plural === resource)));
+    expect(grantRules.map((r) => r.verbs)).toEqual([['get', 'list', 'watch']]);
   });
 
   it('namespaced mode with a clusterName needs Roles only: no ClusterRole or ClusterRoleBinding at all', () => {
@@ -225,13 +232,14 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     }
   });
 
-  it('passes the credentials namespaces and allowed API hosts as flags, and neither by default', () => {
+  it('passes the credentials namespaces, plain-id namespaces and allowed API hosts as flags, and none by default', () => {
     const limited = parseManifests(
       helmTemplate({
         namespace: 'ops',
         values: {
           operator: {
             operatorCredentialsNamespaces: ['team-a', 'team-b'],
+            plainIdNamespaces: ['platform'],
             allowedApiHosts: ['api.example.com', '*.example.net:8443'],
           },
         },
@@ -240,16 +248,19 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     expect(operatorArgs(limited)).toEqual(
       expect.arrayContaining([
         '--operator-credentials-namespaces=team-a,team-b',
+        '--plain-id-namespaces=platform',
         '--allowed-api-hosts=api.example.com,*.example.net:8443',
       ]),
     );
     const open = operatorArgs(parseManifests(helmTemplate({ namespace: 'ops', values: {} })));
-    expect(open.filter((arg) => /credentials-namespaces|allowed-api-hosts/.test(arg))).toEqual([]);
+    expect(
+      open.filter((arg) => /credentials-namespaces|plain-id-namespaces|allowed-api-hosts/.test(arg)),
+    ).toEqual([]);
   });
 
   it('ships every CRD as a template kept on uninstall, identical to crds/, and none with crds.enabled=false', () => {
     const objects = parseManifests(helmTemplate({ namespace: 'sluice-system' }));
-    for (const kind of KINDS) {
+    for (const kind of [...KINDS, ...GRANT_SCHEMAS]) {
       const name = `${kind.plural}.${GROUP}`;
       const crd = find(objects, 'CustomResourceDefinition', name)!;
       expect(crd.metadata.annotations).toEqual({
@@ -387,7 +398,9 @@ describe.skipIf(clusterSkipReason())('helm chart on the real apiserver', () => {
         'validatingadmissionpolicybinding',
       ].sort(),
     );
-    expect(kinds.filter((k) => k === 'customresourcedefinition')).toHaveLength(KINDS.length);
+    expect(kinds.filter((k) => k === 'customresourcedefinition')).toHaveLength(
+      KINDS.length + GRANT_SCHEMAS.length,
+    );
   });
 
   it('accepts the all-features rendering: namespaced RBAC, Secret, ServiceMonitor, PDB, NetworkPolicy, Argo CD, dashboard, alerts', () => {

@@ -3,10 +3,11 @@
 import { KubernetesObjectApi } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP } from '../../../src/kinds/shared/common.ts';
-import { customResourceDefinition } from '../../../src/kinds/shared/crd.ts';
+import { customResourceDefinition, grantResourceDefinition } from '../../../src/kinds/shared/crd.ts';
 import { kubectlBin, run } from '../../../tools/cluster/install.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 import { KINDS } from '../../../src/kinds/index.ts';
+import { GRANT_SCHEMAS } from '../../../src/kinds/schemas.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../harness/test-cluster.ts';
 
 type Node = { type?: string; properties?: Record<string, Node>; items?: Node };
@@ -28,9 +29,9 @@ describe.skipIf(clusterSkipReason())('kubectl on the sluice kinds', () => {
   });
   afterAll(async () => ns?.delete());
 
-  it('lists every kind under the category sluice', () => {
+  it('lists every kind, and the grants, under the category sluice', () => {
     const names = kubectl('api-resources', '--categories=sluice', '-o', 'name').trim().split('\n').sort();
-    expect(names).toEqual(KINDS.map((k) => `${k.plural}.${GROUP}`).sort());
+    expect(names).toEqual([...KINDS, ...GRANT_SCHEMAS].map((k) => `${k.plural}.${GROUP}`).sort());
   });
 
   it('shows a row that is Ready but not Synced with the Synced reason, and the Secret whose credentials it uses', async () => {
@@ -116,9 +117,13 @@ describe.skipIf(clusterSkipReason())('kubectl on the sluice kinds', () => {
     ]);
   });
 
-  for (const kind of KINDS) {
+  const definitions = [
+    ...KINDS.map((kind) => ({ kind, crd: customResourceDefinition(kind) })),
+    ...GRANT_SCHEMAS.map((kind) => ({ kind, crd: grantResourceDefinition(kind) })),
+  ];
+  for (const { kind, crd: definition } of definitions) {
     it(`kubectl explain documents every field of ${kind.kind}`, () => {
-      const crd = customResourceDefinition(kind) as {
+      const crd = definition as {
         spec: { versions: { schema: { openAPIV3Schema: Node } }[] };
       };
       const undocumented: string[] = [];

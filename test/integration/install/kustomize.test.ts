@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KINDS } from '../../../src/kinds/index.ts';
+import { GRANT_SCHEMAS } from '../../../src/kinds/schemas.ts';
 import { repoRoot } from '../../../tools/cluster/assets.ts';
 import {
   find,
@@ -37,7 +38,9 @@ describe('kustomize base deploy/ (no cluster needed)', () => {
         'ValidatingAdmissionPolicyBinding',
       ].sort(),
     );
-    expect(base.filter((o) => o.kind === 'CustomResourceDefinition')).toHaveLength(KINDS.length);
+    expect(base.filter((o) => o.kind === 'CustomResourceDefinition')).toHaveLength(
+      KINDS.length + GRANT_SCHEMAS.length,
+    );
     for (const o of base.filter(
       (o) =>
         ![

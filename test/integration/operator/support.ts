@@ -322,6 +322,8 @@ export async function startOperatorEnv(
         healthProbeBindAddress: ':0',
         managementQuota: 'off',
         alertingQuota: 'off',
+        // The env's namespace is its administrator's: it may name cloud objects made outside sluice by id.
+        plainIdNamespaces: ns.name,
         ...flags,
       });
       // Every line at debug level (trace when asked) is kept, so tests can prove no secret ever reaches the log.
@@ -387,7 +389,7 @@ export async function startOperatorEnv(
         kubeconfig: kubeconfigPath,
         namespace: ns.name,
         credentialsSecret: `${ns.name}/${CREDENTIALS_SECRET}`,
-        flags,
+        flags: [`--plain-id-namespaces=${ns.name}`, ...flags],
         stdio,
       });
     },
