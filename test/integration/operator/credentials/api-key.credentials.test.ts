@@ -144,7 +144,8 @@ describe.skipIf(clusterSkipReason())('the credentials an ApiKey signs in with', 
     await doomed.apply('team-db', { name: 'team db' });
     await doomed.waitFor('team-db', 'Ready', isReady, 30_000);
     await doomed.freshLook('ApiKey', 'doomed');
-    expect((await keys.get('doomed'))!.status?.credentials).toBe('(operator)');
+    // Soft: on its own this would stop the test before what it is about, the namespace's deletion.
+    expect.soft((await keys.get('doomed'))!.status?.credentials).toBe('(operator)');
 
     const core = doomed.kc.makeApiClient(CoreV1Api);
     await core.deleteNamespace({ name: doomed.namespace });
