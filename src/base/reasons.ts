@@ -198,6 +198,16 @@ export const REASONS = {
     ...refused,
     means: "the object's own credentials name an API host that is not allowed ([security](../security.md))",
   },
+  OrganizationChanged: {
+    ...refused,
+    means:
+      "the credentials are of another organization than the one `status.organizationId` pins the object's cloud id to: nothing is read, created or deleted there ([security](../security.md))",
+  },
+  CredentialsManagedKey: {
+    ...refused,
+    means:
+      'spec.credentialsRef names a Secret holding a key an ApiKey makes: a kind that makes keys never signs in with one ([security](../security.md))',
+  },
 } as const satisfies Record<string, ReasonMeaning>;
 
 export type Reason = keyof typeof REASONS;

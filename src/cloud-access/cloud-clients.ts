@@ -87,6 +87,11 @@ export class CloudClients {
       secretExists?(namespace: string, name: string): boolean;
       /** How to give credentials when a resource has none: the command's own flags (default: the operator's). */
       noCredentialsAdvice?: string;
+      /**
+       * Whether the resource is of a kind that signs in only with the credentials it states (an ApiKey):
+       * spec.credentialsRef, else `defaultSecret`, never the namespace's default. Default: none is.
+       */
+      statesCredentials?(resource: ManagedObject): boolean;
       /** `--operator-credentials-namespaces`: the only namespaces whose resources may use `defaultSecret`. */
       defaultSecretNamespaces?: readonly string[];
       /**
@@ -143,7 +148,24 @@ export class CloudClients {
       },
       snapshots: clients.snapshots,
       freshnessMs,
+      ...this.operatorKeySuffix(),
     };
+  }
+
+  /** The last 4 letters of the operator's key id, when its Secret holds one. */
+  private operatorKeySuffix(): { operatorKeySuffix?: string } {
+    const { defaultSecret, secrets } = this.options;
+    const keyId = defaultSecret && secrets.get(defaultSecret.namespace, defaultSecret.name)?.data?.keyId;
+    return keyId ? { operatorKeySuffix: keyId.slice(-4) } : {};
+  }
+
+  /**
+   * The organization the resource's credentials reach (their `organizationId`), or undefined when they name
+   * none or cannot be used: what an object's cloud id is pinned to.
+   */
+  organizationOf(resource: ManagedObject): string | undefined {
+    const ref = this.credentialsOf(resource);
+    return ref && this.options.secrets.get(ref.namespace, ref.name)?.data?.organizationId;
   }
 
   /**
@@ -252,22 +274,29 @@ export class CloudClients {
   private secretRefOf(resource: ManagedObject): SecretRef {
     const { secrets, secretExists = (ns, name) => secrets.get(ns, name) !== undefined } = this.options;
     const { namespace } = resource.metadata;
-    const own = credentialsSecretNameOf(resource, secretExists);
+    const stated = this.options.statesCredentials?.(resource) ?? false;
+    const own = credentialsSecretNameOf(resource, secretExists, stated);
     if (own) return { namespace, name: own };
     const { defaultSecret, defaultSecretNamespaces: namespaces } = this.options;
+    // A kind that states its credentials is never pointed at the namespace's default, which it never uses.
+    const instead = stated
+      ? 'set spec.credentialsRef to a Secret of this namespace holding a key that may manage keys (this kind never uses the namespace default)'
+      : `set spec.credentialsRef to a Secret of this namespace, or create its default credentials Secret ${NAMESPACE_CREDENTIALS}`;
     if (defaultSecret && namespaces && !namespaces.includes(namespace)) {
       throw ReconcileError.terminal(
         REASON.OperatorCredentialsNotAllowed,
         `the operator's credentials may be used only in namespaces ${namespaces.join(', ')} ` +
-          `(--operator-credentials-namespaces), not in ${namespace}: set spec.credentialsRef to a Secret ` +
-          `of this namespace, or create its default credentials Secret ${NAMESPACE_CREDENTIALS}`,
+          `(--operator-credentials-namespaces), not in ${namespace}: ${instead}`,
         RETRY_DELAYS.credentials,
       );
     }
     if (defaultSecret) return defaultSecret;
+    const where = stated
+      ? 'set spec.credentialsRef'
+      : `set spec.credentialsRef, create the namespace's Secret ${NAMESPACE_CREDENTIALS}`;
     throw ReconcileError.terminal(
       REASON.CredentialsMissing,
-      `no credentials: set spec.credentialsRef, create the namespace's Secret ${NAMESPACE_CREDENTIALS}, or ${this.options.noCredentialsAdvice ?? 'start the operator with --credentials-secret'}`,
+      `no credentials: ${where}, or ${this.options.noCredentialsAdvice ?? 'start the operator with --credentials-secret'}`,
       RETRY_DELAYS.credentials,
     );
   }

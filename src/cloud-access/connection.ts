@@ -23,4 +23,9 @@ export interface CloudConnection {
    * cloud or just changed by its user, the poll interval; a drift check, its sync interval.
    */
   freshnessMs: number;
+  /**
+   * The last 4 letters of the operator's own key id (`--credentials-secret`), if it has one: a key with this
+   * suffix is never written to by an object, whichever credentials the object uses.
+   */
+  operatorKeySuffix?: string;
 }

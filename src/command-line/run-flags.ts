@@ -10,6 +10,7 @@ import { timeScaleProblem } from '../base/timings.ts';
 import { parseBindAddress } from '../kube/health-and-metrics-servers.ts';
 import { clusterName, commaList, quota, secretRef, takeOverFrom } from '../cloud-access/flags.ts';
 import { allowedHostProblem } from '../cloud-access/api-hosts.ts';
+import { API_KEY_ROLES } from '../cloud/schemas/api-key.ts';
 
 // `sluice run`'s flags: defined here, beneath the operator, so that `sluice plan` and `sluice export` read a
 // running operator's arguments (running-settings.ts) with the very definitions `sluice run` parses them by.
@@ -47,6 +48,27 @@ const timeScale = z.union([z.number(), z.string()]).transform((given, ctx) => {
 });
 
 /**
+ * `--api-key-roles`: `namespace=role+role` entries, comma-separated; `*=…` for every namespace not listed. An
+ * ApiKey naming another role is refused; a namespace no entry covers may give its keys any role.
+ */
+const apiKeyRoles = commaList((entry) => {
+  const [namespace = '', roles = ''] = entry.split('=', 2);
+  if (!entry.includes('=') || (namespace !== '*' && !(DNS_LABEL.test(namespace) && namespace.length <= 63)))
+    return `"${entry}" is not namespace=role+role (or *=role+role)`;
+  const unknown = roles.split('+').filter((role) => !(API_KEY_ROLES as readonly string[]).includes(role));
+  return unknown.length > 0
+    ? `"${entry}" names ${unknown.map((r) => `"${r}"`).join(', ')}: roles are ${API_KEY_ROLES.join(', ')}`
+    : undefined;
+}, 'omit the flag to let every namespace give its keys any role').transform((entries) =>
+  Object.fromEntries(
+    entries.map((entry) => {
+      const [namespace, roles] = entry.split('=', 2) as [string, string];
+      return [namespace, roles.split('+')];
+    }),
+  ),
+);
+
+/**
  * The flags as given. A duration left out takes its real default divided by `--time-scale`
  * (`OperatorConfig`), so a test compresses the operator's time without restating each flag.
  */
@@ -73,6 +95,7 @@ export const OperatorFlagFields = z.object({
     (entry) => allowedHostProblem(entry.toLowerCase()),
     "omit the flag to allow the hosts of the operator's credentials",
   ).optional(),
+  apiKeyRoles: apiKeyRoles.optional(),
   concurrency: z.coerce.number().int().min(1).max(64).default(8),
   timeScale: timeScale.default(1),
   syncInterval: duration(DURATION_BOUNDS.syncInterval).optional(),
@@ -120,6 +143,10 @@ export function runFlags(): Command {
       .option(
         '--allowed-api-hosts <host,host:port,*.domain>',
         "the API hosts a resource's own credentials Secret may name, over https (http://host for plain http; default: those of --credentials-secret)",
+      )
+      .option(
+        '--api-key-roles <namespace=role+role,*=role>',
+        "the roles each namespace's ApiKeys may have (* for every namespace not listed); an ApiKey naming another is refused (default: any role)",
       )
       .option('--concurrency <n>', 'resources reconciled at once, per kind', '8')
       // The duration flags' defaults are the config's: divided by --time-scale when it is set.

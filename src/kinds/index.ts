@@ -5,6 +5,7 @@ import { pipeKind } from './pipe/controller.ts';
 import { queryEndpointKind } from './query-endpoint/controller.ts';
 import { reversePrivateEndpointKind } from './reverse-private-endpoint/controller.ts';
 import type { SluiceKind } from './shared/sluice-kind.ts';
+import type { ManagedObject } from '../managed/index.ts';
 
 /**
  * Every kind sluice serves, with its controller: the operator runs one per entry. The same kinds in the same
@@ -22,4 +23,15 @@ export const KINDS: readonly SluiceKind<any, any>[] = [
 
 export function kindNamed(name: string): (typeof KINDS)[number] | undefined {
   return KINDS.find((kind) => kind.kind === name);
+}
+
+/**
+ * Whether an object is of a kind that signs in only with the credentials it states (one that makes
+ * credentials, as an ApiKey does): what the cloud clients resolve its credentials by.
+ */
+export function statesCredentials(
+  kinds: readonly { kind: string; makesCredentials?: unknown }[],
+): (resource: ManagedObject) => boolean {
+  const stating = new Set(kinds.filter((kind) => kind.makesCredentials).map((kind) => kind.kind));
+  return (resource) => resource.kind !== undefined && stating.has(resource.kind);
 }

@@ -3,7 +3,7 @@ import { ANNOTATIONS, createIntentOf, FINALIZER } from './annotations.ts';
 import { otherObjectAsSeenBy, type ObjectClaims } from './claims.ts';
 import { ownerClusterProblem, type ClusterIdentity } from './cluster-owner.ts';
 import type { CreateAttempts } from './create-attempts.ts';
-import { Waiting } from './errors.ts';
+import { Waiting, type ReconcileError } from './errors.ts';
 import type { EventRecorder } from './events.ts';
 import type { KubeWriter } from './kube-writer.ts';
 import { isObserveOnly } from './observe-only.ts';
@@ -25,6 +25,11 @@ export interface DeletionOptions<R extends ManagedObject, P> {
   lookup: ObjectLookup;
   /** The operator's cluster name and the names its administrator lets it act for. */
   cluster: ClusterIdentity;
+  /**
+   * Why the resource's credentials may not reach its cloud object (another organization than the one it
+   * lives in): its deletion waits, since a 404 there would not mean the object is gone.
+   */
+  credentialsRefusal?(resource: R): ReconcileError | undefined;
   /** The kind's client for a resource being deleted (its own credentials, its kept references). */
   connect(resource: R, references: ResolvedReferences): Promise<ExternalClient<R, P>>;
   /** Whether an object that never recorded an id may look for a lost create where its plain ids lead. */
@@ -101,6 +106,9 @@ export class Deletion<R extends ManagedObject, P> {
         // Never created: no reference was ever resolved, so nothing can exist in the cloud.
         return this.removeFinalizer(resource, draft);
       }
+      const refused =
+        id || createIntentOf(resource) ? this.options.credentialsRefusal?.(resource) : undefined;
+      if (refused) throw refused;
       const external = await this.options.connect(resource, references);
       // A create that crashed before recording its id must not leak when the resource is deleted; but an
       // intent is anyone's to write: the look-up goes only where the object's plain ids may reach.

@@ -72,13 +72,16 @@ export const NAMESPACE_CREDENTIALS = 'sluice-credentials';
 /**
  * The name of the Secret (in the object's namespace) whose credentials the object uses: its own
  * `spec.credentialsRef`, else the namespace's default when `exists` finds it; undefined: the operator's.
+ * An object of a kind that makes credentials (`stated`) never takes the namespace's default: a key it made
+ * could become its own credentials, or a namespace default added later move it onto another key.
  */
 export function credentialsSecretNameOf(
   resource: ManagedObject,
   exists: (namespace: string, name: string) => boolean,
+  stated = false,
 ): string | undefined {
   const own = resource.spec.credentialsRef?.name;
-  if (own) return own;
+  if (own || stated) return own;
   return exists(resource.metadata.namespace, NAMESPACE_CREDENTIALS) ? NAMESPACE_CREDENTIALS : undefined;
 }
 

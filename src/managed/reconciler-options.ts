@@ -10,6 +10,7 @@ import type { ObjectLookup, ObjectNames } from './references.ts';
 import type { SecretReader, SecretWriteListener } from './secret-references.ts';
 import type { DigestKey } from './secret-digests.ts';
 import type { ManagedKind, ManagedObject, Observation } from './types.ts';
+import type { ReconcileError } from './errors.ts';
 
 /**
  * How one reconcile may use the cloud, as the reconciler decides it: what the operator binds the clients it
@@ -53,6 +54,19 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
    * the Secret is written and the key it holds exists, as for a reference, and no failure is recorded.
    */
   secretWriterOf?(namespace: string, name: string): { writer: string; made: boolean } | undefined;
+  /**
+   * The object of a kind that makes credentials whose key the Secret `namespace/name` holds, named for a
+   * message (`ApiKey maker`, or of another namespace without its name), if any: such a Secret is refused as
+   * the credentials of an object of a kind that makes credentials.
+   */
+  credentialsMadeBy?(namespace: string, name: string): string | undefined;
+  /**
+   * The organization the resource's credentials reach, undefined when they name none: an object's cloud id
+   * is pinned to the organization it was made or first seen in (`status.organizationId`).
+   */
+  organizationOf?(resource: R): string | undefined;
+  /** Why the administrator's policy refuses the resource's spec (an ApiKey's roles), before any cloud call. */
+  policyRefusal?(resource: R): ReconcileError | undefined;
   /** The operator's Secret cache: referenced Secrets and connection Secrets (with their owners). */
   secrets: SecretReader;
   /** Told of each connection Secret write: the operator's Secret cache holds its answer. */

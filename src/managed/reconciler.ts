@@ -25,6 +25,7 @@ import {
 } from './cluster-owner.ts';
 import { deferralOf, ReconcileError, Waiting } from './errors.ts';
 import { Deletion } from './deletion.ts';
+import { CredentialsChecks, ORGANIZATION_FIELD } from './credentials-checks.ts';
 import type { KubeWriter } from './kube-writer.ts';
 import { ObjectChanged, ObjectGone, objectWrites } from './object-writes.ts';
 import { describeDrift, recordDrift } from './drift-status.ts';
@@ -77,6 +78,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly preconditions: Preconditions<R>;
   private readonly creates: CreateAttempts;
   private readonly plainIds: PlainIdGate<R> | undefined;
+  private readonly credentialsChecks: CredentialsChecks<R>;
   /** The writer, its writes to the object itself telling a race with the object's removal or edit. */
   private readonly writer: KubeWriter;
 
@@ -119,8 +121,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       logger: this.logger,
       signal: options.signal,
     });
+    this.credentialsChecks = new CredentialsChecks(options);
     this.deletion = new Deletion({
       ...options,
+      credentialsRefusal: (resource) => this.credentialsChecks.refusal(resource),
       writer,
       claims: this.claims,
       outcomes: this.outcomes,
@@ -222,13 +226,17 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     draft.beforeCloud = true;
     const exists = (namespace: string, name: string) =>
       this.options.secrets.get(namespace, name) !== undefined;
-    draft.status.credentials = credentialsSecretNameOf(resource, exists) ?? OPERATOR_CREDENTIALS;
+    const stated = Boolean(kind.makesCredentials);
+    draft.status.credentials = credentialsSecretNameOf(resource, exists, stated) ?? OPERATOR_CREDENTIALS;
     const cleared = this.preconditions.check(resource, draft);
     if ('outcome' in cleared) return cleared.outcome;
     const { references, adopting } = cleared;
     let id = cleared.id;
     if (id) this.creates.settled(objectKey(resource));
     if (!id && writes) return this.outcomes.waitForObject(draft, nothingToObserve(kind.kind));
+    // What cannot work is refused before anything is written, here or in the cloud.
+    const refused = this.options.policyRefusal?.(resource) ?? this.credentialsChecks.refusal(resource);
+    if (refused) throw refused;
     const unwritten = this.credentialsNotWrittenYet(resource);
     // The Secret's arrival wakes the object; once written, the key's making shows in no Secret: look again.
     if (unwritten)
@@ -240,7 +248,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
     const external = await this.connect(resource, priority, references, secrets, writes);
     draft.beforeCloud = false;
-    const credentials = credentialsSecretNameOf(resource, exists);
+    const credentials = credentialsSecretNameOf(resource, exists, stated);
     if (credentials) draft.status.credentialsSecret = credentials;
     else delete draft.status.credentialsSecret;
     if (adopting && id) {
@@ -253,12 +261,12 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     }
     // A plain id is no right to what it names: another namespace's cloud object needs its grant.
     const attached = id !== undefined && !adopting;
-    const refused = await this.judgePlainIds(resource, external, references, attached, credentials);
-    if (refused && !attached)
-      return this.outcomes.waitForObject(draft, new Waiting(refused.reason, refused.message));
+    const idRefused = await this.judgePlainIds(resource, external, references, attached, credentials);
+    if (idRefused && !attached)
+      return this.outcomes.waitForObject(draft, new Waiting(idRefused.reason, idRefused.message));
     // One that exists keeps working when its grant goes (nothing is deleted), and says so.
-    if (refused) {
-      const message = `${refused.message.replace(/: nothing is sent.*$/s, '')}; this object already uses it and keeps working, but nothing new may be attached`;
+    if (idRefused) {
+      const message = `${idRefused.message.replace(/: nothing is sent.*$/s, '')}; this object already uses it and keeps working, but nothing new may be attached`;
       draft.setCondition({ type: GRANTED_CONDITION, status: 'False', reason: GRANT_WITHDRAWN, message });
     } else draft.removeCondition(GRANTED_CONDITION);
 
@@ -321,6 +329,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     }
     this.options.onObservation?.(resource, observation);
     Object.assign(draft.status, observation.status);
+    this.credentialsChecks.pin(resource, draft.status);
     const withheld = await this.connections?.sync(resource, external, id, observation, draft);
     const next = writes
       ? await this.observeOnly(resource, external, id, observation, writes, draft, withheld)
@@ -369,6 +378,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     this.creates.createEnded(resource);
     // The id goes to status at once: every later step, and every restart, works from it.
     draft.status.id = creation.externalId;
+    this.credentialsChecks.pin(resource, draft.status);
     Object.assign(draft.status, creation.status);
     delete draft.status.adopted;
     this.recordSecrets(draft, secrets, true);
@@ -562,6 +572,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // The intent was for the object that is gone: what was created since is not ours to adopt.
     if (createIntentOf(resource)) await this.writeMetadata(resource, draft, spentIntent(resource));
     delete draft.status.id;
+    delete draft.status[ORGANIZATION_FIELD];
     delete draft.status.adopted;
     this.claims.release(resource);
     draft.setCondition({

@@ -236,6 +236,13 @@ export interface ManagedKind<R extends ManagedObject, Cloud, Plan = unknown> {
    * write who may edit the object, so each must be a record for users only, never what a later step acts on.
    */
   createStatusFields?: readonly string[];
+  /**
+   * The kind makes credentials (an ApiKey: a key written into its connection Secret). Its objects sign in
+   * only with the credentials they state (spec.credentialsRef, else the operator's), never the namespace's
+   * default, and never with a key an object of the kind makes: `identityKeys` are the connection Secret's
+   * keys that name the key made (the current one and a rotation's next).
+   */
+  makesCredentials?: { identityKeys: readonly string[] };
   /** The Secrets a resource's spec references (`…SecretRef`), read from the operator's cache. */
   secretReferences?(resource: R): SecretUse[];
   /**

@@ -16,7 +16,8 @@ import { CloudClients } from '../cloud-access/cloud-clients.ts';
 import { CREDENTIAL_KEYS } from '../cloud-access/credentials.ts';
 import type { OperatorConfig } from './config.ts';
 import { setTimeScale } from '../base/timings.ts';
-import { KINDS } from '../kinds/index.ts';
+import { KINDS, statesCredentials } from '../kinds/index.ts';
+import { apiKeyRoleRefusal } from '../kinds/api-key/roles.ts';
 import { GRANT_SCHEMAS } from '../kinds/schemas.ts';
 import { GROUP, VERSION } from '../kinds/shared/common.ts';
 import type { CloudApi, CloudConnection } from '../cloud-access/connection.ts';
@@ -88,6 +89,8 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
       clouds.connectionFor(resource, priority, freshnessMs, writes),
     secretDigestKey: (resource) => clouds.secretDigestKey(resource),
     isCredentials: (resource) => clouds.holdsCredentials(resource),
+    organizationOf: (resource) => clouds.organizationOf(resource),
+    ...(config.apiKeyRoles ? { policyRefusal: apiKeyRoleRefusal(config.apiKeyRoles) } : {}),
     syncIntervalMs: config.syncInterval,
     // A namespace sharing a key with others is drift-checked no more often than its share allows.
     driftFloorMs: (resource) => planner.floorOf(resource),
@@ -105,6 +108,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   const clouds = new CloudClients({
     secrets: manager.secrets,
     secretExists: (namespace, name) => manager.secrets.object(namespace, name) !== undefined,
+    statesCredentials: statesCredentials(KINDS),
     ...(config.credentialsSecret ? { defaultSecret: config.credentialsSecret } : {}),
     ...(config.operatorCredentialsNamespaces
       ? { defaultSecretNamespaces: config.operatorCredentialsNamespaces }

@@ -4,7 +4,7 @@ import { managementSpentNow } from '../cloud/quota.ts';
 import { RequestTally } from '../cloud/request-tally.ts';
 import { createCloudAgent } from '../cloud/transport.ts';
 import type { SluiceKind } from '../kinds/shared/sluice-kind.ts';
-import { KINDS, kindNamed } from '../kinds/index.ts';
+import { KINDS, kindNamed, statesCredentials } from '../kinds/index.ts';
 import { resolveClusterIdentity } from '../cloud-access/cluster-identity.ts';
 import { CloudClients, type SecretRef } from '../cloud-access/cloud-clients.ts';
 import { CREDENTIAL_KEYS, credentialsFromFlags } from '../cloud-access/credentials.ts';
@@ -134,6 +134,7 @@ export async function runPlan(
         ? { defaultSecretNamespaces: config.operatorCredentialsNamespaces }
         : {}),
       ...(config.allowedApiHosts ? { allowedApiHosts: config.allowedApiHosts } : {}),
+      statesCredentials: statesCredentials(KINDS),
       noCredentialsAdvice:
         'give plan --credentials-secret, or the key as flags (--organization, --key-id, --key-secret, --management-url) or SLUICE_* variables',
       dispatcher,
@@ -213,17 +214,24 @@ async function readSecrets(
   const want = (namespace: string, name: string) =>
     wanted.set(refKey({ namespace, name }), { namespace, name });
   if (config.credentialsSecret) want(config.credentialsSecret.namespace, config.credentialsSecret.name);
-  const credentialsOf = (object: ManagedObject) => object.spec.credentialsRef?.name ?? NAMESPACE_CREDENTIALS;
+  // A kind that states its credentials uses the operator's without spec.credentialsRef, never the default.
+  const stated = statesCredentials(KINDS);
+  const credentialsOf = (object: ManagedObject) =>
+    object.spec.credentialsRef?.name ?? (stated(object) ? undefined : NAMESPACE_CREDENTIALS);
   const writers = secretWriters(world);
   const credentials = new Set<string>();
   for (const target of targets) {
     const kind = kindNamed(target.kind ?? '');
     const { namespace } = target.metadata;
-    want(namespace, credentialsOf(target));
-    credentials.add(refKey({ namespace, name: credentialsOf(target) }));
+    const named = credentialsOf(target);
+    if (named) {
+      want(namespace, named);
+      credentials.add(refKey({ namespace, name: named }));
+    }
     // The writer's own credentials: what the Secret it writes is planned with, if it is not there yet.
-    const writer = writers.get(refKey({ namespace, name: credentialsOf(target) }));
-    if (writer) want(namespace, credentialsOf(writer));
+    const writer = named && writers.get(refKey({ namespace, name: named }));
+    const writersOwn = writer && credentialsOf(writer);
+    if (writersOwn) want(namespace, writersOwn);
     for (const use of kind?.secretReferences?.(target) ?? []) want(namespace, use.secretName);
     if (kind?.connectionSecret) want(namespace, kind.connectionSecret.name(target));
   }
@@ -262,8 +270,9 @@ async function readSecrets(
   for (const [key, writer] of writers) {
     if (found.has(key) || !credentials.has(key)) continue;
     const { namespace } = writer.metadata;
+    const writersOwn = credentialsOf(writer);
     const writerCredentials =
-      found.get(refKey({ namespace, name: credentialsOf(writer) })) ??
+      (writersOwn && found.get(refKey({ namespace, name: writersOwn }))) ||
       (writer.spec.credentialsRef ? undefined : operators && found.get(refKey(operators)));
     if (!writerCredentials) continue;
     const data = Object.fromEntries(

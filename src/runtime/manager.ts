@@ -33,6 +33,8 @@ export interface ManagerOptions<Cloud> extends Pick<
   | 'cluster'
   | 'cloudFor'
   | 'secretDigestKey'
+  | 'organizationOf'
+  | 'policyRefusal'
   | 'syncIntervalMs'
   | 'driftFloorMs'
   | 'pollIntervalMs'
@@ -141,12 +143,14 @@ export class Manager<Cloud> {
       logger: logger.child({ component: 'credentials-usage' }),
     });
     // Before any cloud call with a resource's own credentials, their Secret is kept until the resource is gone.
-    const cloudFor: ManagerOptions<Cloud>['cloudFor'] = async (resource, use) => {
-      const credentials = this.credentialsKeyOf(resource);
-      if (credentials && (options.isCredentials?.(resource) ?? true))
-        await this.credentials.hold(credentials);
-      return options.cloudFor(resource, use);
-    };
+    const cloudForKind =
+      (kind: ManagedKind<ManagedObject, Cloud, unknown>): ManagerOptions<Cloud>['cloudFor'] =>
+      async (resource, use) => {
+        const credentials = this.credentialsKeyOf(kind, resource);
+        if (credentials && (options.isCredentials?.(resource) ?? true))
+          await this.credentials.hold(credentials);
+        return options.cloudFor(resource, use);
+      };
 
     const { idAccess: access } = options;
     this.grantInformer =
@@ -174,7 +178,7 @@ export class Manager<Cloud> {
       const { idAccess: _access, ...shared } = options;
       const controller = new Controller<ManagedObject, Cloud, unknown>({
         ...shared,
-        cloudFor,
+        cloudFor: cloudForKind(kind),
         kind,
         cache: informer.cache,
         lookup,
@@ -186,6 +190,7 @@ export class Manager<Cloud> {
         secrets: this.secrets,
         secretWrites: this.secrets,
         secretWriterOf: (namespace, name) => this.secretWriterOf(namespace, name),
+        credentialsMadeBy: (namespace, name) => this.credentialsMadeBy(namespace, name),
         dependantsOf: (resource) => this.existingDependantsOf(kind.kind, resource),
         beforeReconcile: (key) => this.loadSecretsOf(kind, key),
         logger: logger.child({ controller: kind.kind }),
@@ -334,7 +339,7 @@ export class Manager<Cloud> {
     const object = this.informers.get(kind.kind)!.cache.get(key);
     const self = dependencyKey(kind.kind, key);
     const before = this.dependencies.set(self, object ? dependenciesOf(kind, object) : []);
-    this.credentials.set(self, object && this.credentialsKeyOf(object));
+    this.credentials.set(self, object && this.credentialsKeyOf(kind, object));
     this.secrets.use(self, object ? secretsUsedBy(kind, object, this.options.credentialKeys) : []);
     this.controllers.get(kind.kind)!.onResourceChange(key);
     if (!object && kind.exclusiveOn) {
@@ -376,21 +381,54 @@ export class Manager<Cloud> {
 
   /** Which credentials Secret (`namespace/name`) each object of `namespace` uses, looked at again. */
   private followDefaultCredentials(namespace: string): void {
-    for (const [kind, informer] of this.informers) {
-      for (const object of informer.cache.list()) {
+    for (const kind of this.options.kinds) {
+      if (kind.makesCredentials) continue;
+      for (const object of this.informers.get(kind.kind)!.cache.list()) {
         if (object.metadata.namespace !== namespace || object.spec.credentialsRef) continue;
-        this.credentials.set(dependencyKey(kind, objectKey(object)), this.credentialsKeyOf(object));
+        this.credentials.set(
+          dependencyKey(kind.kind, objectKey(object)),
+          this.credentialsKeyOf(kind, object),
+        );
       }
     }
   }
 
   /**
    * The `namespace/name` of the credentials Secret the object uses (its own, or its namespace's default while
-   * that exists), or undefined for the operator's.
+   * that exists, for a kind that may use it), or undefined for the operator's.
    */
-  private credentialsKeyOf(object: ManagedObject): string | undefined {
-    const name = credentialsSecretNameOf(object, (ns, n) => this.secrets.object(ns, n) !== undefined);
+  private credentialsKeyOf(
+    kind: ManagedKind<ManagedObject, Cloud, unknown>,
+    object: ManagedObject,
+  ): string | undefined {
+    const exists = (ns: string, n: string) => this.secrets.object(ns, n) !== undefined;
+    const name = credentialsSecretNameOf(object, exists, Boolean(kind.makesCredentials));
     return name ? objectKey({ metadata: { namespace: object.metadata.namespace, name } }) : undefined;
+  }
+
+  /**
+   * The object of a kind that makes credentials whose key the Secret `namespace/name` holds: the one of the
+   * namespace that writes that Secret (`ApiKey maker`), or any whose Secret holds the same key (one of another
+   * namespace is not named: a message must not tell one tenant another's objects).
+   */
+  private credentialsMadeBy(namespace: string, name: string): string | undefined {
+    const held = this.secrets.get(namespace, name)?.data;
+    for (const kind of this.options.kinds) {
+      const { makesCredentials, connectionSecret } = kind;
+      if (!makesCredentials || !connectionSecret) continue;
+      const keysOf = (data: Readonly<Record<string, string>> | undefined) =>
+        makesCredentials.identityKeys.map((key) => data?.[key]).filter((value) => value !== undefined);
+      const heldKeys = new Set(keysOf(held));
+      for (const object of this.informers.get(kind.kind)!.cache.list()) {
+        const { namespace: where, name: objectName } = object.metadata;
+        const written = connectionSecret.name(object);
+        const sameSecret = where === namespace && written === name;
+        const sameKey = keysOf(this.secrets.get(where, written)?.data).some((key) => heldKeys.has(key));
+        if (!sameSecret && !sameKey) continue;
+        return where === namespace ? `${kind.kind} ${objectName}` : `a ${kind.kind} of another namespace`;
+      }
+    }
+    return undefined;
   }
 
   /** Before a reconcile: the data of every Secret the object uses, as new as the watch shows. */
@@ -503,8 +541,8 @@ function dependenciesOf<Cloud>(
     keys.add(dependencyKey(SECRET, inNamespace(use.secretName)));
   }
   // Without its own, the namespace's default: its coming, going or change reconciles the object again.
-  const credentials = object.spec.credentialsRef?.name ?? NAMESPACE_CREDENTIALS;
-  keys.add(dependencyKey(SECRET, inNamespace(credentials)));
+  const credentials = credentialsNamed(kind, object);
+  if (credentials) keys.add(dependencyKey(SECRET, inNamespace(credentials)));
   return [...keys];
 }
 
@@ -525,9 +563,21 @@ function secretsUsedBy<Cloud>(
     uses.set(secret, known && keys ? new Set([...known, ...keys]) : undefined);
   };
   for (const use of kind.secretReferences?.(object) ?? []) add(use.secretName, use.keys);
-  add(object.spec.credentialsRef?.name ?? NAMESPACE_CREDENTIALS, credentialKeys);
+  const credentials = credentialsNamed(kind, object);
+  if (credentials) add(credentials, credentialKeys);
   if (kind.connectionSecret) add(kind.connectionSecret.name(object), undefined);
   return [...uses].map(([secret, keys]) => (keys ? { secret, keys: [...keys] } : { secret }));
+}
+
+/**
+ * The credentials Secret of the object's namespace it may use: its own, else the namespace's default (not for
+ * a kind that makes credentials, which uses the operator's).
+ */
+function credentialsNamed<Cloud>(
+  kind: ManagedKind<ManagedObject, Cloud, unknown>,
+  object: ManagedObject,
+): string | undefined {
+  return object.spec.credentialsRef?.name ?? (kind.makesCredentials ? undefined : NAMESPACE_CREDENTIALS);
 }
 
 function namespacedName(key: string): { namespace: string; name: string } {

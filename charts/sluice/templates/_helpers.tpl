@@ -70,6 +70,9 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version }}
 {{- with .Values.operator.allowedApiHosts }}
 - --allowed-api-hosts={{ join "," . }}
 {{- end }}
+{{- with .Values.operator.apiKeyRoles }}
+- --api-key-roles={{ range $namespace, $roles := . }}{{ $namespace }}={{ join "+" $roles }},{{ end }}
+{{- end }}
 - --log-level={{ .Values.operator.logLevel }}
 {{- range .Values.operator.extraArgs }}
 - {{ . | quote }}

@@ -4,6 +4,7 @@ import { newKeyIdentity } from '../../cloud/api-key-hash.ts';
 import { ApiError } from '../../cloud/errors.ts';
 import {
   comparison,
+  ReconcileError,
   type ConnectContext,
   type ConnectionDetails,
   type LostCreate,
@@ -16,6 +17,8 @@ import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
 import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
 import { apiKeyExport } from './export.ts';
+import { RETRY_DELAYS } from '../../base/retry-delays.ts';
+import type { ApiKey as CloudKey } from '../../cloud/schemas/api-key.ts';
 
 /** What `update` does: the PATCH of the fields that differ, and the rotation's step that changes the cloud. */
 export interface ApiKeyPlan {
@@ -37,6 +40,8 @@ export const apiKeyKind: SluiceKind<ApiKey, ApiKeyPlan> = {
     name: (resource) => resource.spec.credentialsSecret.name,
     requiredKeys: ['keyId', 'keySecret'],
   },
+  // An ApiKey signs in only with the credentials it states, never with a key an ApiKey makes.
+  makesCredentials: { identityKeys: ['keyId', NEXT_KEY_ID] },
   // Keys are read with a GET each: a drift check of one key does not wait for the organization's list.
   driftReads: () => [{ api: 'management' }],
   connect: (_resource, { cloud, claimedBy, connectionSecret }) =>
@@ -83,9 +88,25 @@ class ApiKeyClient implements KindClient<ApiKey, ApiKeyPlan> {
     return createdSince(keys, lost.intent, ours, this.claimedBy);
   }
 
+  /**
+   * Whether the key is one sluice signs in with: these credentials' or the operator's (the API shows no more
+   * of a key id than its last 4 letters). Such a key is never written to, whatever the object says.
+   */
+  private signsInWith(key: CloudKey): boolean {
+    const { management, operatorKeySuffix } = this.cloud;
+    return management.usesKeySuffix(key.keySuffix) || key.keySuffix === operatorKeySuffix;
+  }
+
   async observe(resource: ApiKey, id: string): Promise<Observed<ApiKey, ApiKeyPlan>> {
     const key = await ignoreNotFound(this.cloud.management.getApiKey(id));
     if (!key) return { exists: false };
+    if (this.signsInWith(key)) {
+      throw ReconcileError.terminal(
+        'OperatorKey',
+        `key ${id} is one sluice signs in with (the operator's, or this object's credentials): an ApiKey never manages it; remove the annotation sluice.dev/external-id, or name another key`,
+        RETRY_DELAYS.userAction,
+      );
+    }
     const expired = key.expireAt ? Date.parse(key.expireAt) <= Date.now() : false;
     const rotation = planRotation({
       spec: resource.spec,
@@ -181,6 +202,9 @@ class ApiKeyClient implements KindClient<ApiKey, ApiKeyPlan> {
    * A rotation's previous key goes with it.
    */
   async delete(resource: ApiKey, id: string): Promise<'gone'> {
+    // A key sluice signs in with was never this object's to manage (`observe` refused it): it stays.
+    const key = await ignoreNotFound(this.cloud.management.getApiKey(id));
+    if (key && this.signsInWith(key)) return 'gone';
     const previous = resource.status?.previousKeyId;
     if (previous !== undefined && previous !== id) {
       await ignoreNotFound(this.cloud.management.deleteApiKey(previous));

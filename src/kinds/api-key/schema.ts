@@ -81,7 +81,34 @@ const ApiKeyFields = z.object({
     ),
   rotation: Rotation.optional(),
   ...managedSpecFields('Delete'),
+  credentialsRef: managedSpecFields('Delete').credentialsRef.describe(
+    "A Secret in this namespace with the key this ApiKey signs in with to make and manage its key (it needs a role that may manage keys, admin): never the Secret it writes, nor one holding a key an ApiKey makes. Absent: the operator's credentials. An ApiKey never uses the namespace's default sluice-credentials: a namespace default added later moves no ApiKey onto another key.",
+  ),
+  operatorCredentials: z
+    .boolean()
+    .optional()
+    .describe(
+      "true: sign in with the operator's credentials, said explicitly (what an ApiKey without spec.credentialsRef does). Not together with spec.credentialsRef.",
+    ),
 });
+
+/** What an ApiKey's spec must say of the credentials it signs in with, checked at admission. */
+const CREDENTIALS_RULES = [
+  {
+    rule: '!has(self.credentialsRef) || self.credentialsRef.name != self.credentialsSecret.name',
+    message:
+      'spec.credentialsRef must not name spec.credentialsSecret: an ApiKey never signs in with the key it manages',
+  },
+  {
+    rule: '!has(self.credentialsRef) || !has(self.operatorCredentials) || !self.operatorCredentials',
+    message: 'spec.credentialsRef and spec.operatorCredentials: true name two credentials: set one',
+  },
+  {
+    rule: 'has(self.credentialsRef) || !has(self.operatorCredentials) || self.operatorCredentials',
+    message:
+      'spec.operatorCredentials: false needs spec.credentialsRef: the credentials this ApiKey signs in with',
+  },
+];
 
 /** The fields a field policy may name, those the cloud fixes at creation and the shared lists. */
 export const API_KEY_POLICY = policyFields(ApiKeyFields.omit({ rotation: true }), {
@@ -89,9 +116,12 @@ export const API_KEY_POLICY = policyFields(ApiKeyFields.omit({ rotation: true })
   additive: {},
 });
 
-export const ApiKeySpec = ApiKeyFields.extend({
-  fieldPolicy: fieldPolicySchema('ApiKey', API_KEY_POLICY),
-}).describe('The desired management API key.');
+export const ApiKeySpec = withRules(
+  ApiKeyFields.extend({
+    fieldPolicy: fieldPolicySchema('ApiKey', API_KEY_POLICY),
+  }).describe('The desired management API key.'),
+  ...CREDENTIALS_RULES,
+);
 export type ApiKeySpec = z.infer<typeof ApiKeySpec>;
 
 export const ApiKeyStatus = z
@@ -145,6 +175,22 @@ export const apiKeySchema = defineKind<ApiKey>({
       kstatus: 'Failed',
       argocd: 'Degraded',
       means: "the key's `expireAt` has passed: it authenticates no more",
+    },
+    RoleNotAllowed: {
+      condition: 'Synced=False',
+      end: 'terminal',
+      kstatus: 'Failed',
+      argocd: 'Degraded',
+      means:
+        "`spec.roles` names a role the administrator's allow-list (`--api-key-roles`) does not give the namespace: nothing is created or changed",
+    },
+    OperatorKey: {
+      condition: 'Synced=False',
+      end: 'terminal',
+      kstatus: 'Failed',
+      argocd: 'Degraded',
+      means:
+        "the cloud key is the one sluice signs in with (the operator's, or this object's credentials): no write reaches it, and deleting the object leaves it",
     },
     SecretNotWritable: { means: 'the credentials Secret cannot be written: no key is made' },
     SecretConflict: { means: 'a Secret of that name belongs to something else' },

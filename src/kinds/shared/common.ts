@@ -161,14 +161,21 @@ export const managedStatusFields = {
     .max(253)
     .optional()
     .describe(
-      "The Secret of this namespace whose credentials the last reconcile used: spec.credentialsRef's, else the namespace's default sluice-credentials. Absent: the operator's credentials.",
+      "The Secret of this namespace whose credentials the last reconcile used: spec.credentialsRef's, else the namespace's default sluice-credentials (never for an ApiKey). Absent: the operator's credentials.",
     ),
   credentials: z
     .string()
     .max(253)
     .optional()
     .describe(
-      `Which credentials this object's calls are made with, as kubectl get shows them: the Secret spec.credentialsRef names, else the namespace's default ${NAMESPACE_CREDENTIALS} while it exists, else ${OPERATOR_CREDENTIALS} (the operator's). Written before the Secret is read, so a Secret that is missing is named here.`,
+      `Which credentials this object's calls are made with, as kubectl get shows them: the Secret spec.credentialsRef names, else the namespace's default ${NAMESPACE_CREDENTIALS} while it exists (never for an ApiKey), else ${OPERATOR_CREDENTIALS} (the operator's). Written before the Secret is read, so a Secret that is missing is named here.`,
+    ),
+  organizationId: z
+    .string()
+    .max(64)
+    .optional()
+    .describe(
+      'The organization the cloud resource lives in: that of the credentials it was created or first observed with. Credentials of another organization are refused (Synced=False, OrganizationChanged): nothing is read, created or deleted under them.',
     ),
   lastHandledReconcileAt: z
     .string()

@@ -7,6 +7,7 @@ const OWN_FIELDS = [
   'deletionPolicy',
   'managementPolicy',
   'credentialsRef',
+  'operatorCredentials',
   'connectionSecret',
   'credentialsSecret',
   'passwordSecretRef',

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP } from '../../../src/kinds/shared/common.ts';
 import { KINDS } from '../../../src/kinds/index.ts';
 import { GRANT_SCHEMAS } from '../../../src/kinds/schemas.ts';
+import { OperatorConfig } from '../../../src/operator/config.ts';
 import {
   chartDir,
   find,
@@ -103,6 +104,11 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
       'a credentials namespace that is no DNS label',
       { operator: { operatorCredentialsNamespaces: ['Team_A'] } },
       /operatorCredentialsNamespaces/,
+    ],
+    [
+      'an ApiKey role that does not exist',
+      { operator: { apiKeyRoles: { 'team-a': ['owner'] } } },
+      /apiKeyRoles/,
     ],
   ])('rejects %s through values.schema.json', (_what, values, message) => {
     expect(() => helmTemplate({ namespace: 'sluice-system', values })).toThrow(message);
@@ -254,8 +260,30 @@ describe('helm chart charts/sluice (no cluster needed)', () => {
     );
     const open = operatorArgs(parseManifests(helmTemplate({ namespace: 'ops', values: {} })));
     expect(
-      open.filter((arg) => /credentials-namespaces|plain-id-namespaces|allowed-api-hosts/.test(arg)),
+      open.filter((arg) =>
+        /credentials-namespaces|plain-id-namespaces|allowed-api-hosts|api-key-roles/.test(arg),
+      ),
     ).toEqual([]);
+  });
+
+  it('passes the ApiKey role allow-list as the flag the operator parses', () => {
+    const args = operatorArgs(
+      parseManifests(
+        helmTemplate({
+          namespace: 'ops',
+          values: {
+            operator: {
+              apiKeyRoles: { 'team-a': ['developer', 'query_endpoints'], '*': ['query_endpoints'] },
+            },
+          },
+        }),
+      ),
+    );
+    const flag = args.find((arg) => arg.startsWith('--api-key-roles='))!;
+    expect(OperatorConfig.parse({ apiKeyRoles: flag.slice('--api-key-roles='.length) }).apiKeyRoles).toEqual({
+      '*': ['query_endpoints'],
+      'team-a': ['developer', 'query_endpoints'],
+    });
   });
 
   it('ships every CRD as a template kept on uninstall, identical to crds/, and none with crds.enabled=false', () => {

@@ -343,5 +343,59 @@ describe('CloudClients', () => {
       );
       expect((await clients.connectionFor(own('team-c'), 'poll')).management.quota).toBeDefined();
     });
+
+    describe('a kind that states its credentials (an ApiKey)', () => {
+      const apiKey = (namespace: string, spec: ManagedObject['spec'] = {}): ManagedObject => ({
+        ...resource,
+        kind: 'ApiKey',
+        metadata: { ...resource.metadata, namespace },
+        spec,
+      });
+      const { managementUrl, alertsUrl } = operatorSecret as { managementUrl: string; alertsUrl: string };
+      const teamDefault = { ...tenantSecret({ managementUrl, alertsUrl }), organizationId: 'team-org' };
+      /** Every namespace has a default sluice-credentials (of another organization); ApiKeys state theirs. */
+      const withDefaults = (options: Partial<ConstructorParameters<typeof CloudClients>[0]> = {}) => {
+        const secrets: SecretReader = {
+          get: (namespace, name) =>
+            namespace === 'sys' && name === 'cloud'
+              ? { data: operatorSecret, resourceVersion: '1' }
+              : name === NAMESPACE_CREDENTIALS
+                ? { data: teamDefault, resourceVersion: '1' }
+                : undefined,
+        };
+        clouds = clientsOf(secrets, { statesCredentials: (r) => r.kind === 'ApiKey', ...options });
+        return clouds;
+      };
+
+      it("uses the operator's credentials, never the namespace default, whichever exists", () => {
+        const clients = withDefaults();
+        expect(clients.credentialsOf(apiKey('team'))).toEqual({ namespace: 'sys', name: 'cloud' });
+        expect(clients.organizationOf(apiKey('team'))).toBe(operatorSecret.organizationId);
+        // Any other kind there takes the default, of its own organization.
+        expect(clients.credentialsOf(borrowing('team'))).toEqual({
+          namespace: 'team',
+          name: NAMESPACE_CREDENTIALS,
+        });
+        expect(clients.organizationOf(borrowing('team'))).toBe('team-org');
+      });
+
+      it('is refused the operator credentials outside the listed namespaces, pointed at spec.credentialsRef only', async () => {
+        const clients = withDefaults({ defaultSecretNamespaces: ['platform'] });
+        await expect(clients.connectionFor(apiKey('team'), 'poll')).rejects.toThrow(
+          refusal(
+            'OperatorCredentialsNotAllowed',
+            "the operator's credentials may be used only in namespaces platform " +
+              '(--operator-credentials-namespaces), not in team: set spec.credentialsRef to a Secret of this ' +
+              'namespace holding a key that may manage keys (this kind never uses the namespace default)',
+          ),
+        );
+        expect(clients.organizationOf(apiKey('team'))).toBeUndefined();
+      });
+
+      it("tells the kind the operator's key suffix, whichever credentials the object uses", async () => {
+        const cloud = await withDefaults().connectionFor(borrowing('team'), 'poll');
+        expect(cloud.operatorKeySuffix).toBe(operatorSecret.keyId!.slice(-4));
+      });
+    });
   });
 });

@@ -90,6 +90,19 @@ describe('sluice run flags', () => {
     expect(defaults.allowedApiHosts).toBeUndefined();
   });
 
+  it('reads the ApiKey role allow-list by namespace, with * for the rest, and refuses an unknown role', async () => {
+    expect(
+      OperatorConfig.parse({ apiKeyRoles: 'team-a=developer+query_endpoints,*=query_endpoints' }).apiKeyRoles,
+    ).toEqual({ 'team-a': ['developer', 'query_endpoints'], '*': ['query_endpoints'] });
+    expect(OperatorConfig.parse({}).apiKeyRoles).toBeUndefined();
+    expect(await runError(['--api-key-roles', 'team-a=owner'])).toContain(
+      'error: --api-key-roles: "team-a=owner" names "owner": roles are admin, developer, query_endpoints',
+    );
+    expect(await runError(['--api-key-roles', 'team-a'])).toContain(
+      'error: --api-key-roles: "team-a" is not namespace=role+role (or *=role+role)',
+    );
+  });
+
   it('refuses a bad namespace or host entry, and an empty list, naming the entry', async () => {
     expect(await runError(['--operator-credentials-namespaces', 'Team_A'])).toContain(
       'error: --operator-credentials-namespaces: "Team_A" is no namespace name',

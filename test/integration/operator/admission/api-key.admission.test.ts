@@ -24,6 +24,12 @@ describe.skipIf(clusterSkipReason())(
         'every role, and disabled',
         edited({ roles: ['admin', 'developer', 'query_endpoints'], state: 'disabled' }),
       ],
+      ["the operator's credentials, named", edited({ operatorCredentials: true })],
+      ['a credentials Secret of its own', edited({ credentialsRef: { name: 'key-maker' } })],
+      [
+        'a credentials Secret, the operator credentials said not to be used',
+        edited({ credentialsRef: { name: 'key-maker' }, operatorCredentials: false }),
+      ],
     ])('accepts %s', async (_what, spec) => {
       expect(await api.admit(spec)).toBe('accepted');
     });
@@ -49,6 +55,21 @@ describe.skipIf(clusterSkipReason())(
         'a Secret name that is none',
         edited({ credentialsSecret: { name: 'Team_A' } }),
         ['spec.credentialsSecret.name'],
+      ],
+      [
+        'signing in with the Secret it writes',
+        edited({ credentialsRef: { name: 'team-a-credentials' } }),
+        ['spec.credentialsRef must not name spec.credentialsSecret'],
+      ],
+      [
+        "both a credentials Secret and the operator's credentials",
+        edited({ credentialsRef: { name: 'key-maker' }, operatorCredentials: true }),
+        ['spec.credentialsRef and spec.operatorCredentials: true'],
+      ],
+      [
+        "no credentials Secret, yet not the operator's",
+        edited({ operatorCredentials: false }),
+        ['spec.operatorCredentials: false needs spec.credentialsRef'],
       ],
     ])('refuses %s, naming the field', async (_what, spec, messages) => {
       await expectRefused(api.admit(spec), ...messages);

@@ -135,6 +135,9 @@ const CASES: Case[] = [
     ['an IP access entry that is no IP', 'isIP(self) || isCIDR(self)', 'source must be an IP address or CIDR range', { ...apiKey, ipAccessList: [{ source: 'x' }] }],
     ['a rotation period that is no Go duration', "duration(self) >= duration('1h')", 'rotation.every must be a duration of hours, minutes or seconds from 1h to 8760h', { ...apiKey, rotation: { every: '30d' } }],
     ['a rotation grace period under 10 s', "duration(self) >= duration('10s')", 'rotation.gracePeriod must be a duration of hours, minutes or seconds from 10s to 24h', { ...apiKey, rotation: { gracePeriod: '5s' } }],
+    ['signing in with the Secret it writes', 'self.credentialsRef.name != self.credentialsSecret.name', 'spec.credentialsRef must not name spec.credentialsSecret', { ...apiKey, credentialsRef: apiKey.credentialsSecret }],
+    ["a credentials Secret and the operator's credentials", '!has(self.operatorCredentials) || !self.operatorCredentials', 'spec.credentialsRef and spec.operatorCredentials: true', { ...apiKey, credentialsRef: { name: 'key-maker' }, operatorCredentials: true }],
+    ["neither a credentials Secret nor the operator's credentials", 'has(self.credentialsRef) || !has(self.operatorCredentials)', 'spec.operatorCredentials: false needs spec.credentialsRef', { ...apiKey, operatorCredentials: false }],
   ].map(([what, rule, says, spec]) => ({ kind: 'ApiKey', what, rule, says, spec }) as Case),
   ...Object.entries(VALID).flatMap(([kind, spec]) => fieldPolicyCases(kind, spec, POLICIES[kind]!)),
   // Rules that compare with the stored object: one field fixed at creation per kind, changed.

@@ -78,8 +78,12 @@ if synced ~= nil and synced.status == "False" then
     InvalidReference = true,
     OperatorCredentialsNotAllowed = true,
     ApiHostNotAllowed = true,
+    OrganizationChanged = true,
+    CredentialsManagedKey = true,
     CannotRotate = true,
     CannotUpdate = true,
+    RoleNotAllowed = true,
+    OperatorKey = true,
   }
   if userMustAct[synced.reason] then
     return result("Degraded", messageOf(synced, synced.reason))

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { CredentialsChecks } from '../../../src/managed/credentials-checks.ts';
+import type { ManagedObject, ManagedStatus } from '../../../src/managed/index.ts';
+
+const object = (fields: { spec?: ManagedObject['spec']; status?: ManagedObject['status'] } = {}) =>
+  ({
+    metadata: { name: 'k', namespace: 'team', uid: 'u' },
+    spec: fields.spec ?? {},
+    ...(fields.status ? { status: fields.status } : {}),
+  }) as ManagedObject;
+
+describe('CredentialsChecks', () => {
+  const checks = (organization: string | undefined, madeBy?: string, makesCredentials = true) =>
+    new CredentialsChecks<ManagedObject>({
+      kind: {
+        kind: 'ApiKey',
+        ...(makesCredentials ? { makesCredentials: { identityKeys: ['keyId'] } } : {}),
+      },
+      organizationOf: () => organization,
+      credentialsMadeBy: () => madeBy,
+    });
+
+  it('refuses credentials of another organization than the one status pins, naming both', () => {
+    const pinned = object({ status: { id: 'id-1', organizationId: 'org-a' } });
+    expect(checks('org-a').refusal(pinned)).toBeUndefined();
+    expect(checks('org-b').refusal(pinned)).toMatchObject({
+      reason: 'OrganizationChanged',
+      message: expect.stringMatching(/ApiKey id-1 lives in organization org-a .* of organization org-b/),
+    });
+    // Nothing pinned yet, or credentials naming no organization: nothing to compare.
+    expect(checks('org-b').refusal(object({ status: { id: 'id-1' } }))).toBeUndefined();
+    expect(checks(undefined).refusal(pinned)).toBeUndefined();
+  });
+
+  it('pins the organization once the object has an id, and not before', () => {
+    const status: ManagedStatus = {};
+    checks('org-a').pin(object(), status);
+    expect(status.organizationId).toBeUndefined();
+    status.id = 'id-1';
+    checks('org-a').pin(object(), status);
+    expect(status.organizationId).toBe('org-a');
+  });
+
+  it('refuses, for a kind that makes credentials only, a credentialsRef holding a key such a kind makes', () => {
+    const named = object({ spec: { credentialsRef: { name: 'maker-credentials' } } });
+    expect(checks('org-a', 'ApiKey maker').refusal(named)).toMatchObject({
+      reason: 'CredentialsManagedKey',
+      message: expect.stringContaining(
+        'spec.credentialsRef names Secret maker-credentials, which holds the key ApiKey maker makes',
+      ),
+    });
+    expect(checks('org-a', 'ApiKey maker', false).refusal(named)).toBeUndefined();
+    expect(checks('org-a', undefined).refusal(named)).toBeUndefined();
+  });
+});
