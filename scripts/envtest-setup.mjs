@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the test control plane (kube-apiserver, kube-controller-manager, etcd,
-// kubectl) and helm from the Go modules under test/envtest/, into a cache
+// kubectl), helm and OpenTofu from the Go modules under test/envtest/, into a cache
 // outside the repository:
 //   ${SLUICE_CACHE_DIR:-~/.cache/sluice/envtest}/<k8s-version>/bin
 //
@@ -40,6 +40,7 @@ const envtestDir = join(repoRoot, 'test', 'envtest');
 const helmDir = join(envtestDir, 'helm');
 const argocdHealthDir = join(envtestDir, 'argocd-health');
 const kstatusDir = join(envtestDir, 'kstatus');
+const tofuDir = join(envtestDir, 'tofu');
 
 /**
  * The Kubernetes binaries, all built from test/envtest/go.mod at one Kubernetes version: binary name => Go
@@ -60,9 +61,10 @@ const KUBERNETES_BINARIES = {
 
 /**
  * Binaries the harness needs; helm is for the demo and chart tests, argocd-health runs the Argo CD health
- * checks under gopher-lua, kstatus reads status as Flux and kpt do (sigs.k8s.io/cli-utils).
+ * checks under gopher-lua, kstatus reads status as Flux and kpt do (sigs.k8s.io/cli-utils), tofu runs the real
+ * API's official client (its Terraform provider) against the emulator.
  */
-const BINARIES = [...Object.keys(KUBERNETES_BINARIES), 'helm', 'argocd-health', 'kstatus'];
+const BINARIES = [...Object.keys(KUBERNETES_BINARIES), 'helm', 'argocd-health', 'kstatus', 'tofu'];
 
 /** Bump when the way a job is built changes in a way its inputs do not show. */
 const RECIPE_VERSION = 2;
@@ -205,6 +207,14 @@ function buildJobs(k8sVersion) {
       dir: kstatusDir,
       pkgs: ['.'],
       ldflags: '-s -w',
+    },
+    {
+      name: 'tofu',
+      binaries: ['tofu'],
+      dir: tofuDir,
+      pkgs: ['github.com/opentofu/opentofu/cmd/tofu'],
+      // A release build reports its version without the "-dev" suffix, as OpenTofu's own release does.
+      ldflags: '-s -w -X github.com/opentofu/opentofu/version.dev=no',
     },
   ];
 }
