@@ -1,7 +1,8 @@
 /**
  * Dashboards with tiles: list, get, create, replace (PUT), delete, and validate (stores nothing). A tile sent
  * with its id keeps it; one sent without gets a new id. A replace deletes the alerts of every tile it drops, a
- * delete the alerts of all of them.
+ * delete the alerts of all of them. Answers carry no timestamps, as the real API's: a client that reads a
+ * dashboard and sends its body back (the official client's import does) sends only what the body schema takes.
  */
 import { DashboardRequest } from '../cloud/schemas/clickstack.ts';
 import { fieldPath } from '../cloud/schemas/issues.ts';
@@ -30,6 +31,11 @@ function stored(id: string, body: DashboardRequest, createdAt: string, updatedAt
   };
 }
 
+/** A dashboard as answered: the stored one without its timestamps. */
+export function dashboardView({ createdAt: _created, updatedAt: _updated, ...dashboard }: DashboardRecord) {
+  return dashboard;
+}
+
 export function registerDashboardRoutes(app: App, ctx: EmulatorContext): void {
   const { store } = ctx;
 
@@ -39,8 +45,10 @@ export function registerDashboardRoutes(app: App, ctx: EmulatorContext): void {
     return dashboard;
   }
 
-  serveBoth(app, ctx, 'get', DASHBOARDS, () => ({ data: [...store.dashboards.values()] }));
-  serveBoth(app, ctx, 'get', `${DASHBOARDS}/:id`, (request) => ({ data: requireDashboard(idOf(request)) }));
+  serveBoth(app, ctx, 'get', DASHBOARDS, () => ({ data: [...store.dashboards.values()].map(dashboardView) }));
+  serveBoth(app, ctx, 'get', `${DASHBOARDS}/:id`, (request) => ({
+    data: dashboardView(requireDashboard(idOf(request))),
+  }));
 
   // Every problem, not only the first, each with the path of its field; the body is read as JSON, unvalidated.
   serveBoth(app, ctx, 'post', `${DASHBOARDS}/validate`, (request) => {
@@ -66,7 +74,7 @@ export function registerDashboardRoutes(app: App, ctx: EmulatorContext): void {
       const dashboard = stored(newObjectId(), request.body as DashboardRequest, now, now);
       store.dashboards.set(dashboard.id, dashboard);
       ctx.changed();
-      return { data: dashboard };
+      return { data: dashboardView(dashboard) };
     },
     DashboardRequest,
   );
@@ -88,7 +96,7 @@ export function registerDashboardRoutes(app: App, ctx: EmulatorContext): void {
       deleteAlertsWhere(ctx, (alert) => alert.dashboard === current.id && !kept.has(alert.tileId ?? ''));
       store.dashboards.set(dashboard.id, dashboard);
       ctx.changed();
-      return { data: dashboard };
+      return { data: dashboardView(dashboard) };
     },
     DashboardRequest,
   );
