@@ -7,13 +7,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { alertBody } from '../../contract/support/fixtures.ts';
-import { alerting, clickstackCloud, expectData, expectOk } from '../../contract/support/api.ts';
+import { alerting, clickstackCloud, expectData, expectOk, type Reply } from '../../contract/support/api.ts';
 import {
   findOfficialClient,
   output,
   PROVIDER_SOURCE,
   TofuDir,
   type OfficialClient,
+  type Run,
 } from './official-client.ts';
 import {
   calls,
@@ -190,7 +191,6 @@ const ADDRESS = {
   webhook: 'clickhouse_clickstack_webhook.hook',
   dashboard: 'clickhouse_clickstack_dashboard.board',
   alert: 'clickhouse_clickstack_alert.errors',
-  connection: 'clickhouse_clickstack_connection.main',
 } as const;
 /** The four resources whose whole lifecycle is the point; the alert and the connection come along. */
 const FOUR = [ADDRESS.webhook, ADDRESS.savedSearch, ADDRESS.dashboard, ADDRESS.source] as const;
@@ -227,11 +227,16 @@ describe.skipIf('missing' in client).each(TRANSPORTS)('$name', (transport) => {
   });
 
   /** Clears the call log, runs the step, and returns its run and the calls it made. */
-  async function step(run: () => Promise<{ code: number; stdout: string; stderr: string }>) {
+  async function step(run: () => Promise<Run>) {
     await clearCalls(emu);
     const result = await run();
     return { result, log: await calls(emu) };
   }
+
+  /** The alerting API on this transport, as a console or a script calls it; `read` unwraps the answer. */
+  const cloud = transport.prefix === CLOUD;
+  const byHand = () => (cloud ? clickstackCloud(emu, () => serviceId) : alerting(emu));
+  const read = (reply: Reply) => (cloud ? expectOk(reply) : expectData(reply));
 
   const apply = (edition: Edition) => async () => {
     await tofu.configure(configuration(emu, transport, serviceId, edition));
@@ -283,6 +288,7 @@ describe.skipIf('missing' in client).each(TRANSPORTS)('$name', (transport) => {
     });
 
     // Write-only: sent once, held by the service, in no answer, no state and no call log.
+    expect(JSON.stringify(read(await byHand().get('/webhooks')))).not.toContain('hook-token');
     expect(await tofu.stateFile()).not.toContain('hook-token');
     expect(JSON.stringify(log)).not.toContain('hook-token');
 
@@ -293,12 +299,7 @@ describe.skipIf('missing' in client).each(TRANSPORTS)('$name', (transport) => {
   it('changes each object in place with one PUT, keeping every id and the dashboard tiles’ ids (and so an alert on a tile)', async () => {
     // An alert made on the first tile outside the client, as in the console, notifying a webhook made there too:
     // the tile's id must survive the client's updates.
-    const cloud = transport.prefix === CLOUD;
-    const console = cloud ? clickstackCloud(emu, () => serviceId) : alerting(emu);
-    const made = async (path: string, body: object) => {
-      const reply = await console.post(path, body);
-      return String((cloud ? expectOk(reply) : expectData(reply)).id);
-    };
+    const made = async (path: string, body: object) => String(read(await byHand().post(path, body)).id);
     consoleWebhookId = await made('/webhooks', {
       name: 'console',
       service: 'slack',
