@@ -4,6 +4,7 @@ import { databaseServiceKind } from './database-service/controller.ts';
 import { pipeKind } from './pipe/controller.ts';
 import { queryEndpointKind } from './query-endpoint/controller.ts';
 import { reversePrivateEndpointKind } from './reverse-private-endpoint/controller.ts';
+import { webhookKind } from './webhook/controller.ts';
 import type { SluiceKind } from './shared/sluice-kind.ts';
 
 /**
@@ -14,6 +15,7 @@ import type { SluiceKind } from './shared/sluice-kind.ts';
 export const KINDS: readonly SluiceKind<any, any>[] = [
   databaseServiceKind,
   pipeKind,
+  webhookKind,
   alertKind,
   queryEndpointKind,
   reversePrivateEndpointKind,

@@ -1,6 +1,7 @@
 import { apiKeySchema } from './api-key/schema.ts';
 import { alertSchema } from './alert/schema.ts';
 import { databaseServiceSchema } from './database-service/schema.ts';
+import { webhookSchema } from './webhook/schema.ts';
 import type { KindSchema } from './shared/kind-schema.ts';
 import { pipeSchema } from './pipe/schema.ts';
 import { queryEndpointSchema } from './query-endpoint/schema.ts';
@@ -16,6 +17,7 @@ import { reversePrivateEndpointSchema } from './reverse-private-endpoint/schema.
 export const KIND_SCHEMAS: readonly KindSchema<any>[] = [
   databaseServiceSchema,
   pipeSchema,
+  webhookSchema,
   alertSchema,
   queryEndpointSchema,
   reversePrivateEndpointSchema,

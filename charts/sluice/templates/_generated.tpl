@@ -5,6 +5,7 @@
   resources:
     - databaseservices
     - pipes
+    - webhooks
     - alerts
     - queryendpoints
     - reverseprivateendpoints
@@ -18,6 +19,7 @@
   resources:
     - databaseservices/status
     - pipes/status
+    - webhooks/status
     - alerts/status
     - queryendpoints/status
     - reverseprivateendpoints/status
@@ -29,6 +31,7 @@
   resources:
     - databaseservices/finalizers
     - pipes/finalizers
+    - webhooks/finalizers
     - alerts/finalizers
     - queryendpoints/finalizers
     - reverseprivateendpoints/finalizers
@@ -75,6 +78,7 @@
 {{- define "sluice.healthCheckKinds" }}
 - DatabaseService
 - Pipe
+- Webhook
 - Alert
 - QueryEndpoint
 - ReversePrivateEndpoint
