@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Builds the test control plane (kube-apiserver, kube-controller-manager, etcd,
-// kubectl) and helm from the Go modules under test/envtest/, into a cache
+// kubectl), helm and OpenTofu from the Go modules under test/envtest/, into a cache
 // outside the repository:
 //   ${SLUICE_CACHE_DIR:-~/.cache/sluice/envtest}/<k8s-version>/bin
 //
@@ -40,6 +40,7 @@ const envtestDir = join(repoRoot, 'test', 'envtest');
 const helmDir = join(envtestDir, 'helm');
 const argocdHealthDir = join(envtestDir, 'argocd-health');
 const kstatusDir = join(envtestDir, 'kstatus');
+const tofuDir = join(envtestDir, 'tofu');
 
 /**
  * The Kubernetes binaries, all built from test/envtest/go.mod at one Kubernetes version: binary name => Go
@@ -60,9 +61,10 @@ const KUBERNETES_BINARIES = {
 
 /**
  * Binaries the harness needs; helm is for the demo and chart tests, argocd-health runs the Argo CD health
- * checks under gopher-lua, kstatus reads status as Flux and kpt do (sigs.k8s.io/cli-utils).
+ * checks under gopher-lua, kstatus reads status as Flux and kpt do (sigs.k8s.io/cli-utils), tofu runs the real
+ * API's official client (its Terraform provider) against the emulator.
  */
-const BINARIES = [...Object.keys(KUBERNETES_BINARIES), 'helm', 'argocd-health', 'kstatus'];
+const BINARIES = [...Object.keys(KUBERNETES_BINARIES), 'helm', 'argocd-health', 'kstatus', 'tofu'];
 
 /** Bump when the way a job is built changes in a way its inputs do not show. */
 const RECIPE_VERSION = 2;
@@ -206,8 +208,22 @@ function buildJobs(k8sVersion) {
       pkgs: ['.'],
       ldflags: '-s -w',
     },
+    // OpenTofu serves only the official client's lifecycle test, which also needs the provider's binary: the Go
+    // module proxy does not serve the provider, so it is built where SLUICE_CLICKHOUSE_PROVIDER names one, and
+    // a machine without (CI) spends no build on a test that would skip.
+    ...(process.env.SLUICE_CLICKHOUSE_PROVIDER ? [tofuJob] : []),
   ];
 }
+
+/** OpenTofu (MPL) rather than Terraform 1.5.7: the provider's write-only webhook headers need 1.11 or newer. */
+const tofuJob = {
+  name: 'tofu',
+  binaries: ['tofu'],
+  dir: tofuDir,
+  pkgs: ['github.com/opentofu/opentofu/cmd/tofu'],
+  // A release build reports its version without the "-dev" suffix, as OpenTofu's own release does.
+  ldflags: '-s -w -X github.com/opentofu/opentofu/version.dev=no',
+};
 
 function goBuild(job, outDir) {
   const started = Date.now();

@@ -1,4 +1,5 @@
-import type { AlertingClient } from './alerting-client.ts';
+import { ALERTING_ROUTES, type AlertingClient } from './alerting-client.ts';
+import type { Dashboard, SavedSearch, Source, Webhook } from './schemas/clickstack.ts';
 import type { WriteEvent } from './http.ts';
 import { MANAGEMENT_ROUTES, type ManagementClient } from './management-client.ts';
 import type { Alert } from './schemas/alert.ts';
@@ -27,6 +28,10 @@ export type SnapshotList =
   | 'pipes'
   | 'reversePrivateEndpoints'
   | 'alerts'
+  | 'webhooks'
+  | 'savedSearches'
+  | 'dashboards'
+  | 'sources'
   | 'backups'
   | 'backupConfiguration'
   | 'scalingSchedule'
@@ -50,6 +55,10 @@ const LIST = { priority: 'poll' } as const;
 export class CloudSnapshots {
   private servicesSnapshot?: CloudSnapshot<Service>;
   private alertsSnapshot?: CloudSnapshot<Alert>;
+  private webhooksSnapshot?: CloudSnapshot<Webhook>;
+  private savedSearchesSnapshot?: CloudSnapshot<SavedSearch>;
+  private dashboardsSnapshot?: CloudSnapshot<Dashboard>;
+  private sourcesSnapshot?: CloudSnapshot<Source>;
   private readonly pipesByService = new Map<string, CloudSnapshot<Pipe>>();
   private readonly endpointsByService = new Map<string, CloudSnapshot<ReversePrivateEndpoint>>();
   private readonly backupsByService = new Map<string, CloudSnapshot<Backup>>();
@@ -81,6 +90,28 @@ export class CloudSnapshots {
 
   get alerts(): CloudSnapshot<Alert> {
     return (this.alertsSnapshot ??= new CloudSnapshot(() => this.alerting.listAlerts(LIST), this.hooks));
+  }
+
+  get webhooks(): CloudSnapshot<Webhook> {
+    return (this.webhooksSnapshot ??= new CloudSnapshot(() => this.alerting.listWebhooks(LIST), this.hooks));
+  }
+
+  get savedSearches(): CloudSnapshot<SavedSearch> {
+    return (this.savedSearchesSnapshot ??= new CloudSnapshot(
+      () => this.alerting.listSavedSearches(LIST),
+      this.hooks,
+    ));
+  }
+
+  get dashboards(): CloudSnapshot<Dashboard> {
+    return (this.dashboardsSnapshot ??= new CloudSnapshot(
+      () => this.alerting.listDashboards(LIST),
+      this.hooks,
+    ));
+  }
+
+  get sources(): CloudSnapshot<Source> {
+    return (this.sourcesSnapshot ??= new CloudSnapshot(() => this.alerting.listSources(LIST), this.hooks));
   }
 
   pipes(serviceId: string): CloudSnapshot<Pipe> {
@@ -161,6 +192,10 @@ export class CloudSnapshots {
     const listed: [SnapshotList, { ageMs(): number | undefined } | undefined][] = [
       ['services', services],
       ['alerts', this.alertsSnapshot],
+      ['webhooks', this.webhooksSnapshot],
+      ['savedSearches', this.savedSearchesSnapshot],
+      ['dashboards', this.dashboardsSnapshot],
+      ['sources', this.sourcesSnapshot],
     ];
     for (const [id, snapshot] of this.pipesByService) if (live(id)) listed.push(['pipes', snapshot]);
     for (const [id, snapshot] of this.endpointsByService) {
@@ -255,9 +290,32 @@ export class CloudSnapshots {
     this.servicesSnapshot?.written(serviceId, answer as Service);
   }
 
-  private alertingWrote({ params, answer }: WriteEvent): void {
-    if (params.id !== undefined) return this.alertsSnapshot?.written(params.id, answer as Alert);
-    writtenNew(this.alerts, answer);
+  /** The entry of the family the write's route names; a validate call writes nothing. */
+  private alertingWrote({ route, params, answer }: WriteEvent): void {
+    const family = this.alertingFamilyOf(route);
+    if (!family) return;
+    if (params.id !== undefined) return family.snapshot?.written(params.id, answer as never);
+    writtenNew(family.all(), answer);
+  }
+
+  private alertingFamilyOf(route: string) {
+    const R = ALERTING_ROUTES;
+    const family = <T extends { id: string }>(
+      snapshot: CloudSnapshot<T> | undefined,
+      all: () => CloudSnapshot<T>,
+    ) => ({
+      snapshot: snapshot as CloudSnapshot<{ id: string }> | undefined,
+      all: all as () => CloudSnapshot<{ id: string }>,
+    });
+    if (route === R.alerts || route === R.alert) return family(this.alertsSnapshot, () => this.alerts);
+    if (route === R.webhooks || route === R.webhook)
+      return family(this.webhooksSnapshot, () => this.webhooks);
+    if (route === R.savedSearches || route === R.savedSearch)
+      return family(this.savedSearchesSnapshot, () => this.savedSearches);
+    if (route === R.dashboards || route === R.dashboard)
+      return family(this.dashboardsSnapshot, () => this.dashboards);
+    if (route === R.sources || route === R.source) return family(this.sourcesSnapshot, () => this.sources);
+    return undefined;
   }
 }
 

@@ -1,13 +1,13 @@
-/** The alerting API (v2): alerts create, list, get, replace, delete. Success `{data}`, errors `{message}`. */
+/** The alerting API (v2): alerts create, list, get, replace, delete, on both of its paths (clickstack-kit.ts). */
 import { randomBytes } from 'node:crypto';
 import { AlertRequest } from '../cloud/schemas/alert.ts';
+import { idOf, serveBoth } from './clickstack-kit.ts';
 import type { App, EmulatorContext } from './context.ts';
 import { notFound } from './errors.ts';
 import type { AlertRecord } from './store.ts';
 import { alertView } from './views.ts';
 
-const ALERTS = '/api/v2/alerts';
-const alerting = { config: { api: 'alerting' as const } };
+const ALERTS = '/alerts';
 
 /** Alert ids look like the real service's: 24 hex digits (an object id). */
 export const newObjectId = () => randomBytes(12).toString('hex');
@@ -43,52 +43,69 @@ export function registerAlertingRoutes(app: App, ctx: EmulatorContext): void {
     return alert;
   }
 
-  app.post(ALERTS, { ...alerting, schema: { body: AlertRequest } }, (request) => {
-    const now = ctx.timestamp();
-    const alert: AlertRecord = {
-      id: newObjectId(),
-      ...fromRequest(request.body),
-      state: 'OK',
-      team: ctx.teamId,
-      silenced: false,
-      createdAt: now,
-      updatedAt: now,
-    };
-    store.alerts.set(alert.id, alert);
-    ctx.changed();
-    return { data: alertView(alert) };
-  });
+  serveBoth(
+    app,
+    ctx,
+    'post',
+    ALERTS,
+    (request) => {
+      const now = ctx.timestamp();
+      const alert: AlertRecord = {
+        id: newObjectId(),
+        ...fromRequest(request.body as AlertRequest),
+        state: 'OK',
+        team: ctx.teamId,
+        silenced: false,
+        createdAt: now,
+        updatedAt: now,
+      };
+      store.alerts.set(alert.id, alert);
+      ctx.changed();
+      return { data: alertView(alert) };
+    },
+    AlertRequest,
+  );
 
-  app.get(ALERTS, alerting, () => ({ data: [...store.alerts.values()].map(alertView) }));
+  serveBoth(app, ctx, 'get', ALERTS, () => ({ data: [...store.alerts.values()].map(alertView) }));
 
-  app.get(`${ALERTS}/:id`, alerting, (request) => {
-    const { id } = request.params as { id: string };
-    return { data: alertView(requireAlert(id)) };
-  });
+  serveBoth(app, ctx, 'get', `${ALERTS}/:id`, (request) => ({
+    data: alertView(requireAlert(idOf(request))),
+  }));
 
   // Replaces the whole alert: optional fields not sent are cleared; state and createdAt stay.
-  app.put(`${ALERTS}/:id`, { ...alerting, schema: { body: AlertRequest } }, (request) => {
-    const { id } = request.params as { id: string };
-    const current = requireAlert(id);
-    const alert: AlertRecord = {
-      id: current.id,
-      ...fromRequest(request.body),
-      state: current.state,
-      team: current.team,
-      silenced: current.silenced,
-      createdAt: current.createdAt,
-      updatedAt: ctx.timestamp(),
-    };
-    store.alerts.set(id, alert);
-    ctx.changed();
-    return { data: alertView(alert) };
-  });
+  serveBoth(
+    app,
+    ctx,
+    'put',
+    `${ALERTS}/:id`,
+    (request) => {
+      const current = requireAlert(idOf(request));
+      const alert: AlertRecord = {
+        id: current.id,
+        ...fromRequest(request.body as AlertRequest),
+        state: current.state,
+        team: current.team,
+        silenced: current.silenced,
+        createdAt: current.createdAt,
+        updatedAt: ctx.timestamp(),
+      };
+      store.alerts.set(alert.id, alert);
+      ctx.changed();
+      return { data: alertView(alert) };
+    },
+    AlertRequest,
+  );
 
-  app.delete(`${ALERTS}/:id`, alerting, (request) => {
-    const { id } = request.params as { id: string };
+  serveBoth(app, ctx, 'delete', `${ALERTS}/:id`, (request) => {
+    const id = idOf(request);
     requireAlert(id);
     store.alerts.delete(id);
     ctx.changed();
-    return {};
+    return { empty: true };
   });
+}
+
+/** Deletes the alerts `matches` picks (a saved search's, a dashboard's or a removed tile's go with it). */
+export function deleteAlertsWhere(ctx: EmulatorContext, matches: (alert: AlertRecord) => boolean): void {
+  for (const alert of [...ctx.store.alerts.values()]) if (matches(alert)) ctx.store.alerts.delete(alert.id);
 }

@@ -27,6 +27,8 @@ declare module 'fastify' {
     api?: ApiKind;
     /** Path parameters, checked right after auth and rate limit (before the body is even read). */
     params?: z.ZodType;
+    /** A management-key route counted against the alerting quota (the alerting API's cloud path). */
+    quota?: 'alerting';
   }
   interface FastifyRequest {
     /** The management key that authenticated the call (null before auth, or on the alerting API). */

@@ -6,7 +6,8 @@
  *                 one; alerting: Bearer token) — counts against no budget
  *   2. org        403 when the path names another (well-formed) organization id
  *   2b. roles     403 when the key's roles do not allow the route, or its IP access list the caller's address
- *   3. rate limit 429 per management key (each created key its own window) / alerts token, fixed window
+ *   3. rate limit 429 per management key (each created key its own window) / alerts token, fixed window; the
+ *                 alerting API's cloud path counts its management key against the alerting limit
  *   4. path ids   400 naming the parameter that is not a uuid
  *
  * then fastify reads the body (malformed JSON → 400) and validates it with the shared schema (400 naming the
@@ -152,7 +153,7 @@ export function installGate(app: App, options: GateOptions): void {
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    const { api, params } = request.routeOptions.config;
+    const { api, params, quota } = request.routeOptions.config;
     if (api === undefined) return;
     if (api === 'control') {
       if (!isLoopback(request.socket.remoteAddress)) {
@@ -192,10 +193,11 @@ export function installGate(app: App, options: GateOptions): void {
           `the API key's roles (${caller.roles.join(', ')}) do not allow ${request.method} ${route}`,
         );
       }
-      const decision = managementLimiter.take(caller.quotaKey);
+      const limiter = quota === 'alerting' ? alertsLimiter : managementLimiter;
+      const decision = limiter.take(caller.quotaKey);
       if (!decision.allowed) {
         const seconds = String(decision.retryAfterSeconds);
-        throw new ApiError(429, `rate limit of ${describeLimit(managementLimiter)} per API key exceeded`, {
+        throw new ApiError(429, `rate limit of ${describeLimit(limiter)} per API key exceeded`, {
           'retry-after': seconds,
           'x-ratelimit-reset': seconds,
         });

@@ -13,6 +13,10 @@ import { registerApiKeyRoutes } from './api-keys.ts';
 import { CallLog } from './call-log.ts';
 import type { App, EmulatorContext } from './context.ts';
 import { registerControlRoutes } from './control-routes.ts';
+import { registerDashboardRoutes } from './dashboard-routes.ts';
+import { registerSavedSearchRoutes } from './saved-search-routes.ts';
+import { registerSourceRoutes } from './source-routes.ts';
+import { registerWebhookRoutes } from './webhook-routes.ts';
 import { registerEndpointRoutes } from './endpoint-routes.ts';
 import { ApiError, invalid, sendError } from './errors.ts';
 import type { ApiKind } from './errors.ts';
@@ -232,6 +236,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   registerPipeRoutes(app, ctx);
   registerEndpointRoutes(app, ctx);
   registerAlertingRoutes(app, ctx);
+  registerWebhookRoutes(app, ctx);
+  registerSavedSearchRoutes(app, ctx);
+  registerDashboardRoutes(app, ctx);
+  registerSourceRoutes(app, ctx);
   registerOrganizationRoutes(app, ctx);
   registerApiKeyRoutes(app, ctx, credentials);
   registerControlRoutes(app, ctx, {

@@ -164,6 +164,72 @@ export interface AlertRecord {
   updatedAt: string;
 }
 
+/** A webhook as stored: `headers` and `queryParams` are write-only and never leave the store. */
+export interface WebhookRecord {
+  id: string;
+  name: string;
+  service: string;
+  url: string;
+  description?: string;
+  body?: string;
+  headers?: Record<string, string>;
+  queryParams?: Record<string, string>;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface SavedSearchRecord {
+  id: string;
+  name: string;
+  sourceId: string;
+  select: string;
+  where: string;
+  whereLanguage: string;
+  orderBy: string;
+  tags: string[];
+  filters?: unknown[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface TileRecord {
+  id: string;
+  name: string;
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+  config?: Record<string, unknown>;
+  series?: Record<string, unknown>[];
+}
+
+export interface DashboardRecord {
+  id: string;
+  name: string;
+  tiles: TileRecord[];
+  tags: string[];
+  filters?: Record<string, unknown>[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A source: the fields every kind has, and the kind's own ones as sent. */
+export interface SourceRecord extends Record<string, unknown> {
+  id: string;
+  name: string;
+}
+
+/** A connection; `password` never leaves the store. */
+export interface ConnectionRecord {
+  id: string;
+  name: string;
+  host: string;
+  username: string;
+  password: string;
+  hyperdxSettingPrefix?: string;
+  prometheusEndpoint?: string;
+}
+
 /** A created API key: its secret and key id are kept as hex SHA-256 only. */
 export interface ApiKeyRecord {
   id: string;
@@ -217,6 +283,12 @@ export interface Snapshot {
   alerts: AlertRecord[];
   /** Absent in state files written before keys could be created. */
   apiKeys?: ApiKeyRecord[];
+  /** Absent in state files written before the alerting API's other objects existed. */
+  webhooks?: WebhookRecord[];
+  savedSearches?: SavedSearchRecord[];
+  dashboards?: DashboardRecord[];
+  sources?: SourceRecord[];
+  connections?: ConnectionRecord[];
 }
 
 export class Store {
@@ -228,6 +300,11 @@ export class Store {
   /** serviceId → query endpoint */
   readonly queryEndpoints = new Map<string, QueryEndpointRecord>();
   readonly alerts = new Map<string, AlertRecord>();
+  readonly webhooks = new Map<string, WebhookRecord>();
+  readonly savedSearches = new Map<string, SavedSearchRecord>();
+  readonly dashboards = new Map<string, DashboardRecord>();
+  readonly sources = new Map<string, SourceRecord>();
+  readonly connections = new Map<string, ConnectionRecord>();
   /** Created keys by their API id (the emulator's configured key is not among them). */
   readonly apiKeys = new Map<string, ApiKeyRecord>();
   organization = newOrganization();
@@ -295,6 +372,15 @@ export class Store {
     return undefined;
   }
 
+  private alertingFamilies(): Array<Map<string, unknown>> {
+    return [this.webhooks, this.savedSearches, this.dashboards, this.sources, this.connections];
+  }
+
+  /** Alerts that notify this webhook. */
+  alertsOfWebhook(webhookId: string): AlertRecord[] {
+    return [...this.alerts.values()].filter((alert) => alert.channel.webhookId === webhookId);
+  }
+
   clear(): void {
     this.services.clear();
     this.pipes.clear();
@@ -302,6 +388,7 @@ export class Store {
     this.queryEndpoints.clear();
     this.alerts.clear();
     this.apiKeys.clear();
+    for (const family of this.alertingFamilies()) family.clear();
     this.organization = newOrganization();
   }
 
@@ -315,6 +402,11 @@ export class Store {
       queryEndpoints: [...this.queryEndpoints.values()],
       alerts: [...this.alerts.values()],
       apiKeys: [...this.apiKeys.values()],
+      webhooks: [...this.webhooks.values()],
+      savedSearches: [...this.savedSearches.values()],
+      dashboards: [...this.dashboards.values()],
+      sources: [...this.sources.values()],
+      connections: [...this.connections.values()],
     };
   }
 
@@ -326,6 +418,11 @@ export class Store {
     for (const endpoint of snapshot.queryEndpoints) this.queryEndpoints.set(endpoint.serviceId, endpoint);
     for (const alert of snapshot.alerts) this.alerts.set(alert.id, alert);
     for (const key of snapshot.apiKeys ?? []) this.apiKeys.set(key.id, key);
+    for (const webhook of snapshot.webhooks ?? []) this.webhooks.set(webhook.id, webhook);
+    for (const search of snapshot.savedSearches ?? []) this.savedSearches.set(search.id, search);
+    for (const dashboard of snapshot.dashboards ?? []) this.dashboards.set(dashboard.id, dashboard);
+    for (const source of snapshot.sources ?? []) this.sources.set(source.id, source);
+    for (const connection of snapshot.connections ?? []) this.connections.set(connection.id, connection);
     if (snapshot.organization) this.organization = { ...snapshot.organization };
   }
 }

@@ -4,6 +4,7 @@ import { databaseServiceKind } from './database-service/controller.ts';
 import { pipeKind } from './pipe/controller.ts';
 import { queryEndpointKind } from './query-endpoint/controller.ts';
 import { reversePrivateEndpointKind } from './reverse-private-endpoint/controller.ts';
+import { webhookKind } from './webhook/controller.ts';
 import type { SluiceKind } from './shared/sluice-kind.ts';
 import type { ManagedObject } from '../managed/index.ts';
 
@@ -15,6 +16,7 @@ import type { ManagedObject } from '../managed/index.ts';
 export const KINDS: readonly SluiceKind<any, any>[] = [
   databaseServiceKind,
   pipeKind,
+  webhookKind,
   alertKind,
   queryEndpointKind,
   reversePrivateEndpointKind,

@@ -3,6 +3,7 @@ import { alertSchema } from './alert/schema.ts';
 import { databaseServiceSchema } from './database-service/schema.ts';
 import { cloudIdGrantSchema } from './cloud-id-grant/schema.ts';
 import type { GrantSchema } from './shared/grant-schema.ts';
+import { webhookSchema } from './webhook/schema.ts';
 import type { KindSchema } from './shared/kind-schema.ts';
 import { pipeSchema } from './pipe/schema.ts';
 import { queryEndpointSchema } from './query-endpoint/schema.ts';
@@ -18,6 +19,7 @@ import { reversePrivateEndpointSchema } from './reverse-private-endpoint/schema.
 export const KIND_SCHEMAS: readonly KindSchema<any>[] = [
   databaseServiceSchema,
   pipeSchema,
+  webhookSchema,
   alertSchema,
   queryEndpointSchema,
   reversePrivateEndpointSchema,

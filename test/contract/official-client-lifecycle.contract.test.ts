@@ -9,6 +9,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { AUTOSCALING_REPLICAS, PIPE_SETTING_BOUNDS } from '../../src/cloud/schemas/index.ts';
 import {
   alerting,
+  clickstackCloud,
   expectAlertError,
   expectData,
   expectMgmtError,
@@ -20,6 +21,7 @@ import {
   alertBody,
   createAlert,
   createPipe,
+  createService,
   createRunningService,
   getPipe,
   getService,
@@ -327,4 +329,42 @@ describe('organization and its API keys (extensions)', () => {
     expectMgmtError(await other.get('/keys'), 403);
     expectMgmtError(await other.patch('', { name: 'x' }), 403);
   });
+});
+
+describe('a dashboard read back, as the client imports it', () => {
+  const dashboardBody = {
+    name: 'checkout',
+    tags: ['team-a'],
+    tiles: ['errors', 'latency'].map((name, i) => ({
+      name,
+      x: i * 6,
+      y: 0,
+      w: 6,
+      h: 3,
+      config: { displayType: 'line', sourceId: 'logs', select: [{ aggFn: 'count' }] },
+    })),
+  };
+
+  it.each([
+    ['self-hosted', async () => ({ client: alerting(emu), unwrap: expectData })],
+    [
+      'cloud',
+      async () => {
+        const { id } = (await createService(api)).service;
+        return { client: clickstackCloud(emu, () => id), unwrap: expectOk };
+      },
+    ],
+  ])(
+    'on the %s path holds no timestamps, so its body less its id is taken back unchanged',
+    async (_path, open) => {
+      const { client, unwrap } = await open();
+      const { id } = unwrap(await client.post('/dashboards', dashboardBody));
+      const answer = unwrap(await client.get(`/dashboards/${id}`));
+      expect(answer).not.toHaveProperty('createdAt');
+      expect(answer).not.toHaveProperty('updatedAt');
+      const { id: _id, ...body } = answer;
+      expect(unwrap(await client.put(`/dashboards/${id}`, body))).toEqual(answer);
+      expect(unwrap(await client.get('/dashboards'))).toEqual([answer]);
+    },
+  );
 });

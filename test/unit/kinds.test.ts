@@ -30,6 +30,7 @@ describe('the kind registries', () => {
     expect(Object.fromEntries(defaults)).toEqual({
       DatabaseService: 'Orphan',
       Pipe: 'Delete',
+      Webhook: 'Delete',
       Alert: 'Delete',
       QueryEndpoint: 'Delete',
       ReversePrivateEndpoint: 'Delete',

@@ -2,7 +2,13 @@
 // keeps that kind's cloud resources. One entry per kind of src/kinds/index.ts (a unit test keeps them in step), so a
 // new kind joins every chaos scenario by adding its entry here.
 import type { Store } from '../../src/emulator/store.ts';
-import { searchAlert, tileAlert } from '../fixtures/alert.ts';
+import {
+  genericWebhook,
+  searchAlert,
+  tileAlert,
+  WEBHOOK_SECRET,
+  webhookSecretData,
+} from '../fixtures/alert.ts';
 import { rpeSpec } from '../fixtures/rpe.ts';
 import { teamKey } from '../fixtures/api-key.ts';
 import { kafkaPipe, kinesisPipe, objectStoragePipe, postgresPipe } from '../fixtures/pipe.ts';
@@ -70,6 +76,14 @@ export const CHAOS_KINDS: ChaosKind[] = [
     cloudName: (spec) => String(spec.name),
   },
   pipeKind(),
+  {
+    kind: 'Webhook',
+    spec: (name) => genericWebhook(name),
+    rename: (spec) => ({ name: `${String(spec.name)}-v2` }),
+    secrets: { [WEBHOOK_SECRET]: webhookSecretData('chaos-webhook-token-4c2d') },
+    cloud: (store) => [...store.webhooks.values()].map(({ id, name }) => ({ id, name })),
+    cloudName: (spec) => String(spec.name),
+  },
   {
     kind: 'Alert',
     spec: (name, n) => (n % 2 ? searchAlert : tileAlert)(name),

@@ -5,6 +5,7 @@
   resources:
     - databaseservices
     - pipes
+    - webhooks
     - alerts
     - queryendpoints
     - reverseprivateendpoints
@@ -26,6 +27,7 @@
   resources:
     - databaseservices/status
     - pipes/status
+    - webhooks/status
     - alerts/status
     - queryendpoints/status
     - reverseprivateendpoints/status
@@ -37,6 +39,7 @@
   resources:
     - databaseservices/finalizers
     - pipes/finalizers
+    - webhooks/finalizers
     - alerts/finalizers
     - queryendpoints/finalizers
     - reverseprivateendpoints/finalizers
@@ -83,6 +86,7 @@
 {{- define "sluice.healthCheckKinds" }}
 - DatabaseService
 - Pipe
+- Webhook
 - Alert
 - QueryEndpoint
 - ReversePrivateEndpoint

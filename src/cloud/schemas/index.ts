@@ -8,3 +8,4 @@ export * from './reverse-private-endpoint.ts';
 export * from './query-endpoint.ts';
 export * from './alert.ts';
 export * from './api-key.ts';
+export * from './clickstack.ts';

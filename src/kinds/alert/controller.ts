@@ -9,6 +9,8 @@ import {
   type LostCreate,
   type OwnedCandidate,
   type Owner,
+  type ManagedObject,
+  ReconcileError,
 } from '../../managed/index.ts';
 import {
   alertBody,
@@ -18,7 +20,11 @@ import {
   noteOwner,
   observedBody,
   ownerNote,
+  withReferencedIds,
+  type ReferencedIds,
 } from './mapping.ts';
+import { REASON } from '../../base/reasons.ts';
+import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
 import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
@@ -28,8 +34,30 @@ export const alertKind: SluiceKind<Alert, AlertBody> = {
   ...alertSchema,
   export: alertExport,
   driftReads: () => [{ api: 'alerting', list: 'alerts' }],
-  connect: (_resource, { cloud, claimedBy, owner }) => new AlertClient(cloud, claimedBy, owner),
+  connect: (_resource, { cloud, claimedBy, owner, references }) =>
+    new AlertClient(cloud, claimedBy, owner, referencedIds(references)),
 };
+
+/** The cloud ids the references resolved to; a tile by its name in the Dashboard's status. */
+function referencedIds(
+  references: ConnectContext<CloudConnection>['references'],
+): ReferencedIds & { tiles?: Record<string, string> } {
+  const [webhook] = references.webhook ?? [];
+  const [savedSearch] = references.savedSearch ?? [];
+  const [dashboard] = references.dashboard ?? [];
+  return {
+    webhookId: webhook?.id,
+    savedSearchId: savedSearch?.id,
+    dashboardId: dashboard?.id,
+    ...(dashboard?.object ? { tiles: tilesOf(dashboard.object) } : {}),
+  };
+}
+
+/** A Dashboard's tiles, name to cloud id, as its status records them. */
+function tilesOf(dashboard: ManagedObject): Record<string, string> {
+  const tiles = (dashboard.status as { tiles?: { name: string; id: string }[] } | undefined)?.tiles ?? [];
+  return Object.fromEntries(tiles.map((tile) => [tile.name, tile.id]));
+}
 
 /** Over the alerting API: create (POST), observe (GET), replace (PUT of the whole alert), delete. */
 class AlertClient implements KindClient<Alert, AlertBody> {
@@ -37,7 +65,21 @@ class AlertClient implements KindClient<Alert, AlertBody> {
     private readonly cloud: CloudConnection,
     private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
     private readonly owner: Owner,
+    private readonly ids: ReferencedIds & { tiles?: Record<string, string> },
   ) {}
+
+  /** The spec in cloud ids: a tile the Dashboard does not have is the user's to fix. */
+  private resolved(spec: Alert['spec']): Alert['spec'] {
+    const tileId = spec.tile === undefined ? undefined : this.ids.tiles?.[spec.tile];
+    if (spec.tile !== undefined && tileId === undefined) {
+      throw ReconcileError.terminal(
+        REASON.InvalidReference,
+        `tile ${spec.tile} is not a tile of Dashboard ${spec.dashboardRef?.name ?? ''} (tiles: ${Object.keys(this.ids.tiles ?? {}).join(', ') || 'none'})`,
+        RETRY_DELAYS.userAction,
+      );
+    }
+    return withReferencedIds(spec, { ...this.ids, tileId });
+  }
 
   /**
    * Alerts carry no tags: after a crash, the alert is the one with this name and watched object, and this
@@ -51,7 +93,8 @@ class AlertClient implements KindClient<Alert, AlertBody> {
     // started after the create ended: an older one cannot show what the create made.
     const alerts = await this.cloud.snapshots.alerts.all(listedSince(lost, this.cloud.freshnessMs));
     const note = ownerNote(ownerRecord(this.owner));
-    const ours = (alert: (typeof alerts)[number]) => isAlertFor(resource.spec, alert) && alert.note === note;
+    const spec = this.resolved(resource.spec);
+    const ours = (alert: (typeof alerts)[number]) => isAlertFor(spec, alert) && alert.note === note;
     return createdSince(alerts, lost.intent, ours, this.claimedBy);
   }
 
@@ -80,7 +123,10 @@ class AlertClient implements KindClient<Alert, AlertBody> {
     const note = adopted ? alert.note : ownerNote(ownerRecord(this.owner));
     return comparison({
       observed: observedBody(alert),
-      diff: (spec: Alert['spec']) => ({ body: alertBody(spec), differences: diffAlert(spec, alert) }),
+      diff: (written: Alert['spec']) => {
+        const spec = this.resolved(written);
+        return { body: alertBody(spec), differences: diffAlert(spec, alert) };
+      },
       // A firing alert works as it should: its state is shown in status, it does not make the resource unready.
       conclude: ({ plan }) => ({
         plan: { ...plan.body, ...(typeof note === 'string' ? { note } : {}) },
@@ -92,7 +138,7 @@ class AlertClient implements KindClient<Alert, AlertBody> {
   }
 
   async create(resource: Alert) {
-    const body = { ...alertBody(resource.spec), note: ownerNote(ownerRecord(this.owner)) };
+    const body = { ...alertBody(this.resolved(resource.spec)), note: ownerNote(ownerRecord(this.owner)) };
     const alert = await this.cloud.alerting.createAlert(body);
     return { externalId: alert.id };
   }

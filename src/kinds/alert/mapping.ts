@@ -5,6 +5,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { AlertSpec } from './schema.ts';
 import type { AlertBody } from '../../cloud/alerting-client.ts';
 import { requestBody } from '../../cloud/request-body.ts';
+import { ownerNote, recordIn } from '../shared/owner-note.ts';
 import { AlertRequest, SAVED_SEARCH_SOURCE_ALIAS, type Alert } from '../../cloud/schemas/alert.ts';
 
 /** The request fields, in the order the API documents them; the spec carries each under its own name. */
@@ -22,6 +23,29 @@ const BODY_FIELDS = [
   'message',
 ] as const satisfies readonly (keyof AlertBody)[];
 type BodyField = (typeof BODY_FIELDS)[number];
+
+/** The cloud ids an alert's references stand for, once resolved. */
+export interface ReferencedIds {
+  webhookId?: string | undefined;
+  dashboardId?: string | undefined;
+  tileId?: string | undefined;
+  savedSearchId?: string | undefined;
+}
+
+/**
+ * The spec with every reference replaced by the cloud id it stands for (`channel.webhookRef` → `webhookId`,
+ * `dashboardRef` and `tile` → `dashboardId` and `tileId`, `savedSearchRef` → `savedSearchId`): what the body is
+ * made of and compared with.
+ */
+export function withReferencedIds(spec: AlertSpec, ids: ReferencedIds): AlertSpec {
+  const { dashboardRef, tile: _tile, savedSearchRef, ...rest } = spec;
+  const { webhookRef, ...channel } = spec.channel;
+  const resolved: AlertSpec = { ...rest, channel };
+  if (webhookRef) resolved.channel = { ...channel, webhookId: ids.webhookId };
+  if (dashboardRef) Object.assign(resolved, { dashboardId: ids.dashboardId, tileId: ids.tileId });
+  if (savedSearchRef) resolved.savedSearchId = ids.savedSearchId;
+  return resolved;
+}
 
 /** The fields that say which alert a body is (besides when it was created): what it is named and watches. */
 const IDENTITY_FIELDS = ['name', 'source', 'dashboardId', 'tileId', 'savedSearchId'] as const;
@@ -68,15 +92,10 @@ export function isAlertFor(spec: AlertSpec, alert: Alert): boolean {
  * Alerts carry no tags: the owner record goes in the alert's `note`, a field the cloud keeps as given and
  * that the spec has no place for.
  */
-const OWNER_NOTE = 'sluice.dev/owner: ';
-
-export const ownerNote = (record: string) => `${OWNER_NOTE}${record}`;
+export { ownerNote };
 
 /** The owner record an alert's note holds, if it is one. */
-export function noteOwner(alert: Record<string, unknown>): string | undefined {
-  const note = alert.note;
-  return typeof note === 'string' && note.startsWith(OWNER_NOTE) ? note.slice(OWNER_NOTE.length) : undefined;
-}
+export const noteOwner = (alert: Record<string, unknown>): string | undefined => recordIn(alert.note);
 
 /** Status fields as the cloud reports them. */
 export function alertStatus(alert: Alert): Record<string, unknown> {

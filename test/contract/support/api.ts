@@ -123,6 +123,25 @@ export function mgmt(
   );
 }
 
+/**
+ * The alerting API's cloud path: paths are relative to `/v1/organizations/<org>/services/<serviceId>/clickstack`,
+ * with the management key. `serviceId` is read at each call.
+ */
+export function clickstackCloud(
+  emu: Emulator,
+  serviceId: () => string,
+  options: { auth?: string | null } = {},
+): ApiClient {
+  return client(
+    emu,
+    () => `/v1/organizations/${emu.credentials.organizationId}/services/${serviceId()}/clickstack`,
+    () => {
+      const { keyId, keySecret } = emu.credentials;
+      return options.auth === undefined ? basicAuth(keyId, keySecret) : (options.auth ?? undefined);
+    },
+  );
+}
+
 /** Alerting API client; paths are relative to `/api/v2`. */
 export function alerting(emu: Emulator, options: { auth?: string | null } = {}): ApiClient {
   return client(
@@ -210,7 +229,11 @@ export function expectMgmtError(
 }
 
 /** Asserts the alerting error shape `{message}` and, when given, that the message starts with the field. */
-export function expectAlertError(reply: Reply, status: 400 | 404 | 500, field?: string | RegExp): string {
+export function expectAlertError(
+  reply: Reply,
+  status: 400 | 404 | 409 | 500,
+  field?: string | RegExp,
+): string {
   expect(reply.status, reply.text).toBe(status);
   expect(reply.body, reply.text).toBeTypeOf('object');
   expect(reply.body.message).toBeTypeOf('string');

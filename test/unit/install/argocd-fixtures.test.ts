@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { alertSchema } from '../../../src/kinds/alert/schema.ts';
+import { webhookSchema } from '../../../src/kinds/webhook/schema.ts';
 import { KIND_SCHEMAS } from '../../../src/kinds/schemas.ts';
 import { healthCasesOf } from '../../../src/install/argocd-fixtures.ts';
 
@@ -11,7 +11,8 @@ describe('Argo CD health fixtures by kind', () => {
     expect(kindsWithCase('waiting-for-reference')).toEqual(
       KIND_SCHEMAS.filter((kind) => kind.references?.length).map((k) => k.kind),
     );
-    expect(kindsWithCase('waiting-for-reference')).not.toContain('Alert');
+    expect(kindsWithCase('waiting-for-reference')).not.toContain('Webhook');
+    expect(kindsWithCase('waiting-for-reference')).toContain('Alert');
   });
 
   it('a kind meets a Conflict only when it is exclusive on a reference (one QueryEndpoint per service)', () => {
@@ -20,7 +21,7 @@ describe('Argo CD health fixtures by kind', () => {
 
   it('follow a declaration added to a kind', () => {
     const alertOnAService = {
-      ...alertSchema,
+      ...webhookSchema,
       references: KIND_SCHEMAS[1]!.references,
       exclusiveOn: 'service',
     };

@@ -1,0 +1,215 @@
+// The alerting API's objects an alert hangs on (webhooks, saved searches, dashboards with tiles) and what they
+// read from (sources, connections), as the self-hosted `/api/v2/…` and the cloud `…/services/{id}/clickstack/…`
+// paths exchange them. Requests are strict (an unknown field is a 400 naming it); responses are loose.
+import { z } from 'zod';
+import { NonEmptyString } from './common.ts';
+
+export const OBJECT_NAME_MAX = 1024;
+const Name = z.string().min(1).max(OBJECT_NAME_MAX);
+const StringMap = z.record(z.string(), z.string());
+
+// ---- webhooks ----
+
+export const WEBHOOK_SERVICES = ['slack', 'incidentio', 'generic'] as const;
+/** Fields a slack webhook refuses: slack takes only its URL. */
+export const SLACK_REFUSES = ['headers', 'queryParams', 'body'] as const;
+
+/**
+ * Webhook create and update body. `headers` and `queryParams` are write-only (never returned). On update, an
+ * omitted `description` or `body` is cleared; omitted `headers`/`queryParams` are kept (`{}` clears them), unless
+ * `url` or `service` changes: then omitted ones are cleared too.
+ */
+export const WebhookRequest = z
+  .strictObject({
+    name: Name,
+    service: z.enum(WEBHOOK_SERVICES),
+    url: z.url({ protocol: /^https?$/ }),
+    description: z.string().max(4096).optional(),
+    body: z.string().max(100_000).optional(),
+    headers: StringMap.optional(),
+    queryParams: StringMap.optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.service !== 'slack') return;
+    for (const field of SLACK_REFUSES)
+      if (body[field] !== undefined)
+        ctx.addIssue({ code: 'custom', path: [field], message: 'is not allowed for the slack service' });
+  });
+export type WebhookRequest = z.infer<typeof WebhookRequest>;
+
+export const Webhook = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  service: z.string(),
+  url: z.string().optional(),
+  description: z.string().optional(),
+  body: z.string().optional(),
+  createdAt: z.string().optional(),
+  updatedAt: z.string().optional(),
+});
+export type Webhook = z.infer<typeof Webhook>;
+
+/** `GET /webhooks` pages with `limit` (1..1000, default 1000) and `offset`. */
+export const PageQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(1000).default(1000),
+  offset: z.coerce.number().int().min(0).default(0),
+});
+
+// ---- saved searches ----
+
+export const WHERE_LANGUAGES = ['sql', 'lucene'] as const;
+
+/** Saved search create and replace body: the PUT replaces it whole. */
+export const SavedSearchRequest = z.strictObject({
+  name: Name,
+  sourceId: NonEmptyString,
+  select: z.string().default(''),
+  where: z.string().default(''),
+  whereLanguage: z.enum(WHERE_LANGUAGES).default('lucene'),
+  orderBy: z.string().default(''),
+  tags: z.array(z.string().min(1).max(256)).max(50).default([]),
+  /** The pinned sidebar filters, kept as sent. */
+  filters: z.array(z.unknown()).optional(),
+});
+export type SavedSearchRequest = z.infer<typeof SavedSearchRequest>;
+
+export const SavedSearch = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  sourceId: z.string(),
+  select: z.string().optional(),
+  where: z.string().optional(),
+  whereLanguage: z.string().optional(),
+  orderBy: z.string().optional(),
+  tags: z.array(z.string()).optional(),
+  filters: z.array(z.unknown()).optional(),
+});
+export type SavedSearch = z.infer<typeof SavedSearch>;
+
+// ---- dashboards ----
+
+export const GRID_COLUMNS = 24;
+export const TILES_MAX = 200;
+const GridInt = z.number().int().min(0);
+
+/**
+ * A dashboard tile. Its `id` is the server's: a tile sent without one gets a new id, a tile sent with its id keeps
+ * it (and the alerts on it). The chart itself (`config`, or the older `series`) is kept as sent.
+ */
+export const TileRequest = z.strictObject({
+  id: NonEmptyString.max(64).optional(),
+  name: Name,
+  x: GridInt.max(GRID_COLUMNS - 1),
+  y: GridInt,
+  w: GridInt.min(1).max(GRID_COLUMNS),
+  h: GridInt.min(1),
+  config: z.record(z.string(), z.unknown()).optional(),
+  series: z.array(z.record(z.string(), z.unknown())).optional(),
+});
+export type TileRequest = z.infer<typeof TileRequest>;
+
+/** Dashboard create, replace (PUT) and validate body. */
+export const DashboardRequest = z
+  .strictObject({
+    name: Name,
+    tiles: z.array(TileRequest).max(TILES_MAX),
+    tags: z.array(z.string().min(1).max(256)).max(50).default([]),
+    filters: z.array(z.record(z.string(), z.unknown())).optional(),
+  })
+  .superRefine((body, ctx) => {
+    const seen = new Set<string>();
+    body.tiles.forEach((tile, index) => {
+      if (tile.x + tile.w > GRID_COLUMNS)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tiles', index, 'w'],
+          message: `makes the tile end past column ${GRID_COLUMNS} (x + w must be at most ${GRID_COLUMNS})`,
+        });
+      if (tile.id === undefined) return;
+      if (seen.has(tile.id))
+        ctx.addIssue({ code: 'custom', path: ['tiles', index, 'id'], message: 'is used by another tile' });
+      seen.add(tile.id);
+    });
+  });
+export type DashboardRequest = z.infer<typeof DashboardRequest>;
+
+export const Tile = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  x: z.number(),
+  y: z.number(),
+  w: z.number(),
+  h: z.number(),
+  config: z.record(z.string(), z.unknown()).optional(),
+  series: z.array(z.record(z.string(), z.unknown())).optional(),
+});
+export type Tile = z.infer<typeof Tile>;
+
+export const Dashboard = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  tiles: z.array(Tile),
+  tags: z.array(z.string()).optional(),
+  filters: z.array(z.unknown()).optional(),
+});
+export type Dashboard = z.infer<typeof Dashboard>;
+
+/** The validate call's answer: it stores nothing. `normalized` is the body as a create would store it. */
+export const DashboardValidation = z.looseObject({
+  valid: z.boolean(),
+  errors: z.array(z.looseObject({ path: z.string(), message: z.string() })),
+  normalized: z.unknown().optional(),
+});
+export type DashboardValidation = z.infer<typeof DashboardValidation>;
+
+// ---- sources and connections ----
+
+export const ALERTING_SOURCE_KINDS = ['log', 'trace', 'metric', 'session'] as const;
+
+/**
+ * Source create and replace body. The fields every kind has are checked; the kind-specific expressions
+ * (`bodyExpression`, `traceIdExpression`, `metricTables`, …) are kept as sent.
+ */
+export const SourceRequest = z.looseObject({
+  name: Name,
+  kind: z.enum(ALERTING_SOURCE_KINDS),
+  connection: NonEmptyString,
+  from: z.strictObject({ databaseName: NonEmptyString, tableName: z.string() }),
+  timestampValueExpression: NonEmptyString,
+  querySettings: z.array(z.strictObject({ setting: NonEmptyString, value: z.string() })).optional(),
+});
+export type SourceRequest = z.infer<typeof SourceRequest>;
+
+export const Source = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  kind: z.string(),
+  connection: z.string(),
+  from: z.looseObject({ databaseName: z.string(), tableName: z.string() }),
+  timestampValueExpression: z.string().optional(),
+});
+export type Source = z.infer<typeof Source>;
+
+/** Connection create body; `password` is write-only. */
+export const ConnectionRequest = z.strictObject({
+  name: Name,
+  host: z.url({ protocol: /^https?$/ }),
+  username: NonEmptyString,
+  password: z.string(),
+  hyperdxSettingPrefix: z.string().optional(),
+  prometheusEndpoint: z.string().optional(),
+});
+/** Connection update: `password` omitted keeps it; an optional field sent as null is cleared. */
+export const ConnectionUpdate = ConnectionRequest.extend({
+  password: z.string().optional(),
+  hyperdxSettingPrefix: z.string().nullable().optional(),
+  prometheusEndpoint: z.string().nullable().optional(),
+});
+
+export const Connection = z.looseObject({
+  id: z.string(),
+  name: z.string(),
+  host: z.string(),
+  username: z.string(),
+});
+export type Connection = z.infer<typeof Connection>;

@@ -1,0 +1,125 @@
+import type { Webhook } from './schema.ts';
+import { webhookSchema } from './schema.ts';
+import type { WebhookBody } from '../../cloud/alerting-client.ts';
+import type { Webhook as CloudWebhook } from '../../cloud/schemas/clickstack.ts';
+import {
+  comparison,
+  externalIdOf,
+  ownerRecord,
+  parseOwnerRecord,
+  type ConnectContext,
+  type LostCreate,
+  type OwnedCandidate,
+} from '../../managed/index.ts';
+import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
+import type { CloudConnection } from '../../cloud-access/connection.ts';
+import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
+import { webhookExport } from './export.ts';
+import {
+  diffWebhook,
+  observedWebhook,
+  webhookBody,
+  webhookOwner,
+  webhookSecretUses,
+  webhookStatus,
+} from './mapping.ts';
+
+export const webhookKind: SluiceKind<Webhook, WebhookBody> = {
+  ...webhookSchema,
+  export: webhookExport,
+  secretReferences: (resource) => webhookSecretUses(resource.spec),
+  driftReads: () => [{ api: 'alerting', list: 'webhooks' }],
+  connect: (_resource, context) => new WebhookClient(context),
+};
+
+/**
+ * Over the alerting API's webhooks: there is no GET by id, so every read is of the list (shared by every
+ * Webhook of the key). The owner is recorded on the description's last line.
+ */
+class WebhookClient implements KindClient<Webhook, WebhookBody> {
+  constructor(private readonly context: ConnectContext<CloudConnection>) {}
+
+  private get cloud() {
+    return this.context.cloud;
+  }
+
+  private get record() {
+    return ownerRecord(this.context.owner);
+  }
+
+  /** After a crash: the webhook of this name and service, recorded as this object's, made after the intent. */
+  async findCreated(resource: Webhook, lost: LostCreate | undefined): Promise<string | undefined> {
+    if (!lost) return undefined;
+    const webhooks = await this.cloud.snapshots.webhooks.all(listedSince(lost, this.cloud.freshnessMs));
+    const ours = (webhook: CloudWebhook) =>
+      webhook.name === resource.spec.name &&
+      webhook.service === resource.spec.service &&
+      webhookOwner(webhook) === this.record;
+    return createdSince(webhooks, lost.intent, ours, this.context.claimedBy);
+  }
+
+  async recordedOwner(_resource: Webhook, id: string) {
+    const webhook = await this.read(id);
+    return webhook && parseOwnerRecord(webhookOwner(webhook));
+  }
+
+  async findOwned(): Promise<OwnedCandidate[]> {
+    if (!this.cloud.alerting) return [];
+    const webhooks = await this.cloud.snapshots.webhooks.all(this.cloud.freshnessMs);
+    return webhooks.flatMap((webhook) => {
+      const owner = parseOwnerRecord(webhookOwner(webhook));
+      return owner ? [{ id: webhook.id, owner }] : [];
+    });
+  }
+
+  async observe(resource: Webhook, id: string): Promise<Observed<Webhook, WebhookBody>> {
+    const webhook = await this.read(id);
+    if (!webhook) return { exists: false };
+    const { secrets } = this.context;
+    // A webhook adopted by id keeps its description's record; any other records its owner there.
+    const adopted = externalIdOf(resource) !== undefined;
+    const record = adopted ? (webhookOwner(webhook) ?? '') : this.record;
+    const sent = Object.keys(resource.status?.secretDigests?.fields ?? {});
+    const values = (field: string) => secrets.values(field);
+    return comparison({
+      observed: observedWebhook(webhook),
+      diff: (spec: Webhook['spec']) => ({
+        differences: diffWebhook(spec, webhook, values, secrets.rotated, sent),
+        spec,
+      }),
+      conclude: ({ plan }) => ({
+        plan: webhookBody(plan.spec, values, record),
+        differences: !adopted && webhookOwner(webhook) !== record ? ['owner'] : [],
+        available: true,
+        status: webhookStatus(webhook),
+      }),
+    });
+  }
+
+  async create(resource: Webhook) {
+    const values = (field: string) => this.context.secrets.values(field);
+    const webhook = await this.cloud.alerting.createWebhook(webhookBody(resource.spec, values, this.record));
+    return { externalId: webhook.id };
+  }
+
+  async update(_resource: Webhook, id: string, observation: { plan: WebhookBody }): Promise<void> {
+    await this.cloud.alerting.updateWebhook(id, observation.plan);
+  }
+
+  /**
+   * Alerts this cluster manages go first (they reference the webhook); an alert someone else made keeps the
+   * cloud's 409, whose message names it.
+   */
+  async delete(_resource: Webhook, id: string): Promise<'gone'> {
+    await ignoreNotFound(this.cloud.alerting.deleteWebhook(id));
+    return 'gone';
+  }
+
+  /** From the key's webhooks list; the list again, fresh, when it does not show `id` (there is no GET by id). */
+  private read(id: string) {
+    const { snapshots, freshnessMs } = this.cloud;
+    return snapshots.webhooks.read(id, freshnessMs, async () =>
+      (await this.cloud.alerting.listWebhooks()).find((webhook) => webhook.id === id),
+    );
+  }
+}
