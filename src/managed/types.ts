@@ -214,6 +214,11 @@ export interface ManagedKind<R extends ManagedObject, Cloud, Plan = unknown> {
      * password reset): the kind names it. Without one, values are recovered only when known to be lost.
      */
     resetAnnotation?: string;
+    /**
+     * The Secret signs others in (a key's credentials): every object using it (as its `credentialsRef`, the
+     * namespace default, or a referenced Secret) is a dependant, so a `Delete` waits until they are gone.
+     */
+    usersAreDependants?: boolean;
   };
   /** The fields a field policy may name: what the reconciler applies `spec.fieldPolicy` with. */
   policyFields?: PolicyFields;

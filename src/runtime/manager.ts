@@ -157,7 +157,7 @@ export class Manager<Cloud> {
         secrets: this.secrets,
         secretWrites: this.secrets,
         secretWriterOf: (namespace, name) => this.secretWriterOf(namespace, name),
-        dependantsOf: (resource) => this.existingDependantsOf(kind.kind, resource),
+        dependantsOf: (resource) => this.existingDependantsOf(kind, resource),
         beforeReconcile: (key) => this.loadSecretsOf(kind, key),
         logger: logger.child({ controller: kind.kind }),
       });
@@ -370,6 +370,16 @@ export class Manager<Cloud> {
 
   private enqueueIfDeleting(dependency: string): void {
     const { kind, key } = splitDependencyKey(dependency);
+    if (kind === SECRET) {
+      // A user of a Secret another object writes changed or went: that writer may be waiting for its users.
+      const { namespace, name } = namespacedName(key);
+      const writer = this.secretWriterOf(namespace, name);
+      if (writer)
+        this.enqueueIfDeleting(
+          dependencyKey(writer.kind, objectKey({ metadata: { namespace, name: writer.name } })),
+        );
+      return;
+    }
     if (this.informers.get(kind)?.cache.get(key)?.metadata.deletionTimestamp) this.enqueue(kind, key);
   }
 
@@ -381,7 +391,10 @@ export class Manager<Cloud> {
    * The sluice object of `namespace` whose connection Secret is `name` (`ApiKey team-analytics`), if any, and
    * whether it has made its cloud object (an ApiKey writes the Secret before it makes the key).
    */
-  private secretWriterOf(namespace: string, name: string): { writer: string; made: boolean } | undefined {
+  private secretWriterOf(
+    namespace: string,
+    name: string,
+  ): { writer: string; kind: string; name: string; made: boolean } | undefined {
     for (const kind of this.options.kinds) {
       const writes = kind.connectionSecret?.name;
       if (!writes) continue;
@@ -389,15 +402,35 @@ export class Manager<Cloud> {
         .get(kind.kind)!
         .cache.list()
         .find((object) => object.metadata.namespace === namespace && writes(object) === name);
-      if (writer) return { writer: `${kind.kind} ${writer.metadata.name}`, made: Boolean(writer.status?.id) };
+      if (writer)
+        return {
+          writer: `${kind.kind} ${writer.metadata.name}`,
+          kind: kind.kind,
+          name: writer.metadata.name,
+          made: Boolean(writer.status?.id),
+        };
     }
     return undefined;
   }
 
-  /** Dependants of a sluice object that still exist, named for a condition: `Pipe orders`. */
-  private existingDependantsOf(kind: string, resource: ManagedObject): string[] {
-    return this.dependencies
-      .dependantsOf(dependencyKey(kind, objectKey(resource)))
+  /**
+   * Dependants of a sluice object that still exist, named for a condition: `Pipe orders`. For a kind whose
+   * connection Secret signs others in (an ApiKey's), the objects using that Secret too.
+   */
+  private existingDependantsOf(
+    kind: ManagedKind<ManagedObject, Cloud, unknown>,
+    resource: ManagedObject,
+  ): string[] {
+    const self = dependencyKey(kind.kind, objectKey(resource));
+    const dependants = new Set(this.dependencies.dependantsOf(self));
+    if (kind.connectionSecret?.usersAreDependants) {
+      const secret = objectKey({
+        metadata: { namespace: resource.metadata.namespace, name: kind.connectionSecret.name(resource) },
+      });
+      for (const user of this.dependencies.dependantsOf(dependencyKey(SECRET, secret))) dependants.add(user);
+    }
+    dependants.delete(self);
+    return [...dependants]
       .map(splitDependencyKey)
       .filter(({ kind: k, key }) => this.informers.get(k)?.cache.get(key) !== undefined)
       .map(({ kind: k, key }) => `${k} ${splitKey(key).name}`)

@@ -36,6 +36,8 @@ export const apiKeyKind: SluiceKind<ApiKey, ApiKeyPlan> = {
   connectionSecret: {
     name: (resource) => resource.spec.credentialsSecret.name,
     requiredKeys: ['keyId', 'keySecret'],
+    // Objects signing in with the key go first when it is deleted: deleting it earlier locks them out.
+    usersAreDependants: true,
   },
   // Keys are read with a GET each: a drift check of one key does not wait for the organization's list.
   driftReads: () => [{ api: 'management' }],

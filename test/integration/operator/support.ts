@@ -592,3 +592,43 @@ export async function exportFrom(
   );
   return { code, stdout, stderr: stderr.join('\n') };
 }
+
+/**
+ * Starts `env`'s operator with its own credentials Secret in a namespace of its own (as `sluice-system` holds
+ * it in an install), so deleting `env`'s namespace leaves the operator its key. The namespace goes on `close`.
+ */
+export async function startOperatorOutside(
+  env: OperatorEnv,
+  flags: Partial<OperatorFlags> = {},
+): Promise<{ close(): Promise<void> }> {
+  const home = await createTestNamespace('operator-home');
+  const own = await env.core.readNamespacedSecret({ name: CREDENTIALS_SECRET, namespace: env.namespace });
+  await env.core.createNamespacedSecret({
+    namespace: home.name,
+    body: { metadata: { name: CREDENTIALS_SECRET }, data: own.data ?? {} },
+  });
+  await env.startOperator({ credentialsSecret: `${home.name}/${CREDENTIALS_SECRET}`, ...flags });
+  return { close: () => home.delete() };
+}
+
+/**
+ * Waits until `env`'s namespace is gone (deleted by the namespace controller); a timeout says what still
+ * holds it, as `holding` describes it.
+ */
+export async function untilNamespaceGone(
+  env: OperatorEnv,
+  holding: () => Promise<string>,
+  timeoutMs = 90_000,
+): Promise<void> {
+  await untilValue(
+    `namespace ${env.namespace} gone`,
+    () =>
+      env.core.readNamespace({ name: env.namespace }).then(
+        async (ns) => `${ns.status?.phase}, held by ${await holding()}`,
+        (error: { code?: number }) => (error.code === 404 ? 'gone' : `error ${error.code}`),
+      ),
+    (state) => state === 'gone',
+    timeoutMs,
+    500,
+  );
+}
