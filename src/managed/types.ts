@@ -150,6 +150,11 @@ export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
   /** `prepared`: what `prepareCreate` made, already in the connection Secret. */
   create(resource: R, prepared?: ConnectionDetails): Promise<Creation>;
   /**
+   * What a create does besides making the object, in words, when it does more (a key that replaces the
+   * keys a rebuilt cluster lost the secrets of): what `sluice plan` says of the create.
+   */
+  createEffects?(resource: R): Promise<string | undefined>;
+  /**
    * The minimal change for what `observe` found different. Returns the status fields the cloud's answers
    * changed (a state entered at once, `stopping`), so status shows the change under way, not the state before.
    */
