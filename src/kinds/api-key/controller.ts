@@ -125,6 +125,18 @@ class ApiKeyClient implements KindClient<ApiKey, ApiKeyPlan> {
     return held.map((key) => ({ id: key.id, owner }));
   }
 
+  /**
+   * The owner a key to adopt by id records. A mark is a digest, so it names its owner only when it is this
+   * object's (under the cluster it acts as): any other mark is another owner, never taken without consent.
+   */
+  async recordedOwner(_resource: ApiKey, id: string): Promise<Owner | undefined> {
+    const key = await ignoreNotFound(this.cloud.management.getApiKey(id));
+    if (!key || unmarkedName(key.name) === key.name) return undefined;
+    if (isRecordedFor(key.name, this.owner)) return this.owner;
+    const mark = key.name.slice(unmarkedName(key.name).length + 1);
+    return { cluster: `unnamed (owner mark ${mark})`, namespace: '', kind: 'ApiKey', name: '' };
+  }
+
   /** What a create also does: the keys recorded for this object that it replaces (a rebuild's). */
   async createEffects(resource: ApiKey): Promise<string | undefined> {
     this.stale ??= await this.recordedKeys();

@@ -1,4 +1,5 @@
-import type { ChildProcess, StdioOptions } from 'node:child_process';
+import { execFile, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { promisify } from 'node:util';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { expect } from 'vitest';
@@ -13,6 +14,7 @@ import { runExport } from '../../../src/export/run.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 import { testKubeconfigPath } from '../../harness/test-cluster.ts';
 import { spawnSluiceRun } from '../../../tools/cluster/operator-process.ts';
+import { kubectlBin } from '../../../tools/cluster/install.ts';
 import { suiteValue } from '../../support/suite-value.ts';
 import type { CallRecord } from '../../../src/emulator/call-log.ts';
 import { until, untilValue } from '../../support/wait.ts';
@@ -631,4 +633,19 @@ export async function untilNamespaceGone(
     timeoutMs,
     500,
   );
+}
+
+/**
+ * `kubectl` against `env`'s cluster and namespace, as a procedure in the docs runs it; its stdout. Not
+ * execFileSync: the operator runs in this process, and a blocking `--wait` would wait for it forever.
+ */
+export function kubectlIn(env: OperatorEnv): (...args: string[]) => Promise<string> {
+  return async (...args) =>
+    (
+      await promisify(execFile)(
+        kubectlBin(),
+        ['--kubeconfig', env.kubeconfigPath, '-n', env.namespace, ...args],
+        { encoding: 'utf8', timeout: 120_000 },
+      )
+    ).stdout;
 }

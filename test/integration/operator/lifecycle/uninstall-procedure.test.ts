@@ -1,28 +1,14 @@
 // The procedure of docs/operations.md "Uninstalling: delete the objects first", walked with kubectl: what must
 // stay is moved to Orphan or Observe, then `kubectl delete sluice --all --wait` while the operator still runs,
 // so each object runs its deletion policy. (`helm uninstall` itself: test/integration/node/chart.uninstall.)
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { kubectlBin } from '../../../../tools/cluster/install.ts';
 import { tileAlert } from '../../../../tools/fixtures/alert.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
-import { isReady, isReadyWithId, useOperatorEnv, type SluiceObject } from '../support.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
+import { isReady, isReadyWithId, kubectlIn, useOperatorEnv, type SluiceObject } from '../support.ts';
 
 describe.skipIf(clusterSkipReason())('uninstalling as docs/operations.md says', () => {
   const env = useOperatorEnv('uninstall-steps');
-  // Not execFileSync: the operator runs in this process, and `--wait` blocking its event loop would wait forever.
-  const kubectl = async (...args: string[]) =>
-    (
-      await promisify(execFile)(
-        kubectlBin(),
-        ['--kubeconfig', testKubeconfigPath()!, '-n', env.namespace, ...args],
-        {
-          encoding: 'utf8',
-          timeout: 120_000,
-        },
-      )
-    ).stdout;
+  const kubectl = (...args: string[]) => kubectlIn(env)(...args);
   const settled = (o: SluiceObject | undefined) =>
     o?.status?.observedGeneration === o?.metadata.generation && isReady(o);
 

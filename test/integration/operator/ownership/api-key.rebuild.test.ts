@@ -3,12 +3,17 @@
 // old key, found by the owner record its name carries, goes after the grace period as a rotation's would.
 import { describe, expect, it } from 'vitest';
 import { teamKey } from '../../../../tools/fixtures/api-key.ts';
-import { isRecordedFor, unmarkedName } from '../../../../src/kinds/api-key/owner-mark.ts';
+import { cloudKeyName, isRecordedFor, unmarkedName } from '../../../../src/kinds/api-key/owner-mark.ts';
+import { newKeyIdentity } from '../../../../src/cloud/api-key-hash.ts';
+import { apiKeyCreateBody } from '../../../../src/kinds/api-key/mapping.ts';
 import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { until } from '../../../support/wait.ts';
 import {
   baseSpec,
+  condition,
   isReadyWithId,
+  kubectlIn,
+  writes,
   TIME_SCALE,
   useOperatorEnv,
   type OperatorEnv,
@@ -91,4 +96,76 @@ describe.skipIf(clusterSkipReason())('ApiKeys in a cluster rebuilt from Git', ()
     expect(cleared!.status).not.toHaveProperty('previousKeyId');
     expect((await env.calls()).filter((c) => c.status === 401)).toEqual([]);
   }, 240_000);
+
+  it('a key kept through a rebuild: its Secret restored from a backup as docs/disaster-recovery.md says, the same key is taken back, none made or deleted', async () => {
+    const kubectl = kubectlIn(env);
+    const keys = env.of<SluiceObject>('ApiKey');
+    const spec = teamKey('restored');
+    await keys.apply('restored', spec);
+    const id = (await keys.waitFor('restored', 'Ready', isReadyWithId, 60_000)).status!.id!;
+    const backup = (await env.secret('restored-credentials'))!;
+    await loseObjects(env, [{ kind: 'ApiKey', name: 'restored' }], ['restored-credentials']);
+    await env.clearCalls();
+    await env.startOperator(OPERATOR);
+
+    // Step 1: the ApiKey applied paused: no key is made, no Secret written.
+    await keys.apply('restored', spec, { 'sluice.dev/paused': 'true' });
+    // Step 2: the Secret from the backup, given to the ApiKey.
+    await kubectl(
+      'create',
+      'secret',
+      'generic',
+      'restored-credentials',
+      `--from-literal=keyId=${backup.keyId}`,
+      `--from-literal=keySecret=${backup.keySecret}`,
+    );
+    const uid = await kubectl('get', 'apikey', 'restored', '-o', 'jsonpath={.metadata.uid}');
+    const controller = { apiVersion: 'sluice.dev/v1alpha1', kind: 'ApiKey', name: 'restored', uid };
+    await kubectl(
+      'patch',
+      'secret',
+      'restored-credentials',
+      '--type',
+      'merge',
+      '-p',
+      JSON.stringify({
+        metadata: {
+          labels: { 'app.kubernetes.io/managed-by': 'sluice' },
+          ownerReferences: [{ ...controller, controller: true }],
+        },
+      }),
+    );
+    // Step 3: resumed, it takes back the key the Secret holds.
+    await kubectl('annotate', 'apikey', 'restored', 'sluice.dev/paused-');
+    const back = await keys.waitFor('restored', 'taken back', isReadyWithId, 60_000);
+    expect(back.status).toMatchObject({ id, adopted: true });
+    await env.freshLook('ApiKey', 'restored');
+    expect(writes(await env.calls())).toEqual([]);
+    expect(await env.secret('restored-credentials')).toMatchObject({
+      keyId: backup.keyId,
+      keySecret: backup.keySecret,
+      organizationId: backup.organizationId,
+    });
+  }, 120_000);
+
+  it('a key recorded for another object is not adopted by id: OwnedByAnotherCluster, nothing written', async () => {
+    const elsewhere = { cluster: 'staging', namespace: env.namespace, kind: 'ApiKey', name: 'taker' };
+    const body = apiKeyCreateBody(
+      { ...teamKey('other'), name: cloudKeyName('other', elsewhere) } as never,
+      newKeyIdentity(),
+    );
+    const { key } = await env.cloud.createApiKey(body);
+    await env.clearCalls();
+    const keys = env.of<SluiceObject>('ApiKey');
+    await keys.apply('taker', teamKey('taker'), { 'sluice.dev/external-id': key.id });
+    const refused = await keys.waitFor(
+      'taker',
+      'refused',
+      (o) => condition(o, 'Ready')?.reason === 'OwnedByAnotherCluster',
+    );
+    expect(condition(refused, 'Ready')!.message).toContain(key.id);
+    await env.reconciledAgain('ApiKey', 'taker');
+    expect(writes(await env.calls())).toEqual([]);
+    expect(env.emulator.store.apiKeys.get(key.id)!.name).toBe(body.name);
+  });
 });
