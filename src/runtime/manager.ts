@@ -370,17 +370,26 @@ export class Manager<Cloud> {
 
   private enqueueIfDeleting(dependency: string): void {
     const { kind, key } = splitDependencyKey(dependency);
-    if (kind === SECRET) {
-      // A user of a Secret another object writes changed or went: that writer may be waiting for its users.
-      const { namespace, name } = namespacedName(key);
-      const writer = this.secretWriterOf(namespace, name);
-      if (writer)
-        this.enqueueIfDeleting(
-          dependencyKey(writer.kind, objectKey({ metadata: { namespace, name: writer.name } })),
-        );
-      return;
-    }
+    if (kind === SECRET) return this.enqueueSecretWritersIfDeleting(key);
     if (this.informers.get(kind)?.cache.get(key)?.metadata.deletionTimestamp) this.enqueue(kind, key);
+  }
+
+  /**
+   * A user of the Secret `secretKey` changed or went: an object being deleted that writes it and waits for
+   * its users (an ApiKey) looks again. Only kinds whose users are dependants are looked through (few
+   * objects: keys), never every service with a connection Secret.
+   */
+  private enqueueSecretWritersIfDeleting(secretKey: string): void {
+    const { namespace, name } = namespacedName(secretKey);
+    for (const kind of this.options.kinds) {
+      const writes = kind.connectionSecret;
+      if (!writes?.usersAreDependants) continue;
+      for (const writer of this.informers.get(kind.kind)!.cache.list()) {
+        const { metadata } = writer;
+        if (metadata.namespace === namespace && metadata.deletionTimestamp && writes.name(writer) === name)
+          this.enqueue(kind.kind, objectKey(writer));
+      }
+    }
   }
 
   private enqueue(kind: string, key: string): void {
@@ -391,10 +400,7 @@ export class Manager<Cloud> {
    * The sluice object of `namespace` whose connection Secret is `name` (`ApiKey team-analytics`), if any, and
    * whether it has made its cloud object (an ApiKey writes the Secret before it makes the key).
    */
-  private secretWriterOf(
-    namespace: string,
-    name: string,
-  ): { writer: string; kind: string; name: string; made: boolean } | undefined {
+  private secretWriterOf(namespace: string, name: string): { writer: string; made: boolean } | undefined {
     for (const kind of this.options.kinds) {
       const writes = kind.connectionSecret?.name;
       if (!writes) continue;
@@ -402,13 +408,7 @@ export class Manager<Cloud> {
         .get(kind.kind)!
         .cache.list()
         .find((object) => object.metadata.namespace === namespace && writes(object) === name);
-      if (writer)
-        return {
-          writer: `${kind.kind} ${writer.metadata.name}`,
-          kind: kind.kind,
-          name: writer.metadata.name,
-          made: Boolean(writer.status?.id),
-        };
+      if (writer) return { writer: `${kind.kind} ${writer.metadata.name}`, made: Boolean(writer.status?.id) };
     }
     return undefined;
   }
