@@ -5,8 +5,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { KEY, teamKey } from '../../../../tools/fixtures/api-key.ts';
 import { MANAGEMENT_ROUTES } from '../../../../src/cloud/management-client.ts';
 import { clusterSkipReason } from '../../../harness/test-cluster.ts';
+import { NAMESPACE_CREDENTIALS } from '../../../../src/managed/index.ts';
 import {
   condition,
+  CREDENTIALS_SECRET,
   isReadyWithId,
   startOperatorEnv,
   startOperatorOutside,
@@ -114,5 +116,33 @@ describe.skipIf(clusterSkipReason())('offboarding a team that signs in with its 
     expect(env.emulator.store.services.has(ids.doomed!)).toBe(false);
     expect(env.emulator.store.services.has(ids.kept!)).toBe(true);
     expect((await deletions(env, ids)).unauthorized).toBe(0);
+  }, 150_000);
+
+  it('an ApiKey writing the namespace default waits for the objects that sign in with it by default', async () => {
+    const env = await startOperatorEnv('offboard-default');
+    current = { env, home: await startOperatorOutside(env, { timeScale: TIME_SCALE }), ids: {} };
+    const keys = env.of<SluiceObject>('ApiKey');
+    // The key signs in with a Secret of its own, never with the namespace default it writes.
+    const spec = teamKey('default', {
+      credentialsSecret: { name: NAMESPACE_CREDENTIALS },
+      credentialsRef: { name: CREDENTIALS_SECRET },
+    });
+    await keys.apply('default', spec);
+    const id = (await keys.waitFor('default', 'Ready', isReadyWithId, 60_000)).status!.id!;
+    await env.apply('by-default', { name: 'by default' });
+    const user = await env.waitFor('by-default', 'Ready', isReadyWithId, 60_000);
+    expect(user.status).toMatchObject({ credentials: NAMESPACE_CREDENTIALS });
+
+    await keys.remove('default');
+    const waiting = await keys.waitFor(
+      'default',
+      'the deletion waiting for its users',
+      (o) => condition(o, 'Ready')?.reason === 'WaitingForDependants',
+      30_000,
+    );
+    expect(condition(waiting, 'Ready')!.message).toContain('DatabaseService by-default');
+    await env.removeUntilGone('by-default');
+    await keys.waitFor('default', 'ApiKey default gone', (o) => o === undefined, 30_000);
+    expect(env.emulator.store.apiKeys.has(id)).toBe(false);
   }, 150_000);
 });

@@ -92,8 +92,10 @@ describe.skipIf(clusterSkipReason())('ApiKeys in a cluster rebuilt from Git', ()
 
     await until('the lost cluster’s key deleted', () => !env.emulator.store.apiKeys.has(lost), 60_000);
     expect(teamKeys(env).map((key) => key.id)).toEqual([made]);
-    const cleared = await env.of<SluiceObject>('ApiKey').get('team');
-    expect(cleared!.status).not.toHaveProperty('previousKeyId');
+    // Status forgets it in the write that follows the DELETE.
+    await env
+      .of<SluiceObject>('ApiKey')
+      .waitFor('team', 'previousKeyId cleared', (o) => o?.status?.previousKeyId === undefined);
     expect((await env.calls()).filter((c) => c.status === 401)).toEqual([]);
   }, 240_000);
 
@@ -167,5 +169,23 @@ describe.skipIf(clusterSkipReason())('ApiKeys in a cluster rebuilt from Git', ()
     await env.reconciledAgain('ApiKey', 'taker');
     expect(writes(await env.calls())).toEqual([]);
     expect(env.emulator.store.apiKeys.get(key.id)!.name).toBe(body.name);
+  });
+
+  it('a key with no record (made before keys had one, or in the console) adopted by id gets this object’s record: one PATCH of its name', async () => {
+    const { key } = await env.cloud.createApiKey(
+      apiKeyCreateBody(teamKey('console') as never, newKeyIdentity()),
+    );
+    await env.clearCalls();
+    const keys = env.of<SluiceObject>('ApiKey');
+    await keys.apply('console', teamKey('console'), { 'sluice.dev/external-id': key.id });
+    await keys.waitFor('console', 'Ready', isReadyWithId, 30_000);
+    const owner = { ...OWNER, namespace: env.namespace, name: 'console' };
+    await until('the record on its name', () =>
+      isRecordedFor(env.emulator.store.apiKeys.get(key.id)!.name, owner),
+    );
+    expect(env.emulator.store.apiKeys.get(key.id)!.name).toBe(cloudKeyName('console', owner));
+    expect(
+      writes(await env.calls()).map((c) => `${c.method} ${c.body ? JSON.stringify(c.body) : ''}`),
+    ).toEqual([`PATCH ${JSON.stringify({ name: cloudKeyName('console', owner) })}`]);
   });
 });
