@@ -78,7 +78,7 @@ export const REASONS = {
   WaitingForDependants: {
     ...waiting,
     means:
-      '`deletionPolicy: Delete`, and objects that reference this one still exist; the message names them',
+      '`deletionPolicy: Delete`, and objects that reference this one (or sign in with the Secret an ApiKey writes) still exist; the message names them',
   },
   Deleting: {
     ...waiting,

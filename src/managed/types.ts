@@ -156,6 +156,11 @@ export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
   /** `prepared`: what `prepareCreate` made, already in the connection Secret. */
   create(resource: R, prepared?: ConnectionDetails): Promise<Creation>;
   /**
+   * What a create does besides making the object, in words, when it does more (a key that replaces the
+   * keys a rebuilt cluster lost the secrets of): what `sluice plan` says of the create.
+   */
+  createEffects?(resource: R): Promise<string | undefined>;
+  /**
    * The minimal change for what `observe` found different. Returns the status fields the cloud's answers
    * changed (a state entered at once, `stopping`), so status shows the change under way, not the state before.
    */
@@ -220,6 +225,11 @@ export interface ManagedKind<R extends ManagedObject, Cloud, Plan = unknown> {
      * password reset): the kind names it. Without one, values are recovered only when known to be lost.
      */
     resetAnnotation?: string;
+    /**
+     * The Secret signs others in (a key's credentials): every object using it (as its `credentialsRef`, the
+     * namespace default, or a referenced Secret) is a dependant, so a `Delete` waits until they are gone.
+     */
+    usersAreDependants?: boolean;
   };
   /** The fields a field policy may name: what the reconciler applies `spec.fieldPolicy` with. */
   policyFields?: PolicyFields;

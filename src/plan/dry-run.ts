@@ -27,6 +27,8 @@ export interface DryReconcile {
   writes: readonly RecordedWrite[];
   /** The kind's create ran: `writes` start with its request (the calls that need its answer cannot follow). */
   created: boolean;
+  /** What the create does besides making the object, when the kind says (`createEffects`). */
+  createEffects?: string;
   /** The spec fields the kind's observe found different from the cloud. */
   differences: readonly string[];
   /** Those differences as the cloud's value and the spec's, where the kind knows them. */
@@ -56,6 +58,7 @@ export interface DryRunOptions {
 interface Session {
   recorders: WriteRecorder[];
   created: boolean;
+  createEffects?: string;
   differences: string[];
   changes: FieldChange[];
   status: ManagedStatus | undefined;
@@ -134,6 +137,7 @@ export class DryRun {
     return {
       writes: session.recorders.flatMap((recorder) => recorder.writes),
       created: session.created,
+      ...(session.createEffects === undefined ? {} : { createEffects: session.createEffects }),
       differences: session.differences,
       changes: session.changes,
       status: session.status,
@@ -150,6 +154,8 @@ function watched(client: ExternalClient<ManagedObject>, session: Session): Exter
   const recorded = () => session.recorders.reduce((sum, recorder) => sum + recorder.writes.length, 0);
   return Object.assign(Object.create(client) as ExternalClient<ManagedObject>, {
     create: async (resource: ManagedObject, prepared?: ConnectionDetails) => {
+      const effects = await client.createEffects?.(resource);
+      if (effects !== undefined) session.createEffects = effects;
       const before = recorded();
       try {
         await client.create(resource, prepared);

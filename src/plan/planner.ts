@@ -219,7 +219,10 @@ export function classify(
   if (synced?.reason === REASON.ReconcilePaused) {
     return { ...base, action: 'none', reason: synced.message ?? `paused by ${ANNOTATIONS.paused}` };
   }
-  if (dry.created) return { ...base, action: 'create', calls, changed: [], changes: [] };
+  if (dry.created) {
+    const effects = dry.createEffects === undefined ? {} : { reason: dry.createEffects };
+    return { ...base, action: 'create', calls, changed: [], changes: [], ...effects };
+  }
   const takenBack = dry.status?.adopted === true && !resource.status?.id ? dry.status.id : undefined;
   if (takenBack && !isObserveOnly(resource)) {
     const reason = `takes back ${takenBack}, recorded in the cloud for this object; nothing is created`;

@@ -191,7 +191,7 @@ export class Manager<Cloud> {
         secretWrites: this.secrets,
         secretWriterOf: (namespace, name) => this.secretWriterOf(namespace, name),
         credentialsMadeBy: (namespace, name) => this.credentialsMadeBy(namespace, name),
-        dependantsOf: (resource) => this.existingDependantsOf(kind.kind, resource),
+        dependantsOf: (resource) => this.existingDependantsOf(kind, resource),
         beforeReconcile: (key) => this.loadSecretsOf(kind, key),
         logger: logger.child({ controller: kind.kind }),
       });
@@ -490,7 +490,26 @@ export class Manager<Cloud> {
 
   private enqueueIfDeleting(dependency: string): void {
     const { kind, key } = splitDependencyKey(dependency);
+    if (kind === SECRET) return this.enqueueSecretWritersIfDeleting(key);
     if (this.informers.get(kind)?.cache.get(key)?.metadata.deletionTimestamp) this.enqueue(kind, key);
+  }
+
+  /**
+   * A user of the Secret `secretKey` changed or went: an object being deleted that writes it and waits for
+   * its users (an ApiKey) looks again. Only kinds whose users are dependants are looked through (few
+   * objects: keys), never every service with a connection Secret.
+   */
+  private enqueueSecretWritersIfDeleting(secretKey: string): void {
+    const { namespace, name } = namespacedName(secretKey);
+    for (const kind of this.options.kinds) {
+      const writes = kind.connectionSecret;
+      if (!writes?.usersAreDependants) continue;
+      for (const writer of this.informers.get(kind.kind)!.cache.list()) {
+        const { metadata } = writer;
+        if (metadata.namespace === namespace && metadata.deletionTimestamp && writes.name(writer) === name)
+          this.enqueue(kind.kind, objectKey(writer));
+      }
+    }
   }
 
   private enqueue(kind: string, key: string): void {
@@ -514,10 +533,24 @@ export class Manager<Cloud> {
     return undefined;
   }
 
-  /** Dependants of a sluice object that still exist, named for a condition: `Pipe orders`. */
-  private existingDependantsOf(kind: string, resource: ManagedObject): string[] {
-    return this.dependencies
-      .dependantsOf(dependencyKey(kind, objectKey(resource)))
+  /**
+   * Dependants of a sluice object that still exist, named for a condition: `Pipe orders`. For a kind whose
+   * connection Secret signs others in (an ApiKey's), the objects using that Secret too.
+   */
+  private existingDependantsOf(
+    kind: ManagedKind<ManagedObject, Cloud, unknown>,
+    resource: ManagedObject,
+  ): string[] {
+    const self = dependencyKey(kind.kind, objectKey(resource));
+    const dependants = new Set(this.dependencies.dependantsOf(self));
+    if (kind.connectionSecret?.usersAreDependants) {
+      const secret = objectKey({
+        metadata: { namespace: resource.metadata.namespace, name: kind.connectionSecret.name(resource) },
+      });
+      for (const user of this.dependencies.dependantsOf(dependencyKey(SECRET, secret))) dependants.add(user);
+    }
+    dependants.delete(self);
+    return [...dependants]
       .map(splitDependencyKey)
       .filter(({ kind: k, key }) => this.informers.get(k)?.cache.get(key) !== undefined)
       .map(({ kind: k, key }) => `${k} ${splitKey(key).name}`)

@@ -8,17 +8,27 @@ import {
   type ConnectContext,
   type ConnectionDetails,
   type LostCreate,
+  type OwnedCandidate,
+  type Owner,
   isObserveOnly,
 } from '../../managed/index.ts';
 import { apiKeyCreateBody, apiKeyStatus, apiKeyUpdateBody, diffApiKey, observedSpec } from './mapping.ts';
-import { NEXT_KEY_ID, NEXT_KEY_SECRET, planRotation, rotationAsked, type RotationStep } from './rotation.ts';
+import {
+  gracePeriodMs,
+  NEXT_KEY_ID,
+  NEXT_KEY_SECRET,
+  planRotation,
+  rotationAsked,
+  type RotationStep,
+} from './rotation.ts';
+import { cloudKeyName, isRecordedFor, unmarkedName } from './owner-mark.ts';
+import type { ApiKey as CloudKey } from '../../cloud/schemas/api-key.ts';
 import type { KeyIdentity } from '../../cloud/api-key-hash.ts';
 import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
 import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
 import { apiKeyExport } from './export.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
-import type { ApiKey as CloudKey } from '../../cloud/schemas/api-key.ts';
 
 /** What `update` does: the PATCH of the fields that differ, and the rotation's step that changes the cloud. */
 export interface ApiKeyPlan {
@@ -39,13 +49,15 @@ export const apiKeyKind: SluiceKind<ApiKey, ApiKeyPlan> = {
   connectionSecret: {
     name: (resource) => resource.spec.credentialsSecret.name,
     requiredKeys: ['keyId', 'keySecret'],
+    // Objects signing in with the key go first when it is deleted: deleting it earlier locks them out.
+    usersAreDependants: true,
   },
   // An ApiKey signs in only with the credentials it states, never with a key an ApiKey makes.
   makesCredentials: { identityKeys: ['keyId', NEXT_KEY_ID] },
   // Keys are read with a GET each: a drift check of one key does not wait for the organization's list.
   driftReads: () => [{ api: 'management' }],
-  connect: (_resource, { cloud, claimedBy, connectionSecret }) =>
-    new ApiKeyClient(cloud, claimedBy, connectionSecret),
+  connect: (_resource, { cloud, claimedBy, connectionSecret, owner }) =>
+    new ApiKeyClient(cloud, claimedBy, connectionSecret, owner),
 };
 
 /**
@@ -57,7 +69,22 @@ class ApiKeyClient implements KindClient<ApiKey, ApiKeyPlan> {
     private readonly cloud: CloudConnection,
     private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
     private readonly stored: ConnectContext<CloudConnection>['connectionSecret'],
+    private readonly owner: Owner,
   ) {}
+
+  /** Keys recorded for this object that a create replaces, once looked up (`findOwned`, else `create`). */
+  private stale: CloudKey[] | undefined;
+
+  /** The spec in the cloud's terms: its name carries the owner mark (the key's owner record). */
+  private inCloud(spec: ApiKey['spec']): ApiKey['spec'] {
+    return { ...spec, name: cloudKeyName(spec.name, this.owner) };
+  }
+
+  /** Keys the cloud records for this object (its mark) that no other object holds. */
+  private async recordedKeys(): Promise<CloudKey[]> {
+    const keys = await this.cloud.management.listApiKeys();
+    return keys.filter((key) => isRecordedFor(key.name, this.owner) && !this.claimedBy(key.id));
+  }
 
   /** Where the key's users reach the cloud, as sluice itself does with these credentials. */
   private where(): ConnectionDetails {
@@ -75,17 +102,54 @@ class ApiKeyClient implements KindClient<ApiKey, ApiKeyPlan> {
   }
 
   /**
-   * Keys carry no tags: after a crash, the key is the one the cloud created after the intent, of this name,
-   * with the suffix of the key id the Secret holds (made and stored before the create was sent), that no
-   * other ApiKey holds. Without an intent, or a key id in the Secret, no create of this object was sent.
+   * After a crash, the key is the one the cloud created after the intent, of this name (owner mark
+   * included), with the suffix of the key id the Secret holds (made and stored before the create was sent),
+   * that no other ApiKey holds. Without an intent, or a key id in the Secret, no create of this object was sent.
    */
   async findCreated(resource: ApiKey, lost: LostCreate | undefined): Promise<string | undefined> {
     const suffix = this.stored()?.keyId?.slice(-4);
     if (!lost || !suffix) return undefined;
     const keys = await this.cloud.management.listApiKeys();
-    const ours = (key: { name: string; keySuffix: string }) =>
-      key.name === resource.spec.name && key.keySuffix === suffix;
+    const name = this.inCloud(resource.spec).name;
+    const ours = (key: { name: string; keySuffix: string }) => key.name === name && key.keySuffix === suffix;
     return createdSince(keys, lost.intent, ours, this.claimedBy);
+  }
+
+  /**
+   * A key recorded for this object (a cluster rebuilt from Git) is taken back only when the Secret holds
+   * its key id (restored from a backup): the cloud never gives a key's secret back, so a key whose secret
+   * is lost is no use to take. Those are replaced: `create` makes a new key and the old ones go after the
+   * grace period, as a rotation's previous key does.
+   */
+  async findOwned(_resource: ApiKey, owner: Owner): Promise<OwnedCandidate[]> {
+    const recorded = await this.recordedKeys();
+    const suffix = this.stored()?.keyId?.slice(-4);
+    const held = recorded.filter((key) => suffix !== undefined && key.keySuffix === suffix);
+    this.stale = recorded.filter((key) => !held.includes(key));
+    return held.map((key) => ({ id: key.id, owner }));
+  }
+
+  /**
+   * The owner a key to adopt by id records. A mark is a digest, so it names its owner only when it is this
+   * object's (under the cluster it acts as): any other mark is another owner, never taken without consent.
+   */
+  async recordedOwner(_resource: ApiKey, id: string): Promise<Owner | undefined> {
+    const key = await ignoreNotFound(this.cloud.management.getApiKey(id));
+    if (!key || unmarkedName(key.name) === key.name) return undefined;
+    if (isRecordedFor(key.name, this.owner)) return this.owner;
+    const mark = key.name.slice(unmarkedName(key.name).length + 1);
+    return { cluster: `unnamed (owner mark ${mark})`, namespace: '', kind: 'ApiKey', name: '' };
+  }
+
+  /** What a create also does: the keys recorded for this object that it replaces (a rebuild's). */
+  async createEffects(resource: ApiKey): Promise<string | undefined> {
+    this.stale ??= await this.recordedKeys();
+    if (this.stale.length === 0) return undefined;
+    const ids = this.stale.map((key) => key.id).join(', ');
+    return (
+      `replaces key ${ids}, recorded in the cloud for this object, whose secret cannot come back from the ` +
+      `cloud: deleted ${gracePeriodMs(resource.spec) / 1000} s after the new key is in the Secret`
+    );
   }
 
   /**
@@ -108,6 +172,8 @@ class ApiKeyClient implements KindClient<ApiKey, ApiKeyPlan> {
       );
     }
     const expired = key.expireAt ? Date.parse(key.expireAt) <= Date.now() : false;
+    const specName = (name: string) =>
+      name === this.inCloud(resource.spec).name ? resource.spec.name : unmarkedName(name);
     const rotation = planRotation({
       spec: resource.spec,
       annotations: resource.metadata.annotations,
@@ -119,10 +185,10 @@ class ApiKeyClient implements KindClient<ApiKey, ApiKeyPlan> {
     });
     const change = ROTATION_CHANGES[rotation.step];
     return comparison({
-      observed: observedSpec(key),
+      observed: { ...observedSpec(key), name: specName(key.name) },
       diff: (spec: ApiKey['spec']) => {
-        const differing = diffApiKey(spec, key);
-        return { body: apiKeyUpdateBody(spec, differing), differences: differing };
+        const differing = diffApiKey(this.inCloud(spec), key);
+        return { body: apiKeyUpdateBody(this.inCloud(spec), differing), differences: differing };
       },
       conclude: ({ plan }) => ({
         plan: { patch: plan.body, rotation },
@@ -141,27 +207,38 @@ class ApiKeyClient implements KindClient<ApiKey, ApiKeyPlan> {
     if (!prepared?.keyId || !prepared.keySecret) {
       throw new Error('an ApiKey is created only from a key id and secret already stored in its Secret');
     }
+    this.stale ??= await this.recordedKeys();
+    const [replaced] = this.stale;
     const externalId = await this.createKey(resource, {
       keyId: prepared.keyId,
       keySecret: prepared.keySecret,
     });
     // The rotate annotation a new key is made under is no request for another.
     const asked = rotationAsked(resource.metadata.annotations);
-    return { externalId, ...(asked === undefined ? {} : { status: { lastRotation: asked } }) };
+    // A key this object's record names and whose secret is lost (a rebuild) goes as a rotation's previous
+    // key: after the grace period, with every other key recorded for it.
+    const previous = replaced && {
+      previousKeyId: replaced.id,
+      previousKeyDeleteAt: new Date(Date.now() + gracePeriodMs(resource.spec)).toISOString(),
+    };
+    const status = { ...(asked === undefined ? {} : { lastRotation: asked }), ...previous };
+    return { externalId, ...(Object.keys(status).length > 0 ? { status } : {}) };
   }
 
   /** Creates the key from the hashes of `identity`, which is already stored in the Secret; its cloud id. */
   private async createKey(resource: ApiKey, identity: KeyIdentity): Promise<string> {
     try {
-      const created = await this.cloud.management.createApiKey(apiKeyCreateBody(resource.spec, identity));
+      const body = apiKeyCreateBody(this.inCloud(resource.spec), identity);
+      const created = await this.cloud.management.createApiKey(body);
       return created.key.id;
     } catch (error) {
       // The same key id exists: an earlier attempt made it and its answer was lost; that key is this one.
       if (!(error instanceof ApiError && error.isConflict())) throw error;
       const suffix = identity.keyId.slice(-4);
+      const name = this.inCloud(resource.spec).name;
       const keys = await this.cloud.management.listApiKeys();
       const made = keys.find(
-        (key) => key.keySuffix === suffix && key.name === resource.spec.name && !this.claimedBy(key.id),
+        (key) => key.keySuffix === suffix && key.name === name && !this.claimedBy(key.id),
       );
       if (!made) throw error;
       return made.id;
@@ -192,6 +269,12 @@ class ApiKeyClient implements KindClient<ApiKey, ApiKeyPlan> {
       // Never the key in status: that is the one the Secret holds.
       if (rotation.previousKeyId !== id) {
         await ignoreNotFound(this.cloud.management.deleteApiKey(rotation.previousKeyId));
+      }
+      // Any other key recorded for this object (a rebuild that met two) goes with it: one key is left.
+      for (const key of await this.recordedKeys()) {
+        if (key.id !== id && key.id !== rotation.previousKeyId) {
+          await ignoreNotFound(this.cloud.management.deleteApiKey(key.id));
+        }
       }
       return { previousKeyId: undefined, previousKeyDeleteAt: undefined };
     }

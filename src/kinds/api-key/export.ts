@@ -1,8 +1,10 @@
 import { byNameThenId, type OrganizationExport } from '../shared/export-step.ts';
 import { CREDENTIALS_KEYS, exportApiKey } from './mapping.ts';
+import { unmarkedName } from './owner-mark.ts';
 
 /**
- * Keys carry no tags or owner record: exported only for a whole organization, never their secrets. The key
+ * A key's owner record is a digest on its name, which names no cluster: keys are exported only for a whole
+ * organization (by their names without the mark), never their secrets. The key
  * the export itself uses is left out (its Secret exists already, outside sluice).
  */
 export const apiKeyExport: OrganizationExport = {
@@ -18,7 +20,7 @@ export const apiKeyExport: OrganizationExport = {
     walk.progress(`listed ${keys.length} API key${keys.length === 1 ? '' : 's'}`);
     for (const key of keys) {
       let secretName = '';
-      const name = walk.named('ApiKey', key.name, key.id, 'api-key', (keyName) => {
+      const name = walk.named('ApiKey', unmarkedName(key.name), key.id, 'api-key', (keyName) => {
         secretName = `${keyName}-credentials`;
         return exportApiKey(key, secretName);
       });

@@ -7,6 +7,7 @@ import { apiKeyHashData, type KeyIdentity } from '../../cloud/api-key-hash.ts';
 import type { ApiKeyCreateBody, ApiKeyUpdateBody } from '../../cloud/management-client.ts';
 import type { ApiKey } from '../../cloud/schemas/api-key.ts';
 import { CREDENTIAL_KEYS } from '../../cloud-access/credentials.ts';
+import { unmarkedName } from './owner-mark.ts';
 
 /** The keys the key's credentials Secret holds: a credentials Secret's management keys, as every command reads them. */
 export const CREDENTIALS_KEYS = CREDENTIAL_KEYS.management;
@@ -32,10 +33,10 @@ export function apiKeyCreateBody(spec: ApiKeySpec, identity: KeyIdentity): ApiKe
   };
 }
 
-/** The key in the spec's terms, for the field policy (what "leave it to the cloud" keeps). */
+/** The key in the spec's terms, for the field policy (what "leave it to the cloud" keeps): no owner mark. */
 export function observedSpec(key: ApiKey): Record<string, unknown> {
   return {
-    name: key.name,
+    name: unmarkedName(key.name),
     roles: asSet(key.roles),
     ...(key.expireAt ? { expireAt: key.expireAt } : {}),
     state: key.state,

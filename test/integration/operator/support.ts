@@ -1,4 +1,5 @@
-import type { ChildProcess, StdioOptions } from 'node:child_process';
+import { execFile, type ChildProcess, type StdioOptions } from 'node:child_process';
+import { promisify } from 'node:util';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { expect } from 'vitest';
@@ -13,6 +14,7 @@ import { runExport } from '../../../src/export/run.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 import { testKubeconfigPath } from '../../harness/test-cluster.ts';
 import { spawnSluiceRun } from '../../../tools/cluster/operator-process.ts';
+import { kubectlBin } from '../../../tools/cluster/install.ts';
 import { suiteValue } from '../../support/suite-value.ts';
 import type { CallRecord } from '../../../src/emulator/call-log.ts';
 import { until, untilValue } from '../../support/wait.ts';
@@ -593,4 +595,59 @@ export async function exportFrom(
     { stdout: (text) => (stdout += text), stderr: (line) => stderr.push(line) },
   );
   return { code, stdout, stderr: stderr.join('\n') };
+}
+
+/**
+ * Starts `env`'s operator with its own credentials Secret in a namespace of its own (as `sluice-system` holds
+ * it in an install), so deleting `env`'s namespace leaves the operator its key. The namespace goes on `close`.
+ */
+export async function startOperatorOutside(
+  env: OperatorEnv,
+  flags: Partial<OperatorFlags> = {},
+): Promise<{ close(): Promise<void> }> {
+  const home = await createTestNamespace('operator-home');
+  const own = await env.core.readNamespacedSecret({ name: CREDENTIALS_SECRET, namespace: env.namespace });
+  await env.core.createNamespacedSecret({
+    namespace: home.name,
+    body: { metadata: { name: CREDENTIALS_SECRET }, data: own.data ?? {} },
+  });
+  await env.startOperator({ credentialsSecret: `${home.name}/${CREDENTIALS_SECRET}`, ...flags });
+  return { close: () => home.delete() };
+}
+
+/**
+ * Waits until `env`'s namespace is gone (deleted by the namespace controller); a timeout says what still
+ * holds it, as `holding` describes it.
+ */
+export async function untilNamespaceGone(
+  env: OperatorEnv,
+  holding: () => Promise<string>,
+  timeoutMs = 90_000,
+): Promise<void> {
+  await untilValue(
+    `namespace ${env.namespace} gone`,
+    () =>
+      env.core.readNamespace({ name: env.namespace }).then(
+        async (ns) => `${ns.status?.phase}, held by ${await holding()}`,
+        (error: { code?: number }) => (error.code === 404 ? 'gone' : `error ${error.code}`),
+      ),
+    (state) => state === 'gone',
+    timeoutMs,
+    500,
+  );
+}
+
+/**
+ * `kubectl` against `env`'s cluster and namespace, as a procedure in the docs runs it; its stdout. Not
+ * execFileSync: the operator runs in this process, and a blocking `--wait` would wait for it forever.
+ */
+export function kubectlIn(env: OperatorEnv): (...args: string[]) => Promise<string> {
+  return async (...args) =>
+    (
+      await promisify(execFile)(
+        kubectlBin(),
+        ['--kubeconfig', env.kubeconfigPath, '-n', env.namespace, ...args],
+        { encoding: 'utf8', timeout: 120_000 },
+      )
+    ).stdout;
 }

@@ -4,6 +4,7 @@ import { until } from '../../../support/wait.ts';
 import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { sha256Hex } from '../../../../src/cloud/api-key-hash.ts';
 import { KEY, KEYS, teamKey } from '../../../../tools/fixtures/api-key.ts';
+import { unmarkedName } from '../../../../src/kinds/api-key/owner-mark.ts';
 import {
   condition,
   crashDuringCreate,
@@ -24,7 +25,7 @@ describe.skipIf(clusterSkipReason())('ApiKey on a real apiserver against the emu
   let lift: (() => Promise<void>) | undefined;
   const keys = () => env.of<SluiceObject>('ApiKey');
   const cloudKeysNamed = (name: string) =>
-    [...env.emulator.store.apiKeys.values()].filter((key) => key.name === name);
+    [...env.emulator.store.apiKeys.values()].filter((key) => unmarkedName(key.name) === name);
 
   afterEach(async () => {
     await lift?.();

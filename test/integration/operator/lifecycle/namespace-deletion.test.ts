@@ -1,8 +1,7 @@
 // A namespace whose objects use its own credentials Secret, deleted by the real namespace controller (the
 // test control plane runs kube-controller-manager): whatever order the controller deletes things in, the
 // Delete-policy cloud objects are deleted, the Orphan ones stay, and nothing resets a password.
-import { CoreV1Api } from '@kubernetes/client-node';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { CREDENTIALS_FINALIZER } from '../../../../src/runtime/credentials-usage.ts';
 import { tileAlert } from '../../../../tools/fixtures/alert.ts';
 import { kafkaPipe } from '../../../../tools/fixtures/pipe.ts';
@@ -12,6 +11,7 @@ import {
   isReadyWithId,
   startOperatorEnv,
   TIME_SCALE,
+  untilNamespaceGone,
   type OperatorEnv,
   type SluiceObject,
 } from '../support.ts';
@@ -72,8 +72,7 @@ async function tenant(prefix: string, quota: 'off' | 'default'): Promise<Tenant>
 
 /** Waits until the namespace is gone; while it is not, says what holds it (for the failure message). */
 async function waitNamespaceGone(env: OperatorEnv): Promise<void> {
-  const core = env.kc.makeApiClient(CoreV1Api);
-  const holding = async () => {
+  await untilNamespaceGone(env, async () => {
     const left = await Promise.all(
       OBJECTS.map(async ([kind, name]) => [
         name,
@@ -81,17 +80,7 @@ async function waitNamespaceGone(env: OperatorEnv): Promise<void> {
       ]),
     );
     return JSON.stringify(left.filter(([, conditions]) => conditions !== undefined));
-  };
-  await vi.waitFor(
-    async () => {
-      const state = await core.readNamespace({ name: env.namespace }).then(
-        async (ns) => `${ns.status?.phase}, held by ${await holding()}`,
-        (error: { code?: number }) => (error.code === 404 ? 'gone' : `error ${error.code}`),
-      );
-      expect(state).toBe('gone');
-    },
-    { timeout: 90_000, interval: 500 },
-  );
+  });
 }
 
 /** What the cloud shows once the namespace is gone: Delete objects deleted, Orphan ones left, no reset. */

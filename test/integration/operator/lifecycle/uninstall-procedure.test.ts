@@ -1,28 +1,15 @@
 // The procedure of docs/operations.md "Uninstalling: delete the objects first", walked with kubectl: what must
 // stay is moved to Orphan or Observe, then `kubectl delete sluice --all --wait` while the operator still runs,
 // so each object runs its deletion policy. (`helm uninstall` itself: test/integration/node/chart.uninstall.)
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { kubectlBin } from '../../../../tools/cluster/install.ts';
 import { tileAlert } from '../../../../tools/fixtures/alert.ts';
-import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
-import { isReady, isReadyWithId, useOperatorEnv, type SluiceObject } from '../support.ts';
+import { teamKey } from '../../../../tools/fixtures/api-key.ts';
+import { clusterSkipReason } from '../../../harness/test-cluster.ts';
+import { isReady, isReadyWithId, kubectlIn, useOperatorEnv, type SluiceObject } from '../support.ts';
 
 describe.skipIf(clusterSkipReason())('uninstalling as docs/operations.md says', () => {
   const env = useOperatorEnv('uninstall-steps');
-  // Not execFileSync: the operator runs in this process, and `--wait` blocking its event loop would wait forever.
-  const kubectl = async (...args: string[]) =>
-    (
-      await promisify(execFile)(
-        kubectlBin(),
-        ['--kubeconfig', testKubeconfigPath()!, '-n', env.namespace, ...args],
-        {
-          encoding: 'utf8',
-          timeout: 120_000,
-        },
-      )
-    ).stdout;
+  const kubectl = (...args: string[]) => kubectlIn(env)(...args);
   const settled = (o: SluiceObject | undefined) =>
     o?.status?.observedGeneration === o?.metadata.generation && isReady(o);
 
@@ -68,5 +55,26 @@ describe.skipIf(clusterSkipReason())('uninstalling as docs/operations.md says', 
     expect(services.has(ids.watched!)).toBe(true); // Observe: never deleted
     expect(alerts.has(ids['kept-alert']!)).toBe(true);
     expect(alerts.has(ids['removed-alert']!)).toBe(false); // an alert's default: Delete
+  });
+
+  it('deletes a team’s ApiKey after the objects signing in with it: each runs its policy with the key, and no call is refused', async () => {
+    const credentialsRef = { name: 'team-credentials' };
+    await env.of('ApiKey').apply('team', teamKey('team', { credentialsSecret: credentialsRef }));
+    const key = (await env.of<SluiceObject>('ApiKey').waitFor('team', 'Ready', isReadyWithId, 60_000)).status!
+      .id!;
+    await env.apply('team-doomed', { name: 'team doomed', deletionPolicy: 'Delete', credentialsRef });
+    await env.apply('team-kept', { name: 'team kept', credentialsRef });
+    const ids: Record<string, string> = {};
+    for (const name of ['team-doomed', 'team-kept'])
+      ids[name] = (await env.waitFor(name, 'Ready', isReadyWithId)).status!.id!;
+
+    await kubectl('delete', 'sluice', '--all', '--wait');
+    expect((await kubectl('get', 'sluice', '-o', 'name')).trim()).toBe('');
+
+    const { services, apiKeys } = env.emulator.store;
+    expect(services.has(ids['team-doomed']!)).toBe(false);
+    expect(services.has(ids['team-kept']!)).toBe(true);
+    expect(apiKeys.has(key)).toBe(false);
+    expect((await env.calls()).filter((c) => c.status === 401)).toEqual([]);
   });
 });

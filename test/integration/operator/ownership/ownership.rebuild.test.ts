@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { PatchStrategy } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { tileAlert } from '../../../../tools/fixtures/alert.ts';
@@ -17,7 +16,7 @@ import {
   QUOTA_MODES,
 } from '../support.ts';
 import { planDocuments } from '../plan-in-process.ts';
-import { applyAll, MANIFESTS } from './ownership-fixtures.ts';
+import { applyAll, loseObjects, MANIFESTS } from './ownership-fixtures.ts';
 
 const OWNER_CLUSTER = 'sluice.dev/owner-cluster';
 const SERVICE = '/v1/organizations/:organizationId/services/:serviceId';
@@ -30,30 +29,9 @@ interface Manifest {
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
-/**
- * The cluster is lost: its objects go without their finalizers running (nothing reaches the cloud), with
- * their status, uids and intents, and so do the connection Secrets. What remains is the cloud.
- */
-async function loseCluster(env: OperatorEnv): Promise<void> {
-  await env.stopOperator();
-  for (const { kind, name } of [...MANIFESTS].reverse()) {
-    const ref = { apiVersion: 'sluice.dev/v1alpha1', kind, metadata: { name, namespace: env.namespace } };
-    if ((await env.of(kind).get(name)) === undefined) continue;
-    await env.objects.patch(
-      { ...ref, metadata: { ...ref.metadata, finalizers: null } } as never,
-      undefined,
-      undefined,
-      'test',
-      undefined,
-      PatchStrategy.MergePatch,
-    );
-    await env.objects.delete(ref).catch(() => undefined);
-    await env.of(kind).waitFor(name, 'gone', (o) => o === undefined);
-  }
-  for (const secret of ['analytics-connection', 'reports-connection']) {
-    await env.core.deleteNamespacedSecret({ name: secret, namespace: env.namespace }).catch(() => undefined);
-  }
-}
+/** The cluster is lost: its objects and their connection Secrets go; what remains is the cloud. */
+const loseCluster = (env: OperatorEnv) =>
+  loseObjects(env, MANIFESTS, ['analytics-connection', 'reports-connection']);
 
 /** `sluice plan -f` of the manifests, as JSON: each object's action and reason, by `Kind/name`. */
 async function plan(env: OperatorEnv, clusterName?: string) {
