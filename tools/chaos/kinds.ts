@@ -11,6 +11,7 @@ import {
 } from '../fixtures/alert.ts';
 import { rpeSpec } from '../fixtures/rpe.ts';
 import { teamKey } from '../fixtures/api-key.ts';
+import { unmarkedName } from '../../src/kinds/api-key/owner-mark.ts';
 import { kafkaPipe, kinesisPipe, objectStoragePipe, postgresPipe } from '../fixtures/pipe.ts';
 
 /** A cloud resource as the ownership checks see it. */
@@ -127,7 +128,8 @@ export const CHAOS_KINDS: ChaosKind[] = [
     kind: 'ApiKey',
     spec: (name) => teamKey(name.slice(0, 40)),
     secrets: {},
-    cloud: (store) => [...store.apiKeys.values()].map(({ id, name }) => ({ id, name })),
+    // The cloud name carries sluice's owner mark after the spec's name: the spec's part is what must match.
+    cloud: (store) => [...store.apiKeys.values()].map(({ id, name }) => ({ id, name: unmarkedName(name) })),
     cloudName: (spec) => String(spec.name),
   },
 ];
