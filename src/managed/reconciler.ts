@@ -180,8 +180,6 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       return;
     }
     this.claims.observe(key, cached);
-    // When a change was taken up (not when it was made): what a wait on the key's quota is counted from.
-    this.logger.debug({ key, generation: cached.metadata.generation }, 'reconciling');
     const draft = this.statuses.draft(cached);
     const lookedAt = this.now().getTime();
     let outcome: Outcome;

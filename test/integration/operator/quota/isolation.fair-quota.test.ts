@@ -13,7 +13,6 @@ import {
   endpointsReady,
   keepEditing,
   ORIGINS,
-  reconcileStarted,
   setupCallsOutOfWindow,
   WINDOW_MS,
 } from './noisy-editor.ts';
@@ -61,9 +60,7 @@ describe.skipIf(clusterSkipReason())('user changes of two namespaces on one key'
       );
 
       const asked = Date.now();
-      const endpoints = quiet.of<SluiceObject>('QueryEndpoint');
-      await endpoints.patchSpec('endpoint-0', { allowedOrigins: ORIGINS[1] });
-      const generation = (await endpoints.get('endpoint-0'))!.metadata.generation!;
+      await quiet.of<SluiceObject>('QueryEndpoint').patchSpec('endpoint-0', { allowedOrigins: ORIGINS[1] });
       const applied = (await untilValue(
         "the quiet namespace's change to reach the cloud",
         async () =>
@@ -78,14 +75,11 @@ describe.skipIf(clusterSkipReason())('user changes of two namespaces on one key'
         (call) => call !== undefined,
         120_000,
       ))!;
+      const waitedMs = at(applied) - asked;
       await editor.stop();
 
       const calls = await quiet.calls();
-      // Counted from when the operator took the change up, not from the edit: on a loaded machine the watch
-      // event takes seconds to arrive, and the key goes on serving the queue it has meanwhile.
-      const takenUp = reconcileStarted(quiet.logs, `${quiet.namespace}/endpoint-0`, generation);
-      const meanwhile = calls.filter((c) => at(c) >= takenUp && at(c) <= at(applied));
-      const waitedMs = at(applied) - takenUp;
+      const meanwhile = calls.filter((c) => at(c) >= asked && at(c) <= at(applied));
       const quietCalls = owners.of(quiet, meanwhile).length;
       const noisyCalls = owners.of(noisy, meanwhile).length;
       // Its share: the quiet namespace's calls (a GET and the POST) take turns with the noisy namespace's,
@@ -93,6 +87,7 @@ describe.skipIf(clusterSkipReason())('user changes of two namespaces on one key'
       // first come, first served: noisy 9). The budget is spent in bursts (slots granted together free
       // together), so the change waits for the window that was spent when it was made, then takes its turns.
       expect(quietCalls).toBeGreaterThanOrEqual(2);
+      // (On a loaded machine one more noisy call has slipped in: 4, still far from first come, first served.)
       expect(noisyCalls).toBeLessThanOrEqual(4);
       expect(waitedMs).toBeLessThan(WINDOW_MS + 100 + 2_000);
       expect(busiestWindow(calls, WINDOW_MS)).toBeLessThanOrEqual(10);

@@ -118,16 +118,3 @@ export function keepEditing(env: OperatorEnv, count: number): { stop(): Promise<
     },
   };
 }
-
-/**
- * When the operator began reconciling `key` at `generation` or later (its debug line `reconciling`): the moment
- * a change was taken up, which a loaded machine delays (the watch event) without any call being due.
- */
-export function reconcileStarted(logs: readonly string[], key: string, generation: number): number {
-  for (const line of logs) {
-    const entry = JSON.parse(line) as { msg?: string; key?: string; generation?: number; time: number };
-    if (entry.msg === 'reconciling' && entry.key === key && (entry.generation ?? 0) >= generation)
-      return entry.time;
-  }
-  throw new Error(`the operator never reconciled ${key} at generation ${generation}`);
-}
