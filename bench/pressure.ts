@@ -229,12 +229,26 @@ function watchRestarts(chart: ChartOnNode, podName: string) {
   };
 }
 
+/**
+ * The release's Lease once it exists: a pod is Ready as a standby before it has campaigned, so the Lease may
+ * not be there yet when the pod is.
+ */
+async function firstLease(chart: ChartOnNode): Promise<V1Lease> {
+  const leases = chart.kc.makeApiClient(CoordinationV1Api);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      return await leases.readNamespacedLease({ name: RELEASE, namespace: RELEASE_NAMESPACE });
+    } catch (error) {
+      if ((error as { code?: number }).code !== 404 || Date.now() > deadline) throw error;
+      await sleep(200);
+    }
+  }
+}
+
 /** The Lease watched from now on: the largest time between two renewals (a change of holder included). */
 async function watchLease(chart: ChartOnNode) {
-  let last = await chart.kc
-    .makeApiClient(CoordinationV1Api)
-    .readNamespacedLease({ name: RELEASE, namespace: RELEASE_NAMESPACE })
-    .then((lease) => renewedAt(lease));
+  let last = renewedAt(await firstLease(chart));
   let maxGapMs = 0;
   let running = true;
   let abort: (() => void) | undefined;
