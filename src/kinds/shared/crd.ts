@@ -29,67 +29,38 @@ const COMMON_COLUMNS: PrinterColumn[] = [
 
 /** The CustomResourceDefinition of a kind, ready to apply. */
 export function customResourceDefinition(kind: KindSchema): JsonSchema {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: `${kind.plural}.${GROUP}` },
-    spec: {
-      group: GROUP,
-      names: {
-        kind: kind.kind,
-        listKind: `${kind.kind}List`,
-        plural: kind.plural,
-        singular: kind.singular,
-        shortNames: kind.shortNames,
-        categories: ['sluice'],
-      },
-      scope: 'Namespaced',
-      versions: [
-        {
-          name: VERSION,
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: [...kind.printerColumns, ...COMMON_COLUMNS],
-          schema: {
-            openAPIV3Schema: {
-              type: 'object',
-              description: kind.description,
-              required: ['spec'],
-              properties: {
-                apiVersion: {
-                  type: 'string',
-                  description: 'APIVersion of this object: sluice.dev/v1alpha1.',
-                },
-                kind: { type: 'string', description: `Kind of this object: ${kind.kind}.` },
-                metadata: { type: 'object' },
-                spec: structuralSchema(kind.spec),
-                // Served as not yet acted on until sluice writes a status: observedGeneration 0 is behind
-                // generation 1, so kstatus (Flux, kpt) reads a new object InProgress, not Current.
-                status: { ...structuralSchema(kind.status), default: { observedGeneration: 0 } },
-              },
-            },
-          },
-        },
-      ],
-    },
-  };
+  return definition(kind, {
+    subresources: { status: {} },
+    additionalPrinterColumns: [...kind.printerColumns, ...COMMON_COLUMNS],
+    // Served as not yet acted on until sluice writes a status: observedGeneration 0 is behind generation 1,
+    // so kstatus (Flux, kpt) reads a new object InProgress, not Current.
+    status: { ...structuralSchema(kind.status), default: { observedGeneration: 0 } },
+  });
 }
 
 /** The CustomResourceDefinition of a kind sluice only reads (a grant): no status, no sluice columns. */
 export function grantResourceDefinition(grant: GrantSchema): JsonSchema {
+  return definition(grant, { additionalPrinterColumns: grant.printerColumns });
+}
+
+/** What every sluice CRD shares: the group, names, category and spec; `served` adds a kind's status and columns. */
+function definition(
+  of: Pick<GrantSchema, 'kind' | 'plural' | 'singular' | 'shortNames' | 'description' | 'spec'>,
+  served: { subresources?: JsonSchema; additionalPrinterColumns: PrinterColumn[]; status?: JsonSchema },
+): JsonSchema {
+  const { status, ...version } = served;
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${grant.plural}.${GROUP}` },
+    metadata: { name: `${of.plural}.${GROUP}` },
     spec: {
       group: GROUP,
       names: {
-        kind: grant.kind,
-        listKind: `${grant.kind}List`,
-        plural: grant.plural,
-        singular: grant.singular,
-        shortNames: grant.shortNames,
+        kind: of.kind,
+        listKind: `${of.kind}List`,
+        plural: of.plural,
+        singular: of.singular,
+        shortNames: of.shortNames,
         categories: ['sluice'],
       },
       scope: 'Namespaced',
@@ -98,20 +69,21 @@ export function grantResourceDefinition(grant: GrantSchema): JsonSchema {
           name: VERSION,
           served: true,
           storage: true,
-          additionalPrinterColumns: grant.printerColumns,
+          ...version,
           schema: {
             openAPIV3Schema: {
               type: 'object',
-              description: grant.description,
+              description: of.description,
               required: ['spec'],
               properties: {
                 apiVersion: {
                   type: 'string',
                   description: 'APIVersion of this object: sluice.dev/v1alpha1.',
                 },
-                kind: { type: 'string', description: `Kind of this object: ${grant.kind}.` },
+                kind: { type: 'string', description: `Kind of this object: ${of.kind}.` },
                 metadata: { type: 'object' },
-                spec: structuralSchema(grant.spec),
+                spec: structuralSchema(of.spec),
+                ...(status ? { status } : {}),
               },
             },
           },
