@@ -5,6 +5,7 @@ import { pipeKind } from './pipe/controller.ts';
 import { queryEndpointKind } from './query-endpoint/controller.ts';
 import { reversePrivateEndpointKind } from './reverse-private-endpoint/controller.ts';
 import { webhookKind } from './webhook/controller.ts';
+import { dashboardKind } from './dashboard/controller.ts';
 import type { SluiceKind } from './shared/sluice-kind.ts';
 
 /**
@@ -16,6 +17,7 @@ export const KINDS: readonly SluiceKind<any, any>[] = [
   databaseServiceKind,
   pipeKind,
   webhookKind,
+  dashboardKind,
   alertKind,
   queryEndpointKind,
   reversePrivateEndpointKind,

@@ -2,6 +2,7 @@ import { apiKeySchema } from './api-key/schema.ts';
 import { alertSchema } from './alert/schema.ts';
 import { databaseServiceSchema } from './database-service/schema.ts';
 import { webhookSchema } from './webhook/schema.ts';
+import { dashboardSchema } from './dashboard/schema.ts';
 import type { KindSchema } from './shared/kind-schema.ts';
 import { pipeSchema } from './pipe/schema.ts';
 import { queryEndpointSchema } from './query-endpoint/schema.ts';
@@ -18,6 +19,7 @@ export const KIND_SCHEMAS: readonly KindSchema<any>[] = [
   databaseServiceSchema,
   pipeSchema,
   webhookSchema,
+  dashboardSchema,
   alertSchema,
   queryEndpointSchema,
   reversePrivateEndpointSchema,

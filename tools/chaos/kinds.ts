@@ -6,6 +6,7 @@ import {
   genericWebhook,
   searchAlert,
   tileAlert,
+  twoTileDashboard,
   WEBHOOK_SECRET,
   webhookSecretData,
 } from '../fixtures/alert.ts';
@@ -82,6 +83,14 @@ export const CHAOS_KINDS: ChaosKind[] = [
     rename: (spec) => ({ name: `${String(spec.name)}-v2` }),
     secrets: { [WEBHOOK_SECRET]: webhookSecretData('chaos-webhook-token-4c2d') },
     cloud: (store) => [...store.webhooks.values()].map(({ id, name }) => ({ id, name })),
+    cloudName: (spec) => String(spec.name),
+  },
+  {
+    kind: 'Dashboard',
+    spec: (name) => twoTileDashboard(name),
+    rename: (spec) => ({ name: `${String(spec.name)}-v2` }),
+    secrets: {},
+    cloud: (store) => [...store.dashboards.values()].map(({ id, name }) => ({ id, name })),
     cloudName: (spec) => String(spec.name),
   },
   {

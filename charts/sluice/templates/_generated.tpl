@@ -6,6 +6,7 @@
     - databaseservices
     - pipes
     - webhooks
+    - dashboards
     - alerts
     - queryendpoints
     - reverseprivateendpoints
@@ -20,6 +21,7 @@
     - databaseservices/status
     - pipes/status
     - webhooks/status
+    - dashboards/status
     - alerts/status
     - queryendpoints/status
     - reverseprivateendpoints/status
@@ -32,6 +34,7 @@
     - databaseservices/finalizers
     - pipes/finalizers
     - webhooks/finalizers
+    - dashboards/finalizers
     - alerts/finalizers
     - queryendpoints/finalizers
     - reverseprivateendpoints/finalizers
@@ -79,6 +82,7 @@
 - DatabaseService
 - Pipe
 - Webhook
+- Dashboard
 - Alert
 - QueryEndpoint
 - ReversePrivateEndpoint

@@ -167,6 +167,13 @@ const ALERT_REFERENCES: ReferenceDeclaration<Alert>[] = [
     (s) => s.channel.webhookId,
     'webhookId',
   ),
+  reference(
+    'dashboard',
+    'Dashboard',
+    (s) => s.dashboardRef?.name,
+    (s) => s.dashboardId,
+    'dashboardId',
+  ),
 ];
 
 /** An Alert object as the operator reads it. */

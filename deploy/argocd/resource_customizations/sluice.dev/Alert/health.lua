@@ -79,6 +79,7 @@ if synced ~= nil and synced.status == "False" then
     OperatorCredentialsNotAllowed = true,
     ApiHostNotAllowed = true,
     CannotRotate = true,
+    InvalidSpec = true,
     CannotUpdate = true,
   }
   if userMustAct[synced.reason] then
