@@ -6,6 +6,7 @@ import { queryEndpointKind } from './query-endpoint/controller.ts';
 import { reversePrivateEndpointKind } from './reverse-private-endpoint/controller.ts';
 import { webhookKind } from './webhook/controller.ts';
 import { dashboardKind } from './dashboard/controller.ts';
+import { savedSearchKind } from './saved-search/controller.ts';
 import type { SluiceKind } from './shared/sluice-kind.ts';
 
 /**
@@ -18,6 +19,7 @@ export const KINDS: readonly SluiceKind<any, any>[] = [
   pipeKind,
   webhookKind,
   dashboardKind,
+  savedSearchKind,
   alertKind,
   queryEndpointKind,
   reversePrivateEndpointKind,

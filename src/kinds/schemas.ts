@@ -3,6 +3,7 @@ import { alertSchema } from './alert/schema.ts';
 import { databaseServiceSchema } from './database-service/schema.ts';
 import { webhookSchema } from './webhook/schema.ts';
 import { dashboardSchema } from './dashboard/schema.ts';
+import { savedSearchSchema } from './saved-search/schema.ts';
 import type { KindSchema } from './shared/kind-schema.ts';
 import { pipeSchema } from './pipe/schema.ts';
 import { queryEndpointSchema } from './query-endpoint/schema.ts';
@@ -20,6 +21,7 @@ export const KIND_SCHEMAS: readonly KindSchema<any>[] = [
   pipeSchema,
   webhookSchema,
   dashboardSchema,
+  savedSearchSchema,
   alertSchema,
   queryEndpointSchema,
   reversePrivateEndpointSchema,

@@ -7,6 +7,7 @@
     - pipes
     - webhooks
     - dashboards
+    - savedsearches
     - alerts
     - queryendpoints
     - reverseprivateendpoints
@@ -22,6 +23,7 @@
     - pipes/status
     - webhooks/status
     - dashboards/status
+    - savedsearches/status
     - alerts/status
     - queryendpoints/status
     - reverseprivateendpoints/status
@@ -35,6 +37,7 @@
     - pipes/finalizers
     - webhooks/finalizers
     - dashboards/finalizers
+    - savedsearches/finalizers
     - alerts/finalizers
     - queryendpoints/finalizers
     - reverseprivateendpoints/finalizers
@@ -83,6 +86,7 @@
 - Pipe
 - Webhook
 - Dashboard
+- SavedSearch
 - Alert
 - QueryEndpoint
 - ReversePrivateEndpoint

@@ -168,6 +168,13 @@ const ALERT_REFERENCES: ReferenceDeclaration<Alert>[] = [
     'webhookId',
   ),
   reference(
+    'savedSearch',
+    'SavedSearch',
+    (s) => s.savedSearchRef?.name,
+    (s) => s.savedSearchId,
+    'savedSearchId',
+  ),
+  reference(
     'dashboard',
     'Dashboard',
     (s) => s.dashboardRef?.name,
