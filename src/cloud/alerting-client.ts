@@ -199,7 +199,18 @@ export class AlertingClient extends CloudClient {
   /** Stores nothing: the verdict, answered bare (no `{data}`). */
   validateDashboard(body: DashboardBody, options?: CallOptions): Promise<DashboardValidation> {
     const route = ALERTING_ROUTES.dashboardValidate;
-    return this.call({ method: 'POST', route, body, schema: DashboardValidation, envelope: false }, options);
+    return this.call(
+      {
+        method: 'POST',
+        route,
+        body,
+        schema: DashboardValidation,
+        envelope: false,
+        idempotent: true,
+        storesNothing: true,
+      },
+      options,
+    );
   }
 
   listSources(options?: CallOptions): Promise<Source[]> {

@@ -67,7 +67,7 @@ export abstract class CloudClient {
   }
 
   protected call<T>(request: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
-    if (this.writes && request.method !== 'GET') {
+    if (this.writes && request.method !== 'GET' && !request.storesNothing) {
       const { method, route, body } = request;
       const path = this.http.pathOf(request);
       this.writes.record({

@@ -143,7 +143,8 @@ export class HttpCore {
    * change would read the object again, spending the budget the write waits for.
    */
   async call<T>(request: RequestSpec<T>, options: CallOptions = {}): Promise<T> {
-    if (request.method === 'GET' || this.writeListeners.size === 0) return this.send(request, options);
+    if (request.method === 'GET' || request.storesNothing || this.writeListeners.size === 0)
+      return this.send(request, options);
     const { route, params = {} } = request;
     try {
       const answer = await this.send(request, options);

@@ -79,4 +79,9 @@ export interface RequestSpec<T> {
   schema: z.ZodType<T>;
   /** Default true: the body is an envelope to unwrap. */
   envelope?: boolean;
+  /**
+   * A call that changes nothing whatever its method (a POST that only validates): sent even by a client whose
+   * writes are recorded (`sluice plan`), and told to no write listener.
+   */
+  storesNothing?: boolean;
 }

@@ -162,7 +162,8 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
         result.leftOut.push({ kind, id, cloudName, managedBy });
         return undefined;
       }
-      const name = names.take(kind, cloudName, fallback);
+      // An object `ownedBy` exports goes back under its own name: what references to it (and its Secrets) use.
+      const name = recordOf.get(id)?.name ?? names.take(kind, cloudName, fallback);
       if (!emit(kind, name, cloudName, id, map(name))) return undefined;
       emitted.set(keyOf(kind, id), name);
       return name;

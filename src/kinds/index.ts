@@ -5,6 +5,8 @@ import { pipeKind } from './pipe/controller.ts';
 import { queryEndpointKind } from './query-endpoint/controller.ts';
 import { reversePrivateEndpointKind } from './reverse-private-endpoint/controller.ts';
 import { webhookKind } from './webhook/controller.ts';
+import { dashboardKind } from './dashboard/controller.ts';
+import { savedSearchKind } from './saved-search/controller.ts';
 import type { SluiceKind } from './shared/sluice-kind.ts';
 import type { ManagedObject } from '../managed/index.ts';
 
@@ -17,6 +19,8 @@ export const KINDS: readonly SluiceKind<any, any>[] = [
   databaseServiceKind,
   pipeKind,
   webhookKind,
+  dashboardKind,
+  savedSearchKind,
   alertKind,
   queryEndpointKind,
   reversePrivateEndpointKind,

@@ -4,6 +4,8 @@ import { databaseServiceSchema } from './database-service/schema.ts';
 import { cloudIdGrantSchema } from './cloud-id-grant/schema.ts';
 import type { GrantSchema } from './shared/grant-schema.ts';
 import { webhookSchema } from './webhook/schema.ts';
+import { dashboardSchema } from './dashboard/schema.ts';
+import { savedSearchSchema } from './saved-search/schema.ts';
 import type { KindSchema } from './shared/kind-schema.ts';
 import { pipeSchema } from './pipe/schema.ts';
 import { queryEndpointSchema } from './query-endpoint/schema.ts';
@@ -20,6 +22,8 @@ export const KIND_SCHEMAS: readonly KindSchema<any>[] = [
   databaseServiceSchema,
   pipeSchema,
   webhookSchema,
+  dashboardSchema,
+  savedSearchSchema,
   alertSchema,
   queryEndpointSchema,
   reversePrivateEndpointSchema,

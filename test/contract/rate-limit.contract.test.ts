@@ -9,6 +9,7 @@ import {
   sleep,
   startTestEmulator,
   useContractEmulator,
+  clickstackCloud,
   useEmulator,
 } from './support/api.ts';
 import type { Reply } from './support/api.ts';
@@ -129,6 +130,25 @@ describe('default alerting limit: 100 requests per minute per token', () => {
     expect(reply.status).toBe(429);
     expect(reply.body?.message ?? reply.text).toBeTruthy();
     expect(reply.body?.error).toBeUndefined();
+  });
+});
+
+describe('default alerting limit over every family of the alerting API, on both of its paths', () => {
+  const emu = useEmulator({ rateLimit: undefined }, { reset: false });
+  const FAMILIES = ['/webhooks', '/saved-searches', '/dashboards', '/sources', '/alerts'];
+
+  it('100 calls per 60 s per token on /api/v2 and per management key under a service, each its own window', async () => {
+    const api = mgmt(emu);
+    const serviceId = expectOk(
+      await api.post('/services', { name: 'quota', provider: 'aws', region: 'us-east-1' }),
+    ).service.id as string;
+    for (const client of [alerting(emu), clickstackCloud(emu, () => serviceId)]) {
+      for (let i = 0; i < 100; i++)
+        expect((await client.get(FAMILIES[i % FAMILIES.length]!)).status).toBe(200);
+      expect((await client.get('/webhooks')).status).toBe(429);
+    }
+    // The management key's own budget (10 per 10 s) was not spent by its 100 alerting calls.
+    expectOk(await api.get(`/services/${serviceId}`));
   });
 });
 

@@ -31,6 +31,8 @@ describe('the kind registries', () => {
       DatabaseService: 'Orphan',
       Pipe: 'Delete',
       Webhook: 'Delete',
+      SavedSearch: 'Delete',
+      Dashboard: 'Delete',
       Alert: 'Delete',
       QueryEndpoint: 'Delete',
       ReversePrivateEndpoint: 'Delete',

@@ -3,9 +3,11 @@
 // new kind joins every chaos scenario by adding its entry here.
 import type { Store } from '../../src/emulator/store.ts';
 import {
+  errorSearch,
   genericWebhook,
   searchAlert,
   tileAlert,
+  twoTileDashboard,
   WEBHOOK_SECRET,
   webhookSecretData,
 } from '../fixtures/alert.ts';
@@ -83,6 +85,22 @@ export const CHAOS_KINDS: ChaosKind[] = [
     rename: (spec) => ({ name: `${String(spec.name)}-v2` }),
     secrets: { [WEBHOOK_SECRET]: webhookSecretData('chaos-webhook-token-4c2d') },
     cloud: (store) => [...store.webhooks.values()].map(({ id, name }) => ({ id, name })),
+    cloudName: (spec) => String(spec.name),
+  },
+  {
+    kind: 'SavedSearch',
+    spec: (name) => errorSearch(name),
+    rename: (spec) => ({ name: `${String(spec.name)}-v2` }),
+    secrets: {},
+    cloud: (store) => [...store.savedSearches.values()].map(({ id, name }) => ({ id, name })),
+    cloudName: (spec) => String(spec.name),
+  },
+  {
+    kind: 'Dashboard',
+    spec: (name) => twoTileDashboard(name),
+    rename: (spec) => ({ name: `${String(spec.name)}-v2` }),
+    secrets: {},
+    cloud: (store) => [...store.dashboards.values()].map(({ id, name }) => ({ id, name })),
     cloudName: (spec) => String(spec.name),
   },
   {

@@ -6,6 +6,8 @@
     - databaseservices
     - pipes
     - webhooks
+    - dashboards
+    - savedsearches
     - alerts
     - queryendpoints
     - reverseprivateendpoints
@@ -28,6 +30,8 @@
     - databaseservices/status
     - pipes/status
     - webhooks/status
+    - dashboards/status
+    - savedsearches/status
     - alerts/status
     - queryendpoints/status
     - reverseprivateendpoints/status
@@ -40,6 +44,8 @@
     - databaseservices/finalizers
     - pipes/finalizers
     - webhooks/finalizers
+    - dashboards/finalizers
+    - savedsearches/finalizers
     - alerts/finalizers
     - queryendpoints/finalizers
     - reverseprivateendpoints/finalizers
@@ -87,6 +93,8 @@
 - DatabaseService
 - Pipe
 - Webhook
+- Dashboard
+- SavedSearch
 - Alert
 - QueryEndpoint
 - ReversePrivateEndpoint

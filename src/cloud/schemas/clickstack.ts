@@ -5,6 +5,8 @@ import { z } from 'zod';
 import { NonEmptyString } from './common.ts';
 
 export const OBJECT_NAME_MAX = 1024;
+/** Tags of saved searches and dashboards: long enough for sluice's owner record (sluice's bound). */
+export const TAG_MAX = 512;
 const Name = z.string().min(1).max(OBJECT_NAME_MAX);
 const StringMap = z.record(z.string(), z.string());
 
@@ -67,7 +69,7 @@ export const SavedSearchRequest = z.strictObject({
   where: z.string().default(''),
   whereLanguage: z.enum(WHERE_LANGUAGES).default('lucene'),
   orderBy: z.string().default(''),
-  tags: z.array(z.string().min(1).max(256)).max(50).default([]),
+  tags: z.array(z.string().min(1).max(TAG_MAX)).max(50).default([]),
   /** The pinned sidebar filters, kept as sent. */
   filters: z.array(z.unknown()).optional(),
 });
@@ -89,6 +91,17 @@ export type SavedSearch = z.infer<typeof SavedSearch>;
 // ---- dashboards ----
 
 export const GRID_COLUMNS = 24;
+/** How a tile's chart is drawn (`config.displayType`). */
+export const DISPLAY_TYPES = [
+  'line',
+  'stacked_bar',
+  'table',
+  'number',
+  'search',
+  'markdown',
+  'heatmap',
+  'pie',
+] as const;
 export const TILES_MAX = 200;
 const GridInt = z.number().int().min(0);
 
@@ -113,12 +126,19 @@ export const DashboardRequest = z
   .strictObject({
     name: Name,
     tiles: z.array(TileRequest).max(TILES_MAX),
-    tags: z.array(z.string().min(1).max(256)).max(50).default([]),
+    tags: z.array(z.string().min(1).max(TAG_MAX)).max(50).default([]),
     filters: z.array(z.record(z.string(), z.unknown())).optional(),
   })
   .superRefine((body, ctx) => {
     const seen = new Set<string>();
     body.tiles.forEach((tile, index) => {
+      const display = tile.config?.displayType;
+      if (display !== undefined && !(DISPLAY_TYPES as readonly unknown[]).includes(display))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tiles', index, 'config', 'displayType'],
+          message: `must be one of ${DISPLAY_TYPES.join(', ')}`,
+        });
       if (tile.x + tile.w > GRID_COLUMNS)
         ctx.addIssue({
           code: 'custom',

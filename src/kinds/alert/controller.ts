@@ -11,6 +11,7 @@ import {
   type Owner,
   type ManagedObject,
   ReconcileError,
+  Waiting,
 } from '../../managed/index.ts';
 import {
   alertBody,
@@ -41,7 +42,7 @@ export const alertKind: SluiceKind<Alert, AlertBody> = {
 /** The cloud ids the references resolved to; a tile by its name in the Dashboard's status. */
 function referencedIds(
   references: ConnectContext<CloudConnection>['references'],
-): ReferencedIds & { tiles?: Record<string, string> } {
+): ReferencedIds & { tiles?: DashboardTiles } {
   const [webhook] = references.webhook ?? [];
   const [savedSearch] = references.savedSearch ?? [];
   const [dashboard] = references.dashboard ?? [];
@@ -53,10 +54,22 @@ function referencedIds(
   };
 }
 
-/** A Dashboard's tiles, name to cloud id, as its status records them. */
-function tilesOf(dashboard: ManagedObject): Record<string, string> {
+/** A Dashboard's tiles: their cloud ids by name as its status records them, and the names its spec has. */
+function tilesOf(dashboard: ManagedObject): DashboardTiles {
   const tiles = (dashboard.status as { tiles?: { name: string; id: string }[] } | undefined)?.tiles ?? [];
-  return Object.fromEntries(tiles.map((tile) => [tile.name, tile.id]));
+  const wanted = (dashboard.spec as { tiles?: { name: string }[] }).tiles ?? [];
+  return {
+    dashboard: dashboard.metadata.name,
+    ids: Object.fromEntries(tiles.map((tile) => [tile.name, tile.id])),
+    names: wanted.map((tile) => tile.name),
+  };
+}
+
+interface DashboardTiles {
+  dashboard: string;
+  ids: Record<string, string>;
+  /** The tiles of the Dashboard's spec: one not in `ids` yet is on its way. */
+  names: string[];
 }
 
 /** Over the alerting API: create (POST), observe (GET), replace (PUT of the whole alert), delete. */
@@ -65,16 +78,24 @@ class AlertClient implements KindClient<Alert, AlertBody> {
     private readonly cloud: CloudConnection,
     private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
     private readonly owner: Owner,
-    private readonly ids: ReferencedIds & { tiles?: Record<string, string> },
+    private readonly ids: ReferencedIds & { tiles?: DashboardTiles },
   ) {}
 
   /** The spec in cloud ids: a tile the Dashboard does not have is the user's to fix. */
   private resolved(spec: Alert['spec']): Alert['spec'] {
-    const tileId = spec.tile === undefined ? undefined : this.ids.tiles?.[spec.tile];
-    if (spec.tile !== undefined && tileId === undefined) {
+    const { tile } = spec;
+    const tiles = this.ids.tiles;
+    const tileId = tile === undefined ? undefined : tiles?.ids[tile];
+    if (tile !== undefined && tileId === undefined) {
+      // A tile the Dashboard's spec has, not made yet, is waited for; one it does not have is the user's to fix.
+      if (tiles?.names.includes(tile))
+        throw new Waiting(
+          REASON.WaitingForReference,
+          `Dashboard ${tiles.dashboard} has not made tile ${tile} yet`,
+        );
       throw ReconcileError.terminal(
         REASON.InvalidReference,
-        `tile ${spec.tile} is not a tile of Dashboard ${spec.dashboardRef?.name ?? ''} (tiles: ${Object.keys(this.ids.tiles ?? {}).join(', ') || 'none'})`,
+        `tile ${tile} is not a tile of Dashboard ${tiles?.dashboard ?? ''} (its tiles: ${tiles?.names.join(', ') || 'none'})`,
         RETRY_DELAYS.userAction,
       );
     }

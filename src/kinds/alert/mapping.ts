@@ -116,8 +116,22 @@ const UNEXPORTED_FIELDS = [
   'note',
 ];
 
-/** The spec that adopts an alert as it is; the real API's `saved_search` is the spec's `search`. */
-export function exportAlert(alert: Alert): { spec: Record<string, unknown> } | { unexpressible: string } {
+/** The manifest names of exported objects an alert's ids point at (undefined: not exported). */
+export interface ExportedNames {
+  webhook(id: string): string | undefined;
+  dashboard(id: string): string | undefined;
+  savedSearch(id: string): string | undefined;
+}
+
+/**
+ * The spec that adopts an alert as it is; the real API's `saved_search` is the spec's `search`. What it hangs
+ * on is named by reference when that was exported too (a tile by its name in the dashboard, `tileName`).
+ */
+export function exportAlert(
+  alert: Alert,
+  exported?: ExportedNames,
+  tileName?: (dashboardId: string, tileId: string) => string | undefined,
+): { spec: Record<string, unknown> } | { unexpressible: string } {
   if (!alert.name) return { unexpressible: 'the alert has no name, which a spec needs' };
   const lost = UNEXPORTED_FIELDS.filter(
     (field) => alert[field] !== undefined && alert[field] !== null && !(field === 'note' && noteOwner(alert)),
@@ -125,5 +139,19 @@ export function exportAlert(alert: Alert): { spec: Record<string, unknown> } | {
   if (lost.length > 0) return { unexpressible: `a spec has no field for ${lost.join(', ')}` };
   const spec: Record<string, unknown> = observedBody(alert);
   if (spec.source === SAVED_SEARCH_SOURCE_ALIAS) spec.source = 'search';
+  const webhook = alert.channel.webhookId && exported?.webhook(alert.channel.webhookId);
+  if (webhook) spec.channel = { type: alert.channel.type, webhookRef: { name: webhook } };
+  const search = alert.savedSearch && exported?.savedSearch(alert.savedSearch);
+  if (search) {
+    delete spec.savedSearchId;
+    spec.savedSearchRef = { name: search };
+  }
+  const dashboard = alert.dashboard && exported?.dashboard(alert.dashboard);
+  const tile = dashboard && alert.tileId && tileName?.(alert.dashboard!, alert.tileId);
+  if (dashboard && tile) {
+    delete spec.dashboardId;
+    delete spec.tileId;
+    Object.assign(spec, { dashboardRef: { name: dashboard }, tile });
+  }
   return { spec };
 }

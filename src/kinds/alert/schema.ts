@@ -167,6 +167,20 @@ const ALERT_REFERENCES: ReferenceDeclaration<Alert>[] = [
     (s) => s.channel.webhookId,
     'webhookId',
   ),
+  reference(
+    'savedSearch',
+    'SavedSearch',
+    (s) => s.savedSearchRef?.name,
+    (s) => s.savedSearchId,
+    'savedSearchId',
+  ),
+  reference(
+    'dashboard',
+    'Dashboard',
+    (s) => s.dashboardRef?.name,
+    (s) => s.dashboardId,
+    'dashboardId',
+  ),
 ];
 
 /** An Alert object as the operator reads it. */

@@ -116,6 +116,8 @@ function makeStructural(node: JsonSchema, path: string): JsonSchema {
       throw new Error(`${path || '<root>'}: "${forbidden}" has no place in a structural schema`);
   }
   if (node.properties && node.additionalProperties === false) delete node.additionalProperties;
+  // An object kept as written (a dashboard tile's chart): the apiserver takes no schema for its values.
+  if (node['x-kubernetes-preserve-unknown-fields'] === true) delete node.additionalProperties;
   if (node.type === 'integer') {
     if (node.minimum === Number.MIN_SAFE_INTEGER) delete node.minimum;
     if (node.maximum === Number.MAX_SAFE_INTEGER) delete node.maximum;

@@ -14,6 +14,8 @@ import { argoHealthOf } from '../../harness/argocd-health.ts';
 import { kstatusOf } from '../../harness/kstatus.ts';
 import { clusterSkipReason } from '../../harness/test-cluster.ts';
 import { startOperatorEnv, type OperatorEnv, type SluiceObject } from '../operator/support.ts';
+import type { AlertSpec } from '../../../src/kinds/alert/schema.ts';
+import { withReferencedIds } from '../../../src/kinds/alert/mapping.ts';
 
 /** What kstatus must say where Argo CD says `health`: the two tools agree on every state. */
 function kstatusFor(health: HealthStatus, name: string): string[] {
@@ -121,6 +123,21 @@ describe.skipIf(clusterSkipReason())(
     );
     const dependants = examples.filter((o) => isSluice(o) && o.kind !== 'DatabaseService');
     const refusedService = { ...services[1]!, metadata: { name: 'refused' } };
+    // The examples' alerts name a Webhook, a Dashboard and a SavedSearch: while the cloud refuses those, the
+    // alerts wait for them (InProgress). An alert by cloud ids meets the refusal itself.
+    const namingAlerts = dependants.filter((o) => o.kind === 'Alert');
+    const exampleAlert = namingAlerts[0]! as Example & { spec: AlertSpec };
+    const alertByIds = {
+      ...exampleAlert,
+      metadata: { name: 'refused-alert' },
+      spec: withReferencedIds(exampleAlert.spec, {
+        webhookId: 'w',
+        dashboardId: 'd',
+        tileId: 't',
+        savedSearchId: 's',
+      }),
+    };
+    const refusedItself = [...dependants.filter((o) => o.kind !== 'Alert'), alertByIds, refusedService];
 
     beforeAll(async () => {
       env = await startOperatorEnv('kstatus', { transitionMs: 1500 });
@@ -148,10 +165,19 @@ describe.skipIf(clusterSkipReason())(
       for (const o of examples.filter((e) => e.kind === 'Secret')) await create(o);
       await env.fault({ method: 'POST', status: 400 });
       for (const o of dependants) await create(o);
+      await create(alertByIds);
       await create(refusedService);
-      const refused = [...dependants, refusedService];
 
-      const failed = await follow(refused, 'every kind Failed', (s) => s.kstatus === 'Failed');
+      const failed = await follow(refusedItself, 'every kind Failed', (s) => s.kstatus === 'Failed');
+      const waiting = await follow(
+        namingAlerts,
+        'the alerts naming them wait',
+        (s) => s.kstatus === 'InProgress',
+      );
+      for (const { key, object } of waiting)
+        expect(object.status?.conditions, key).toContainEqual(
+          expect.objectContaining({ type: 'Ready', status: 'False', reason: 'WaitingForReference' }),
+        );
       for (const { key, object } of failed) {
         expect(object.status?.conditions, key).toContainEqual(
           expect.objectContaining({ type: 'Stalled', status: 'True', reason: 'CloudRequestRejected' }),
@@ -162,7 +188,7 @@ describe.skipIf(clusterSkipReason())(
     });
 
     it('every kind: InProgress again once the cloud takes the create, then Current when Ready', async () => {
-      const refused = [...dependants, refusedService];
+      const refused = [...refusedItself, ...namingAlerts];
       const failedUpTo = samples.length;
       await env.fault();
 

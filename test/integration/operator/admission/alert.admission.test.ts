@@ -32,18 +32,12 @@ describe.skipIf(clusterSkipReason())(
       expect(await api.admit({ ...tile, name: 'n'.repeat(512), message: 'm'.repeat(4096) })).toBe('accepted');
     });
 
-    it.each([
-      'name',
-      'threshold',
-      'thresholdType',
-      'interval',
-      'source',
-      'channel',
-      'channel.webhookId',
-      'channel.type',
-    ])('rejects an alert without %s, naming the field', async (field) => {
-      await expectRefused(api.admit(edit(tile, field, undefined)), named(field), 'Required value');
-    });
+    it.each(['name', 'threshold', 'thresholdType', 'interval', 'source', 'channel', 'channel.type'])(
+      'rejects an alert without %s, naming the field',
+      async (field) => {
+        await expectRefused(api.admit(edit(tile, field, undefined)), named(field), 'Required value');
+      },
+    );
 
     it.each([
       ['interval', '2m'],
@@ -72,14 +66,44 @@ describe.skipIf(clusterSkipReason())(
     });
 
     it.each([
-      ['dashboardId', 'tile', tile],
-      ['tileId', 'tile', tile],
-      ['savedSearchId', 'search', search],
-    ])('rejects an alert without %s when source is %s, naming the field', async (field, source, spec) => {
+      ['dashboardId', 'dashboardRef', 'tile', tile],
+      ['tileId', 'tile', 'tile', tile],
+      ['savedSearchId', 'savedSearchRef', 'search', search],
+    ])(
+      'rejects an alert without %s (or %s) when source is %s, naming the field',
+      async (field, ref, source, spec) => {
+        await expectRefused(
+          api.admit(edit(spec, field, undefined)),
+          named(field),
+          `${field} or ${ref} is required when source is ${source}`,
+        );
+      },
+    );
+
+    it('names the webhook one way: without webhookId and webhookRef, or with both, it is refused', async () => {
+      const message = 'exactly one of channel.webhookId and channel.webhookRef must be set';
       await expectRefused(
-        api.admit(edit(spec, field, undefined)),
-        named(field),
-        `${field} is required when source is ${source}`,
+        api.admit(edit(tile, 'channel.webhookId', undefined)),
+        named('channel.webhookRef'),
+        message,
+      );
+      await expectRefused(
+        api.admit(edit(tile, 'channel.webhookRef', { name: 'on-call' })),
+        named('channel.webhookRef'),
+        message,
+      );
+    });
+
+    it('names a tile by reference with dashboardRef and tile together, never beside the ids', async () => {
+      const byRef = edit(edit(edit(tile, 'dashboardId', undefined), 'tileId', undefined), 'dashboardRef', {
+        name: 'ingest',
+      });
+      await expectRefused(api.admit(byRef), named('tile'), 'tile goes with dashboardRef');
+      expect(await api.admit(edit(byRef, 'tile', 'lag'))).toBe('accepted');
+      await expectRefused(
+        api.admit(edit(tile, 'dashboardRef', { name: 'ingest' })),
+        named('dashboardRef'),
+        'dashboardId and dashboardRef are two ways of naming the same thing',
       );
     });
 
@@ -88,7 +112,7 @@ describe.skipIf(clusterSkipReason())(
       await expectRefused(
         api.patch('switched', { source: 'search' }),
         named('savedSearchId'),
-        'savedSearchId is required when source is search',
+        'savedSearchId or savedSearchRef is required when source is search',
       );
       expect(await api.patch('switched', { source: 'search', savedSearchId: 'search-1' })).toBe('accepted');
     });

@@ -7,7 +7,7 @@ import type { AlertSpec } from '../../../../src/kinds/alert/schema.ts';
 import { DatabaseServiceSpec } from '../../../../src/kinds/database-service/schema.ts';
 import type { PipeSpec } from '../../../../src/kinds/pipe/schema.ts';
 import { AlertRequest } from '../../../../src/cloud/schemas/alert.ts';
-import { alertBody } from '../../../../src/kinds/alert/mapping.ts';
+import { alertBody, withReferencedIds } from '../../../../src/kinds/alert/mapping.ts';
 import { pipeSecretUses } from '../../../../src/kinds/pipe/mapping.ts';
 import { repoRoot } from '../../../../tools/cluster/assets.ts';
 import { createTestNamespace, type TestNamespace } from '../../../harness/namespace.ts';
@@ -86,10 +86,21 @@ describe('deploy/examples', () => {
     for (const user of users) expect(before(key, user)).toBe(true);
   });
 
-  it('holds an Alert whose body the alerting API accepts', () => {
-    expect(alerts).toHaveLength(1);
+  it('holds a webhook, a saved search, a dashboard of two tiles and an alert on each, whose bodies the API accepts', () => {
+    expect([
+      ...named('Webhook').keys(),
+      ...named('SavedSearch').keys(),
+      ...named('Dashboard').keys(),
+    ]).toHaveLength(3);
+    const tiles = (named('Dashboard').get('ingest')!.object.spec as { tiles: { name: string }[] }).tiles;
+    expect(tiles.map((tile) => tile.name).sort()).toEqual(
+      alerts.flatMap((alert) => (alert.object.spec as AlertSpec).tile ?? []).sort(),
+    );
+    expect(alerts.filter((alert) => (alert.object.spec as AlertSpec).savedSearchRef)).toHaveLength(1);
+    const ids = { webhookId: 'w', dashboardId: 'd', tileId: 't', savedSearchId: 's' };
     for (const alert of alerts) {
-      expect(AlertRequest.safeParse(alertBody(alert.object.spec as AlertSpec)).error).toBeUndefined();
+      const spec = withReferencedIds(alert.object.spec as AlertSpec, ids);
+      expect(AlertRequest.safeParse(alertBody(spec)).error).toBeUndefined();
     }
   });
 

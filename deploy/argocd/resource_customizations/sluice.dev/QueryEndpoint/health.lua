@@ -81,6 +81,7 @@ if synced ~= nil and synced.status == "False" then
     OrganizationChanged = true,
     CredentialsManagedKey = true,
     CannotRotate = true,
+    InvalidSpec = true,
     CannotUpdate = true,
     RoleNotAllowed = true,
     OperatorKey = true,

@@ -1,0 +1,134 @@
+import { dashboardSchema, type Dashboard } from './schema.ts';
+import type { DashboardBody } from '../../cloud/alerting-client.ts';
+import type { Dashboard as CloudDashboard } from '../../cloud/schemas/clickstack.ts';
+import {
+  comparison,
+  externalIdOf,
+  ownerRecord,
+  parseOwnerRecord,
+  ReconcileError,
+  type ConnectContext,
+  type LostCreate,
+  type OwnedCandidate,
+} from '../../managed/index.ts';
+import { RETRY_DELAYS } from '../../base/retry-delays.ts';
+import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
+import type { CloudConnection } from '../../cloud-access/connection.ts';
+import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
+import { dashboardExport } from './export.ts';
+import {
+  dashboardBody,
+  dashboardOwner,
+  dashboardStatus,
+  diffDashboard,
+  observedDashboard,
+  tileIds,
+} from './mapping.ts';
+
+export const dashboardKind: SluiceKind<Dashboard, DashboardBody> = {
+  ...dashboardSchema,
+  export: dashboardExport,
+  driftReads: () => [{ api: 'alerting', list: 'dashboards' }],
+  connect: (_resource, context) => new DashboardClient(context),
+};
+
+/**
+ * Over the alerting API's dashboards. Every body sent is checked first by the API's validate call (which
+ * stores nothing, and which `sluice plan` sends too): a refusal names each problem by path, nothing written.
+ */
+class DashboardClient implements KindClient<Dashboard, DashboardBody> {
+  constructor(private readonly context: ConnectContext<CloudConnection>) {}
+
+  private get cloud() {
+    return this.context.cloud;
+  }
+
+  private get record() {
+    return ownerRecord(this.context.owner);
+  }
+
+  async findCreated(resource: Dashboard, lost: LostCreate | undefined): Promise<string | undefined> {
+    if (!lost) return undefined;
+    const dashboards = await this.cloud.snapshots.dashboards.all(listedSince(lost, this.cloud.freshnessMs));
+    const ours = (dashboard: CloudDashboard) =>
+      dashboard.name === resource.spec.name && dashboardOwner(dashboard) === this.record;
+    return createdSince(
+      dashboards as (CloudDashboard & { createdAt?: string })[],
+      lost.intent,
+      ours,
+      this.context.claimedBy,
+    );
+  }
+
+  async recordedOwner(_resource: Dashboard, id: string) {
+    const dashboard = await this.read(id);
+    return dashboard && parseOwnerRecord(dashboardOwner(dashboard));
+  }
+
+  async findOwned(): Promise<OwnedCandidate[]> {
+    if (!this.cloud.alerting) return [];
+    const dashboards = await this.cloud.snapshots.dashboards.all(this.cloud.freshnessMs);
+    return dashboards.flatMap((dashboard) => {
+      const owner = parseOwnerRecord(dashboardOwner(dashboard));
+      return owner ? [{ id: dashboard.id, owner }] : [];
+    });
+  }
+
+  async observe(resource: Dashboard, id: string): Promise<Observed<Dashboard, DashboardBody>> {
+    const dashboard = await this.read(id);
+    if (!dashboard) return { exists: false };
+    const adopted = externalIdOf(resource) !== undefined;
+    const record = adopted ? (dashboardOwner(dashboard) ?? '') : this.record;
+    const ids = tileIds(dashboard);
+    return comparison({
+      observed: observedDashboard(dashboard),
+      diff: (spec: Dashboard['spec']) => ({ differences: diffDashboard(spec, dashboard), spec }),
+      conclude: ({ plan }) => ({
+        plan: dashboardBody(plan.spec, ids, record),
+        differences: !adopted && dashboardOwner(dashboard) !== record ? ['owner'] : [],
+        available: true,
+        status: dashboardStatus(dashboard),
+      }),
+    });
+  }
+
+  async ensureCreatable(resource: Dashboard): Promise<void> {
+    await this.validated(dashboardBody(resource.spec, new Map(), this.record));
+  }
+
+  async create(resource: Dashboard) {
+    const dashboard = await this.cloud.alerting.createDashboard(
+      dashboardBody(resource.spec, new Map(), this.record),
+    );
+    return { externalId: dashboard.id };
+  }
+
+  async update(_resource: Dashboard, id: string, observation: { plan: DashboardBody }): Promise<void> {
+    await this.validated(observation.plan);
+    await this.cloud.alerting.replaceDashboard(id, observation.plan);
+  }
+
+  async delete(_resource: Dashboard, id: string): Promise<'gone'> {
+    await ignoreNotFound(this.cloud.alerting.deleteDashboard(id));
+    return 'gone';
+  }
+
+  /** The validate call's verdict; a refusal stops here, naming each problem. */
+  private async validated(body: DashboardBody): Promise<void> {
+    const verdict = await this.cloud.alerting.validateDashboard(body);
+    if (verdict.valid) return;
+    const problems = verdict.errors.map((error) => `${error.path}: ${error.message}`).join('; ');
+    throw ReconcileError.terminal(
+      'InvalidSpec',
+      `the alerting API refuses the dashboard: ${problems}`,
+      RETRY_DELAYS.userAction,
+    );
+  }
+
+  private read(id: string) {
+    const { snapshots, freshnessMs } = this.cloud;
+    return snapshots.dashboards.read(id, freshnessMs, () =>
+      ignoreNotFound(this.cloud.alerting.getDashboard(id)),
+    );
+  }
+}

@@ -1,0 +1,113 @@
+import { savedSearchSchema, type SavedSearch } from './schema.ts';
+import type { SavedSearchBody } from '../../cloud/alerting-client.ts';
+import type { SavedSearch as CloudSavedSearch } from '../../cloud/schemas/clickstack.ts';
+import {
+  comparison,
+  externalIdOf,
+  ownerRecord,
+  parseOwnerRecord,
+  type ConnectContext,
+  type LostCreate,
+  type OwnedCandidate,
+} from '../../managed/index.ts';
+import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
+import type { CloudConnection } from '../../cloud-access/connection.ts';
+import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
+import { savedSearchExport } from './export.ts';
+import {
+  diffSavedSearch,
+  observedSavedSearch,
+  savedSearchBody,
+  savedSearchOwner,
+  savedSearchStatus,
+} from './mapping.ts';
+
+export const savedSearchKind: SluiceKind<SavedSearch, SavedSearchBody> = {
+  ...savedSearchSchema,
+  export: savedSearchExport,
+  driftReads: () => [{ api: 'alerting', list: 'savedSearches' }],
+  connect: (_resource, context) => new SavedSearchClient(context),
+};
+
+/** Over the alerting API's saved searches; the owner is recorded as one of its tags. */
+class SavedSearchClient implements KindClient<SavedSearch, SavedSearchBody> {
+  constructor(private readonly context: ConnectContext<CloudConnection>) {}
+
+  private get cloud() {
+    return this.context.cloud;
+  }
+
+  private get record() {
+    return ownerRecord(this.context.owner);
+  }
+
+  async findCreated(resource: SavedSearch, lost: LostCreate | undefined): Promise<string | undefined> {
+    if (!lost) return undefined;
+    const searches = await this.cloud.snapshots.savedSearches.all(listedSince(lost, this.cloud.freshnessMs));
+    const ours = (search: CloudSavedSearch) =>
+      search.name === resource.spec.name && savedSearchOwner(search) === this.record;
+    return createdSince(
+      searches as (CloudSavedSearch & { createdAt?: string })[],
+      lost.intent,
+      ours,
+      this.context.claimedBy,
+    );
+  }
+
+  async recordedOwner(_resource: SavedSearch, id: string) {
+    const search = await this.read(id);
+    return search && parseOwnerRecord(savedSearchOwner(search));
+  }
+
+  async findOwned(): Promise<OwnedCandidate[]> {
+    if (!this.cloud.alerting) return [];
+    const searches = await this.cloud.snapshots.savedSearches.all(this.cloud.freshnessMs);
+    return searches.flatMap((search) => {
+      const owner = parseOwnerRecord(savedSearchOwner(search));
+      return owner ? [{ id: search.id, owner }] : [];
+    });
+  }
+
+  async observe(resource: SavedSearch, id: string): Promise<Observed<SavedSearch, SavedSearchBody>> {
+    const search = await this.read(id);
+    if (!search) return { exists: false };
+    const adopted = externalIdOf(resource) !== undefined;
+    const record = adopted ? (savedSearchOwner(search) ?? '') : this.record;
+    return comparison({
+      observed: observedSavedSearch(search),
+      diff: (spec: SavedSearch['spec']) => ({ differences: diffSavedSearch(spec, search), spec }),
+      conclude: ({ plan }) => ({
+        plan: {
+          ...savedSearchBody(plan.spec, record),
+          ...(search.filters ? { filters: search.filters } : {}),
+        },
+        differences: !adopted && savedSearchOwner(search) !== record ? ['owner'] : [],
+        available: true,
+        status: savedSearchStatus(search),
+      }),
+    });
+  }
+
+  async create(resource: SavedSearch) {
+    const search = await this.cloud.alerting.createSavedSearch(savedSearchBody(resource.spec, this.record));
+    return { externalId: search.id };
+  }
+
+  /** The PUT replaces it whole: pinned filters made in the console are sent back as they are. */
+  async update(_resource: SavedSearch, id: string, observation: { plan: SavedSearchBody }): Promise<void> {
+    await this.cloud.alerting.replaceSavedSearch(id, observation.plan);
+  }
+
+  /** The cloud deletes the alerts on it too: the Alerts that name it are gone first (they wait on it). */
+  async delete(_resource: SavedSearch, id: string): Promise<'gone'> {
+    await ignoreNotFound(this.cloud.alerting.deleteSavedSearch(id));
+    return 'gone';
+  }
+
+  private read(id: string) {
+    const { snapshots, freshnessMs } = this.cloud;
+    return snapshots.savedSearches.read(id, freshnessMs, () =>
+      ignoreNotFound(this.cloud.alerting.getSavedSearch(id)),
+    );
+  }
+}

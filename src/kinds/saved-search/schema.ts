@@ -1,0 +1,61 @@
+import { z } from 'zod';
+import type { ManagedObject } from '../../managed/index.ts';
+import { OBJECT_NAME_MAX, WHERE_LANGUAGES } from '../../cloud/schemas/clickstack.ts';
+import { managedSpecFields, managedStatusFields } from '../shared/common.ts';
+import { defineKind } from '../shared/kind-schema.ts';
+import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
+
+// The spec is the saved search body of the alerting API under the same names; its filters are not modelled.
+
+const SavedSearchFields = z.object({
+  name: z.string().min(1).max(OBJECT_NAME_MAX).describe('The saved search name in the cloud.'),
+  sourceId: z.string().min(1).max(64).describe('The cloud id of the source it searches.'),
+  select: z.string().max(10_000).optional().describe('The columns shown (SQL select list); empty for all.'),
+  where: z.string().max(10_000).optional().describe('The filter, in whereLanguage.'),
+  whereLanguage: z
+    .enum(WHERE_LANGUAGES)
+    .optional()
+    .describe(`The language of where: ${WHERE_LANGUAGES.join(' or ')} (the API's default: lucene).`),
+  orderBy: z.string().max(1_000).optional().describe('The order of the results (SQL).'),
+  tags: z
+    .array(z.string().min(1).max(256).describe('A tag.'))
+    .max(49)
+    .optional()
+    .describe('Tags shown in the alerting console.'),
+  ...managedSpecFields('Delete'),
+});
+
+export const SAVED_SEARCH_POLICY = policyFields(SavedSearchFields, { fixed: [] });
+
+export const SavedSearchSpec = SavedSearchFields.extend({
+  fieldPolicy: fieldPolicySchema('SavedSearch', SAVED_SEARCH_POLICY),
+}).describe('The desired saved search.');
+export type SavedSearchSpec = z.infer<typeof SavedSearchSpec>;
+
+export const SavedSearchStatus = z
+  .object({
+    ...managedStatusFields,
+    createdAt: z.string().max(64).optional().describe('When the cloud created it (ISO 8601).'),
+    updatedAt: z.string().max(64).optional().describe('When the cloud last changed it (ISO 8601).'),
+  })
+  .describe('What sluice last observed of the saved search.');
+
+export interface SavedSearch extends ManagedObject {
+  spec: SavedSearchSpec;
+  status?: z.infer<typeof SavedSearchStatus>;
+}
+
+export const savedSearchSchema = defineKind<SavedSearch>({
+  policyFields: SAVED_SEARCH_POLICY,
+  kind: 'SavedSearch',
+  plural: 'savedsearches',
+  singular: 'savedsearch',
+  shortNames: [],
+  description: 'A saved search of the alerting API that alerts watch, managed by sluice.',
+  spec: SavedSearchSpec,
+  status: SavedSearchStatus,
+  printerColumns: [{ name: 'Where', type: 'string', jsonPath: '.spec.where' }],
+  reasons: {
+    WaitingForDependants: { means: '`deletionPolicy: Delete` while Alerts in its namespace still name it' },
+  },
+});
