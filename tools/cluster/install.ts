@@ -76,7 +76,9 @@ export function parseManifests(text: string): Manifest[] {
     .filter((o): o is Manifest => !!o?.kind);
 }
 
-export const toYaml = (objects: readonly Manifest[]) => objects.map((o) => stringify(o)).join('---\n');
+/** YAML 1.1, as kubectl reads it: a dashboard tile's `y` stays a string, not the bool YAML 1.1 makes of it. */
+export const toYaml = (objects: readonly Manifest[]) =>
+  objects.map((o) => stringify(o, { version: '1.1' })).join('---\n');
 
 /** `kubectl apply -f -`; `dryRun: true` asks the apiserver to validate and admit without persisting. */
 export function kubectlApply(

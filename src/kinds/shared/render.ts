@@ -14,11 +14,11 @@ export function renderCrdFiles(
   return [
     ...kinds.map((kind) => ({
       fileName: `${kind.plural}.${GROUP}.yaml`,
-      yaml: HEADER + stringify(customResourceDefinition(kind), { lineWidth: 0 }),
+      yaml: HEADER + stringify(customResourceDefinition(kind), { lineWidth: 0, version: '1.1' }),
     })),
     ...grants.map((grant) => ({
       fileName: `${grant.plural}.${GROUP}.yaml`,
-      yaml: HEADER + stringify(grantResourceDefinition(grant), { lineWidth: 0 }),
+      yaml: HEADER + stringify(grantResourceDefinition(grant), { lineWidth: 0, version: '1.1' }),
     })),
   ];
 }

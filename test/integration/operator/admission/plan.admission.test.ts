@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { parse } from 'yaml';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERT_POLICY } from '../../../../src/kinds/alert/schema.ts';
+import { DASHBOARD_POLICY } from '../../../../src/kinds/dashboard/schema.ts';
+import { SAVED_SEARCH_POLICY } from '../../../../src/kinds/saved-search/schema.ts';
+import { WEBHOOK_POLICY } from '../../../../src/kinds/webhook/schema.ts';
 import { API_KEY_POLICY } from '../../../../src/kinds/api-key/schema.ts';
 import { DATABASE_SERVICE_POLICY } from '../../../../src/kinds/database-service/schema.ts';
 import { PIPE_POLICY } from '../../../../src/kinds/pipe/schema.ts';
@@ -11,7 +14,14 @@ import { REVERSE_PRIVATE_ENDPOINT_POLICY } from '../../../../src/kinds/reverse-p
 import type { PolicyFields } from '../../../../src/managed/index.ts';
 import { repoRoot } from '../../../../tools/cluster/assets.ts';
 import { kubectlApply } from '../../../../tools/cluster/install.ts';
-import { searchAlert, tileAlert } from '../../../../tools/fixtures/alert.ts';
+import {
+  alertOnTile,
+  errorSearch,
+  genericWebhook,
+  searchAlert,
+  tileAlert,
+  twoTileDashboard,
+} from '../../../../tools/fixtures/alert.ts';
 import { teamKey } from '../../../../tools/fixtures/api-key.ts';
 import { kafkaPipe, postgresPipe } from '../../../../tools/fixtures/pipe.ts';
 import { RPE_SPECS } from '../../../../tools/fixtures/rpe.ts';
@@ -52,6 +62,10 @@ const queryEndpoint = {
 const { vpcEndpointService, vpcResource, msk } = RPE_SPECS;
 const tile = tileAlert('cpu');
 const search = searchAlert('errors');
+const webhook = genericWebhook('on-call');
+const dashboard = twoTileDashboard('ingest');
+const savedSearch = errorSearch('errors');
+const tileByName = alertOnTile('cpu', 'ingest', 'errors', 'on-call');
 const apiKey = teamKey('team-a');
 const window = { name: 'business hours', weekdays: [1, 2, 3, 4, 5], startHourUtc: 8, endHourUtc: 18 };
 const without = (spec: Spec, field: string) => edit(spec, field, undefined);
@@ -63,6 +77,9 @@ const VALID: Record<string, Spec> = {
   ReversePrivateEndpoint: msk,
   Alert: tile,
   ApiKey: apiKey,
+  Webhook: webhook,
+  SavedSearch: savedSearch,
+  Dashboard: dashboard,
 };
 
 const POLICIES: Record<string, PolicyFields> = {
@@ -72,6 +89,9 @@ const POLICIES: Record<string, PolicyFields> = {
   ReversePrivateEndpoint: REVERSE_PRIVATE_ENDPOINT_POLICY,
   Alert: ALERT_POLICY,
   ApiKey: API_KEY_POLICY,
+  Webhook: WEBHOOK_POLICY,
+  SavedSearch: SAVED_SEARCH_POLICY,
+  Dashboard: DASHBOARD_POLICY,
 };
 
 const CASES: Case[] = [
@@ -129,7 +149,21 @@ const CASES: Case[] = [
     ['a tile alert without dashboardId', 'has(self.dashboardId)', 'dashboardId', without(tile, 'dashboardId')],
     ['a tile alert without tileId', 'has(self.tileId)', 'tileId', without(tile, 'tileId')],
     ['a search alert without savedSearchId', 'has(self.savedSearchId)', 'savedSearchId', without(search, 'savedSearchId')],
+    ['a dashboard by id and by reference', '!(has(self.dashboardId) && has(self.dashboardRef))', 'dashboardId and dashboardRef are two ways', { ...tileByName, dashboardId: 'd-1' }],
+    ['a tile by id and by name', '!(has(self.tileId) && has(self.tile))', 'tileId and tile are two ways', { ...tileByName, tileId: 't-1' }],
+    ['a saved search by id and by reference', '!(has(self.savedSearchId) && has(self.savedSearchRef))', 'savedSearchId and savedSearchRef are two ways', { ...search, savedSearchRef: { name: 'errors' } }],
+    ['a tile name without its dashboard', 'has(self.dashboardRef) == has(self.tile)', 'tile goes with dashboardRef', { ...tile, tile: 'errors' }],
+    ['a webhook by id and by reference', 'has(self.channel.webhookId) != has(self.channel.webhookRef)', 'exactly one of channel.webhookId and channel.webhookRef', edit(tile, 'channel.webhookRef', { name: 'on-call' })],
   ].map(([what, rule, says, spec]) => ({ kind: 'Alert', what, rule, says, spec }) as Case),
+  ...[
+    ['headers on a slack webhook', "self.service != 'slack' || !has(self.headers)", 'headers is not allowed for the slack service', { ...webhook, service: 'slack' }],
+    ['query parameters on a slack webhook', "self.service != 'slack' || !has(self.queryParams)", 'queryParams is not allowed for the slack service', { ...without(webhook, 'headers'), service: 'slack', queryParams: [{ name: 'token', secretKeyRef: { name: 'hook', key: 'token' } }] }],
+    ['a body on a slack webhook', "self.service != 'slack' || !has(self.body)", 'body is not allowed for the slack service', { ...without(webhook, 'headers'), service: 'slack', body: '{}' }],
+  ].map(([what, rule, says, spec]) => ({ kind: 'Webhook', what, rule, says, spec }) as Case),
+  ...[
+    ['two tiles of one name', 'self.tiles.exists_one(o, o.name == t.name)', 'tile names must be unique', { ...dashboard, tiles: [dashboard.tiles[0], { ...dashboard.tiles[1], name: 'errors' }] }],
+    ['a tile past column 24', 't.x + t.w <= 24', 'x + w must be at most 24', { ...dashboard, tiles: [{ ...dashboard.tiles[0], x: 20, w: 6 }] }],
+  ].map(([what, rule, says, spec]) => ({ kind: 'Dashboard', what, rule, says, spec }) as Case),
   ...[
     ['an expiry that is no RFC 3339 time', "self.matches('^[0-9]{4}-[0-9]{2}-[0-9]{2}T", 'expireAt must be an RFC 3339 time with a zone', { ...apiKey, expireAt: '2027-01-31' }],
     ['an IP access entry that is no IP', 'isIP(self) || isCIDR(self)', 'source must be an IP address or CIDR range', { ...apiKey, ipAccessList: [{ source: 'x' }] }],
