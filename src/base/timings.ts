@@ -22,6 +22,12 @@ export const REAL_TIMINGS = {
   driftPlanEveryMs: 5_000,
   /** How long a new object's reference to an object not in the cache goes unreported. */
   referenceArrivalGraceMs: 5_000,
+  /**
+   * How old a list the owner check of a plain id may read a service's record from: a record changes only when
+   * an object adopts or releases the service (this cluster's own holders are judged from status at once), and
+   * a fresh GET on every reconcile of a user's change put one more call ahead of its write in the key's queue.
+   */
+  ownerRecordMaxAgeMs: 60_000,
   /** How long a reference to an object that does not exist stays a quiet wait before it is reported. */
   referenceMissingReportMs: 60_000,
   /** The least a failed reconcile waits, by what it waits for (`RETRY_DELAYS`). */

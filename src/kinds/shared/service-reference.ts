@@ -1,3 +1,4 @@
+import { timing } from '../../base/timings.ts';
 import { ApiError } from '../../cloud/errors.ts';
 import type { ManagementClient } from '../../cloud/management-client.ts';
 import {
@@ -97,17 +98,20 @@ export abstract class ServiceScopedClient {
   }
 
   /** The owner the cloud records for this object's service (a child has no record of its own). */
-  async recordedOwner(): Promise<Owner | undefined> {
-    const { snapshots, freshnessMs } = this.context.cloud;
-    const service = await snapshots.services.read(this.serviceId, freshnessMs, () =>
-      ignoreNotFound(this.management.getService(this.serviceId)),
-    );
-    return parseOwnerRecord(service?.tags?.find((tag) => tag.key === OWNER_TAG)?.value);
+  recordedOwner(): Promise<Owner | undefined> {
+    return this.serviceOwner(this.context.cloud.freshnessMs);
   }
 
   /** The owner its plain `serviceId` names: the service's record (a child has none of its own). */
   plainIdOwner(): Promise<Owner | undefined> {
-    return this.recordedOwner();
+    return this.serviceOwner(Math.max(this.context.cloud.freshnessMs, timing.ownerRecordMaxAgeMs));
+  }
+
+  private async serviceOwner(maxAgeMs: number): Promise<Owner | undefined> {
+    const service = await this.context.cloud.snapshots.services.read(this.serviceId, maxAgeMs, () =>
+      ignoreNotFound(this.management.getService(this.serviceId)),
+    );
+    return parseOwnerRecord(service?.tags?.find((tag) => tag.key === OWNER_TAG)?.value);
   }
 
   /**
