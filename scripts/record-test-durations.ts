@@ -7,8 +7,11 @@ import { RECORDED_DURATIONS } from '../test/harness/sequencer.ts';
 
 const cacheDir = join(import.meta.dirname, '..', 'node_modules', '.vite', 'vitest');
 
-/** vitest keeps one results file per root; the newest is the last run's. */
-function newestResults(): string {
+/**
+ * vitest keeps a results file per set of projects run (`npm test` runs two vitest processes): every file's
+ * newest duration, from all of them.
+ */
+function lastDurations(): Map<string, number> {
   const files = readdirSync(cacheDir)
     .map((dir) => join(cacheDir, dir, 'results.json'))
     .filter((file) => {
@@ -18,18 +21,32 @@ function newestResults(): string {
         return false;
       }
     })
-    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs);
-  if (!files[0]) throw new Error(`no vitest results under ${cacheDir}: run npm test first`);
-  return files[0];
+    .sort((a, b) => statSync(a).mtimeMs - statSync(b).mtimeMs);
+  if (files.length === 0) throw new Error(`no vitest results under ${cacheDir}: run npm test first`);
+  const found = new Map<string, number>();
+  for (const file of files) {
+    const { results } = JSON.parse(readFileSync(file, 'utf8')) as {
+      results: [string, { duration: number }][];
+    };
+    for (const [key, result] of results) if (result.duration > 0) found.set(key, result.duration);
+  }
+  return found;
 }
 
-const { results } = JSON.parse(readFileSync(newestResults(), 'utf8')) as {
-  results: [string, { duration: number }][];
-};
+// Merged into what was recorded: the two vitest processes of `npm test` write one cache, and the one that ends
+// last may leave only its own files' durations there.
+const recorded = (() => {
+  try {
+    return JSON.parse(readFileSync(RECORDED_DURATIONS, 'utf8')) as Record<string, number>;
+  } catch {
+    return {};
+  }
+})();
+const merged = new Map(Object.entries(recorded).map(([key, s]) => [key, s * 1000] as const));
+for (const [key, ms] of lastDurations()) merged.set(key, ms);
 const durations = Object.fromEntries(
-  results
-    .filter(([, result]) => result.duration > 0)
-    .map(([key, result]) => [key, Math.round(result.duration / 100) / 10] as const)
+  [...merged]
+    .map(([key, ms]) => [key, Math.round(ms / 100) / 10] as const)
     .sort(([a], [b]) => (a < b ? -1 : 1)),
 );
 writeFileSync(RECORDED_DURATIONS, `${JSON.stringify(durations, null, 2)}\n`);
