@@ -1,3 +1,4 @@
+import { ownedAmong } from '../shared/owner-note.ts';
 import { alertSchema, type Alert } from './schema.ts';
 import type { AlertBody } from '../../cloud/alerting-client.ts';
 import {
@@ -129,10 +130,7 @@ class AlertClient implements KindClient<Alert, AlertBody> {
     // A key without the alerting keys says so (CredentialsMissing) before anything is listed.
     if (!this.cloud.alerting) return [];
     const alerts = await this.cloud.snapshots.alerts.all(this.cloud.freshnessMs);
-    return alerts.flatMap((alert) => {
-      const recorded = parseOwnerRecord(noteOwner(alert));
-      return recorded ? [{ id: alert.id, owner: recorded }] : [];
-    });
+    return ownedAmong(alerts, noteOwner);
   }
 
   /** The plan is the whole desired body: the PUT replaces the alert, so it never carries less. */

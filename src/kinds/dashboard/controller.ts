@@ -1,3 +1,4 @@
+import { ownedAmong } from '../shared/owner-note.ts';
 import { dashboardSchema, type Dashboard } from './schema.ts';
 import type { DashboardBody } from '../../cloud/alerting-client.ts';
 import type { Dashboard as CloudDashboard } from '../../cloud/schemas/clickstack.ts';
@@ -68,10 +69,7 @@ class DashboardClient implements KindClient<Dashboard, DashboardBody> {
   async findOwned(): Promise<OwnedCandidate[]> {
     if (!this.cloud.alerting) return [];
     const dashboards = await this.cloud.snapshots.dashboards.all(this.cloud.freshnessMs);
-    return dashboards.flatMap((dashboard) => {
-      const owner = parseOwnerRecord(dashboardOwner(dashboard));
-      return owner ? [{ id: dashboard.id, owner }] : [];
-    });
+    return ownedAmong(dashboards, dashboardOwner);
   }
 
   async observe(resource: Dashboard, id: string): Promise<Observed<Dashboard, DashboardBody>> {

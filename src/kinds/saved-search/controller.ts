@@ -1,3 +1,4 @@
+import { ownedAmong } from '../shared/owner-note.ts';
 import { savedSearchSchema, type SavedSearch } from './schema.ts';
 import type { SavedSearchBody } from '../../cloud/alerting-client.ts';
 import type { SavedSearch as CloudSavedSearch } from '../../cloud/schemas/clickstack.ts';
@@ -62,10 +63,7 @@ class SavedSearchClient implements KindClient<SavedSearch, SavedSearchBody> {
   async findOwned(): Promise<OwnedCandidate[]> {
     if (!this.cloud.alerting) return [];
     const searches = await this.cloud.snapshots.savedSearches.all(this.cloud.freshnessMs);
-    return searches.flatMap((search) => {
-      const owner = parseOwnerRecord(savedSearchOwner(search));
-      return owner ? [{ id: search.id, owner }] : [];
-    });
+    return ownedAmong(searches, savedSearchOwner);
   }
 
   async observe(resource: SavedSearch, id: string): Promise<Observed<SavedSearch, SavedSearchBody>> {

@@ -2,6 +2,8 @@
 // `note`, the last line of a webhook's `description`, a tag of a saved search or a dashboard). The record is
 // `sluice.dev/owner: <cluster/namespace/Kind/name>`, only ever compared.
 
+import { parseOwnerRecord, type OwnedCandidate } from '../../managed/index.ts';
+
 const OWNER_NOTE = 'sluice.dev/owner: ';
 
 /** The text that records `record` (an owner record, see ownerRecord). */
@@ -31,4 +33,15 @@ export function splitOwnerTag(tags: readonly string[] | undefined): { tags: stri
   const others = (tags ?? []).filter((tag) => recordIn(tag) === undefined);
   const record = (tags ?? []).map(recordIn).find((found) => found !== undefined);
   return record === undefined ? { tags: others } : { tags: others, record };
+}
+
+/** The objects of a list whose text records an owner (`recordOf` reads it): what a rebuild takes back. */
+export function ownedAmong<T extends { id: string }>(
+  objects: readonly T[],
+  recordOf: (object: T) => string | undefined,
+): OwnedCandidate[] {
+  return objects.flatMap((object) => {
+    const owner = parseOwnerRecord(recordOf(object));
+    return owner ? [{ id: object.id, owner }] : [];
+  });
 }

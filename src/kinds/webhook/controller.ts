@@ -1,3 +1,4 @@
+import { ownedAmong } from '../shared/owner-note.ts';
 import type { Webhook } from './schema.ts';
 import { webhookSchema } from './schema.ts';
 import type { WebhookBody } from '../../cloud/alerting-client.ts';
@@ -66,10 +67,7 @@ class WebhookClient implements KindClient<Webhook, WebhookBody> {
   async findOwned(): Promise<OwnedCandidate[]> {
     if (!this.cloud.alerting) return [];
     const webhooks = await this.cloud.snapshots.webhooks.all(this.cloud.freshnessMs);
-    return webhooks.flatMap((webhook) => {
-      const owner = parseOwnerRecord(webhookOwner(webhook));
-      return owner ? [{ id: webhook.id, owner }] : [];
-    });
+    return ownedAmong(webhooks, webhookOwner);
   }
 
   async observe(resource: Webhook, id: string): Promise<Observed<Webhook, WebhookBody>> {
