@@ -3,7 +3,7 @@
 // (a fresh clone in CI: test/harness/sequencer.ts). Commit the file when files were added or grew slower.
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RECORDED_DURATIONS } from '../test/harness/sequencer.ts';
+import { RECORDED_DURATIONS, recordedDurations } from '../test/harness/sequencer.ts';
 
 const cacheDir = join(import.meta.dirname, '..', 'node_modules', '.vite', 'vitest');
 
@@ -35,14 +35,7 @@ function lastDurations(): Map<string, number> {
 
 // Merged into what was recorded: the two vitest processes of `npm test` write one cache, and the one that ends
 // last may leave only its own files' durations there.
-const recorded = (() => {
-  try {
-    return JSON.parse(readFileSync(RECORDED_DURATIONS, 'utf8')) as Record<string, number>;
-  } catch {
-    return {};
-  }
-})();
-const merged = new Map(Object.entries(recorded).map(([key, s]) => [key, s * 1000] as const));
+const merged = new Map(Object.entries(recordedDurations()).map(([key, s]) => [key, s * 1000] as const));
 for (const [key, ms] of lastDurations()) merged.set(key, ms);
 const durations = Object.fromEntries(
   [...merged]

@@ -15,7 +15,7 @@ export const OWN_NODE_FILES = ['test/integration/node/node.smoke.test.ts'];
 /** `project:path` → seconds, from a full run (`npm run test:durations`). */
 export const RECORDED_DURATIONS = join(import.meta.dirname, 'file-durations.json');
 
-function recordedDurations(): Record<string, number> {
+export function recordedDurations(): Record<string, number> {
   try {
     return JSON.parse(readFileSync(RECORDED_DURATIONS, 'utf8')) as Record<string, number>;
   } catch {
