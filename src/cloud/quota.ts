@@ -57,6 +57,8 @@ export interface QuotaTicket {
 interface Waiter {
   priority: Priority;
   sharer: string;
+  /** It came back for the slot kept for it (see `Claim.anticipated`): others' anticipation does not hold it. */
+  anticipated: boolean;
   enqueuedAt: number;
   resolve: (ticket: QuotaTicket) => void;
   detach: () => void;
@@ -88,12 +90,19 @@ interface Claim {
   at: number;
   /** Unredeemed until then, the claim lapses (the caller went away). */
   until: number;
+  /**
+   * Kept for the sharer's next call while its last one is in flight and briefly after (see
+   * `QuotaScheduler.anticipate`): until then no other sharer it goes before is granted a slot.
+   */
+  anticipated?: boolean;
 }
 
 /** Who asks for a slot: the call's priority and the sharer (namespace) it is made for. */
 interface Caller {
   priority: Priority;
   sharer: string;
+  /** The call redeemed a slot kept for it (see `Claim.anticipated`). */
+  anticipated?: boolean;
 }
 
 const countBySharer = (calls: readonly { sharer: string }[]): Map<string, number> => {
@@ -185,6 +194,14 @@ interface Slot {
  * whose turn it is. So `user` goes first as a rule, yet polls get at least one slot in N whatever the user
  * load: a key kept busy grants N calls per window (+ the latency of the requests in flight), so the poll
  * whose turn it is waits at most about one window, and a sharer's poll one window per poll turn ahead of it.
+ *
+ * A change is a chain of dependent calls (read, then write), and a sharer asks for the next only once the
+ * previous is answered. Slots granted together free together, so without more, the other sharers' backlog
+ * would take the rest of a freed burst while the chain's read is in flight, and its write would wait a whole
+ * window behind them. So a `user` call granted while another sharer asks, whose sharer asks nothing more,
+ * keeps the sharer's turn (see `anticipate`): until its call is over and one slot's share of the window
+ * (`holdMs / N`) after, the sharers it goes before are not granted. This idles the budget at most that long
+ * when the chain ends there; no slot is lost, and the sharer's write follows its read in turn.
  */
 export class QuotaScheduler {
   readonly key: string;
@@ -230,11 +247,12 @@ export class QuotaScheduler {
   ): Promise<QuotaTicket> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     const { deadlineMs, sharer = '' } = options;
-    const caller = { priority, sharer };
     const now = this.clock.now();
     this.prune(now);
-    this.redeemClaim(caller);
-    if (this.waiting() === 0 && this.canGrant(now, caller)) return Promise.resolve(this.grant(caller, 0));
+    const caller: Caller = { priority, sharer, anticipated: this.redeemClaim({ priority, sharer }) };
+    // A caller back for its kept turn goes before the waiting calls of the sharers it kept it from.
+    const first = this.waiting() === 0 || caller.anticipated;
+    if (first && this.canGrant(now, caller)) return Promise.resolve(this.grant(caller, 0));
     if (deadlineMs !== undefined && this.estimate(caller, now) - now > deadlineMs) {
       return Promise.reject(this.defer(caller, now));
     }
@@ -243,6 +261,7 @@ export class QuotaScheduler {
       const waiter: Waiter = {
         priority,
         sharer,
+        anticipated: caller.anticipated === true,
         enqueuedAt: now,
         resolve,
         detach: () => detachers.forEach((detach) => detach()),
@@ -387,10 +406,32 @@ export class QuotaScheduler {
     return new QuotaDeferral(this.key, at - now);
   }
 
-  /** A deferred caller of this priority and sharer is back: its claim has done its job. */
-  private redeemClaim({ priority, sharer }: Caller): void {
+  /**
+   * A deferred or anticipated caller of this priority and sharer is back: its claim has done its job. True
+   * when the claim was a slot kept by anticipation.
+   */
+  private redeemClaim({ priority, sharer }: Caller): boolean {
     const index = this.claims.findIndex((claim) => claim.priority === priority && claim.sharer === sharer);
-    if (index >= 0) this.claims.splice(index, 1);
+    if (index < 0) return false;
+    const [claim] = this.claims.splice(index, 1);
+    return claim!.anticipated === true;
+  }
+
+  /**
+   * Keeps the sharer's turn for its next call when it asks nothing more and another sharer of its priority
+   * asks: a claim that holds the slots from the sharers it goes before while the call is in flight (returned
+   * `settle`, called on release, starts the grace of one slot's share of the window).
+   */
+  private anticipate({ priority, sharer }: Caller): ((now: number) => void) | undefined {
+    if (priority === BACKGROUND) return undefined;
+    const asking = [...this.queues[priority], ...this.claims.filter((claim) => claim.priority === priority)];
+    if (asking.some((other) => other.sharer === sharer)) return undefined;
+    if (!asking.some((other) => other.sharer !== sharer)) return undefined;
+    const claim: Claim = { priority, sharer, at: this.clock.now(), until: Infinity, anticipated: true };
+    this.claims.push(claim);
+    return (now) => {
+      claim.until = now + this.holdMs() / this.limit.requests;
+    };
   }
 
   private grant(caller: Caller, waitedMs: number): QuotaTicket {
@@ -398,6 +439,7 @@ export class QuotaScheduler {
     this.userRun = caller.priority !== BACKGROUND && this.pollsAsk() ? this.userRun + 1 : 0;
     const slot: Slot = { releasedAt: undefined };
     this.slots.push(slot);
+    const anticipation = this.anticipate(caller);
     let released = false;
     return {
       waitedMs,
@@ -405,8 +447,10 @@ export class QuotaScheduler {
       release: (sent = true) => {
         if (released) return;
         released = true;
-        if (sent) slot.releasedAt = this.clock.now();
+        const now = this.clock.now();
+        if (sent) slot.releasedAt = now;
         else this.slots = this.slots.filter((s) => s !== slot);
+        anticipation?.(now);
         this.pump();
       },
     };
@@ -430,10 +474,14 @@ export class QuotaScheduler {
     }
   }
 
-  /** A slot is free for `caller`, counting those promised to due claims that go before it as taken. */
+  /**
+   * A slot is free for `caller`, counting those promised to due claims that go before it as taken, and none
+   * while another sharer that goes before it keeps its turn (unless the caller came back for a kept turn too).
+   */
   private canGrant(now: number, caller: Caller): boolean {
-    const promised = this.claims.filter((claim) => claim.at <= now && this.goesBefore(claim, caller)).length;
-    return now >= this.pausedUntil && this.slots.length + promised < this.limit.requests;
+    const before = this.claims.filter((claim) => claim.at <= now && this.goesBefore(claim, caller));
+    if (!caller.anticipated && before.some((claim) => claim.anticipated)) return false;
+    return now >= this.pausedUntil && this.slots.length + before.length < this.limit.requests;
   }
 
   /**
@@ -445,15 +493,23 @@ export class QuotaScheduler {
       const order = this.order();
       return order.indexOf(claim.priority) < order.indexOf(caller.priority);
     }
+    if (claim.sharer === caller.sharer) return false;
     const turns = this.turns[caller.priority];
-    return claim.sharer !== caller.sharer && turns.start(claim.sharer) < turns.start(caller.sharer);
+    // A kept turn was just served: the sharer's next call starts with, not after, the others' next.
+    if (claim.anticipated) return turns.start(claim.sharer) <= turns.start(caller.sharer);
+    return turns.start(claim.sharer) < turns.start(caller.sharer);
   }
 
-  /** The waiter to serve next: of the first priority waiting (see `order`), the first of the sharer whose turn it is. */
+  /**
+   * The waiter to serve next: of the first priority waiting (see `order`), one back for its kept turn, else
+   * the first of the sharer whose turn it is.
+   */
   private nextWaiter(): Waiter | undefined {
     const priority = this.order().find((p) => this.queues[p].length > 0);
     if (!priority) return undefined;
     const queue = this.queues[priority];
+    const kept = queue.find((waiter) => waiter.anticipated);
+    if (kept) return kept;
     const sharer = this.turns[priority].next(queue.map((waiter) => waiter.sharer));
     return queue.find((waiter) => waiter.sharer === sharer);
   }

@@ -549,6 +549,82 @@ describe('QuotaScheduler shared between namespaces', () => {
   });
 });
 
+describe("QuotaScheduler keeping a namespace's turn through a chain of calls", () => {
+  /** A call of `sharer`, logged under its name when granted; the caller releases the ticket. */
+  async function grantOf(scheduler: QuotaScheduler, sharer: string, log: string[]) {
+    const ticket = await scheduler.acquire('user', undefined, { sharer });
+    log.push(sharer);
+    return ticket;
+  }
+
+  /** The noisy namespace spends the budget and keeps `backlog` calls waiting, each released at once. */
+  async function noisyBacklog(scheduler: QuotaScheduler, backlog: number, log: string[]) {
+    for (let i = 0; i < 10; i++) (await grantOf(scheduler, 'noisy', [])).release();
+    for (let i = 0; i < backlog; i++) void grantOf(scheduler, 'noisy', log).then((t) => t.release());
+  }
+
+  it("serves a namespace's write right after its read when the slots free together, before another namespace's backlog", async () => {
+    const { clock, scheduler } = scheduledOnManualClock();
+    const log: string[] = [];
+    await noisyBacklog(scheduler, 20, log);
+    // The quiet namespace's change: a read; its write is asked 30 ms after the read's answer.
+    const read = grantOf(scheduler, 'quiet', log);
+    await clock.advanceAndSettle(10_100);
+    const readTicket = await read;
+    await clock.advanceAndSettle(50);
+    readTicket.release();
+    await clock.advanceAndSettle(30);
+    (await grantOf(scheduler, 'quiet', log)).release();
+    await clock.advanceAndSettle(2_000);
+    // Without the kept turn: quiet, then nine noisy calls, and the write a window later.
+    expect(log.slice(0, 3)).toEqual(['quiet', 'quiet', 'noisy']);
+    expect(log.filter((sharer) => sharer === 'noisy')).toHaveLength(8);
+  });
+
+  it("gives the slots to the others once the namespace asks nothing within one slot's share of the window after its call", async () => {
+    const { clock, scheduler } = scheduledOnManualClock();
+    const log: string[] = [];
+    await noisyBacklog(scheduler, 20, log);
+    const read = grantOf(scheduler, 'quiet', log);
+    await clock.advanceAndSettle(10_100);
+    (await read).release();
+    await clock.advanceAndSettle(1_009);
+    expect(log).toEqual(['quiet']);
+    await clock.advanceAndSettle(1);
+    expect(log).toEqual(['quiet', ...Array(9).fill('noisy')]);
+  });
+
+  it('keeps no turn for a namespace nobody else shares the key with: its calls go as fast as the budget allows', async () => {
+    const { clock, scheduler } = scheduledOnManualClock();
+    const log: string[] = [];
+    (await grantOf(scheduler, 'quiet', log)).release();
+    void grantOf(scheduler, 'other', log).then((t) => t.release());
+    await settle();
+    expect(log).toEqual(['quiet', 'other']);
+    expect(clock.now()).toBe(0);
+  });
+
+  it('lets two namespaces that each keep a turn take their next calls without waiting on each other', async () => {
+    const { clock, scheduler } = scheduledOnManualClock();
+    const log: string[] = [];
+    await noisyBacklog(scheduler, 20, log);
+    const readA = grantOf(scheduler, 'a', log);
+    const readB = grantOf(scheduler, 'b', log);
+    await clock.advanceAndSettle(10_100);
+    const [ticketA, ticketB] = [await readA, await readB];
+    ticketA.release();
+    ticketB.release();
+    await clock.advanceAndSettle(20);
+    const writeA = grantOf(scheduler, 'a', log);
+    const writeB = grantOf(scheduler, 'b', log);
+    await settle();
+    (await writeA).release();
+    (await writeB).release();
+    expect(log.slice(0, 4)).toEqual(['a', 'b', 'a', 'b']);
+    expect(clock.now()).toBe(10_120);
+  });
+});
+
 describe('QuotaScheduler floor for background calls', () => {
   /** Keeps `depth` calls of `sharer` at `priority` waiting, each asking again once granted, until `endMs`. */
   function keepAsking(

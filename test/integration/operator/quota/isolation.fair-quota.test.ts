@@ -79,16 +79,19 @@ describe.skipIf(clusterSkipReason())('user changes of two namespaces on one key'
       await editor.stop();
 
       const calls = await quiet.calls();
-      const meanwhile = calls.filter((c) => at(c) >= asked && at(c) <= at(applied));
-      const quietCalls = owners.of(quiet, meanwhile).length;
-      const noisyCalls = owners.of(noisy, meanwhile).length;
-      // Its share: the quiet namespace's calls (a GET and the POST) take turns with the noisy namespace's,
-      // one noisy call at most before each, not behind the noisy backlog (measured: quiet 2, noisy 1–2; with
-      // first come, first served: noisy 9). The budget is spent in bursts (slots granted together free
-      // together), so the change waits for the window that was spent when it was made, then takes its turns.
-      expect(quietCalls).toBeGreaterThanOrEqual(2);
-      // (On a loaded machine one more noisy call has slipped in: 4, still far from first come, first served.)
-      expect(noisyCalls).toBeLessThanOrEqual(4);
+      const quietSince = owners.of(quiet, calls).filter((c) => at(c) >= asked && at(c) <= at(applied));
+      // Its turn counts from the change's first call: before it, the operator was still reacting to the
+      // edit (a watch event and a reconcile, 50–300 ms on a busy machine) and the key served whoever asked.
+      const asking = at(quietSince[0]!);
+      const noisyCalls = owners
+        .of(noisy, calls)
+        .filter((c) => at(c) >= asking && at(c) <= at(applied)).length;
+      // Its share: the quiet namespace's calls (a GET, then the POST) take turns with the noisy namespace's,
+      // not behind the noisy backlog (measured: noisy 0–1; with first come, first served: 9). Slots granted
+      // together free together, so without the GET keeping its namespace's turn the other namespace took the
+      // rest of a freed burst and the POST waited a window (measured: 6).
+      expect(quietSince.length).toBeGreaterThanOrEqual(2);
+      expect(noisyCalls).toBeLessThanOrEqual(2);
       expect(waitedMs).toBeLessThan(WINDOW_MS + 100 + 2_000);
       expect(busiestWindow(calls, WINDOW_MS)).toBeLessThanOrEqual(10);
       expect(calls.filter((c) => c.status === 429)).toEqual([]);
