@@ -51,9 +51,12 @@ export const Webhook = z.looseObject({
 });
 export type Webhook = z.infer<typeof Webhook>;
 
+/** The most webhooks one page of `GET /webhooks` holds: `limit`'s bound and default. */
+export const WEBHOOK_PAGE_MAX = 1000;
+
 /** `GET /webhooks` pages with `limit` (1..1000, default 1000) and `offset`. */
 export const PageQuery = z.object({
-  limit: z.coerce.number().int().min(1).max(1000).default(1000),
+  limit: z.coerce.number().int().min(1).max(WEBHOOK_PAGE_MAX).default(WEBHOOK_PAGE_MAX),
   offset: z.coerce.number().int().min(0).default(0),
 });
 

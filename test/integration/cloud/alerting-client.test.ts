@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
 import { ApiError, isNotFound } from '../../../src/cloud/errors.ts';
-import { forceState, useEmulator, useAlertingClient } from './support.ts';
+import { WEBHOOK_PAGE_MAX } from '../../../src/cloud/schemas/clickstack.ts';
+import { calls, clearCalls, forceState, useEmulator, useAlertingClient } from './support.ts';
 
 const emu = useEmulator();
 const client = useAlertingClient(emu);
@@ -57,5 +58,30 @@ describe('AlertingClient', () => {
     await wrong.close();
     expect(err).toMatchObject({ status: 401, code: 'UNAUTHORIZED', apiMessage: 'Unauthorized' });
     expect((err as Error).message).not.toContain('not-the-token-123');
+  });
+
+  it('lists every webhook by following the pages of the list, one call a page', async () => {
+    // Two full pages and a part of a third, made in the cloud's store (2,345 creates over HTTP would be slow).
+    const count = 2 * WEBHOOK_PAGE_MAX + 345;
+    const ids = Array.from({ length: count }, (_, i) => i.toString(16).padStart(24, '0'));
+    for (const id of ids) {
+      const at = new Date().toISOString();
+      emu.store.webhooks.set(id, {
+        id,
+        name: `hook ${id}`,
+        service: 'slack',
+        url: 'https://hooks.example.com/x',
+        createdAt: at,
+        updatedAt: at,
+      });
+    }
+    await clearCalls(emu);
+
+    const listed = await client.listWebhooks();
+
+    expect(listed.map((webhook) => webhook.id).sort()).toEqual(ids);
+    expect((await calls(emu)).map((call) => `${call.method} ${call.path}`)).toEqual(
+      Array(3).fill('GET /api/v2/webhooks'),
+    );
   });
 });
