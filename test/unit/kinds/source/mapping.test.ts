@@ -19,7 +19,7 @@ const spec = (fields: Partial<SourceSpec> = {}): SourceSpec => ({
 /** The source as the API stores the body of `spec()`. */
 const stored = (fields: Partial<SourceSpec> = {}): Source => ({
   id: '65f0c0ffee0000000000abcd',
-  ...(SourceRequest.parse(sourceBody(spec(fields), RECORD)) as Omit<Source, 'id'>),
+  ...SourceRequest.parse(sourceBody(spec(fields), RECORD)),
 });
 
 describe('Source mapping', () => {
