@@ -15,11 +15,14 @@ const CLOUD_OWN = new Set(['id', 'team', 'createdAt', 'updatedAt']);
 type Setting = { setting: string; value: string };
 const isOwnerSetting = (setting: Setting) => setting.setting === OWNER_SETTING;
 
-/** The create and replace body: the spec's fields (the PUT replaces it whole), the owner record a setting. */
+/**
+ * The create and replace body: the spec's fields (the PUT replaces it whole), the owner record a setting (none
+ * for a source adopted by id that had none: `record` empty).
+ */
 export function sourceBody(spec: SourceSpec, record: string): SourceBody {
-  const body: Record<string, unknown> = { ...spec };
-  body.querySettings = [...(spec.querySettings ?? []), { setting: OWNER_SETTING, value: ownerNote(record) }];
-  return requestBody(SourceRequest, body);
+  const owner = record ? [{ setting: OWNER_SETTING, value: ownerNote(record) }] : [];
+  const settings = [...(spec.querySettings ?? []), ...owner];
+  return requestBody(SourceRequest, { ...spec, querySettings: settings.length > 0 ? settings : undefined });
 }
 
 /** The record the source's owner setting holds. */

@@ -98,6 +98,32 @@ describe.skipIf(clusterSkipReason())('Source lifecycle on a real apiserver again
     expect(await sent()).toEqual([`DELETE ${ALERTING_ROUTES.savedSearch}`, `DELETE ${SOURCE}`]);
   });
 
+  it('observe-only: a source made in the console, adopted by id, gets no PUT; Full then sends the one it listed', async () => {
+    const made = await env.alerting.createSource(logSource('console'));
+    await env.clearCalls();
+    await sources().apply(
+      'console',
+      { ...logSource('console'), bodyExpression: 'Msg', managementPolicy: 'Observe' },
+      { 'sluice.dev/external-id': made.id },
+    );
+    const observed = await sources().waitFor(
+      'console',
+      'ObserveOnly with a pending PUT',
+      (s) => condition(s, 'Ready')?.reason === 'ObserveOnly' && s?.status?.pendingChanges !== undefined,
+    );
+    expect(observed.status).toMatchObject({
+      id: made.id,
+      pendingChanges: [{ method: 'PUT', fields: expect.arrayContaining(['bodyExpression']) as unknown }],
+    });
+    expect(await sent()).toEqual([]);
+
+    await sources().patchSpec('console', { managementPolicy: 'Full' });
+    await sources().waitFor('console', 'sent', () => store().sources.get(made.id)?.bodyExpression === 'Msg');
+    expect(await sent()).toEqual([`PUT ${SOURCE}`]);
+    // Adopted by id: the source keeps the record it had (none); sluice does not claim it in the cloud.
+    expect(store().sources.get(made.id)?.querySettings).toBeUndefined();
+  });
+
   it('a cluster rebuilt from Git takes its source and the search naming it back with zero writes', async () => {
     await sources().apply('traces', {
       ...logSource('traces'),

@@ -33,6 +33,8 @@ describe('Source mapping', () => {
       ],
     });
     expect(SourceRequest.safeParse(body).error).toBeUndefined();
+    // A source adopted by id without a record is not given one.
+    expect(sourceBody(spec(), '')).not.toHaveProperty('querySettings');
   });
 
   it('reads the owner from the setting, and shows the cloud source in spec terms without it', () => {
