@@ -11,6 +11,7 @@ import {
   useOperatorEnv,
 } from '../support.ts';
 import { loseObjects } from '../ownership/ownership-fixtures.ts';
+import { planDocuments } from '../plan-in-process.ts';
 
 const SOURCES = ALERTING_ROUTES.sources;
 const SOURCE = ALERTING_ROUTES.source;
@@ -78,6 +79,21 @@ describe.skipIf(clusterSkipReason())('Source lifecycle on a real apiserver again
     );
     expect(await sent()).toEqual([`PUT ${SOURCE}`]);
     expect(store().sources.get(id)?.querySettings).toEqual([ownerSetting('logs')]);
+  });
+
+  it('sluice plan of an edited Source shows the field old → new as one PUT, and sends nothing', async () => {
+    const id = (await sources().get('logs'))!.status!.id!;
+    await env.clearCalls();
+    const document = {
+      apiVersion: 'sluice.dev/v1alpha1',
+      kind: 'Source',
+      metadata: { name: 'logs', namespace: env.namespace },
+      spec: { ...logSource('logs'), bodyExpression: 'Message' },
+    };
+    const { stdout } = await planDocuments(env, [document], { output: 'text' });
+    expect(stdout).toContain('~ bodyExpression: "LogAttributes" → "Message"');
+    expect(stdout).toContain(`PUT ${SOURCE.replace(':id', id)}`);
+    expect(await sent()).toEqual([]);
   });
 
   it('a Source whose SavedSearches still name it waits on delete, naming them, without a DELETE; then goes with them', async () => {
