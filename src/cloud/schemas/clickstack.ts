@@ -239,9 +239,10 @@ export const Source = z.looseObject({
   name: z.string(),
   kind: z.string(),
   connection: z.string(),
-  from: z.looseObject({ databaseName: z.string(), tableName: z.string() }),
+  // The real API answers a metric source's table as null (its tables are in metricTables).
+  from: z.looseObject({ databaseName: z.string(), tableName: z.string().nullish() }),
   timestampValueExpression: z.string().optional(),
-  querySettings: z.array(z.looseObject({ setting: z.string(), value: z.string() })).optional(),
+  querySettings: z.array(z.looseObject({ setting: z.string(), value: z.string() })).nullish(),
 });
 export type Source = z.infer<typeof Source>;
 

@@ -34,7 +34,7 @@ export function observedSource(source: Source): Record<string, unknown> {
   const settings = (source.querySettings ?? []).filter((setting) => !isOwnerSetting(setting));
   const shown: Record<string, unknown> = {
     ...source,
-    from: { databaseName: source.from.databaseName, tableName: source.from.tableName },
+    from: { databaseName: source.from.databaseName, tableName: source.from.tableName ?? '' },
     querySettings:
       settings.length > 0 ? settings.map(({ setting, value }) => ({ setting, value })) : undefined,
   };

@@ -41,7 +41,10 @@ describe('Source mapping', () => {
     const source = stored();
     expect(sourceOwner(source)).toBe(RECORD);
     expect(observedSource(source)).toEqual(logSource('logs'));
-    expect(sourceOwner({ ...source, querySettings: [] })).toBeUndefined();
+    expect(sourceOwner({ ...source, querySettings: null })).toBeUndefined();
+    // The real API's metric source has no table (null): the spec's empty one.
+    const metric = { ...source, kind: 'metric', from: { databaseName: 'otel', tableName: null } };
+    expect(observedSource(metric)).toMatchObject({ from: { databaseName: 'otel', tableName: '' } });
   });
 
   it('differs in exactly the fields that changed, an expression the spec drops included', () => {
