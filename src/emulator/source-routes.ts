@@ -41,9 +41,8 @@ export function registerSourceRoutes(app: App, ctx: EmulatorContext): void {
     'post',
     SOURCES,
     (request) => {
-      // An id in the body is the server's to choose: it is ignored.
-      const { id: _ignored, ...body } = request.body as SourceRequest;
-      const source: SourceRecord = { ...body, id: newObjectId() };
+      // An id in the body is the server's to choose: like any field the schema does not name, it was stripped.
+      const source: SourceRecord = { ...(request.body as SourceRequest), id: newObjectId() };
       store.sources.set(source.id, source);
       ctx.changed();
       return { data: source };
@@ -58,8 +57,7 @@ export function registerSourceRoutes(app: App, ctx: EmulatorContext): void {
     `${SOURCES}/:id`,
     (request) => {
       const current = requireSource(idOf(request));
-      const { id: _ignored, ...body } = request.body as SourceRequest;
-      const source: SourceRecord = { ...body, id: current.id };
+      const source: SourceRecord = { ...(request.body as SourceRequest), id: current.id };
       store.sources.set(source.id, source);
       ctx.changed();
       return { data: source };

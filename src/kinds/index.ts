@@ -7,6 +7,7 @@ import { reversePrivateEndpointKind } from './reverse-private-endpoint/controlle
 import { webhookKind } from './webhook/controller.ts';
 import { dashboardKind } from './dashboard/controller.ts';
 import { savedSearchKind } from './saved-search/controller.ts';
+import { sourceKind } from './source/controller.ts';
 import type { SluiceKind } from './shared/sluice-kind.ts';
 import type { ManagedObject } from '../managed/index.ts';
 
@@ -19,6 +20,7 @@ export const KINDS: readonly SluiceKind<any, any>[] = [
   databaseServiceKind,
   pipeKind,
   webhookKind,
+  sourceKind,
   dashboardKind,
   savedSearchKind,
   alertKind,

@@ -6,6 +6,7 @@ import type { GrantSchema } from './shared/grant-schema.ts';
 import { webhookSchema } from './webhook/schema.ts';
 import { dashboardSchema } from './dashboard/schema.ts';
 import { savedSearchSchema } from './saved-search/schema.ts';
+import { sourceSchema } from './source/schema.ts';
 import type { KindSchema } from './shared/kind-schema.ts';
 import { pipeSchema } from './pipe/schema.ts';
 import { queryEndpointSchema } from './query-endpoint/schema.ts';
@@ -22,6 +23,7 @@ export const KIND_SCHEMAS: readonly KindSchema<any>[] = [
   databaseServiceSchema,
   pipeSchema,
   webhookSchema,
+  sourceSchema,
   dashboardSchema,
   savedSearchSchema,
   alertSchema,

@@ -87,6 +87,40 @@ describe.each([selfHosted, cloud])('$name', (path) => {
       expect((await path.anonymous.get(family)).status).toBe(401);
   });
 
+  it('strips a body field it does not know, on every family and at every depth, instead of refusing it', async () => {
+    const extra = { colour: 'red' };
+    const created = {
+      webhook: path.unwrap(await client.post('/webhooks', webhookBody(extra))),
+      search: path.unwrap(await client.post('/saved-searches', { name: 'x', sourceId: 'logs', ...extra })),
+      dashboard: path.unwrap(
+        await client.post('/dashboards', dashboardBody([{ ...tile('a', 0), ...extra }])),
+      ),
+      source: path.unwrap(
+        await client.post('/sources', {
+          ...extra,
+          name: 'logs',
+          kind: 'log',
+          connection: 'conn-1',
+          from: { databaseName: 'otel', tableName: 'otel_logs', ...extra },
+          timestampValueExpression: 'Timestamp',
+          querySettings: [{ setting: 'max_threads', value: '4', ...extra }],
+        }),
+      ),
+      alert: path.unwrap(await client.post('/alerts', { ...alertBody('tile'), ...extra })),
+    };
+    expect(JSON.stringify(created)).not.toContain('colour');
+    expect(created.source).toMatchObject({ from: { databaseName: 'otel' }, querySettings: [{ value: '4' }] });
+    const stored = [
+      emu.store.webhooks.get(created.webhook.id),
+      emu.store.savedSearches.get(created.search.id),
+      emu.store.dashboards.get(created.dashboard.id),
+      emu.store.sources.get(created.source.id),
+      emu.store.alerts.get(created.alert.id),
+    ];
+    expect(stored.every((object) => object !== undefined)).toBe(true);
+    expect(JSON.stringify(stored)).not.toContain('colour');
+  });
+
   describe('webhooks', () => {
     it('create answers the webhook without its write-only headers and query parameters; a list shows it', async () => {
       const reply = await client.post('/webhooks', webhookBody());
@@ -173,6 +207,15 @@ describe.each([selfHosted, cloud])('$name', (path) => {
       expect(replaced).toMatchObject({ id: search.id, orderBy: '' });
       expect((await client.delete(`/saved-searches/${search.id}`)).status).toBe(200);
       path.expectError(await client.get(`/saved-searches/${search.id}`), 404);
+    });
+
+    it('filters default to [] when a create or replace leaves them out', async () => {
+      const search = path.unwrap(await client.post('/saved-searches', body));
+      expect(search.filters).toEqual([]);
+      const pinned = [{ type: 'sql', condition: "ServiceName = 'api'" }];
+      path.unwrap(await client.put(`/saved-searches/${search.id}`, { ...body, filters: pinned }));
+      expect(emu.store.savedSearches.get(search.id)?.filters).toEqual(pinned);
+      expect(path.unwrap(await client.put(`/saved-searches/${search.id}`, body)).filters).toEqual([]);
     });
 
     it('deleting a saved search deletes the alerts on it', async () => {
@@ -267,6 +310,11 @@ describe.each([selfHosted, cloud])('$name', (path) => {
       expect(replaced).toMatchObject({ id: created.id, bodyExpression: 'Msg' });
       expect((await client.delete(`/sources/${created.id}`)).status).toBe(200);
       expect(path.unwrap(await client.get('/sources'))).toEqual([]);
+    });
+
+    it('accepts every kind, promql included', async () => {
+      for (const kind of ['log', 'trace', 'metric', 'session', 'promql'])
+        expect(path.unwrap(await client.post('/sources', { ...source, name: kind, kind })).kind).toBe(kind);
     });
 
     it('refuses bad input with a 400 naming the field', async () => {

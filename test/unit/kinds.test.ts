@@ -31,6 +31,7 @@ describe('the kind registries', () => {
       DatabaseService: 'Orphan',
       Pipe: 'Delete',
       Webhook: 'Delete',
+      Source: 'Delete',
       SavedSearch: 'Delete',
       Dashboard: 'Delete',
       Alert: 'Delete',

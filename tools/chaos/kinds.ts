@@ -5,6 +5,7 @@ import type { Store } from '../../src/emulator/store.ts';
 import {
   errorSearch,
   genericWebhook,
+  logSource,
   searchAlert,
   tileAlert,
   twoTileDashboard,
@@ -85,6 +86,14 @@ export const CHAOS_KINDS: ChaosKind[] = [
     rename: (spec) => ({ name: `${String(spec.name)}-v2` }),
     secrets: { [WEBHOOK_SECRET]: webhookSecretData('chaos-webhook-token-4c2d') },
     cloud: (store) => [...store.webhooks.values()].map(({ id, name }) => ({ id, name })),
+    cloudName: (spec) => String(spec.name),
+  },
+  {
+    kind: 'Source',
+    spec: (name) => logSource(name),
+    rename: (spec) => ({ name: `${String(spec.name)}-v2` }),
+    secrets: {},
+    cloud: (store) => [...store.sources.values()].map(({ id, name }) => ({ id, name })),
     cloudName: (spec) => String(spec.name),
   },
   {

@@ -6,6 +6,7 @@
     - databaseservices
     - pipes
     - webhooks
+    - sources
     - dashboards
     - savedsearches
     - alerts
@@ -30,6 +31,7 @@
     - databaseservices/status
     - pipes/status
     - webhooks/status
+    - sources/status
     - dashboards/status
     - savedsearches/status
     - alerts/status
@@ -44,6 +46,7 @@
     - databaseservices/finalizers
     - pipes/finalizers
     - webhooks/finalizers
+    - sources/finalizers
     - dashboards/finalizers
     - savedsearches/finalizers
     - alerts/finalizers
@@ -93,6 +96,7 @@
 - DatabaseService
 - Pipe
 - Webhook
+- Source
 - Dashboard
 - SavedSearch
 - Alert

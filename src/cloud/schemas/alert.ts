@@ -23,11 +23,11 @@ const REQUEST_SOURCE_FIELDS: Record<(typeof ALERT_REQUEST_SOURCES)[number], read
   [SAVED_SEARCH_SOURCE_ALIAS]: ALERT_SOURCE_FIELDS.search,
 };
 
-export const AlertChannel = z.strictObject({ type: z.enum(ALERT_CHANNEL_TYPES), webhookId: NonEmptyString });
+export const AlertChannel = z.object({ type: z.enum(ALERT_CHANNEL_TYPES), webhookId: NonEmptyString });
 
 /** Alert create (operation 10) and replace (PUT, extension) body. */
 export const AlertRequest = z
-  .strictObject({
+  .object({
     threshold: z.number(),
     interval: z.enum(ALERT_INTERVALS),
     source: z.enum(ALERT_REQUEST_SOURCES),

@@ -1,6 +1,7 @@
 // The alerting API's objects an alert hangs on (webhooks, saved searches, dashboards with tiles) and what they
 // read from (sources, connections), as the self-hosted `/api/v2/…` and the cloud `…/services/{id}/clickstack/…`
-// paths exchange them. Requests are strict (an unknown field is a 400 naming it); responses are loose.
+// paths exchange them. A request field the API does not know is stripped, as the real service's validation
+// does (a malformed known one is a 400 naming it); responses are loose.
 import { z } from 'zod';
 import { NonEmptyString } from './common.ts';
 
@@ -22,7 +23,7 @@ export const SLACK_REFUSES = ['headers', 'queryParams', 'body'] as const;
  * `url` or `service` changes: then omitted ones are cleared too.
  */
 export const WebhookRequest = z
-  .strictObject({
+  .object({
     name: Name,
     service: z.enum(WEBHOOK_SERVICES),
     url: z.url({ protocol: /^https?$/ }),
@@ -65,7 +66,7 @@ export const PageQuery = z.object({
 export const WHERE_LANGUAGES = ['sql', 'lucene'] as const;
 
 /** Saved search create and replace body: the PUT replaces it whole. */
-export const SavedSearchRequest = z.strictObject({
+export const SavedSearchRequest = z.object({
   name: Name,
   sourceId: NonEmptyString,
   select: z.string().default(''),
@@ -73,8 +74,8 @@ export const SavedSearchRequest = z.strictObject({
   whereLanguage: z.enum(WHERE_LANGUAGES).default('lucene'),
   orderBy: z.string().default(''),
   tags: z.array(z.string().min(1).max(TAG_MAX)).max(50).default([]),
-  /** The pinned sidebar filters, kept as sent. */
-  filters: z.array(z.unknown()).optional(),
+  /** The pinned sidebar filters, kept as sent; none when left out. */
+  filters: z.array(z.unknown()).default([]),
 });
 export type SavedSearchRequest = z.infer<typeof SavedSearchRequest>;
 
@@ -112,7 +113,7 @@ const GridInt = z.number().int().min(0);
  * A dashboard tile. Its `id` is the server's: a tile sent without one gets a new id, a tile sent with its id keeps
  * it (and the alerts on it). The chart itself (`config`, or the older `series`) is kept as sent.
  */
-export const TileRequest = z.strictObject({
+export const TileRequest = z.object({
   id: NonEmptyString.max(64).optional(),
   name: Name,
   x: GridInt.max(GRID_COLUMNS - 1),
@@ -126,7 +127,7 @@ export type TileRequest = z.infer<typeof TileRequest>;
 
 /** Dashboard create, replace (PUT) and validate body. */
 export const DashboardRequest = z
-  .strictObject({
+  .object({
     name: Name,
     tiles: z.array(TileRequest).max(TILES_MAX),
     tags: z.array(z.string().min(1).max(TAG_MAX)).max(50).default([]),
@@ -187,19 +188,52 @@ export type DashboardValidation = z.infer<typeof DashboardValidation>;
 
 // ---- sources and connections ----
 
-export const ALERTING_SOURCE_KINDS = ['log', 'trace', 'metric', 'session'] as const;
+export const ALERTING_SOURCE_KINDS = ['log', 'trace', 'metric', 'session', 'promql'] as const;
+
+/** A source's own expressions (SQL over its table), each a string: which apply depends on its kind. */
+export const SOURCE_EXPRESSIONS = [
+  'displayedTimestampValueExpression',
+  'defaultTableSelectExpression',
+  'implicitColumnExpression',
+  'serviceNameExpression',
+  'bodyExpression',
+  'severityTextExpression',
+  'eventAttributesExpression',
+  'resourceAttributesExpression',
+  'traceIdExpression',
+  'spanIdExpression',
+  'parentSpanIdExpression',
+  'spanNameExpression',
+  'spanKindExpression',
+  'durationExpression',
+  'statusCodeExpression',
+  'statusMessageExpression',
+] as const;
+/** The other sources a source links to (a log source's traces, ...), by id. */
+export const SOURCE_LINKS = ['logSourceId', 'traceSourceId', 'metricSourceId', 'sessionSourceId'] as const;
+/** A metric source's table of each metric type. */
+export const METRIC_TABLE_TYPES = ['gauge', 'histogram', 'sum', 'summary'] as const;
+export const EXPRESSION_MAX = 10_000;
+
+const fieldsOf = <K extends string, T extends z.ZodType>(keys: readonly K[], schema: T) =>
+  Object.fromEntries(keys.map((key) => [key, schema])) as Record<K, T>;
 
 /**
- * Source create and replace body. The fields every kind has are checked; the kind-specific expressions
- * (`bodyExpression`, `traceIdExpression`, `metricTables`, …) are kept as sent.
+ * Source create and replace body: the fields every kind has, the expressions, links and metric tables the
+ * real API's source schema names (which apply is the kind's), each checked as a string or id; anything else is
+ * stripped. The kind-specific required fields are not checked (**sluice**).
  */
-export const SourceRequest = z.looseObject({
+export const SourceRequest = z.object({
   name: Name,
   kind: z.enum(ALERTING_SOURCE_KINDS),
   connection: NonEmptyString,
-  from: z.strictObject({ databaseName: NonEmptyString, tableName: z.string() }),
+  from: z.object({ databaseName: NonEmptyString, tableName: z.string() }),
   timestampValueExpression: NonEmptyString,
-  querySettings: z.array(z.strictObject({ setting: NonEmptyString, value: z.string() })).optional(),
+  querySettings: z.array(z.object({ setting: NonEmptyString, value: z.string() })).optional(),
+  ...fieldsOf(SOURCE_EXPRESSIONS, z.string().max(EXPRESSION_MAX).optional()),
+  durationPrecision: z.number().int().min(0).max(9).optional(),
+  ...fieldsOf(SOURCE_LINKS, NonEmptyString.optional()),
+  metricTables: z.object(fieldsOf(METRIC_TABLE_TYPES, z.string().optional())).optional(),
 });
 export type SourceRequest = z.infer<typeof SourceRequest>;
 
@@ -208,13 +242,15 @@ export const Source = z.looseObject({
   name: z.string(),
   kind: z.string(),
   connection: z.string(),
-  from: z.looseObject({ databaseName: z.string(), tableName: z.string() }),
+  // The real API answers a metric source's table as null (its tables are in metricTables).
+  from: z.looseObject({ databaseName: z.string(), tableName: z.string().nullish() }),
   timestampValueExpression: z.string().optional(),
+  querySettings: z.array(z.looseObject({ setting: z.string(), value: z.string() })).nullish(),
 });
 export type Source = z.infer<typeof Source>;
 
 /** Connection create body; `password` is write-only. */
-export const ConnectionRequest = z.strictObject({
+export const ConnectionRequest = z.object({
   name: Name,
   host: z.url({ protocol: /^https?$/ }),
   username: NonEmptyString,

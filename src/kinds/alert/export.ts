@@ -1,6 +1,5 @@
-import { parseOwnerRecord } from '../../managed/index.ts';
 import type { Alert } from '../../cloud/schemas/alert.ts';
-import { byNameThenId, type OrganizationExport } from '../shared/export-step.ts';
+import { byNameThenId, ownedByCluster, type OrganizationExport } from '../shared/export-step.ts';
 import { exportAlert, noteOwner } from './mapping.ts';
 
 /**
@@ -15,13 +14,7 @@ export const alertExport: OrganizationExport = {
       return walk.progress('alerts not exported: no alerting token (alertsUrl and alertsToken)');
     if (walk.tags) return walk.progress('alerts not exported: they carry no tags for --selector to match');
     const listed: Alert[] = await walk.call(walk.alerting.listAlerts());
-    const alerts = listed.filter((alert) => {
-      if (walk.ownedBy === undefined) return true;
-      const record = parseOwnerRecord(noteOwner(alert));
-      if (!record || record.cluster !== walk.ownedBy || record.name.startsWith('sha256-')) return false;
-      walk.ownedAs(alert.id, record);
-      return true;
-    });
+    const alerts = ownedByCluster(walk, listed, noteOwner);
     alerts.sort(byNameThenId((a) => a.name ?? ''));
     walk.progress(`listed ${alerts.length} alert${alerts.length === 1 ? '' : 's'}`);
     // What an alert hangs on, exported too, is named by reference; anything else keeps its id.

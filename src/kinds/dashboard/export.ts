@@ -1,6 +1,5 @@
-import { parseOwnerRecord } from '../../managed/index.ts';
 import type { Dashboard } from '../../cloud/schemas/clickstack.ts';
-import { byNameThenId, plural, type OrganizationExport } from '../shared/export-step.ts';
+import { byNameThenId, ownedByCluster, plural, type OrganizationExport } from '../shared/export-step.ts';
 import { dashboardOwner, exportDashboard } from './mapping.ts';
 
 /** Dashboards, before the alerts on their tiles. */
@@ -12,13 +11,7 @@ export const dashboardExport: OrganizationExport = {
       return walk.progress('dashboards not exported: no alerting token (alertsUrl and alertsToken)');
     if (walk.tags) return walk.progress('dashboards not exported: --selector matches service tags only');
     const listed: Dashboard[] = await walk.call(walk.alerting.listDashboards());
-    const dashboards = listed.filter((dashboard) => {
-      if (walk.ownedBy === undefined) return true;
-      const record = parseOwnerRecord(dashboardOwner(dashboard));
-      if (!record || record.cluster !== walk.ownedBy || record.name.startsWith('sha256-')) return false;
-      walk.ownedAs(dashboard.id, record);
-      return true;
-    });
+    const dashboards = ownedByCluster(walk, listed, dashboardOwner);
     dashboards.sort(byNameThenId((dashboard) => dashboard.name));
     walk.progress(`listed ${plural(dashboards.length, 'dashboard')}`);
     for (const dashboard of dashboards)

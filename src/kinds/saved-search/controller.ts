@@ -21,6 +21,7 @@ import {
   savedSearchBody,
   savedSearchOwner,
   savedSearchStatus,
+  withSourceId,
 } from './mapping.ts';
 
 export const savedSearchKind: SluiceKind<SavedSearch, SavedSearchBody> = {
@@ -40,6 +41,11 @@ class SavedSearchClient implements KindClient<SavedSearch, SavedSearchBody> {
 
   private get record() {
     return ownerRecord(this.context.owner);
+  }
+
+  /** The spec in cloud ids: a sourceRef as the id of its Source. */
+  private resolved(spec: SavedSearch['spec']): SavedSearch['spec'] {
+    return withSourceId(spec, this.context.references.source?.[0]?.id);
   }
 
   async findCreated(resource: SavedSearch, lost: LostCreate | undefined): Promise<string | undefined> {
@@ -73,7 +79,10 @@ class SavedSearchClient implements KindClient<SavedSearch, SavedSearchBody> {
     const record = adopted ? (savedSearchOwner(search) ?? '') : this.record;
     return comparison({
       observed: observedSavedSearch(search),
-      diff: (spec: SavedSearch['spec']) => ({ differences: diffSavedSearch(spec, search), spec }),
+      diff: (written: SavedSearch['spec']) => {
+        const spec = this.resolved(written);
+        return { differences: diffSavedSearch(spec, search), spec };
+      },
       conclude: ({ plan }) => ({
         plan: {
           ...savedSearchBody(plan.spec, record),
@@ -87,7 +96,9 @@ class SavedSearchClient implements KindClient<SavedSearch, SavedSearchBody> {
   }
 
   async create(resource: SavedSearch) {
-    const search = await this.cloud.alerting.createSavedSearch(savedSearchBody(resource.spec, this.record));
+    const search = await this.cloud.alerting.createSavedSearch(
+      savedSearchBody(this.resolved(resource.spec), this.record),
+    );
     return { externalId: search.id };
   }
 

@@ -16,11 +16,17 @@ const DEFAULTS: Record<string, unknown> = {
   tags: [],
 };
 
-/** The replace body: every field (the PUT replaces the whole saved search), the owner record a tag. */
+/** The spec in cloud ids: `sourceRef` replaced by the id of the Source it names, once resolved. */
+export function withSourceId(spec: SavedSearchSpec, sourceId: string | undefined): SavedSearchSpec {
+  const { sourceRef, ...rest } = spec;
+  return sourceRef ? { ...rest, sourceId } : rest;
+}
+
+/** The replace body of a spec in cloud ids: every field (the PUT replaces it whole), the owner record a tag. */
 export function savedSearchBody(spec: SavedSearchSpec, record: string): SavedSearchBody {
   return {
     name: spec.name,
-    sourceId: spec.sourceId,
+    sourceId: spec.sourceId ?? '',
     select: spec.select ?? '',
     where: spec.where ?? '',
     whereLanguage: spec.whereLanguage ?? 'lucene',
@@ -53,11 +59,16 @@ export function savedSearchStatus(search: SavedSearch): Record<string, unknown> 
   return Object.fromEntries(Object.entries({ createdAt, updatedAt }).filter(([, v]) => v !== undefined));
 }
 
-/** The spec that adopts a saved search as it is; one with pinned filters cannot be (a spec has no field). */
+/**
+ * The spec that adopts a saved search as it is, naming its source by reference when that was exported too
+ * (`sourceName`); one with pinned filters cannot be (a spec has no field).
+ */
 export function exportSavedSearch(
   search: SavedSearch,
+  sourceName?: string,
 ): { spec: Record<string, unknown> } | { unexpressible: string } {
   if (search.filters?.length)
     return { unexpressible: 'it has pinned filters, which a spec has no field for' };
-  return { spec: observedSavedSearch(search) };
+  const { sourceId, ...spec } = observedSavedSearch(search);
+  return { spec: sourceName ? { ...spec, sourceRef: { name: sourceName } } : { ...spec, sourceId } };
 }

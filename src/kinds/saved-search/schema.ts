@@ -1,15 +1,25 @@
 import { z } from 'zod';
 import type { ManagedObject } from '../../managed/index.ts';
 import { OBJECT_NAME_MAX, WHERE_LANGUAGES } from '../../cloud/schemas/clickstack.ts';
-import { managedSpecFields, managedStatusFields } from '../shared/common.ts';
+import { LocalObjectReference, managedSpecFields, managedStatusFields } from '../shared/common.ts';
 import { defineKind } from '../shared/kind-schema.ts';
 import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
+import { withRules } from '../shared/meta.ts';
 
 // The spec is the saved search body of the alerting API under the same names; its filters are not modelled.
+// Its source is a Source object (sourceRef) or a cloud id (sourceId).
 
 const SavedSearchFields = z.object({
   name: z.string().min(1).max(OBJECT_NAME_MAX).describe('The saved search name in the cloud.'),
-  sourceId: z.string().min(1).max(64).describe('The cloud id of the source it searches.'),
+  sourceRef: LocalObjectReference.optional().describe(
+    'The Source (in this namespace) it searches: the search waits for it, and it is not deleted while the search names it. Exactly one of sourceRef and sourceId.',
+  ),
+  sourceId: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('The cloud id of a source sluice does not manage, instead of sourceRef.'),
   select: z.string().max(10_000).optional().describe('The columns shown (SQL select list); empty for all.'),
   where: z.string().max(10_000).optional().describe('The filter, in whereLanguage.'),
   whereLanguage: z
@@ -27,9 +37,16 @@ const SavedSearchFields = z.object({
 
 export const SAVED_SEARCH_POLICY = policyFields(SavedSearchFields, { fixed: [] });
 
-export const SavedSearchSpec = SavedSearchFields.extend({
-  fieldPolicy: fieldPolicySchema('SavedSearch', SAVED_SEARCH_POLICY),
-}).describe('The desired saved search.');
+export const SavedSearchSpec = withRules(
+  SavedSearchFields.extend({
+    fieldPolicy: fieldPolicySchema('SavedSearch', SAVED_SEARCH_POLICY),
+  }).describe('The desired saved search.'),
+  {
+    rule: 'has(self.sourceId) != has(self.sourceRef)',
+    message: 'exactly one of sourceId and sourceRef must be set',
+    fieldPath: '.sourceRef',
+  },
+);
 export type SavedSearchSpec = z.infer<typeof SavedSearchSpec>;
 
 export const SavedSearchStatus = z
@@ -37,6 +54,7 @@ export const SavedSearchStatus = z
     ...managedStatusFields,
     createdAt: z.string().max(64).optional().describe('When the cloud created it (ISO 8601).'),
     updatedAt: z.string().max(64).optional().describe('When the cloud last changed it (ISO 8601).'),
+    sourceId: z.string().max(64).optional().describe('The cloud id of the source it searches.'),
   })
   .describe('What sluice last observed of the saved search.');
 
@@ -55,6 +73,15 @@ export const savedSearchSchema = defineKind<SavedSearch>({
   spec: SavedSearchSpec,
   status: SavedSearchStatus,
   printerColumns: [{ name: 'Where', type: 'string', jsonPath: '.spec.where' }],
+  references: [
+    {
+      name: 'source',
+      kind: 'Source',
+      objectName: (search) => search.spec.sourceRef?.name,
+      plainId: (search) => search.spec.sourceId,
+      statusField: 'sourceId',
+    },
+  ],
   reasons: {
     WaitingForDependants: { means: '`deletionPolicy: Delete` while Alerts in its namespace still name it' },
   },

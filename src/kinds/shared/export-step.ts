@@ -1,7 +1,7 @@
 import type { AlertingClient } from '../../cloud/alerting-client.ts';
 import type { ManagementClient } from '../../cloud/management-client.ts';
 import type { Service } from '../../cloud/schemas/service.ts';
-import type { Owner } from '../../managed/index.ts';
+import { parseOwnerRecord, type Owner } from '../../managed/index.ts';
 
 /** A kind's spec for one cloud object, or why no manifest can express the object as it is. */
 export type Mapped = { spec: Record<string, unknown> } | { unexpressible: string };
@@ -89,3 +89,21 @@ export const byNameThenId =
     name(a).localeCompare(name(b)) || a.id.localeCompare(b.id);
 
 export const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+
+/**
+ * The listed objects an export takes: every one, or with `ownedBy` those whose record (`recordOf`) names that
+ * cluster and a named object (not a hashed name), each to go back as the object it was.
+ */
+export function ownedByCluster<T extends { id: string }>(
+  walk: ExportWalk,
+  listed: readonly T[],
+  recordOf: (object: T) => string | undefined,
+): T[] {
+  return listed.filter((object) => {
+    if (walk.ownedBy === undefined) return true;
+    const record = parseOwnerRecord(recordOf(object));
+    if (!record || record.cluster !== walk.ownedBy || record.name.startsWith('sha256-')) return false;
+    walk.ownedAs(object.id, record);
+    return true;
+  });
+}

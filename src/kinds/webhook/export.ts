@@ -1,6 +1,5 @@
-import { parseOwnerRecord } from '../../managed/index.ts';
 import type { Webhook } from '../../cloud/schemas/clickstack.ts';
-import { byNameThenId, plural, type OrganizationExport } from '../shared/export-step.ts';
+import { byNameThenId, ownedByCluster, plural, type OrganizationExport } from '../shared/export-step.ts';
 import { exportWebhook, urlSecretName, webhookOwner } from './mapping.ts';
 
 /**
@@ -15,13 +14,7 @@ export const webhookExport: OrganizationExport = {
       return walk.progress('webhooks not exported: no alerting token (alertsUrl and alertsToken)');
     if (walk.tags) return walk.progress('webhooks not exported: they carry no tags for --selector to match');
     const listed: Webhook[] = await walk.call(walk.alerting.listWebhooks());
-    const webhooks = listed.filter((webhook) => {
-      if (walk.ownedBy === undefined) return true;
-      const record = parseOwnerRecord(webhookOwner(webhook));
-      if (!record || record.cluster !== walk.ownedBy || record.name.startsWith('sha256-')) return false;
-      walk.ownedAs(webhook.id, record);
-      return true;
-    });
+    const webhooks = ownedByCluster(walk, listed, webhookOwner);
     webhooks.sort(byNameThenId((webhook) => webhook.name));
     walk.progress(`listed ${plural(webhooks.length, 'webhook')}`);
     for (const webhook of webhooks) {

@@ -16,6 +16,8 @@ import { clusterSkipReason } from '../../harness/test-cluster.ts';
 import { startOperatorEnv, type OperatorEnv, type SluiceObject } from '../operator/support.ts';
 import type { AlertSpec } from '../../../src/kinds/alert/schema.ts';
 import { withReferencedIds } from '../../../src/kinds/alert/mapping.ts';
+import type { SavedSearchSpec } from '../../../src/kinds/saved-search/schema.ts';
+import { withSourceId } from '../../../src/kinds/saved-search/mapping.ts';
 
 /** What kstatus must say where Argo CD says `health`: the two tools agree on every state. */
 function kstatusFor(health: HealthStatus, name: string): string[] {
@@ -123,10 +125,11 @@ describe.skipIf(clusterSkipReason())(
     );
     const dependants = examples.filter((o) => isSluice(o) && o.kind !== 'DatabaseService');
     const refusedService = { ...services[1]!, metadata: { name: 'refused' } };
-    // The examples' alerts name a Webhook, a Dashboard and a SavedSearch: while the cloud refuses those, the
-    // alerts wait for them (InProgress). An alert by cloud ids meets the refusal itself.
-    const namingAlerts = dependants.filter((o) => o.kind === 'Alert');
-    const exampleAlert = namingAlerts[0]! as Example & { spec: AlertSpec };
+    // The examples' alerts name a Webhook, a Dashboard and a SavedSearch, and the saved search a Source: while
+    // the cloud refuses those, they wait for them (InProgress). An alert and a search by cloud ids meet the
+    // refusal themselves.
+    const naming = dependants.filter((o) => o.kind === 'Alert' || o.spec?.sourceRef !== undefined);
+    const exampleAlert = naming.find((o) => o.kind === 'Alert')! as Example & { spec: AlertSpec };
     const alertByIds = {
       ...exampleAlert,
       metadata: { name: 'refused-alert' },
@@ -137,7 +140,16 @@ describe.skipIf(clusterSkipReason())(
         savedSearchId: 's',
       }),
     };
-    const refusedItself = [...dependants.filter((o) => o.kind !== 'Alert'), alertByIds, refusedService];
+    const exampleSearch = naming.find((o) => o.kind === 'SavedSearch')! as Example & {
+      spec: SavedSearchSpec;
+    };
+    const searchById = {
+      ...exampleSearch,
+      metadata: { name: 'refused-search' },
+      spec: withSourceId(exampleSearch.spec, 's'),
+    };
+    const byIds = [alertByIds, searchById];
+    const refusedItself = [...dependants.filter((o) => !naming.includes(o)), ...byIds, refusedService];
 
     beforeAll(async () => {
       env = await startOperatorEnv('kstatus', { transitionMs: 1500 });
@@ -164,16 +176,11 @@ describe.skipIf(clusterSkipReason())(
     it('every kind: Failed while the cloud refuses its create (400), with the reason Argo CD shows as Degraded', async () => {
       for (const o of examples.filter((e) => e.kind === 'Secret')) await create(o);
       await env.fault({ method: 'POST', status: 400 });
-      for (const o of dependants) await create(o);
-      await create(alertByIds);
+      for (const o of [...dependants, ...byIds]) await create(o);
       await create(refusedService);
 
       const failed = await follow(refusedItself, 'every kind Failed', (s) => s.kstatus === 'Failed');
-      const waiting = await follow(
-        namingAlerts,
-        'the alerts naming them wait',
-        (s) => s.kstatus === 'InProgress',
-      );
+      const waiting = await follow(naming, 'the objects naming them wait', (s) => s.kstatus === 'InProgress');
       for (const { key, object } of waiting)
         expect(object.status?.conditions, key).toContainEqual(
           expect.objectContaining({ type: 'Ready', status: 'False', reason: 'WaitingForReference' }),
@@ -188,7 +195,7 @@ describe.skipIf(clusterSkipReason())(
     });
 
     it('every kind: InProgress again once the cloud takes the create, then Current when Ready', async () => {
-      const refused = [...refusedItself, ...namingAlerts];
+      const refused = [...refusedItself, ...naming];
       const failedUpTo = samples.length;
       await env.fault();
 

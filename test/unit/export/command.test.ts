@@ -51,7 +51,7 @@ describe('sluice export flags', () => {
 
   it('exports every kind by default and takes a credentials Secret instead of keys', () => {
     const config = ExportConfig.parse({ credentialsSecret: 'sluice-system/sluice-cloud' });
-    expect(config.kinds.size).toBe(9);
+    expect(config.kinds.size).toBe(10);
     expect(config.credentialsSecret).toEqual({ namespace: 'sluice-system', name: 'sluice-cloud' });
   });
 

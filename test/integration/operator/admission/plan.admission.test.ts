@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ALERT_POLICY } from '../../../../src/kinds/alert/schema.ts';
 import { DASHBOARD_POLICY } from '../../../../src/kinds/dashboard/schema.ts';
 import { SAVED_SEARCH_POLICY } from '../../../../src/kinds/saved-search/schema.ts';
+import { SOURCE_POLICY } from '../../../../src/kinds/source/schema.ts';
 import { WEBHOOK_POLICY } from '../../../../src/kinds/webhook/schema.ts';
 import { API_KEY_POLICY } from '../../../../src/kinds/api-key/schema.ts';
 import { DATABASE_SERVICE_POLICY } from '../../../../src/kinds/database-service/schema.ts';
@@ -17,7 +18,9 @@ import { kubectlApply } from '../../../../tools/cluster/install.ts';
 import {
   alertOnTile,
   errorSearch,
+  errorSearchOf,
   genericWebhook,
+  logSource,
   searchAlert,
   tileAlert,
   twoTileDashboard,
@@ -65,6 +68,7 @@ const search = searchAlert('errors');
 const webhook = genericWebhook('on-call');
 const dashboard = twoTileDashboard('ingest');
 const savedSearch = errorSearch('errors');
+const source = logSource('logs');
 const tileByName = alertOnTile('cpu', 'ingest', 'errors', 'on-call');
 const apiKey = teamKey('team-a');
 const window = { name: 'business hours', weekdays: [1, 2, 3, 4, 5], startHourUtc: 8, endHourUtc: 18 };
@@ -80,6 +84,7 @@ const VALID: Record<string, Spec> = {
   Webhook: webhook,
   SavedSearch: savedSearch,
   Dashboard: dashboard,
+  Source: source,
 };
 
 const POLICIES: Record<string, PolicyFields> = {
@@ -92,6 +97,7 @@ const POLICIES: Record<string, PolicyFields> = {
   Webhook: WEBHOOK_POLICY,
   SavedSearch: SAVED_SEARCH_POLICY,
   Dashboard: DASHBOARD_POLICY,
+  Source: SOURCE_POLICY,
 };
 
 const CASES: Case[] = [
@@ -164,6 +170,13 @@ const CASES: Case[] = [
     ['two tiles of one name', 'self.tiles.exists_one(o, o.name == t.name)', 'tile names must be unique', { ...dashboard, tiles: [dashboard.tiles[0], { ...dashboard.tiles[1], name: 'errors' }] }],
     ['a tile past column 24', 't.x + t.w <= 24', 'x + w must be at most 24', { ...dashboard, tiles: [{ ...dashboard.tiles[0], x: 20, w: 6 }] }],
   ].map(([what, rule, says, spec]) => ({ kind: 'Dashboard', what, rule, says, spec }) as Case),
+  ...[
+    ['a source by id and by reference', 'has(self.sourceId) != has(self.sourceRef)', 'exactly one of sourceId and sourceRef', { ...errorSearchOf('errors', 'logs'), sourceId: 's-1' }],
+    ['no source at all', 'has(self.sourceId) != has(self.sourceRef)', 'exactly one of sourceId and sourceRef', without(savedSearch, 'sourceId')],
+  ].map(([what, rule, says, spec]) => ({ kind: 'SavedSearch', what, rule, says, spec }) as Case),
+  ...[
+    ['the query setting sluice records the owner in', "s.setting != 'log_comment'", 'log_comment is where sluice records', { ...source, querySettings: [{ setting: 'log_comment', value: 'mine' }] }],
+  ].map(([what, rule, says, spec]) => ({ kind: 'Source', what, rule, says, spec }) as Case),
   ...[
     ['an expiry that is no RFC 3339 time', "self.matches('^[0-9]{4}-[0-9]{2}-[0-9]{2}T", 'expireAt must be an RFC 3339 time with a zone', { ...apiKey, expireAt: '2027-01-31' }],
     ['an IP access entry that is no IP', 'isIP(self) || isCIDR(self)', 'source must be an IP address or CIDR range', { ...apiKey, ipAccessList: [{ source: 'x' }] }],

@@ -7,6 +7,10 @@ import type { AlertSpec } from '../../../../src/kinds/alert/schema.ts';
 import { DatabaseServiceSpec } from '../../../../src/kinds/database-service/schema.ts';
 import type { PipeSpec } from '../../../../src/kinds/pipe/schema.ts';
 import { AlertRequest } from '../../../../src/cloud/schemas/alert.ts';
+import { SourceRequest } from '../../../../src/cloud/schemas/clickstack.ts';
+import type { SavedSearchSpec } from '../../../../src/kinds/saved-search/schema.ts';
+import type { SourceSpec } from '../../../../src/kinds/source/schema.ts';
+import { sourceBody } from '../../../../src/kinds/source/mapping.ts';
 import { alertBody, withReferencedIds } from '../../../../src/kinds/alert/mapping.ts';
 import { pipeSecretUses } from '../../../../src/kinds/pipe/mapping.ts';
 import { repoRoot } from '../../../../tools/cluster/assets.ts';
@@ -86,12 +90,20 @@ describe('deploy/examples', () => {
     for (const user of users) expect(before(key, user)).toBe(true);
   });
 
-  it('holds a webhook, a saved search, a dashboard of two tiles and an alert on each, whose bodies the API accepts', () => {
+  it('holds a webhook, a source, a saved search of it, a dashboard of two tiles and an alert on each, whose bodies the API accepts', () => {
     expect([
       ...named('Webhook').keys(),
+      ...named('Source').keys(),
       ...named('SavedSearch').keys(),
       ...named('Dashboard').keys(),
-    ]).toHaveLength(3);
+    ]).toHaveLength(4);
+    const [search] = named('SavedSearch').values();
+    const sourceRef = (search!.object.spec as SavedSearchSpec).sourceRef;
+    expect(named('Source').has(sourceRef!.name)).toBe(true);
+    for (const source of named('Source').values()) {
+      const body = sourceBody(source.object.spec as SourceSpec, 'cluster/ns/Source/name');
+      expect(SourceRequest.safeParse(body).error).toBeUndefined();
+    }
     const tiles = (named('Dashboard').get('ingest')!.object.spec as { tiles: { name: string }[] }).tiles;
     expect(tiles.map((tile) => tile.name).sort()).toEqual(
       alerts.flatMap((alert) => (alert.object.spec as AlertSpec).tile ?? []).sort(),

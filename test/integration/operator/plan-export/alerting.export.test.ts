@@ -15,7 +15,7 @@ interface Document {
   stringData?: Record<string, string>;
 }
 
-/** deploy/examples/alerting.yaml: a webhook, a saved search, a dashboard of two tiles, an alert on each. */
+/** deploy/examples/alerting.yaml: a webhook, a source, a saved search of it, a dashboard of two tiles, alerts. */
 const SETUP = parseAllDocuments(
   readFileSync(join(repoRoot, 'deploy', 'examples', 'alerting.yaml'), 'utf8'),
 ).map((document) => document.toJS() as Document);
@@ -59,6 +59,10 @@ describe.skipIf(clusterSkipReason())("sluice export of an alerting team's setup"
     const lag = manifests.find((m) => m.metadata.name === 'orders-lag')!;
     expect(lag.spec).toMatchObject({ dashboardRef: { name: 'ingest' }, tile: 'lag' });
     expect(lag.spec!.channel).toEqual({ type: 'webhook', webhookRef: { name: 'on-call' } });
+    // The saved search names its source by reference too.
+    const search = manifests.find((m) => m.kind === 'SavedSearch')!;
+    expect(search.spec).toMatchObject({ sourceRef: { name: 'order-logs' } });
+    expect(search.spec).not.toHaveProperty('sourceId');
 
     // The cluster is lost: its objects go without their finalizers running.
     await env.stopOperator();

@@ -294,9 +294,10 @@ describe.skipIf(clusterSkipReason())('sluice plan on the demo', () => {
       'orders-msk': 'none',
       'team-analytics': 'none',
       'team-reports': 'none',
-      // The alerting team's webhook, saved search, dashboard and the alert on the search: not edited here
-      // (their edits are planned in webhook.lifecycle and dashboard.lifecycle).
+      // The alerting team's webhook, source, saved search, dashboard and the alert on the search: not edited
+      // here (their edits are planned in the kinds' lifecycle files).
       'on-call': 'none',
+      'order-logs': 'none',
       'order-errors': 'none',
       ingest: 'none',
       'orders-rejected': 'none',

@@ -1,0 +1,111 @@
+import { ownedAmong } from '../shared/owner-note.ts';
+import { sourceSchema, type Source } from './schema.ts';
+import type { SourceBody } from '../../cloud/alerting-client.ts';
+import type { Source as CloudSource } from '../../cloud/schemas/clickstack.ts';
+import {
+  comparison,
+  externalIdOf,
+  ownerRecord,
+  parseOwnerRecord,
+  type ConnectContext,
+  type LostCreate,
+  type OwnedCandidate,
+} from '../../managed/index.ts';
+import { ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
+import type { CloudConnection } from '../../cloud-access/connection.ts';
+import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
+import { sourceExport } from './export.ts';
+import { diffSource, observedSource, sourceBody, sourceOwner } from './mapping.ts';
+
+export const sourceKind: SluiceKind<Source, SourceBody> = {
+  ...sourceSchema,
+  export: sourceExport,
+  driftReads: () => [{ api: 'alerting', list: 'sources' }],
+  connect: (_resource, context) => new SourceClient(context),
+};
+
+/**
+ * Over the alerting API's sources: the cloud path has no GET by id, so every read is of the list (shared by
+ * every Source of the key). The owner is recorded in a query setting (`log_comment`).
+ */
+class SourceClient implements KindClient<Source, SourceBody> {
+  constructor(private readonly context: ConnectContext<CloudConnection>) {}
+
+  private get cloud() {
+    return this.context.cloud;
+  }
+
+  private get record() {
+    return ownerRecord(this.context.owner);
+  }
+
+  /**
+   * After a crash: the source of this name recorded as this object's that no other object holds. Sources carry
+   * no creation time to tell it from an older one, and need none: the record names this object alone, so a
+   * source holding it is this object's (as a rebuild would take it back).
+   */
+  async findCreated(resource: Source, lost: LostCreate | undefined): Promise<string | undefined> {
+    if (!lost) return undefined;
+    const sources = await this.cloud.snapshots.sources.all(listedSince(lost, this.cloud.freshnessMs));
+    const ours = sources.find(
+      (source: CloudSource) =>
+        source.name === resource.spec.name &&
+        sourceOwner(source) === this.record &&
+        this.context.claimedBy(source.id) === undefined,
+    );
+    return ours?.id;
+  }
+
+  async recordedOwner(_resource: Source, id: string) {
+    const source = await this.read(id);
+    return source && parseOwnerRecord(sourceOwner(source));
+  }
+
+  async findOwned(): Promise<OwnedCandidate[]> {
+    if (!this.cloud.alerting) return [];
+    const sources = await this.cloud.snapshots.sources.all(this.cloud.freshnessMs);
+    return ownedAmong(sources, sourceOwner);
+  }
+
+  async observe(resource: Source, id: string): Promise<Observed<Source, SourceBody>> {
+    const source = await this.read(id);
+    if (!source) return { exists: false };
+    // A source adopted by id keeps its record (none, or another's); any other records its owner.
+    const adopted = externalIdOf(resource) !== undefined;
+    const record = adopted ? (sourceOwner(source) ?? '') : this.record;
+    return comparison({
+      observed: observedSource(source),
+      diff: (spec: Source['spec']) => ({ differences: diffSource(spec, source), spec }),
+      conclude: ({ plan }) => ({
+        plan: sourceBody(plan.spec, record),
+        differences: !adopted && sourceOwner(source) !== record ? ['owner'] : [],
+        available: true,
+        status: {},
+      }),
+    });
+  }
+
+  async create(resource: Source) {
+    const source = await this.cloud.alerting.createSource(sourceBody(resource.spec, this.record));
+    return { externalId: source.id };
+  }
+
+  /** The PUT replaces it whole. */
+  async update(_resource: Source, id: string, observation: { plan: SourceBody }): Promise<void> {
+    await this.cloud.alerting.replaceSource(id, observation.plan);
+  }
+
+  /** The SavedSearches that name it are gone first (they wait on it). */
+  async delete(_resource: Source, id: string): Promise<'gone'> {
+    await ignoreNotFound(this.cloud.alerting.deleteSource(id));
+    return 'gone';
+  }
+
+  /** From the key's sources list; the list again, fresh, when it does not show `id`. */
+  private read(id: string) {
+    const { snapshots, freshnessMs } = this.cloud;
+    return snapshots.sources.read(id, freshnessMs, async () =>
+      (await this.cloud.alerting.listSources()).find((source) => source.id === id),
+    );
+  }
+}
