@@ -1,7 +1,7 @@
 import { API_VERSION } from '../kinds/shared/common.ts';
-import type { KindSchema } from '../kinds/shared/kind-schema.ts';
-import { pipeSchema } from '../kinds/pipe/schema.ts';
-import { reversePrivateEndpointSchema } from '../kinds/reverse-private-endpoint/schema.ts';
+import type { KindDescriptor } from '../kinds/shared/descriptor.ts';
+import { pipeKind as pipeSchema } from '../kinds/pipe/kind.ts';
+import { reversePrivateEndpointKind as reversePrivateEndpointSchema } from '../kinds/reverse-private-endpoint/kind.ts';
 import { progressConditions } from '../managed/index.ts';
 
 /** Argo CD's health statuses. */
@@ -26,18 +26,18 @@ export interface HealthCase {
   about: string;
   expected: { status: HealthStatus; message: string };
   /** Only for the kinds this holds for (default: every kind). */
-  appliesTo?: (kind: KindSchema) => boolean;
+  appliesTo?: (kind: KindDescriptor) => boolean;
   object: (kind: string) => Record<string, unknown>;
 }
 
 // Which kinds a case applies to follows from what the kind declares where the runtime decides it (a kind
 // with references can wait for one, one with `exclusiveOn` can meet a Conflict); the reasons only one
 // controller raises name that kind's schema.
-const hasReferences = (kind: KindSchema) => (kind.references?.length ?? 0) > 0;
-const isExclusive = (kind: KindSchema) => kind.exclusiveOn !== undefined;
+const hasReferences = (kind: KindDescriptor) => (kind.references?.length ?? 0) > 0;
+const isExclusive = (kind: KindDescriptor) => kind.exclusiveOn !== undefined;
 const only =
-  (schema: KindSchema) =>
-  (kind: KindSchema): boolean =>
+  (schema: KindDescriptor) =>
+  (kind: KindDescriptor): boolean =>
     kind.kind === schema.kind;
 
 const T0 = '2026-01-01T00:00:00Z';
@@ -465,5 +465,5 @@ export const HEALTH_CASES: HealthCase[] = [
 ];
 
 /** The cases a kind's health check is tested with. */
-export const healthCasesOf = (kind: KindSchema): HealthCase[] =>
+export const healthCasesOf = (kind: KindDescriptor): HealthCase[] =>
   HEALTH_CASES.filter((c) => c.appliesTo?.(kind) ?? true);

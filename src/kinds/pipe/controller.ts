@@ -1,5 +1,4 @@
-import { servicePlainIds } from '../shared/service-scoped.ts';
-import { pipeSchema, type Pipe, type PipeStatus } from './schema.ts';
+import { type Pipe, type PipeStatus } from './schema.ts';
 import type { Pipe as CloudPipe } from '../../cloud/schemas/pipe.ts';
 import {
   ReconcileError,
@@ -20,7 +19,6 @@ import {
   pipeAsSpec,
   pipeAvailability,
   pipeCreateBody,
-  pipeSecretUses,
   extraSettingKeys,
   setSettings,
   sourceKindOf,
@@ -28,22 +26,12 @@ import {
   type PipePlan,
 } from './mapping.ts';
 import { endpointStatusOf } from '../reverse-private-endpoint/mapping.ts';
-import {
-  ServiceGate,
-  ServiceNotRunning,
-  ServiceScopedClient,
-  serviceListRead,
-} from '../shared/service-reference.ts';
-import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
+import { ServiceGate, ServiceNotRunning, ServiceScopedClient } from '../shared/service-reference.ts';
+import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
 import { REASON } from '../../base/reasons.ts';
-import { pipeExport } from './export.ts';
 
-export const pipeKind: SluiceKind<Pipe, PipePlan> = {
-  ...pipeSchema,
-  export: pipeExport,
-  secretReferences: (resource) => pipeSecretUses(resource.spec),
-  driftReads: (resource) => [serviceListRead(resource, 'pipes')],
-  plainIds: (resource) => servicePlainIds(resource),
+/** The Pipe controller: its cloud client, loaded by the registry only when the kind runs. */
+export const pipeController: KindController<Pipe, PipePlan> = {
   connect: (_resource, context) => new PipeClient(context),
 };
 

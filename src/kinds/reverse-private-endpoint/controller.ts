@@ -1,5 +1,4 @@
-import { servicePlainIds } from '../shared/service-scoped.ts';
-import { reversePrivateEndpointSchema, type ReversePrivateEndpoint } from './schema.ts';
+import { type ReversePrivateEndpoint } from './schema.ts';
 import {
   ReconcileError,
   comparison,
@@ -10,16 +9,12 @@ import {
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { deleteUntilGone, ignoreNotFound } from '../shared/cloud-calls.ts';
 import { endpointStatusOf, rpeAvailability, rpeCreateBody, rpeDifferences } from './mapping.ts';
-import { ServiceScopedClient, serviceListRead } from '../shared/service-reference.ts';
-import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
+import { ServiceScopedClient } from '../shared/service-reference.ts';
+import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
 import { REASON } from '../../base/reasons.ts';
-import { reversePrivateEndpointExport } from './export.ts';
 
-export const reversePrivateEndpointKind: SluiceKind<ReversePrivateEndpoint, undefined> = {
-  ...reversePrivateEndpointSchema,
-  export: reversePrivateEndpointExport,
-  driftReads: (resource) => [serviceListRead(resource, 'reversePrivateEndpoints')],
-  plainIds: (resource) => servicePlainIds(resource),
+/** The ReversePrivateEndpoint controller: its cloud client, loaded by the registry only when the kind runs. */
+export const reversePrivateEndpointController: KindController<ReversePrivateEndpoint, undefined> = {
   connect: (_resource, context) => new ReversePrivateEndpointClient(context),
 };
 

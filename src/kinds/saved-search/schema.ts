@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { ManagedObject } from '../../managed/index.ts';
 import { OBJECT_NAME_MAX, WHERE_LANGUAGES } from '../../cloud/schemas/clickstack.ts';
 import { managedSpecFields, managedStatusFields } from '../shared/common.ts';
-import { defineKind } from '../shared/kind-schema.ts';
 import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
 
 // The spec is the saved search body of the alerting API under the same names; its filters are not modelled.
@@ -44,18 +43,3 @@ export interface SavedSearch extends ManagedObject {
   spec: SavedSearchSpec;
   status?: z.infer<typeof SavedSearchStatus>;
 }
-
-export const savedSearchSchema = defineKind<SavedSearch>({
-  policyFields: SAVED_SEARCH_POLICY,
-  kind: 'SavedSearch',
-  plural: 'savedsearches',
-  singular: 'savedsearch',
-  shortNames: [],
-  description: 'A saved search of the alerting API that alerts watch, managed by sluice.',
-  spec: SavedSearchSpec,
-  status: SavedSearchStatus,
-  printerColumns: [{ name: 'Where', type: 'string', jsonPath: '.spec.where' }],
-  reasons: {
-    WaitingForDependants: { means: '`deletionPolicy: Delete` while Alerts in its namespace still name it' },
-  },
-});

@@ -2,12 +2,13 @@ import { z } from 'zod';
 import {
   externalIdOf,
   NOT_READY_YET,
+  type DriftRead,
   type PlainIdUse,
   type ReferenceDeclaration,
   type ManagedObject,
 } from '../../managed/index.ts';
 import { LocalObjectReference, managedStatusFields } from './common.ts';
-import type { PrinterColumn } from './kind-schema.ts';
+import type { PrinterColumn } from './descriptor.ts';
 import { immutable, type CelRule } from './meta.ts';
 
 // The fields and rules every kind that lives in a cloud service shares (a Pipe, a query endpoint, a reverse
@@ -93,4 +94,19 @@ export const serviceIdNotAllowedReason = {
 export function servicePlainIds(resource: ServiceScoped): PlainIdUse[] {
   const id = resource.spec.serviceId;
   return id ? [{ field: 'serviceId', id, reason: SERVICE_ID_NOT_ALLOWED, heldBy: 'DatabaseService' }] : [];
+}
+
+/**
+ * The drift read of a service-scoped object observed from its service's list (`pipes`,
+ * `reversePrivateEndpoints`): one list per service, named by the service's cloud id once known, else by
+ * the DatabaseService it names, so every object of the same service shares it.
+ */
+export function serviceListRead(
+  resource: ServiceScoped & { status?: { serviceId?: unknown } },
+  list: string,
+): DriftRead<'management'> {
+  const serviceId = resource.status?.serviceId ?? resource.spec.serviceId;
+  const service =
+    typeof serviceId === 'string' ? serviceId : `DatabaseService ${resource.spec.serviceRef?.name}`;
+  return { api: 'management', list: `${list} of ${service}` };
 }

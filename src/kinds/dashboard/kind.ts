@@ -1,0 +1,30 @@
+import { DASHBOARD_POLICY, DashboardSpec, DashboardStatus } from './schema.ts';
+import { defineKind } from '../shared/descriptor.ts';
+import type { Dashboard } from './schema.ts';
+
+/** The Dashboard kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
+export const dashboardKind = defineKind<Dashboard>({
+  policyFields: DASHBOARD_POLICY,
+  kind: 'Dashboard',
+  plural: 'dashboards',
+  singular: 'dashboard',
+  shortNames: [],
+  description:
+    'A dashboard of the alerting API with its tiles, whose ids survive every apply, managed by sluice.',
+  spec: DashboardSpec,
+  status: DashboardStatus,
+  printerColumns: [{ name: 'Tiles', type: 'string', jsonPath: '.status.tiles[*].name' }],
+  reasons: {
+    WaitingForDependants: { means: '`deletionPolicy: Delete` while Alerts in its namespace still name it' },
+    InvalidSpec: {
+      condition: 'Synced=False',
+      end: 'terminal',
+      kstatus: 'Failed',
+      argocd: 'Degraded',
+      means: "the alerting API's validate call refused the dashboard; the message lists each problem by path",
+    },
+  },
+  driftReads: () => [{ api: 'alerting', list: 'dashboards' }],
+  exportStep: () => import('./export.ts').then((module) => module.dashboardExport),
+  controller: () => import('./controller.ts').then((module) => module.dashboardController),
+});

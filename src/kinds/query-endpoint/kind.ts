@@ -1,0 +1,44 @@
+import { QUERY_ENDPOINT_POLICY, QueryEndpointSpec, QueryEndpointStatus } from './schema.ts';
+import {
+  SERVICE_COLUMN,
+  serviceIdNotAllowedReason,
+  servicePlainIds,
+  serviceReference,
+} from '../shared/service-scoped.ts';
+import { apiKeyReferences } from '../api-key/schema.ts';
+import { defineKind } from '../shared/descriptor.ts';
+import type { QueryEndpoint } from './schema.ts';
+
+/** The QueryEndpoint kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
+export const queryEndpointKind = defineKind<QueryEndpoint>({
+  // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
+  reasons: {
+    ServiceIdNotAllowed: serviceIdNotAllowedReason,
+    Conflict: { means: "another QueryEndpoint owns this service's endpoint, named here" },
+    WaitingForReference: { means: 'the service is not usable yet' },
+  },
+  policyFields: QUERY_ENDPOINT_POLICY,
+  kind: 'QueryEndpoint',
+  plural: 'queryendpoints',
+  singular: 'queryendpoint',
+  shortNames: [],
+  description:
+    "The query endpoint of a cloud database service, managed by sluice: applying one takes over the service's query endpoint.",
+  spec: QueryEndpointSpec,
+  status: QueryEndpointStatus,
+  printerColumns: [SERVICE_COLUMN, { name: 'Roles', type: 'string', jsonPath: '.spec.roles' }],
+  references: [
+    serviceReference<QueryEndpoint>(),
+    apiKeyReferences<QueryEndpoint>(
+      'apiKeys',
+      (endpoint) => endpoint.spec.apiKeyRefs?.map((ref) => ref.name) ?? [],
+    ),
+  ],
+  // A service has one query endpoint: a second QueryEndpoint for it waits (Conflict) instead of fighting.
+  exclusiveOn: 'service',
+  // The API has no list of query endpoints: each drift check is a GET of its own.
+  driftReads: () => [{ api: 'management' }],
+  plainIds: (resource) => servicePlainIds(resource),
+  exportStep: () => import('./export.ts').then((module) => module.queryEndpointExport),
+  controller: () => import('./controller.ts').then((module) => module.queryEndpointController),
+});

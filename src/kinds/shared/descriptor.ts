@@ -1,0 +1,71 @@
+import type { z } from 'zod';
+import type {
+  DeletionPolicy,
+  DriftRead,
+  ManagedKind,
+  ManagedObject,
+  PolicyFields,
+} from '../../managed/index.ts';
+import type { ReasonMeaning } from '../../base/reasons.ts';
+import { GROUP, VERSION } from './common.ts';
+
+export interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+}
+
+/**
+ * A kind, stated once in its folder (`src/kinds/<kind>/kind.ts`) and listed once in the registry
+ * (`src/kinds/index.ts`): its CRD identity and schemas, its reasons, its relations to other kinds and what the
+ * runtime reads of its objects (Secrets, plain ids, drift reads). Every table (CRDs, RBAC, Argo CD health
+ * checks, the docs' reasons) is built from these. What talks to the cloud (the controller, the export step)
+ * is loaded on demand, so `npm run generate` loads neither a controller nor a cloud client.
+ * `Controller` and `Export` are what the loaders give: a `KindController` and a `KindExport`
+ * (src/kinds/shared/sluice-kind.ts), typed where they are written.
+ */
+export interface KindDescriptor<
+  R extends ManagedObject = ManagedObject,
+  Controller = unknown,
+  Export = unknown,
+> extends Omit<ManagedKind<R, unknown>, 'connect' | 'driftReads' | 'policyFields'> {
+  singular: string;
+  shortNames: string[];
+  description: string;
+  spec: z.ZodType;
+  status: z.ZodType;
+  printerColumns: PrinterColumn[];
+  /** The fields `spec.fieldPolicy` may name (its schema is made from them): what `sluice export` splits `--field-policy` by. */
+  policyFields: PolicyFields;
+  /**
+   * The reasons only this kind writes, in the terms of the common table (`REASONS`), and what a common
+   * reason means for this kind (`means` alone): its page in docs/kinds lists them.
+   */
+  reasons?: Readonly<Record<string, Partial<ReasonMeaning> & { means: string }>>;
+  /** What a drift check of an object reads, by the cloud's two APIs (cloud-access's `CloudApi`). */
+  driftReads?(resource: R): readonly DriftRead<'management' | 'alerting'>[];
+  /** The kind's cloud client, loaded on first use: only the operator and `sluice plan` ask for it. */
+  controller(): Promise<Controller>;
+  /** How `sluice export` reads the kind's cloud objects and writes their manifests, loaded by the export. */
+  exportStep(): Promise<Export>;
+}
+
+/** A spec with the `deletionPolicy` field of `managedSpecFields`, whose default it states. */
+type SpecWithDeletionPolicy = z.ZodObject<{
+  deletionPolicy: z.ZodDefault<z.ZodEnum<{ [P in DeletionPolicy]: P }>>;
+}>;
+
+/**
+ * A kind in sluice's API group. The default deletion policy is read from the spec's `deletionPolicy` default,
+ * so the CRD (what the apiserver fills in) and the reconciler's fallback cannot disagree.
+ */
+export function defineKind<R extends ManagedObject>(
+  kind: Omit<KindDescriptor<R>, 'group' | 'version' | 'defaultDeletionPolicy' | 'spec'> & {
+    spec: SpecWithDeletionPolicy;
+  },
+): KindDescriptor<R> {
+  const defaultDeletionPolicy = kind.spec.shape.deletionPolicy.parse(undefined);
+  return { ...kind, group: GROUP, version: VERSION, defaultDeletionPolicy };
+}

@@ -1,0 +1,26 @@
+import { WEBHOOK_POLICY, WebhookSpec, WebhookStatus, webhookSecretUses } from './schema.ts';
+import { defineKind } from '../shared/descriptor.ts';
+import type { Webhook } from './schema.ts';
+
+/** The Webhook kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
+export const webhookKind = defineKind<Webhook>({
+  policyFields: WEBHOOK_POLICY,
+  kind: 'Webhook',
+  plural: 'webhooks',
+  singular: 'webhook',
+  shortNames: [],
+  description:
+    'A webhook of the alerting API that alerts notify (slack, incident.io or generic), managed by sluice.',
+  spec: WebhookSpec,
+  status: WebhookStatus,
+  printerColumns: [{ name: 'Service', type: 'string', jsonPath: '.spec.service' }],
+  reasons: {
+    WaitingForDependants: {
+      means: '`deletionPolicy: Delete` while Alerts in its namespace still name it (`channel.webhookRef`)',
+    },
+  },
+  secretReferences: (resource) => webhookSecretUses(resource.spec),
+  driftReads: () => [{ api: 'alerting', list: 'webhooks' }],
+  exportStep: () => import('./export.ts').then((module) => module.webhookExport),
+  controller: () => import('./controller.ts').then((module) => module.webhookController),
+});
