@@ -2,6 +2,7 @@ import type { DriftedField, ManagedEntries, PolicyFields, PolicyOutcome } from '
 import type { FieldChange } from './field-changes.ts';
 import type { OwnedCandidate, Owner } from './cluster-owner.ts';
 import type { PlainIdUse } from './id-access.ts';
+import type { ConditionReason } from '../base/reasons.ts';
 import type { DeletionPolicy, ManagedObject } from './managed-object.ts';
 import type { ReferenceDeclaration, ResolvedReferences } from './references.ts';
 import type { ResolvedSecrets, SecretUse } from './secret-references.ts';
@@ -42,7 +43,7 @@ export type Observation<Plan = unknown> =
       /** Set when the cloud reports the resource failed (e.g. a pipe in state Failed): says what it reports. */
       failed?: string;
       /** The Ready reason while not available (default `Unavailable`, or `CloudFailed` when failed). */
-      reason?: string;
+      reason?: ConditionReason;
       /** Status fields to write, as the cloud reports them. */
       status: Record<string, unknown>;
       /** Connection values that hold now: hosts and ports that follow the cloud, a password it has. */

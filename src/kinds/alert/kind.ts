@@ -1,5 +1,6 @@
 import { ALERT_POLICY, ALERT_REFERENCES, AlertSpec, AlertStatus } from './schema.ts';
 import { defineKind } from '../shared/descriptor.ts';
+import { alertReasons } from './reasons.ts';
 import type { Alert } from './schema.ts';
 
 /** The Alert kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
@@ -17,9 +18,7 @@ export const alertKind = defineKind<Alert>({
     { name: 'Interval', type: 'string', jsonPath: '.spec.interval' },
   ],
   references: ALERT_REFERENCES,
-  reasons: {
-    InvalidReference: { means: "`tile` names no tile of the Dashboard's spec; nothing is sent" },
-  },
+  reasons: alertReasons,
   driftReads: () => [{ api: 'alerting', list: 'alerts' }],
   exportStep: () => import('./export.ts').then((module) => module.alertExport),
   controller: () => import('./controller.ts').then((module) => module.alertController),

@@ -1,4 +1,5 @@
 import { NEXT_KEY_ID, NEXT_KEY_SECRET, type ApiKey } from './schema.ts';
+import { API_KEY_REASON } from './reasons.ts';
 import type { ApiKeyUpdateBody } from '../../cloud/management-client.ts';
 import { newKeyIdentity } from '../../cloud/api-key-hash.ts';
 import { ApiError } from '../../cloud/errors.ts';
@@ -146,7 +147,7 @@ class ApiKeyClient implements KindClient<ApiKey, ApiKeyPlan> {
     if (!key) return { exists: false };
     if (this.signsInWith(key)) {
       throw ReconcileError.terminal(
-        'OperatorKey',
+        API_KEY_REASON.OperatorKey,
         `key ${id} is one sluice signs in with (the operator's, or this object's credentials): an ApiKey never manages it; remove the annotation sluice.dev/external-id, or name another key`,
         RETRY_DELAYS.userAction,
       );
@@ -174,7 +175,9 @@ class ApiKeyClient implements KindClient<ApiKey, ApiKeyPlan> {
         plan: { patch: plan.body, rotation },
         differences: change ? [change] : [],
         available: !expired,
-        ...(expired ? { waitingFor: `the key expired at ${key.expireAt}`, reason: 'Expired' } : {}),
+        ...(expired
+          ? { waitingFor: `the key expired at ${key.expireAt}`, reason: API_KEY_REASON.Expired }
+          : {}),
         status: { ...apiKeyStatus(key), ...rotationStatus(rotation) },
         // An object sluice only observes writes no key into its Secret.
         connectionDetails: { ...this.where(), ...(isObserveOnly(resource) ? {} : rotationDetails(rotation)) },

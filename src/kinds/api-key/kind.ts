@@ -1,37 +1,11 @@
 import { API_KEY_POLICY, ApiKeySpec, ApiKeyStatus, NEXT_KEY_ID } from './schema.ts';
 import { defineKind } from '../shared/descriptor.ts';
+import { apiKeyReasons } from './reasons.ts';
 import type { ApiKey } from './schema.ts';
 
 /** The ApiKey kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
 export const apiKeyKind = defineKind<ApiKey>({
-  // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
-  reasons: {
-    Expired: {
-      condition: 'Ready=False',
-      end: 'terminal',
-      kstatus: 'Failed',
-      argocd: 'Degraded',
-      means: "the key's `expireAt` has passed: it authenticates no more",
-    },
-    RoleNotAllowed: {
-      condition: 'Synced=False',
-      end: 'terminal',
-      kstatus: 'Failed',
-      argocd: 'Degraded',
-      means:
-        "`spec.roles` names a role the administrator's allow-list (`--api-key-roles`) does not give the namespace: nothing is created or changed",
-    },
-    OperatorKey: {
-      condition: 'Synced=False',
-      end: 'terminal',
-      kstatus: 'Failed',
-      argocd: 'Degraded',
-      means:
-        "the cloud key is the one sluice signs in with (the operator's, or this object's credentials): no write reaches it, and deleting the object leaves it",
-    },
-    SecretNotWritable: { means: 'the credentials Secret cannot be written: no key is made' },
-    SecretConflict: { means: 'a Secret of that name belongs to something else' },
-  },
+  reasons: apiKeyReasons,
   policyFields: API_KEY_POLICY,
   kind: 'ApiKey',
   plural: 'apikeys',

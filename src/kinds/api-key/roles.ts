@@ -1,4 +1,5 @@
 import { ReconcileError, type ManagedObject } from '../../managed/index.ts';
+import { API_KEY_REASON } from './reasons.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import type { ApiKey } from './schema.ts';
 
@@ -25,7 +26,7 @@ export function apiKeyRoleRefusal(
     const refused = roles.filter((role) => !allowed.includes(role));
     if (refused.length === 0) return undefined;
     return ReconcileError.terminal(
-      'RoleNotAllowed',
+      API_KEY_REASON.RoleNotAllowed,
       `spec.roles names ${refused.join(', ')}, which keys of namespace ${namespace} may not have (--api-key-roles allows ${allowed.join(', ')}): no key is made or changed`,
       RETRY_DELAYS.userAction,
     );

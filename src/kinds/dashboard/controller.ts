@@ -1,4 +1,5 @@
 import { ownedAmong } from '../shared/owner-note.ts';
+import { DASHBOARD_REASON } from './reasons.ts';
 import { type Dashboard } from './schema.ts';
 import type { DashboardBody } from '../../cloud/alerting-client.ts';
 import type { Dashboard as CloudDashboard } from '../../cloud/schemas/clickstack.ts';
@@ -114,7 +115,7 @@ class DashboardClient implements KindClient<Dashboard, DashboardBody> {
     if (verdict.valid) return;
     const problems = verdict.errors.map((error) => `${error.path}: ${error.message}`).join('; ');
     throw ReconcileError.terminal(
-      'InvalidSpec',
+      DASHBOARD_REASON.InvalidSpec,
       `the alerting API refuses the dashboard: ${problems}`,
       RETRY_DELAYS.userAction,
     );

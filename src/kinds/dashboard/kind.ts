@@ -1,5 +1,6 @@
 import { DASHBOARD_POLICY, DashboardSpec, DashboardStatus } from './schema.ts';
 import { defineKind } from '../shared/descriptor.ts';
+import { dashboardReasons } from './reasons.ts';
 import type { Dashboard } from './schema.ts';
 
 /** The Dashboard kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
@@ -14,16 +15,7 @@ export const dashboardKind = defineKind<Dashboard>({
   spec: DashboardSpec,
   status: DashboardStatus,
   printerColumns: [{ name: 'Tiles', type: 'string', jsonPath: '.status.tiles[*].name' }],
-  reasons: {
-    WaitingForDependants: { means: '`deletionPolicy: Delete` while Alerts in its namespace still name it' },
-    InvalidSpec: {
-      condition: 'Synced=False',
-      end: 'terminal',
-      kstatus: 'Failed',
-      argocd: 'Degraded',
-      means: "the alerting API's validate call refused the dashboard; the message lists each problem by path",
-    },
-  },
+  reasons: dashboardReasons,
   driftReads: () => [{ api: 'alerting', list: 'dashboards' }],
   exportStep: () => import('./export.ts').then((module) => module.dashboardExport),
   controller: () => import('./controller.ts').then((module) => module.dashboardController),

@@ -2,7 +2,6 @@ import {
   DATABASE_SERVICE_POLICY,
   DatabaseServiceSpec,
   DatabaseServiceStatus,
-  PLAIN_ID_REFUSED,
   RESET_PASSWORD_ANNOTATION,
   RESTORE_SOURCE,
   restoreSourceReference,
@@ -10,35 +9,13 @@ import {
 } from './schema.ts';
 import { renderTemplate } from '../shared/connection-template.ts';
 import { defineKind } from '../shared/descriptor.ts';
+import { DATABASE_SERVICE_REASON, databaseServiceReasons } from './reasons.ts';
 import type { DatabaseService } from './schema.ts';
 import type { PlainIdUse, SecretUse } from '../../managed/index.ts';
 
 /** The DatabaseService kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
 export const databaseServiceKind = defineKind<DatabaseService>({
-  // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
-  reasons: {
-    Available: {
-      means:
-        'the service is in the desired state (running, or idle, or stopped when asked); with an adopted password unknown, the message says so',
-    },
-    Unavailable: { means: '`service is <state>` (provisioning, stopping, …)' },
-    AlreadyManaged: { means: "another DatabaseService holds this service's id (above)" },
-    WaitingForDependants: { means: '`deletionPolicy: Delete` while objects still reference it' },
-    InvalidReference: {
-      means:
-        '`spec.restore.fromBackupOf` names a DatabaseService of another region or provider; nothing is sent',
-    },
-    BackupIdNotAllowed: {
-      ...PLAIN_ID_REFUSED,
-      means:
-        "`spec.backupId` names a backup of another namespace's service that grants this one no restore from it (a CloudIdGrant there), or of a service made outside sluice that the administrator does not allow this namespace; nothing is created",
-    },
-    RestoreNotAllowed: {
-      ...PLAIN_ID_REFUSED,
-      means:
-        "`spec.restore.fromBackupOf` names a DatabaseService that adopted another namespace's service, which grants this one no restore from it; nothing is created",
-    },
-  },
+  reasons: databaseServiceReasons,
   policyFields: DATABASE_SERVICE_POLICY,
   kind: 'DatabaseService',
   plural: 'databaseservices',
@@ -108,14 +85,21 @@ function restorePlainIds(resource: DatabaseService, restoreSourceId: string | un
   const { backupId } = resource.spec;
   return [
     ...(backupId
-      ? [{ field: 'backupId', id: backupId, reason: 'BackupIdNotAllowed', createOnly: true }]
+      ? [
+          {
+            field: 'backupId',
+            id: backupId,
+            reason: DATABASE_SERVICE_REASON.BackupIdNotAllowed,
+            createOnly: true,
+          },
+        ]
       : []),
     ...(restoreSourceId
       ? [
           {
             field: 'restore',
             id: restoreSourceId,
-            reason: 'RestoreNotAllowed',
+            reason: DATABASE_SERVICE_REASON.RestoreNotAllowed,
             createOnly: true,
             heldBy: 'DatabaseService',
           },

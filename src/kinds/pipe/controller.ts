@@ -1,4 +1,5 @@
 import { type Pipe, type PipeStatus } from './schema.ts';
+import { PIPE_REASON } from './reasons.ts';
 import type { Pipe as CloudPipe } from '../../cloud/schemas/pipe.ts';
 import {
   ReconcileError,
@@ -89,7 +90,7 @@ class PipeClient extends ServiceScopedClient implements KindClient<Pipe, PipePla
     if (stuck.length > 0) {
       // Not recorded as sent (the digests stay), so this keeps saying so until the values or the Pipe change.
       throw ReconcileError.terminal(
-        'CannotRotate',
+        PIPE_REASON.CannotRotate,
         `${stuck.join(', ')}: the Secret changed, but the cloud cannot change a connection string in place; restore the Secret or create a new Pipe`,
         RETRY_DELAYS.userAction,
       );
@@ -166,7 +167,7 @@ class PipeClient extends ServiceScopedClient implements KindClient<Pipe, PipePla
       if (error.state === 'stopped') {
         // The cloud refuses (424) while the service is stopped: keep the finalizer and say what unblocks it.
         throw ReconcileError.terminal(
-          'DeleteBlocked',
+          PIPE_REASON.DeleteBlocked,
           `cannot delete pipe ${id}: ${this.service.label} is stopped; start the service or set deletionPolicy: Orphan`,
           RETRY_DELAYS.deleteBlocked,
         );

@@ -1,41 +1,18 @@
 import { PIPE_POLICY, PipeSpec, PipeStatus, pipeSecretUses } from './schema.ts';
 import {
   SERVICE_COLUMN,
-  serviceIdNotAllowedReason,
   servicePlainIds,
   serviceListRead,
   serviceReference,
 } from '../shared/service-scoped.ts';
 import { reversePrivateEndpointReferences } from '../reverse-private-endpoint/schema.ts';
 import { defineKind } from '../shared/descriptor.ts';
+import { pipeReasons } from './reasons.ts';
 import type { Pipe } from './schema.ts';
 
 /** The Pipe kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
 export const pipeKind = defineKind<Pipe>({
-  // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
-  reasons: {
-    ServiceIdNotAllowed: serviceIdNotAllowedReason,
-    WaitingForReference: {
-      means: 'the service or a reverse private endpoint is not usable yet; the message names it',
-    },
-    CloudFailed: { means: 'the cloud reports the pipe `Failed` or `InternalError`' },
-    CannotRotate: {
-      condition: 'Synced=False',
-      end: 'terminal',
-      kstatus: 'Failed',
-      argocd: 'Degraded',
-      means: 'a connection string changed; the API cannot take it in place',
-    },
-    InvalidReference: { means: 'a referenced ReversePrivateEndpoint belongs to another service' },
-    DeleteBlocked: {
-      condition: 'Synced=False',
-      end: 'retry',
-      kstatus: 'InProgress',
-      argocd: 'Progressing',
-      means: "the pipe's service is stopped, so the cloud refuses the delete",
-    },
-    SecretMissing: { means: 'a `…SecretRef` Secret or key is missing' },
-  },
+  reasons: pipeReasons,
   policyFields: PIPE_POLICY,
   kind: 'Pipe',
   plural: 'pipes',

@@ -1,22 +1,13 @@
 import { QUERY_ENDPOINT_POLICY, QueryEndpointSpec, QueryEndpointStatus } from './schema.ts';
-import {
-  SERVICE_COLUMN,
-  serviceIdNotAllowedReason,
-  servicePlainIds,
-  serviceReference,
-} from '../shared/service-scoped.ts';
+import { SERVICE_COLUMN, servicePlainIds, serviceReference } from '../shared/service-scoped.ts';
 import { apiKeyReferences } from '../api-key/schema.ts';
 import { defineKind } from '../shared/descriptor.ts';
+import { queryEndpointReasons } from './reasons.ts';
 import type { QueryEndpoint } from './schema.ts';
 
 /** The QueryEndpoint kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
 export const queryEndpointKind = defineKind<QueryEndpoint>({
-  // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
-  reasons: {
-    ServiceIdNotAllowed: serviceIdNotAllowedReason,
-    Conflict: { means: "another QueryEndpoint owns this service's endpoint, named here" },
-    WaitingForReference: { means: 'the service is not usable yet' },
-  },
+  reasons: queryEndpointReasons,
   policyFields: QUERY_ENDPOINT_POLICY,
   kind: 'QueryEndpoint',
   plural: 'queryendpoints',

@@ -1,4 +1,5 @@
 import { type ReversePrivateEndpoint } from './schema.ts';
+import { REVERSE_PRIVATE_ENDPOINT_REASON } from './reasons.ts';
 import {
   ReconcileError,
   comparison,
@@ -97,7 +98,7 @@ class ReversePrivateEndpointClient
     observation: { differences: string[] },
   ): Promise<void> {
     throw ReconcileError.terminal(
-      'CannotUpdate',
+      REVERSE_PRIVATE_ENDPOINT_REASON.CannotUpdate,
       `endpoint ${id} differs in ${observation.differences.join(', ')}, and the cloud cannot change an endpoint; create a new ReversePrivateEndpoint`,
       RETRY_DELAYS.userAction,
     );

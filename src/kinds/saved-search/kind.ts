@@ -1,5 +1,6 @@
 import { SAVED_SEARCH_POLICY, SavedSearchSpec, SavedSearchStatus } from './schema.ts';
 import { defineKind } from '../shared/descriptor.ts';
+import { savedSearchReasons } from './reasons.ts';
 import type { SavedSearch } from './schema.ts';
 
 /** The SavedSearch kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
@@ -13,9 +14,7 @@ export const savedSearchKind = defineKind<SavedSearch>({
   spec: SavedSearchSpec,
   status: SavedSearchStatus,
   printerColumns: [{ name: 'Where', type: 'string', jsonPath: '.spec.where' }],
-  reasons: {
-    WaitingForDependants: { means: '`deletionPolicy: Delete` while Alerts in its namespace still name it' },
-  },
+  reasons: savedSearchReasons,
   driftReads: () => [{ api: 'alerting', list: 'savedSearches' }],
   exportStep: () => import('./export.ts').then((module) => module.savedSearchExport),
   controller: () => import('./controller.ts').then((module) => module.savedSearchController),

@@ -6,7 +6,7 @@ import type {
   ManagedObject,
   PolicyFields,
 } from '../../managed/index.ts';
-import type { ReasonMeaning } from '../../base/reasons.ts';
+import type { KindReasons } from '../../base/reasons.ts';
 import { GROUP, VERSION } from './common.ts';
 
 export interface PrinterColumn {
@@ -41,9 +41,10 @@ export interface KindDescriptor<
   policyFields: PolicyFields;
   /**
    * The reasons only this kind writes, in the terms of the common table (`REASONS`), and what a common
-   * reason means for this kind (`means` alone): its page in docs/kinds lists them.
+   * reason means for this kind (`means` alone): its page in docs/kinds lists them. Its `reasons.ts` states
+   * them, and its code raises a reason of its own only by the names `reasonNames` gives them.
    */
-  reasons?: Readonly<Record<string, Partial<ReasonMeaning> & { means: string }>>;
+  reasons?: KindReasons;
   /** What a drift check of an object reads, by the cloud's two APIs (cloud-access's `CloudApi`). */
   driftReads?(resource: R): readonly DriftRead<'management' | 'alerting'>[];
   /** The kind's cloud client, loaded on first use: only the operator and `sluice plan` ask for it. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { reasonNames, type KindReasons } from '../../base/reasons.ts';
 import {
   externalIdOf,
   NOT_READY_YET,
@@ -77,23 +78,24 @@ export function serviceReference<R extends ServiceScoped>(): ReferenceDeclaratio
   };
 }
 
-/** The Ready reason of a `serviceId` naming a service this namespace may not reach. */
-export const SERVICE_ID_NOT_ALLOWED = 'ServiceIdNotAllowed';
+/** The reason of a `serviceId` naming a service this namespace may not reach, as each such kind declares it. */
+export const SERVICE_ID_REASONS = {
+  ServiceIdNotAllowed: {
+    condition: 'Ready=False',
+    end: 'wait',
+    kstatus: 'InProgress',
+    argocd: 'Progressing',
+    means:
+      '`spec.serviceId` names a service of another namespace that grants this one no use of it (a CloudIdGrant there), or one made outside sluice that the administrator does not allow this namespace; nothing is sent',
+  },
+} as const satisfies KindReasons;
 
-/** What its reason means, in the kind's reasons table. */
-export const serviceIdNotAllowedReason = {
-  condition: 'Ready=False',
-  end: 'wait',
-  kstatus: 'InProgress',
-  argocd: 'Progressing',
-  means:
-    '`spec.serviceId` names a service of another namespace that grants this one no use of it (a CloudIdGrant there), or one made outside sluice that the administrator does not allow this namespace; nothing is sent',
-} as const;
+const { ServiceIdNotAllowed } = reasonNames(SERVICE_ID_REASONS);
 
 /** A plain `serviceId`: the service it names must be this namespace's, or granted to it. */
 export function servicePlainIds(resource: ServiceScoped): PlainIdUse[] {
   const id = resource.spec.serviceId;
-  return id ? [{ field: 'serviceId', id, reason: SERVICE_ID_NOT_ALLOWED, heldBy: 'DatabaseService' }] : [];
+  return id ? [{ field: 'serviceId', id, reason: ServiceIdNotAllowed, heldBy: 'DatabaseService' }] : [];
 }
 
 /**

@@ -1,5 +1,6 @@
 import { WEBHOOK_POLICY, WebhookSpec, WebhookStatus, webhookSecretUses } from './schema.ts';
 import { defineKind } from '../shared/descriptor.ts';
+import { webhookReasons } from './reasons.ts';
 import type { Webhook } from './schema.ts';
 
 /** The Webhook kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
@@ -14,11 +15,7 @@ export const webhookKind = defineKind<Webhook>({
   spec: WebhookSpec,
   status: WebhookStatus,
   printerColumns: [{ name: 'Service', type: 'string', jsonPath: '.spec.service' }],
-  reasons: {
-    WaitingForDependants: {
-      means: '`deletionPolicy: Delete` while Alerts in its namespace still name it (`channel.webhookRef`)',
-    },
-  },
+  reasons: webhookReasons,
   secretReferences: (resource) => webhookSecretUses(resource.spec),
   driftReads: () => [{ api: 'alerting', list: 'webhooks' }],
   exportStep: () => import('./export.ts').then((module) => module.webhookExport),
