@@ -2,7 +2,8 @@ import { API_VERSION } from '../kinds/shared/common.ts';
 import type { KindDescriptor } from '../kinds/shared/descriptor.ts';
 import { pipeKind as pipeSchema } from '../kinds/pipe/kind.ts';
 import { reversePrivateEndpointKind as reversePrivateEndpointSchema } from '../kinds/reverse-private-endpoint/kind.ts';
-import { progressConditions } from '../managed/index.ts';
+import { progressConditions, readyReasonsNeedingAPerson } from '../managed/index.ts';
+import { kindNamed } from '../kinds/index.ts';
 
 /** Argo CD's health statuses. */
 export type HealthStatus = 'Healthy' | 'Progressing' | 'Degraded' | 'Suspended' | 'Missing' | 'Unknown';
@@ -74,7 +75,7 @@ function resource(
           status: {
             id: 'c0ffee00-0000-4000-8000-000000000001',
             observedGeneration: opts.observedGeneration ?? generation,
-            conditions: withProgress(opts.conditions, generation).map((c) => ({
+            conditions: withProgress(kind, opts.conditions, generation).map((c) => ({
               ...c,
               lastTransitionTime: T0,
             })),
@@ -86,10 +87,11 @@ function resource(
 }
 
 /** The conditions as the operator writes them: Reconciling and Stalled follow from Ready and Synced. */
-function withProgress(conditions: Condition[], generation: number): Condition[] {
+function withProgress(kind: string, conditions: Condition[], generation: number): Condition[] {
   const stated = conditions.map((c) => ({ ...c, lastTransitionTime: T0 }));
   const needsAPerson = conditions.some((c) => c.type === 'Synced' && c.needsAPerson === true);
-  const progress = progressConditions(stated, generation, needsAPerson);
+  const readyNeedsAPerson = readyReasonsNeedingAPerson(kindNamed(kind)?.reasons);
+  const progress = progressConditions(stated, generation, needsAPerson, readyNeedsAPerson);
   return [...conditions.map(({ needsAPerson: _, ...c }) => c), ...progress];
 }
 

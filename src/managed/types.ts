@@ -2,7 +2,7 @@ import type { DriftedField, ManagedEntries, PolicyFields, PolicyOutcome } from '
 import type { FieldChange } from './field-changes.ts';
 import type { OwnedCandidate, Owner } from './cluster-owner.ts';
 import type { PlainIdUse } from './id-access.ts';
-import type { ConditionReason } from '../base/reasons.ts';
+import type { ConditionReason, KindReasons } from '../base/reasons.ts';
 import type { DeletionPolicy, ManagedObject } from './managed-object.ts';
 import type { ReferenceDeclaration, ResolvedReferences } from './references.ts';
 import type { ResolvedSecrets, SecretUse } from './secret-references.ts';
@@ -215,6 +215,11 @@ export interface ManagedKind<R extends ManagedObject, Cloud, Plan = unknown> {
   version: string;
   plural: string;
   defaultDeletionPolicy: DeletionPolicy;
+  /**
+   * The reasons only this kind writes and what common ones mean for it, in the terms of the common table:
+   * a Ready=False reason of its own that a person must end makes its objects Stalled.
+   */
+  reasons?: KindReasons;
   /** Where connection details go, and which keys must be present (else `recoverConnectionDetails`). */
   connectionSecret?: {
     name(resource: R): string;

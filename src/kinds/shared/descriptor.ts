@@ -41,8 +41,9 @@ export interface KindDescriptor<
   policyFields: PolicyFields;
   /**
    * The reasons only this kind writes, in the terms of the common table (`REASONS`), and what a common
-   * reason means for this kind (`means` alone): its page in docs/kinds lists them. Its `reasons.ts` states
-   * them, and its code raises a reason of its own only by the names `reasonNames` gives them.
+   * reason means for this kind (`means` alone): its page in docs/kinds lists them, the runtime reads which
+   * make an object Stalled. Its `reasons.ts` states them; its code raises one only by the names
+   * `reasonNames` gives them.
    */
   reasons?: KindReasons;
   /** What a drift check of an object reads, by the cloud's two APIs (cloud-access's `CloudApi`). */

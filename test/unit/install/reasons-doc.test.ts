@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { REASONS } from '../../../src/base/reasons.ts';
 import { kindReasons, reasonTables, withReasonTable } from '../../../src/install/reasons-doc.ts';
 import { KINDS } from '../../../src/kinds/index.ts';
-import { READY_REASONS_NEEDING_A_PERSON } from '../../../src/managed/progress-conditions.ts';
+import { readyReasonsNeedingAPerson } from '../../../src/managed/progress-conditions.ts';
 
 const root = join(import.meta.dirname, '../../..');
 
@@ -32,11 +32,12 @@ describe('the reasons table and the pages that list it', () => {
     const terminal = Object.entries(REASONS)
       .filter(([, m]) => m.condition === 'Ready=False' && m.end === 'terminal')
       .map(([reason]) => reason);
-    for (const reason of terminal) expect(READY_REASONS_NEEDING_A_PERSON.has(reason)).toBe(true);
+    for (const reason of terminal) expect(readyReasonsNeedingAPerson().has(reason)).toBe(true);
     for (const kind of KINDS) {
+      const stalling = readyReasonsNeedingAPerson(kind.reasons);
+      for (const reason of terminal) expect(stalling.has(reason)).toBe(true);
       for (const [reason, m] of kindReasons(kind)) {
-        if (m.condition === 'Ready=False')
-          expect(READY_REASONS_NEEDING_A_PERSON.has(reason)).toBe(m.end === 'terminal');
+        if (m.condition === 'Ready=False') expect(stalling.has(reason), reason).toBe(m.end === 'terminal');
       }
     }
   });
