@@ -8,11 +8,13 @@ import {
 import { reversePrivateEndpointReferences } from '../reverse-private-endpoint/schema.ts';
 import { defineKind } from '../shared/descriptor.ts';
 import { pipeReasons } from './reasons.ts';
+import { pipeHealthCases } from './fixtures.ts';
 import type { Pipe } from './schema.ts';
 
 /** The Pipe kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
 export const pipeKind = defineKind<Pipe>({
   reasons: pipeReasons,
+  healthCases: pipeHealthCases,
   policyFields: PIPE_POLICY,
   kind: 'Pipe',
   plural: 'pipes',

@@ -11,11 +11,13 @@ import {
 } from '../shared/service-scoped.ts';
 import { defineKind } from '../shared/descriptor.ts';
 import { reversePrivateEndpointReasons } from './reasons.ts';
+import { reversePrivateEndpointHealthCases } from './fixtures.ts';
 import type { ReversePrivateEndpoint } from './schema.ts';
 
 /** The ReversePrivateEndpoint kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
 export const reversePrivateEndpointKind = defineKind<ReversePrivateEndpoint>({
   reasons: reversePrivateEndpointReasons,
+  healthCases: reversePrivateEndpointHealthCases,
   policyFields: REVERSE_PRIVATE_ENDPOINT_POLICY,
   kind: 'ReversePrivateEndpoint',
   plural: 'reverseprivateendpoints',

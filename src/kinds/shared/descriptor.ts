@@ -8,6 +8,7 @@ import type {
 } from '../../managed/index.ts';
 import type { KindReasons } from '../../base/reasons.ts';
 import { GROUP, VERSION } from './common.ts';
+import type { HealthCase } from './health-cases.ts';
 
 export interface PrinterColumn {
   name: string;
@@ -46,6 +47,11 @@ export interface KindDescriptor<
    * `reasonNames` gives them.
    */
   reasons?: KindReasons;
+  /**
+   * The Argo CD health (and kstatus) fixtures only this kind's code leads to, beside those every kind can be
+   * in (src/install/argocd-fixtures.ts): generated under deploy/argocd and run by the install tests.
+   */
+  healthCases?: readonly HealthCase[];
   /** What a drift check of an object reads, by the cloud's two APIs (cloud-access's `CloudApi`). */
   driftReads?(resource: R): readonly DriftRead<'management' | 'alerting'>[];
   /** The kind's cloud client, loaded on first use: only the operator and `sluice plan` ask for it. */
