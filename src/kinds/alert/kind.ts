@@ -1,9 +1,8 @@
-import { ALERT_POLICY, ALERT_REFERENCES, AlertSpec, AlertStatus } from './schema.ts';
+import { ALERT_POLICY, ALERT_REFERENCES, AlertSpec, AlertStatus, type Alert } from './schema.ts';
 import { defineKind } from '../shared/descriptor.ts';
 import { alertReasons } from './reasons.ts';
-import type { Alert } from './schema.ts';
 
-/** The Alert kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
+/** The Alert kind, as the registry lists it; its controller and export step are loaded on first use. */
 export const alertKind = defineKind<Alert>({
   policyFields: ALERT_POLICY,
   kind: 'Alert',

@@ -1,8 +1,8 @@
 import { reasonNames, type KindReasons } from '../../base/reasons.ts';
 
 /**
- * The reasons only a alert writes, and what the common ones mean for it: its page in docs/kinds lists
- * them (npm run generate), and its code raises no other of its own (`ALERT_REASON`).
+ * The reasons only Alert objects carry, and what common ones mean for them: the kind's page in docs/kinds
+ * lists them (npm run generate). Its code raises its own by the names in `ALERT_REASON`, and no other.
  */
 export const alertReasons = {
   InvalidReference: { means: "`tile` names no tile of the Dashboard's spec; nothing is sent" },

@@ -1,9 +1,8 @@
-import { API_KEY_POLICY, ApiKeySpec, ApiKeyStatus, NEXT_KEY_ID } from './schema.ts';
+import { API_KEY_POLICY, ApiKeySpec, ApiKeyStatus, NEXT_KEY_ID, type ApiKey } from './schema.ts';
 import { defineKind } from '../shared/descriptor.ts';
 import { apiKeyReasons } from './reasons.ts';
-import type { ApiKey } from './schema.ts';
 
-/** The ApiKey kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
+/** The ApiKey kind, as the registry lists it; its controller and export step are loaded on first use. */
 export const apiKeyKind = defineKind<ApiKey>({
   reasons: apiKeyReasons,
   policyFields: API_KEY_POLICY,

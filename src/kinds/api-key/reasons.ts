@@ -1,8 +1,8 @@
 import { reasonNames, type KindReasons } from '../../base/reasons.ts';
 
 /**
- * The reasons only a api key writes, and what the common ones mean for it: its page in docs/kinds lists
- * them (npm run generate), and its code raises no other of its own (`API_KEY_REASON`).
+ * The reasons only ApiKey objects carry, and what common ones mean for them: the kind's page in docs/kinds
+ * lists them (npm run generate). Its code raises its own by the names in `API_KEY_REASON`, and no other.
  */
 export const apiKeyReasons = {
   Expired: {

@@ -1,9 +1,8 @@
-import { DASHBOARD_POLICY, DashboardSpec, DashboardStatus } from './schema.ts';
+import { DASHBOARD_POLICY, DashboardSpec, DashboardStatus, type Dashboard } from './schema.ts';
 import { defineKind } from '../shared/descriptor.ts';
 import { dashboardReasons } from './reasons.ts';
-import type { Dashboard } from './schema.ts';
 
-/** The Dashboard kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
+/** The Dashboard kind, as the registry lists it; its controller and export step are loaded on first use. */
 export const dashboardKind = defineKind<Dashboard>({
   policyFields: DASHBOARD_POLICY,
   kind: 'Dashboard',

@@ -1,8 +1,8 @@
 import { reasonNames, type KindReasons } from '../../base/reasons.ts';
 
 /**
- * The reasons only a dashboard writes, and what the common ones mean for it: its page in docs/kinds lists
- * them (npm run generate), and its code raises no other of its own (`DASHBOARD_REASON`).
+ * The reasons only Dashboard objects carry, and what common ones mean for them: the kind's page in docs/kinds
+ * lists them (npm run generate). Its code raises its own by the names in `DASHBOARD_REASON`, and no other.
  */
 export const dashboardReasons = {
   WaitingForDependants: { means: '`deletionPolicy: Delete` while Alerts in its namespace still name it' },

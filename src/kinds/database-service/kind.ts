@@ -6,14 +6,14 @@ import {
   RESTORE_SOURCE,
   restoreSourceReference,
   PASSWORD_FIELD,
+  type DatabaseService,
 } from './schema.ts';
 import { renderTemplate } from '../shared/connection-template.ts';
 import { defineKind } from '../shared/descriptor.ts';
 import { DATABASE_SERVICE_REASON, databaseServiceReasons } from './reasons.ts';
-import type { DatabaseService } from './schema.ts';
 import type { PlainIdUse, SecretUse } from '../../managed/index.ts';
 
-/** The DatabaseService kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
+/** The DatabaseService kind, as the registry lists it; its controller and export step are loaded on first use. */
 export const databaseServiceKind = defineKind<DatabaseService>({
   reasons: databaseServiceReasons,
   policyFields: DATABASE_SERVICE_POLICY,

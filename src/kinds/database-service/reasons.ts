@@ -2,8 +2,8 @@ import { reasonNames, type KindReasons } from '../../base/reasons.ts';
 import { PLAIN_ID_REFUSED } from './schema.ts';
 
 /**
- * The reasons only a database service writes, and what the common ones mean for it: its page in docs/kinds lists
- * them (npm run generate), and its code raises no other of its own (`DATABASE_SERVICE_REASON`).
+ * The reasons only DatabaseService objects carry, and what common ones mean for them: the kind's page in docs/kinds
+ * lists them (npm run generate). Its code raises its own by the names in `DATABASE_SERVICE_REASON`, and no other.
  */
 export const databaseServiceReasons = {
   Available: {

@@ -1,4 +1,4 @@
-import { PIPE_POLICY, PipeSpec, PipeStatus, pipeSecretUses } from './schema.ts';
+import { PIPE_POLICY, PipeSpec, PipeStatus, pipeSecretUses, type Pipe } from './schema.ts';
 import {
   SERVICE_COLUMN,
   servicePlainIds,
@@ -9,9 +9,8 @@ import { reversePrivateEndpointReferences } from '../reverse-private-endpoint/sc
 import { defineKind } from '../shared/descriptor.ts';
 import { pipeReasons } from './reasons.ts';
 import { pipeHealthCases } from './fixtures.ts';
-import type { Pipe } from './schema.ts';
 
-/** The Pipe kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
+/** The Pipe kind, as the registry lists it; its controller and export step are loaded on first use. */
 export const pipeKind = defineKind<Pipe>({
   reasons: pipeReasons,
   healthCases: pipeHealthCases,

@@ -2,8 +2,8 @@ import { reasonNames, type KindReasons } from '../../base/reasons.ts';
 import { SERVICE_ID_REASONS } from '../shared/service-scoped.ts';
 
 /**
- * The reasons only a pipe writes, and what the common ones mean for it: its page in docs/kinds lists
- * them (npm run generate), and its code raises no other of its own (`PIPE_REASON`).
+ * The reasons only Pipe objects carry, and what common ones mean for them: the kind's page in docs/kinds
+ * lists them (npm run generate). Its code raises its own by the names in `PIPE_REASON`, and no other.
  */
 export const pipeReasons = {
   ...SERVICE_ID_REASONS,

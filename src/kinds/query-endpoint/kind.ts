@@ -1,11 +1,15 @@
-import { QUERY_ENDPOINT_POLICY, QueryEndpointSpec, QueryEndpointStatus } from './schema.ts';
+import {
+  QUERY_ENDPOINT_POLICY,
+  QueryEndpointSpec,
+  QueryEndpointStatus,
+  type QueryEndpoint,
+} from './schema.ts';
 import { SERVICE_COLUMN, servicePlainIds, serviceReference } from '../shared/service-scoped.ts';
 import { apiKeyReferences } from '../api-key/schema.ts';
 import { defineKind } from '../shared/descriptor.ts';
 import { queryEndpointReasons } from './reasons.ts';
-import type { QueryEndpoint } from './schema.ts';
 
-/** The QueryEndpoint kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
+/** The QueryEndpoint kind, as the registry lists it; its controller and export step are loaded on first use. */
 export const queryEndpointKind = defineKind<QueryEndpoint>({
   reasons: queryEndpointReasons,
   policyFields: QUERY_ENDPOINT_POLICY,

@@ -2,6 +2,7 @@ import {
   REVERSE_PRIVATE_ENDPOINT_POLICY,
   ReversePrivateEndpointSpec,
   ReversePrivateEndpointStatus,
+  type ReversePrivateEndpoint,
 } from './schema.ts';
 import {
   SERVICE_COLUMN,
@@ -12,9 +13,8 @@ import {
 import { defineKind } from '../shared/descriptor.ts';
 import { reversePrivateEndpointReasons } from './reasons.ts';
 import { reversePrivateEndpointHealthCases } from './fixtures.ts';
-import type { ReversePrivateEndpoint } from './schema.ts';
 
-/** The ReversePrivateEndpoint kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
+/** The ReversePrivateEndpoint kind, as the registry lists it; its controller and export step are loaded on first use. */
 export const reversePrivateEndpointKind = defineKind<ReversePrivateEndpoint>({
   reasons: reversePrivateEndpointReasons,
   healthCases: reversePrivateEndpointHealthCases,

@@ -2,8 +2,8 @@ import { reasonNames, type KindReasons } from '../../base/reasons.ts';
 import { SERVICE_ID_REASONS } from '../shared/service-scoped.ts';
 
 /**
- * The reasons only a reverse private endpoint writes, and what the common ones mean for it: its page in docs/kinds lists
- * them (npm run generate), and its code raises no other of its own (`REVERSE_PRIVATE_ENDPOINT_REASON`).
+ * The reasons only ReversePrivateEndpoint objects carry, and what common ones mean for them: the kind's page in docs/kinds
+ * lists them (npm run generate). Its code raises its own by the names in `REVERSE_PRIVATE_ENDPOINT_REASON`, and no other.
  */
 export const reversePrivateEndpointReasons = {
   ...SERVICE_ID_REASONS,

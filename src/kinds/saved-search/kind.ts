@@ -1,9 +1,8 @@
-import { SAVED_SEARCH_POLICY, SavedSearchSpec, SavedSearchStatus } from './schema.ts';
+import { SAVED_SEARCH_POLICY, SavedSearchSpec, SavedSearchStatus, type SavedSearch } from './schema.ts';
 import { defineKind } from '../shared/descriptor.ts';
 import { savedSearchReasons } from './reasons.ts';
-import type { SavedSearch } from './schema.ts';
 
-/** The SavedSearch kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
+/** The SavedSearch kind, as the registry lists it; its controller and export step are loaded on first use. */
 export const savedSearchKind = defineKind<SavedSearch>({
   policyFields: SAVED_SEARCH_POLICY,
   kind: 'SavedSearch',

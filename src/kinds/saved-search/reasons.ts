@@ -1,8 +1,8 @@
 import { reasonNames, type KindReasons } from '../../base/reasons.ts';
 
 /**
- * The reasons only a saved search writes, and what the common ones mean for it: its page in docs/kinds lists
- * them (npm run generate), and its code raises no other of its own (`SAVED_SEARCH_REASON`).
+ * The reasons only SavedSearch objects carry, and what common ones mean for them: the kind's page in docs/kinds
+ * lists them (npm run generate). Its code raises its own by the names in `SAVED_SEARCH_REASON`, and no other.
  */
 export const savedSearchReasons = {
   WaitingForDependants: { means: '`deletionPolicy: Delete` while Alerts in its namespace still name it' },

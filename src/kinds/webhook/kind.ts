@@ -1,9 +1,8 @@
-import { WEBHOOK_POLICY, WebhookSpec, WebhookStatus, webhookSecretUses } from './schema.ts';
+import { WEBHOOK_POLICY, WebhookSpec, WebhookStatus, webhookSecretUses, type Webhook } from './schema.ts';
 import { defineKind } from '../shared/descriptor.ts';
 import { webhookReasons } from './reasons.ts';
-import type { Webhook } from './schema.ts';
 
-/** The Webhook kind: everything sluice knows of it but its cloud client, which is loaded on first use. */
+/** The Webhook kind, as the registry lists it; its controller and export step are loaded on first use. */
 export const webhookKind = defineKind<Webhook>({
   policyFields: WEBHOOK_POLICY,
   kind: 'Webhook',

@@ -1,8 +1,8 @@
 import { reasonNames, type KindReasons } from '../../base/reasons.ts';
 
 /**
- * The reasons only a webhook writes, and what the common ones mean for it: its page in docs/kinds lists
- * them (npm run generate), and its code raises no other of its own (`WEBHOOK_REASON`).
+ * The reasons only Webhook objects carry, and what common ones mean for them: the kind's page in docs/kinds
+ * lists them (npm run generate). Its code raises its own by the names in `WEBHOOK_REASON`, and no other.
  */
 export const webhookReasons = {
   WaitingForDependants: {
