@@ -24,6 +24,17 @@ describe('the kind registry', () => {
     }
   });
 
+  it("each kind's loaders give its client and its export step", async () => {
+    for (const kind of await loadKinds()) expect(typeof kind.connect, kind.kind).toBe('function');
+    for (const kind of KINDS) {
+      const step = (await kind.exportStep()) as { scope?: unknown; position?: unknown };
+      expect([step.scope, typeof step.position], kind.kind).toEqual([
+        expect.stringMatching(/^(service|organization)$/),
+        'number',
+      ]);
+    }
+  });
+
   it("each kind's default deletion policy is the one its CRD fills in", () => {
     const defaults = KINDS.map((schema) => {
       const { deletionPolicy } = specOf(customResourceDefinition(schema)).spec.properties;

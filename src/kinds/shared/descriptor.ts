@@ -23,15 +23,14 @@ export interface PrinterColumn {
  * (`src/kinds/index.ts`): its CRD identity and schemas, its reasons, its relations to other kinds and what the
  * runtime reads of its objects (Secrets, plain ids, drift reads). Every table (CRDs, RBAC, Argo CD health
  * checks, the docs' reasons) is built from these. What talks to the cloud (the controller, the export step)
- * is loaded on demand, so `npm run generate` loads neither a controller nor a cloud client.
- * `Controller` and `Export` are what the loaders give: a `KindController` and a `KindExport`
- * (src/kinds/shared/sluice-kind.ts), typed where they are written.
+ * is loaded on demand, so `npm run generate` loads neither a controller nor a cloud client. What the loaders
+ * give, a `KindController` (src/kinds/shared/sluice-kind.ts) and a `KindExport` (export-step.ts), is typed
+ * where it is written; naming those types here would load the cloud clients' types with the registry.
  */
-export interface KindDescriptor<
-  R extends ManagedObject = ManagedObject,
-  Controller = unknown,
-  Export = unknown,
-> extends Omit<ManagedKind<R, unknown>, 'connect' | 'driftReads' | 'policyFields'> {
+export interface KindDescriptor<R extends ManagedObject = ManagedObject> extends Omit<
+  ManagedKind<R, unknown>,
+  'connect' | 'driftReads' | 'policyFields'
+> {
   singular: string;
   shortNames: string[];
   description: string;
@@ -55,9 +54,9 @@ export interface KindDescriptor<
   /** What a drift check of an object reads, by the cloud's two APIs (cloud-access's `CloudApi`). */
   driftReads?(resource: R): readonly DriftRead<'management' | 'alerting'>[];
   /** The kind's cloud client, loaded on first use: only the operator and `sluice plan` ask for it. */
-  controller(): Promise<Controller>;
+  controller(): Promise<unknown>;
   /** How `sluice export` reads the kind's cloud objects and writes their manifests, loaded by the export. */
-  exportStep(): Promise<Export>;
+  exportStep(): Promise<unknown>;
 }
 
 /** A spec with the `deletionPolicy` field of `managedSpecFields`, whose default it states. */

@@ -1,5 +1,4 @@
 import type { KindDescriptor } from './descriptor.ts';
-import type { KindExport } from './export-step.ts';
 import type { Comparison, ConnectContext, ExternalClient, ManagedObject } from '../../managed/index.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
 
@@ -15,13 +14,6 @@ export type KindClient<R extends ManagedObject, Plan> = Omit<ExternalClient<R, P
 export interface KindController<R extends ManagedObject, Plan = unknown> {
   connect(resource: R, context: ConnectContext<CloudConnection>): KindClient<R, Plan>;
 }
-
-/** A kind's descriptor as the registry lists it, with what its loaders give. */
-export type RegisteredKind<R extends ManagedObject, Plan = unknown> = KindDescriptor<
-  R,
-  KindController<R, Plan>,
-  KindExport
->;
 
 /**
  * A kind with its controller loaded (`loadKinds`): its descriptor's facts and its client, the `ManagedKind`
