@@ -112,6 +112,14 @@ export default {
       to: { path: '^src/kinds/[^/]+/controller\\.ts$', pathNot: '^src/kinds/$1/' },
     },
     {
+      name: 'controllers-load-on-demand',
+      comment:
+        "A kind's controller and export step are loaded by its descriptor (kind.ts) when they run, never imported: what reads the registry (npm run generate) loads no cloud client.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/kinds/[^/]+/kind\\.ts$' },
+      to: { path: '^src/kinds/[^/]+/(controller|export)\\.ts$' },
+    },
+    {
       name: 'kind-contract-through-its-index',
       comment:
         "Outside src/managed and the engine that runs it (src/runtime), the kind contract is used through src/managed/index.ts: what it does not export is the reconciler's own business.",

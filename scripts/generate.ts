@@ -7,12 +7,12 @@ import { format, resolveConfig } from 'prettier';
 import { renderCrdFiles } from '../src/kinds/shared/render.ts';
 import { renderInstallFiles } from '../src/install/render.ts';
 import { reasonTables, withReasonTable } from '../src/install/reasons-doc.ts';
-import { GRANT_SCHEMAS, KIND_SCHEMAS } from '../src/kinds/schemas.ts';
+import { GRANT_SCHEMAS, KINDS } from '../src/kinds/index.ts';
 
 const root = join(import.meta.dirname, '..');
 const dir = join(root, 'crds');
 mkdirSync(dir, { recursive: true });
-for (const { fileName, yaml } of renderCrdFiles(KIND_SCHEMAS, GRANT_SCHEMAS)) {
+for (const { fileName, yaml } of renderCrdFiles(KINDS, GRANT_SCHEMAS)) {
   writeFileSync(join(dir, fileName), yaml);
   console.log(`wrote crds/${fileName}`);
 }
@@ -24,7 +24,7 @@ for (const generated of [
   'deploy/argocd/resource_customizations',
 ])
   rmSync(join(root, generated), { recursive: true, force: true });
-const files = renderInstallFiles(KIND_SCHEMAS, GRANT_SCHEMAS);
+const files = renderInstallFiles(KINDS, GRANT_SCHEMAS);
 for (const { path, content } of files) {
   mkdirSync(dirname(join(root, path)), { recursive: true });
   writeFileSync(join(root, path), content);
@@ -32,7 +32,7 @@ for (const { path, content } of files) {
 console.log(`wrote ${files.length} install files (charts/sluice, deploy/generated, deploy/argocd)`);
 
 // The reasons each kind's page lists, from the one table of reasons and the kinds' own (a test fails when stale).
-for (const { path, table } of reasonTables(KIND_SCHEMAS)) {
+for (const { path, table } of reasonTables(KINDS)) {
   const file = join(root, path);
   if (!existsSync(file))
     throw new Error(`${path}: a kind with reasons of its own needs its page, with the reasons markers`);

@@ -3,6 +3,8 @@
  * it a failure at all, under which reason is it reported, and how soon may it be tried again. An error says so
  * by its `[FAILURE]` property, so the runtime recognises a cloud error without knowing its class.
  */
+import type { ConditionReason } from './reasons.ts';
+
 export const FAILURE: unique symbol = Symbol.for('sluice.failure');
 
 /**
@@ -21,7 +23,7 @@ export interface Deferral {
 export interface RetryAfter {
   kind: 'retry-after';
   /** The condition and Event reason it is reported under. */
-  reason: string;
+  reason: ConditionReason;
   retryAfterMs?: number | undefined;
 }
 
@@ -31,7 +33,7 @@ export interface RetryAfter {
  */
 export interface Terminal {
   kind: 'terminal';
-  reason: string;
+  reason: ConditionReason;
   retryAfterMs: number;
 }
 

@@ -2,7 +2,7 @@
  * The condition reasons sluice writes, each with what it means for the object's Ready and Synced conditions,
  * for kstatus (Flux, kpt: read from the Reconciling and Stalled conditions sluice derives) and for Argo CD's
  * health check. One table: the reconciler, the progress conditions and the kinds' documentation read it,
- * so a reason's meaning is stated once. A kind's own reasons are in its schema (`reasons`), in these terms.
+ * so a reason's meaning is stated once. A kind's own reasons are in its `reasons.ts`, in these terms.
  */
 
 /** How a reason ends: by itself (`wait`), by a retry (`retry`), or only when a person acts (`terminal`). */
@@ -211,6 +211,32 @@ export const REASONS = {
 } as const satisfies Record<string, ReasonMeaning>;
 
 export type Reason = keyof typeof REASONS;
+
+declare const declared: unique symbol;
+
+/**
+ * A reason a kind declared in its reasons table, made only by `reasonNames`: a bare string is no reason, so a
+ * kind that raises one it did not declare does not compile.
+ */
+export type DeclaredReason<Name extends string = string> = Name & { readonly [declared]: true };
+
+/** A reason a condition, an Event or a failure may carry: one of the common table's, or one a kind declared. */
+export type ConditionReason = Reason | DeclaredReason;
+
+/** What a kind's own reason means, in the terms of the common table; `means` alone for a common reason. */
+export type KindReasonMeaning = Partial<ReasonMeaning> & { means: string };
+
+/** A kind's reasons table: its own reasons, and what common ones mean for it. */
+export type KindReasons = Readonly<Record<string, KindReasonMeaning>>;
+
+/** Each reason of a kind's table by name, as the kind raises it: `PIPE_REASON.CannotRotate`. */
+export function reasonNames<const Table extends KindReasons>(
+  table: Table,
+): { readonly [Name in keyof Table & string]: DeclaredReason<Name> } {
+  return Object.fromEntries(Object.keys(table).map((name) => [name, name])) as {
+    readonly [Name in keyof Table & string]: DeclaredReason<Name>;
+  };
+}
 
 /** Each reason by name, for code that writes one: `REASON.SecretMissing`. */
 export const REASON = Object.fromEntries(Object.keys(REASONS).map((name) => [name, name])) as {

@@ -1,10 +1,10 @@
 import { Command, Option } from 'commander';
 import { addCloudAccessOptions, parseFlags } from '../command-line/flags.ts';
 import { ExportConfig } from './config.ts';
-import { KIND_SCHEMAS } from '../kinds/schemas.ts';
+import { KINDS } from '../kinds/index.ts';
 
 /** The kinds `sluice export` writes: every kind sluice serves. */
-const KIND_NAMES = KIND_SCHEMAS.map((schema) => schema.kind) as [string, ...string[]];
+const KIND_NAMES = KINDS.map((schema) => schema.kind) as [string, ...string[]];
 
 const collect = (value: string, previous: string[] = []) => [
   ...previous,

@@ -3,11 +3,11 @@ import { ObjectName } from '../kinds/shared/common.ts';
 import { cloudAccessFields, clusterName, FLAG_CREDENTIALS } from '../cloud-access/flags.ts';
 import type { FieldPolicy } from '../managed/index.ts';
 import { anyKindAccepts, POLICIES, type PolicyName } from './field-policy.ts';
-import { KIND_SCHEMAS } from '../kinds/schemas.ts';
+import { KINDS } from '../kinds/index.ts';
 import { kebab } from '../command-line/flags.ts';
 
 /** The kinds `sluice export` writes: every kind sluice serves. */
-const KIND_NAMES = KIND_SCHEMAS.map((schema) => schema.kind) as [string, ...string[]];
+const KIND_NAMES = KINDS.map((schema) => schema.kind) as [string, ...string[]];
 
 const TAG_SELECTOR = /^tag:([^=]+)=(.*)$/;
 const FIELD_POLICY = new RegExp(`^(${POLICIES.join('|')})=(.+)$`);

@@ -9,6 +9,7 @@ import { describeIssue } from '../cloud/schemas/issues.ts';
 import {
   byNameThenId,
   type ExportWalk,
+  type KindExport,
   type Mapped,
   type SecretToCreate,
 } from '../kinds/shared/export-step.ts';
@@ -174,9 +175,11 @@ export async function exportOrganization(options: ExportOptions): Promise<Export
     withheld: (field) => result.withheld.push(field),
   };
 
-  const steps = KINDS.map((kind) => ({ kind: kind.kind, step: kind.export })).sort(
-    (a, b) => a.step.position - b.step.position,
-  );
+  const steps = (
+    await Promise.all(
+      KINDS.map(async (kind) => ({ kind: kind.kind, step: (await kind.exportStep()) as KindExport })),
+    )
+  ).sort((a, b) => a.step.position - b.step.position);
   const inServices = steps.flatMap(({ kind, step }) => (step.scope === 'service' ? [{ kind, step }] : []));
   const services = inServices.some(({ kind }) => kinds.has(kind))
     ? await walk.call(options.management.listServices(options.tags ? { tags: options.tags } : {}))

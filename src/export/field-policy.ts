@@ -1,11 +1,11 @@
-import { KIND_SCHEMAS } from '../kinds/schemas.ts';
+import { KINDS } from '../kinds/index.ts';
 import type { FieldPolicy, PolicyFields } from '../managed/index.ts';
 
 export const POLICIES = ['createOnly', 'reportOnly', 'additive'] as const;
 export type PolicyName = (typeof POLICIES)[number];
 
 const POLICY_FIELDS: Record<string, PolicyFields> = Object.fromEntries(
-  KIND_SCHEMAS.map((schema) => [schema.kind, schema.policyFields]),
+  KINDS.map((schema) => [schema.kind, schema.policyFields]),
 );
 
 /** What a kind accepts under a policy: fields changed in place, or for `additive` its shared lists. */

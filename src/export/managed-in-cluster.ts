@@ -1,4 +1,4 @@
-import type { SluiceKind } from '../kinds/shared/sluice-kind.ts';
+import type { KindDescriptor } from '../kinds/shared/descriptor.ts';
 import { KINDS } from '../kinds/index.ts';
 import type { KubeAccess } from '../kube/kube-config.ts';
 import { KubeApiError } from '../kube/kube-http.ts';
@@ -16,7 +16,7 @@ export type ManagedBy = (kind: string, id: string) => string | undefined;
 export async function readManagedBy(access: KubeAccess): Promise<{ managedBy: ManagedBy; count: number }> {
   const cluster = new ClusterReader(access);
   const holders = new Map<string, string>();
-  for (const kind of KINDS as SluiceKind<ManagedObject>[]) {
+  for (const kind of KINDS as readonly KindDescriptor<ManagedObject>[]) {
     const objects = await cluster.list(kind).catch((error: unknown) => {
       if (error instanceof KubeApiError && error.statusCode === 404) return [];
       throw error;

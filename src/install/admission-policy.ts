@@ -1,5 +1,5 @@
 import { GROUP } from '../kinds/shared/common.ts';
-import type { KindSchema } from '../kinds/shared/kind-schema.ts';
+import type { KindDescriptor } from '../kinds/shared/descriptor.ts';
 
 /** The name of the policy and of its binding. */
 export const OBSERVE_POLICY_NAME = 'sluice-observe-needs-an-id';
@@ -9,7 +9,7 @@ export const OBSERVE_POLICY_NAME = 'sluice-observe-needs-an-id';
  * annotations, a ValidatingAdmissionPolicy can. Only what the user writes is checked: a status write, and an
  * update that leaves the spec as it was (the operator's finalizer, a deletion), are never refused.
  */
-export function observeAdmissionPolicy(kinds: readonly KindSchema[]): Record<string, unknown>[] {
+export function observeAdmissionPolicy(kinds: readonly KindDescriptor[]): Record<string, unknown>[] {
   const expression = [
     "!has(object.spec.managementPolicy) || object.spec.managementPolicy != 'Observe'",
     "(has(object.metadata.annotations) && 'sluice.dev/external-id' in object.metadata.annotations)",

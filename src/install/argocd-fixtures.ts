@@ -1,121 +1,35 @@
-import { API_VERSION } from '../kinds/shared/common.ts';
-import type { KindSchema } from '../kinds/shared/kind-schema.ts';
-import { pipeSchema } from '../kinds/pipe/schema.ts';
-import { reversePrivateEndpointSchema } from '../kinds/reverse-private-endpoint/schema.ts';
-import { progressConditions } from '../managed/index.ts';
+import type { KindDescriptor } from '../kinds/shared/descriptor.ts';
+import {
+  failedSync,
+  fixtureObject,
+  notReady,
+  readyCondition as ready,
+  syncedOk as ok,
+  type FixtureState,
+  type HealthCase,
+} from '../kinds/shared/health-cases.ts';
+import { kindNamed } from '../kinds/index.ts';
 
-/** Argo CD's health statuses. */
-export type HealthStatus = 'Healthy' | 'Progressing' | 'Degraded' | 'Suspended' | 'Missing' | 'Unknown';
+export type { HealthCase, HealthStatus } from '../kinds/shared/health-cases.ts';
 
-interface Condition {
-  type: 'Ready' | 'Synced' | 'Reconciling' | 'Stalled';
-  status: 'True' | 'False';
-  reason: string;
-  message?: string;
-  /** The generation the condition was set for; omitted, the fixture does not say. */
-  observedGeneration?: number;
-  /** A Synced failure that fails the same way until someone acts (the operator then writes Stalled). */
-  needsAPerson?: boolean;
-}
-
-/** One state of a sluice resource and the health Argo CD must show for it. */
-export interface HealthCase {
-  /** File name under testdata/ (without .yaml). */
-  name: string;
-  /** What the case shows, written into the fixture as a comment. */
-  about: string;
-  expected: { status: HealthStatus; message: string };
-  /** Only for the kinds this holds for (default: every kind). */
-  appliesTo?: (kind: KindSchema) => boolean;
-  object: (kind: string) => Record<string, unknown>;
+/** A state any kind can be in, `appliesTo` the kinds it holds for (default: every kind). */
+interface CommonHealthCase extends HealthCase {
+  appliesTo?: (kind: KindDescriptor) => boolean;
 }
 
 // Which kinds a case applies to follows from what the kind declares where the runtime decides it (a kind
-// with references can wait for one, one with `exclusiveOn` can meet a Conflict); the reasons only one
-// controller raises name that kind's schema.
-const hasReferences = (kind: KindSchema) => (kind.references?.length ?? 0) > 0;
-const isExclusive = (kind: KindSchema) => kind.exclusiveOn !== undefined;
-const only =
-  (schema: KindSchema) =>
-  (kind: KindSchema): boolean =>
-    kind.kind === schema.kind;
+// with references can wait for one, one with `exclusiveOn` can meet a Conflict); the cases only one
+// kind's code leads to are in that kind's descriptor (`healthCases`).
+const hasReferences = (kind: KindDescriptor) => (kind.references?.length ?? 0) > 0;
+const isExclusive = (kind: KindDescriptor) => kind.exclusiveOn !== undefined;
 
-const T0 = '2026-01-01T00:00:00Z';
 const ALLOWED_DRIFT = '1 field differs from the spec, as the field policy allows: name';
-const ok: Condition = { type: 'Synced', status: 'True', reason: 'ReconcileSuccess' };
 
-function resource(
-  kind: string,
-  opts: {
-    conditions?: Condition[];
-    generation?: number;
-    observedGeneration?: number;
-    annotations?: Record<string, string>;
-    deletionTimestamp?: string;
-  } = {},
-): Record<string, unknown> {
-  const generation = opts.generation ?? 1;
-  return {
-    apiVersion: API_VERSION,
-    kind,
-    metadata: {
-      name: 'example',
-      namespace: 'data',
-      generation,
-      creationTimestamp: T0,
-      ...(opts.annotations ? { annotations: opts.annotations } : {}),
-      ...(opts.deletionTimestamp
-        ? { deletionTimestamp: opts.deletionTimestamp, finalizers: ['sluice.dev/finalizer'] }
-        : {}),
-    },
-    spec: {},
-    ...(opts.conditions
-      ? {
-          status: {
-            id: 'c0ffee00-0000-4000-8000-000000000001',
-            observedGeneration: opts.observedGeneration ?? generation,
-            conditions: withProgress(opts.conditions, generation).map((c) => ({
-              ...c,
-              lastTransitionTime: T0,
-            })),
-          },
-        }
-      : // What the apiserver serves before sluice writes a status: the CRD's default.
-        { status: { observedGeneration: 0 } }),
-  };
-}
+/** An object of a registered kind in a state, as the operator writes it. */
+const resource = (kind: string, state?: FixtureState) => fixtureObject(kind, state, kindNamed(kind)?.reasons);
 
-/** The conditions as the operator writes them: Reconciling and Stalled follow from Ready and Synced. */
-function withProgress(conditions: Condition[], generation: number): Condition[] {
-  const stated = conditions.map((c) => ({ ...c, lastTransitionTime: T0 }));
-  const needsAPerson = conditions.some((c) => c.type === 'Synced' && c.needsAPerson === true);
-  const progress = progressConditions(stated, generation, needsAPerson);
-  return [...conditions.map(({ needsAPerson: _, ...c }) => c), ...progress];
-}
-
-const ready = (message?: string): Condition => ({
-  type: 'Ready',
-  status: 'True',
-  reason: 'Available',
-  ...(message ? { message } : {}),
-});
-const notReady = (reason: string, message: string): Condition => ({
-  type: 'Ready',
-  status: 'False',
-  reason,
-  message,
-});
-/** Synced=False for a failure only a person ends (the default), or one a retry may end. */
-const failedSync = (reason: string, message: string, needsAPerson = true): Condition => ({
-  type: 'Synced',
-  status: 'False',
-  reason,
-  message,
-  needsAPerson,
-});
-
-/** Every state the operator can leave a resource in; the same for every kind unless `kinds` says otherwise. */
-export const HEALTH_CASES: HealthCase[] = [
+/** Every state the operator can leave any resource in; the same for every kind unless `appliesTo` says otherwise. */
+export const HEALTH_CASES: CommonHealthCase[] = [
   {
     name: 'ready',
     about: 'the cloud matches the spec and the resource is usable',
@@ -172,16 +86,6 @@ export const HEALTH_CASES: HealthCase[] = [
       }),
   },
   {
-    name: 'pending-acceptance',
-    about: 'the endpoint waits for the owner of the target service to accept the connection',
-    expected: { status: 'Progressing', message: 'waiting for the connection to be accepted' },
-    appliesTo: only(reversePrivateEndpointSchema),
-    object: (kind) =>
-      resource(kind, {
-        conditions: [ok, notReady('PendingAcceptance', 'waiting for the connection to be accepted')],
-      }),
-  },
-  {
     name: 'generation-not-observed',
     about: 'the spec changed and the operator has not acted on it yet: the old Ready says nothing',
     expected: { status: 'Progressing', message: 'Waiting for sluice to act on generation 3' },
@@ -227,57 +131,6 @@ export const HEALTH_CASES: HealthCase[] = [
       resource(kind, {
         conditions: [
           failedSync('SecretConflict', 'Secret data/shared is controlled by DatabaseService other'),
-        ],
-      }),
-  },
-  {
-    name: 'cannot-rotate',
-    about: 'a referenced Secret changed, but the cloud cannot change that connection string in place',
-    expected: { status: 'Degraded', message: 'source.kafka: restore the Secret or create a new Pipe' },
-    appliesTo: only(pipeSchema),
-    object: (kind) =>
-      resource(kind, {
-        conditions: [
-          failedSync('CannotRotate', 'source.kafka: restore the Secret or create a new Pipe'),
-          ready(),
-        ],
-      }),
-  },
-  ...(
-    [
-      ['Rejected', 'the connection was rejected on your side'],
-      ['Expired', 'the connection was not accepted in time and expired'],
-      ['Failed', 'the cloud reports the endpoint Failed'],
-    ] as const
-  ).map(([reason, message]): HealthCase => ({
-    name: `endpoint-${reason.toLowerCase()}`,
-    about: `the cloud reports the endpoint ${reason}: only a new endpoint helps`,
-    expected: { status: 'Degraded', message },
-    appliesTo: only(reversePrivateEndpointSchema),
-    object: (kind) => resource(kind, { conditions: [ok, notReady(reason, message)] }),
-  })),
-  ...(
-    [
-      ['AmbiguousAdoption', 'set the annotation sluice.dev/external-id to the one to adopt'],
-      ['CannotUpdate', 'endpoint c0ffee00 differs in description; create a new ReversePrivateEndpoint'],
-    ] as const
-  ).map(([reason, message]): HealthCase => ({
-    name: reason.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase(),
-    about: 'the user must choose or replace the endpoint; retrying will not help',
-    expected: { status: 'Degraded', message },
-    appliesTo: only(reversePrivateEndpointSchema),
-    object: (kind) => resource(kind, { conditions: [failedSync(reason, message)] }),
-  })),
-  {
-    name: 'invalid-reference',
-    about: 'a referenced ReversePrivateEndpoint belongs to another service than the pipe',
-    expected: { status: 'Degraded', message: 'ReversePrivateEndpoint msk belongs to service other' },
-    appliesTo: only(pipeSchema),
-    object: (kind) =>
-      resource(kind, {
-        conditions: [
-          failedSync('InvalidReference', 'ReversePrivateEndpoint msk belongs to service other'),
-          notReady('Creating', 'being created'),
         ],
       }),
   },
@@ -464,6 +317,8 @@ export const HEALTH_CASES: HealthCase[] = [
   },
 ];
 
-/** The cases a kind's health check is tested with. */
-export const healthCasesOf = (kind: KindSchema): HealthCase[] =>
-  HEALTH_CASES.filter((c) => c.appliesTo?.(kind) ?? true);
+/** The cases a kind's health check is tested with: those of every kind it can be in, then its own. */
+export const healthCasesOf = (kind: KindDescriptor): HealthCase[] => [
+  ...HEALTH_CASES.filter((c) => c.appliesTo?.(kind) ?? true),
+  ...(kind.healthCases ?? []),
+];

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REASONS, type ReasonMeaning } from '../base/reasons.ts';
-import type { KindSchema } from '../kinds/shared/kind-schema.ts';
-import { KIND_SCHEMAS } from '../kinds/schemas.ts';
+import type { KindDescriptor } from '../kinds/shared/descriptor.ts';
+import { KINDS } from '../kinds/index.ts';
 import { kindReasons } from './reasons-doc.ts';
 
 /**
@@ -25,7 +25,7 @@ const TABLES = [
  * Every reason with what it means for Argo CD: the common table, then each kind's own. The script is one for
  * every kind, so a reason two tables state must land in the same health table wherever it is written.
  */
-function reasonMeanings(kinds: readonly KindSchema[]): Map<string, ReasonMeaning> {
+function reasonMeanings(kinds: readonly KindDescriptor[]): Map<string, ReasonMeaning> {
   const meanings = new Map<string, ReasonMeaning>(Object.entries(REASONS));
   const tableOf = (m: ReasonMeaning) => TABLES.findIndex((table) => table.holds(m));
   for (const kind of kinds) {
@@ -43,7 +43,7 @@ function reasonMeanings(kinds: readonly KindSchema[]): Map<string, ReasonMeaning
 }
 
 /** The reasons each health table lists, by its marker: in the order the reasons tables state them. */
-export function healthTables(kinds: readonly KindSchema[] = KIND_SCHEMAS): Map<string, string[]> {
+export function healthTables(kinds: readonly KindDescriptor[] = KINDS): Map<string, string[]> {
   const meanings = [...reasonMeanings(kinds)];
   return new Map(
     TABLES.map(({ marker, holds }) => [
@@ -54,7 +54,7 @@ export function healthTables(kinds: readonly KindSchema[] = KIND_SCHEMAS): Map<s
 }
 
 /** The Argo CD health script: health.lua with its reason tables filled from the reasons tables. */
-export function healthLua(kinds: readonly KindSchema[] = KIND_SCHEMAS): string {
+export function healthLua(kinds: readonly KindDescriptor[] = KINDS): string {
   let script = readFileSync(join(import.meta.dirname, 'health.lua'), 'utf8');
   for (const [marker, reasons] of healthTables(kinds)) {
     const at = script.indexOf(marker);

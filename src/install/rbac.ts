@@ -1,6 +1,6 @@
 import { GROUP } from '../kinds/shared/common.ts';
 import type { GrantSchema } from '../kinds/shared/grant-schema.ts';
-import type { KindSchema } from '../kinds/shared/kind-schema.ts';
+import type { KindDescriptor } from '../kinds/shared/descriptor.ts';
 
 /** A Kubernetes RBAC PolicyRule. */
 export interface PolicyRule {
@@ -27,13 +27,13 @@ export interface OperatorRules {
 }
 
 /**
- * The least privilege `sluice run` needs, derived from the kind registry: a new kind in KIND_SCHEMAS
- * (src/kinds/schemas.ts) gets its rules by `npm run generate`. Every verb here is one the operator sends:
+ * The least privilege `sluice run` needs, derived from the kind registry: a new kind in KINDS
+ * (src/kinds/index.ts) gets its rules by `npm run generate`. Every verb here is one the operator sends:
  * the reflector lists and watches and leader election reads, creates and replaces its Lease (src/kube); the
  * reconciler merge-patches finalizers and status, writes connection Secrets and creates Events (src/managed).
  */
 export function operatorRules(
-  kinds: readonly KindSchema[],
+  kinds: readonly KindDescriptor[],
   grants: readonly GrantSchema[] = [],
 ): OperatorRules {
   const plurals = kinds.map((k) => k.plural);

@@ -1,5 +1,5 @@
 import { REASONS, type ReasonMeaning } from '../base/reasons.ts';
-import type { KindSchema } from '../kinds/shared/kind-schema.ts';
+import type { KindDescriptor } from '../kinds/shared/descriptor.ts';
 
 const BEGIN =
   "<!-- reasons: written by `npm run generate` from src/base/reasons.ts and the kinds' schemas -->";
@@ -28,7 +28,7 @@ function table(rows: [string, ReasonMeaning][]): string {
 }
 
 /** A kind's reasons in full: its own, and the common ones it words for itself on the common table's terms. */
-export function kindReasons(kind: KindSchema): [string, ReasonMeaning][] {
+export function kindReasons(kind: KindDescriptor): [string, ReasonMeaning][] {
   return Object.entries(kind.reasons ?? {}).map(([reason, given]) => {
     const common = (REASONS as Record<string, ReasonMeaning>)[reason];
     const meaning = { ...common, ...given };
@@ -42,7 +42,7 @@ export function kindReasons(kind: KindSchema): [string, ReasonMeaning][] {
 }
 
 /** Each page that lists reasons, with the table it holds between its markers. */
-export function reasonTables(kinds: readonly KindSchema[]): { path: string; table: string }[] {
+export function reasonTables(kinds: readonly KindDescriptor[]): { path: string; table: string }[] {
   return [
     { path: 'docs/kinds/README.md', table: table(Object.entries(REASONS)) },
     ...kinds

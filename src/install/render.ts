@@ -1,12 +1,12 @@
 // Everything `npm run generate` writes besides crds/: the chart's CRD and RBAC templates, the kustomize base's
 // CRDs and RBAC, and Argo CD's health checks with their fixtures. All derive from the kind registry
-// (KIND_SCHEMAS), so a new kind reaches every install path by regenerating; a test fails when these are stale.
+// (KINDS), so a new kind reaches every install path by regenerating; a test fails when these are stale.
 import { stringify } from 'yaml';
 import { GROUP } from '../kinds/shared/common.ts';
 import { customResourceDefinition, grantResourceDefinition } from '../kinds/shared/crd.ts';
 import type { GrantSchema } from '../kinds/shared/grant-schema.ts';
-import type { KindSchema } from '../kinds/shared/kind-schema.ts';
-import { GRANT_SCHEMAS, KIND_SCHEMAS } from '../kinds/schemas.ts';
+import type { KindDescriptor } from '../kinds/shared/descriptor.ts';
+import { GRANT_SCHEMAS, KINDS } from '../kinds/index.ts';
 import { healthCasesOf } from './argocd-fixtures.ts';
 import { healthLua } from './health.ts';
 import { observeAdmissionPolicy } from './admission-policy.ts';
@@ -25,7 +25,7 @@ const TPL_HEADER =
 const yaml = (value: unknown) => stringify(value, { lineWidth: 0, version: '1.1' });
 
 /** Kinds with an Argo CD health check: every registered kind (the script is kind-agnostic). */
-export const healthCheckKinds = (kinds: readonly KindSchema[] = KIND_SCHEMAS): string[] =>
+export const healthCheckKinds = (kinds: readonly KindDescriptor[] = KINDS): string[] =>
   kinds.map((k) => k.kind);
 
 /** The Argo CD health script, its reason tables filled from the reasons tables. */
@@ -40,7 +40,7 @@ function helmLiteral(text: string): string {
 }
 
 export function renderInstallFiles(
-  kinds: readonly KindSchema[] = KIND_SCHEMAS,
+  kinds: readonly KindDescriptor[] = KINDS,
   grants: readonly GrantSchema[] = GRANT_SCHEMAS,
 ): GeneratedFile[] {
   const files: GeneratedFile[] = [];
@@ -180,7 +180,7 @@ export function renderInstallFiles(
 }
 
 /** argocd-cm keys: one health script per kind (Argo CD looks scripts up by group and kind). */
-function argocdCmData(kinds: readonly KindSchema[]): Record<string, string> {
+function argocdCmData(kinds: readonly KindDescriptor[]): Record<string, string> {
   return Object.fromEntries(
     healthCheckKinds(kinds).map((kind) => [
       `resource.customizations.health.${GROUP}_${kind}`,

@@ -1,22 +1,26 @@
-import { apiKeyKind } from './api-key/controller.ts';
-import { alertKind } from './alert/controller.ts';
-import { databaseServiceKind } from './database-service/controller.ts';
-import { pipeKind } from './pipe/controller.ts';
-import { queryEndpointKind } from './query-endpoint/controller.ts';
-import { reversePrivateEndpointKind } from './reverse-private-endpoint/controller.ts';
-import { webhookKind } from './webhook/controller.ts';
-import { dashboardKind } from './dashboard/controller.ts';
-import { savedSearchKind } from './saved-search/controller.ts';
-import { sourceKind } from './source/controller.ts';
-import type { SluiceKind } from './shared/sluice-kind.ts';
+import { databaseServiceKind } from './database-service/kind.ts';
+import { pipeKind } from './pipe/kind.ts';
+import { webhookKind } from './webhook/kind.ts';
+import { sourceKind } from './source/kind.ts';
+import { dashboardKind } from './dashboard/kind.ts';
+import { savedSearchKind } from './saved-search/kind.ts';
+import { alertKind } from './alert/kind.ts';
+import { queryEndpointKind } from './query-endpoint/kind.ts';
+import { reversePrivateEndpointKind } from './reverse-private-endpoint/kind.ts';
+import { apiKeyKind } from './api-key/kind.ts';
+import { cloudIdGrantSchema } from './cloud-id-grant/schema.ts';
+import type { GrantSchema } from './shared/grant-schema.ts';
+import type { KindDescriptor } from './shared/descriptor.ts';
 import type { ManagedObject } from '../managed/index.ts';
 
 /**
- * Every kind sluice serves, with its controller: the operator runs one per entry. The same kinds in the same
- * order as KIND_SCHEMAS (schemas.ts): the generator reads that list alone, so it loads no controller.
+ * Every kind sluice serves, in order: one line per kind. `npm run generate` writes a CRD per entry (and the
+ * chart's and kustomize base's RBAC rules, the Argo CD health checks and the docs' reason tables) from this
+ * list without loading any controller; `sluice export` writes these kinds; the operator runs one controller
+ * per entry (`loadKinds` in load.ts).
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of kinds with different object types
-export const KINDS: readonly SluiceKind<any, any>[] = [
+export const KINDS: readonly KindDescriptor<any>[] = [
   databaseServiceKind,
   pipeKind,
   webhookKind,
@@ -28,6 +32,12 @@ export const KINDS: readonly SluiceKind<any, any>[] = [
   reversePrivateEndpointKind,
   apiKeyKind,
 ];
+
+/**
+ * The kinds sluice reads but does not manage: a CRD each (and the operator's rights to read them), written by
+ * `npm run generate` beside the kinds'.
+ */
+export const GRANT_SCHEMAS: readonly GrantSchema[] = [cloudIdGrantSchema];
 
 export function kindNamed(name: string): (typeof KINDS)[number] | undefined {
   return KINDS.find((kind) => kind.kind === name);

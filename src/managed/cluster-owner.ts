@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { ANNOTATIONS } from './annotations.ts';
 import type { ManagedObject } from './managed-object.ts';
-import { REASON } from '../base/reasons.ts';
+import { REASON, type ConditionReason } from '../base/reasons.ts';
 
 /**
  * The operator's name for its cluster, recorded in the cloud on every object it creates: `--cluster-name`
@@ -46,7 +46,7 @@ export function mayActAs(cluster: ClusterIdentity, name: string): boolean {
 export function ownerClusterProblem(
   resource: ManagedObject,
   cluster: ClusterIdentity,
-): { reason: string; message: string } | undefined {
+): { reason: ConditionReason; message: string } | undefined {
   const declared = resource.metadata.annotations?.[ANNOTATIONS.ownerCluster];
   if (declared === undefined || mayActAs(cluster, declared)) return undefined;
   if (!isClusterName(declared)) {

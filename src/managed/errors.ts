@@ -1,5 +1,5 @@
 import { FAILURE, failureOf, type ClassifiedError, type Failure } from '../base/failure.ts';
-import { REASON } from '../base/reasons.ts';
+import { REASON, type ConditionReason } from '../base/reasons.ts';
 
 export { retryFloorOf } from '../base/failure.ts';
 
@@ -14,7 +14,7 @@ export class ReconcileError extends Error implements ClassifiedError {
    * tried again no sooner than `retryAfterMs` (a delay from `RETRY_DELAYS`), never in milliseconds.
    */
   static terminal(
-    reason: string,
+    reason: ConditionReason,
     message: string,
     retryAfterMs: number,
     options?: { cause?: unknown },
@@ -24,7 +24,7 @@ export class ReconcileError extends Error implements ClassifiedError {
 
   /** Trying again may end it: the workers' backoff, with `retryAfterMs` as a floor when it is known. */
   static retry(
-    reason: string,
+    reason: ConditionReason,
     message: string,
     options?: { retryAfterMs?: number; cause?: unknown },
   ): ReconcileError {
@@ -38,7 +38,7 @@ export class ReconcileError extends Error implements ClassifiedError {
    * one worth retrying (a cloud failure carrying its server's Retry-After).
    */
   constructor(
-    readonly reason: string,
+    readonly reason: ConditionReason,
     message: string,
     readonly retryAfterMs?: number,
     options?: { cause?: unknown; end?: 'retry' | 'terminal' },
@@ -66,7 +66,7 @@ export class ReconcileError extends Error implements ClassifiedError {
  */
 export class Waiting extends Error {
   constructor(
-    readonly reason: string,
+    readonly reason: ConditionReason,
     message: string,
   ) {
     super(message);
@@ -75,7 +75,7 @@ export class Waiting extends Error {
 }
 
 /** The condition reason for any error: a classified failure names its own; any other error is a `ReconcileError`. */
-export function reasonOf(error: unknown): string {
+export function reasonOf(error: unknown): ConditionReason {
   const failure = failureOf(error);
   return failure && failure.kind !== 'deferral' ? failure.reason : REASON.ReconcileError;
 }

@@ -1,6 +1,6 @@
 import { ANNOTATIONS } from './annotations.ts';
 import { mayActAs, type ClusterIdentity, type Owner } from './cluster-owner.ts';
-import { REASON } from '../base/reasons.ts';
+import { REASON, type ConditionReason } from '../base/reasons.ts';
 
 /**
  * A cloud id an object reaches by writing it down (a spec's `serviceId`, `backupId`, the annotation
@@ -12,7 +12,7 @@ export interface PlainIdUse {
   field: string;
   id: string;
   /** The Ready reason of a refusal, naming the field (`ServiceIdNotAllowed`). */
-  reason: string;
+  reason: ConditionReason;
   /** Read by the create alone (a restore's backup): an object that exists never uses it again. */
   createOnly?: boolean;
   /** The kind whose objects may hold `id` in this cluster (in their status), looked for in the caches. */
@@ -79,7 +79,7 @@ export interface IdAccessOptions {
 }
 
 /** Why a use is refused; undefined when it is allowed. */
-export type IdAccessVerdict = { reason: string; message: string } | undefined;
+export type IdAccessVerdict = { reason: ConditionReason; message: string } | undefined;
 
 /** The referring object: its namespace, kind, and whether it calls with the operator's credentials. */
 export interface Referrer {

@@ -57,7 +57,7 @@ export { comparison } from './policed-observation.ts';
 export { fieldChanges, type FieldChange } from './field-changes.ts';
 export { STATUS_BOUNDS, recordedAnnotation } from './status-bounds.ts';
 export { SENSITIVE } from './drift-status.ts';
-export { progressConditions } from './progress-conditions.ts';
+export { progressConditions, readyReasonsNeedingAPerson } from './progress-conditions.ts';
 
 // The cluster recorded as owner on every cloud object sluice creates.
 export {

@@ -11,7 +11,7 @@ import { timing } from '../base/timings.ts';
 import type { ReplacedReference } from './references.ts';
 import type { StatusDraft } from './status-draft.ts';
 import type { ManagedObject } from './types.ts';
-import { REASON } from '../base/reasons.ts';
+import { REASON, type ConditionReason } from '../base/reasons.ts';
 
 /** The reason of a reference to an object that has not existed for `timing.referenceMissingReportMs`. */
 export const REFERENCE_NOT_FOUND = REASON.ReferenceNotFound;
@@ -153,7 +153,7 @@ export class Outcomes<R extends ManagedObject> {
    * Another object already manages the cloud id this one names: nothing is done in the cloud, and one
    * Warning says so when it turns so (the message names the holder and the id, nothing secret).
    */
-  alreadyManaged(draft: StatusDraft<R>, reason: string, message: string): Outcome {
+  alreadyManaged(draft: StatusDraft<R>, reason: ConditionReason, message: string): Outcome {
     const ready = draft.resource.status?.conditions?.find((c) => c.type === 'Ready');
     if (ready?.reason !== reason) this.options.events.record(draft.resource, 'Warning', reason, message);
     return this.waitForObject(draft, new Waiting(reason, message));

@@ -1,6 +1,5 @@
 import type { Condition } from '../kube/conditions.ts';
-import { REASONS } from '../base/reasons.ts';
-import { REASON } from '../base/reasons.ts';
+import { REASON, REASONS, type KindReasons, type ReasonMeaning } from '../base/reasons.ts';
 
 /**
  * `Reconciling` and `Stalled`, the conditions generic tools read (kstatus, in sigs.k8s.io/cli-utils: Flux,
@@ -13,19 +12,24 @@ import { REASON } from '../base/reasons.ts';
  */
 
 /**
- * Ready=False reasons that no retry ends: the cloud reports the resource failed, another object manages
- * the same thing, an Observe object has nothing to observe, drift is only reported, or a reverse private
- * endpoint's connection was refused, expired or failed.
+ * The Ready=False reasons that no retry ends, of the common table and of a kind's own (`reasons`): the cloud
+ * reports the resource failed, another object manages the same thing, an Observe object has nothing to
+ * observe, drift is only reported, or what the kind declares final (a reverse private endpoint refused).
  */
-export const READY_REASONS_NEEDING_A_PERSON: ReadonlySet<string> = new Set([
-  ...Object.entries(REASONS)
-    .filter(([, meaning]) => meaning.condition === 'Ready=False' && meaning.end === 'terminal')
-    .map(([reason]) => reason),
-  // A reverse private endpoint's own: its connection was refused, expired or failed.
-  'Rejected',
-  'Expired',
-  'Failed',
-]);
+export function readyReasonsNeedingAPerson(kindReasons: KindReasons = {}): ReadonlySet<string> {
+  const meanings: [string, Partial<ReasonMeaning>][] = [
+    ...Object.entries(REASONS),
+    ...Object.entries(kindReasons),
+  ];
+  return new Set(
+    meanings
+      .filter(([, meaning]) => meaning.condition === 'Ready=False' && meaning.end === 'terminal')
+      .map(([reason]) => reason),
+  );
+}
+
+/** Those of the common table alone: a kind with no reasons of its own. */
+const COMMON_READY_REASONS_NEEDING_A_PERSON = readyReasonsNeedingAPerson();
 
 /** Synced=False while paused: sluice does nothing, so it is neither working nor stuck. */
 const PAUSED = REASON.ReconcilePaused;
@@ -42,17 +46,19 @@ export interface ProgressCondition {
  * The progress conditions a status holds, from its Ready and Synced conditions. `syncFailureNeedsAPerson`:
  * the failure Synced=False reports fails the same way until someone changes the spec, a Secret or the cloud
  * (a 4xx no retry fixes, a missing Secret), as opposed to one a retry may end (a 5xx, the network).
+ * `readyNeedsAPerson`: the Ready=False reasons of the object's kind that make it Stalled.
  */
 export function progressConditions(
   conditions: readonly Condition[],
   generation: number | undefined,
   syncFailureNeedsAPerson: boolean,
+  readyNeedsAPerson: ReadonlySet<string> = COMMON_READY_REASONS_NEEDING_A_PERSON,
 ): ProgressCondition[] {
   const ready = conditions.find((c) => c.type === 'Ready');
   const synced = conditions.find((c) => c.type === 'Synced');
   if (synced?.status === 'False' && synced.reason === PAUSED) return [];
   if (synced?.status === 'False' && syncFailureNeedsAPerson) return [stalled(synced)];
-  if (ready?.status === 'False' && READY_REASONS_NEEDING_A_PERSON.has(ready.reason)) return [stalled(ready)];
+  if (ready?.status === 'False' && readyNeedsAPerson.has(ready.reason)) return [stalled(ready)];
   if (ready?.status === 'True') {
     const said = ready.observedGeneration;
     if (generation === undefined || said === undefined || said >= generation) return [];

@@ -6,11 +6,15 @@ import { RETRY_DELAYS } from '../base/retry-delays.ts';
 import { ReconcileError } from './errors.ts';
 import type { ResourceType } from '../kube/api-path.ts';
 import type { KubeWriter } from './kube-writer.ts';
-import { progressConditions, storedSyncFailureNeedsAPerson } from './progress-conditions.ts';
+import {
+  progressConditions,
+  readyReasonsNeedingAPerson,
+  storedSyncFailureNeedsAPerson,
+} from './progress-conditions.ts';
 import { boundedText, STATUS_BOUNDS } from './status-bounds.ts';
 import { StatusExpectations } from './status-expectations.ts';
 import type { ManagedObject, ManagedStatus } from './types.ts';
-import { REASON } from '../base/reasons.ts';
+import { REASON, type KindReasons } from '../base/reasons.ts';
 
 /** The status being built during one reconcile, compared with what was read before it is written. */
 export class StatusDraft<R extends ManagedObject> {
@@ -31,11 +35,15 @@ export class StatusDraft<R extends ManagedObject> {
   /** Whether the failure Synced=False reports needs a person to end it (see `progressConditions`). */
   private syncFailureNeedsAPerson: boolean;
 
-  /** `ahead`: our last written status, when the cache has not shown it yet: the status to build on. */
+  /**
+   * `ahead`: our last written status, when the cache has not shown it yet: the status to build on.
+   * `readyNeedsAPerson`: the Ready=False reasons of the kind that make the object Stalled.
+   */
   constructor(
     public resource: R,
     private readonly now: () => Date,
     ahead?: ManagedStatus,
+    private readonly readyNeedsAPerson: ReadonlySet<string> = readyReasonsNeedingAPerson(),
   ) {
     this.status = structuredClone(ahead ?? resource.status ?? {});
     this.stored = structuredClone(this.status.conditions ?? []);
@@ -107,7 +115,12 @@ export class StatusDraft<R extends ManagedObject> {
   /** Reconciling and Stalled follow from Ready and Synced as they stand when the status is written. */
   private deriveProgressConditions(): void {
     const conditions = this.status.conditions ?? [];
-    const progress = progressConditions(conditions, this.generation, this.syncFailureNeedsAPerson);
+    const progress = progressConditions(
+      conditions,
+      this.generation,
+      this.syncFailureNeedsAPerson,
+      this.readyNeedsAPerson,
+    );
     this.removeCondition('Reconciling');
     this.removeCondition('Stalled');
     for (const condition of progress) this.setCondition(condition);
@@ -148,18 +161,22 @@ export class StatusWriter<R extends ManagedObject> {
   private readonly expectations = new StatusExpectations();
   /** Per object, the last status the apiserver refused: not sent again, its fallback stands for it. */
   private readonly refused = new Map<string, { uid: string; status: ManagedStatus }>();
+  /** The Ready=False reasons that make an object of the kind Stalled, its own among them. */
+  private readonly readyNeedsAPerson: ReadonlySet<string>;
 
   constructor(
-    private readonly kind: ResourceType,
+    private readonly kind: ResourceType & { reasons?: KindReasons },
     private readonly writer: KubeWriter,
     private readonly now: () => Date,
     /** Told once per refused status, with the reason to report (an Event, a log line). */
     private readonly onRefused: (resource: R, message: string) => void = () => {},
-  ) {}
+  ) {
+    this.readyNeedsAPerson = readyReasonsNeedingAPerson(kind.reasons);
+  }
 
   /** A draft built on what the server holds: our last write, when the cache has not shown it yet. */
   draft(cached: R): StatusDraft<R> {
-    return new StatusDraft(cached, this.now, this.expectations.ahead(cached));
+    return new StatusDraft(cached, this.now, this.expectations.ahead(cached), this.readyNeedsAPerson);
   }
 
   /** The status the server holds for `object`: our last write when the cache lags behind it. */

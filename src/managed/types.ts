@@ -2,6 +2,7 @@ import type { DriftedField, ManagedEntries, PolicyFields, PolicyOutcome } from '
 import type { FieldChange } from './field-changes.ts';
 import type { OwnedCandidate, Owner } from './cluster-owner.ts';
 import type { PlainIdUse } from './id-access.ts';
+import type { ConditionReason, KindReasons } from '../base/reasons.ts';
 import type { DeletionPolicy, ManagedObject } from './managed-object.ts';
 import type { ReferenceDeclaration, ResolvedReferences } from './references.ts';
 import type { ResolvedSecrets, SecretUse } from './secret-references.ts';
@@ -42,7 +43,7 @@ export type Observation<Plan = unknown> =
       /** Set when the cloud reports the resource failed (e.g. a pipe in state Failed): says what it reports. */
       failed?: string;
       /** The Ready reason while not available (default `Unavailable`, or `CloudFailed` when failed). */
-      reason?: string;
+      reason?: ConditionReason;
       /** Status fields to write, as the cloud reports them. */
       status: Record<string, unknown>;
       /** Connection values that hold now: hosts and ports that follow the cloud, a password it has. */
@@ -214,6 +215,11 @@ export interface ManagedKind<R extends ManagedObject, Cloud, Plan = unknown> {
   version: string;
   plural: string;
   defaultDeletionPolicy: DeletionPolicy;
+  /**
+   * The reasons only this kind writes and what common ones mean for it, in the terms of the common table:
+   * a Ready=False reason of its own that a person must end makes its objects Stalled.
+   */
+  reasons?: KindReasons;
   /** Where connection details go, and which keys must be present (else `recoverConnectionDetails`). */
   connectionSecret?: {
     name(resource: R): string;

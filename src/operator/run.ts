@@ -16,9 +16,9 @@ import { CloudClients } from '../cloud-access/cloud-clients.ts';
 import { CREDENTIAL_KEYS } from '../cloud-access/credentials.ts';
 import type { OperatorConfig } from './config.ts';
 import { setTimeScale } from '../base/timings.ts';
-import { KINDS, statesCredentials } from '../kinds/index.ts';
+import { GRANT_SCHEMAS, statesCredentials } from '../kinds/index.ts';
+import { loadKinds } from '../kinds/load.ts';
 import { apiKeyRoleRefusal } from '../kinds/api-key/roles.ts';
-import { GRANT_SCHEMAS } from '../kinds/schemas.ts';
 import { GROUP, VERSION } from '../kinds/shared/common.ts';
 import type { CloudApi, CloudConnection } from '../cloud-access/connection.ts';
 import { shutDownInOrder } from './shutdown.ts';
@@ -49,6 +49,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   const log = logger ?? createLogger({ level: config.logLevel });
   const kubeConfig = await loadKubeAccess(config.kubeconfig);
   const cluster = await resolveClusterIdentity(kubeConfig, config.clusterName, config.takeOverFrom);
+  const kinds = await loadKinds();
   log.info(
     { cluster: cluster.name, explicit: cluster.explicit, takeOverFrom: cluster.takeOverFrom },
     'cluster name recorded as owner in the cloud',
@@ -69,7 +70,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   setMaxListeners(0, work.signal);
   const manager: Manager<CloudConnection> = new Manager<CloudConnection>({
     kubeConfig,
-    kinds: KINDS,
+    kinds,
     cluster,
     ...(config.namespace ? { namespaces: config.namespace.split(',') } : {}),
     ...(config.credentialsSecret ? { extraSecrets: [config.credentialsSecret] } : {}),
@@ -108,7 +109,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   const clouds = new CloudClients({
     secrets: manager.secrets,
     secretExists: (namespace, name) => manager.secrets.object(namespace, name) !== undefined,
-    statesCredentials: statesCredentials(KINDS),
+    statesCredentials: statesCredentials(kinds),
     ...(config.credentialsSecret ? { defaultSecret: config.credentialsSecret } : {}),
     ...(config.operatorCredentialsNamespaces
       ? { defaultSecretNamespaces: config.operatorCredentialsNamespaces }

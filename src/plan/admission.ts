@@ -1,4 +1,4 @@
-import type { SluiceKind } from '../kinds/shared/sluice-kind.ts';
+import type { KindDescriptor } from '../kinds/shared/descriptor.ts';
 import { kindNamed } from '../kinds/index.ts';
 import { apiPath } from '../kube/api-path.ts';
 import type { KubeAccess } from '../kube/kube-config.ts';
@@ -33,7 +33,7 @@ export async function checkAdmission(
   const refused = new Map<ManagedObject, string>();
   const skipped = new Set<string>();
   for (const { file, object, spec, exists } of submissions) {
-    const kind = kindNamed(object.kind ?? '') as SluiceKind<ManagedObject>;
+    const kind = kindNamed(object.kind ?? '') as KindDescriptor<ManagedObject>;
     const { namespace, name } = object.metadata;
     const { status: _status, ...applied } = object;
     const { managedFields: _fields, ...stored } = object.metadata as ManagedObject['metadata'] & {

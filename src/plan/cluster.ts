@@ -1,4 +1,4 @@
-import type { SluiceKind } from '../kinds/shared/sluice-kind.ts';
+import type { KindDescriptor } from '../kinds/shared/descriptor.ts';
 import { apiPath, SECRETS } from '../kube/api-path.ts';
 import type { KubeAccess } from '../kube/kube-config.ts';
 import { KubeApiError, kubeRequestJson } from '../kube/kube-http.ts';
@@ -13,7 +13,7 @@ export class ClusterReader {
    * Every object of `kind` in the cluster; with `namespaces`, in those only (for a user who may not list
    * across namespaces).
    */
-  async list(kind: SluiceKind<ManagedObject>, namespaces?: readonly string[]): Promise<ManagedObject[]> {
+  async list(kind: KindDescriptor<ManagedObject>, namespaces?: readonly string[]): Promise<ManagedObject[]> {
     const lists = await Promise.all(
       (namespaces ?? [undefined]).map((namespace) =>
         kubeRequestJson<{ items: ManagedObject[] }>(this.access, { path: apiPath(kind, namespace) }),

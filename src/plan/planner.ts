@@ -1,6 +1,7 @@
 import { isUnauthorized } from '../cloud/errors.ts';
 import type { CloudConnection } from '../cloud-access/connection.ts';
 import { kindNamed } from '../kinds/index.ts';
+import { loadKinds } from '../kinds/load.ts';
 import { objectKey } from '../kube/cache.ts';
 import { mapConcurrently } from '../base/map-concurrently.ts';
 import { failureOf } from '../base/failure.ts';
@@ -109,6 +110,7 @@ export interface PlanRequest {
 /** Plans every target with the operator's own reconciler, reading the cloud and writing nothing. */
 export async function planObjects(request: PlanRequest): Promise<PlannedResource[]> {
   const { targets, progress = () => {} } = request;
+  const kinds = await loadKinds();
   // Objects taken back (or refused) are seen by their dependants as they will be, not as made anew.
   const world = new Map(request.world);
   const inputOnly = new Set(request.inputOnly);
@@ -129,7 +131,7 @@ export async function planObjects(request: PlanRequest): Promise<PlannedResource
       const objects = new Map(
         [...world].filter(([key]) => key.startsWith(`${kind}/`)).map(([, o]) => [objectKey(o), o]),
       );
-      const sluiceKind = kindNamed(kind);
+      const sluiceKind = kinds.find((loaded) => loaded.kind === kind);
       if (!sluiceKind) throw new Error(`${kind} is no sluice kind`);
       const run = new DryRun(sluiceKind, { ...request, objects, lookup, namesOf });
       runs.set(kind, (found = { run, objects }));

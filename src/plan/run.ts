@@ -3,7 +3,7 @@ import { pino } from 'pino';
 import { managementSpentNow } from '../cloud/quota.ts';
 import { RequestTally } from '../cloud/request-tally.ts';
 import { createCloudAgent } from '../cloud/transport.ts';
-import type { SluiceKind } from '../kinds/shared/sluice-kind.ts';
+import type { KindDescriptor } from '../kinds/shared/descriptor.ts';
 import { KINDS, kindNamed, statesCredentials } from '../kinds/index.ts';
 import { resolveClusterIdentity } from '../cloud-access/cluster-identity.ts';
 import { CloudClients, type SecretRef } from '../cloud-access/cloud-clients.ts';
@@ -83,7 +83,7 @@ export async function runPlan(
 
     const namespaces = input && [...new Set(input.objects.map((o) => o.metadata.namespace))];
     const inCluster = new Map<string, ManagedObject>();
-    for (const kind of KINDS as SluiceKind<ManagedObject>[]) {
+    for (const kind of KINDS as readonly KindDescriptor<ManagedObject>[]) {
       for (const object of await listKind(cluster, kind, namespaces)) {
         inCluster.set(worldKey(kind.kind, object), object);
       }
@@ -185,7 +185,7 @@ export async function runPlan(
 /** A kind's objects, across namespaces, else (not allowed to list across) in the input's namespaces. */
 async function listKind(
   cluster: ClusterReader,
-  kind: SluiceKind<ManagedObject>,
+  kind: KindDescriptor<ManagedObject>,
   namespaces: readonly string[] | undefined,
 ): Promise<ManagedObject[]> {
   try {

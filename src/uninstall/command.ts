@@ -27,14 +27,14 @@ export function uninstallCommand(): Command {
           );
         }
         // Loaded here so `sluice --help` and the other commands never import what this one needs.
-        const [{ loadKubeAccess }, { releaseFinalizers }, { KIND_SCHEMAS }] = await Promise.all([
+        const [{ loadKubeAccess }, { releaseFinalizers }, { KINDS }] = await Promise.all([
           import('../kube/kube-config.ts'),
           import('./release.ts'),
-          import('../kinds/schemas.ts'),
+          import('../kinds/index.ts'),
         ]);
         await releaseFinalizers({
           kubeConfig: await loadKubeAccess(flags.kubeconfig),
-          kinds: KIND_SCHEMAS,
+          kinds: KINDS,
           namespaces:
             flags.namespace
               ?.split(',')

@@ -1,5 +1,5 @@
 import { ownedAmong } from '../shared/owner-note.ts';
-import { alertSchema, type Alert } from './schema.ts';
+import { type Alert } from './schema.ts';
 import type { AlertBody } from '../../cloud/alerting-client.ts';
 import {
   comparison,
@@ -29,13 +29,10 @@ import { REASON } from '../../base/reasons.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
-import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
-import { alertExport } from './export.ts';
+import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
 
-export const alertKind: SluiceKind<Alert, AlertBody> = {
-  ...alertSchema,
-  export: alertExport,
-  driftReads: () => [{ api: 'alerting', list: 'alerts' }],
+/** The Alert controller: its cloud client, loaded by the registry only when the kind runs. */
+export const alertController: KindController<Alert, AlertBody> = {
   connect: (_resource, { cloud, claimedBy, owner, references }) =>
     new AlertClient(cloud, claimedBy, owner, referencedIds(references)),
 };

@@ -11,7 +11,6 @@ import {
   ALERT_THRESHOLD_TYPES,
 } from '../../cloud/schemas/alert.ts';
 import { LocalObjectReference, managedSpecFields, managedStatusFields } from '../shared/common.ts';
-import { defineKind } from '../shared/kind-schema.ts';
 import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
 import { withRules, type CelRule } from '../shared/meta.ts';
 import type { ReferenceDeclaration } from '../../managed/index.ts';
@@ -159,7 +158,7 @@ const reference = <K extends string>(
   statusField,
 });
 
-const ALERT_REFERENCES: ReferenceDeclaration<Alert>[] = [
+export const ALERT_REFERENCES: ReferenceDeclaration<Alert>[] = [
   reference(
     'webhook',
     'Webhook',
@@ -188,22 +187,3 @@ export interface Alert extends ManagedObject {
   spec: AlertSpec;
   status?: AlertStatus;
 }
-
-export const alertSchema = defineKind<Alert>({
-  policyFields: ALERT_POLICY,
-  kind: 'Alert',
-  plural: 'alerts',
-  singular: 'alert',
-  shortNames: [],
-  description: 'An alert of the alerting API on a dashboard tile or a saved search, managed by sluice.',
-  spec: AlertSpec,
-  status: AlertStatus,
-  printerColumns: [
-    { name: 'State', type: 'string', jsonPath: '.status.state' },
-    { name: 'Interval', type: 'string', jsonPath: '.spec.interval' },
-  ],
-  references: ALERT_REFERENCES,
-  reasons: {
-    InvalidReference: { means: "`tile` names no tile of the Dashboard's spec; nothing is sent" },
-  },
-});

@@ -1,4 +1,5 @@
-import { apiKeySchema, type ApiKey } from './schema.ts';
+import { NEXT_KEY_ID, NEXT_KEY_SECRET, type ApiKey } from './schema.ts';
+import { API_KEY_REASON } from './reasons.ts';
 import type { ApiKeyUpdateBody } from '../../cloud/management-client.ts';
 import { newKeyIdentity } from '../../cloud/api-key-hash.ts';
 import { ApiError } from '../../cloud/errors.ts';
@@ -13,21 +14,13 @@ import {
   isObserveOnly,
 } from '../../managed/index.ts';
 import { apiKeyCreateBody, apiKeyStatus, apiKeyUpdateBody, diffApiKey, observedSpec } from './mapping.ts';
-import {
-  gracePeriodMs,
-  NEXT_KEY_ID,
-  NEXT_KEY_SECRET,
-  planRotation,
-  rotationAsked,
-  type RotationStep,
-} from './rotation.ts';
+import { gracePeriodMs, planRotation, rotationAsked, type RotationStep } from './rotation.ts';
 import { cloudKeyName, isRecordedFor, unmarkedName } from './owner-mark.ts';
 import type { ApiKey as CloudKey } from '../../cloud/schemas/api-key.ts';
 import type { KeyIdentity } from '../../cloud/api-key-hash.ts';
 import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
-import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
-import { apiKeyExport } from './export.ts';
+import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 
 /** What `update` does: the PATCH of the fields that differ, and the rotation's step that changes the cloud. */
@@ -42,20 +35,8 @@ const ROTATION_CHANGES: Partial<Record<RotationStep['step'], string>> = {
   deletePrevious: 'the deletion of the previous key',
 };
 
-export const apiKeyKind: SluiceKind<ApiKey, ApiKeyPlan> = {
-  ...apiKeySchema,
-  export: apiKeyExport,
-  // The key's credentials Secret is its connection Secret: the secret only sluice ever knew lives there.
-  connectionSecret: {
-    name: (resource) => resource.spec.credentialsSecret.name,
-    requiredKeys: ['keyId', 'keySecret'],
-    // Objects signing in with the key go first when it is deleted: deleting it earlier locks them out.
-    usersAreDependants: true,
-  },
-  // An ApiKey signs in only with the credentials it states, never with a key an ApiKey makes.
-  makesCredentials: { identityKeys: ['keyId', NEXT_KEY_ID] },
-  // Keys are read with a GET each: a drift check of one key does not wait for the organization's list.
-  driftReads: () => [{ api: 'management' }],
+/** The ApiKey controller: its cloud client, loaded by the registry only when the kind runs. */
+export const apiKeyController: KindController<ApiKey, ApiKeyPlan> = {
   connect: (_resource, { cloud, claimedBy, connectionSecret, owner }) =>
     new ApiKeyClient(cloud, claimedBy, connectionSecret, owner),
 };
@@ -166,7 +147,7 @@ class ApiKeyClient implements KindClient<ApiKey, ApiKeyPlan> {
     if (!key) return { exists: false };
     if (this.signsInWith(key)) {
       throw ReconcileError.terminal(
-        'OperatorKey',
+        API_KEY_REASON.OperatorKey,
         `key ${id} is one sluice signs in with (the operator's, or this object's credentials): an ApiKey never manages it; remove the annotation sluice.dev/external-id, or name another key`,
         RETRY_DELAYS.userAction,
       );
@@ -194,7 +175,9 @@ class ApiKeyClient implements KindClient<ApiKey, ApiKeyPlan> {
         plan: { patch: plan.body, rotation },
         differences: change ? [change] : [],
         available: !expired,
-        ...(expired ? { waitingFor: `the key expired at ${key.expireAt}`, reason: 'Expired' } : {}),
+        ...(expired
+          ? { waitingFor: `the key expired at ${key.expireAt}`, reason: API_KEY_REASON.Expired }
+          : {}),
         status: { ...apiKeyStatus(key), ...rotationStatus(rotation) },
         // An object sluice only observes writes no key into its Secret.
         connectionDetails: { ...this.where(), ...(isObserveOnly(resource) ? {} : rotationDetails(rotation)) },

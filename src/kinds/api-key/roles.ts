@@ -1,6 +1,7 @@
 import { ReconcileError, type ManagedObject } from '../../managed/index.ts';
+import { API_KEY_REASON } from './reasons.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
-import { apiKeySchema, type ApiKey } from './schema.ts';
+import type { ApiKey } from './schema.ts';
 
 /** `--api-key-roles`: the roles each namespace's ApiKeys may have, by namespace; `*` for every other one. */
 export type ApiKeyRoleAllowList = Readonly<Record<string, readonly string[]>>;
@@ -17,7 +18,7 @@ export function apiKeyRoleRefusal(
   allowList: ApiKeyRoleAllowList,
 ): (resource: ManagedObject) => ReconcileError | undefined {
   return (resource) => {
-    if (resource.kind !== apiKeySchema.kind) return undefined;
+    if (resource.kind !== 'ApiKey') return undefined;
     const { namespace } = resource.metadata;
     const allowed = allowList[namespace] ?? allowList[EVERY_OTHER_NAMESPACE];
     if (!allowed) return undefined;
@@ -25,7 +26,7 @@ export function apiKeyRoleRefusal(
     const refused = roles.filter((role) => !allowed.includes(role));
     if (refused.length === 0) return undefined;
     return ReconcileError.terminal(
-      'RoleNotAllowed',
+      API_KEY_REASON.RoleNotAllowed,
       `spec.roles names ${refused.join(', ')}, which keys of namespace ${namespace} may not have (--api-key-roles allows ${allowed.join(', ')}): no key is made or changed`,
       RETRY_DELAYS.userAction,
     );

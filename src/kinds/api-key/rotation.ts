@@ -5,14 +5,10 @@ import type { KeyIdentity } from '../../cloud/api-key-hash.ts';
 import { tryParseDurationMs } from '../../base/duration.ts';
 import { timing } from '../../base/timings.ts';
 import { recordedAnnotation } from '../../managed/index.ts';
-import type { ApiKeySpec, ApiKeyStatus } from './schema.ts';
+import { NEXT_KEY_ID, NEXT_KEY_SECRET, type ApiKeySpec, type ApiKeyStatus } from './schema.ts';
 
 /** A new value (any) asks for a new key. */
 export const ROTATE_ANNOTATION = 'sluice.dev/rotate';
-
-/** The Secret keys that hold the key a rotation makes, written before its create (never read by clients). */
-export const NEXT_KEY_ID = 'nextKeyId';
-export const NEXT_KEY_SECRET = 'nextKeySecret';
 
 export type RotationStep =
   /** Nothing to do; with `every`, the next rotation is due in `dueInMs`. */

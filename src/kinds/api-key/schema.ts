@@ -2,7 +2,6 @@ import { z } from 'zod';
 import { STATUS_BOUNDS, type ManagedObject, type ReferenceList } from '../../managed/index.ts';
 import { API_KEY_ROLES } from '../../cloud/schemas/api-key.ts';
 import { LocalObjectReference, managedSpecFields, managedStatusFields } from '../shared/common.ts';
-import { defineKind } from '../shared/kind-schema.ts';
 import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
 import { withRules } from '../shared/meta.ts';
 import { IpAccessEntry } from '../database-service/schema.ts';
@@ -166,51 +165,6 @@ export interface ApiKey extends ManagedObject {
   status?: ApiKeyStatus;
 }
 
-export const apiKeySchema = defineKind<ApiKey>({
-  // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
-  reasons: {
-    Expired: {
-      condition: 'Ready=False',
-      end: 'terminal',
-      kstatus: 'Failed',
-      argocd: 'Degraded',
-      means: "the key's `expireAt` has passed: it authenticates no more",
-    },
-    RoleNotAllowed: {
-      condition: 'Synced=False',
-      end: 'terminal',
-      kstatus: 'Failed',
-      argocd: 'Degraded',
-      means:
-        "`spec.roles` names a role the administrator's allow-list (`--api-key-roles`) does not give the namespace: nothing is created or changed",
-    },
-    OperatorKey: {
-      condition: 'Synced=False',
-      end: 'terminal',
-      kstatus: 'Failed',
-      argocd: 'Degraded',
-      means:
-        "the cloud key is the one sluice signs in with (the operator's, or this object's credentials): no write reaches it, and deleting the object leaves it",
-    },
-    SecretNotWritable: { means: 'the credentials Secret cannot be written: no key is made' },
-    SecretConflict: { means: 'a Secret of that name belongs to something else' },
-  },
-  policyFields: API_KEY_POLICY,
-  kind: 'ApiKey',
-  plural: 'apikeys',
-  singular: 'apikey',
-  shortNames: [],
-  description:
-    'A management API key, managed by sluice: its secret is made by sluice and kept only in the Secret spec.credentialsSecret names.',
-  spec: ApiKeySpec,
-  status: ApiKeyStatus,
-  printerColumns: [
-    { name: 'State', type: 'string', jsonPath: '.status.state' },
-    { name: 'Suffix', type: 'string', jsonPath: '.status.keySuffix' },
-    { name: 'Secret', type: 'string', jsonPath: '.spec.credentialsSecret.name' },
-  ],
-});
-
 /**
  * ApiKey objects another kind names (a QueryEndpoint's `apiKeyRefs`): each is waited for until sluice made
  * its key (its id in status); a disabled key is still that key, so it is used as it is.
@@ -219,5 +173,9 @@ export function apiKeyReferences<R extends ManagedObject>(
   name: string,
   objectNames: (resource: R) => string[],
 ): ReferenceList<R> {
-  return { name, kind: apiKeySchema.kind, objectNames };
+  return { name, kind: 'ApiKey', objectNames };
 }
+
+/** The Secret keys that hold the key a rotation makes, written before its create (never read by clients). */
+export const NEXT_KEY_ID = 'nextKeyId';
+export const NEXT_KEY_SECRET = 'nextKeySecret';

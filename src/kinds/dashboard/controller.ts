@@ -1,5 +1,6 @@
 import { ownedAmong } from '../shared/owner-note.ts';
-import { dashboardSchema, type Dashboard } from './schema.ts';
+import { DASHBOARD_REASON } from './reasons.ts';
+import { type Dashboard } from './schema.ts';
 import type { DashboardBody } from '../../cloud/alerting-client.ts';
 import type { Dashboard as CloudDashboard } from '../../cloud/schemas/clickstack.ts';
 import {
@@ -15,8 +16,7 @@ import {
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
-import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
-import { dashboardExport } from './export.ts';
+import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
 import {
   dashboardBody,
   dashboardOwner,
@@ -26,10 +26,8 @@ import {
   tileIds,
 } from './mapping.ts';
 
-export const dashboardKind: SluiceKind<Dashboard, DashboardBody> = {
-  ...dashboardSchema,
-  export: dashboardExport,
-  driftReads: () => [{ api: 'alerting', list: 'dashboards' }],
+/** The Dashboard controller: its cloud client, loaded by the registry only when the kind runs. */
+export const dashboardController: KindController<Dashboard, DashboardBody> = {
   connect: (_resource, context) => new DashboardClient(context),
 };
 
@@ -117,7 +115,7 @@ class DashboardClient implements KindClient<Dashboard, DashboardBody> {
     if (verdict.valid) return;
     const problems = verdict.errors.map((error) => `${error.path}: ${error.message}`).join('; ');
     throw ReconcileError.terminal(
-      'InvalidSpec',
+      DASHBOARD_REASON.InvalidSpec,
       `the alerting API refuses the dashboard: ${problems}`,
       RETRY_DELAYS.userAction,
     );

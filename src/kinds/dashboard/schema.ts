@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { ManagedObject } from '../../managed/index.ts';
 import { GRID_COLUMNS, OBJECT_NAME_MAX, TILES_MAX } from '../../cloud/schemas/clickstack.ts';
 import { managedSpecFields, managedStatusFields } from '../shared/common.ts';
-import { defineKind } from '../shared/kind-schema.ts';
 import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
 import { withRules } from '../shared/meta.ts';
 
@@ -93,26 +92,3 @@ export interface Dashboard extends ManagedObject {
   spec: DashboardSpec;
   status?: z.infer<typeof DashboardStatus>;
 }
-
-export const dashboardSchema = defineKind<Dashboard>({
-  policyFields: DASHBOARD_POLICY,
-  kind: 'Dashboard',
-  plural: 'dashboards',
-  singular: 'dashboard',
-  shortNames: [],
-  description:
-    'A dashboard of the alerting API with its tiles, whose ids survive every apply, managed by sluice.',
-  spec: DashboardSpec,
-  status: DashboardStatus,
-  printerColumns: [{ name: 'Tiles', type: 'string', jsonPath: '.status.tiles[*].name' }],
-  reasons: {
-    WaitingForDependants: { means: '`deletionPolicy: Delete` while Alerts in its namespace still name it' },
-    InvalidSpec: {
-      condition: 'Synced=False',
-      end: 'terminal',
-      kstatus: 'Failed',
-      argocd: 'Degraded',
-      means: "the alerting API's validate call refused the dashboard; the message lists each problem by path",
-    },
-  },
-});

@@ -1,10 +1,4 @@
-import { renderTemplate } from '../shared/connection-template.ts';
-import {
-  databaseServiceSchema,
-  RESET_PASSWORD_ANNOTATION,
-  RESTORE_SOURCE,
-  type DatabaseService,
-} from './schema.ts';
+import { PASSWORD_FIELD, RESTORE_SOURCE, type DatabaseService } from './schema.ts';
 import type { Service } from '../../cloud/schemas/service.ts';
 import { passwordHashes } from '../../cloud/password-hash.ts';
 import {
@@ -15,7 +9,6 @@ import {
   type OwnedCandidate,
   type Owner,
   type PlainIdUse,
-  type SecretUse,
   type ConnectContext,
   type ConnectionDetails,
   type LostCreate,
@@ -26,7 +19,7 @@ import {
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
 import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
-import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
+import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
 import { ApiError } from '../../cloud/errors.ts';
 import {
   availability,
@@ -45,30 +38,9 @@ import {
 type BackupsStatus = NonNullable<NonNullable<DatabaseService['status']>['backups']>;
 import { OWNER_TAG, UID_TAG } from '../shared/service-tags.ts';
 import { REASON } from '../../base/reasons.ts';
-import { databaseServiceExport } from './export.ts';
 
-export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
-  ...databaseServiceSchema,
-  export: databaseServiceExport,
-  connectionSecret: {
-    name: (resource) => resource.spec.connectionSecret?.name ?? `${resource.metadata.name}-connection`,
-    requiredKeys: ['password'],
-    resetAnnotation: RESET_PASSWORD_ANNOTATION,
-    derive: (resource, details) =>
-      renderTemplate(resource.spec.connectionSecret?.template ?? {}, details).values,
-  },
-  // What a create restores from, recorded with its intent: shown to users, never acted on.
-  createStatusFields: ['restoredFromBackup'],
-  plainIds: (resource, references) => restorePlainIds(resource, references[RESTORE_SOURCE]?.[0]?.id),
-  secretReferences: (resource) => passwordSecretUses(resource),
-  driftReads: (resource) => [
-    { api: 'management', list: 'services' },
-    // What the spec manages beside the service costs one read of each at every drift check.
-    ...surroundingReads(resource).map((read) => ({
-      api: 'management' as const,
-      list: `${read} of ${resource.status?.id}`,
-    })),
-  ],
+/** The DatabaseService controller: its cloud client, loaded by the registry only when the kind runs. */
+export const databaseServiceController: KindController<DatabaseService, ServiceDiff> = {
   connect: (resource, context) =>
     new DatabaseServiceClient(
       context.cloud,
@@ -78,28 +50,6 @@ export const databaseServiceKind: SluiceKind<DatabaseService, ServiceDiff> = {
       context.references[RESTORE_SOURCE]?.[0],
     ),
 };
-
-const PASSWORD_FIELD = 'passwordSecretRef';
-
-/** The per-service reads the spec asks for beside the services list (none before the service exists). */
-function surroundingReads(resource: DatabaseService): string[] {
-  const { spec, status } = resource;
-  if (!status?.id) return [];
-  return [
-    ...(spec.backups ? ['backupConfiguration', 'backups'] : []),
-    ...(spec.scalingSchedule ? ['scalingSchedule'] : []),
-    ...(spec.upgradeWindow ? ['upgradeWindow'] : []),
-  ];
-}
-
-function passwordSecretUses(resource: DatabaseService): SecretUse[] {
-  const ref = resource.spec.passwordSecretRef;
-  // The spec asks the cloud to take this password: set it (by hash) whenever sluice has no record of having
-  // done so, on adoption too, so the connection Secret never carries a password the service does not have.
-  return ref
-    ? [{ field: PASSWORD_FIELD, secretName: ref.name, keys: [ref.key], sendWhenUnrecorded: true }]
-    : [];
-}
 
 /** The password the user keeps in `passwordSecretRef`, and whether the cloud still has to be given it. */
 interface OwnedPassword {
@@ -434,28 +384,4 @@ function activeWindowStatus(surroundings: ServiceSurroundings): { activeScalingW
   if (!schedule || !('windows' in schedule)) return {};
   // Present even when undefined: the status written replaces a window that has ended.
   return { activeScalingWindow: schedule.active?.name };
-}
-
-/**
- * What a create restores from, as plain ids: `backupId`, and the service `restore` names (a DatabaseService
- * of this namespace, which may have adopted another namespace's service). Read by the create alone.
- */
-function restorePlainIds(resource: DatabaseService, restoreSourceId: string | undefined): PlainIdUse[] {
-  const { backupId } = resource.spec;
-  return [
-    ...(backupId
-      ? [{ field: 'backupId', id: backupId, reason: 'BackupIdNotAllowed', createOnly: true }]
-      : []),
-    ...(restoreSourceId
-      ? [
-          {
-            field: 'restore',
-            id: restoreSourceId,
-            reason: 'RestoreNotAllowed',
-            createOnly: true,
-            heldBy: 'DatabaseService',
-          },
-        ]
-      : []),
-  ];
 }

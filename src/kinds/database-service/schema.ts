@@ -35,7 +35,6 @@ import {
   ObjectName,
   secretRecordStatusFields,
 } from '../shared/common.ts';
-import { defineKind } from '../shared/kind-schema.ts';
 import {
   MAX_TEMPLATE_KEYS,
   MAX_TEMPLATE_LENGTH,
@@ -654,7 +653,7 @@ export const RESTORE_SOURCE = 'restoreSource';
  * spec.restore.fromBackupOf, waited for only until the service exists (or is adopted): a restore is
  * create-only, so its source may change or go away afterwards without holding this object up.
  */
-const restoreSourceReference: ReferenceList<DatabaseService> = {
+export const restoreSourceReference: ReferenceList<DatabaseService> = {
   name: RESTORE_SOURCE,
   kind: 'DatabaseService',
   objectNames: (resource) => {
@@ -665,53 +664,12 @@ const restoreSourceReference: ReferenceList<DatabaseService> = {
 };
 
 /** A plain id refused: a wait, which the owner's grant (or the administrator) ends. */
-const PLAIN_ID_REFUSED = {
+export const PLAIN_ID_REFUSED = {
   condition: 'Ready=False',
   end: 'wait',
   kstatus: 'InProgress',
   argocd: 'Progressing',
 } as const;
 
-export const databaseServiceSchema = defineKind<DatabaseService>({
-  // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
-  reasons: {
-    Available: {
-      means:
-        'the service is in the desired state (running, or idle, or stopped when asked); with an adopted password unknown, the message says so',
-    },
-    Unavailable: { means: '`service is <state>` (provisioning, stopping, …)' },
-    AlreadyManaged: { means: "another DatabaseService holds this service's id (above)" },
-    WaitingForDependants: { means: '`deletionPolicy: Delete` while objects still reference it' },
-    InvalidReference: {
-      means:
-        '`spec.restore.fromBackupOf` names a DatabaseService of another region or provider; nothing is sent',
-    },
-    BackupIdNotAllowed: {
-      ...PLAIN_ID_REFUSED,
-      means:
-        "`spec.backupId` names a backup of another namespace's service that grants this one no restore from it (a CloudIdGrant there), or of a service made outside sluice that the administrator does not allow this namespace; nothing is created",
-    },
-    RestoreNotAllowed: {
-      ...PLAIN_ID_REFUSED,
-      means:
-        "`spec.restore.fromBackupOf` names a DatabaseService that adopted another namespace's service, which grants this one no restore from it; nothing is created",
-    },
-  },
-  policyFields: DATABASE_SERVICE_POLICY,
-  kind: 'DatabaseService',
-  plural: 'databaseservices',
-  singular: 'databaseservice',
-  shortNames: ['dbs'],
-  description: 'A cloud database service managed by sluice.',
-  spec: DatabaseServiceSpec,
-  status: DatabaseServiceStatus,
-  printerColumns: [
-    { name: 'Name', type: 'string', jsonPath: '.spec.name', priority: 1 },
-    { name: 'State', type: 'string', jsonPath: '.status.state' },
-    { name: 'Replicas', type: 'integer', jsonPath: '.status.observed.numReplicas', priority: 1 },
-    { name: 'Min-Mem', type: 'number', jsonPath: '.status.observed.minReplicaMemoryGb', priority: 1 },
-    { name: 'Max-Mem', type: 'number', jsonPath: '.status.observed.maxReplicaMemoryGb', priority: 1 },
-    { name: 'Idle', type: 'boolean', jsonPath: '.status.observed.idleScaling', priority: 1 },
-  ],
-  references: [restoreSourceReference],
-});
+/** The spec field whose Secret holds the password the cloud takes. */
+export const PASSWORD_FIELD = 'passwordSecretRef';

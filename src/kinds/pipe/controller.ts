@@ -1,5 +1,5 @@
-import { servicePlainIds } from '../shared/service-scoped.ts';
-import { pipeSchema, type Pipe, type PipeStatus } from './schema.ts';
+import { type Pipe, type PipeStatus } from './schema.ts';
+import { PIPE_REASON } from './reasons.ts';
 import type { Pipe as CloudPipe } from '../../cloud/schemas/pipe.ts';
 import {
   ReconcileError,
@@ -20,7 +20,6 @@ import {
   pipeAsSpec,
   pipeAvailability,
   pipeCreateBody,
-  pipeSecretUses,
   extraSettingKeys,
   setSettings,
   sourceKindOf,
@@ -28,22 +27,12 @@ import {
   type PipePlan,
 } from './mapping.ts';
 import { endpointStatusOf } from '../reverse-private-endpoint/mapping.ts';
-import {
-  ServiceGate,
-  ServiceNotRunning,
-  ServiceScopedClient,
-  serviceListRead,
-} from '../shared/service-reference.ts';
-import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
+import { ServiceGate, ServiceNotRunning, ServiceScopedClient } from '../shared/service-reference.ts';
+import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
 import { REASON } from '../../base/reasons.ts';
-import { pipeExport } from './export.ts';
 
-export const pipeKind: SluiceKind<Pipe, PipePlan> = {
-  ...pipeSchema,
-  export: pipeExport,
-  secretReferences: (resource) => pipeSecretUses(resource.spec),
-  driftReads: (resource) => [serviceListRead(resource, 'pipes')],
-  plainIds: (resource) => servicePlainIds(resource),
+/** The Pipe controller: its cloud client, loaded by the registry only when the kind runs. */
+export const pipeController: KindController<Pipe, PipePlan> = {
   connect: (_resource, context) => new PipeClient(context),
 };
 
@@ -101,7 +90,7 @@ class PipeClient extends ServiceScopedClient implements KindClient<Pipe, PipePla
     if (stuck.length > 0) {
       // Not recorded as sent (the digests stay), so this keeps saying so until the values or the Pipe change.
       throw ReconcileError.terminal(
-        'CannotRotate',
+        PIPE_REASON.CannotRotate,
         `${stuck.join(', ')}: the Secret changed, but the cloud cannot change a connection string in place; restore the Secret or create a new Pipe`,
         RETRY_DELAYS.userAction,
       );
@@ -178,7 +167,7 @@ class PipeClient extends ServiceScopedClient implements KindClient<Pipe, PipePla
       if (error.state === 'stopped') {
         // The cloud refuses (424) while the service is stopped: keep the finalizer and say what unblocks it.
         throw ReconcileError.terminal(
-          'DeleteBlocked',
+          PIPE_REASON.DeleteBlocked,
           `cannot delete pipe ${id}: ${this.service.label} is stopped; start the service or set deletionPolicy: Orphan`,
           RETRY_DELAYS.deleteBlocked,
         );

@@ -1,8 +1,14 @@
-// The Pipe's mapping between spec and cloud, pure: the Secrets a spec uses (`pipeSecretUses`), the create body
-// (`pipeCreateBody`), the differences and the plan (`diffPipe`), the status (`pipeAvailability`), the spec's
+// The Pipe's mapping between spec and cloud, pure: the create body (`pipeCreateBody`), the differences and the plan (`diffPipe`), the status (`pipeAvailability`), the spec's
 // terms (`pipeAsSpec`) and the export mapping (`exportPipe`: the cloud object back to the spec that adopts it).
 import { isDeepStrictEqual } from 'node:util';
-import { EXTRA_SETTING_TYPES, type PipeSpec } from './schema.ts';
+import {
+  CREDENTIAL_FIELDS,
+  EXTRA_SETTING_TYPES,
+  type CredentialField,
+  fieldName,
+  readPath,
+  type PipeSpec,
+} from './schema.ts';
 import type { PipeCreateBody, PipeSettingsBody, PipeUpdateBody } from '../../cloud/management-client.ts';
 import { requestBody } from '../../cloud/request-body.ts';
 import { isCredentialField } from '../../base/credential-fields.ts';
@@ -16,50 +22,11 @@ import {
   type PipeCommand,
   type SourceKind,
 } from '../../cloud/schemas/pipe.ts';
-import type { SecretUse } from '../../managed/index.ts';
-
-/** One `…SecretRef` of the Pipe spec and the request field its Secret's keys become. */
-interface CredentialField {
-  source: SourceKind;
-  /** Where the reference sits under `source.<kind>`. */
-  ref: readonly string[];
-  /** Where the values go under `source.<kind>` in a request. */
-  target: readonly string[];
-  keys: readonly string[];
-  /** A one-key Secret whose value is the field itself (a connection string), not an object. */
-  scalar?: boolean;
-  /** Whether the PATCH operation can replace it (api-behaviour.md lists which). */
-  rotatable: boolean;
-}
-
-const CREDENTIAL_FIELDS: readonly CredentialField[] = [
-  { source: 'kafka', ref: ['credentialsSecretRef'], target: ['credentials'], keys: ['username', 'password'], rotatable: true },
-  { source: 'kafka', ref: ['schemaRegistry', 'credentialsSecretRef'], target: ['schemaRegistry', 'credentials'], keys: ['username', 'password'], rotatable: true },
-  { source: 'objectStorage', ref: ['accessKeySecretRef'], target: ['accessKey'], keys: ['accessKeyId', 'secretKey'], rotatable: true },
-  { source: 'objectStorage', ref: ['connectionStringSecretRef'], target: ['connectionString'], keys: ['connectionString'], scalar: true, rotatable: false },
-  { source: 'kinesis', ref: ['accessKeySecretRef'], target: ['accessKey'], keys: ['accessKeyId', 'secretKey'], rotatable: true },
-  { source: 'postgres', ref: ['credentialsSecretRef'], target: ['credentials'], keys: ['username', 'password'], rotatable: true },
-]; // prettier-ignore
-
-const fieldName = (field: CredentialField) => ['source', field.source, ...field.ref].join('.');
 
 export function sourceKindOf(spec: PipeSpec): SourceKind {
   const kind = SOURCE_KINDS.find((k) => spec.source[k] !== undefined);
   if (!kind) throw new Error('a Pipe spec names no source (admission should have refused it)');
   return kind;
-}
-
-/** The Secrets a Pipe spec references, with the keys each must hold. */
-export function pipeSecretUses(spec: PipeSpec): SecretUse[] {
-  const uses: SecretUse[] = [];
-  for (const field of CREDENTIAL_FIELDS) {
-    const ref = readPath(spec.source[field.source], field.ref) as { name: string } | undefined;
-    if (!ref) continue;
-    const use: SecretUse = { field: fieldName(field), secretName: ref.name, keys: field.keys };
-    // When sluice cannot tell whether the values changed, it must not send what the PATCH cannot carry.
-    uses.push(field.rotatable ? use : { ...use, replaceable: false });
-  }
-  return uses;
 }
 
 /**
@@ -278,10 +245,6 @@ function sameItems(a: readonly unknown[], b: readonly unknown[]): boolean {
   const canonical = (items: readonly unknown[]) =>
     items.map((item) => JSON.stringify(Object.entries(item as object).sort())).sort();
   return a.length === b.length && isDeepStrictEqual(canonical(a), canonical(b));
-}
-
-function readPath(value: unknown, path: readonly string[]): unknown {
-  return path.reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], value);
 }
 
 function writePath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {

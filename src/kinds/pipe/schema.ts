@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ManagedObject } from '../../managed/index.ts';
+import type { ManagedObject, SecretUse } from '../../managed/index.ts';
 import {
   DESTINATION_ENGINE_TYPES,
   KAFKA_AUTHENTICATIONS,
@@ -21,20 +21,12 @@ import {
   POSTGRES_TYPES,
   SCALING_BOUNDS,
   SOURCE_KINDS,
+  type SourceKind,
 } from '../../cloud/schemas/pipe.ts';
 import { LocalObjectReference, managedSpecFields, secretRecordStatusFields } from '../shared/common.ts';
-import { defineKind } from '../shared/kind-schema.ts';
 import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
 import { immutable, presenceFixed, withRules } from '../shared/meta.ts';
-import { reversePrivateEndpointReferences } from '../reverse-private-endpoint/schema.ts';
-import {
-  SERVICE_COLUMN,
-  serviceFields,
-  serviceReference,
-  serviceRules,
-  serviceScopedStatusFields,
-  serviceIdNotAllowedReason,
-} from '../shared/service-scoped.ts';
+import { serviceFields, serviceRules, serviceScopedStatusFields } from '../shared/service-scoped.ts';
 
 // The spec mirrors the pipe creation body of the management API under the same names; credentials never
 // appear in it: each credential object is a `…SecretRef` to a Secret whose keys are the API's field names.
@@ -492,49 +484,45 @@ export interface Pipe extends ManagedObject {
   status?: PipeStatus;
 }
 
-export const pipeSchema = defineKind<Pipe>({
-  // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
-  reasons: {
-    ServiceIdNotAllowed: serviceIdNotAllowedReason,
-    WaitingForReference: {
-      means: 'the service or a reverse private endpoint is not usable yet; the message names it',
-    },
-    CloudFailed: { means: 'the cloud reports the pipe `Failed` or `InternalError`' },
-    CannotRotate: {
-      condition: 'Synced=False',
-      end: 'terminal',
-      kstatus: 'Failed',
-      argocd: 'Degraded',
-      means: 'a connection string changed; the API cannot take it in place',
-    },
-    InvalidReference: { means: 'a referenced ReversePrivateEndpoint belongs to another service' },
-    DeleteBlocked: {
-      condition: 'Synced=False',
-      end: 'retry',
-      kstatus: 'InProgress',
-      argocd: 'Progressing',
-      means: "the pipe's service is stopped, so the cloud refuses the delete",
-    },
-    SecretMissing: { means: 'a `…SecretRef` Secret or key is missing' },
-  },
-  policyFields: PIPE_POLICY,
-  kind: 'Pipe',
-  plural: 'pipes',
-  singular: 'pipe',
-  shortNames: [],
-  description: 'A data-ingestion pipe into a table of a cloud database service, managed by sluice.',
-  spec: PipeSpec,
-  status: PipeStatus,
-  printerColumns: [
-    SERVICE_COLUMN,
-    { name: 'Source', type: 'string', jsonPath: '.status.source' },
-    { name: 'State', type: 'string', jsonPath: '.status.state' },
-  ],
-  references: [
-    serviceReference<Pipe>(),
-    reversePrivateEndpointReferences<Pipe>(
-      'reversePrivateEndpoints',
-      (pipe) => pipe.spec.source.kafka?.reversePrivateEndpointRefs?.map((ref) => ref.name) ?? [],
-    ),
-  ],
-});
+/** One `…SecretRef` of the Pipe spec and the request field its Secret's keys become. */
+export interface CredentialField {
+  source: SourceKind;
+  /** Where the reference sits under `source.<kind>`. */
+  ref: readonly string[];
+  /** Where the values go under `source.<kind>` in a request. */
+  target: readonly string[];
+  keys: readonly string[];
+  /** A one-key Secret whose value is the field itself (a connection string), not an object. */
+  scalar?: boolean;
+  /** Whether the PATCH operation can replace it (api-behaviour.md lists which). */
+  rotatable: boolean;
+}
+
+export const CREDENTIAL_FIELDS: readonly CredentialField[] = [
+  { source: 'kafka', ref: ['credentialsSecretRef'], target: ['credentials'], keys: ['username', 'password'], rotatable: true },
+  { source: 'kafka', ref: ['schemaRegistry', 'credentialsSecretRef'], target: ['schemaRegistry', 'credentials'], keys: ['username', 'password'], rotatable: true },
+  { source: 'objectStorage', ref: ['accessKeySecretRef'], target: ['accessKey'], keys: ['accessKeyId', 'secretKey'], rotatable: true },
+  { source: 'objectStorage', ref: ['connectionStringSecretRef'], target: ['connectionString'], keys: ['connectionString'], scalar: true, rotatable: false },
+  { source: 'kinesis', ref: ['accessKeySecretRef'], target: ['accessKey'], keys: ['accessKeyId', 'secretKey'], rotatable: true },
+  { source: 'postgres', ref: ['credentialsSecretRef'], target: ['credentials'], keys: ['username', 'password'], rotatable: true },
+]; // prettier-ignore
+
+export const fieldName = (field: CredentialField) => ['source', field.source, ...field.ref].join('.');
+
+/** The Secrets a Pipe spec references, with the keys each must hold. */
+export function pipeSecretUses(spec: PipeSpec): SecretUse[] {
+  const uses: SecretUse[] = [];
+  for (const field of CREDENTIAL_FIELDS) {
+    const ref = readPath(spec.source[field.source], field.ref) as { name: string } | undefined;
+    if (!ref) continue;
+    const use: SecretUse = { field: fieldName(field), secretName: ref.name, keys: field.keys };
+    // When sluice cannot tell whether the values changed, it must not send what the PATCH cannot carry.
+    uses.push(field.rotatable ? use : { ...use, replaceable: false });
+  }
+  return uses;
+}
+
+/** The value at `path` under `value`, if any. */
+export function readPath(value: unknown, path: readonly string[]): unknown {
+  return path.reduce<unknown>((node, key) => (node as Record<string, unknown> | undefined)?.[key], value);
+}

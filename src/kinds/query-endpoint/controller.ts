@@ -1,19 +1,13 @@
-import { servicePlainIds } from '../shared/service-scoped.ts';
-import { queryEndpointSchema, type QueryEndpoint } from './schema.ts';
+import { type QueryEndpoint } from './schema.ts';
 import type { QueryEndpointBody } from '../../cloud/management-client.ts';
 import { comparison, type OwnedCandidate, type Owner } from '../../managed/index.ts';
 import { deleteUntilGone, ignoreNotFound } from '../shared/cloud-calls.ts';
 import { diffQueryEndpoint, queryEndpointBody, queryEndpointStatus, withReferencedKeys } from './mapping.ts';
 import { ServiceScopedClient } from '../shared/service-reference.ts';
-import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
-import { queryEndpointExport } from './export.ts';
+import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
 
-export const queryEndpointKind: SluiceKind<QueryEndpoint, QueryEndpointBody> = {
-  ...queryEndpointSchema,
-  export: queryEndpointExport,
-  // The API has no list of query endpoints: each drift check is a GET of its own.
-  driftReads: () => [{ api: 'management' }],
-  plainIds: (resource) => servicePlainIds(resource),
+/** The QueryEndpoint controller: its cloud client, loaded by the registry only when the kind runs. */
+export const queryEndpointController: KindController<QueryEndpoint, QueryEndpointBody> = {
   connect: (_resource, context) => new QueryEndpointClient(context),
 };
 

@@ -2,18 +2,9 @@ import { z } from 'zod';
 import type { ManagedObject } from '../../managed/index.ts';
 import { QUERY_ENDPOINT_ROLES } from '../../cloud/schemas/query-endpoint.ts';
 import { LocalObjectReference, managedSpecFields } from '../shared/common.ts';
-import { apiKeyReferences } from '../api-key/schema.ts';
-import { defineKind } from '../shared/kind-schema.ts';
 import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
 import { withRules } from '../shared/meta.ts';
-import {
-  SERVICE_COLUMN,
-  serviceFields,
-  serviceReference,
-  serviceRules,
-  serviceScopedStatusFields,
-  serviceIdNotAllowedReason,
-} from '../shared/service-scoped.ts';
+import { serviceFields, serviceRules, serviceScopedStatusFields } from '../shared/service-scoped.ts';
 
 // The spec is the body of the query endpoint upsert (operation 9) under the same names, plus the service.
 
@@ -103,31 +94,3 @@ export interface QueryEndpoint extends ManagedObject {
   spec: QueryEndpointSpec;
   status?: QueryEndpointStatus;
 }
-
-export const queryEndpointSchema = defineKind<QueryEndpoint>({
-  // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
-  reasons: {
-    ServiceIdNotAllowed: serviceIdNotAllowedReason,
-    Conflict: { means: "another QueryEndpoint owns this service's endpoint, named here" },
-    WaitingForReference: { means: 'the service is not usable yet' },
-  },
-  policyFields: QUERY_ENDPOINT_POLICY,
-  kind: 'QueryEndpoint',
-  plural: 'queryendpoints',
-  singular: 'queryendpoint',
-  shortNames: [],
-  description:
-    "The query endpoint of a cloud database service, managed by sluice: applying one takes over the service's query endpoint.",
-  spec: QueryEndpointSpec,
-  status: QueryEndpointStatus,
-  printerColumns: [SERVICE_COLUMN, { name: 'Roles', type: 'string', jsonPath: '.spec.roles' }],
-  references: [
-    serviceReference<QueryEndpoint>(),
-    apiKeyReferences<QueryEndpoint>(
-      'apiKeys',
-      (endpoint) => endpoint.spec.apiKeyRefs?.map((ref) => ref.name) ?? [],
-    ),
-  ],
-  // A service has one query endpoint: a second QueryEndpoint for it waits (Conflict) instead of fighting.
-  exclusiveOn: 'service',
-});

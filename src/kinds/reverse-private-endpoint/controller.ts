@@ -1,5 +1,5 @@
-import { servicePlainIds } from '../shared/service-scoped.ts';
-import { reversePrivateEndpointSchema, type ReversePrivateEndpoint } from './schema.ts';
+import { type ReversePrivateEndpoint } from './schema.ts';
+import { REVERSE_PRIVATE_ENDPOINT_REASON } from './reasons.ts';
 import {
   ReconcileError,
   comparison,
@@ -10,16 +10,12 @@ import {
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { deleteUntilGone, ignoreNotFound } from '../shared/cloud-calls.ts';
 import { endpointStatusOf, rpeAvailability, rpeCreateBody, rpeDifferences } from './mapping.ts';
-import { ServiceScopedClient, serviceListRead } from '../shared/service-reference.ts';
-import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
+import { ServiceScopedClient } from '../shared/service-reference.ts';
+import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
 import { REASON } from '../../base/reasons.ts';
-import { reversePrivateEndpointExport } from './export.ts';
 
-export const reversePrivateEndpointKind: SluiceKind<ReversePrivateEndpoint, undefined> = {
-  ...reversePrivateEndpointSchema,
-  export: reversePrivateEndpointExport,
-  driftReads: (resource) => [serviceListRead(resource, 'reversePrivateEndpoints')],
-  plainIds: (resource) => servicePlainIds(resource),
+/** The ReversePrivateEndpoint controller: its cloud client, loaded by the registry only when the kind runs. */
+export const reversePrivateEndpointController: KindController<ReversePrivateEndpoint, undefined> = {
   connect: (_resource, context) => new ReversePrivateEndpointClient(context),
 };
 
@@ -102,7 +98,7 @@ class ReversePrivateEndpointClient
     observation: { differences: string[] },
   ): Promise<void> {
     throw ReconcileError.terminal(
-      'CannotUpdate',
+      REVERSE_PRIVATE_ENDPOINT_REASON.CannotUpdate,
       `endpoint ${id} differs in ${observation.differences.join(', ')}, and the cloud cannot change an endpoint; create a new ReversePrivateEndpoint`,
       RETRY_DELAYS.userAction,
     );

@@ -1,6 +1,8 @@
 // The ReversePrivateEndpoint's mapping between spec and cloud, pure: the create body (`rpeCreateBody`), the
 // differences (`rpeDifferences`), the status (`endpointStatusOf`, `rpeAvailability`) and the export mapping
 // (`exportReversePrivateEndpoint`: the cloud object back to the spec that adopts it).
+import { REASON, type ConditionReason } from '../../base/reasons.ts';
+import { REVERSE_PRIVATE_ENDPOINT_REASON } from './reasons.ts';
 import type { ReversePrivateEndpointSpec } from './schema.ts';
 import type { ReversePrivateEndpointCreateBody } from '../../cloud/management-client.ts';
 import { requestBody } from '../../cloud/request-body.ts';
@@ -39,11 +41,14 @@ export function endpointStatusOf(endpoint: Partial<ReversePrivateEndpoint>) {
 }
 
 /** Statuses that end the endpoint: it will not become Ready without a new one. */
-const FINAL_STATUSES: Record<string, string> = {
+const FINAL_STATUSES = {
   Rejected: 'the connection was rejected on your side',
   Expired: 'the connection was not accepted in time and expired',
   Failed: 'the cloud reports the endpoint Failed',
-};
+} as const;
+
+const isFinal = (status: string): status is keyof typeof FINAL_STATUSES =>
+  Object.hasOwn(FINAL_STATUSES, status);
 
 export type EndpointAvailability = Pick<
   Extract<Observation, { exists: true }>,
@@ -53,6 +58,7 @@ export type EndpointAvailability = Pick<
 /**
  * Ready only when the cloud says Ready. PendingAcceptance waits for the user, who must accept the connection
  * on their side (the endpoint id names it); Rejected, Expired and Failed are final and reported as such.
+ * Each status is the reason it is reported under (one of the kind's, or the common `Deleting`).
  */
 export function rpeAvailability(
   spec: ReversePrivateEndpointSpec,
@@ -60,23 +66,28 @@ export function rpeAvailability(
 ): EndpointAvailability {
   const { status } = endpoint;
   if (status === 'Ready') return { available: true };
-  const final = FINAL_STATUSES[status];
-  if (final) {
+  if (isFinal(status)) {
     return {
       available: false,
-      failed: `${final}; delete this ReversePrivateEndpoint and create it again`,
-      reason: status,
+      failed: `${FINAL_STATUSES[status]}; delete this ReversePrivateEndpoint and create it again`,
+      reason: REVERSE_PRIVATE_ENDPOINT_REASON[status],
     };
   }
   if (status === 'PendingAcceptance') {
     const target = RPE_FIELDS_BY_TYPE[spec.type].map((field) => spec[field]).join(' / ');
     return {
       available: false,
-      reason: 'PendingAcceptance',
+      reason: REVERSE_PRIVATE_ENDPOINT_REASON.PendingAcceptance,
       waitingFor: `accept the connection from endpoint ${endpoint.endpointId ?? endpoint.id} on your side (${target})`,
     };
   }
-  return { available: false, reason: status, waitingFor: `the endpoint is ${status}` };
+  return { available: false, reason: waitingReason(status), waitingFor: `the endpoint is ${status}` };
+}
+
+/** The reason of a status on the way to Ready or gone: the kind's `Provisioning`, else `Deleting` or `Unavailable`. */
+function waitingReason(status: string): ConditionReason {
+  if (status === 'Provisioning') return REVERSE_PRIVATE_ENDPOINT_REASON.Provisioning;
+  return status === 'Deleting' ? REASON.Deleting : REASON.Unavailable;
 }
 
 /** The spec that adopts an endpoint as it is (the caller adds the service): its identity fields. */

@@ -7,17 +7,9 @@ import {
   RPE_TYPES,
 } from '../../cloud/schemas/reverse-private-endpoint.ts';
 import { managedSpecFields } from '../shared/common.ts';
-import { defineKind } from '../shared/kind-schema.ts';
 import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
 import { immutable, withRules, type CelRule } from '../shared/meta.ts';
-import {
-  SERVICE_COLUMN,
-  serviceFields,
-  serviceReference,
-  serviceRules,
-  serviceScopedStatusFields,
-  serviceIdNotAllowedReason,
-} from '../shared/service-scoped.ts';
+import { serviceFields, serviceRules, serviceScopedStatusFields } from '../shared/service-scoped.ts';
 
 // The spec is the endpoint creation body of the management API under the same names. The API has no update,
 // so every cloud field is fixed at creation.
@@ -98,77 +90,6 @@ export interface ReversePrivateEndpoint extends ManagedObject {
   status?: ReversePrivateEndpointStatus;
 }
 
-export const reversePrivateEndpointSchema = defineKind<ReversePrivateEndpoint>({
-  // Its own reasons, and what the common ones mean for it; the kind's page lists them (npm run generate).
-  reasons: {
-    ServiceIdNotAllowed: serviceIdNotAllowedReason,
-    Provisioning: {
-      condition: 'Ready=False',
-      end: 'wait',
-      kstatus: 'InProgress',
-      argocd: 'Progressing',
-      means: 'the cloud is setting the endpoint up',
-    },
-    PendingAcceptance: {
-      condition: 'Ready=False',
-      end: 'wait',
-      kstatus: 'InProgress',
-      argocd: 'Progressing',
-      means: 'accept the connection on your side; the message names `endpointId`',
-    },
-    Rejected: {
-      condition: 'Ready=False',
-      end: 'terminal',
-      kstatus: 'Failed',
-      argocd: 'Degraded',
-      means:
-        'final: the connection was rejected on your side; delete the object and create it again (one Warning Event)',
-    },
-    Expired: {
-      condition: 'Ready=False',
-      end: 'terminal',
-      kstatus: 'Failed',
-      argocd: 'Degraded',
-      means:
-        'final: the connection was not accepted in time; delete the object and create it again (one Warning Event)',
-    },
-    Failed: {
-      condition: 'Ready=False',
-      end: 'terminal',
-      kstatus: 'Failed',
-      argocd: 'Degraded',
-      means:
-        'final: the cloud reports the endpoint failed; delete the object and create it again (one Warning Event)',
-    },
-    WaitingForDependants: { means: 'being deleted while Pipes still reference it' },
-    CannotUpdate: {
-      condition: 'Synced=False',
-      end: 'terminal',
-      kstatus: 'Failed',
-      argocd: 'Degraded',
-      means: 'an adopted endpoint differs from the spec; the message names the fields',
-    },
-    AmbiguousAdoption: {
-      means: 'several endpoints match after a crash; pick one with `sluice.dev/external-id`',
-    },
-  },
-  policyFields: REVERSE_PRIVATE_ENDPOINT_POLICY,
-  kind: 'ReversePrivateEndpoint',
-  plural: 'reverseprivateendpoints',
-  singular: 'reverseprivateendpoint',
-  shortNames: ['rpe'],
-  description:
-    'A reverse private endpoint through which the pipes of a cloud database service reach a private source, managed by sluice.',
-  spec: ReversePrivateEndpointSpec,
-  status: ReversePrivateEndpointStatus,
-  printerColumns: [
-    SERVICE_COLUMN,
-    { name: 'Type', type: 'string', jsonPath: '.spec.type' },
-    { name: 'Status', type: 'string', jsonPath: '.status.status' },
-  ],
-  references: [serviceReference<ReversePrivateEndpoint>()],
-});
-
 /**
  * A list of ReversePrivateEndpoint objects another kind waits for (a Pipe's kafka source): each must be
  * Ready in the cloud before the dependant goes on.
@@ -179,7 +100,7 @@ export function reversePrivateEndpointReferences<R extends ManagedObject>(
 ): ReferenceList<R> {
   return {
     name,
-    kind: reversePrivateEndpointSchema.kind,
+    kind: 'ReversePrivateEndpoint',
     objectNames,
     notUsableBecause: (endpoint) => {
       const status = endpoint.status?.status;

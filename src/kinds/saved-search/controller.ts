@@ -1,5 +1,5 @@
 import { ownedAmong } from '../shared/owner-note.ts';
-import { savedSearchSchema, type SavedSearch } from './schema.ts';
+import { type SavedSearch } from './schema.ts';
 import type { SavedSearchBody } from '../../cloud/alerting-client.ts';
 import type { SavedSearch as CloudSavedSearch } from '../../cloud/schemas/clickstack.ts';
 import {
@@ -13,8 +13,7 @@ import {
 } from '../../managed/index.ts';
 import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
-import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
-import { savedSearchExport } from './export.ts';
+import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
 import {
   diffSavedSearch,
   observedSavedSearch,
@@ -24,10 +23,8 @@ import {
   withSourceId,
 } from './mapping.ts';
 
-export const savedSearchKind: SluiceKind<SavedSearch, SavedSearchBody> = {
-  ...savedSearchSchema,
-  export: savedSearchExport,
-  driftReads: () => [{ api: 'alerting', list: 'savedSearches' }],
+/** The SavedSearch controller: its cloud client, loaded by the registry only when the kind runs. */
+export const savedSearchController: KindController<SavedSearch, SavedSearchBody> = {
   connect: (_resource, context) => new SavedSearchClient(context),
 };
 

@@ -2,7 +2,6 @@ import { z } from 'zod';
 import type { ManagedObject } from '../../managed/index.ts';
 import { OBJECT_NAME_MAX, WHERE_LANGUAGES } from '../../cloud/schemas/clickstack.ts';
 import { LocalObjectReference, managedSpecFields, managedStatusFields } from '../shared/common.ts';
-import { defineKind } from '../shared/kind-schema.ts';
 import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
 import { withRules } from '../shared/meta.ts';
 
@@ -62,27 +61,3 @@ export interface SavedSearch extends ManagedObject {
   spec: SavedSearchSpec;
   status?: z.infer<typeof SavedSearchStatus>;
 }
-
-export const savedSearchSchema = defineKind<SavedSearch>({
-  policyFields: SAVED_SEARCH_POLICY,
-  kind: 'SavedSearch',
-  plural: 'savedsearches',
-  singular: 'savedsearch',
-  shortNames: [],
-  description: 'A saved search of the alerting API that alerts watch, managed by sluice.',
-  spec: SavedSearchSpec,
-  status: SavedSearchStatus,
-  printerColumns: [{ name: 'Where', type: 'string', jsonPath: '.spec.where' }],
-  references: [
-    {
-      name: 'source',
-      kind: 'Source',
-      objectName: (search) => search.spec.sourceRef?.name,
-      plainId: (search) => search.spec.sourceId,
-      statusField: 'sourceId',
-    },
-  ],
-  reasons: {
-    WaitingForDependants: { means: '`deletionPolicy: Delete` while Alerts in its namespace still name it' },
-  },
-});

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { GROUP, VERSION } from './common.ts';
 import type { GrantSchema } from './grant-schema.ts';
-import type { KindSchema, PrinterColumn } from './kind-schema.ts';
+import type { KindDescriptor, PrinterColumn } from './descriptor.ts';
 
 type JsonSchema = { [key: string]: unknown };
 
@@ -28,7 +28,7 @@ const COMMON_COLUMNS: PrinterColumn[] = [
 ];
 
 /** The CustomResourceDefinition of a kind, ready to apply. */
-export function customResourceDefinition(kind: KindSchema): JsonSchema {
+export function customResourceDefinition(kind: KindDescriptor): JsonSchema {
   return definition(kind, {
     subresources: { status: {} },
     additionalPrinterColumns: [...kind.printerColumns, ...COMMON_COLUMNS],

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { PrinterColumn } from './kind-schema.ts';
+import type { PrinterColumn } from './descriptor.ts';
 
 /**
  * A kind sluice reads but does not manage (a grant): a CRD of its own, watched and read by the operator, with

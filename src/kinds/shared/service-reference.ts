@@ -7,12 +7,10 @@ import {
   parseOwnerRecord,
   type ResolvedReference,
   type ConnectContext,
-  type DriftRead,
   type OwnedCandidate,
   type Owner,
 } from '../../managed/index.ts';
-import type { ServiceScoped } from './service-scoped.ts';
-import type { CloudApi, CloudConnection } from '../../cloud-access/connection.ts';
+import type { CloudConnection } from '../../cloud-access/connection.ts';
 import { ignoreNotFound } from './cloud-calls.ts';
 import { OWNER_TAG } from './service-tags.ts';
 import { REASON } from '../../base/reasons.ts';
@@ -144,19 +142,4 @@ export abstract class ServiceScopedClient {
     const children = (await list()).filter(matches);
     return children.map((child) => ({ id: child.id, owner }));
   }
-}
-
-/**
- * The drift read of a service-scoped object observed from its service's list (`pipes`,
- * `reversePrivateEndpoints`): one list per service, named by the service's cloud id once known, else by
- * the DatabaseService it names, so every object of the same service shares it.
- */
-export function serviceListRead(
-  resource: ServiceScoped & { status?: { serviceId?: unknown } },
-  list: string,
-): DriftRead<CloudApi> {
-  const serviceId = resource.status?.serviceId ?? resource.spec.serviceId;
-  const service =
-    typeof serviceId === 'string' ? serviceId : `DatabaseService ${resource.spec.serviceRef?.name}`;
-  return { api: 'management', list: `${list} of ${service}` };
 }

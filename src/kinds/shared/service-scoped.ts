@@ -1,13 +1,15 @@
 import { z } from 'zod';
+import { reasonNames, type KindReasons } from '../../base/reasons.ts';
 import {
   externalIdOf,
   NOT_READY_YET,
+  type DriftRead,
   type PlainIdUse,
   type ReferenceDeclaration,
   type ManagedObject,
 } from '../../managed/index.ts';
 import { LocalObjectReference, managedStatusFields } from './common.ts';
-import type { PrinterColumn } from './kind-schema.ts';
+import type { PrinterColumn } from './descriptor.ts';
 import { immutable, type CelRule } from './meta.ts';
 
 // The fields and rules every kind that lives in a cloud service shares (a Pipe, a query endpoint, a reverse
@@ -76,21 +78,37 @@ export function serviceReference<R extends ServiceScoped>(): ReferenceDeclaratio
   };
 }
 
-/** The Ready reason of a `serviceId` naming a service this namespace may not reach. */
-export const SERVICE_ID_NOT_ALLOWED = 'ServiceIdNotAllowed';
+/** The reason of a `serviceId` naming a service this namespace may not reach, as each such kind declares it. */
+export const SERVICE_ID_REASONS = {
+  ServiceIdNotAllowed: {
+    condition: 'Ready=False',
+    end: 'wait',
+    kstatus: 'InProgress',
+    argocd: 'Progressing',
+    means:
+      '`spec.serviceId` names a service of another namespace that grants this one no use of it (a CloudIdGrant there), or one made outside sluice that the administrator does not allow this namespace; nothing is sent',
+  },
+} as const satisfies KindReasons;
 
-/** What its reason means, in the kind's reasons table. */
-export const serviceIdNotAllowedReason = {
-  condition: 'Ready=False',
-  end: 'wait',
-  kstatus: 'InProgress',
-  argocd: 'Progressing',
-  means:
-    '`spec.serviceId` names a service of another namespace that grants this one no use of it (a CloudIdGrant there), or one made outside sluice that the administrator does not allow this namespace; nothing is sent',
-} as const;
+const { ServiceIdNotAllowed } = reasonNames(SERVICE_ID_REASONS);
 
 /** A plain `serviceId`: the service it names must be this namespace's, or granted to it. */
 export function servicePlainIds(resource: ServiceScoped): PlainIdUse[] {
   const id = resource.spec.serviceId;
-  return id ? [{ field: 'serviceId', id, reason: SERVICE_ID_NOT_ALLOWED, heldBy: 'DatabaseService' }] : [];
+  return id ? [{ field: 'serviceId', id, reason: ServiceIdNotAllowed, heldBy: 'DatabaseService' }] : [];
+}
+
+/**
+ * The drift read of a service-scoped object observed from its service's list (`pipes`,
+ * `reversePrivateEndpoints`): one list per service, named by the service's cloud id once known, else by
+ * the DatabaseService it names, so every object of the same service shares it.
+ */
+export function serviceListRead(
+  resource: ServiceScoped & { status?: { serviceId?: unknown } },
+  list: string,
+): DriftRead<'management'> {
+  const serviceId = resource.status?.serviceId ?? resource.spec.serviceId;
+  const service =
+    typeof serviceId === 'string' ? serviceId : `DatabaseService ${resource.spec.serviceRef?.name}`;
+  return { api: 'management', list: `${list} of ${service}` };
 }

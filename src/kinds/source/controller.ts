@@ -1,5 +1,5 @@
 import { ownedAmong } from '../shared/owner-note.ts';
-import { sourceSchema, type Source } from './schema.ts';
+import { type Source } from './schema.ts';
 import type { SourceBody } from '../../cloud/alerting-client.ts';
 import type { Source as CloudSource } from '../../cloud/schemas/clickstack.ts';
 import {
@@ -13,14 +13,11 @@ import {
 } from '../../managed/index.ts';
 import { ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
-import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
-import { sourceExport } from './export.ts';
+import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
 import { diffSource, observedSource, sourceBody, sourceOwner } from './mapping.ts';
 
-export const sourceKind: SluiceKind<Source, SourceBody> = {
-  ...sourceSchema,
-  export: sourceExport,
-  driftReads: () => [{ api: 'alerting', list: 'sources' }],
+/** The Source controller: its cloud client, loaded by the registry only when the kind runs. */
+export const sourceController: KindController<Source, SourceBody> = {
   connect: (_resource, context) => new SourceClient(context),
 };
 

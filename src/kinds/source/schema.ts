@@ -7,7 +7,6 @@ import {
   OBJECT_NAME_MAX,
 } from '../../cloud/schemas/clickstack.ts';
 import { managedSpecFields, managedStatusFields } from '../shared/common.ts';
-import { defineKind } from '../shared/kind-schema.ts';
 import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
 import { withRules } from '../shared/meta.ts';
 
@@ -119,24 +118,3 @@ export interface Source extends ManagedObject {
   spec: SourceSpec;
   status?: z.infer<typeof SourceStatus>;
 }
-
-export const sourceSchema = defineKind<Source>({
-  policyFields: SOURCE_POLICY,
-  kind: 'Source',
-  plural: 'sources',
-  singular: 'source',
-  shortNames: [],
-  description:
-    'A source of the alerting API (a table of logs, traces, metrics or sessions), managed by sluice.',
-  spec: SourceSpec,
-  status: SourceStatus,
-  printerColumns: [
-    { name: 'Kind', type: 'string', jsonPath: '.spec.kind' },
-    { name: 'Table', type: 'string', jsonPath: '.spec.from.tableName' },
-  ],
-  reasons: {
-    WaitingForDependants: {
-      means: '`deletionPolicy: Delete` while SavedSearches in its namespace still name it',
-    },
-  },
-});

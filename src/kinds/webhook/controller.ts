@@ -1,6 +1,5 @@
 import { ownedAmong } from '../shared/owner-note.ts';
 import type { Webhook } from './schema.ts';
-import { webhookSchema } from './schema.ts';
 import type { WebhookBody } from '../../cloud/alerting-client.ts';
 import type { Webhook as CloudWebhook } from '../../cloud/schemas/clickstack.ts';
 import {
@@ -14,22 +13,11 @@ import {
 } from '../../managed/index.ts';
 import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
-import type { KindClient, Observed, SluiceKind } from '../shared/sluice-kind.ts';
-import { webhookExport } from './export.ts';
-import {
-  diffWebhook,
-  observedWebhook,
-  webhookBody,
-  webhookOwner,
-  webhookSecretUses,
-  webhookStatus,
-} from './mapping.ts';
+import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
+import { diffWebhook, observedWebhook, webhookBody, webhookOwner, webhookStatus } from './mapping.ts';
 
-export const webhookKind: SluiceKind<Webhook, WebhookBody> = {
-  ...webhookSchema,
-  export: webhookExport,
-  secretReferences: (resource) => webhookSecretUses(resource.spec),
-  driftReads: () => [{ api: 'alerting', list: 'webhooks' }],
+/** The Webhook controller: its cloud client, loaded by the registry only when the kind runs. */
+export const webhookController: KindController<Webhook, WebhookBody> = {
   connect: (_resource, context) => new WebhookClient(context),
 };
 

@@ -1,31 +1,17 @@
-// The Webhook's mapping between spec and cloud, pure: the Secrets a spec uses (`webhookSecretUses`), the create
-// and update body (`webhookBody`), the cloud webhook in the spec's terms (`observedWebhook`), the differences
-// (`diffWebhook`), the status (`webhookStatus`) and the export mapping (`exportWebhook`).
+// The Webhook's mapping between spec and cloud, pure: the create and update body (`webhookBody`), the cloud
+// webhook in the spec's terms (`observedWebhook`), the differences (`diffWebhook`), the status
+// (`webhookStatus`) and the export mapping (`exportWebhook`).
 import { isDeepStrictEqual } from 'node:util';
-import type { WebhookSpec } from './schema.ts';
+import { NAMED, webhookSecretUses, type WebhookSpec } from './schema.ts';
 import type { WebhookBody } from '../../cloud/alerting-client.ts';
 import { requestBody } from '../../cloud/request-body.ts';
 import { WebhookRequest, type Webhook } from '../../cloud/schemas/clickstack.ts';
-import type { SecretUse } from '../../managed/index.ts';
 import { splitOwnerLine, withOwnerLine } from '../shared/owner-note.ts';
 
-/** The spec's named values (headers, query parameters): Secret fields `headers.<name>`. */
-const NAMED = ['headers', 'queryParams'] as const;
 type Named = (typeof NAMED)[number];
 
 /** The fields the cloud shows, compared as they are. */
 const SHOWN = ['name', 'service', 'description', 'body'] as const;
-
-/** Each value that comes from a Secret: the URL, and every header and query parameter. */
-export function webhookSecretUses(spec: WebhookSpec): SecretUse[] {
-  const uses: SecretUse[] = [
-    { field: 'url', secretName: spec.url.secretKeyRef.name, keys: [spec.url.secretKeyRef.key] },
-  ];
-  for (const list of NAMED)
-    for (const { name, secretKeyRef } of spec[list] ?? [])
-      uses.push({ field: `${list}.${name}`, secretName: secretKeyRef.name, keys: [secretKeyRef.key] });
-  return uses;
-}
 
 /** A Secret field's value, by the field the spec names it under. */
 export type SecretValues = (field: string) => Readonly<Record<string, string>> | undefined;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ManagedObject } from '../../managed/index.ts';
+import type { ManagedObject, SecretUse } from '../../managed/index.ts';
 import { OBJECT_NAME_MAX, SLACK_REFUSES, WEBHOOK_SERVICES } from '../../cloud/schemas/clickstack.ts';
 import {
   managedSpecFields,
@@ -7,7 +7,6 @@ import {
   ObjectName,
   secretRecordStatusFields,
 } from '../shared/common.ts';
-import { defineKind } from '../shared/kind-schema.ts';
 import { fieldPolicySchema, policyFields } from '../shared/field-policy.ts';
 import { withRules, type CelRule } from '../shared/meta.ts';
 
@@ -98,20 +97,16 @@ export interface Webhook extends ManagedObject {
   status?: WebhookStatus;
 }
 
-export const webhookSchema = defineKind<Webhook>({
-  policyFields: WEBHOOK_POLICY,
-  kind: 'Webhook',
-  plural: 'webhooks',
-  singular: 'webhook',
-  shortNames: [],
-  description:
-    'A webhook of the alerting API that alerts notify (slack, incident.io or generic), managed by sluice.',
-  spec: WebhookSpec,
-  status: WebhookStatus,
-  printerColumns: [{ name: 'Service', type: 'string', jsonPath: '.spec.service' }],
-  reasons: {
-    WaitingForDependants: {
-      means: '`deletionPolicy: Delete` while Alerts in its namespace still name it (`channel.webhookRef`)',
-    },
-  },
-});
+/** The spec's named values (headers, query parameters): Secret fields `headers.<name>`. */
+export const NAMED = ['headers', 'queryParams'] as const;
+
+/** Each value that comes from a Secret: the URL, and every header and query parameter. */
+export function webhookSecretUses(spec: WebhookSpec): SecretUse[] {
+  const uses: SecretUse[] = [
+    { field: 'url', secretName: spec.url.secretKeyRef.name, keys: [spec.url.secretKeyRef.key] },
+  ];
+  for (const list of NAMED)
+    for (const { name, secretKeyRef } of spec[list] ?? [])
+      uses.push({ field: `${list}.${name}`, secretName: secretKeyRef.name, keys: [secretKeyRef.key] });
+  return uses;
+}

@@ -1,7 +1,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import type { Alert } from '../../../src/kinds/alert/schema.ts';
 import { CloudSnapshots } from '../../../src/cloud/key-snapshots.ts';
-import { alertKind } from '../../../src/kinds/alert/controller.ts';
+import { alertController } from '../../../src/kinds/alert/controller.ts';
 import type { CloudConnection } from '../../../src/cloud-access/connection.ts';
 import { ALERTS, tileAlert } from '../../../tools/fixtures/alert.ts';
 import { addFault, alertingClient, calls, managementClient, useEmulator } from './support.ts';
@@ -18,7 +18,7 @@ function alertClient(resource: Alert) {
     snapshots: new CloudSnapshots({ alerting, clock: { now: () => Date.now() } }),
     freshnessMs: 60_000,
   };
-  const client = alertKind.connect(resource, {
+  const client = alertController.connect(resource, {
     cloud,
     references: {},
     secrets: { values: () => undefined, rotated: new Set(), digests: undefined, rebaselined: [] },

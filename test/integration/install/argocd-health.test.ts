@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { GROUP } from '../../../src/kinds/shared/common.ts';
-import { KIND_SCHEMAS } from '../../../src/kinds/schemas.ts';
+import { KINDS } from '../../../src/kinds/index.ts';
 import { healthCasesOf } from '../../../src/install/argocd-fixtures.ts';
 import { healthCheckKinds, healthLua } from '../../../src/install/render.ts';
 import { runArgoHealthHarness as runHarness } from '../../harness/argocd-health.ts';
@@ -16,9 +16,7 @@ const customizations = join(repoRoot, 'deploy', 'argocd', 'resource_customizatio
 
 describe('Argo CD health checks under gopher-lua (Lua 5.1, as Argo CD runs argocd-cm scripts)', () => {
   const results = runHarness(customizations);
-  const cases = KIND_SCHEMAS.flatMap((schema) =>
-    healthCasesOf(schema).map((c) => ({ kind: schema.kind, ...c })),
-  );
+  const cases = KINDS.flatMap((schema) => healthCasesOf(schema).map((c) => ({ kind: schema.kind, ...c })));
 
   it.each(cases)('$kind $name: $expected.status "$expected.message"', ({ kind, name, expected }) => {
     const result = results.find(

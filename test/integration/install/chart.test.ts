@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GROUP } from '../../../src/kinds/shared/common.ts';
 import { KINDS } from '../../../src/kinds/index.ts';
-import { GRANT_SCHEMAS } from '../../../src/kinds/schemas.ts';
+import { GRANT_SCHEMAS } from '../../../src/kinds/index.ts';
 import { OperatorConfig } from '../../../src/operator/config.ts';
 import {
   chartDir,

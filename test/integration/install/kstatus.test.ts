@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { KIND_SCHEMAS } from '../../../src/kinds/schemas.ts';
+import { KINDS } from '../../../src/kinds/index.ts';
 import { healthCasesOf, type HealthStatus } from '../../../src/install/argocd-fixtures.ts';
 import { healthCheckKinds } from '../../../src/install/render.ts';
 import { repoRoot } from '../../../tools/cluster/assets.ts';
@@ -36,9 +36,7 @@ function kstatusFor(health: HealthStatus, name: string): string[] {
 }
 
 describe('kstatus over every Argo CD fixture: Current when Argo CD says Healthy, Failed when Degraded, InProgress when Progressing', () => {
-  const cases = KIND_SCHEMAS.flatMap((schema) =>
-    healthCasesOf(schema).map((c) => ({ kind: schema.kind, ...c })),
-  );
+  const cases = KINDS.flatMap((schema) => healthCasesOf(schema).map((c) => ({ kind: schema.kind, ...c })));
   const results = kstatusOf(cases.map((c) => c.object(c.kind)));
 
   it.each(cases.map((c, i) => ({ ...c, i })))(

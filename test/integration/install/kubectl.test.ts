@@ -7,7 +7,7 @@ import { customResourceDefinition, grantResourceDefinition } from '../../../src/
 import { kubectlBin, run } from '../../../tools/cluster/install.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 import { KINDS } from '../../../src/kinds/index.ts';
-import { GRANT_SCHEMAS } from '../../../src/kinds/schemas.ts';
+import { GRANT_SCHEMAS } from '../../../src/kinds/index.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../harness/test-cluster.ts';
 
 type Node = { type?: string; properties?: Record<string, Node>; items?: Node };

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KINDS } from '../../../src/kinds/index.ts';
-import { GRANT_SCHEMAS } from '../../../src/kinds/schemas.ts';
+import { GRANT_SCHEMAS } from '../../../src/kinds/index.ts';
 import { repoRoot } from '../../../tools/cluster/assets.ts';
 import {
   find,

@@ -1,15 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { webhookSchema } from '../../../src/kinds/webhook/schema.ts';
-import { KIND_SCHEMAS } from '../../../src/kinds/schemas.ts';
+import { webhookKind } from '../../../src/kinds/webhook/kind.ts';
+import { KINDS } from '../../../src/kinds/index.ts';
 import { healthCasesOf } from '../../../src/install/argocd-fixtures.ts';
 
 const kindsWithCase = (name: string) =>
-  KIND_SCHEMAS.filter((kind) => healthCasesOf(kind).some((c) => c.name === name)).map((k) => k.kind);
+  KINDS.filter((kind) => healthCasesOf(kind).some((c) => c.name === name)).map((k) => k.kind);
 
 describe('Argo CD health fixtures by kind', () => {
   it('a kind waits for a reference only when it declares references', () => {
     expect(kindsWithCase('waiting-for-reference')).toEqual(
-      KIND_SCHEMAS.filter((kind) => kind.references?.length).map((k) => k.kind),
+      KINDS.filter((kind) => kind.references?.length).map((k) => k.kind),
     );
     expect(kindsWithCase('waiting-for-reference')).not.toContain('Webhook');
     expect(kindsWithCase('waiting-for-reference')).toContain('Alert');
@@ -21,8 +21,8 @@ describe('Argo CD health fixtures by kind', () => {
 
   it('follow a declaration added to a kind', () => {
     const alertOnAService = {
-      ...webhookSchema,
-      references: KIND_SCHEMAS[1]!.references,
+      ...webhookKind,
+      references: KINDS[1]!.references,
       exclusiveOn: 'service',
     };
     const names = healthCasesOf(alertOnAService).map((c) => c.name);
@@ -30,7 +30,7 @@ describe('Argo CD health fixtures by kind', () => {
   });
 
   it('give every kind the cases every kind can be in', () => {
-    for (const kind of KIND_SCHEMAS)
+    for (const kind of KINDS)
       expect(healthCasesOf(kind).map((c) => c.name)).toEqual(
         expect.arrayContaining(['ready', 'new', 'deleting', 'paused', 'already-managed']),
       );

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { REASONS, type ReasonMeaning } from '../../../src/base/reasons.ts';
 import { healthLua } from '../../../src/install/health.ts';
 import { kindReasons } from '../../../src/install/reasons-doc.ts';
-import { alertSchema } from '../../../src/kinds/alert/schema.ts';
-import { KIND_SCHEMAS } from '../../../src/kinds/schemas.ts';
+import { alertKind } from '../../../src/kinds/alert/kind.ts';
+import { KINDS } from '../../../src/kinds/index.ts';
 
 /** The reason names a `local <name> = { … }` table of the script holds. */
 function luaTable(script: string, name: string): string[] {
@@ -15,7 +15,7 @@ function luaTable(script: string, name: string): string[] {
 /** Every reason of the common table and of each kind, with what it means. */
 const meanings: [string, ReasonMeaning][] = [
   ...Object.entries(REASONS),
-  ...KIND_SCHEMAS.flatMap((kind) => kindReasons(kind)),
+  ...KINDS.flatMap((kind) => kindReasons(kind)),
 ];
 const reasonsWhere = (holds: (meaning: ReasonMeaning) => boolean) =>
   [...new Set(meanings.filter(([, meaning]) => holds(meaning)).map(([reason]) => reason))].sort();
@@ -40,7 +40,7 @@ describe('the Argo CD health script', () => {
 
   it('refuses a kind whose reason would mean another health than the same reason elsewhere, naming it', () => {
     const waitingConflict = {
-      ...alertSchema,
+      ...alertKind,
       reasons: {
         Conflict: {
           condition: 'Ready=False',

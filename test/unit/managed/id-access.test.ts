@@ -6,8 +6,10 @@ import {
   type IdAccessOptions,
   type PlainIdUse,
 } from '../../../src/managed/id-access.ts';
+import { reasonNames } from '../../../src/base/reasons.ts';
 
-const use: PlainIdUse = { field: 'serviceId', id: 'svc-1', reason: 'ServiceIdNotAllowed' };
+const { ServiceIdNotAllowed } = reasonNames({ ServiceIdNotAllowed: { means: 'a service not granted' } });
+const use: PlainIdUse = { field: 'serviceId', id: 'svc-1', reason: ServiceIdNotAllowed };
 const tenant = { namespace: 'data', kind: 'Pipe', operatorCredentials: true };
 const recordedFor = (namespace: string, cluster = 'dev') => ({
   recorded: { cluster, namespace, kind: 'DatabaseService', name: 'warehouse' },

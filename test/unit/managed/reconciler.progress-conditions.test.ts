@@ -1,7 +1,8 @@
 // Reconciling and Stalled, the conditions kstatus (Flux, kpt) reads, as the reconciler writes them.
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/cloud/errors.ts';
-import { fakeReconciler, failingWith, readyWidgetIn, widget, widgetFakes } from './fakes.ts';
+import { reasonNames, type KindReasons } from '../../../src/base/reasons.ts';
+import { fakeReconciler, failingWith, readyWidgetIn, widget, widgetFakes, widgetKind } from './fakes.ts';
 
 function apiError(status: number, code: string, apiMessage: string): ApiError {
   return new ApiError({
@@ -18,10 +19,12 @@ function apiError(status: number, code: string, apiMessage: string): ApiError {
   });
 }
 
-function setup() {
+/** Widgets whose kind states `reasons` as its own. */
+function setup(reasons?: KindReasons) {
   const fakes = widgetFakes();
   const { server, cache, cloud } = fakes;
-  const reconciler = fakeReconciler(server, cache, cloud);
+  const kind = { ...widgetKind(cloud), ...(reasons ? { reasons } : {}) };
+  const reconciler = fakeReconciler(server, cache, cloud, { kind });
   return {
     ...fakes,
     async reconcile(): Promise<void> {
@@ -110,5 +113,32 @@ describe('ManagedReconciler progress conditions (kstatus)', () => {
     );
     await t.reconcile();
     expect(t.progress()).toEqual([]);
+  });
+
+  describe("a Ready reason of the kind's own", () => {
+    const jammed = { means: 'the widget is jammed', condition: 'Ready=False', kstatus: 'Failed' } as const;
+    const { Jammed } = reasonNames({ Jammed: jammed });
+
+    /** Widget `a` whose cloud widget reports it failed, under the kind's reason Jammed. */
+    async function jammedWidget(reasons: KindReasons) {
+      const t = setup(reasons);
+      const observe = t.cloud.observe.bind(t.cloud);
+      t.cloud.observe = async (resource, id) => {
+        const found = await observe(resource, id);
+        return found.exists ? { ...found, available: false, failed: 'it is jammed', reason: Jammed } : found;
+      };
+      await readyWidgetIn(t);
+      return t;
+    }
+
+    it('makes the object Stalled when the kind declares that only a person ends it', async () => {
+      const t = await jammedWidget({ Jammed: { ...jammed, end: 'terminal', argocd: 'Degraded' } });
+      expect(t.progress()).toMatchObject([{ type: 'Stalled', status: 'True', reason: 'Jammed' }]);
+    });
+
+    it('leaves it Reconciling when the kind declares that it ends by itself', async () => {
+      const t = await jammedWidget({ Jammed: { ...jammed, end: 'wait', argocd: 'Progressing' } });
+      expect(t.progress()).toMatchObject([{ type: 'Reconciling', status: 'True', reason: 'Jammed' }]);
+    });
   });
 });

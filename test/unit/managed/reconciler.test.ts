@@ -3,6 +3,7 @@ import { DeferredRequestError } from '../../../src/cloud/errors.ts';
 import { ANNOTATIONS, FINALIZER } from '../../../src/managed/annotations.ts';
 import { KubeApiError } from '../../../src/kube/kube-http.ts';
 import { ReconcileError } from '../../../src/managed/errors.ts';
+import { reasonNames } from '../../../src/base/reasons.ts';
 import { REAL_TIMINGS } from '../../../src/base/timings.ts';
 import type { ConnectContext, ManagedObject } from '../../../src/managed/types.ts';
 import {
@@ -202,9 +203,11 @@ describe('ManagedReconciler', () => {
   });
 
   it('records a failure in Synced and a Warning Event, and throws so the key backs off', async () => {
+    // A reason of the kind's own, as a kind declares it.
+    const { QuotaExceeded } = reasonNames({ QuotaExceeded: { means: 'the organization has no room' } });
     const t = setup();
     t.apply(widget('a'));
-    t.cloud.create = failingWith(new ReconcileError('QuotaExceeded', 'the organization has no room', 30_000));
+    t.cloud.create = failingWith(new ReconcileError(QuotaExceeded, 'the organization has no room', 30_000));
 
     await expect(t.reconcile('a')).rejects.toMatchObject({ retryAfterMs: 30_000 });
 

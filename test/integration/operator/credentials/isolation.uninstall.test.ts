@@ -2,7 +2,7 @@
 // sluice finalizer off, so a tenant namespace that used its own credentials can be deleted with no operator;
 // and a Secret named as credentials is kept only once it is known to be credentials.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { KIND_SCHEMAS } from '../../../../src/kinds/schemas.ts';
+import { KINDS } from '../../../../src/kinds/index.ts';
 import { loadKubeAccess } from '../../../../src/kube/kube-config.ts';
 import { FINALIZER } from '../../../../src/managed/annotations.ts';
 import { CREDENTIALS_FINALIZER } from '../../../../src/runtime/credentials-usage.ts';
@@ -47,7 +47,7 @@ describe.skipIf(clusterSkipReason())('uninstalling sluice, and what it keeps mea
     await env.stopOperator();
     const released = await releaseFinalizers({
       kubeConfig: await loadKubeAccess(env.kubeconfigPath),
-      kinds: KIND_SCHEMAS,
+      kinds: KINDS,
       namespaces: [env.namespace],
       log: () => undefined,
     });

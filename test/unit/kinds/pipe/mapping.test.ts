@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PipeSpec } from '../../../../src/kinds/pipe/schema.ts';
+import { pipeSecretUses, type PipeSpec } from '../../../../src/kinds/pipe/schema.ts';
 import type { Pipe } from '../../../../src/cloud/schemas/pipe.ts';
 import {
   diffPipe,
@@ -7,7 +7,6 @@ import {
   extraSettingKeys,
   pipeAvailability,
   pipeCreateBody,
-  pipeSecretUses,
   setSettings,
   stateCommand,
   unrotatableChanges,

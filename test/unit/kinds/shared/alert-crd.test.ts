@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { customResourceDefinition } from '../../../../src/kinds/shared/crd.ts';
-import type { KindSchema } from '../../../../src/kinds/shared/kind-schema.ts';
-import { alertSchema } from '../../../../src/kinds/alert/schema.ts';
-import { databaseServiceSchema } from '../../../../src/kinds/database-service/schema.ts';
+import type { KindDescriptor } from '../../../../src/kinds/shared/descriptor.ts';
+import { alertKind } from '../../../../src/kinds/alert/kind.ts';
+import { databaseServiceKind } from '../../../../src/kinds/database-service/kind.ts';
 
-const columnsOf = (kind: KindSchema) =>
+const columnsOf = (kind: KindDescriptor) =>
   (
     customResourceDefinition(kind) as {
       spec: { versions: { additionalPrinterColumns: { name: string; jsonPath: string }[] }[] };
@@ -13,8 +13,8 @@ const columnsOf = (kind: KindSchema) =>
 
 describe('the Alert CRD', () => {
   it('shows STATE and INTERVAL, then the columns every kind has', () => {
-    const common = columnsOf(databaseServiceSchema).slice(databaseServiceSchema.printerColumns.length);
-    expect(columnsOf(alertSchema)).toEqual(['State .status.state', 'Interval .spec.interval', ...common]);
+    const common = columnsOf(databaseServiceKind).slice(databaseServiceKind.printerColumns.length);
+    expect(columnsOf(alertKind)).toEqual(['State .status.state', 'Interval .spec.interval', ...common]);
     expect(common.map((c) => c.split(' ')[0])).toEqual(
       expect.arrayContaining(['Ready', 'Synced', 'ID', 'Age']),
     );
