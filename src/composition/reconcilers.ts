@@ -20,20 +20,10 @@ import {
 } from '../managed/index.ts';
 import type { ReconcilerRequest } from '../runtime/manager.ts';
 
-/**
- * The operator's reconcilers: each kind's, from what the manager knows of its objects and the services every
- * kind shares. A cloud call with an object's own credentials waits until the manager holds their Secret.
- */
+/** The operator's reconcilers: each kind's, from what the manager knows of its objects and the services every kind shares. */
 export function liveReconcilers<Cloud>(services: ReconcilerServices<ManagedObject, Cloud, unknown>) {
-  return ({ holdCredentials, ...objects }: ReconcilerRequest<Cloud>) =>
-    new ManagedReconciler<ManagedObject, Cloud, unknown>({
-      ...services,
-      ...objects,
-      cloudFor: async (resource, use) => {
-        await holdCredentials(resource);
-        return services.cloudFor(resource, use);
-      },
-    });
+  return (objects: ReconcilerRequest<Cloud>) =>
+    new ManagedReconciler<ManagedObject, Cloud, unknown>({ ...services, ...objects });
 }
 
 export interface DryReconcilerOptions {

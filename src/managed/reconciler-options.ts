@@ -60,6 +60,11 @@ export interface KindObjects<R extends ManagedObject, Cloud, P> {
   secretWrites?: SecretWriteListener;
   /** Objects that reference this one and still exist (`Pipe orders`): a Delete waits for them. */
   dependantsOf?(resource: R): string[];
+  /**
+   * Before any cloud call with the resource's own credentials: their Secret is kept until the resource is
+   * gone (the operator's credentials finalizer).
+   */
+  holdCredentials?(resource: R): Promise<void>;
 }
 
 /** What the operator gives every kind's reconciler alike: its writers, the cloud, the cluster's name, pacing. */

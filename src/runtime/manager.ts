@@ -30,12 +30,10 @@ const SECRET = 'Secret';
 
 /**
  * What the manager knows of one kind, for the composition root to build its reconciler with: the caches' view
- * of its objects, the kind's logger, and the hold on an object's own credentials Secret that must come before
- * any cloud call made with them.
+ * of its objects (with the hold on an object's own credentials Secret) and the kind's logger.
  */
 export interface ReconcilerRequest<Cloud> extends KindObjects<ManagedObject, Cloud, unknown> {
   logger: Logger;
-  holdCredentials(resource: ManagedObject): Promise<void>;
 }
 
 /** Cloud ids a snapshot's list showed added, changed or removed: the manager subscribes to them. */
@@ -118,7 +116,8 @@ export class Manager<Cloud> {
         : {}),
       logger: logger.child({ component: 'credentials-usage' }),
     });
-    // Before any cloud call with a resource's own credentials, their Secret is kept until the resource is gone.
+    // Before any cloud call with a resource's own credentials (the reconciler asks), their Secret is kept until
+    // the resource is gone.
     const holdCredentials =
       (kind: ManagedKind<ManagedObject, Cloud, unknown>) => async (resource: ManagedObject) => {
         const credentials = this.credentialsKeyOf(kind, resource);
