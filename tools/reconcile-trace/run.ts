@@ -4,7 +4,8 @@
 // runs in the reconcile that sends the PATCH of the service until that PATCH leaves (undici's
 // `undici:request:create`), every time control reaches one of the files in that reconcile's own async context
 // (a function entered, a call, an await or a yield returning to it; hooks.mjs) is recorded: the informers'
-// and other reconciles' work meanwhile is not. Printed: the files visited, the returns to a file already left, and the re-entries per file.
+// and other reconciles' work meanwhile is not. Printed: the files visited, the returns to a file already left
+// and the re-entries per file, of the median of `--changes` changes (`--sequence`: the files in order).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { subscribe } from 'node:diagnostics_channel';
 import { parseArgs } from 'node:util';
