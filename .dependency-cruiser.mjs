@@ -1,12 +1,13 @@
 /**
  * The import rules of src/ (`npm run lint` checks them): no cycle between files or between folders, type-only
  * imports included; the kind-agnostic rooms stand in layers, base → kube → managed → runtime (and base → cloud),
- * none reaching up into a later one, the kinds, the commands or the operator's wiring; and the kind contract is
+ * none reaching up into a later one, the kinds, the composition root, the commands or the operator; and the kind contract is
  * reached through its public face, src/managed/index.ts.
  */
 const KIND_AGNOSTIC = '^src/(base|kube|managed|runtime|cloud)/';
 /** The kinds, the commands and the wiring: what the kind-agnostic rooms are given, never what they import. */
-const ABOVE = '^src/(kinds|cloud-access|operator|plan|export|install|command-line|emulator)/|^src/cli\\.ts$';
+const ABOVE =
+  '^src/(kinds|cloud-access|composition|operator|plan|export|install|command-line|emulator)/|^src/cli\\.ts$';
 
 export default {
   forbidden: [
@@ -88,9 +89,17 @@ export default {
       to: { path: '^src/(operator|plan|export|kinds|install|uninstall|emulator)/|^src/cli\\.ts$' },
     },
     {
+      name: 'composition-below-the-commands',
+      comment:
+        'src/composition builds the operator and its reconcilers, live or dry, for every command that runs one: it knows no command.',
+      severity: 'error',
+      from: { path: '^src/composition/' },
+      to: { path: '^src/(operator|plan|export|install|uninstall|emulator)/|^src/cli\\.ts$' },
+    },
+    {
       name: 'commands-not-through-the-operator',
       comment:
-        "sluice plan and sluice export share the operator's reconciler, cloud access and flag definitions through the rooms beneath (src/managed, src/cloud-access, src/command-line), never its wiring.",
+        "sluice plan and sluice export share the operator's reconciler, cloud access and flag definitions through the rooms beneath (src/composition, src/cloud-access, src/command-line), never the process that runs it.",
       severity: 'error',
       from: { path: '^src/(plan|export)/' },
       to: { path: '^src/operator/' },

@@ -73,6 +73,7 @@ export class CloudClients {
   private readonly quotas: QuotaRegistry;
   /** Looks again for budgets no Secret uses, while one was still busy. */
   private quotaSweep: NodeJS.Timeout | undefined;
+  private readonly changeListeners: ((ids: readonly string[]) => void)[] = [];
 
   constructor(
     private readonly options: {
@@ -110,11 +111,14 @@ export class CloudClients {
       maxWaitMs?: number;
       /** Aborts every cloud call: the operator stopped leading, or its shutdown deadline passed. */
       signal?: AbortSignal;
-      /** Cloud ids a snapshot's list showed added, changed or removed: the objects managing them look again. */
-      onCloudChange?(ids: string[]): void;
     },
   ) {
     this.quotas = new QuotaRegistry(undefined, options.quotaStart);
+  }
+
+  /** Hears the cloud ids each snapshot's list shows added, changed or removed (the manager: their objects look again). */
+  subscribe(listener: (ids: readonly string[]) => void): void {
+    this.changeListeners.push(listener);
   }
 
   /**
@@ -381,13 +385,14 @@ export class CloudClients {
         new AlertingClient(alertingConfig(data), withQuota(quotas.alerting)).onBehalfOf(ref.namespace),
     };
     // The Secret's shared lists are made for its namespace; each resource's own calls for the resource's.
-    const { onCloudChange } = this.options;
     const snapshots = new CloudSnapshots({
       // A list with keys that make no client fails as a call would: CredentialsMissing, naming the key.
       management: clients.management,
       alerting: clients.alerting,
       clock: { now: () => performance.now() },
-      ...(onCloudChange ? { onChange: onCloudChange } : {}),
+      onChange: (ids) => {
+        for (const listener of this.changeListeners) listener(ids);
+      },
     });
     const built: CachedClients = { ...clients, snapshots };
     this.cache.set(cacheKey, built);

@@ -76,8 +76,9 @@ export type { PlainIdUse } from './id-access.ts';
 // Objects sluice only observes: what Full would send.
 export { bodyLeaves, describePendingChange, isObserveOnly, type PendingChange } from './observe-only.ts';
 
-// The reconciler and what it writes with, for the operator's wiring and the plan command's dry run.
+// The reconciler and what it writes with, for the composition root (src/composition) that builds it, live or dry.
 export { ManagedReconciler, OWNED_BY_ANOTHER_CLUSTER } from './reconciler.ts';
+export type { CloudUse, KindObjects, ReconcilerServices } from './reconciler-options.ts';
 export { ALREADY_MANAGED } from './preconditions.ts';
 export { REFERENCE_NOT_FOUND } from './outcomes.ts';
 export { EventRecorder } from './events.ts';

@@ -25,19 +25,13 @@ export interface CloudUse {
   writes?: WriteRecorder;
 }
 
-/** What one kind's reconciler is built from: the kind, the operator's caches and writers, and its pacing. */
-export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
+/**
+ * What the cluster's caches know of one kind's objects and the objects around them: the half of a reconciler's
+ * making the engine (src/runtime) gives, per kind.
+ */
+export interface KindObjects<R extends ManagedObject, Cloud, P> {
   kind: ManagedKind<R, Cloud, P>;
   cache: ReadonlyCache<R>;
-  writer: KubeWriter;
-  events: EventRecorder;
-  /** Resolves the cloud clients for a resource (its own credentials Secret or the operator's), bound to `use`. */
-  cloudFor(resource: R, use: CloudUse): Promise<Cloud>;
-  /**
-   * The cluster name recorded in the cloud as every object's owner (`--cluster-name`, or derived); the
-   * operator always passes it, a runtime on its own (a test) records the explicit name `default`.
-   */
-  cluster?: ClusterIdentity;
   /**
    * Who may reach a cloud object by a plain id (spec field or `sluice.dev/external-id`): the grants, the
    * administrator's allow-list, and the objects of any kind whose status holds an id (`namespace/name` keys). Without
@@ -60,6 +54,30 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
    * the credentials of an object of a kind that makes credentials.
    */
   credentialsMadeBy?(namespace: string, name: string): string | undefined;
+  /** The operator's Secret cache: referenced Secrets and connection Secrets (with their owners). */
+  secrets: SecretReader;
+  /** Told of each connection Secret write: the operator's Secret cache holds its answer. */
+  secretWrites?: SecretWriteListener;
+  /** Objects that reference this one and still exist (`Pipe orders`): a Delete waits for them. */
+  dependantsOf?(resource: R): string[];
+  /**
+   * Before any cloud call with the resource's own credentials: their Secret is kept until the resource is
+   * gone (the operator's credentials finalizer).
+   */
+  holdCredentials?(resource: R): Promise<void>;
+}
+
+/** What the operator gives every kind's reconciler alike: its writers, the cloud, the cluster's name, pacing. */
+export interface ReconcilerServices<R extends ManagedObject, Cloud, P> {
+  writer: KubeWriter;
+  events: EventRecorder;
+  /** Resolves the cloud clients for a resource (its own credentials Secret or the operator's), bound to `use`. */
+  cloudFor(resource: R, use: CloudUse): Promise<Cloud>;
+  /**
+   * The cluster name recorded in the cloud as every object's owner (`--cluster-name`, or derived); the
+   * operator always passes it, a runtime on its own (a test) records the explicit name `default`.
+   */
+  cluster?: ClusterIdentity;
   /**
    * The organization the resource's credentials reach, undefined when they name none: an object's cloud id
    * is pinned to the organization it was made or first seen in (`status.organizationId`).
@@ -67,14 +85,8 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
   organizationOf?(resource: R): string | undefined;
   /** Why the administrator's policy refuses the resource's spec (an ApiKey's roles), before any cloud call. */
   policyRefusal?(resource: R): ReconcileError | undefined;
-  /** The operator's Secret cache: referenced Secrets and connection Secrets (with their owners). */
-  secrets: SecretReader;
-  /** Told of each connection Secret write: the operator's Secret cache holds its answer. */
-  secretWrites?: SecretWriteListener;
   /** The key for status digests of referenced Secrets' values (derived from the resource's credentials). */
   secretDigestKey?(resource: R): DigestKey;
-  /** Objects that reference this one and still exist (`Pipe orders`): a Delete waits for them. */
-  dependantsOf?(resource: R): string[];
   /** Drift-check interval for resources that are in sync (`--sync-interval`). */
   syncIntervalMs: number;
   /**
@@ -92,3 +104,7 @@ export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P> {
   logger?: Logger;
   now?: () => Date;
 }
+
+/** What one kind's reconciler is built from: what the caches know of its objects, and the operator's services. */
+export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P>
+  extends KindObjects<R, Cloud, P>, ReconcilerServices<R, Cloud, P> {}

@@ -592,6 +592,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     writes?: WriteRecorder,
   ): Promise<ExternalClient<R, P>> {
     const freshnessMs = this.pacing.freshness(resource);
+    await this.options.holdCredentials?.(resource);
     const cloud = await this.options.cloudFor(resource, {
       priority,
       freshnessMs,

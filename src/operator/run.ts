@@ -1,26 +1,15 @@
-import { resolveClusterIdentity } from '../cloud-access/cluster-identity.ts';
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { createCloudAgent, sendOnlyWhile } from '../cloud/transport.ts';
 import { createLogger } from './logger.ts';
-import { loadKubeAccess } from '../kube/kube-config.ts';
 import { closeKubeConnections } from '../kube/kube-http.ts';
 import { startMetricsServer, type RunningServer } from '../kube/health-and-metrics-servers.ts';
-import { EventRecorder, HttpKubeWriter, type ManagedObject } from '../managed/index.ts';
-import { Manager } from '../runtime/manager.ts';
+import type { ManagedObject } from '../managed/index.ts';
 import { OperatorMetrics } from '../runtime/metrics.ts';
-import { DriftPlanner } from '../runtime/drift-planner.ts';
 import { readinessOf } from '../runtime/object-readiness.ts';
-import { withDefaultMargin, type QuotaLimit } from '../cloud/quota.ts';
-import { CloudClients } from '../cloud-access/cloud-clients.ts';
-import { CREDENTIAL_KEYS } from '../cloud-access/credentials.ts';
+import { composeOperator } from '../composition/operator.ts';
 import type { OperatorConfig } from './config.ts';
 import { setTimeScale } from '../base/timings.ts';
-import { GRANT_SCHEMAS, statesCredentials } from '../kinds/index.ts';
-import { loadKinds } from '../kinds/load.ts';
-import { apiKeyRoleRefusal } from '../kinds/api-key/roles.ts';
-import { GROUP, VERSION } from '../kinds/shared/common.ts';
-import type { CloudApi, CloudConnection } from '../cloud-access/connection.ts';
 import { shutDownInOrder } from './shutdown.ts';
 import { monitorEventLoop } from '../runtime/event-loop-monitor.ts';
 import { loopTurned, startSlicing } from '../base/slices.ts';
@@ -47,19 +36,7 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   // Before anything reads `timing`: retries, thresholds and lease durations all follow the scale.
   setTimeScale(config.timeScale);
   const log = logger ?? createLogger({ level: config.logLevel });
-  const kubeConfig = await loadKubeAccess(config.kubeconfig);
-  const cluster = await resolveClusterIdentity(kubeConfig, config.clusterName, config.takeOverFrom);
-  const kinds = await loadKinds();
-  log.info(
-    { cluster: cluster.name, explicit: cluster.explicit, takeOverFrom: cluster.takeOverFrom },
-    'cluster name recorded as owner in the cloud',
-  );
-
   const metrics = new OperatorMetrics({ processMetrics: true });
-  const kube = new HttpKubeWriter(kubeConfig);
-  const events = new EventRecorder(kube, log, undefined, (kind, type, reason) =>
-    metrics.eventRecorded(kind, type, reason),
-  );
   // Once the Lease can no longer be counted on, no cloud call leaves, whatever the main loop is busy with.
   const dispatcher = createCloudAgent().compose(
     sendOnlyWhile(() => vitals.mayAct(), 'this process no longer holds the leader Lease'),
@@ -68,88 +45,23 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
   const work = new AbortController();
   // Every cloud call in flight listens on it (concurrency × kinds of them): not a leak, so no warning.
   setMaxListeners(0, work.signal);
-  const manager: Manager<CloudConnection> = new Manager<CloudConnection>({
-    kubeConfig,
-    kinds,
-    cluster,
-    ...(config.namespace ? { namespaces: config.namespace.split(',') } : {}),
-    ...(config.credentialsSecret ? { extraSecrets: [config.credentialsSecret] } : {}),
-    concurrency: config.concurrency,
-    // Of a credentials Secret, only what the cloud clients read is kept.
-    credentialKeys: Object.values(CREDENTIAL_KEYS).flat(),
-    // A plain id reaches another namespace's cloud object only by that namespace's grant.
-    idAccess: {
-      grantResource: { group: GROUP, version: VERSION, plural: GRANT_SCHEMAS[0]!.plural },
-      plainIdNamespaces: config.plainIdNamespaces ?? [],
-    },
-    metrics,
-    logger: log,
-    writer: kube,
-    events,
-    cloudFor: (resource, { priority, freshnessMs, writes }) =>
-      clouds.connectionFor(resource, priority, freshnessMs, writes),
-    secretDigestKey: (resource) => clouds.secretDigestKey(resource),
-    isCredentials: (resource) => clouds.holdsCredentials(resource),
-    organizationOf: (resource) => clouds.organizationOf(resource),
-    ...(config.apiKeyRoles ? { policyRefusal: apiKeyRoleRefusal(config.apiKeyRoles) } : {}),
-    syncIntervalMs: config.syncInterval,
-    // A namespace sharing a key with others is drift-checked no more often than its share allows.
-    driftFloorMs: (resource) => planner.floorOf(resource),
-    pollIntervalMs: config.pollInterval,
-    signal: work.signal,
-    onCredentialsReleased: (secret) => {
-      const key = `${secret.namespace}/${secret.name}`;
-      clouds.release(secret);
-      metrics.cloud.forget(key);
-      planner.forget(key);
-    },
-  });
   // Until when (performance.now() time) a predecessor may have spent this process's keys: see startControllers.
   let othersCalledUntil: number | undefined;
-  const clouds = new CloudClients({
-    secrets: manager.secrets,
-    secretExists: (namespace, name) => manager.secrets.object(namespace, name) !== undefined,
-    statesCredentials: statesCredentials(kinds),
-    ...(config.credentialsSecret ? { defaultSecret: config.credentialsSecret } : {}),
-    ...(config.operatorCredentialsNamespaces
-      ? { defaultSecretNamespaces: config.operatorCredentialsNamespaces }
-      : {}),
-    ...(config.allowedApiHosts ? { allowedApiHosts: config.allowedApiHosts } : {}),
-    dispatcher,
-    quotas: { management: config.managementQuota, alerting: config.alertingQuota },
-    quotaStart: () => (othersCalledUntil === undefined ? {} : { othersCalledUntil }),
-    maxWaitMs: config.maxCloudWait,
-    signal: work.signal,
-    onCloudChange: (ids) => manager.onCloudChange(ids),
+  const { cluster, watches, clouds, planner, manager } = await composeOperator(config, {
     logger: log,
-    hooks: {
-      onRequest: (e) => {
-        metrics.cloud.request(e.api, e.method, e.route, e.code, e.durationMs / 1000);
-        if (e.credentials) metrics.cloud.spent(e.credentials, e.api, e.priority, e.code);
-      },
-      onQuotaWait: (e) => {
-        metrics.cloud.quotaWaited(e.api, e.waitMs / 1000);
-        if (e.credentials) metrics.cloud.quotaRemaining(e.credentials, e.api, e.remaining);
-      },
-    },
+    metrics,
+    dispatcher,
+    signal: work.signal,
+    quotaStart: () => (othersCalledUntil === undefined ? {} : { othersCalledUntil }),
   });
-
+  log.info(
+    { cluster: cluster.name, explicit: cluster.explicit, takeOverFrom: cluster.takeOverFrom },
+    'cluster name recorded as owner in the cloud',
+  );
   const credentialsOf = (resource: ManagedObject) => clouds.credentialsOf(resource);
   metrics.observeSnapshots(() => clouds.snapshotAges());
-  metrics.observeObjects(() => readinessOf(manager.objects(), credentialsOf));
-  metrics.observeSecrets(() => manager.secrets.stats());
-  const budget = (quota: QuotaLimit | false) => (quota === false ? false : withDefaultMargin(quota));
-  const planner = new DriftPlanner<CloudApi>({
-    objects: () => manager.objects(),
-    credentialsOf,
-    budgetKeyOf: (ref, api) => clouds.budgetKeyOf(ref, api),
-    secretUid: (ref) => manager.secrets.identity(ref.namespace, ref.name)?.uid,
-    budgets: { management: budget(config.managementQuota), alerting: budget(config.alertingQuota) },
-    syncIntervalMs: config.syncInterval,
-    events,
-    metrics: metrics.drift,
-    logger: log.child({ component: 'drift-planner' }),
-  });
+  metrics.observeObjects(() => readinessOf(watches.all(), credentialsOf));
+  metrics.observeSecrets(() => watches.secrets.stats());
 
   const metricsServer = await startMetricsServer({
     bindAddress: config.metricsBindAddress,

@@ -1,23 +1,20 @@
-import {
-  EventRecorder,
-  assertControlledBy,
+import type {
   ManagedReconciler,
-  type ClusterIdentity,
-  type KubeWriter,
-  type ObjectLookup,
-  type ObjectNames,
-  type SecretReader,
-  type DigestKey,
-  type ExternalClient,
-  type ManagedObject,
-  type ManagedStatus,
-  type FieldChange,
-  type ConnectionDetails,
+  ClusterIdentity,
+  ObjectLookup,
+  ObjectNames,
+  SecretReader,
+  DigestKey,
+  ExternalClient,
+  ManagedObject,
+  ManagedStatus,
+  FieldChange,
+  ConnectionDetails,
 } from '../managed/index.ts';
-import { pino } from 'pino';
 import type { CloudConnection } from '../cloud-access/connection.ts';
+import { dryReconciler } from '../composition/reconcilers.ts';
 import type { SluiceKind } from '../kinds/shared/sluice-kind.ts';
-import { objectKey, type ReadonlyCache } from '../kube/cache.ts';
+import { objectKey } from '../kube/cache.ts';
 import type { Priority } from '../base/priority.ts';
 import { WriteRecorder, type RecordedWrite } from '../base/recorded-writes.ts';
 
@@ -65,8 +62,9 @@ interface Session {
 }
 
 /**
- * The operator's own reconciler for one kind, run so that nothing is written anywhere: its cloud clients
- * record their writes (`withWritesRecorded`), its Kubernetes writes stay in memory, its Events go nowhere.
+ * The operator's own reconciler for one kind (the composition root's dry one), run so that nothing is written
+ * anywhere: its cloud clients record their writes (`withWritesRecorded`), its Kubernetes writes stay in
+ * memory, its Events go nowhere.
  * So what it records is by construction what the operator would send for the same objects and cloud: the
  * same flow (pause, preconditions, claims, adoption, Observe, drift mode), the kind's own diff and calls.
  */
@@ -80,40 +78,26 @@ export class DryRun {
       if (!found) throw new Error(`no dry run in progress for ${objectKey(resource)}`);
       return found;
     };
-    const writer = inMemoryWriter(options.secrets, (resource, status) => {
-      session(resource).status = status;
-    });
-    const silent = pino({ enabled: false });
-    this.reconciler = new ManagedReconciler({
+    this.reconciler = dryReconciler({
+      ...options,
       kind: {
         ...kind,
         connect: (resource, context) => watched(kind.connect(resource, context), session(resource)),
       },
-      cache: mapCache(options.objects),
-      writer,
-      events: new EventRecorder({ createEvent: () => Promise.resolve() }, silent),
+      onStatus: (resource, status) => {
+        session(resource).status = status;
+      },
       // Whatever the reconcile asks for, its clients record writes: an Observe object's recorder, or one here.
       cloudFor: (resource, { priority, writes }) => {
         const recorder = writes ?? new WriteRecorder();
         session(resource).recorders.push(recorder);
         return options.cloudFor(resource, priority, recorder);
       },
-      lookup: options.lookup,
-      ...(options.namesOf ? { namesOf: options.namesOf } : {}),
-      cluster: options.cluster,
-      secrets: options.secrets,
-      secretDigestKey: options.secretDigestKey,
-      // One reconcile is run per object: when it would look again does not matter.
-      syncIntervalMs: 3_600_000,
-      pollIntervalMs: 1_000,
-      logger: silent,
       onObservation: (resource, observation) => {
         session(resource).differences = [...observation.differences];
         session(resource).changes = [...(observation.changes ?? [])];
       },
     });
-    // As the operator's informers would: each object is seen once, so claims on cloud ids are known.
-    for (const key of options.objects.keys()) this.reconciler.onCacheChange(key);
   }
 
   /** Runs one reconcile of the object at `key` (one of `objects`). */
@@ -167,55 +151,4 @@ function watched(client: ExternalClient<ManagedObject>, session: Session): Exter
       return { externalId: `<id of ${resource.kind} ${objectKey(resource)}>` };
     },
   });
-}
-
-function mapCache(objects: ReadonlyMap<string, ManagedObject>): ReadonlyCache<ManagedObject> {
-  return {
-    get: (key) => objects.get(key),
-    list: () => [...objects.values()],
-    keys: () => [...objects.keys()],
-    get size() {
-      return objects.size;
-    },
-  };
-}
-
-/** Kubernetes writes kept in memory: the status handed to `onStatus`, metadata applied to a copy. */
-function inMemoryWriter(
-  secrets: SecretReader,
-  onStatus: (resource: ManagedObject, status: ManagedStatus) => void,
-): KubeWriter {
-  return {
-    patchStatus: <R extends ManagedObject>(_kind: unknown, resource: R, status: ManagedStatus) => {
-      onStatus(resource, structuredClone(status));
-      return Promise.resolve({ ...resource, status });
-    },
-    setFinalizers: <R extends ManagedObject>(_kind: unknown, resource: R, finalizers: string[]) =>
-      Promise.resolve({ ...resource, metadata: { ...resource.metadata, finalizers } }),
-    patchMetadata: <R extends ManagedObject>(
-      _kind: unknown,
-      resource: R,
-      change: { finalizers?: string[]; annotations?: Record<string, string | null> },
-    ) => {
-      const annotations = { ...resource.metadata.annotations };
-      for (const [key, value] of Object.entries(change.annotations ?? {})) {
-        if (value === null) delete annotations[key];
-        else annotations[key] = value;
-      }
-      const finalizers = change.finalizers ?? resource.metadata.finalizers;
-      return Promise.resolve({
-        ...resource,
-        metadata: { ...resource.metadata, annotations, ...(finalizers ? { finalizers } : {}) },
-      });
-    },
-    readConnectionSecret: (owner, name) => {
-      const secret = secrets.get(owner.metadata.namespace, name);
-      if (secret) assertControlledBy({ metadata: { name, ownerReferences: secret.ownerReferences } }, owner);
-      return Promise.resolve(secret && { ...secret.data });
-    },
-    // Nothing is stored: the answer is the values as they would be.
-    writeConnectionSecret: (_owner, _name, details) =>
-      Promise.resolve({ data: details, resourceVersion: '' }),
-    checkConnectionSecretWritable: () => Promise.resolve(),
-  };
 }

@@ -1,18 +1,23 @@
 import type { Logger } from 'pino';
 import type { ReadonlyCache } from '../kube/cache.ts';
 import { OPERATOR_ANNOTATIONS } from '../managed/annotations.ts';
-import { ManagedReconciler, type ManagedReconcilerOptions } from '../managed/reconciler.ts';
+import type { ManagedReconciler } from '../managed/reconciler.ts';
 import type { ManagedObject } from '../managed/types.ts';
 import type { OperatorMetrics } from './metrics.ts';
 import { runWorkers } from './workers.ts';
 import { WorkQueue } from './workqueue.ts';
 
-export interface ControllerOptions<R extends ManagedObject, Cloud, Plan> extends ManagedReconcilerOptions<
-  R,
-  Cloud,
-  Plan
-> {
+/** What a controller asks of its kind's reconciler (built by the composition root, never here). */
+export type KindReconciler = Pick<
+  ManagedReconciler<ManagedObject, unknown, unknown>,
+  'reconcile' | 'onCacheChange' | 'holdersOf' | 'recordedHoldersOf'
+>;
+
+export interface ControllerOptions<R extends ManagedObject> {
+  /** The kind's name (`DatabaseService`): its queue's and metrics' label, lower-cased. */
+  kind: string;
   cache: ReadonlyCache<R>;
+  reconciler: KindReconciler;
   /** Before each reconcile of `key`: what it reads from caches that are filled on demand (Secrets' data). */
   beforeReconcile?(key: string): Promise<void>;
   concurrency: number;
@@ -24,20 +29,20 @@ export interface ControllerOptions<R extends ManagedObject, Cloud, Plan> extends
  * One kind's work queue and workers running the generic managed reconciler. Knows no kind; the manager
  * feeds it keys from the shared informers.
  */
-export class Controller<R extends ManagedObject, Cloud, Plan> {
+export class Controller<R extends ManagedObject> {
   private readonly queue: WorkQueue;
-  private readonly reconciler: ManagedReconciler<R, Cloud, Plan>;
+  private readonly reconciler: KindReconciler;
   /** What last triggered each key, to skip events that change nothing the reconciler acts on. */
   private readonly triggers = new Map<string, string>();
   private workers?: Promise<void>;
 
-  constructor(private readonly options: ControllerOptions<R, Cloud, Plan>) {
-    this.queue = new WorkQueue({ metrics: options.metrics.workQueue(options.kind.kind.toLowerCase()) });
-    this.reconciler = new ManagedReconciler(options);
+  constructor(private readonly options: ControllerOptions<R>) {
+    this.queue = new WorkQueue({ metrics: options.metrics.workQueue(options.kind.toLowerCase()) });
+    this.reconciler = options.reconciler;
   }
 
   get name(): string {
-    return this.options.kind.kind;
+    return this.options.kind;
   }
 
   start(): void {
@@ -48,7 +53,7 @@ export class Controller<R extends ManagedObject, Cloud, Plan> {
         await this.options.beforeReconcile?.(key);
         return this.reconciler.reconcile(key);
       },
-      metrics: this.options.metrics.reconciler(this.options.kind.kind.toLowerCase()),
+      metrics: this.options.metrics.reconciler(this.options.kind.toLowerCase()),
       logger: this.options.logger,
     });
   }

@@ -1,11 +1,12 @@
 import type { KubeAccess } from '../kube/kube-config.ts';
 import type { Logger } from 'pino';
 import { objectKey, splitKey, type KubeObject } from '../kube/cache.ts';
-import { Controller } from './controller.ts';
-import { Informer } from '../kube/informer.ts';
-import { informerFor, type SharedInformer } from '../kube/namespaced-informers.ts';
+import { Controller, type KindReconciler } from './controller.ts';
+import type { SharedInformer } from '../kube/namespaced-informers.ts';
 import { MANAGED_BY_LABEL, externalIdOf } from '../managed/annotations.ts';
-import { ALREADY_MANAGED, type ManagedReconcilerOptions } from '../managed/reconciler.ts';
+import { ALREADY_MANAGED } from '../managed/reconciler.ts';
+import type { KindObjects } from '../managed/reconciler-options.ts';
+import type { ClusterIdentity } from '../managed/cluster-owner.ts';
 import {
   dependencyKey,
   DependencyIndex,
@@ -17,36 +18,39 @@ import type { ManagedKind, ManagedObject } from '../managed/types.ts';
 import { NAMESPACE_CREDENTIALS, credentialsSecretNameOf } from '../managed/managed-object.ts';
 import type { OperatorMetrics } from './metrics.ts';
 import { CredentialsUsage } from './credentials-usage.ts';
-import { SecretCache, type SecretDataUse } from './secret-cache.ts';
+import type { SecretCache, SecretDataUse } from './secret-cache.ts';
 import type { SecretObject } from '../kube/secret-data.ts';
-import { SECRETS, apiPath, type ResourceType } from '../kube/api-path.ts';
+import { apiPath, type ResourceType } from '../kube/api-path.ts';
+import type { Watches } from './watches.ts';
 import { KubeApiError, kubeRequestJson } from '../kube/kube-http.ts';
 import type { CloudIdGrant, GrantSource } from '../managed/id-access.ts';
 import { GRANTED_CONDITION } from '../managed/plain-ids.ts';
 
 const SECRET = 'Secret';
 
-export interface ManagerOptions<Cloud> extends Pick<
-  ManagedReconcilerOptions<ManagedObject, Cloud, unknown>,
-  | 'writer'
-  | 'events'
-  | 'cluster'
-  | 'cloudFor'
-  | 'secretDigestKey'
-  | 'organizationOf'
-  | 'policyRefusal'
-  | 'syncIntervalMs'
-  | 'driftFloorMs'
-  | 'pollIntervalMs'
-  | 'maxPollIntervalMs'
-  | 'signal'
-> {
+/**
+ * What the manager knows of one kind, for the composition root to build its reconciler with: the caches' view
+ * of its objects (with the hold on an object's own credentials Secret) and the kind's logger.
+ */
+export interface ReconcilerRequest<Cloud> extends KindObjects<ManagedObject, Cloud, unknown> {
+  logger: Logger;
+}
+
+/** Cloud ids a snapshot's list showed added, changed or removed: the manager subscribes to them. */
+export interface CloudChanges {
+  subscribe(listener: (ids: readonly string[]) => void): void;
+}
+
+export interface ManagerOptions<Cloud> {
   kubeConfig: KubeAccess;
-  kinds: readonly ManagedKind<ManagedObject, Cloud, unknown>[];
-  /** Watch only these namespaces; all namespaces when omitted or empty. */
-  namespaces?: readonly string[];
-  /** Single Secrets to mirror beyond the watched namespace (the operator's credentials Secret). */
-  extraSecrets?: readonly { namespace: string; name: string }[];
+  /** The kinds and the caches of their objects, Secrets and grants: the manager starts and stops them. */
+  watches: Watches<Cloud>;
+  /** Builds one kind's reconciler (the composition root's; the manager never builds one itself). */
+  reconcilerFor(request: ReconcilerRequest<Cloud>): KindReconciler;
+  /** When cloud objects change: exactly the objects managing them look again. */
+  cloudChanges?: CloudChanges;
+  /** The cluster name recorded as owner: who may reach a plain id is judged for it. */
+  cluster?: ClusterIdentity;
   concurrency: number;
   metrics: OperatorMetrics;
   logger: Logger;
@@ -64,25 +68,25 @@ export interface ManagerOptions<Cloud> extends Pick<
   /** No object uses this credentials Secret (`spec.credentialsRef`) any more: what was kept for it can go. */
   onCredentialsReleased?(secret: { namespace: string; name: string }): void;
   /**
-   * Plain ids reach another namespace's cloud objects only by its grants (objects of `grantResource`,
-   * watched), and console-made ones only in `plainIdNamespaces` with the operator's credentials. Without
+   * Plain ids reach another namespace's cloud objects only by its grants (objects of `grantResource`, in
+   * `watches`), and console-made ones only in `plainIdNamespaces` with the operator's credentials. Without
    * it, every plain id is taken as given.
    */
   idAccess?: { grantResource: ResourceType; plainIdNamespaces: readonly string[] };
 }
 
 /**
- * The operator's runtime (controller-runtime's manager): one shared informer per kind and one for Secrets,
- * a controller per kind, and the dependency index that turns a change of a referenced object or Secret
- * into a reconcile of exactly the objects that depend on it. Knows no kind.
+ * The operator's runtime (controller-runtime's manager): over the caches it is given (`Watches`: one shared
+ * informer per kind and one for Secrets), a controller per kind running the reconciler `reconcilerFor` builds,
+ * and the dependency index that turns a change of a referenced object or Secret into a reconcile of exactly
+ * the objects that depend on it. Knows no kind.
  */
 export class Manager<Cloud> {
   readonly secrets: SecretCache;
-  private readonly informers = new Map<string, SharedInformer<ManagedObject>>();
-  private readonly secretInformers: Informer<SecretObject>[] = [];
+  private readonly informers: ReadonlyMap<string, SharedInformer<ManagedObject>>;
   private readonly grantInformer: SharedInformer<CloudIdGrant & KubeObject> | undefined;
   private grantPassScheduled = false;
-  private readonly controllers = new Map<string, Controller<ManagedObject, Cloud, unknown>>();
+  private readonly controllers = new Map<string, Controller<ManagedObject>>();
   private readonly dependencies = new DependencyIndex();
   /** What dependants last saw of each referenced object, so only a change that matters reaches them. */
   private readonly referencedStates = new Map<string, string>();
@@ -93,43 +97,13 @@ export class Manager<Cloud> {
   private readonly credentials: CredentialsUsage;
 
   constructor(private readonly options: ManagerOptions<Cloud>) {
-    const { kubeConfig, logger } = options;
-    const namespaces = options.namespaces?.length ? options.namespaces : undefined;
-    const kindsByName = new Map(options.kinds.map((kind) => [kind.kind, kind]));
+    const { kubeConfig, logger, watches } = options;
+    const { kinds } = watches;
+    const kindsByName = new Map(kinds.map((kind) => [kind.kind, kind]));
     const lookup: ObjectLookup = (kind, ns, name) => this.informers.get(kind)?.cache.get(`${ns}/${name}`);
-
-    // Every Secret's metadata, never its data: what sluice does not use costs no memory whatever its size.
-    for (const namespace of namespaces ?? [undefined]) {
-      this.secretInformers.push(
-        new Informer<SecretObject>({
-          kubeConfig,
-          resource: SECRETS,
-          ...(namespace ? { namespace } : {}),
-          logger: logger.child({ reflector: 'secrets' }),
-          shareStrings: false,
-          metadataOnly: true,
-        }),
-      );
-    }
-    for (const extra of options.extraSecrets ?? []) {
-      if (!namespaces || namespaces.includes(extra.namespace)) continue;
-      this.secretInformers.push(
-        new Informer<SecretObject>({
-          kubeConfig,
-          resource: SECRETS,
-          namespace: extra.namespace,
-          fieldSelector: `metadata.name=${extra.name}`,
-          logger: logger.child({ reflector: `secret ${extra.namespace}/${extra.name}` }),
-          shareStrings: false,
-          metadataOnly: true,
-        }),
-      );
-    }
-    this.secrets = new SecretCache({
-      informers: this.secretInformers,
-      kubeConfig,
-      pinned: (options.extraSecrets ?? []).map(({ namespace, name }) => `${namespace}/${name}`),
-    });
+    this.secrets = watches.secrets;
+    this.informers = watches.objects;
+    this.grantInformer = watches.grants;
     const { onCredentialsReleased } = options;
     this.credentials = new CredentialsUsage({
       kubeConfig,
@@ -142,25 +116,17 @@ export class Manager<Cloud> {
         : {}),
       logger: logger.child({ component: 'credentials-usage' }),
     });
-    // Before any cloud call with a resource's own credentials, their Secret is kept until the resource is gone.
-    const cloudForKind =
-      (kind: ManagedKind<ManagedObject, Cloud, unknown>): ManagerOptions<Cloud>['cloudFor'] =>
-      async (resource, use) => {
+    // Before any cloud call with a resource's own credentials (the reconciler asks), their Secret is kept until
+    // the resource is gone.
+    const holdCredentials =
+      (kind: ManagedKind<ManagedObject, Cloud, unknown>) => async (resource: ManagedObject) => {
         const credentials = this.credentialsKeyOf(kind, resource);
         if (credentials && (options.isCredentials?.(resource) ?? true))
           await this.credentials.hold(credentials);
-        return options.cloudFor(resource, use);
       };
 
     const { idAccess: access } = options;
-    this.grantInformer =
-      access &&
-      informerFor<CloudIdGrant & KubeObject>(namespaces, {
-        kubeConfig,
-        resource: access.grantResource,
-        logger: logger.child({ reflector: access.grantResource.plural }),
-      });
-    const idAccess: ManagedReconcilerOptions<ManagedObject, Cloud, unknown>['idAccess'] = access && {
+    const idAccess: KindObjects<ManagedObject, Cloud, unknown>['idAccess'] = access && {
       cluster: options.cluster ?? { name: 'default', explicit: true },
       plainIdNamespaces: access.plainIdNamespaces,
       grants: this.grantSource(access.grantResource),
@@ -168,21 +134,14 @@ export class Manager<Cloud> {
     };
     this.grantInformer?.subscribe(() => this.onGrantChange());
 
-    for (const kind of options.kinds) {
-      const informer = informerFor<ManagedObject>(namespaces, {
-        kubeConfig,
-        resource: kind,
-        logger: logger.child({ reflector: kind.plural }),
-      });
-      this.informers.set(kind.kind, informer);
-      const { idAccess: _access, ...shared } = options;
-      const controller = new Controller<ManagedObject, Cloud, unknown>({
-        ...shared,
-        cloudFor: cloudForKind(kind),
+    for (const kind of kinds) {
+      const informer = this.informers.get(kind.kind)!;
+      const kindLogger = logger.child({ controller: kind.kind });
+      const reconciler = options.reconcilerFor({
         kind,
         cache: informer.cache,
         lookup,
-        idAccess,
+        ...(idAccess ? { idAccess } : {}),
         namesOf: (kind, namespace) =>
           (this.informers.get(kind)?.cache.keys() ?? [])
             .filter((key) => key.startsWith(`${namespace}/`))
@@ -192,14 +151,24 @@ export class Manager<Cloud> {
         secretWriterOf: (namespace, name) => this.secretWriterOf(namespace, name),
         credentialsMadeBy: (namespace, name) => this.credentialsMadeBy(namespace, name),
         dependantsOf: (resource) => this.existingDependantsOf(kind, resource),
+        logger: kindLogger,
+        holdCredentials: holdCredentials(kind),
+      });
+      const controller = new Controller<ManagedObject>({
+        kind: kind.kind,
+        cache: informer.cache,
+        reconciler,
         beforeReconcile: (key) => this.loadSecretsOf(kind, key),
-        logger: logger.child({ controller: kind.kind }),
+        concurrency: options.concurrency,
+        metrics: options.metrics,
+        logger: kindLogger,
       });
       this.controllers.set(kind.kind, controller);
       informer.subscribe((key) => this.onObjectChange(kind, key));
     }
-    for (const informer of this.secretInformers) informer.subscribe((key) => this.onSecretChange(key));
-    for (const kind of options.kinds) {
+    for (const informer of watches.secretInformers) informer.subscribe((key) => this.onSecretChange(key));
+    options.cloudChanges?.subscribe((ids) => this.onCloudChange(ids));
+    for (const kind of kinds) {
       for (const reference of kind.references ?? []) {
         if (!kindsByName.has(reference.kind)) {
           throw new Error(`${kind.kind} references ${reference.kind}, which is not a registered kind`);
@@ -272,18 +241,12 @@ export class Manager<Cloud> {
   }
 
   /** Every sluice object the caches hold, with its kind: what the drift planner and gauges count. */
-  *objects(): Generator<{ kind: ManagedKind<ManagedObject, Cloud, unknown>; object: ManagedObject }> {
-    for (const kind of this.options.kinds) {
-      for (const object of this.informers.get(kind.kind)!.cache.list()) yield { kind, object };
-    }
+  objects(): Generator<{ kind: ManagedKind<ManagedObject, Cloud, unknown>; object: ManagedObject }> {
+    return this.options.watches.all();
   }
 
   private allInformers(): SharedInformer<KubeObject>[] {
-    return [
-      ...this.secretInformers,
-      ...this.informers.values(),
-      ...(this.grantInformer ? [this.grantInformer] : []),
-    ];
+    return this.options.watches.informers();
   }
 
   /**
@@ -323,7 +286,7 @@ export class Manager<Cloud> {
   }
 
   private enqueueGrantConcerned(): void {
-    for (const kind of this.options.kinds) {
+    for (const kind of this.options.watches.kinds) {
       for (const object of this.informers.get(kind.kind)!.cache.list()) {
         const waiting =
           !object.status?.id &&
@@ -381,7 +344,7 @@ export class Manager<Cloud> {
 
   /** Which credentials Secret (`namespace/name`) each object of `namespace` uses, looked at again. */
   private followDefaultCredentials(namespace: string): void {
-    for (const kind of this.options.kinds) {
+    for (const kind of this.options.watches.kinds) {
       if (kind.makesCredentials) continue;
       for (const object of this.informers.get(kind.kind)!.cache.list()) {
         if (object.metadata.namespace !== namespace || object.spec.credentialsRef) continue;
@@ -413,7 +376,7 @@ export class Manager<Cloud> {
    */
   private credentialsMadeBy(namespace: string, name: string): string | undefined {
     const held = this.secrets.get(namespace, name)?.data;
-    for (const kind of this.options.kinds) {
+    for (const kind of this.options.watches.kinds) {
       const { makesCredentials, connectionSecret } = kind;
       if (!makesCredentials || !connectionSecret) continue;
       const keysOf = (data: Readonly<Record<string, string>> | undefined) =>
@@ -449,7 +412,7 @@ export class Manager<Cloud> {
     const isConnectionSecret = Object.entries(MANAGED_BY_LABEL).every(
       ([label, value]) => secret?.metadata.labels?.[label] === value,
     );
-    for (const kind of this.options.kinds) {
+    for (const kind of this.options.watches.kinds) {
       if (!kind.connectionSecret) continue;
       const owner = secret?.metadata.ownerReferences?.find((ref) => ref.kind === kind.kind);
       if (secret && owner && isConnectionSecret) {
@@ -501,7 +464,7 @@ export class Manager<Cloud> {
    */
   private enqueueSecretWritersIfDeleting(secretKey: string): void {
     const { namespace, name } = namespacedName(secretKey);
-    for (const kind of this.options.kinds) {
+    for (const kind of this.options.watches.kinds) {
       const writes = kind.connectionSecret;
       if (!writes?.usersAreDependants) continue;
       for (const writer of this.informers.get(kind.kind)!.cache.list()) {
@@ -521,7 +484,7 @@ export class Manager<Cloud> {
    * whether it has made its cloud object (an ApiKey writes the Secret before it makes the key).
    */
   private secretWriterOf(namespace: string, name: string): { writer: string; made: boolean } | undefined {
-    for (const kind of this.options.kinds) {
+    for (const kind of this.options.watches.kinds) {
       const writes = kind.connectionSecret?.name;
       if (!writes) continue;
       const writer = this.informers

@@ -1,6 +1,7 @@
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Controller } from '../../../src/runtime/controller.ts';
+import { ManagedReconciler } from '../../../src/managed/reconciler.ts';
 import { ANNOTATIONS } from '../../../src/managed/index.ts';
 import { OperatorMetrics } from '../../../src/runtime/metrics.ts';
 import {
@@ -16,7 +17,7 @@ import {
 const until = { timeout: 5_000, interval: 10 };
 
 describe('Controller event filter', () => {
-  let controller: Controller<Widget, FakeCloud, number> | undefined;
+  let controller: Controller<Widget> | undefined;
   const metrics = new OperatorMetrics();
   const cache = new FakeCache();
   let current: Widget;
@@ -37,18 +38,22 @@ describe('Controller event filter', () => {
     const { connectionSecret: _none, ...kind } = widgetKind(cloud);
     current = widget('a');
     cache.set(current);
-    controller = new Controller<Widget, FakeCloud, number>({
-      kind,
+    controller = new Controller<Widget>({
+      kind: kind.kind,
       cache,
+      reconciler: new ManagedReconciler({
+        kind,
+        cache,
+        writer: acceptingWriter(),
+        events: fakeEvents().recorder,
+        cloudFor: async () => cloud,
+        secrets: { get: () => undefined },
+        syncIntervalMs: 600_000,
+        pollIntervalMs: 600_000,
+      }),
       concurrency: 1,
       metrics,
       logger: pino({ enabled: false }),
-      writer: acceptingWriter(),
-      events: fakeEvents().recorder,
-      cloudFor: async () => cloud,
-      secrets: { get: () => undefined },
-      syncIntervalMs: 600_000,
-      pollIntervalMs: 600_000,
     });
     controller.start();
     const before = await reconciles();

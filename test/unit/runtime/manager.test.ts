@@ -2,7 +2,9 @@ import http from 'node:http';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { FINALIZER, type ManagedKind, type ManagedObject } from '../../../src/managed/index.ts';
+import { liveReconcilers } from '../../../src/composition/reconcilers.ts';
 import { Manager } from '../../../src/runtime/manager.ts';
+import { Watches } from '../../../src/runtime/watches.ts';
 import { OperatorMetrics } from '../../../src/runtime/metrics.ts';
 import { localKubeConfig } from '../kube/fake-kube-api.ts';
 import { acceptingWriter, FakeCloud, fakeEvents, widget, widgetKind } from '../managed/fakes.ts';
@@ -11,21 +13,29 @@ const until = { timeout: 5_000, interval: 10 };
 
 /** A manager of widgets in namespace ns on `api`; `onReconcile` runs as each reconcile asks for the cloud. */
 function widgetManager(api: SlowSecretsApi, cloud: FakeCloud, concurrency: number, onReconcile: () => void) {
+  const kubeConfig = localKubeConfig(api.server);
+  const logger = pino({ enabled: false });
   return new Manager<FakeCloud>({
-    kubeConfig: localKubeConfig(api.server),
-    kinds: [widgetKind(cloud) as unknown as ManagedKind<ManagedObject, FakeCloud, unknown>],
-    namespaces: ['ns'],
+    kubeConfig,
+    watches: new Watches({
+      kubeConfig,
+      kinds: [widgetKind(cloud) as unknown as ManagedKind<ManagedObject, FakeCloud, unknown>],
+      namespaces: ['ns'],
+      logger,
+    }),
+    reconcilerFor: liveReconcilers<FakeCloud>({
+      writer: acceptingWriter(),
+      events: fakeEvents().recorder,
+      cloudFor: async () => {
+        onReconcile();
+        return cloud;
+      },
+      syncIntervalMs: 600_000,
+      pollIntervalMs: 600_000,
+    }),
     concurrency,
     metrics: new OperatorMetrics(),
-    logger: pino({ enabled: false }),
-    writer: acceptingWriter(),
-    events: fakeEvents().recorder,
-    cloudFor: async () => {
-      onReconcile();
-      return cloud;
-    },
-    syncIntervalMs: 600_000,
-    pollIntervalMs: 600_000,
+    logger,
   });
 }
 

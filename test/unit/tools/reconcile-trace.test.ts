@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { visitsOf } from '../../../tools/reconcile-trace/visits.ts';
+
+describe('the visits of a reconcile trace', () => {
+  it('counts a stay in a file once however many lines of it ran in a row', () => {
+    const visits = visitsOf(['a.ts', 'a.ts', 'b.ts', 'b.ts', 'b.ts']);
+    expect(visits).toMatchObject({ files: 2, returns: 0, sequence: ['a.ts', 'b.ts'] });
+  });
+
+  it('counts each coming back to a file left before, per file, most first', () => {
+    const visits = visitsOf(['a.ts', 'b.ts', 'a.ts', 'c.ts', 'b.ts', 'a.ts']);
+    expect(visits.files).toBe(3);
+    expect(visits.returns).toBe(3);
+    expect(visits.reentries).toEqual([
+      ['a.ts', 2],
+      ['b.ts', 1],
+    ]);
+  });
+
+  it('finds nothing in an empty trace', () => {
+    expect(visitsOf([])).toEqual({ files: 0, returns: 0, reentries: [], sequence: [] });
+  });
+});
