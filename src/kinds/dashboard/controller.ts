@@ -1,21 +1,11 @@
-import { ownedAmong } from '../shared/owner-note.ts';
+import { ListedAlertingClient } from '../shared/listed-alerting-client.ts';
 import { DASHBOARD_REASON } from './reasons.ts';
 import { type Dashboard } from './schema.ts';
 import type { DashboardBody } from '../../cloud/alerting-client.ts';
 import type { Dashboard as CloudDashboard } from '../../cloud/schemas/clickstack.ts';
-import {
-  comparison,
-  externalIdOf,
-  ownerRecord,
-  parseOwnerRecord,
-  ReconcileError,
-  type ConnectContext,
-  type LostCreate,
-  type OwnedCandidate,
-} from '../../managed/index.ts';
+import { comparison, externalIdOf, ReconcileError, type LostCreate } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
-import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
-import type { CloudConnection } from '../../cloud-access/connection.ts';
+import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
 import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
 import {
   dashboardBody,
@@ -35,20 +25,25 @@ export const dashboardController: KindController<Dashboard, DashboardBody> = {
  * Over the alerting API's dashboards. Every body sent is checked first by the API's validate call (which
  * stores nothing, and which `sluice plan` sends too): a refusal names each problem by path, nothing written.
  */
-class DashboardClient implements KindClient<Dashboard, DashboardBody> {
-  constructor(private readonly context: ConnectContext<CloudConnection>) {}
-
-  private get cloud() {
-    return this.context.cloud;
+class DashboardClient
+  extends ListedAlertingClient<CloudDashboard>
+  implements KindClient<Dashboard, DashboardBody>
+{
+  protected list() {
+    return this.cloud.snapshots.dashboards;
   }
 
-  private get record() {
-    return ownerRecord(this.context.owner);
+  protected ownerOf(dashboard: CloudDashboard) {
+    return dashboardOwner(dashboard);
+  }
+
+  protected fetch(id: string) {
+    return ignoreNotFound(this.cloud.alerting.getDashboard(id));
   }
 
   async findCreated(resource: Dashboard, lost: LostCreate | undefined): Promise<string | undefined> {
     if (!lost) return undefined;
-    const dashboards = await this.cloud.snapshots.dashboards.all(listedSince(lost, this.cloud.freshnessMs));
+    const dashboards = await this.listedAfter(lost);
     const ours = (dashboard: CloudDashboard) =>
       dashboard.name === resource.spec.name && dashboardOwner(dashboard) === this.record;
     return createdSince(
@@ -57,17 +52,6 @@ class DashboardClient implements KindClient<Dashboard, DashboardBody> {
       ours,
       this.context.claimedBy,
     );
-  }
-
-  async recordedOwner(_resource: Dashboard, id: string) {
-    const dashboard = await this.read(id);
-    return dashboard && parseOwnerRecord(dashboardOwner(dashboard));
-  }
-
-  async findOwned(): Promise<OwnedCandidate[]> {
-    if (!this.cloud.alerting) return [];
-    const dashboards = await this.cloud.snapshots.dashboards.all(this.cloud.freshnessMs);
-    return ownedAmong(dashboards, dashboardOwner);
   }
 
   async observe(resource: Dashboard, id: string): Promise<Observed<Dashboard, DashboardBody>> {
@@ -118,13 +102,6 @@ class DashboardClient implements KindClient<Dashboard, DashboardBody> {
       DASHBOARD_REASON.InvalidSpec,
       `the alerting API refuses the dashboard: ${problems}`,
       RETRY_DELAYS.userAction,
-    );
-  }
-
-  private read(id: string) {
-    const { snapshots, freshnessMs } = this.cloud;
-    return snapshots.dashboards.read(id, freshnessMs, () =>
-      ignoreNotFound(this.cloud.alerting.getDashboard(id)),
     );
   }
 }

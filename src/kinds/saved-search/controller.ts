@@ -1,18 +1,9 @@
-import { ownedAmong } from '../shared/owner-note.ts';
+import { ListedAlertingClient } from '../shared/listed-alerting-client.ts';
 import { type SavedSearch } from './schema.ts';
 import type { SavedSearchBody } from '../../cloud/alerting-client.ts';
 import type { SavedSearch as CloudSavedSearch } from '../../cloud/schemas/clickstack.ts';
-import {
-  comparison,
-  externalIdOf,
-  ownerRecord,
-  parseOwnerRecord,
-  type ConnectContext,
-  type LostCreate,
-  type OwnedCandidate,
-} from '../../managed/index.ts';
-import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
-import type { CloudConnection } from '../../cloud-access/connection.ts';
+import { comparison, externalIdOf, type LostCreate } from '../../managed/index.ts';
+import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
 import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
 import {
   diffSavedSearch,
@@ -29,15 +20,20 @@ export const savedSearchController: KindController<SavedSearch, SavedSearchBody>
 };
 
 /** Over the alerting API's saved searches; the owner is recorded as one of its tags. */
-class SavedSearchClient implements KindClient<SavedSearch, SavedSearchBody> {
-  constructor(private readonly context: ConnectContext<CloudConnection>) {}
-
-  private get cloud() {
-    return this.context.cloud;
+class SavedSearchClient
+  extends ListedAlertingClient<CloudSavedSearch>
+  implements KindClient<SavedSearch, SavedSearchBody>
+{
+  protected list() {
+    return this.cloud.snapshots.savedSearches;
   }
 
-  private get record() {
-    return ownerRecord(this.context.owner);
+  protected ownerOf(search: CloudSavedSearch) {
+    return savedSearchOwner(search);
+  }
+
+  protected fetch(id: string) {
+    return ignoreNotFound(this.cloud.alerting.getSavedSearch(id));
   }
 
   /** The spec in cloud ids: a sourceRef as the id of its Source. */
@@ -47,7 +43,7 @@ class SavedSearchClient implements KindClient<SavedSearch, SavedSearchBody> {
 
   async findCreated(resource: SavedSearch, lost: LostCreate | undefined): Promise<string | undefined> {
     if (!lost) return undefined;
-    const searches = await this.cloud.snapshots.savedSearches.all(listedSince(lost, this.cloud.freshnessMs));
+    const searches = await this.listedAfter(lost);
     const ours = (search: CloudSavedSearch) =>
       search.name === resource.spec.name && savedSearchOwner(search) === this.record;
     return createdSince(
@@ -56,17 +52,6 @@ class SavedSearchClient implements KindClient<SavedSearch, SavedSearchBody> {
       ours,
       this.context.claimedBy,
     );
-  }
-
-  async recordedOwner(_resource: SavedSearch, id: string) {
-    const search = await this.read(id);
-    return search && parseOwnerRecord(savedSearchOwner(search));
-  }
-
-  async findOwned(): Promise<OwnedCandidate[]> {
-    if (!this.cloud.alerting) return [];
-    const searches = await this.cloud.snapshots.savedSearches.all(this.cloud.freshnessMs);
-    return ownedAmong(searches, savedSearchOwner);
   }
 
   async observe(resource: SavedSearch, id: string): Promise<Observed<SavedSearch, SavedSearchBody>> {
@@ -108,12 +93,5 @@ class SavedSearchClient implements KindClient<SavedSearch, SavedSearchBody> {
   async delete(_resource: SavedSearch, id: string): Promise<'gone'> {
     await ignoreNotFound(this.cloud.alerting.deleteSavedSearch(id));
     return 'gone';
-  }
-
-  private read(id: string) {
-    const { snapshots, freshnessMs } = this.cloud;
-    return snapshots.savedSearches.read(id, freshnessMs, () =>
-      ignoreNotFound(this.cloud.alerting.getSavedSearch(id)),
-    );
   }
 }

@@ -1,18 +1,9 @@
-import { ownedAmong } from '../shared/owner-note.ts';
+import { ListedAlertingClient } from '../shared/listed-alerting-client.ts';
 import { type Source } from './schema.ts';
 import type { SourceBody } from '../../cloud/alerting-client.ts';
 import type { Source as CloudSource } from '../../cloud/schemas/clickstack.ts';
-import {
-  comparison,
-  externalIdOf,
-  ownerRecord,
-  parseOwnerRecord,
-  type ConnectContext,
-  type LostCreate,
-  type OwnedCandidate,
-} from '../../managed/index.ts';
-import { ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
-import type { CloudConnection } from '../../cloud-access/connection.ts';
+import { comparison, externalIdOf, type LostCreate } from '../../managed/index.ts';
+import { ignoreNotFound } from '../shared/cloud-calls.ts';
 import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
 import { diffSource, observedSource, sourceBody, sourceOwner } from './mapping.ts';
 
@@ -25,15 +16,17 @@ export const sourceController: KindController<Source, SourceBody> = {
  * Over the alerting API's sources: the cloud path has no GET by id, so every read is of the list (shared by
  * every Source of the key). The owner is recorded in a query setting (`log_comment`).
  */
-class SourceClient implements KindClient<Source, SourceBody> {
-  constructor(private readonly context: ConnectContext<CloudConnection>) {}
-
-  private get cloud() {
-    return this.context.cloud;
+class SourceClient extends ListedAlertingClient<CloudSource> implements KindClient<Source, SourceBody> {
+  protected list() {
+    return this.cloud.snapshots.sources;
   }
 
-  private get record() {
-    return ownerRecord(this.context.owner);
+  protected ownerOf(source: CloudSource) {
+    return sourceOwner(source);
+  }
+
+  protected async fetch(id: string) {
+    return (await this.cloud.alerting.listSources()).find((source) => source.id === id);
   }
 
   /**
@@ -43,7 +36,7 @@ class SourceClient implements KindClient<Source, SourceBody> {
    */
   async findCreated(resource: Source, lost: LostCreate | undefined): Promise<string | undefined> {
     if (!lost) return undefined;
-    const sources = await this.cloud.snapshots.sources.all(listedSince(lost, this.cloud.freshnessMs));
+    const sources = await this.listedAfter(lost);
     const ours = sources.find(
       (source: CloudSource) =>
         source.name === resource.spec.name &&
@@ -51,17 +44,6 @@ class SourceClient implements KindClient<Source, SourceBody> {
         this.context.claimedBy(source.id) === undefined,
     );
     return ours?.id;
-  }
-
-  async recordedOwner(_resource: Source, id: string) {
-    const source = await this.read(id);
-    return source && parseOwnerRecord(sourceOwner(source));
-  }
-
-  async findOwned(): Promise<OwnedCandidate[]> {
-    if (!this.cloud.alerting) return [];
-    const sources = await this.cloud.snapshots.sources.all(this.cloud.freshnessMs);
-    return ownedAmong(sources, sourceOwner);
   }
 
   async observe(resource: Source, id: string): Promise<Observed<Source, SourceBody>> {
@@ -99,10 +81,4 @@ class SourceClient implements KindClient<Source, SourceBody> {
   }
 
   /** From the key's sources list; the list again, fresh, when it does not show `id`. */
-  private read(id: string) {
-    const { snapshots, freshnessMs } = this.cloud;
-    return snapshots.sources.read(id, freshnessMs, async () =>
-      (await this.cloud.alerting.listSources()).find((source) => source.id === id),
-    );
-  }
 }

@@ -1,18 +1,9 @@
-import { ownedAmong } from '../shared/owner-note.ts';
+import { ListedAlertingClient } from '../shared/listed-alerting-client.ts';
 import type { Webhook } from './schema.ts';
 import type { WebhookBody } from '../../cloud/alerting-client.ts';
 import type { Webhook as CloudWebhook } from '../../cloud/schemas/clickstack.ts';
-import {
-  comparison,
-  externalIdOf,
-  ownerRecord,
-  parseOwnerRecord,
-  type ConnectContext,
-  type LostCreate,
-  type OwnedCandidate,
-} from '../../managed/index.ts';
-import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
-import type { CloudConnection } from '../../cloud-access/connection.ts';
+import { comparison, externalIdOf, type LostCreate } from '../../managed/index.ts';
+import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
 import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
 import { diffWebhook, observedWebhook, webhookBody, webhookOwner, webhookStatus } from './mapping.ts';
 
@@ -25,37 +16,28 @@ export const webhookController: KindController<Webhook, WebhookBody> = {
  * Over the alerting API's webhooks: there is no GET by id, so every read is of the list (shared by every
  * Webhook of the key). The owner is recorded on the description's last line.
  */
-class WebhookClient implements KindClient<Webhook, WebhookBody> {
-  constructor(private readonly context: ConnectContext<CloudConnection>) {}
-
-  private get cloud() {
-    return this.context.cloud;
+class WebhookClient extends ListedAlertingClient<CloudWebhook> implements KindClient<Webhook, WebhookBody> {
+  protected list() {
+    return this.cloud.snapshots.webhooks;
   }
 
-  private get record() {
-    return ownerRecord(this.context.owner);
+  protected ownerOf(webhook: CloudWebhook) {
+    return webhookOwner(webhook);
+  }
+
+  protected async fetch(id: string) {
+    return (await this.cloud.alerting.listWebhooks()).find((webhook) => webhook.id === id);
   }
 
   /** After a crash: the webhook of this name and service, recorded as this object's, made after the intent. */
   async findCreated(resource: Webhook, lost: LostCreate | undefined): Promise<string | undefined> {
     if (!lost) return undefined;
-    const webhooks = await this.cloud.snapshots.webhooks.all(listedSince(lost, this.cloud.freshnessMs));
+    const webhooks = await this.listedAfter(lost);
     const ours = (webhook: CloudWebhook) =>
       webhook.name === resource.spec.name &&
       webhook.service === resource.spec.service &&
       webhookOwner(webhook) === this.record;
     return createdSince(webhooks, lost.intent, ours, this.context.claimedBy);
-  }
-
-  async recordedOwner(_resource: Webhook, id: string) {
-    const webhook = await this.read(id);
-    return webhook && parseOwnerRecord(webhookOwner(webhook));
-  }
-
-  async findOwned(): Promise<OwnedCandidate[]> {
-    if (!this.cloud.alerting) return [];
-    const webhooks = await this.cloud.snapshots.webhooks.all(this.cloud.freshnessMs);
-    return ownedAmong(webhooks, webhookOwner);
   }
 
   async observe(resource: Webhook, id: string): Promise<Observed<Webhook, WebhookBody>> {
@@ -102,10 +84,4 @@ class WebhookClient implements KindClient<Webhook, WebhookBody> {
   }
 
   /** From the key's webhooks list; the list again, fresh, when it does not show `id` (there is no GET by id). */
-  private read(id: string) {
-    const { snapshots, freshnessMs } = this.cloud;
-    return snapshots.webhooks.read(id, freshnessMs, async () =>
-      (await this.cloud.alerting.listWebhooks()).find((webhook) => webhook.id === id),
-    );
-  }
 }

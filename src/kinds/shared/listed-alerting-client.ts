@@ -1,0 +1,59 @@
+import type { CloudSnapshot } from '../../cloud/list-snapshot.ts';
+import type { CloudConnection } from '../../cloud-access/connection.ts';
+import {
+  ownerRecord,
+  parseOwnerRecord,
+  type ConnectContext,
+  type LostCreate,
+  type OwnedCandidate,
+  type Owner,
+} from '../../managed/index.ts';
+import { listedSince } from './cloud-calls.ts';
+import { ownedAmong } from './owner-note.ts';
+
+/**
+ * What the clients of the alerting kinds share: their objects are read through the key's list of them (one
+ * list serves every object of the key), and each records its owner on the object itself, which a rebuild
+ * reads back. A kind says which list, how the record is read, and how one object is fetched when the list
+ * does not hold it.
+ */
+export abstract class ListedAlertingClient<Cloud extends { id: string }> {
+  constructor(protected readonly context: ConnectContext<CloudConnection>) {}
+
+  /** The key's list of this kind's cloud objects. */
+  protected abstract list(): CloudSnapshot<Cloud>;
+  /** The owner record the cloud object carries, if any. */
+  protected abstract ownerOf(object: Cloud): string | undefined;
+  /** The object of this id, asked of the cloud when the list does not hold it (undefined: gone). */
+  protected abstract fetch(id: string): Promise<Cloud | undefined>;
+
+  protected get cloud(): CloudConnection {
+    return this.context.cloud;
+  }
+
+  /** The record this object writes on what it creates. */
+  protected get record(): string {
+    return ownerRecord(this.context.owner);
+  }
+
+  protected read(id: string): Promise<Cloud | undefined> {
+    return this.list().read(id, this.cloud.freshnessMs, () => this.fetch(id));
+  }
+
+  /** After a lost create: the list as it stood after the create ended (an older one cannot show it). */
+  protected listedAfter(lost: LostCreate): Promise<Cloud[]> {
+    return this.list().all(listedSince(lost, this.cloud.freshnessMs));
+  }
+
+  async recordedOwner(_resource: unknown, id: string): Promise<Owner | undefined> {
+    const object = await this.read(id);
+    return object && parseOwnerRecord(this.ownerOf(object));
+  }
+
+  async findOwned(): Promise<OwnedCandidate[]> {
+    // A key without the alerting keys says so (CredentialsMissing) before anything is listed.
+    if (!this.cloud.alerting) return [];
+    const objects = await this.list().all(this.cloud.freshnessMs);
+    return ownedAmong(objects, (object) => this.ownerOf(object));
+  }
+}
