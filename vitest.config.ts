@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
-import { OwnNodeFilesFirst } from './test/harness/sequencer.ts';
+import { TestFileOrder } from './test/harness/sequencer.ts';
 
 /**
  * Cluster test files at once. Their time goes on waiting (for the apiserver's watches, the emulator's
@@ -12,7 +12,7 @@ const clusterWorkers = Number(process.env.SLUICE_TEST_CLUSTER_WORKERS) || 5;
 export default defineConfig({
   test: {
     reporters: ['default', './test/support/summary-reporter.ts'],
-    sequence: { sequencer: OwnNodeFilesFirst },
+    sequence: { sequencer: TestFileOrder },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Unit, emulator and image files keep a core busy each: more forks than the 2 cores only add contention.

@@ -1,21 +1,22 @@
 // vitest globalSetup of the node project: one node cluster (control plane, node, the operator's image) for the
 // whole run instead of one per file. The image's build starts at once; the node starts when a file first asks for
-// it (meanwhile the build goes on), and each file then installs its release and clears it at its end
-// (`ChartOnNode.clear()`). A file that needs the machine's one node to itself (it stops or crashes a node of its
-// own) asks for the shared one to be stopped first; the next file that asks starts it again.
+// it (meanwhile the build goes on), and each file then installs its release. A release is cleared when the next
+// file asks for the node (`clearRelease`), not when its own file ends: the run's end stops the node instead, so
+// the last release is never cleared (test/harness/sequencer.ts puts the costliest to clear last). A file that
+// needs the machine's one node to itself (it stops or crashes a node of its own) asks for the shared one to be
+// stopped first; the next file that asks starts it again.
 //
 // The files run in worker processes and ask over HTTP on loopback (vitest's provide() carries only values):
-// GET /node starts it if needed and answers its handle, DELETE /node stops it. The files run one after another
-// (the project has no file parallelism), so one request is served at a time.
+// GET /node clears the last release (or starts the node cluster if needed) and answers its handle, DELETE /node
+// stops it. The files run one after another (the project has no file parallelism), so one request is served at
+// a time.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { TestProject } from 'vitest/node';
 import {
+  clearRelease,
   nodeClusterHandle,
-  runNamespaces,
   startNodeCluster,
-  uncordon,
   type NodeCluster,
 } from '../../tools/cluster/chart-on-node.ts';
 import { operatorImage, type OperatorImage } from '../../tools/cluster/image.ts';
@@ -28,9 +29,6 @@ declare module 'vitest' {
     sluiceNodeUrl: string | null;
   }
 }
-
-/** How long a release's namespaces may take to go before the node cluster is started afresh instead. */
-const LEFTOVER_GRACE_MS = 60_000;
 
 const log = (msg: string) => console.log(`[shared node] ${msg}`);
 
@@ -51,9 +49,15 @@ export default async function setup(project: TestProject): Promise<() => Promise
   let queue = Promise.resolve();
 
   const acquire = async (): Promise<NodeCluster> => {
-    if (cluster && !(await isClear(cluster))) {
-      log('a release left its namespaces behind: starting the node cluster afresh');
-      await stop();
+    if (cluster) {
+      const started = Date.now();
+      try {
+        await clearRelease(cluster, log);
+        log(`release cleared in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      } catch (error) {
+        log(`the last release was not cleared (${String(error)}): starting the node cluster afresh`);
+        await stop();
+      }
     }
     if (!cluster) {
       const started = Date.now();
@@ -98,21 +102,4 @@ export default async function setup(project: TestProject): Promise<() => Promise
     unused.abort();
     await image?.catch(() => undefined);
   };
-}
-
-/**
- * Whether the last release cleared up: no namespace of its run left (those still going get a grace), the node
- * schedulable again.
- */
-async function isClear(cluster: NodeCluster): Promise<boolean> {
-  const kc = new KubeConfig();
-  kc.loadFromString(cluster.cp.kubeconfigYaml);
-  const core = kc.makeApiClient(CoreV1Api);
-  await uncordon(core, cluster.nodeName);
-  const deadline = Date.now() + LEFTOVER_GRACE_MS;
-  while ((await runNamespaces(core)).length > 0) {
-    if (Date.now() > deadline) return false;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  return true;
 }

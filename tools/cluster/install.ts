@@ -1,9 +1,10 @@
 // The install paths as a user runs them, for tests and the demo: `helm template` / `helm install`,
 // `kubectl kustomize`, `kubectl apply`, and a kubeconfig holding only a ServiceAccount's token.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments, stringify } from 'yaml';
 import { assetsDir, repoRoot } from './assets.ts';
@@ -30,11 +31,24 @@ export function run(bin: string, args: string[], input?: string): string {
       maxBuffer: 64 << 20,
     });
   } catch (error) {
-    const { stderr, status } = error as { stderr?: string; status?: number };
-    throw new Error(`${bin.split('/').pop()} ${args[0]} failed (exit ${status}): ${stderr?.trim()}`, {
-      cause: error,
-    });
+    throw runFailure(bin, args, error);
   }
+}
+
+/** `run` without blocking the event loop, for a process that serves others meanwhile. */
+export async function runAsync(bin: string, args: string[]): Promise<string> {
+  try {
+    return (await promisify(execFile)(bin, args, { encoding: 'utf8', maxBuffer: 64 << 20 })).stdout;
+  } catch (error) {
+    throw runFailure(bin, args, error);
+  }
+}
+
+function runFailure(bin: string, args: string[], error: unknown): Error {
+  const { stderr, status, code } = error as { stderr?: string; status?: number; code?: number | string };
+  return new Error(`${bin.split('/').pop()} ${args[0]} failed (exit ${status ?? code}): ${stderr?.trim()}`, {
+    cause: error,
+  });
 }
 
 /** Runs helm with a values file (mode 0600 in a private temp dir, removed afterwards: values can hold keys). */

@@ -280,6 +280,9 @@ state = "${join(root, 'containerd-state')}"
       serializeImagePulls: false,
       shutdownGracePeriod: '0s',
       podLogsDir: join(root, 'pod-logs'),
+      // Every pod synced each second, not each minute: a sync probes the readiness of a container not yet Ready,
+      // so a pod is Ready about a second after its process is, not at the probe's next period (up to 10 s later).
+      syncFrequency: '1s',
     }),
   );
   processes.push(

@@ -9,7 +9,7 @@ import { printTable } from '../../../bench/harness.ts';
 import { repoRoot } from '../../../tools/cluster/assets.ts';
 import type { ChartOnNode } from '../../../tools/cluster/chart-on-node.ts';
 import { chartOnSharedNode } from './shared-node.ts';
-import { CLEAR_MS, nodeSkipReason } from './support.ts';
+import { nodeSkipReason } from './support.ts';
 
 const OBJECTS = 1000;
 /** The chart's default memory limit (values.yaml gives it in Mi). */
@@ -23,21 +23,24 @@ const LIMIT_MI = Number(
   )?.[1],
 );
 
+const log = (msg: string) => console.log(`[memory] ${msg}`);
+
 describe.skipIf(nodeSkipReason())('the chart’s pod under its default memory limit', () => {
   let chart: ChartOnNode;
 
   beforeAll(async () => {
-    chart = await chartOnSharedNode({ rateLimit: 'off', transitionMs: 0 });
+    chart = await chartOnSharedNode({ rateLimit: 'off', transitionMs: 0, log });
   }, 900_000);
   afterAll(async () => {
     await chart?.stop();
-  }, CLEAR_MS);
+  });
 
   // 300 Secrets of 1 MiB in a tenant's namespace no object uses: held with their data, as an informer of whole
   // Secrets would, they alone pass the limit and the pod crash-loops on every first list.
   it(`makes ${OBJECTS} objects of every kind Ready beside 300 unrelated Secrets of 1 MiB with no OOM kill, no restart and memory under the limit`, async () => {
     const result = await measureMemoryOnNode(chart, {
       objects: OBJECTS,
+      log,
       // The limit holds at every moment, so its samples need no settled heap; the benchmark's figures wait
       // a minute for one (docs/benchmarks.md).
       settleS: 5,

@@ -20,7 +20,7 @@ import {
 import { kubectlApply } from '../../../tools/cluster/install.ts';
 import { RESTRICTED } from '../install/support.ts';
 import { chartOnSharedNode } from './shared-node.ts';
-import { CLEAR_MS, eventually, isReady, nodeSkipReason, serviceCreates, type Sluice } from './support.ts';
+import { eventually, isReady, nodeSkipReason, serviceCreates, type Sluice } from './support.ts';
 
 const EXAMPLES_NS = 'examples';
 /** Generous: two cores shared with other builds and test runs. */
@@ -49,7 +49,7 @@ describe.skipIf(nodeSkipReason())('the chart installed with helm on the real nod
   }, 900_000);
   afterAll(async () => {
     await chart?.stop();
-  }, CLEAR_MS);
+  });
 
   const helm = (command: 'install' | 'upgrade', extra: Record<string, unknown> = {}) =>
     chart.helm(command, extra);

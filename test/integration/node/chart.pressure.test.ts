@@ -7,25 +7,28 @@ import { measurePressure, pressureFigures, printPressureTable } from '../../../b
 import { printTable } from '../../../bench/harness.ts';
 import type { ChartOnNode } from '../../../tools/cluster/chart-on-node.ts';
 import { chartOnSharedNode } from './shared-node.ts';
-import { CLEAR_MS, nodeSkipReason } from './support.ts';
+import { nodeSkipReason } from './support.ts';
 
 // At 300 the burst is over in under a minute, before a throttled liveness probe fails three times in a row.
 const OBJECTS = 1000;
 const CPU_LIMIT = '100m';
 
+const log = (msg: string) => console.log(`[pressure] ${msg}`);
+
 describe.skipIf(nodeSkipReason())('the chart’s pod under a CPU limit of 100m', () => {
   let chart: ChartOnNode;
 
   beforeAll(async () => {
-    chart = await chartOnSharedNode({ rateLimit: 'off', transitionMs: 0 });
+    chart = await chartOnSharedNode({ rateLimit: 'off', transitionMs: 0, log });
   }, 900_000);
   afterAll(async () => {
     await chart?.stop();
-  }, CLEAR_MS);
+  });
 
   it(`makes a burst of ${OBJECTS} objects of every kind Ready with no restart`, async () => {
     const result = await measurePressure(chart, {
       objects: OBJECTS,
+      log,
       cpuLimit: CPU_LIMIT,
       timeoutS: 600,
       // A period of the liveness probe (20 s) after the last object is Ready: a kill on the load's tail counts.

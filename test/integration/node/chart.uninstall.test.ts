@@ -12,7 +12,7 @@ import {
 import { NODE_NETWORK } from '../../../tools/cluster/node.ts';
 import { RESTRICTED } from '../install/support.ts';
 import { chartOnSharedNode } from './shared-node.ts';
-import { CLEAR_MS, eventually, isReady, nodeSkipReason, type Sluice } from './support.ts';
+import { eventually, isReady, nodeSkipReason, type Sluice } from './support.ts';
 
 const TENANT_NS = 'tenant';
 const OWN = 'tenant-credentials';
@@ -27,7 +27,7 @@ describe.skipIf(nodeSkipReason())('helm uninstall of the chart on the real node'
   }, 900_000);
   afterAll(async () => {
     await chart?.stop();
-  }, CLEAR_MS);
+  });
 
   it('leaves no sluice finalizer: a tenant namespace that used its own credentials is deleted afterwards, its cloud service kept', async () => {
     const { core, kc, emulator } = chart;

@@ -1,5 +1,6 @@
 // The node project's one node cluster (test/harness/node-global-setup.ts), as a test file takes it: its release
-// on the shared node with an emulator of its own, cleared when the file is done.
+// on the shared node with an emulator of its own. The release stays when the file is done: the next file's
+// request clears it, and the run's end stops the node with it.
 import { request } from 'node:http';
 import { inject } from 'vitest';
 import {
@@ -17,26 +18,14 @@ function nodeUrl(): string {
 }
 
 /**
- * The chart on the run's node cluster (started now if no file has asked yet). `stop()` clears the release and
- * its namespaces for the next file and stops the emulator: call it in afterAll.
+ * The chart on the run's node cluster (started now if no file has asked yet, else cleared of the last file's
+ * release). `stop()` stops the emulator: call it in afterAll.
  */
 export async function chartOnSharedNode(
   opts: Pick<ChartOnNodeOptions, 'rateLimit' | 'transitionMs' | 'log'> = {},
 ): Promise<ChartOnNode> {
   const handle = JSON.parse(await ask('GET')) as NodeClusterHandle;
-  const chart = await chartOn(nodeClusterOf(handle), opts);
-  return {
-    ...chart,
-    stop: async () => {
-      const started = Date.now();
-      try {
-        await chart.clear();
-        console.log(`[shared node] release cleared in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-      } finally {
-        await chart.stop();
-      }
-    },
-  };
+  return chartOn(nodeClusterOf(handle), opts);
 }
 
 /** Stops the shared node cluster, for a file that starts the machine's one node itself. */

@@ -4,12 +4,6 @@ import type { CallRecord } from '../../../src/emulator/call-log.ts';
 import { findAssets } from '../../../tools/cluster/assets.ts';
 import { nodeUnavailableReason } from '../../../tools/cluster/node.ts';
 
-/**
- * The bound of a file's afterAll that clears its release from the shared node: the uninstall hook's Job, then
- * its namespaces' deletion (1,000 objects and 300 Secrets of 1 MiB in chart.memory).
- */
-export const CLEAR_MS = 300_000;
-
 /** Why the node's tests cannot run here (not root, a package or a binary missing), or undefined. */
 export function nodeSkipReason(): string | undefined {
   const reason = nodeUnavailableReason();
