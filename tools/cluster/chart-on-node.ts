@@ -16,7 +16,7 @@ import {
 } from '@kubernetes/client-node';
 import { startEmulator, type Emulator, type RateLimitOption } from '../../src/emulator/server.ts';
 import type { CallRecord } from '../../src/emulator/call-log.ts';
-import { KIND_SCHEMAS } from '../../src/kinds/schemas.ts';
+import { KINDS } from '../../src/kinds/index.ts';
 import { releaseFinalizers } from '../../src/uninstall/release.ts';
 import { startControlPlane, type ControlPlane } from './control-plane.ts';
 import { operatorImage, type OperatorImage } from './image.ts';
@@ -261,7 +261,7 @@ export async function clearRelease(cluster: NodeCluster, log?: (msg: string) => 
     if (!releases.split('\n').includes(RELEASE)) return;
     await releaseFinalizers({
       kubeConfig: kc,
-      kinds: KIND_SCHEMAS,
+      kinds: KINDS,
       operator: { namespace: RELEASE_NAMESPACE, name: RELEASE },
       log: () => undefined,
     });
