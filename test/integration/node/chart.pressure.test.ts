@@ -31,8 +31,9 @@ describe.skipIf(nodeSkipReason())('the chart’s pod under a CPU limit of 100m',
       log,
       cpuLimit: CPU_LIMIT,
       timeoutS: 600,
-      // A period of the liveness probe (20 s) after the last object is Ready: a kill on the load's tail counts.
-      afterS: 20,
+      // As long after the last object is Ready as the liveness probe takes to kill (3 failures, 10 s apart):
+      // a kill whose failures began on the load's tail counts.
+      afterS: 30,
     });
     printPressureTable([result]);
     printTable(pressureFigures(result));
