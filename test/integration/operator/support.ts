@@ -1,6 +1,12 @@
 import { execFile, type ChildProcess, type StdioOptions } from 'node:child_process';
 import { promisify } from 'node:util';
-import { CoreV1Api, KubeConfig, KubernetesObjectApi, PatchStrategy } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  KubeConfig,
+  KubernetesObjectApi,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { expect } from 'vitest';
 import { AlertingClient } from '../../../src/cloud/alerting-client.ts';
@@ -650,4 +656,41 @@ export function kubectlIn(env: OperatorEnv): (...args: string[]) => Promise<stri
         { encoding: 'utf8', timeout: 120_000 },
       )
     ).stdout;
+}
+
+const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+/**
+ * The cluster is lost: the operator stops, and `objects` go without their finalizers running (nothing
+ * reaches the cloud), with their status, uids and intents, and so do `secrets`. What remains is the cloud.
+ */
+export async function loseObjects(
+  env: OperatorEnv,
+  objects: readonly { kind: string; name: string }[],
+  secrets: readonly string[],
+): Promise<void> {
+  await env.stopOperator();
+  for (const { kind, name } of [...objects].reverse()) {
+    const ref = { apiVersion: 'sluice.dev/v1alpha1', kind, metadata: { name, namespace: env.namespace } };
+    if ((await env.of(kind).get(name)) === undefined) continue;
+    await env.objects.patch(
+      { ...ref, metadata: { ...ref.metadata, finalizers: null } } as never,
+      undefined,
+      undefined,
+      'test',
+      undefined,
+      PatchStrategy.MergePatch,
+    );
+    await env.objects.delete(ref).catch(() => undefined);
+    await env.of(kind).waitFor(name, 'gone', (o) => o === undefined);
+  }
+  for (const name of secrets) {
+    // A credentials Secret's finalizer goes too: a lost cluster keeps nothing.
+    const patch = { metadata: { finalizers: null } };
+    await env.core
+      .patchNamespacedSecret({ name, namespace: env.namespace, body: patch }, MERGE_PATCH)
+      .catch(() => undefined);
+    await env.core.deleteNamespacedSecret({ name, namespace: env.namespace }).catch(() => undefined);
+    await until(`Secret ${name} gone`, async () => (await env.secret(name)) === undefined);
+  }
 }

@@ -2,8 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { ALERTING_ROUTES } from '../../../../src/cloud/alerting-client.ts';
 import { errorSearch, errorSearchOf, logSource } from '../../../../tools/fixtures/alert.ts';
-import { condition, isReadyWithId, writes, type SluiceObject, useOperatorEnv } from '../support.ts';
-import { loseObjects } from '../ownership/ownership-fixtures.ts';
+import {
+  condition,
+  isReadyWithId,
+  writes,
+  type SluiceObject,
+  useOperatorEnv,
+  loseObjects,
+} from '../support.ts';
 
 const SEARCHES = ALERTING_ROUTES.savedSearches;
 const SEARCH = ALERTING_ROUTES.savedSearch;

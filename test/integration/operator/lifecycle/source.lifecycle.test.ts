@@ -9,8 +9,8 @@ import {
   writes,
   type SluiceObject,
   useOperatorEnv,
+  loseObjects,
 } from '../support.ts';
-import { loseObjects } from '../ownership/ownership-fixtures.ts';
 import { planDocuments } from '../plan-in-process.ts';
 
 const SOURCES = ALERTING_ROUTES.sources;

@@ -1,4 +1,3 @@
-import { PatchStrategy } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { ALERTING_ROUTES } from '../../../../src/cloud/alerting-client.ts';
@@ -9,7 +8,14 @@ import {
   WEBHOOK_SECRET,
   webhookSecretData,
 } from '../../../../tools/fixtures/alert.ts';
-import { condition, isReadyWithId, writes, type SluiceObject, useOperatorEnv } from '../support.ts';
+import {
+  condition,
+  isReadyWithId,
+  loseObjects,
+  writes,
+  type SluiceObject,
+  useOperatorEnv,
+} from '../support.ts';
 
 const WEBHOOK = ALERTING_ROUTES.webhook;
 const TOKEN = 'first-token-8a7b';
@@ -126,23 +132,14 @@ describe.skipIf(clusterSkipReason())('Webhook lifecycle on a real apiserver agai
       alert: (await alerts().waitFor('disk', 'Ready', isReadyWithId)).status!.id!,
     };
     // The cluster is lost: the objects go without their finalizers running.
-    await env.stopOperator();
-    for (const [kind, name] of [
-      ['Alert', 'disk'],
-      ['Webhook', 'ops'],
-    ] as const) {
-      const ref = { apiVersion: 'sluice.dev/v1alpha1', kind, metadata: { name, namespace: env.namespace } };
-      await env.objects.patch(
-        { ...ref, metadata: { ...ref.metadata, finalizers: null } } as never,
-        undefined,
-        undefined,
-        'test',
-        undefined,
-        PatchStrategy.MergePatch,
-      );
-      await env.objects.delete(ref).catch(() => undefined);
-      await env.of(kind).waitFor(name, 'gone', (o) => o === undefined);
-    }
+    await loseObjects(
+      env,
+      [
+        { kind: 'Webhook', name: 'ops' },
+        { kind: 'Alert', name: 'disk' },
+      ],
+      [],
+    );
     await env.clearCalls();
     await env.startOperator();
     await webhooks().apply('ops', genericWebhook('ops'));

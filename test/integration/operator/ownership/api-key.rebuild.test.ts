@@ -18,9 +18,9 @@ import {
   useOperatorEnv,
   type OperatorEnv,
   type SluiceObject,
+  loseObjects,
 } from '../support.ts';
 import { planDocuments } from '../plan-in-process.ts';
-import { loseObjects } from './ownership-fixtures.ts';
 
 const SECRET = 'team-credentials';
 const OPERATOR = { clusterName: 'prod', timeScale: TIME_SCALE };

@@ -2,11 +2,7 @@
 import { kafkaPipe } from '../../../../tools/fixtures/pipe.ts';
 import { rpeSpec } from '../../../../tools/fixtures/rpe.ts';
 import { tileAlert } from '../../../../tools/fixtures/alert.ts';
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { until } from '../../../support/wait.ts';
 import { baseSpec, isReady, type OperatorEnv, type SluiceObject } from '../support.ts';
-
-const MERGE_PATCH = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 /** What a GitOps repository holds for one namespace: every kind, two services. */
 export const MANIFESTS: { kind: string; name: string; spec: Record<string, unknown> }[] = [
@@ -76,39 +72,4 @@ export async function applyCraftedLostCreate(
     { ...baseSpec, deletionPolicy: 'Delete', ...spec },
     { 'sluice.dev/owner-cluster': cluster, 'sluice.dev/create-pending': new Date().toISOString() },
   );
-}
-
-/**
- * The cluster is lost: the operator stops, and `objects` go without their finalizers running (nothing
- * reaches the cloud), with their status, uids and intents, and so do `secrets`. What remains is the cloud.
- */
-export async function loseObjects(
-  env: OperatorEnv,
-  objects: readonly { kind: string; name: string }[],
-  secrets: readonly string[],
-): Promise<void> {
-  await env.stopOperator();
-  for (const { kind, name } of [...objects].reverse()) {
-    const ref = { apiVersion: 'sluice.dev/v1alpha1', kind, metadata: { name, namespace: env.namespace } };
-    if ((await env.of(kind).get(name)) === undefined) continue;
-    await env.objects.patch(
-      { ...ref, metadata: { ...ref.metadata, finalizers: null } } as never,
-      undefined,
-      undefined,
-      'test',
-      undefined,
-      PatchStrategy.MergePatch,
-    );
-    await env.objects.delete(ref).catch(() => undefined);
-    await env.of(kind).waitFor(name, 'gone', (o) => o === undefined);
-  }
-  for (const name of secrets) {
-    // A credentials Secret's finalizer goes too: a lost cluster keeps nothing.
-    const patch = { metadata: { finalizers: null } };
-    await env.core
-      .patchNamespacedSecret({ name, namespace: env.namespace, body: patch }, MERGE_PATCH)
-      .catch(() => undefined);
-    await env.core.deleteNamespacedSecret({ name, namespace: env.namespace }).catch(() => undefined);
-    await until(`Secret ${name} gone`, async () => (await env.secret(name)) === undefined);
-  }
 }

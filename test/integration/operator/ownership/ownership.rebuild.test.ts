@@ -9,6 +9,7 @@ import { until } from '../../../support/wait.ts';
 import {
   condition,
   isReady,
+  loseObjects,
   startOperatorEnv,
   writes,
   type OperatorEnv,
@@ -16,7 +17,7 @@ import {
   QUOTA_MODES,
 } from '../support.ts';
 import { planDocuments } from '../plan-in-process.ts';
-import { applyAll, loseObjects, MANIFESTS } from './ownership-fixtures.ts';
+import { applyAll, MANIFESTS } from './ownership-fixtures.ts';
 
 const OWNER_CLUSTER = 'sluice.dev/owner-cluster';
 const SERVICE = '/v1/organizations/:organizationId/services/:serviceId';

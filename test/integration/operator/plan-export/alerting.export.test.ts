@@ -1,11 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PatchStrategy } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../../../tools/cluster/assets.ts';
 import { clusterSkipReason } from '../../../harness/test-cluster.ts';
-import { exportFrom, isReadyWithId, writes, type SluiceObject, useOperatorEnv } from '../support.ts';
+import {
+  exportFrom,
+  isReadyWithId,
+  loseObjects,
+  writes,
+  type SluiceObject,
+  useOperatorEnv,
+} from '../support.ts';
 
 interface Document {
   apiVersion: string;
@@ -65,24 +71,11 @@ describe.skipIf(clusterSkipReason())("sluice export of an alerting team's setup"
     expect(search.spec).not.toHaveProperty('sourceId');
 
     // The cluster is lost: its objects go without their finalizers running.
-    await env.stopOperator();
-    for (const { kind, metadata } of [...MANAGED].reverse()) {
-      const ref = {
-        apiVersion: 'sluice.dev/v1alpha1',
-        kind,
-        metadata: { name: metadata.name, namespace: env.namespace },
-      };
-      await env.objects.patch(
-        { ...ref, metadata: { ...ref.metadata, finalizers: null } } as never,
-        undefined,
-        undefined,
-        'test',
-        undefined,
-        PatchStrategy.MergePatch,
-      );
-      await env.objects.delete(ref).catch(() => undefined);
-      await env.of(kind).waitFor(metadata.name, 'gone', (o) => o === undefined);
-    }
+    await loseObjects(
+      env,
+      MANAGED.map(({ kind, metadata }) => ({ kind, name: metadata.name })),
+      [],
+    );
     const webhookSecret = SETUP.find((document) => document.kind === 'Secret')!;
     await env.putSecret(urlSecret!, { url: webhookSecret.stringData!.url! });
     await env.clearCalls();
