@@ -1,15 +1,12 @@
-import { ownedAmong } from '../shared/owner-note.ts';
+import { ListedAlertingClient } from '../shared/listed-alerting-client.ts';
 import { type Alert } from './schema.ts';
 import type { AlertBody } from '../../cloud/alerting-client.ts';
+import type { Alert as CloudAlert } from '../../cloud/schemas/alert.ts';
 import {
   comparison,
   externalIdOf,
-  ownerRecord,
-  parseOwnerRecord,
   type ConnectContext,
   type LostCreate,
-  type OwnedCandidate,
-  type Owner,
   type ManagedObject,
   ReconcileError,
   Waiting,
@@ -27,14 +24,13 @@ import {
 } from './mapping.ts';
 import { REASON } from '../../base/reasons.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
-import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
+import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
 import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
 
 /** The Alert controller: its cloud client, loaded by the registry only when the kind runs. */
 export const alertController: KindController<Alert, AlertBody> = {
-  connect: (_resource, { cloud, claimedBy, owner, references }) =>
-    new AlertClient(cloud, claimedBy, owner, referencedIds(references)),
+  connect: (_resource, context) => new AlertClient(context, referencedIds(context.references)),
 };
 
 /** The cloud ids the references resolved to; a tile by its name in the Dashboard's status. */
@@ -71,13 +67,25 @@ interface DashboardTiles {
 }
 
 /** Over the alerting API: create (POST), observe (GET), replace (PUT of the whole alert), delete. */
-class AlertClient implements KindClient<Alert, AlertBody> {
+class AlertClient extends ListedAlertingClient<CloudAlert> implements KindClient<Alert, AlertBody> {
   constructor(
-    private readonly cloud: CloudConnection,
-    private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],
-    private readonly owner: Owner,
+    context: ConnectContext<CloudConnection>,
     private readonly ids: ReferencedIds & { tiles?: DashboardTiles },
-  ) {}
+  ) {
+    super(context);
+  }
+
+  protected list() {
+    return this.cloud.snapshots.alerts;
+  }
+
+  protected ownerOf(alert: CloudAlert) {
+    return noteOwner(alert);
+  }
+
+  protected fetch(id: string) {
+    return ignoreNotFound(this.cloud.alerting.getAlert(id));
+  }
 
   /** The spec in cloud ids: a tile the Dashboard does not have is the user's to fix. */
   private resolved(spec: Alert['spec']): Alert['spec'] {
@@ -110,24 +118,11 @@ class AlertClient implements KindClient<Alert, AlertBody> {
     if (!lost) return undefined;
     // Through the snapshot (the list that finds it serves the observe that follows), from a list that
     // started after the create ended: an older one cannot show what the create made.
-    const alerts = await this.cloud.snapshots.alerts.all(listedSince(lost, this.cloud.freshnessMs));
-    const note = ownerNote(ownerRecord(this.owner));
+    const alerts = await this.listedAfter(lost);
+    const note = ownerNote(this.record);
     const spec = this.resolved(resource.spec);
     const ours = (alert: (typeof alerts)[number]) => isAlertFor(spec, alert) && alert.note === note;
-    return createdSince(alerts, lost.intent, ours, this.claimedBy);
-  }
-
-  async recordedOwner(_resource: Alert, id: string): Promise<Owner | undefined> {
-    const alert = await this.read(id);
-    return alert && parseOwnerRecord(noteOwner(alert));
-  }
-
-  /** The alerts whose owner note names this object (any cluster), from the alerts list. */
-  async findOwned(): Promise<OwnedCandidate[]> {
-    // A key without the alerting keys says so (CredentialsMissing) before anything is listed.
-    if (!this.cloud.alerting) return [];
-    const alerts = await this.cloud.snapshots.alerts.all(this.cloud.freshnessMs);
-    return ownedAmong(alerts, noteOwner);
+    return createdSince(alerts, lost.intent, ours, this.context.claimedBy);
   }
 
   /** The plan is the whole desired body: the PUT replaces the alert, so it never carries less. */
@@ -136,7 +131,7 @@ class AlertClient implements KindClient<Alert, AlertBody> {
     if (!alert) return { exists: false };
     // An alert adopted by id keeps its note; any other records its owner there (once, after an upgrade).
     const adopted = externalIdOf(resource) !== undefined;
-    const note = adopted ? alert.note : ownerNote(ownerRecord(this.owner));
+    const note = adopted ? alert.note : ownerNote(this.record);
     return comparison({
       observed: observedBody(alert),
       diff: (written: Alert['spec']) => {
@@ -154,7 +149,7 @@ class AlertClient implements KindClient<Alert, AlertBody> {
   }
 
   async create(resource: Alert) {
-    const body = { ...alertBody(this.resolved(resource.spec)), note: ownerNote(ownerRecord(this.owner)) };
+    const body = { ...alertBody(this.resolved(resource.spec)), note: ownerNote(this.record) };
     const alert = await this.cloud.alerting.createAlert(body);
     return { externalId: alert.id };
   }
@@ -164,10 +159,6 @@ class AlertClient implements KindClient<Alert, AlertBody> {
   }
 
   /** The alert from the key's alerts list, as fresh as this reconcile needs; undefined when gone. */
-  private read(id: string) {
-    const { snapshots, freshnessMs } = this.cloud;
-    return snapshots.alerts.read(id, freshnessMs, () => ignoreNotFound(this.cloud.alerting.getAlert(id)));
-  }
 
   /** The DELETE answers `{}` once the alert is gone; a 404 means it already was. */
   async delete(_resource: Alert, id: string): Promise<'gone'> {
