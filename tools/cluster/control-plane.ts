@@ -34,6 +34,7 @@ import { findAssets, repoRoot } from './assets.ts';
 import { DEFAULT_CONTROLLERS, NODE_CONTROLLERS, startControllerManager } from './controller-manager.ts';
 import { applyCrdDir } from './crds.ts';
 import { renderKubeconfig } from './kubeconfig.ts';
+import { ecdsaServingCertificate } from './serving-cert.ts';
 import { createNodeNetwork, NODE_NETWORK, startNode, type RunningNode } from './node.ts';
 import { freePort, guard, logTail, startProcess, stopProcess, type Managed } from './processes.ts';
 
@@ -310,15 +311,22 @@ async function startLocalOnce(
     writeFileSync(join(tmp, 'sa.key'), privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
     writeFileSync(join(tmp, 'sa.pub'), publicKey.export({ type: 'spki', format: 'pem' }));
     const certDir = join(tmp, 'certs');
+    mkdirSync(certDir, { recursive: true });
+    const advertised = opts.node ? NODE_NETWORK.nodeIp : '127.0.0.1';
+    // The `kubernetes` Service's address (the first of the service range) is how pods reach it.
+    const serving = ecdsaServingCertificate(certDir, [...new Set(['127.0.0.1', advertised, '10.0.0.1'])]);
 
     // etcd and the apiserver start concurrently: the apiserver retries its
     // etcd connection, and overlapping the two startups saves seconds.
     const apiserverArgs = [
       `--etcd-servers=${etcdUrl}`,
-      `--cert-dir=${certDir}`, // self-signed serving cert + CA, generated on start
+      // Without our own certificate, the apiserver generates a self-signed one (and its CA) on start.
+      ...(serving
+        ? [`--tls-cert-file=${serving.certFile}`, `--tls-private-key-file=${serving.keyFile}`]
+        : [`--cert-dir=${certDir}`]),
       // With a node, pods reach the apiserver on the bridge (the `kubernetes` Service's endpoint).
       `--bind-address=${opts.node ? '0.0.0.0' : '127.0.0.1'}`,
-      `--advertise-address=${opts.node ? NODE_NETWORK.nodeIp : '127.0.0.1'}`,
+      `--advertise-address=${advertised}`,
       `--secure-port=${apiPort}`,
       '--service-cluster-ip-range=10.0.0.0/24',
       '--allow-privileged=true',
