@@ -3,10 +3,17 @@ import { DASHBOARD_REASON } from './reasons.ts';
 import { type Dashboard } from './schema.ts';
 import type { DashboardBody } from '../../cloud/alerting-client.ts';
 import type { Dashboard as CloudDashboard } from '../../cloud/schemas/clickstack.ts';
-import { comparison, externalIdOf, ReconcileError, type LostCreate } from '../../managed/index.ts';
+import {
+  comparison,
+  externalIdOf,
+  ReconcileError,
+  type LostCreate,
+  type CloudRecords,
+  type CreatePreparation,
+} from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
-import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindClient, type KindController, type Observed } from '../shared/sluice-kind.ts';
 import {
   dashboardBody,
   dashboardOwner,
@@ -18,7 +25,7 @@ import {
 
 /** The Dashboard controller: its cloud client, loaded by the registry only when the kind runs. */
 export const dashboardController: KindController<Dashboard, DashboardBody> = {
-  connect: (_resource, context) => new DashboardClient(context),
+  connect: (_resource, context) => connectionOf(new DashboardClient(context)),
 };
 
 /**
@@ -27,7 +34,7 @@ export const dashboardController: KindController<Dashboard, DashboardBody> = {
  */
 class DashboardClient
   extends ListedAlertingClient<CloudDashboard>
-  implements KindClient<Dashboard, DashboardBody>
+  implements KindClient<Dashboard, DashboardBody>, CloudRecords<Dashboard>, CreatePreparation<Dashboard>
 {
   protected list() {
     return this.cloud.snapshots.dashboards;

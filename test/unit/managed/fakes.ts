@@ -7,6 +7,7 @@ import { assertControlledBy, type KubeWriter } from '../../../src/managed/kube-w
 import type { SecretReader } from '../../../src/managed/secret-references.ts';
 import type {
   ExternalClient,
+  KindConnection,
   LostCreate,
   ManagedKind,
   ManagedObject,
@@ -254,6 +255,11 @@ export class FakeCloud implements ExternalClient<Widget, number> {
   }
 }
 
+/** The fake cloud in each role a reconcile connects: a test that replaces one of its methods sees it used. */
+export function connected(cloud: FakeCloud): KindConnection<Widget, number> {
+  return { client: cloud, records: cloud, creation: cloud };
+}
+
 /** The annotation the widget kind names for a reset: the runtime knows none of its own. */
 export const WIDGET_RESET = 'widgets.example.dev/renew-password';
 
@@ -269,7 +275,7 @@ export function widgetKind(cloud: FakeCloud): ManagedKind<Widget, FakeCloud, num
       requiredKeys: ['password'],
       resetAnnotation: WIDGET_RESET,
     },
-    connect: () => cloud,
+    connect: () => connected(cloud),
   };
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { deriveDigestKey } from '../../../src/managed/secret-digests.ts';
 import type { SecretSnapshot } from '../../../src/managed/secret-references.ts';
-import { fakeReconciler, widget, widgetFakes, widgetKind } from './fakes.ts';
+import { connected, fakeReconciler, widget, widgetFakes, widgetKind } from './fakes.ts';
 
 const TOKEN = 'spec.tokenSecretRef';
 
@@ -25,7 +25,7 @@ function setup() {
     kind: {
       ...widgetKind(cloud),
       secretReferences: () => [{ field: TOKEN, secretName: 'token', keys: ['token'] }],
-      connect: (_resource, context) => ((rotated = context.secrets.rotated), cloud),
+      connect: (_resource, context) => ((rotated = context.secrets.rotated), connected(cloud)),
     },
     secrets: { get: (_namespace, name) => secrets.get(name) },
     secretDigestKey: () => deriveDigestKey('api-key-secret'),
