@@ -22,6 +22,7 @@ export type {
   ManagedObject,
   ManagedStatus,
   Observation,
+  Observed,
 } from './types.ts';
 
 // The annotations and the finalizer sluice reads and writes on every object.

@@ -21,7 +21,10 @@ export {
 /** Values for the resource's connection Secret: every value is a string and may be a secret. */
 export type ConnectionDetails = Record<string, string>;
 
-/** What the cloud says about a resource, compared with its spec. `Plan` is the kind's plan: the calls that fix it. */
+/**
+ * What the cloud says about a resource, compared with its spec: a kind's `Comparison`, its field policy applied
+ * (`policedObservation`). `Plan` is the kind's plan: the calls that fix it.
+ */
 export type Observation<Plan = unknown> =
   | { exists: false }
   | {
@@ -73,6 +76,9 @@ export interface Comparison<Spec, Plan, Diff extends { differences: string[] } =
   conclude(policed: PolicyOutcome<Spec, Diff>): Conclusion<Plan>;
 }
 
+/** What a kind's `observe` finds: nothing, or a comparison the reconciler applies the field policy to. */
+export type Observed<R extends ManagedObject, Plan> = { exists: false } | Comparison<R['spec'], Plan>;
+
 /** What a kind concludes from its policed diff: the policy's differences, changes and drift are the reconciler's. */
 export type Conclusion<Plan> = Omit<
   Extract<Observation<Plan>, { exists: true }>,
@@ -123,10 +129,10 @@ export interface KindConnection<R extends ManagedObject, Plan = unknown> {
 /** The act phase's client: it reads the cloud object and changes it, and nothing else. */
 export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
   /**
-   * What the cloud holds now: a `Comparison` for a kind whose spec has a field policy (every sluice kind), so
-   * the reconciler applies the policy around its diff; an `Observation` as it is for a kind without one.
+   * What the cloud holds now, compared with the spec: the reconciler applies the field policy around the
+   * comparison's diff (a kind that declares no policy fields still has `sluice.dev/drift: report` applied).
    */
-  observe(resource: R, externalId: string): Promise<Observation<Plan> | Comparison<R['spec'], Plan>>;
+  observe(resource: R, externalId: string): Promise<Observed<R, Plan>>;
   /** `prepared`: what `CreatePreparation.prepareCreate` made, already in the connection Secret. */
   create(resource: R, prepared?: ConnectionDetails): Promise<Creation>;
   /**

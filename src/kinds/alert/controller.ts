@@ -11,6 +11,8 @@ import {
   ReconcileError,
   Waiting,
   type CloudRecords,
+  type ExternalClient,
+  type Observed,
 } from '../../managed/index.ts';
 import {
   alertBody,
@@ -27,7 +29,7 @@ import { REASON } from '../../base/reasons.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
-import { connectionOf, type KindClient, type KindController, type Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 
 /** The Alert controller: its cloud client, loaded by the registry only when the kind runs. */
 export const alertController: KindController<Alert, AlertBody> = {
@@ -70,7 +72,7 @@ interface DashboardTiles {
 /** Over the alerting API: create (POST), observe (GET), replace (PUT of the whole alert), delete. */
 class AlertClient
   extends ListedAlertingClient<CloudAlert>
-  implements KindClient<Alert, AlertBody>, CloudRecords<Alert>
+  implements ExternalClient<Alert, AlertBody>, CloudRecords<Alert>
 {
   constructor(
     context: ConnectContext<CloudConnection>,

@@ -14,6 +14,8 @@ import {
   isObserveOnly,
   type CloudRecords,
   type CreatePreparation,
+  type ExternalClient,
+  type Observed,
 } from '../../managed/index.ts';
 import { apiKeyCreateBody, apiKeyStatus, apiKeyUpdateBody, diffApiKey, observedSpec } from './mapping.ts';
 import { gracePeriodMs, planRotation, rotationAsked, type RotationStep } from './rotation.ts';
@@ -22,7 +24,7 @@ import type { ApiKey as CloudKey } from '../../cloud/schemas/api-key.ts';
 import type { KeyIdentity } from '../../cloud/api-key-hash.ts';
 import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
-import { connectionOf, type KindClient, type KindController, type Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 
 /** What `update` does: the PATCH of the fields that differ, and the rotation's step that changes the cloud. */
@@ -48,7 +50,7 @@ export const apiKeyController: KindController<ApiKey, ApiKeyPlan> = {
  * create sends their hashes, so no key exists whose secret is not in the Secret.
  */
 class ApiKeyClient
-  implements KindClient<ApiKey, ApiKeyPlan>, CloudRecords<ApiKey>, CreatePreparation<ApiKey>
+  implements ExternalClient<ApiKey, ApiKeyPlan>, CloudRecords<ApiKey>, CreatePreparation<ApiKey>
 {
   constructor(
     private readonly cloud: CloudConnection,

@@ -10,10 +10,12 @@ import {
   type LostCreate,
   type CloudRecords,
   type CreatePreparation,
+  type ExternalClient,
+  type Observed,
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
-import { connectionOf, type KindClient, type KindController, type Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import {
   dashboardBody,
   dashboardOwner,
@@ -34,7 +36,7 @@ export const dashboardController: KindController<Dashboard, DashboardBody> = {
  */
 class DashboardClient
   extends ListedAlertingClient<CloudDashboard>
-  implements KindClient<Dashboard, DashboardBody>, CloudRecords<Dashboard>, CreatePreparation<Dashboard>
+  implements ExternalClient<Dashboard, DashboardBody>, CloudRecords<Dashboard>, CreatePreparation<Dashboard>
 {
   protected list() {
     return this.cloud.snapshots.dashboards;

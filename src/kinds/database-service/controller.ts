@@ -17,11 +17,13 @@ import {
   Waiting,
   type CloudRecords,
   type CreatePreparation,
+  type ExternalClient,
+  type Observed,
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
 import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
-import { connectionOf, type KindClient, type KindController, type Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import { ApiError } from '../../cloud/errors.ts';
 import {
   availability,
@@ -72,7 +74,7 @@ function ownedPassword(
 
 class DatabaseServiceClient
   implements
-    KindClient<DatabaseService, ServiceDiff>,
+    ExternalClient<DatabaseService, ServiceDiff>,
     CloudRecords<DatabaseService>,
     CreatePreparation<DatabaseService>
 {

@@ -11,6 +11,8 @@ import {
   type LostCreate,
   type CloudRecords,
   type CreatePreparation,
+  type ExternalClient,
+  type Observed,
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { isCredentialField, withoutUrlCredentials } from '../../base/credential-fields.ts';
@@ -30,7 +32,7 @@ import {
 } from './mapping.ts';
 import { endpointStatusOf } from '../reverse-private-endpoint/mapping.ts';
 import { ServiceGate, ServiceNotRunning, ServiceScopedClient } from '../shared/service-reference.ts';
-import { connectionOf, type KindClient, type KindController, type Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import { REASON } from '../../base/reasons.ts';
 
 /** The Pipe controller: its cloud client, loaded by the registry only when the kind runs. */
@@ -40,7 +42,7 @@ export const pipeController: KindController<Pipe, PipePlan> = {
 
 class PipeClient
   extends ServiceScopedClient
-  implements KindClient<Pipe, PipePlan>, CloudRecords<Pipe>, CreatePreparation<Pipe>
+  implements ExternalClient<Pipe, PipePlan>, CloudRecords<Pipe>, CreatePreparation<Pipe>
 {
   private readonly service: ServiceGate;
 

@@ -1,10 +1,17 @@
 import { type QueryEndpoint } from './schema.ts';
 import type { QueryEndpointBody } from '../../cloud/management-client.ts';
-import { comparison, type OwnedCandidate, type Owner, type CloudRecords } from '../../managed/index.ts';
+import {
+  comparison,
+  type OwnedCandidate,
+  type Owner,
+  type CloudRecords,
+  type ExternalClient,
+  type Observed,
+} from '../../managed/index.ts';
 import { deleteUntilGone, ignoreNotFound } from '../shared/cloud-calls.ts';
 import { diffQueryEndpoint, queryEndpointBody, queryEndpointStatus, withReferencedKeys } from './mapping.ts';
 import { ServiceScopedClient } from '../shared/service-reference.ts';
-import { connectionOf, type KindClient, type KindController, type Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 
 /** The QueryEndpoint controller: its cloud client, loaded by the registry only when the kind runs. */
 export const queryEndpointController: KindController<QueryEndpoint, QueryEndpointBody> = {
@@ -14,7 +21,7 @@ export const queryEndpointController: KindController<QueryEndpoint, QueryEndpoin
 /** The service's query endpoint: one per service, written by an idempotent upsert of the whole configuration. */
 class QueryEndpointClient
   extends ServiceScopedClient
-  implements KindClient<QueryEndpoint, QueryEndpointBody>, CloudRecords<QueryEndpoint>
+  implements ExternalClient<QueryEndpoint, QueryEndpointBody>, CloudRecords<QueryEndpoint>
 {
   /** Nothing to find: the upsert is idempotent, so a create lost in a crash is simply sent again. */
   findCreated(): Promise<string | undefined> {

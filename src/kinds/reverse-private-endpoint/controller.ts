@@ -7,12 +7,14 @@ import {
   type Owner,
   type LostCreate,
   type CloudRecords,
+  type ExternalClient,
+  type Observed,
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { deleteUntilGone, ignoreNotFound } from '../shared/cloud-calls.ts';
 import { endpointStatusOf, rpeAvailability, rpeCreateBody, rpeDifferences } from './mapping.ts';
 import { ServiceScopedClient } from '../shared/service-reference.ts';
-import { connectionOf, type KindClient, type KindController, type Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import { REASON } from '../../base/reasons.ts';
 
 /** The ReversePrivateEndpoint controller: its cloud client, loaded by the registry only when the kind runs. */
@@ -22,7 +24,7 @@ export const reversePrivateEndpointController: KindController<ReversePrivateEndp
 
 class ReversePrivateEndpointClient
   extends ServiceScopedClient
-  implements KindClient<ReversePrivateEndpoint, undefined>, CloudRecords<ReversePrivateEndpoint>
+  implements ExternalClient<ReversePrivateEndpoint, undefined>, CloudRecords<ReversePrivateEndpoint>
 {
   /**
    * Endpoints carry no tags and no creation time: after a crash, the endpoint is the service's one with the

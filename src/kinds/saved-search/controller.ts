@@ -2,9 +2,16 @@ import { ListedAlertingClient } from '../shared/listed-alerting-client.ts';
 import { type SavedSearch } from './schema.ts';
 import type { SavedSearchBody } from '../../cloud/alerting-client.ts';
 import type { SavedSearch as CloudSavedSearch } from '../../cloud/schemas/clickstack.ts';
-import { comparison, externalIdOf, type LostCreate, type CloudRecords } from '../../managed/index.ts';
+import {
+  comparison,
+  externalIdOf,
+  type LostCreate,
+  type CloudRecords,
+  type ExternalClient,
+  type Observed,
+} from '../../managed/index.ts';
 import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
-import { connectionOf, type KindClient, type KindController, type Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import {
   diffSavedSearch,
   observedSavedSearch,
@@ -22,7 +29,7 @@ export const savedSearchController: KindController<SavedSearch, SavedSearchBody>
 /** Over the alerting API's saved searches; the owner is recorded as one of its tags. */
 class SavedSearchClient
   extends ListedAlertingClient<CloudSavedSearch>
-  implements KindClient<SavedSearch, SavedSearchBody>, CloudRecords<SavedSearch>
+  implements ExternalClient<SavedSearch, SavedSearchBody>, CloudRecords<SavedSearch>
 {
   protected list() {
     return this.cloud.snapshots.savedSearches;

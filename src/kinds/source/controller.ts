@@ -2,9 +2,16 @@ import { ListedAlertingClient } from '../shared/listed-alerting-client.ts';
 import { type Source } from './schema.ts';
 import type { SourceBody } from '../../cloud/alerting-client.ts';
 import type { Source as CloudSource } from '../../cloud/schemas/clickstack.ts';
-import { comparison, externalIdOf, type LostCreate, type CloudRecords } from '../../managed/index.ts';
+import {
+  comparison,
+  externalIdOf,
+  type LostCreate,
+  type CloudRecords,
+  type ExternalClient,
+  type Observed,
+} from '../../managed/index.ts';
 import { ignoreNotFound } from '../shared/cloud-calls.ts';
-import { connectionOf, type KindClient, type KindController, type Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import { diffSource, observedSource, sourceBody, sourceOwner } from './mapping.ts';
 
 /** The Source controller: its cloud client, loaded by the registry only when the kind runs. */
@@ -18,7 +25,7 @@ export const sourceController: KindController<Source, SourceBody> = {
  */
 class SourceClient
   extends ListedAlertingClient<CloudSource>
-  implements KindClient<Source, SourceBody>, CloudRecords<Source>
+  implements ExternalClient<Source, SourceBody>, CloudRecords<Source>
 {
   protected list() {
     return this.cloud.snapshots.sources;

@@ -2,9 +2,16 @@ import { ListedAlertingClient } from '../shared/listed-alerting-client.ts';
 import type { Webhook } from './schema.ts';
 import type { WebhookBody } from '../../cloud/alerting-client.ts';
 import type { Webhook as CloudWebhook } from '../../cloud/schemas/clickstack.ts';
-import { comparison, externalIdOf, type LostCreate, type CloudRecords } from '../../managed/index.ts';
+import {
+  comparison,
+  externalIdOf,
+  type LostCreate,
+  type CloudRecords,
+  type ExternalClient,
+  type Observed,
+} from '../../managed/index.ts';
 import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
-import { connectionOf, type KindClient, type KindController, type Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import { diffWebhook, observedWebhook, webhookBody, webhookOwner, webhookStatus } from './mapping.ts';
 
 /** The Webhook controller: its cloud client, loaded by the registry only when the kind runs. */
@@ -18,7 +25,7 @@ export const webhookController: KindController<Webhook, WebhookBody> = {
  */
 class WebhookClient
   extends ListedAlertingClient<CloudWebhook>
-  implements KindClient<Webhook, WebhookBody>, CloudRecords<Webhook>
+  implements ExternalClient<Webhook, WebhookBody>, CloudRecords<Webhook>
 {
   protected list() {
     return this.cloud.snapshots.webhooks;

@@ -3,6 +3,7 @@ import type { ManagementClient } from '../../../src/cloud/management-client.ts';
 import {
   FINALIZER,
   ManagedReconciler,
+  comparison,
   type KindConnection,
   type ManagedKind,
 } from '../../../src/managed/index.ts';
@@ -38,7 +39,11 @@ function listingKind(): ManagedKind<Widget, ManagementClient, number> {
       const external = new FakeCloud();
       external.observe = async () => {
         await cloud.listServices();
-        return { exists: true, plan: 0, differences: [], available: true, status: {} };
+        return comparison({
+          observed: {},
+          diff: () => ({ differences: [] }),
+          conclude: () => ({ plan: 0, available: true, status: {} }),
+        });
       };
       return connected(external);
     },
