@@ -119,7 +119,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
    */
   async sync(
     resource: R,
-    external: ExternalClient<R, unknown>,
+    client: ExternalClient<R, unknown>,
     id: string,
     observation: Extract<Observation<unknown>, { exists: true }>,
     draft: StatusDraft<R>,
@@ -147,8 +147,8 @@ export class ConnectionPublisher<R extends ManagedObject> {
     // reset runs against its clients that record writes, so status lists the call Full would send; it
     // answers nothing, and nothing is stored or recorded as done.
     const observeOnly = isObserveOnly(resource);
-    const withheld = observeOnly ? await this.withheldReset(resource, external, id, resetAsked) : undefined;
-    const recover = observeOnly ? undefined : external.recoverConnectionDetails?.bind(external);
+    const withheld = observeOnly ? await this.withheldReset(resource, client, id, resetAsked) : undefined;
+    const recover = observeOnly ? undefined : client.recoverConnectionDetails?.bind(client);
     const recovering =
       recover && (resetAsked !== undefined || (missing.length > 0 && storedIn !== undefined));
     if (recovering) {
@@ -282,12 +282,12 @@ export class ConnectionPublisher<R extends ManagedObject> {
   /** Under Observe: the reset asked for is only recorded (see `sync`); what status says of it. */
   private async withheldReset(
     resource: R,
-    external: ExternalClient<R, unknown>,
+    client: ExternalClient<R, unknown>,
     id: string,
     resetAsked: string | undefined,
   ): Promise<string | undefined> {
-    if (resetAsked === undefined || !external.recoverConnectionDetails) return undefined;
-    await external.recoverConnectionDetails(resource, id);
+    if (resetAsked === undefined || !client.recoverConnectionDetails) return undefined;
+    await client.recoverConnectionDetails(resource, id);
     return `${this.resetAnnotation} asks for a password reset, which managementPolicy Observe never makes`;
   }
 

@@ -10,7 +10,7 @@ import { isObserveOnly } from './observe-only.ts';
 import type { Outcome, Outcomes } from './outcomes.ts';
 import { resolveReferencesForDelete, type ObjectLookup, type ResolvedReferences } from './references.ts';
 import type { StatusDraft } from './status-draft.ts';
-import type { ExternalClient, ManagedKind, ManagedObject } from './types.ts';
+import type { CloudRecords, KindConnection, ManagedKind, ManagedObject } from './types.ts';
 import { REASON } from '../base/reasons.ts';
 
 export interface DeletionOptions<R extends ManagedObject, P> {
@@ -30,10 +30,10 @@ export interface DeletionOptions<R extends ManagedObject, P> {
    * lives in): its deletion waits, since a 404 there would not mean the object is gone.
    */
   credentialsRefusal?(resource: R): ReconcileError | undefined;
-  /** The kind's client for a resource being deleted (its own credentials, its kept references). */
-  connect(resource: R, references: ResolvedReferences): Promise<ExternalClient<R, P>>;
+  /** The kind's client and records for a resource being deleted (its own credentials, its kept references). */
+  connect(resource: R, references: ResolvedReferences): Promise<KindConnection<R, P>>;
   /** Whether an object that never recorded an id may look for a lost create where its plain ids lead. */
-  mayLookUp(resource: R, external: ExternalClient<R, P>, references: ResolvedReferences): Promise<boolean>;
+  mayLookUp(resource: R, records: CloudRecords<R>, references: ResolvedReferences): Promise<boolean>;
 }
 
 /**
@@ -109,13 +109,13 @@ export class Deletion<R extends ManagedObject, P> {
       const refused =
         id || createIntentOf(resource) ? this.options.credentialsRefusal?.(resource) : undefined;
       if (refused) throw refused;
-      const external = await this.options.connect(resource, references);
+      const { client, records } = await this.options.connect(resource, references);
       // A create that crashed before recording its id must not leak when the resource is deleted; but an
       // intent is anyone's to write: the look-up goes only where the object's plain ids may reach.
-      if (!id && !(await this.options.mayLookUp(resource, external, references)))
+      if (!id && !(await this.options.mayLookUp(resource, records, references)))
         return this.removeFinalizer(resource, draft);
-      id ??= await external.findCreated(resource, this.options.creates.lostCreate(resource));
-      if (id && (await external.delete(resource, id)) === 'pending') {
+      id ??= await records.findCreated(resource, this.options.creates.lostCreate(resource));
+      if (id && (await client.delete(resource, id)) === 'pending') {
         draft.setCondition({
           type: 'Ready',
           status: 'False',

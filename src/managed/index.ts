@@ -7,18 +7,22 @@
 // The object every kind is, and what a kind declares and implements.
 export { DELETION_POLICIES, MANAGEMENT_POLICIES } from './types.ts';
 export type {
+  CloudRecords,
   Comparison,
   Conclusion,
   ConnectContext,
   ConnectionDetails,
+  CreatePreparation,
   DeletionPolicy,
   DriftRead,
   ExternalClient,
+  KindConnection,
   LostCreate,
   ManagedKind,
   ManagedObject,
   ManagedStatus,
   Observation,
+  Observed,
 } from './types.ts';
 
 // The annotations and the finalizer sluice reads and writes on every object.

@@ -90,7 +90,7 @@ export function reportObserved<R extends ManagedObject>(
  */
 export async function recordPendingChanges<R extends ManagedObject, Plan>(
   resource: R,
-  external: ExternalClient<R, Plan>,
+  client: ExternalClient<R, Plan>,
   id: string,
   observation: Extract<Observation<Plan>, { exists: true }>,
   writes: WriteRecorder,
@@ -101,7 +101,7 @@ export async function recordPendingChanges<R extends ManagedObject, Plan>(
   draft.removeCondition('Drifted');
   const refused =
     observation.differences.length > 0
-      ? await refusalOf(() => external.update(resource, id, observation))
+      ? await refusalOf(() => client.update(resource, id, observation))
       : undefined;
   const waitingFor = observation.available ? undefined : (observation.waitingFor ?? 'waiting for the cloud');
   const all = refused ? [...notes, `it would fail: ${refused}`] : notes;

@@ -3,7 +3,7 @@ import { ANNOTATIONS, externalIdOf } from './annotations.ts';
 import { externalIdUse, judgeIdAccess, type IdAccessVerdict, type PlainIdUse } from './id-access.ts';
 import type { ManagedReconcilerOptions } from './reconciler-options.ts';
 import type { ResolvedReferences } from './references.ts';
-import type { ExternalClient, ManagedKind, ManagedObject } from './types.ts';
+import type { CloudRecords, ManagedKind, ManagedObject } from './types.ts';
 
 /** The condition an object that exists gets when a plain id it uses is no longer granted. */
 export const GRANTED_CONDITION = 'Granted';
@@ -29,7 +29,7 @@ export class PlainIdGate<R extends ManagedObject> {
    */
   async judge(
     resource: R,
-    external: ExternalClient<R, unknown>,
+    records: CloudRecords<R>,
     references: ResolvedReferences,
     attached: boolean,
     operatorCredentials: boolean,
@@ -44,8 +44,8 @@ export class PlainIdGate<R extends ManagedObject> {
     for (const use of uses) {
       const recorded =
         use.field === ANNOTATIONS.externalId
-          ? await external.recordedOwner?.(resource, use.id)
-          : await external.plainIdOwner?.(resource, use);
+          ? await records.recordedOwner?.(resource, use.id)
+          : await records.plainIdOwner?.(resource, use);
       const ownership = { ...(recorded ? { recorded } : {}), holders: this.holders(resource, use) };
       const verdict = await judgeIdAccess(use, ownership, referrer, access, !attached);
       if (verdict) return verdict;

@@ -1,5 +1,5 @@
 import { applyFieldPolicy, type PolicedObject, type PolicyFields } from './field-policy.ts';
-import type { Comparison, ManagedObject, Observation } from './types.ts';
+import type { Comparison, ManagedObject, Observation, Observed } from './types.ts';
 
 /** A kind that declares no policy fields: `sluice.dev/drift: report` still reports its differences. */
 const NO_FIELDS: PolicyFields = { paths: [], fixed: [], additive: {} };
@@ -12,16 +12,16 @@ export function comparison<Spec, Plan, Diff extends { differences: string[] }>(
 }
 
 /**
- * The observation of a resource, its field policy applied: for a `Comparison`, the kind's diff runs on the
- * spec the policy enforces, and the kind concludes the rest from the outcome; the policy's differences,
- * changes, drift and managed entries are taken as they are, so no kind can leave them out.
+ * The observation of a resource, its field policy applied: the kind's diff runs on the spec the policy
+ * enforces, and the kind concludes the rest from the outcome; the policy's differences, changes, drift and
+ * managed entries are taken as they are, so no kind can leave them out.
  */
 export function policedObservation<R extends ManagedObject, P>(
   resource: R,
   fields: PolicyFields | undefined,
-  found: Observation<P> | Comparison<R['spec'], P>,
+  found: Observed<R, P>,
 ): Observation<P> {
-  if (!found.exists || !('diff' in found)) return found;
+  if (!found.exists) return found;
   // Every managed status may hold `managedEntries`; ManagedStatus leaves it to the kinds that have lists.
   const policedObject = resource as PolicedObject<R['spec']>;
   const policed = applyFieldPolicy(policedObject, fields ?? NO_FIELDS, found.observed, (spec) =>

@@ -38,7 +38,16 @@ import { type ObjectLookup, type ResolvedReferences } from './references.ts';
 import { resolveSecrets, type ResolvedSecrets } from './secret-references.ts';
 import { recordedAnnotation } from './status-bounds.ts';
 import { STATUS_REFUSED, StatusWriter, type StatusDraft } from './status-draft.ts';
-import type { ConnectContext, ExternalClient, ManagedObject, ManagedStatus, Observation } from './types.ts';
+import type {
+  CloudRecords,
+  ConnectContext,
+  CreatePreparation,
+  ExternalClient,
+  KindConnection,
+  ManagedObject,
+  ManagedStatus,
+  Observation,
+} from './types.ts';
 import { policedObservation } from './policed-observation.ts';
 import { REASON } from '../base/reasons.ts';
 
@@ -63,8 +72,9 @@ export const OWNED_BY_ANOTHER_CLUSTER = REASON.OwnedByAnotherCluster;
  * The generic managed reconciler: one instance per kind, knowing nothing of the kind beyond `ManagedKind`.
  * The flow reads top to bottom: resolve references → claim the cloud id → connect → find or create →
  * observe → converge → status. Status drafts and their writes, the connection Secret, who may act on an
- * id, and when to look again each live in their own module; the kind's ExternalClient only observes,
- * creates, updates and deletes.
+ * id, and when to look again each live in their own module; the kind's client only observes, creates,
+ * updates and deletes, its records are read before anything is written, its create's preparation before
+ * the create.
  */
 export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly logger: Logger;
@@ -132,7 +142,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       lookup: this.lookup,
       cluster: this.cluster,
       connect: (resource, references) => this.connect(resource, 'user', references, EMPTY_SECRETS),
-      mayLookUp: (resource, external, references) => this.mayLookUp(resource, external, references),
+      mayLookUp: (resource, records, references) => this.mayLookUp(resource, records, references),
     });
     this.preconditions = new Preconditions({
       kind,
@@ -246,14 +256,14 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const secrets = this.resolveSecrets(resource, draft.status);
     const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
-    const external = await this.connect(resource, priority, references, secrets, writes);
+    const { client, records, creation } = await this.connect(resource, priority, references, secrets, writes);
     draft.beforeCloud = false;
     const credentials = credentialsSecretNameOf(resource, exists, stated);
     if (credentials) draft.status.credentialsSecret = credentials;
     else delete draft.status.credentialsSecret;
     if (adopting && id) {
       // An id another cluster recorded is refused like one another object holds: no write, no reset.
-      const recorded = await external.recordedOwner?.(resource, id);
+      const recorded = await records.recordedOwner?.(resource, id);
       if (recorded && !mayActAs(this.cluster, recorded.cluster)) {
         const message = recordedElsewhereMessage(resource, kind.kind, id, recorded);
         return this.outcomes.waitForObject(draft, new Waiting(OWNED_BY_ANOTHER_CLUSTER, message));
@@ -261,7 +271,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     }
     // A plain id is no right to what it names: another namespace's cloud object needs its grant.
     const attached = id !== undefined && !adopting;
-    const idRefused = await this.judgePlainIds(resource, external, references, attached, credentials);
+    const idRefused = await this.judgePlainIds(resource, records, references, attached, credentials);
     if (idRefused && !attached)
       return this.outcomes.waitForObject(draft, new Waiting(idRefused.reason, idRefused.message));
     // One that exists keeps working when its grant goes (nothing is deleted), and says so.
@@ -277,10 +287,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       // deferred sent nothing, and looking again each time would spend the budget the create is waiting for.
       let takenBack: Extract<OwnershipVerdict, { kind: 'takeBack' }> | undefined;
       if (this.creates.shouldLookUp(resource)) {
-        id = await external.findCreated(resource, this.creates.lostCreate(resource));
+        id = await records.findCreated(resource, this.creates.lostCreate(resource));
         if (!id) {
           // What the cloud records for this object, under any cluster: a rebuilt cluster takes back its own.
-          const verdict = await this.judgeOwnership(resource, external);
+          const verdict = await this.judgeOwnership(resource, records);
           if (verdict.kind === 'refuse') return this.refuse(resource, draft, verdict);
           if (verdict.kind === 'takeBack') takenBack = verdict;
           id = takenBack?.id;
@@ -288,7 +298,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       }
       if (!id) {
         this.creates.lookedUpAndFoundNothing(resource);
-        return this.create(resource, external, secrets, draft);
+        return this.create(resource, client, creation, secrets, draft);
       }
       // Found, not created: its secret values were never known here, so none is reset unasked.
       if (takenBack) draft.status.adopted = true;
@@ -313,7 +323,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     }
     draft.status.id = id;
 
-    const observed = await external.observe(resource, id);
+    const observed = await client.observe(resource, id);
     // Every object reading one shared list continues when it arrives: take turns with the rest of the loop.
     await yieldIfBusy();
     const observation = policedObservation(resource, kind.policyFields, observed);
@@ -330,22 +340,23 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     this.options.onObservation?.(resource, observation);
     Object.assign(draft.status, observation.status);
     this.credentialsChecks.pin(resource, draft.status);
-    const withheld = await this.connections?.sync(resource, external, id, observation, draft);
+    const withheld = await this.connections?.sync(resource, client, id, observation, draft);
     const next = writes
-      ? await this.observeOnly(resource, external, id, observation, writes, draft, withheld)
-      : await this.converge(resource, external, id, observation, secrets, draft);
+      ? await this.observeOnly(resource, client, id, observation, writes, draft, withheld)
+      : await this.converge(resource, client, id, observation, secrets, draft);
     this.connections?.noteUnknownKeys(resource, draft);
     return next;
   }
 
   private async create(
     resource: R,
-    external: ExternalClient<R, P>,
+    client: ExternalClient<R, P>,
+    creation: CreatePreparation<R> | undefined,
     secrets: ResolvedSecrets,
     draft: StatusDraft<R>,
   ): Promise<Outcome> {
     const { kind, events } = this.options;
-    await external.ensureCreatable?.(resource);
+    await creation?.ensureCreatable?.(resource);
     // A password that could not be stored would be lost: refuse someone else's Secret before creating, and
     // create nothing while the Secret could not be written (admission, quota, a namespace being deleted).
     const existing = this.connections?.current(resource);
@@ -353,7 +364,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // Values the client makes for the create (a key's secret) are stored first: a refused write sends no
     // create, and a crash after the create leaves them where the next attempt and every user find them.
     // (`sluice plan` writes no Secret: it plans the create with values made for the plan alone.)
-    const prepared = external.prepareCreate?.(resource, existing?.data);
+    const prepared = creation?.prepareCreate?.(resource, existing?.data);
     if (prepared && this.connections) {
       await this.connections!.publish(resource, prepared, existing);
       this.connections!.noteStored(resource, prepared, draft);
@@ -361,7 +372,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // The intent goes on the object before the call, in the same write as the finalizer: after a crash
     // that loses the answer, `findCreated` matches only what was created after it.
     // With it, what the create will record and is settled already: a lost answer loses none of it.
-    const known = external.createStatus?.(resource);
+    const known = creation?.createStatus?.(resource);
     const recorded = known ? JSON.stringify(known) : null;
     resource = await this.writeMetadata(resource, draft, {
       ...spentIntent(resource),
@@ -370,16 +381,16 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     });
     this.creates.intentRecorded(resource);
     draft.changingCloud = true;
-    const creation = await external.create(resource, prepared).catch((error: unknown) => {
+    const created = await client.create(resource, prepared).catch((error: unknown) => {
       // Only a call the quota deferred is known not to have been sent; after anything else, look again.
       if (deferralOf(error) === undefined) this.creates.createEnded(resource);
       throw error;
     });
     this.creates.createEnded(resource);
     // The id goes to status at once: every later step, and every restart, works from it.
-    draft.status.id = creation.externalId;
+    draft.status.id = created.externalId;
     this.credentialsChecks.pin(resource, draft.status);
-    Object.assign(draft.status, creation.status);
+    Object.assign(draft.status, created.status);
     delete draft.status.adopted;
     this.recordSecrets(draft, secrets, true);
     draft.setCondition({ type: 'Synced', status: 'True', reason: REASON.ReconcileSuccess });
@@ -391,13 +402,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     });
     // Status and connection Secret at once: neither waits for the other, and a write that fails is retried
     // from what the other kept (the id in status; a lost password is recovered by the next reconcile).
-    const details = creation.connectionDetails;
+    const details = created.connectionDetails;
     if (details) this.connections?.noteStored(resource, details, draft);
     await allSettledOrThrow([
       this.flush(draft),
       details && this.connections?.publish(resource, details, existing),
     ]);
-    events.record(resource, 'Normal', 'Created', `created ${kind.kind} ${creation.externalId}`);
+    events.record(resource, 'Normal', 'Created', `created ${kind.kind} ${created.externalId}`);
     // The intent is spent once the id is in status: every later reconcile, and every restart, works from
     // the id. Left on, it would read as a create still under way.
     const seen = [
@@ -414,7 +425,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
 
   private async converge(
     resource: R,
-    external: ExternalClient<R, P>,
+    client: ExternalClient<R, P>,
     id: string,
     observation: Existing<P>,
     secrets: ResolvedSecrets,
@@ -429,7 +440,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     recordDrift(draft.status, drift, observation.managedEntries, this.now());
     if (listed) {
       draft.changingCloud = true;
-      Object.assign(draft.status, await external.update(resource, id, observation));
+      Object.assign(draft.status, await client.update(resource, id, observation));
       this.recordSecrets(draft, secrets);
       // Values the update made true (a password the cloud has now accepted): published after it, never before.
       const accepted = observation.connectionDetailsAfterUpdate;
@@ -478,7 +489,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   /** Observe: what Full would send, recorded by the kind's own update, goes into status; nothing is sent. */
   private async observeOnly(
     resource: R,
-    external: ExternalClient<R, P>,
+    client: ExternalClient<R, P>,
     id: string,
     observation: Existing<P>,
     writes: WriteRecorder,
@@ -489,39 +500,39 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     if (failed) return this.outcomes.cloudFailed(draft, failed, reason ?? REASON.CloudFailed);
     const notes = withheld ? [withheld] : [];
     recordDrift(draft.status, observation.drift ?? [], observation.managedEntries, this.now());
-    await recordPendingChanges(resource, external, id, observation, writes, draft, notes);
+    await recordPendingChanges(resource, client, id, observation, writes, draft, notes);
     return { kind: 'driftCheck' };
   }
 
   /** Why the object's plain ids may not reach what they name (undefined when they may, or it has none). */
   private async judgePlainIds(
     resource: R,
-    external: ExternalClient<R, P>,
+    records: CloudRecords<R>,
     references: ResolvedReferences,
     attached: boolean,
     credentials: string | undefined,
   ) {
     if (!this.plainIds?.names(resource, references)) return undefined;
-    return this.plainIds.judge(resource, external, references, attached, credentials === undefined);
+    return this.plainIds.judge(resource, records, references, attached, credentials === undefined);
   }
 
   /**
    * Whether deleting an object that never recorded an id may look for a lost create: only where its plain
    * ids may reach, or a crafted intent would find (and delete) another namespace's object.
    */
-  private async mayLookUp(resource: R, external: ExternalClient<R, P>, references: ResolvedReferences) {
+  private async mayLookUp(resource: R, records: CloudRecords<R>, references: ResolvedReferences) {
     const exists = (namespace: string, name: string) =>
       this.options.secrets.get(namespace, name) !== undefined;
     const credentials = credentialsSecretNameOf(resource, exists);
-    return (await this.judgePlainIds(resource, external, references, false, credentials)) === undefined;
+    return (await this.judgePlainIds(resource, records, references, false, credentials)) === undefined;
   }
 
-  private async judgeOwnership(resource: R, external: ExternalClient<R, P>): Promise<OwnershipVerdict> {
+  private async judgeOwnership(resource: R, records: CloudRecords<R>): Promise<OwnershipVerdict> {
     const { kind } = this.options;
     const cluster = this.cluster;
-    if (!external.findOwned) return { kind: 'create' };
+    if (!records.findOwned) return { kind: 'create' };
     const owner = ownerOf(resource, kind.kind, cluster);
-    const candidates = await external.findOwned(resource, owner);
+    const candidates = await records.findOwned(resource, owner);
     const claimedBy = (id: string) => this.claims.recordedBy(resource, id);
     const verdict = judgeOwnership(owner, ownerIsExplicit(resource, cluster), candidates, claimedBy);
     if (verdict.kind === 'ambiguous') {
@@ -590,7 +601,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     references: ResolvedReferences,
     secrets: ResolvedSecrets,
     writes?: WriteRecorder,
-  ): Promise<ExternalClient<R, P>> {
+  ): Promise<KindConnection<R, P>> {
     const freshnessMs = this.pacing.freshness(resource);
     await this.options.holdCredentials?.(resource);
     const cloud = await this.options.cloudFor(resource, {

@@ -21,7 +21,10 @@ export {
 /** Values for the resource's connection Secret: every value is a string and may be a secret. */
 export type ConnectionDetails = Record<string, string>;
 
-/** What the cloud says about a resource, compared with its spec. `Plan` is the kind's plan: the calls that fix it. */
+/**
+ * What the cloud says about a resource, compared with its spec: a kind's `Comparison`, its field policy applied
+ * (`policedObservation`). `Plan` is the kind's plan: the calls that fix it.
+ */
 export type Observation<Plan = unknown> =
   | { exists: false }
   | {
@@ -73,6 +76,9 @@ export interface Comparison<Spec, Plan, Diff extends { differences: string[] } =
   conclude(policed: PolicyOutcome<Spec, Diff>): Conclusion<Plan>;
 }
 
+/** What a kind's `observe` finds: nothing, or a comparison the reconciler applies the field policy to. */
+export type Observed<R extends ManagedObject, Plan> = { exists: false } | Comparison<R['spec'], Plan>;
+
 /** What a kind concludes from its policed diff: the policy's differences, changes and drift are the reconciler's. */
 export type Conclusion<Plan> = Omit<
   Extract<Observation<Plan>, { exists: true }>,
@@ -105,10 +111,50 @@ export interface Creation {
 }
 
 /**
- * What a kind implements — and all it implements. Everything else (finalizer, deletion policy, pause,
- * adoption, crash-safe create, conditions, Events, connection Secrets, requeues) is the generic reconciler's.
+ * What a kind implements for one reconcile — and all it implements. Everything else (finalizer, deletion
+ * policy, pause, adoption, crash-safe create, conditions, Events, connection Secrets, requeues) is the
+ * generic reconciler's. Its methods come in three roles, one per phase of a reconcile, so each phase is
+ * handed only what it calls: `records` before anything is written (what the cloud records of this object),
+ * `creation` before a create is sent, `client` to observe and change the cloud object. A kind may serve
+ * them all from one object: what one phase learns is another's to use (a restore's backup, settled before
+ * the create intent is written and sent in the create; the keys a create replaces, found by the look-up).
  */
+export interface KindConnection<R extends ManagedObject, Plan = unknown> {
+  client: ExternalClient<R, Plan>;
+  records: CloudRecords<R>;
+  /** Absent for a kind whose create needs nothing settled, made or said before it is sent. */
+  creation?: CreatePreparation<R>;
+}
+
+/** The act phase's client: it reads the cloud object and changes it, and nothing else. */
 export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
+  /**
+   * What the cloud holds now, compared with the spec: the reconciler applies the field policy around the
+   * comparison's diff (a kind that declares no policy fields still has `sluice.dev/drift: report` applied).
+   */
+  observe(resource: R, externalId: string): Promise<Observed<R, Plan>>;
+  /** `prepared`: what `CreatePreparation.prepareCreate` made, already in the connection Secret. */
+  create(resource: R, prepared?: ConnectionDetails): Promise<Creation>;
+  /**
+   * The minimal change for what `observe` found different. Returns the status fields the cloud's answers
+   * changed (a state entered at once, `stopping`), so status shows the change under way, not the state before.
+   */
+  update(
+    resource: R,
+    externalId: string,
+    observation: Extract<Observation<Plan>, { exists: true }>,
+  ): Promise<Record<string, unknown> | void>;
+  /** Idempotent: answers `gone` once the cloud resource no longer exists (a 404 is success). */
+  delete(resource: R, externalId: string): Promise<'gone' | 'pending'>;
+  /** New secret connection values when the stored ones were lost (e.g. a password reset). */
+  recoverConnectionDetails?(resource: R, externalId: string): Promise<ConnectionDetails>;
+}
+
+/**
+ * What the cloud records of an object, read before anything is written or sent: the id a lost create made,
+ * the objects a rebuilt cluster takes back, who owns an id to adopt or a plain id the spec names.
+ */
+export interface CloudRecords<R extends ManagedObject> {
   /**
    * Finds what a crashed or unanswered create left behind: by the marker `create` puts on the cloud resource
    * (a tag), or, for kinds without one, by matching what was created after `lost.intent`, from a list that
@@ -131,16 +177,15 @@ export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
    * `backupId`'s service), undefined when it records none: read before the id may reach anything.
    */
   plainIdOwner?(resource: R, use: PlainIdUse): Promise<Owner | undefined>;
+}
+
+/** What a create needs settled, made or said before it is sent. */
+export interface CreatePreparation<R extends ManagedObject> {
   /**
    * Makes sure a create can go ahead (e.g. its service runs: an idle one is woken); throws `Waiting` while it
    * cannot yet, or a `ReconcileError` when only a change of the spec helps.
    */
   ensureCreatable?(resource: R): Promise<void>;
-  /**
-   * What the cloud holds now: a `Comparison` for a kind whose spec has a field policy (every sluice kind), so
-   * the reconciler applies the policy around its diff; an `Observation` as it is for a kind without one.
-   */
-  observe(resource: R, externalId: string): Promise<Observation<Plan> | Comparison<R['spec'], Plan>>;
   /**
    * Connection values the client makes itself for the create (a key's secret, made here and sent only as a
    * hash): written into the connection Secret before the create is sent, so a create never makes what only
@@ -154,26 +199,11 @@ export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
    * records them too once its cloud resource is found.
    */
   createStatus?(resource: R): Record<string, unknown> | undefined;
-  /** `prepared`: what `prepareCreate` made, already in the connection Secret. */
-  create(resource: R, prepared?: ConnectionDetails): Promise<Creation>;
   /**
    * What a create does besides making the object, in words, when it does more (a key that replaces the
    * keys a rebuilt cluster lost the secrets of): what `sluice plan` says of the create.
    */
   createEffects?(resource: R): Promise<string | undefined>;
-  /**
-   * The minimal change for what `observe` found different. Returns the status fields the cloud's answers
-   * changed (a state entered at once, `stopping`), so status shows the change under way, not the state before.
-   */
-  update(
-    resource: R,
-    externalId: string,
-    observation: Extract<Observation<Plan>, { exists: true }>,
-  ): Promise<Record<string, unknown> | void>;
-  /** Idempotent: answers `gone` once the cloud resource no longer exists (a 404 is success). */
-  delete(resource: R, externalId: string): Promise<'gone' | 'pending'>;
-  /** New secret connection values when the stored ones were lost (e.g. a password reset). */
-  recoverConnectionDetails?(resource: R, externalId: string): Promise<ConnectionDetails>;
 }
 
 /** Everything one reconcile of a resource resolved before the kind's client runs. */
@@ -247,7 +277,7 @@ export interface ManagedKind<R extends ManagedObject, Cloud, Plan = unknown> {
    */
   exclusiveOn?: string;
   /**
-   * The status fields `ExternalClient.createStatus` settles before a create: the only ones read back from
+   * The status fields `CreatePreparation.createStatus` settles before a create: the only ones read back from
    * `sluice.dev/create-status` when a lost create is found (none when unset). The annotation is anyone's to
    * write who may edit the object, so each must be a record for users only, never what a later step acts on.
    */
@@ -269,5 +299,5 @@ export interface ManagedKind<R extends ManagedObject, Cloud, Plan = unknown> {
   plainIds?(resource: R, references: ResolvedReferences): PlainIdUse[];
   /** What a drift check of the resource reads from the cloud: what the operator plans each key's quota by. */
   driftReads?(resource: R): readonly DriftRead[];
-  connect(resource: R, context: ConnectContext<Cloud>): ExternalClient<R, Plan>;
+  connect(resource: R, context: ConnectContext<Cloud>): KindConnection<R, Plan>;
 }

@@ -5,7 +5,7 @@ import type {
   ObjectNames,
   SecretReader,
   DigestKey,
-  ExternalClient,
+  KindConnection,
   ManagedObject,
   ManagedStatus,
   FieldChange,
@@ -131,14 +131,17 @@ export class DryRun {
 }
 
 /**
- * The kind's client with what the plan must know noted: that `create` ran. A create's request is recorded, but its answer (the new id) exists only once the cloud made it: the
- * code after the request cannot run on a recorded write, and is not needed to show the request.
+ * The kind's connection with what the plan must know noted: that the client's `create` ran, and what the
+ * create's preparation says it does besides. A create's request is recorded, but its answer (the new id)
+ * exists only once the cloud made it: the code after the request cannot run on a recorded write, and is not
+ * needed to show the request.
  */
-function watched(client: ExternalClient<ManagedObject>, session: Session): ExternalClient<ManagedObject> {
+function watched(connection: KindConnection<ManagedObject>, session: Session): KindConnection<ManagedObject> {
+  const { client, creation } = connection;
   const recorded = () => session.recorders.reduce((sum, recorder) => sum + recorder.writes.length, 0);
-  return Object.assign(Object.create(client) as ExternalClient<ManagedObject>, {
+  const watchedClient = Object.assign(Object.create(client) as typeof client, {
     create: async (resource: ManagedObject, prepared?: ConnectionDetails) => {
-      const effects = await client.createEffects?.(resource);
+      const effects = await creation?.createEffects?.(resource);
       if (effects !== undefined) session.createEffects = effects;
       const before = recorded();
       try {
@@ -151,4 +154,5 @@ function watched(client: ExternalClient<ManagedObject>, session: Session): Exter
       return { externalId: `<id of ${resource.kind} ${objectKey(resource)}>` };
     },
   });
+  return { ...connection, client: watchedClient };
 }

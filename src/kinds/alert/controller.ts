@@ -10,6 +10,9 @@ import {
   type ManagedObject,
   ReconcileError,
   Waiting,
+  type CloudRecords,
+  type ExternalClient,
+  type Observed,
 } from '../../managed/index.ts';
 import {
   alertBody,
@@ -26,11 +29,11 @@ import { REASON } from '../../base/reasons.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
-import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 
 /** The Alert controller: its cloud client, loaded by the registry only when the kind runs. */
 export const alertController: KindController<Alert, AlertBody> = {
-  connect: (_resource, context) => new AlertClient(context, referencedIds(context.references)),
+  connect: (_resource, context) => connectionOf(new AlertClient(context, referencedIds(context.references))),
 };
 
 /** The cloud ids the references resolved to; a tile by its name in the Dashboard's status. */
@@ -67,7 +70,10 @@ interface DashboardTiles {
 }
 
 /** Over the alerting API: create (POST), observe (GET), replace (PUT of the whole alert), delete. */
-class AlertClient extends ListedAlertingClient<CloudAlert> implements KindClient<Alert, AlertBody> {
+class AlertClient
+  extends ListedAlertingClient<CloudAlert>
+  implements ExternalClient<Alert, AlertBody>, CloudRecords<Alert>
+{
   constructor(
     context: ConnectContext<CloudConnection>,
     private readonly ids: ReferencedIds & { tiles?: DashboardTiles },

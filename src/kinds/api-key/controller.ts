@@ -12,6 +12,10 @@ import {
   type OwnedCandidate,
   type Owner,
   isObserveOnly,
+  type CloudRecords,
+  type CreatePreparation,
+  type ExternalClient,
+  type Observed,
 } from '../../managed/index.ts';
 import { apiKeyCreateBody, apiKeyStatus, apiKeyUpdateBody, diffApiKey, observedSpec } from './mapping.ts';
 import { gracePeriodMs, planRotation, rotationAsked, type RotationStep } from './rotation.ts';
@@ -20,7 +24,7 @@ import type { ApiKey as CloudKey } from '../../cloud/schemas/api-key.ts';
 import type { KeyIdentity } from '../../cloud/api-key-hash.ts';
 import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
-import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 
 /** What `update` does: the PATCH of the fields that differ, and the rotation's step that changes the cloud. */
@@ -38,14 +42,16 @@ const ROTATION_CHANGES: Partial<Record<RotationStep['step'], string>> = {
 /** The ApiKey controller: its cloud client, loaded by the registry only when the kind runs. */
 export const apiKeyController: KindController<ApiKey, ApiKeyPlan> = {
   connect: (_resource, { cloud, claimedBy, connectionSecret, owner }) =>
-    new ApiKeyClient(cloud, claimedBy, connectionSecret, owner),
+    connectionOf(new ApiKeyClient(cloud, claimedBy, connectionSecret, owner)),
 };
 
 /**
  * A management key made from a secret sluice makes: the Secret holds the key id and secret before the
  * create sends their hashes, so no key exists whose secret is not in the Secret.
  */
-class ApiKeyClient implements KindClient<ApiKey, ApiKeyPlan> {
+class ApiKeyClient
+  implements ExternalClient<ApiKey, ApiKeyPlan>, CloudRecords<ApiKey>, CreatePreparation<ApiKey>
+{
   constructor(
     private readonly cloud: CloudConnection,
     private readonly claimedBy: ConnectContext<CloudConnection>['claimedBy'],

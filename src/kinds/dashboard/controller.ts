@@ -3,10 +3,19 @@ import { DASHBOARD_REASON } from './reasons.ts';
 import { type Dashboard } from './schema.ts';
 import type { DashboardBody } from '../../cloud/alerting-client.ts';
 import type { Dashboard as CloudDashboard } from '../../cloud/schemas/clickstack.ts';
-import { comparison, externalIdOf, ReconcileError, type LostCreate } from '../../managed/index.ts';
+import {
+  comparison,
+  externalIdOf,
+  ReconcileError,
+  type LostCreate,
+  type CloudRecords,
+  type CreatePreparation,
+  type ExternalClient,
+  type Observed,
+} from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
-import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import {
   dashboardBody,
   dashboardOwner,
@@ -18,7 +27,7 @@ import {
 
 /** The Dashboard controller: its cloud client, loaded by the registry only when the kind runs. */
 export const dashboardController: KindController<Dashboard, DashboardBody> = {
-  connect: (_resource, context) => new DashboardClient(context),
+  connect: (_resource, context) => connectionOf(new DashboardClient(context)),
 };
 
 /**
@@ -27,7 +36,7 @@ export const dashboardController: KindController<Dashboard, DashboardBody> = {
  */
 class DashboardClient
   extends ListedAlertingClient<CloudDashboard>
-  implements KindClient<Dashboard, DashboardBody>
+  implements ExternalClient<Dashboard, DashboardBody>, CloudRecords<Dashboard>, CreatePreparation<Dashboard>
 {
   protected list() {
     return this.cloud.snapshots.dashboards;

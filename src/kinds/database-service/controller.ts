@@ -15,11 +15,15 @@ import {
   type ResolvedReference,
   ReconcileError,
   Waiting,
+  type CloudRecords,
+  type CreatePreparation,
+  type ExternalClient,
+  type Observed,
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
 import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls.ts';
-import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import { ApiError } from '../../cloud/errors.ts';
 import {
   availability,
@@ -42,12 +46,14 @@ import { REASON } from '../../base/reasons.ts';
 /** The DatabaseService controller: its cloud client, loaded by the registry only when the kind runs. */
 export const databaseServiceController: KindController<DatabaseService, ServiceDiff> = {
   connect: (resource, context) =>
-    new DatabaseServiceClient(
-      context.cloud,
-      ownedPassword(resource, context),
-      context.claimedBy,
-      ownerRecord(context.owner),
-      context.references[RESTORE_SOURCE]?.[0],
+    connectionOf(
+      new DatabaseServiceClient(
+        context.cloud,
+        ownedPassword(resource, context),
+        context.claimedBy,
+        ownerRecord(context.owner),
+        context.references[RESTORE_SOURCE]?.[0],
+      ),
     ),
 };
 
@@ -66,7 +72,12 @@ function ownedPassword(
   return value === undefined ? undefined : { value, changed: secrets.rotated.has(PASSWORD_FIELD) };
 }
 
-class DatabaseServiceClient implements KindClient<DatabaseService, ServiceDiff> {
+class DatabaseServiceClient
+  implements
+    ExternalClient<DatabaseService, ServiceDiff>,
+    CloudRecords<DatabaseService>,
+    CreatePreparation<DatabaseService>
+{
   /** The backup this reconcile's create restores, settled by `ensureCreatable` before the intent is written. */
   private restorePoint: RestorePoint | undefined;
 

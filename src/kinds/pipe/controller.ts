@@ -9,6 +9,10 @@ import {
   type Owner,
   type ConnectContext,
   type LostCreate,
+  type CloudRecords,
+  type CreatePreparation,
+  type ExternalClient,
+  type Observed,
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { isCredentialField, withoutUrlCredentials } from '../../base/credential-fields.ts';
@@ -28,15 +32,18 @@ import {
 } from './mapping.ts';
 import { endpointStatusOf } from '../reverse-private-endpoint/mapping.ts';
 import { ServiceGate, ServiceNotRunning, ServiceScopedClient } from '../shared/service-reference.ts';
-import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import { REASON } from '../../base/reasons.ts';
 
 /** The Pipe controller: its cloud client, loaded by the registry only when the kind runs. */
 export const pipeController: KindController<Pipe, PipePlan> = {
-  connect: (_resource, context) => new PipeClient(context),
+  connect: (_resource, context) => connectionOf(new PipeClient(context)),
 };
 
-class PipeClient extends ServiceScopedClient implements KindClient<Pipe, PipePlan> {
+class PipeClient
+  extends ServiceScopedClient
+  implements ExternalClient<Pipe, PipePlan>, CloudRecords<Pipe>, CreatePreparation<Pipe>
+{
   private readonly service: ServiceGate;
 
   constructor(context: ConnectContext<CloudConnection>) {

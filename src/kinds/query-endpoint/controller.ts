@@ -1,20 +1,27 @@
 import { type QueryEndpoint } from './schema.ts';
 import type { QueryEndpointBody } from '../../cloud/management-client.ts';
-import { comparison, type OwnedCandidate, type Owner } from '../../managed/index.ts';
+import {
+  comparison,
+  type OwnedCandidate,
+  type Owner,
+  type CloudRecords,
+  type ExternalClient,
+  type Observed,
+} from '../../managed/index.ts';
 import { deleteUntilGone, ignoreNotFound } from '../shared/cloud-calls.ts';
 import { diffQueryEndpoint, queryEndpointBody, queryEndpointStatus, withReferencedKeys } from './mapping.ts';
 import { ServiceScopedClient } from '../shared/service-reference.ts';
-import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 
 /** The QueryEndpoint controller: its cloud client, loaded by the registry only when the kind runs. */
 export const queryEndpointController: KindController<QueryEndpoint, QueryEndpointBody> = {
-  connect: (_resource, context) => new QueryEndpointClient(context),
+  connect: (_resource, context) => connectionOf(new QueryEndpointClient(context)),
 };
 
 /** The service's query endpoint: one per service, written by an idempotent upsert of the whole configuration. */
 class QueryEndpointClient
   extends ServiceScopedClient
-  implements KindClient<QueryEndpoint, QueryEndpointBody>
+  implements ExternalClient<QueryEndpoint, QueryEndpointBody>, CloudRecords<QueryEndpoint>
 {
   /** Nothing to find: the upsert is idempotent, so a create lost in a crash is simply sent again. */
   findCreated(): Promise<string | undefined> {

@@ -6,22 +6,25 @@ import {
   type OwnedCandidate,
   type Owner,
   type LostCreate,
+  type CloudRecords,
+  type ExternalClient,
+  type Observed,
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
 import { deleteUntilGone, ignoreNotFound } from '../shared/cloud-calls.ts';
 import { endpointStatusOf, rpeAvailability, rpeCreateBody, rpeDifferences } from './mapping.ts';
 import { ServiceScopedClient } from '../shared/service-reference.ts';
-import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import { REASON } from '../../base/reasons.ts';
 
 /** The ReversePrivateEndpoint controller: its cloud client, loaded by the registry only when the kind runs. */
 export const reversePrivateEndpointController: KindController<ReversePrivateEndpoint, undefined> = {
-  connect: (_resource, context) => new ReversePrivateEndpointClient(context),
+  connect: (_resource, context) => connectionOf(new ReversePrivateEndpointClient(context)),
 };
 
 class ReversePrivateEndpointClient
   extends ServiceScopedClient
-  implements KindClient<ReversePrivateEndpoint, undefined>
+  implements ExternalClient<ReversePrivateEndpoint, undefined>, CloudRecords<ReversePrivateEndpoint>
 {
   /**
    * Endpoints carry no tags and no creation time: after a crash, the endpoint is the service's one with the

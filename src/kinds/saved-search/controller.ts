@@ -2,9 +2,16 @@ import { ListedAlertingClient } from '../shared/listed-alerting-client.ts';
 import { type SavedSearch } from './schema.ts';
 import type { SavedSearchBody } from '../../cloud/alerting-client.ts';
 import type { SavedSearch as CloudSavedSearch } from '../../cloud/schemas/clickstack.ts';
-import { comparison, externalIdOf, type LostCreate } from '../../managed/index.ts';
+import {
+  comparison,
+  externalIdOf,
+  type LostCreate,
+  type CloudRecords,
+  type ExternalClient,
+  type Observed,
+} from '../../managed/index.ts';
 import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
-import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import {
   diffSavedSearch,
   observedSavedSearch,
@@ -16,13 +23,13 @@ import {
 
 /** The SavedSearch controller: its cloud client, loaded by the registry only when the kind runs. */
 export const savedSearchController: KindController<SavedSearch, SavedSearchBody> = {
-  connect: (_resource, context) => new SavedSearchClient(context),
+  connect: (_resource, context) => connectionOf(new SavedSearchClient(context)),
 };
 
 /** Over the alerting API's saved searches; the owner is recorded as one of its tags. */
 class SavedSearchClient
   extends ListedAlertingClient<CloudSavedSearch>
-  implements KindClient<SavedSearch, SavedSearchBody>
+  implements ExternalClient<SavedSearch, SavedSearchBody>, CloudRecords<SavedSearch>
 {
   protected list() {
     return this.cloud.snapshots.savedSearches;

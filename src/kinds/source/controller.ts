@@ -2,21 +2,31 @@ import { ListedAlertingClient } from '../shared/listed-alerting-client.ts';
 import { type Source } from './schema.ts';
 import type { SourceBody } from '../../cloud/alerting-client.ts';
 import type { Source as CloudSource } from '../../cloud/schemas/clickstack.ts';
-import { comparison, externalIdOf, type LostCreate } from '../../managed/index.ts';
+import {
+  comparison,
+  externalIdOf,
+  type LostCreate,
+  type CloudRecords,
+  type ExternalClient,
+  type Observed,
+} from '../../managed/index.ts';
 import { ignoreNotFound } from '../shared/cloud-calls.ts';
-import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import { diffSource, observedSource, sourceBody, sourceOwner } from './mapping.ts';
 
 /** The Source controller: its cloud client, loaded by the registry only when the kind runs. */
 export const sourceController: KindController<Source, SourceBody> = {
-  connect: (_resource, context) => new SourceClient(context),
+  connect: (_resource, context) => connectionOf(new SourceClient(context)),
 };
 
 /**
  * Over the alerting API's sources: the cloud path has no GET by id, so every read is of the list (shared by
  * every Source of the key). The owner is recorded in a query setting (`log_comment`).
  */
-class SourceClient extends ListedAlertingClient<CloudSource> implements KindClient<Source, SourceBody> {
+class SourceClient
+  extends ListedAlertingClient<CloudSource>
+  implements ExternalClient<Source, SourceBody>, CloudRecords<Source>
+{
   protected list() {
     return this.cloud.snapshots.sources;
   }

@@ -2,21 +2,31 @@ import { ListedAlertingClient } from '../shared/listed-alerting-client.ts';
 import type { Webhook } from './schema.ts';
 import type { WebhookBody } from '../../cloud/alerting-client.ts';
 import type { Webhook as CloudWebhook } from '../../cloud/schemas/clickstack.ts';
-import { comparison, externalIdOf, type LostCreate } from '../../managed/index.ts';
+import {
+  comparison,
+  externalIdOf,
+  type LostCreate,
+  type CloudRecords,
+  type ExternalClient,
+  type Observed,
+} from '../../managed/index.ts';
 import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
-import type { KindClient, KindController, Observed } from '../shared/sluice-kind.ts';
+import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import { diffWebhook, observedWebhook, webhookBody, webhookOwner, webhookStatus } from './mapping.ts';
 
 /** The Webhook controller: its cloud client, loaded by the registry only when the kind runs. */
 export const webhookController: KindController<Webhook, WebhookBody> = {
-  connect: (_resource, context) => new WebhookClient(context),
+  connect: (_resource, context) => connectionOf(new WebhookClient(context)),
 };
 
 /**
  * Over the alerting API's webhooks: there is no GET by id, so every read is of the list (shared by every
  * Webhook of the key). The owner is recorded on the description's last line.
  */
-class WebhookClient extends ListedAlertingClient<CloudWebhook> implements KindClient<Webhook, WebhookBody> {
+class WebhookClient
+  extends ListedAlertingClient<CloudWebhook>
+  implements ExternalClient<Webhook, WebhookBody>, CloudRecords<Webhook>
+{
   protected list() {
     return this.cloud.snapshots.webhooks;
   }

@@ -3,7 +3,8 @@ import type { ManagementClient } from '../../../src/cloud/management-client.ts';
 import {
   FINALIZER,
   ManagedReconciler,
-  type ExternalClient,
+  comparison,
+  type KindConnection,
   type ManagedKind,
 } from '../../../src/managed/index.ts';
 import { runWorkers } from '../../../src/runtime/workers.ts';
@@ -12,6 +13,7 @@ import {
   FakeCache,
   FakeCloud,
   FakeServer,
+  connected,
   fakeEvents,
   widget,
   widgetKind,
@@ -33,13 +35,17 @@ function listingKind(): ManagedKind<Widget, ManagementClient, number> {
   const { connectionSecret: _none, ...kind } = widgetKind(new FakeCloud());
   return {
     ...kind,
-    connect: (_resource, { cloud }): ExternalClient<Widget, number> => {
+    connect: (_resource, { cloud }): KindConnection<Widget, number> => {
       const external = new FakeCloud();
       external.observe = async () => {
         await cloud.listServices();
-        return { exists: true, plan: 0, differences: [], available: true, status: {} };
+        return comparison({
+          observed: {},
+          diff: () => ({ differences: [] }),
+          conclude: () => ({ plan: 0, available: true, status: {} }),
+        });
       };
-      return external;
+      return connected(external);
     },
   };
 }

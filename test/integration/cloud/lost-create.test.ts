@@ -18,7 +18,7 @@ function alertClient(resource: Alert) {
     snapshots: new CloudSnapshots({ alerting, clock: { now: () => Date.now() } }),
     freshnessMs: 60_000,
   };
-  const client = alertController.connect(resource, {
+  const { client, records } = alertController.connect(resource, {
     cloud,
     references: {},
     secrets: { values: () => undefined, rotated: new Set(), digests: undefined, rebaselined: [] },
@@ -29,7 +29,7 @@ function alertClient(resource: Alert) {
   const close = async () => {
     await Promise.all([alerting.close(), cloud.management.close()]);
   };
-  return { client, cloud, close };
+  return { client, records, cloud, close };
 }
 
 async function until(condition: () => Promise<boolean>): Promise<void> {
@@ -44,7 +44,7 @@ describe('the look-up after a create whose answer was lost', () => {
       metadata: { name: 'lost', namespace: 'ns', uid: 'uid-lost' },
       spec: tileAlert('lost'),
     } as unknown as Alert;
-    const { client, cloud, close } = alertClient(resource);
+    const { client, records, cloud, close } = alertClient(resource);
     onTestFinished(close);
     const intent = new Date();
 
@@ -61,10 +61,10 @@ describe('the look-up after a create whose answer was lost', () => {
     expect(made).toHaveLength(1);
 
     // That list, though it started after the intent, cannot show the alert: searching it would create again.
-    expect(await client.findCreated(resource, { intent, listedAfter: intent })).toBeUndefined();
+    expect(await records.findCreated(resource, { intent, listedAfter: intent })).toBeUndefined();
     await earlyList;
 
     // Searched from a list that started after the create ended, as the reconciler asks, the alert is found.
-    expect(await client.findCreated(resource, { intent, listedAfter: ended })).toBe(made[0]!.id);
+    expect(await records.findCreated(resource, { intent, listedAfter: ended })).toBe(made[0]!.id);
   });
 });

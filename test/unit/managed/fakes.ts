@@ -6,13 +6,16 @@ import { ManagedReconciler, type ManagedReconcilerOptions } from '../../../src/m
 import { assertControlledBy, type KubeWriter } from '../../../src/managed/kube-writer.ts';
 import type { SecretReader } from '../../../src/managed/secret-references.ts';
 import type {
+  Conclusion,
   ExternalClient,
+  KindConnection,
   LostCreate,
   ManagedKind,
   ManagedObject,
   ManagedStatus,
-  Observation,
+  Observed,
 } from '../../../src/managed/types.ts';
+import { comparison } from '../../../src/managed/policed-observation.ts';
 
 /**
  * In-memory stand-ins for the reconciler's collaborators (unit tests only): an apiserver that keeps objects
@@ -215,19 +218,20 @@ export class FakeCloud implements ExternalClient<Widget, number> {
     return [...this.widgets].find(([, w]) => w.uid === resource.metadata.uid)?.[0];
   }
 
-  async observe(_resource: Widget, id: string): Promise<Observation<number>> {
+  async observe(_resource: Widget, id: string): Promise<Observed<Widget, number>> {
     this.calls.push('observe');
     const found = this.widgets.get(id);
     if (!found) return { exists: false };
-    const differences = found.size === _resource.spec.size ? [] : ['size'];
-    return {
-      exists: true,
-      plan: found.size,
-      differences,
-      available: found.ready,
-      status: { size: found.size },
-      connectionDetails: { host: `${id}.example` },
-    };
+    return comparison({
+      observed: { size: found.size },
+      diff: (spec: Widget['spec']) => ({ differences: found.size === spec.size ? [] : ['size'] }),
+      conclude: () => ({
+        plan: found.size,
+        available: found.ready,
+        status: { size: found.size },
+        connectionDetails: { host: `${id}.example` },
+      }),
+    });
   }
 
   async create(resource: Widget) {
@@ -254,6 +258,26 @@ export class FakeCloud implements ExternalClient<Widget, number> {
   }
 }
 
+/** The fake cloud in each role a reconcile connects: a test that replaces one of its methods sees it used. */
+export function connected(cloud: FakeCloud): KindConnection<Widget, number> {
+  return { client: cloud, records: cloud, creation: cloud };
+}
+
+/** `found` concluding more than the fake cloud says (a failure, a difference no spec field holds). */
+export function concludingAlso(
+  found: Observed<Widget, number>,
+  more: (concluded: Conclusion<number>) => Partial<Conclusion<number>>,
+): Observed<Widget, number> {
+  if (!found.exists) return found;
+  return {
+    ...found,
+    conclude: (policed) => {
+      const concluded = found.conclude(policed);
+      return { ...concluded, ...more(concluded) };
+    },
+  };
+}
+
 /** The annotation the widget kind names for a reset: the runtime knows none of its own. */
 export const WIDGET_RESET = 'widgets.example.dev/renew-password';
 
@@ -269,7 +293,7 @@ export function widgetKind(cloud: FakeCloud): ManagedKind<Widget, FakeCloud, num
       requiredKeys: ['password'],
       resetAnnotation: WIDGET_RESET,
     },
-    connect: () => cloud,
+    connect: () => connected(cloud),
   };
 }
 

@@ -118,6 +118,18 @@ describe('applyFieldPolicy', () => {
     expect(outcome).toMatchObject({ differences: [], drift: [] });
   });
 
+  it('lists nothing as drift when the cloud holds a policed list’s entries in another order, as the diff sees it', () => {
+    // Drift is what the kind's diff would change, not what compares unequal: its lists are sets of entries.
+    const outcome = policed(
+      object(
+        { ipAccessList: [{ source: '10.0.0.1' }, { source: '10.0.0.2' }] },
+        { reportOnly: ['ipAccessList'] },
+      ),
+      cloud({ ipAccessList: [{ source: '10.0.0.2' }, { source: '10.0.0.1' }] }),
+    );
+    expect(outcome).toMatchObject({ differences: [], drift: [] });
+  });
+
   it('adds missing entries to an additive list and leaves the entries others added alone', () => {
     const outcome = policed(
       object({ ipAccessList: [{ source: '10.0.0.0/8' }] }, { additive: ['ipAccessList'] }),

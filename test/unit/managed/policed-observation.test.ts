@@ -63,8 +63,8 @@ describe('the field policy the reconciler applies around a kind’s diff', () =>
     expect(reported.exists && reported.drift?.map((d) => d.path)).toEqual(['size', 'label']);
   });
 
-  it('passes an observation of a kind without a field policy as it is', () => {
-    const plain = { exists: true as const, plan: 1, differences: ['size'], available: true, status: {} };
-    expect(policedObservation(gadget({ reportOnly: ['size'] }), FIELDS, plain)).toBe(plain);
+  it('takes the differences of a kind that declares no policy fields as its diff finds them', () => {
+    const observation = policedObservation(gadget(), undefined, compare().found);
+    expect(observation).toMatchObject({ differences: ['size', 'label'], drift: [] });
   });
 });

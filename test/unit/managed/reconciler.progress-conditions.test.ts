@@ -2,7 +2,15 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/cloud/errors.ts';
 import { reasonNames, type KindReasons } from '../../../src/base/reasons.ts';
-import { fakeReconciler, failingWith, readyWidgetIn, widget, widgetFakes, widgetKind } from './fakes.ts';
+import {
+  concludingAlso,
+  fakeReconciler,
+  failingWith,
+  readyWidgetIn,
+  widget,
+  widgetFakes,
+  widgetKind,
+} from './fakes.ts';
 
 function apiError(status: number, code: string, apiMessage: string): ApiError {
   return new ApiError({
@@ -125,7 +133,7 @@ describe('ManagedReconciler progress conditions (kstatus)', () => {
       const observe = t.cloud.observe.bind(t.cloud);
       t.cloud.observe = async (resource, id) => {
         const found = await observe(resource, id);
-        return found.exists ? { ...found, available: false, failed: 'it is jammed', reason: Jammed } : found;
+        return concludingAlso(found, () => ({ available: false, failed: 'it is jammed', reason: Jammed }));
       };
       await readyWidgetIn(t);
       return t;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { deriveDigestKey } from '../../../src/managed/secret-digests.ts';
 import type { SecretSnapshot } from '../../../src/managed/secret-references.ts';
-import { fakeReconciler, widget, widgetFakes, widgetKind } from './fakes.ts';
+import { concludingAlso, connected, fakeReconciler, widget, widgetFakes, widgetKind } from './fakes.ts';
 
 const TOKEN = 'spec.tokenSecretRef';
 
@@ -16,16 +16,16 @@ function setup() {
   let rotated: ReadonlySet<string> = new Set();
   const observe = cloud.observe.bind(cloud);
   cloud.observe = async (resource, id) => {
-    const observation = await observe(resource, id);
-    if (!observation.exists || !rotated.has(TOKEN)) return observation;
-    return { ...observation, differences: [...observation.differences, TOKEN] };
+    const found = await observe(resource, id);
+    if (!rotated.has(TOKEN)) return found;
+    return concludingAlso(found, ({ differences = [] }) => ({ differences: [...differences, TOKEN] }));
   };
   cloud.update = async () => void sent.push(secrets.get('token')!.data.token!);
   const reconciler = fakeReconciler(server, cache, cloud, {
     kind: {
       ...widgetKind(cloud),
       secretReferences: () => [{ field: TOKEN, secretName: 'token', keys: ['token'] }],
-      connect: (_resource, context) => ((rotated = context.secrets.rotated), cloud),
+      connect: (_resource, context) => ((rotated = context.secrets.rotated), connected(cloud)),
     },
     secrets: { get: (_namespace, name) => secrets.get(name) },
     secretDigestKey: () => deriveDigestKey('api-key-secret'),

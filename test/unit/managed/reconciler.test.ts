@@ -7,6 +7,7 @@ import { reasonNames } from '../../../src/base/reasons.ts';
 import { REAL_TIMINGS } from '../../../src/base/timings.ts';
 import type { ConnectContext, ManagedObject } from '../../../src/managed/types.ts';
 import {
+  connected,
   fakeEvents,
   fakeReconciler,
   failingWith,
@@ -111,7 +112,7 @@ describe('ManagedReconciler', () => {
         ...widgetKind(cloud),
         connect: (_resource, context) => {
           contexts.push(context);
-          return cloud;
+          return connected(cloud);
         },
       },
     });
