@@ -102,7 +102,8 @@ async function releaseAll(
   let released = 0;
   let continueToken: string | undefined;
   do {
-    const page = await kubeRequestJson<{ items: KubeObject[]; metadata?: { continue?: string } }>(
+    // An empty metadata-only list has `items: null`.
+    const page = await kubeRequestJson<{ items: KubeObject[] | null; metadata?: { continue?: string } }>(
       options.kubeConfig,
       {
         path: apiPath(resource, namespace),
@@ -110,7 +111,7 @@ async function releaseAll(
         ...(accept ? { accept } : {}),
       },
     );
-    const holding = page.items.filter((object) => finalizersOf(object).includes(finalizer));
+    const holding = (page.items ?? []).filter((object) => finalizersOf(object).includes(finalizer));
     await mapConcurrently(holding, RELEASE_CONCURRENCY, async (object) => {
       if (!(await release(options, resource, object, finalizer))) return;
       released++;

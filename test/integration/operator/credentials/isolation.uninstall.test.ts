@@ -7,6 +7,7 @@ import { loadKubeAccess } from '../../../../src/kube/kube-config.ts';
 import { FINALIZER } from '../../../../src/managed/annotations.ts';
 import { CREDENTIALS_FINALIZER } from '../../../../src/runtime/credentials-usage.ts';
 import { releaseFinalizers } from '../../../../src/uninstall/release.ts';
+import { createTestNamespace } from '../../../harness/namespace.ts';
 import { clusterSkipReason } from '../../../harness/test-cluster.ts';
 import { condition, isReady, startOperatorEnv, type OperatorEnv } from '../support.ts';
 
@@ -36,6 +37,22 @@ describe.skipIf(clusterSkipReason())('uninstalling sluice, and what it keeps mea
     expect(condition(refused, 'Synced')!.message).toContain('tls-cert');
     expect(await finalizersOf('tls-cert')).not.toContain(CREDENTIALS_FINALIZER);
     await env.removeUntilGone('tls');
+  });
+
+  it('sluice uninstall of a namespace that holds nothing releases nothing and ends cleanly', async () => {
+    // An empty metadata-only list comes back with `items: null`, not an empty array.
+    const empty = await createTestNamespace('iso-uninstall-empty');
+    try {
+      const released = await releaseFinalizers({
+        kubeConfig: await loadKubeAccess(env.kubeconfigPath),
+        kinds: KINDS,
+        namespaces: [empty.name],
+        log: () => undefined,
+      });
+      expect(released).toEqual({ secrets: 0, objects: 0 });
+    } finally {
+      await empty.delete();
+    }
   });
 
   it('after sluice uninstall, the namespace of a tenant with its own credentials is deleted with no operator; its cloud service stays', async () => {
