@@ -18,6 +18,8 @@ import { startOperator, type RunningOperator } from '../../../src/operator/run.t
 import { ExportConfig } from '../../../src/export/config.ts';
 import { runExport } from '../../../src/export/run.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
+import { releaseFinalizers } from '../../../src/uninstall/release.ts';
+import { KINDS } from '../../../src/kinds/index.ts';
 import { testKubeconfigPath } from '../../harness/test-cluster.ts';
 import { spawnSluiceRun } from '../../../tools/cluster/operator-process.ts';
 import { kubectlBin } from '../../../tools/cluster/install.ts';
@@ -462,7 +464,7 @@ export async function startOperatorEnv(
       await cloud.close();
       await alerting.close();
       if (!sharing) await emulator.stop();
-      await ns.delete();
+      await discardNamespace(ns);
     },
   };
   return env;
@@ -618,7 +620,17 @@ export async function startOperatorOutside(
     body: { metadata: { name: CREDENTIALS_SECRET }, data: own.data ?? {} },
   });
   await env.startOperator({ credentialsSecret: `${home.name}/${CREDENTIALS_SECRET}`, ...flags });
-  return { close: () => home.delete() };
+  return { close: () => discardNamespace(home) };
+}
+
+/**
+ * Deletes a namespace whose operator has stopped, its sluice finalizers taken off first (with `sluice
+ * uninstall`'s code): left on, nothing would ever run them, and the namespace would stay Terminating for the
+ * rest of the run while the namespace controller looks at every resource type in it again every few seconds.
+ */
+async function discardNamespace(ns: TestNamespace): Promise<void> {
+  await releaseFinalizers({ kubeConfig: ns.kc, kinds: KINDS, namespaces: [ns.name], log: () => undefined });
+  await ns.delete();
 }
 
 /**
