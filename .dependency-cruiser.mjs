@@ -1,8 +1,8 @@
 /**
  * The import rules of src/ (`npm run lint` checks them): no cycle between files or between folders, type-only
  * imports included; the kind-agnostic rooms stand in layers, base → kube → managed → runtime (and base → cloud),
- * none reaching up into a later one, the kinds, the composition root, the commands or the operator; and the kind contract is
- * reached through its public face, src/managed/index.ts.
+ * none reaching up into a later one, the kinds, the composition root, the commands or the operator; the kind contract is
+ * reached through its public face, src/managed/index.ts; and only the reconciler reaches the status draft.
  */
 const KIND_AGNOSTIC = '^src/(base|kube|managed|runtime|cloud)/';
 /** The kinds, the commands and the wiring: what the kind-agnostic rooms are given, never what they import. */
@@ -26,6 +26,14 @@ export default {
       scope: 'folder',
       from: {},
       to: { circular: true },
+    },
+    {
+      name: 'only-the-reconciler-writes-status',
+      comment:
+        "The status draft is the reconciler's alone to write: the other steps of a reconcile return what status gets (a StatusChange), so they never reach the draft.",
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/managed/(reconciler|status-draft)\\.ts$' },
+      to: { path: '^src/managed/status-draft\\.ts$' },
     },
     {
       name: 'no-upward-imports',

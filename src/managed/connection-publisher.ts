@@ -8,8 +8,15 @@ import { assertControlledBy, type KubeWriter } from './kube-writer.ts';
 import { isObserveOnly } from './observe-only.ts';
 import type { SecretReader, SecretSnapshot, SecretWriteListener } from './secret-references.ts';
 import { recordedAnnotation } from './status-bounds.ts';
-import type { StatusDraft } from './status-draft.ts';
-import type { ConnectionDetails, ExternalClient, ManagedKind, ManagedObject, Observation } from './types.ts';
+import type { StatusChange } from './status-changes.ts';
+import type {
+  ConnectionDetails,
+  ExternalClient,
+  ManagedKind,
+  ManagedObject,
+  ManagedStatus,
+  Observation,
+} from './types.ts';
 import { REASON } from '../base/reasons.ts';
 
 /** The connection Secret as the cache holds it, or as the apiserver answered (no version then). */
@@ -43,7 +50,7 @@ export interface ConnectionPublisherOptions<R extends ManagedObject> {
 /**
  * Keeps a resource's connection Secret: the values a create returns, the hosts and ports that follow the
  * cloud, and the secret values (a password) recovered only on proof or on request. One per kind that has
- * a connection Secret; the reconciler hands it what it observed.
+ * a connection Secret; the reconciler hands it what it observed, and writes what it returns for status.
  */
 export class ConnectionPublisher<R extends ManagedObject> {
   /** A reset whose Secret write failed, by object: status says so too, but the cache may lag it. */
@@ -89,11 +96,10 @@ export class ConnectionPublisher<R extends ManagedObject> {
     );
   }
 
-  /** Records where the values only sluice keeps are, once `values` (a create's) hold all of them. */
-  noteStored(resource: R, values: ConnectionDetails, draft: StatusDraft<R>): void {
-    if (this.options.connectionSecret.requiredKeys.every((key) => values[key])) {
-      draft.status.passwordStoredIn = this.name(resource);
-    }
+  /** Where the values only sluice keeps are, for status, once `values` (a create's) hold all of them. */
+  stored(resource: R, values: ConnectionDetails): StatusChange {
+    const all = this.options.connectionSecret.requiredKeys.every((key) => values[key]);
+    return all ? { set: { passwordStoredIn: this.name(resource) } } : {};
   }
 
   /**
@@ -116,13 +122,16 @@ export class ConnectionPublisher<R extends ManagedObject> {
    * break every client using them, so they stay unknown (`status.unknownConnectionKeys`) until asked. No
    * reset is made unless a dry run shows the Secret can be written.
    * Returns what an object sluice only observes was asked for and did not do, for its status to say.
+   * `adopted`: status says the cloud object was found, not created. `record` takes what status records, as
+   * it becomes true: a reset is recorded before its Secret write, and stands should that write fail.
    */
   async sync(
     resource: R,
     client: ExternalClient<R, unknown>,
     id: string,
     observation: Extract<Observation<unknown>, { exists: true }>,
-    draft: StatusDraft<R>,
+    adopted: boolean,
+    record: (change: StatusChange) => void,
   ): Promise<string | undefined> {
     const { connectionSecret, events, writer } = this.options;
     let current = this.current(resource);
@@ -131,7 +140,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
     const lacking = (from: ConnectionSecret | undefined) =>
       connectionSecret.requiredKeys.filter((key) => !from?.data[key] && !values[key]);
     const resetAsked = this.resetAsked(resource);
-    const storedIn = this.storedIn(resource, draft.status.adopted === true);
+    const storedIn = this.storedIn(resource, adopted);
     // A renamed connection Secret: what sluice kept moves to the new name, read from the old Secret.
     if (storedIn !== undefined && storedIn !== this.name(resource) && lacking(current).length > 0) {
       Object.assign(values, await this.keptIn(resource, storedIn, lacking(current)));
@@ -158,8 +167,9 @@ export class ConnectionPublisher<R extends ManagedObject> {
       Object.assign(values, await recover(resource, id));
       // On record before the write: should it fail, no other reset is made until the user changes something.
       this.unstoredResets.set(objectKey(resource), { at: this.now().getTime(), inputs });
-      draft.status.passwordResetUnstored = this.now().toISOString();
-      draft.status.passwordResetUnstoredInputs = inputs;
+      record({
+        set: { passwordResetUnstored: this.now().toISOString(), passwordResetUnstoredInputs: inputs },
+      });
       const [reason, message] =
         resetAsked === undefined
           ? ['ConnectionDetailsRecovered', `restored ${missing.join(', ')} in Secret ${this.name(resource)}`]
@@ -174,17 +184,19 @@ export class ConnectionPublisher<R extends ManagedObject> {
       await this.write(resource, next, current);
     }
     this.unstoredResets.delete(objectKey(resource));
+    const set: ManagedStatus = {};
+    const unset: string[] = [];
     // Recorded only once the new values are stored: a failed write asks again.
-    if (resetAsked !== undefined && recover) draft.status.passwordReset = recordedAnnotation(resetAsked);
+    if (resetAsked !== undefined && recover) set.passwordReset = recordedAnnotation(resetAsked);
     const unknown = lacking(current);
-    if (unknown.length > 0) draft.status.unknownConnectionKeys = unknown;
-    else delete draft.status.unknownConnectionKeys;
+    if (unknown.length > 0) set.unknownConnectionKeys = unknown;
+    else unset.push('unknownConnectionKeys');
     // What sluice knows is a recorded fact, never read from annotations: the Secret that holds the values.
     if (unknown.length === 0) {
-      draft.status.passwordStoredIn = this.name(resource);
-      delete draft.status.passwordResetUnstored;
-      delete draft.status.passwordResetUnstoredInputs;
-    } else if (storedIn !== undefined) draft.status.passwordStoredIn = storedIn;
+      set.passwordStoredIn = this.name(resource);
+      unset.push('passwordResetUnstored', 'passwordResetUnstoredInputs');
+    } else if (storedIn !== undefined) set.passwordStoredIn = storedIn;
+    record({ set, unset });
     return withheld;
   }
 
@@ -291,20 +303,19 @@ export class ConnectionPublisher<R extends ManagedObject> {
     return `${this.resetAnnotation} asks for a password reset, which managementPolicy Observe never makes`;
   }
 
-  /** A Ready resource whose secret values are unknown says so in Ready, and how to get them. */
-  noteUnknownKeys(resource: R, draft: StatusDraft<R>): void {
-    const unknown = draft.status.unknownConnectionKeys;
-    const ready = draft.condition('Ready');
-    if (!Array.isArray(unknown) || ready?.status !== 'True') return;
+  /**
+   * A Ready resource whose secret values are unknown says so in Ready, and how to get them. `status`: as
+   * this reconcile has it so far.
+   */
+  unknownKeysNoted(resource: R, status: ManagedStatus): StatusChange {
+    const unknown = status.unknownConnectionKeys;
+    const ready = status.conditions?.find((c) => c.type === 'Ready');
+    if (!Array.isArray(unknown) || ready?.status !== 'True') return {};
     const howToReset = this.resetAnnotation
       ? `; set the annotation ${this.resetAnnotation} to a new value to reset it`
       : '';
-    draft.setCondition({
-      type: 'Ready',
-      status: 'True',
-      reason: ready.reason,
-      message: `Secret ${this.name(resource)} has no ${unknown.join(', ')}: adopted without a reset, so unknown to sluice${howToReset}`,
-    });
+    const message = `Secret ${this.name(resource)} has no ${unknown.join(', ')}: adopted without a reset, so unknown to sluice${howToReset}`;
+    return { conditions: [{ type: 'Ready', status: 'True', reason: ready.reason, message }] };
   }
 
   /** `values` with the further keys the kind computes from every detail, kept and new (a template). */

@@ -44,9 +44,9 @@ export class CredentialsChecks<R extends ManagedObject> {
     );
   }
 
-  /** Records the organization the object's cloud id lives in: its credentials', once it has an id. */
-  pin(resource: R, status: ManagedStatus): void {
+  /** The organization the object's cloud id lives in, for status: its credentials', once it has an `id`. */
+  pinned(resource: R, id: string | undefined): ManagedStatus {
     const organization = this.options.organizationOf?.(resource);
-    if (status.id !== undefined && organization !== undefined) status[ORGANIZATION_FIELD] = organization;
+    return id !== undefined && organization !== undefined ? { [ORGANIZATION_FIELD]: organization } : {};
   }
 }

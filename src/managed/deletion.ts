@@ -7,9 +7,8 @@ import { Waiting, type ReconcileError } from './errors.ts';
 import type { EventRecorder } from './events.ts';
 import type { KubeWriter } from './kube-writer.ts';
 import { isObserveOnly } from './observe-only.ts';
-import type { Outcome, Outcomes } from './outcomes.ts';
+import type { Ended, Outcomes } from './outcomes.ts';
 import { resolveReferencesForDelete, type ObjectLookup, type ResolvedReferences } from './references.ts';
-import type { StatusDraft } from './status-draft.ts';
 import type { CloudRecords, KindConnection, ManagedKind, ManagedObject } from './types.ts';
 import { REASON } from '../base/reasons.ts';
 
@@ -38,7 +37,7 @@ export interface DeletionOptions<R extends ManagedObject, P> {
 
 /**
  * What happens when a resource with sluice's finalizer is deleted: its deletion policy, applied only to a
- * cloud object it owns, after its dependants are gone; then the finalizer goes.
+ * cloud object it owns, after its dependants are gone; then the finalizer goes. What status says is returned.
  */
 export class Deletion<R extends ManagedObject, P> {
   /**
@@ -54,13 +53,10 @@ export class Deletion<R extends ManagedObject, P> {
     this.released.delete(key);
   }
 
-  async finalize(resource: R, draft: StatusDraft<R>): Promise<Outcome> {
+  async finalize(resource: R): Promise<Ended> {
     const { kind, events } = this.options;
-    if (!resource.metadata.finalizers?.includes(FINALIZER)) return { kind: 'idle' };
-    if (this.released.get(objectKey(resource)) === resource.metadata.uid) {
-      draft.discard();
-      return { kind: 'idle' };
-    }
+    if (!resource.metadata.finalizers?.includes(FINALIZER)) return { outcome: { kind: 'idle' }, status: {} };
+    if (this.released.get(objectKey(resource)) === resource.metadata.uid) return RELEASED;
     const policy = resource.spec.deletionPolicy ?? kind.defaultDeletionPolicy;
     let id = resource.status?.id;
     if (ownerClusterProblem(resource, this.options.cluster)) {
@@ -71,14 +67,14 @@ export class Deletion<R extends ManagedObject, P> {
         const message = `left ${kind.kind} ${id} in the cloud: ${ANNOTATIONS.ownerCluster} names a cluster this operator may not act for`;
         events.record(resource, 'Normal', 'Orphaned', message);
       }
-      return this.removeFinalizer(resource, draft);
+      return this.removeFinalizer(resource);
     }
     const holder = id === undefined ? undefined : this.options.claims.otherHolderOf(resource, id);
     if (holder) {
       // Another object manages it: deleting this one must not take the other's cloud resource with it.
       const message = `left ${kind.kind} ${id} to ${otherObjectAsSeenBy(resource, kind.kind, holder)}, which manages it`;
       events.record(resource, 'Normal', 'Orphaned', message);
-      return this.removeFinalizer(resource, draft);
+      return this.removeFinalizer(resource);
     }
     if (isObserveOnly(resource)) {
       // Observe never writes to the cloud, a delete least of all: whatever the deletion policy, it stays.
@@ -91,7 +87,7 @@ export class Deletion<R extends ManagedObject, P> {
       if (dependants.length > 0) {
         // Deleting the cloud resource first would break them (or the cloud refuses): they go first.
         const message = `waiting for ${dependants.join(', ')} to be deleted first`;
-        return this.options.outcomes.waitForObject(draft, new Waiting(REASON.WaitingForDependants, message));
+        return this.options.outcomes.waitForObject(new Waiting(REASON.WaitingForDependants, message));
       }
       const references = resolveReferencesForDelete(resource, kind.references ?? [], this.options.lookup);
       const owner = this.options.claims.exclusiveOwner(resource, references);
@@ -99,12 +95,12 @@ export class Deletion<R extends ManagedObject, P> {
         // One cloud object per referenced object, and another object manages it now: not this one's to delete.
         const message = `left the ${kind.exclusiveOn}'s ${kind.kind} in the cloud: ${otherObjectAsSeenBy(resource, kind.kind, owner)} manages it`;
         events.record(resource, 'Normal', 'Orphaned', message);
-        return this.removeFinalizer(resource, draft);
+        return this.removeFinalizer(resource);
       }
       const missing = Object.values(references).filter((resolved) => resolved.length === 0);
       if (missing.length > 0 && !id && !createIntentOf(resource)) {
         // Never created: no reference was ever resolved, so nothing can exist in the cloud.
-        return this.removeFinalizer(resource, draft);
+        return this.removeFinalizer(resource);
       }
       const refused =
         id || createIntentOf(resource) ? this.options.credentialsRefusal?.(resource) : undefined;
@@ -113,16 +109,16 @@ export class Deletion<R extends ManagedObject, P> {
       // A create that crashed before recording its id must not leak when the resource is deleted; but an
       // intent is anyone's to write: the look-up goes only where the object's plain ids may reach.
       if (!id && !(await this.options.mayLookUp(resource, records, references)))
-        return this.removeFinalizer(resource, draft);
+        return this.removeFinalizer(resource);
       id ??= await records.findCreated(resource, this.options.creates.lostCreate(resource));
       if (id && (await client.delete(resource, id)) === 'pending') {
-        draft.setCondition({
+        const deleting = {
           type: 'Ready',
           status: 'False',
           reason: REASON.Deleting,
           message: `deleting ${id}`,
-        });
-        return { kind: 'waitForCloud' };
+        } as const;
+        return { outcome: { kind: 'waitForCloud' }, status: { conditions: [deleting] } };
       }
       if (id) events.record(resource, 'Normal', 'Deleted', `deleted ${kind.kind} ${id}`);
     } else if (id) {
@@ -133,14 +129,16 @@ export class Deletion<R extends ManagedObject, P> {
         `left ${kind.kind} ${id} in the cloud (deletionPolicy Orphan)`,
       );
     }
-    return this.removeFinalizer(resource, draft);
+    return this.removeFinalizer(resource);
   }
 
-  private async removeFinalizer(resource: R, draft: StatusDraft<R>): Promise<Outcome> {
+  private async removeFinalizer(resource: R): Promise<Ended> {
     const finalizers = (resource.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
     await this.options.writer.setFinalizers(this.options.kind, resource, finalizers);
     this.released.set(objectKey(resource), resource.metadata.uid);
-    draft.discard();
-    return { kind: 'idle' };
+    return RELEASED;
   }
 }
+
+/** The finalizer is released: the object is on its way out, and no status is written to it. */
+const RELEASED: Ended = { outcome: { kind: 'idle' }, status: { discard: true } };

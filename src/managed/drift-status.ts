@@ -5,6 +5,7 @@ import {
   type DriftedField,
   type ManagedEntries,
 } from './field-policy.ts';
+import type { StatusChange } from './status-changes.ts';
 import type { ManagedStatus } from './types.ts';
 
 /** One entry of `status.drift`. */
@@ -20,27 +21,30 @@ export interface DriftEntry {
 export const SENSITIVE = '(sensitive)';
 
 /**
- * Writes what an observation left uncorrected into status: `drift` (a field that stays different keeps
- * its `since`), `driftCount` (all of them, also those beyond the listed bound) and the entries sluice
- * manages in shared lists.
+ * What an observation left uncorrected, for status: `drift` (a field that stays different keeps its `since`
+ * from `status`, as recorded so far), `driftCount` (all of them, also those beyond the listed bound) and the
+ * entries sluice manages in shared lists.
  */
-export function recordDrift(
+export function driftRecorded(
   status: ManagedStatus,
   drift: readonly DriftedField[],
   managedEntries: ManagedEntries | undefined,
   now: Date,
-): void {
+): StatusChange {
   const earlier = new Map(((status.drift as DriftEntry[] | undefined) ?? []).map((e) => [e.path, e.since]));
   const entries = drift.slice(0, MAX_DRIFT_ENTRIES).map(({ path, observed }) => ({
     path,
     observed: observedText(path, observed),
     since: earlier.get(path) ?? now.toISOString(),
   }));
-  if (entries.length > 0) status.drift = entries;
-  else delete status.drift;
-  status.driftCount = drift.length;
-  if (managedEntries) status.managedEntries = managedEntries;
-  else delete status.managedEntries;
+  const set: ManagedStatus = {};
+  const unset: string[] = [];
+  if (entries.length > 0) set.drift = entries;
+  else unset.push('drift');
+  set.driftCount = drift.length;
+  if (managedEntries) set.managedEntries = managedEntries;
+  else unset.push('managedEntries');
+  return { set, unset };
 }
 
 /** `2 fields differ from the spec, as the field policy allows: tags, maxReplicaMemoryGb`. */

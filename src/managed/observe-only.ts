@@ -3,7 +3,7 @@ import type { RecordedWrite, WriteRecorder } from '../base/recorded-writes.ts';
 import { ANNOTATIONS } from './annotations.ts';
 import { ReconcileError, Waiting } from './errors.ts';
 import { boundedText, STATUS_BOUNDS } from './status-bounds.ts';
-import type { StatusDraft } from './status-draft.ts';
+import type { StatusChange } from './status-changes.ts';
 import type { ExternalClient, ManagedObject, Observation } from './types.ts';
 import { REASON } from '../base/reasons.ts';
 
@@ -56,16 +56,17 @@ export function describePendingChange(change: PendingChange): string {
  * Status and Ready of an observed object: what the cloud differs in, the calls Full would send, and
  * `notes`: what Full would do beyond them (fail on a change no call can make, act on an annotation).
  */
-export function reportObserved<R extends ManagedObject>(
-  draft: StatusDraft<R>,
+export function reportObserved(
   differences: readonly string[],
   writes: readonly RecordedWrite[],
   waitingFor: string | undefined,
   notes: readonly string[] = [],
-): void {
+): StatusChange {
   const changes = writes.map(pendingChangeOf);
-  if (changes.length > 0) draft.status.pendingChanges = changes.slice(0, MAX_LISTED);
-  else delete draft.status.pendingChanges;
+  const listed: StatusChange =
+    changes.length > 0
+      ? { set: { pendingChanges: changes.slice(0, MAX_LISTED) } }
+      : { unset: ['pendingChanges'] };
   if (differences.length > 0 || changes.length > 0 || notes.length > 0) {
     const more = changes.length > MAX_LISTED ? `; and ${changes.length - MAX_LISTED} more` : '';
     const calls = changes.slice(0, MAX_LISTED).map(describePendingChange).join('; ');
@@ -73,20 +74,29 @@ export function reportObserved<R extends ManagedObject>(
       `observed only: the cloud differs in ${differences.join(', ') || 'nothing sluice compares'}; ` +
       `managementPolicy Full would send ${calls || 'no call'}${more}` +
       notes.map((note) => `; ${note}`).join('');
-    draft.setCondition({ type: 'Ready', status: 'False', reason: OBSERVE_ONLY, message });
-    return;
+    return { ...listed, conditions: [{ type: 'Ready', status: 'False', reason: OBSERVE_ONLY, message }] };
   }
   // Matching but not usable yet (a service still starting) is not Ready, as it is not under Full.
   const message = waitingFor
     ? `observed only: the cloud matches the spec, but ${waitingFor}`
     : 'observed only: the cloud matches the spec';
-  draft.setCondition({ type: 'Ready', status: waitingFor ? 'False' : 'True', reason: OBSERVE_ONLY, message });
+  const status = waitingFor ? 'False' : 'True';
+  return { ...listed, conditions: [{ type: 'Ready', status, reason: OBSERVE_ONLY, message }] };
 }
+
+/**
+ * An observed object read: Synced, and no field-policy drift to tell of. Recorded before the recorded update
+ * runs (`recordPendingChanges`), so it stands should that fail.
+ */
+export const OBSERVED: StatusChange = {
+  removed: ['Drifted'],
+  conditions: [{ type: 'Synced', status: 'True', reason: REASON.ReconcileSuccess }],
+};
 
 /**
  * Observe: the kind's own `update` runs against clients that record its writes, so the calls status lists
  * are by construction those Full sends. Secret digests stay as they were: nothing was sent. `notes`: what
- * else the object asks for that Observe does not do (a password reset).
+ * else the object asks for that Observe does not do (a password reset). Returns what status says of it.
  */
 export async function recordPendingChanges<R extends ManagedObject, Plan>(
   resource: R,
@@ -94,18 +104,15 @@ export async function recordPendingChanges<R extends ManagedObject, Plan>(
   id: string,
   observation: Extract<Observation<Plan>, { exists: true }>,
   writes: WriteRecorder,
-  draft: StatusDraft<R>,
   notes: readonly string[] = [],
-): Promise<void> {
-  draft.setCondition({ type: 'Synced', status: 'True', reason: REASON.ReconcileSuccess });
-  draft.removeCondition('Drifted');
+): Promise<StatusChange> {
   const refused =
     observation.differences.length > 0
       ? await refusalOf(() => client.update(resource, id, observation))
       : undefined;
   const waitingFor = observation.available ? undefined : (observation.waitingFor ?? 'waiting for the cloud');
   const all = refused ? [...notes, `it would fail: ${refused}`] : notes;
-  reportObserved(draft, observation.differences, writes.writes, waitingFor, all);
+  return reportObserved(observation.differences, writes.writes, waitingFor, all);
 }
 
 /**

@@ -9,7 +9,7 @@ import type { EventRecorder } from './events.ts';
 import type { Pacing } from './pacing.ts';
 import { timing } from '../base/timings.ts';
 import type { ReplacedReference } from './references.ts';
-import type { StatusDraft } from './status-draft.ts';
+import type { StatusChange } from './status-changes.ts';
 import type { ManagedObject } from './types.ts';
 import { REASON, type ConditionReason } from '../base/reasons.ts';
 
@@ -51,8 +51,17 @@ export type Outcome =
   | { kind: 'idle' };
 
 /**
- * How a reconcile ends, written where a reader sees it: what goes into status and Events, and the
- * `Outcome` that says when the resource is looked at again.
+ * How a reconcile ends, as data: when the resource is looked at again, and what its status says of it (the
+ * conditions follow from the outcome here; the reconciler writes them).
+ */
+export interface Ended {
+  outcome: Outcome;
+  status: StatusChange;
+}
+
+/**
+ * How a reconcile ends, said where a reader sees it: the conditions status gets and the Events recorded, and
+ * the `Outcome` that says when the resource is looked at again.
  */
 export class Outcomes<R extends ManagedObject> {
   constructor(private readonly options: OutcomesOptions) {}
@@ -102,29 +111,21 @@ export class Outcomes<R extends ManagedObject> {
     this.options.pacing.endDeferral(key);
   }
 
-  /** Reports a wait for the cloud in Ready (the reconcile itself worked). */
-  waitForCloud(draft: StatusDraft<R>, waiting: Waiting): Outcome {
-    this.reportWait(draft, waiting);
-    return { kind: 'waitForCloud' };
+  /** A wait for the cloud, reported in Ready (the reconcile itself worked). */
+  waitForCloud(waiting: Waiting): Ended {
+    return { outcome: { kind: 'waitForCloud' }, status: waitReported(waiting) };
   }
 
-  /** Reports a wait for another object (or the user) in Ready: that object's change wakes this one. */
-  waitForObject(draft: StatusDraft<R>, waiting: Waiting): Outcome {
-    this.reportWait(draft, waiting);
-    return { kind: 'waitForObject' };
-  }
-
-  private reportWait(draft: StatusDraft<R>, waiting: Waiting): void {
-    draft.setCondition({ type: 'Synced', status: 'True', reason: REASON.ReconcileSuccess });
-    draft.setCondition({ type: 'Ready', status: 'False', reason: waiting.reason, message: waiting.message });
+  /** A wait for another object (or the user), reported in Ready: that object's change wakes this one. */
+  waitForObject(waiting: Waiting): Ended {
+    return { outcome: { kind: 'waitForObject' }, status: waitReported(waiting) };
   }
 
   /**
    * A referenced object has been missing too long to be on its way (most likely a typo): not Synced, not
    * Ready, and one Warning when it turns so, not one per look. Its creation wakes this object.
    */
-  referenceNotFound(draft: StatusDraft<R>, what: string, didYouMean?: string): Outcome {
-    const resource = draft.resource;
+  referenceNotFound(resource: R, what: string, didYouMean?: string): Ended {
     // The same words on every look: the status is written, and the Warning recorded, once.
     const fix = didYouMean
       ? `did you mean ${didYouMean}? Correct the reference, or create it`
@@ -134,29 +135,34 @@ export class Outcomes<R extends ManagedObject> {
     if (ready?.reason !== REFERENCE_NOT_FOUND) {
       this.options.events.record(resource, 'Warning', REFERENCE_NOT_FOUND, message);
     }
-    draft.setCondition({ type: 'Synced', status: 'False', reason: REFERENCE_NOT_FOUND, message });
-    draft.setCondition({ type: 'Ready', status: 'False', reason: REFERENCE_NOT_FOUND, message });
-    return { kind: 'waitForObject' };
+    const conditions = [
+      { type: 'Synced', status: 'False', reason: REFERENCE_NOT_FOUND, message },
+      { type: 'Ready', status: 'False', reason: REFERENCE_NOT_FOUND, message },
+    ] as const;
+    return { outcome: { kind: 'waitForObject' }, status: { conditions } };
   }
 
   /** The cloud says the resource failed: not Ready, and one Warning when it happens, not per poll. */
-  cloudFailed(draft: StatusDraft<R>, failure: string, reason: string): Outcome {
-    const resource = draft.resource;
+  cloudFailed(resource: R, failure: string, reason: string): Ended {
     const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
     if (ready?.reason !== reason) this.options.events.record(resource, 'Warning', reason, failure);
-    draft.removeCondition('Drifted');
-    draft.setCondition({ type: 'Ready', status: 'False', reason, message: failure });
-    return { kind: 'waitForCloud' };
+    return {
+      outcome: { kind: 'waitForCloud' },
+      status: {
+        removed: ['Drifted'],
+        conditions: [{ type: 'Ready', status: 'False', reason, message: failure }],
+      },
+    };
   }
 
   /**
    * Another object already manages the cloud id this one names: nothing is done in the cloud, and one
    * Warning says so when it turns so (the message names the holder and the id, nothing secret).
    */
-  alreadyManaged(draft: StatusDraft<R>, reason: ConditionReason, message: string): Outcome {
-    const ready = draft.resource.status?.conditions?.find((c) => c.type === 'Ready');
-    if (ready?.reason !== reason) this.options.events.record(draft.resource, 'Warning', reason, message);
-    return this.waitForObject(draft, new Waiting(reason, message));
+  alreadyManaged(resource: R, reason: ConditionReason, message: string): Ended {
+    const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
+    if (ready?.reason !== reason) this.options.events.record(resource, 'Warning', reason, message);
+    return this.waitForObject(new Waiting(reason, message));
   }
 
   /**
@@ -164,9 +170,8 @@ export class Outcomes<R extends ManagedObject> {
    * one would lose it there and create a second one. Nothing is done in the cloud until the user chooses;
    * deleting still works, from the kept id.
    */
-  referenceReplaced(draft: StatusDraft<R>, replaced: ReplacedReference): Outcome {
+  referenceReplaced(resource: R, replaced: ReplacedReference): Ended {
     const { kind } = this.options.kind;
-    const resource = draft.resource;
     const { what, statusField, kept, now } = replaced;
     const id = resource.status?.id ?? '';
     const message =
@@ -177,19 +182,20 @@ export class Outcomes<R extends ManagedObject> {
     if (ready?.reason !== REASON.ReferenceReplaced) {
       this.options.events.record(resource, 'Warning', REASON.ReferenceReplaced, message);
     }
-    return this.waitForObject(draft, new Waiting(REASON.ReferenceReplaced, message));
+    return this.waitForObject(new Waiting(REASON.ReferenceReplaced, message));
   }
 
   /**
    * A reconcile that threw: a wait is recorded as a wait for the cloud; a call the quota deferred is looked
-   * at again quietly; anything else is recorded in status and an Event, for a retry. `flush` writes the
-   * draft; `lookedAt` is when the reconcile began.
+   * at again quietly; anything else is recorded in status and an Event, for a retry. `write` records a
+   * status change and writes the status (the Event follows the write); `draft.resource` is the object as
+   * that write left it; `lookedAt` is when the reconcile began.
    */
   async failed(
     key: string,
-    draft: StatusDraft<R>,
+    draft: { readonly resource: R },
     error: unknown,
-    flush: (draft: StatusDraft<R>) => Promise<void>,
+    write: (change: StatusChange) => Promise<void>,
     lookedAt: number,
   ): Promise<Outcome> {
     const { signal, logger, events } = this.options;
@@ -197,8 +203,8 @@ export class Outcomes<R extends ManagedObject> {
     if (signal?.aborted) throw error;
     if (error instanceof Waiting) {
       // Not a failure, but still the truth to record: the try's status write was skipped by the throw.
-      const outcome = this.waitForCloud(draft, error);
-      await flush(draft);
+      const { outcome, status } = this.waitForCloud(error);
+      await write(status);
       return outcome;
     }
     const deferMs = deferralOf(error);
@@ -207,8 +213,8 @@ export class Outcomes<R extends ManagedObject> {
       return { kind: 'deferred', afterMs: deferMs, lookedAt };
     }
     const [reason, message] = [reasonOf(error), messageOf(error)];
-    draft.recordFailure(reason, message, failureOf(error)?.kind === 'terminal');
-    await flush(draft).catch((statusError: unknown) =>
+    const failure = { reason, message, needsAPerson: failureOf(error)?.kind === 'terminal' };
+    await write({ failure }).catch((statusError: unknown) =>
       logger.warn({ key, err: messageOf(statusError) }, 'could not record the failure in status'),
     );
     events.record(draft.resource, 'Warning', reason, message);
@@ -218,6 +224,16 @@ export class Outcomes<R extends ManagedObject> {
     logger[level]({ key, reason, err: message, requestId }, 'reconcile failed');
     return { kind: 'retry', error };
   }
+}
+
+/** Synced, as the reconcile worked; Ready=False saying what it waits for. */
+function waitReported(waiting: Waiting): StatusChange {
+  return {
+    conditions: [
+      { type: 'Synced', status: 'True', reason: REASON.ReconcileSuccess },
+      { type: 'Ready', status: 'False', reason: waiting.reason, message: waiting.message },
+    ],
+  };
 }
 
 /** The workers read `retryAfterMs` as a floor under the backoff; the cloud's own error stays the cause. */

@@ -3,7 +3,7 @@ import { RETRY_DELAYS } from '../base/retry-delays.ts';
 import { ANNOTATIONS, externalIdOf } from './annotations.ts';
 import { otherObjectAsSeenBy, type ObjectClaims } from './claims.ts';
 import { ReconcileError, Waiting } from './errors.ts';
-import { REFERENCE_NOT_FOUND, type Outcome, type Outcomes } from './outcomes.ts';
+import { REFERENCE_NOT_FOUND, type Ended, type Outcomes } from './outcomes.ts';
 import type { Pacing } from './pacing.ts';
 import { timing } from '../base/timings.ts';
 import {
@@ -15,7 +15,7 @@ import {
   type ResolvedReferences,
 } from './references.ts';
 import { STATUS_BOUNDS } from './status-bounds.ts';
-import type { StatusDraft } from './status-draft.ts';
+import type { StatusChange } from './status-changes.ts';
 import type { ManagedKind, ManagedObject } from './types.ts';
 import { REASON } from '../base/reasons.ts';
 
@@ -39,17 +39,20 @@ export interface Cleared {
   id: string | undefined;
   /** It asks to adopt an id by annotation and has none in status yet. */
   adopting: boolean;
+  /** What status records of it: the cloud ids its references resolved to. */
+  status: StatusChange;
 }
 
 /**
  * What must hold before a resource may touch the cloud: its references resolve (or it waits for them), they
  * still name the cloud objects its status was made under, and no other object owns what it would act on.
- * Anything else ends the reconcile here, with status saying why and nothing sent.
+ * Anything else ends the reconcile here, with status saying why and nothing sent. What status gets is
+ * returned, never written here.
  */
 export class Preconditions<R extends ManagedObject> {
   constructor(private readonly options: PreconditionsOptions<R>) {}
 
-  check(resource: R, draft: StatusDraft<R>): Cleared | { outcome: Outcome } {
+  check(resource: R): Cleared | Ended {
     const { kind, lookup, claims, pacing, outcomes } = this.options;
     const resolution = resolveReferences(resource, kind.references ?? [], lookup, this.options.namesOf);
     const key = objectKey(resource);
@@ -59,8 +62,7 @@ export class Preconditions<R extends ManagedObject> {
         // Objects applied together reach the operator through one watch per kind, in any order: the one
         // referenced may be on its way. Say nothing yet (a status written now would be rewritten a moment
         // later); its arrival wakes this object through the dependency index, else the grace runs out.
-        draft.discard();
-        return { outcome: { kind: 'lookAgain', afterMs: graceMs } };
+        return { outcome: { kind: 'lookAgain', afterMs: graceMs }, status: { discard: true } };
       }
       // A quiet wait first (it may be applied next); missing for long, it is most likely a typo: say so.
       const missingFor = pacing.referenceMissingFor(key);
@@ -68,26 +70,30 @@ export class Preconditions<R extends ManagedObject> {
       // Longer than objects applied one after another take to arrive, far shorter than an alert on a stall.
       const reportAfterMs = timing.referenceMissingReportMs;
       if (missingFor >= reportAfterMs || reported) {
-        return { outcome: outcomes.referenceNotFound(draft, resolution.missing, resolution.didYouMean) };
+        return outcomes.referenceNotFound(resource, resolution.missing, resolution.didYouMean);
       }
-      outcomes.waitForObject(draft, new Waiting(REASON.WaitingForReference, resolution.waitingFor));
-      return { outcome: { kind: 'lookAgain', afterMs: reportAfterMs - missingFor } };
+      const { status } = outcomes.waitForObject(
+        new Waiting(REASON.WaitingForReference, resolution.waitingFor),
+      );
+      return { outcome: { kind: 'lookAgain', afterMs: reportAfterMs - missingFor }, status };
     }
     pacing.referenceFound(key);
     if ('waitingFor' in resolution) {
       const waiting = new Waiting(REASON.WaitingForReference, resolution.waitingFor);
-      return { outcome: outcomes.waitForObject(draft, waiting) };
+      return outcomes.waitForObject(waiting);
     }
     const replaced = resource.status?.id
       ? replacedReference(resource, kind.references ?? [], resolution.resolved)
       : undefined;
-    if (replaced) return { outcome: outcomes.referenceReplaced(draft, replaced) };
-    Object.assign(draft.status, keptReferenceIds(kind.references ?? [], resolution.resolved));
+    if (replaced) return outcomes.referenceReplaced(resource, replaced);
+    // Recorded however the reconcile goes on from here.
+    const kept = keptReferenceIds(kind.references ?? [], resolution.resolved);
     const owner = claims.exclusiveOwner(resource, resolution.resolved);
     if (owner) {
       const shown = otherObjectAsSeenBy(resource, kind.kind, owner);
       const message = `${shown} already manages this for the same ${kind.exclusiveOn}`;
-      return { outcome: outcomes.waitForObject(draft, new Waiting(REASON.Conflict, message)) };
+      const { outcome, status } = outcomes.waitForObject(new Waiting(REASON.Conflict, message));
+      return { outcome, status: { ...status, set: kept } };
     }
     const recorded = resource.status?.id;
     const id = recorded ?? externalIdOf(resource);
@@ -101,11 +107,12 @@ export class Preconditions<R extends ManagedObject> {
     const holder = id === undefined ? undefined : claims.otherHolderOf(resource, id);
     if (holder) {
       // Never two objects on one cloud id: no write, no password reset, no delete for this one.
-      delete draft.status.id;
       const shown = otherObjectAsSeenBy(resource, kind.kind, holder);
       const message = `${shown} already manages ${id}; this object changes nothing in the cloud`;
-      return { outcome: outcomes.alreadyManaged(draft, ALREADY_MANAGED, message) };
+      const { outcome, status } = outcomes.alreadyManaged(resource, ALREADY_MANAGED, message);
+      return { outcome, status: { ...status, set: kept, unset: ['id'] } };
     }
-    return { references: resolution.resolved, id, adopting: !recorded && id !== undefined };
+    const adopting = !recorded && id !== undefined;
+    return { references: resolution.resolved, id, adopting, status: { set: kept } };
   }
 }

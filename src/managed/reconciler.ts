@@ -28,15 +28,16 @@ import { Deletion } from './deletion.ts';
 import { CredentialsChecks, ORGANIZATION_FIELD } from './credentials-checks.ts';
 import type { KubeWriter } from './kube-writer.ts';
 import { ObjectChanged, ObjectGone, objectWrites } from './object-writes.ts';
-import { describeDrift, recordDrift } from './drift-status.ts';
-import { isObserveOnly, nothingToObserve, recordPendingChanges } from './observe-only.ts';
-import { Outcomes, type Outcome } from './outcomes.ts';
+import { describeDrift, driftRecorded } from './drift-status.ts';
+import { isObserveOnly, nothingToObserve, OBSERVED, recordPendingChanges } from './observe-only.ts';
+import { Outcomes, type Ended, type Outcome } from './outcomes.ts';
 import { Pacing } from './pacing.ts';
 import { Preconditions } from './preconditions.ts';
 import { GRANTED_CONDITION, GRANT_WITHDRAWN, PlainIdGate } from './plain-ids.ts';
 import { type ObjectLookup, type ResolvedReferences } from './references.ts';
 import { resolveSecrets, type ResolvedSecrets } from './secret-references.ts';
 import { recordedAnnotation } from './status-bounds.ts';
+import type { StatusChange } from './status-changes.ts';
 import { STATUS_REFUSED, StatusWriter, type StatusDraft } from './status-draft.ts';
 import type {
   CloudRecords,
@@ -74,7 +75,8 @@ export const OWNED_BY_ANOTHER_CLUSTER = REASON.OwnedByAnotherCluster;
  * observe → converge → status. Status drafts and their writes, the connection Secret, who may act on an
  * id, and when to look again each live in their own module; the kind's client only observes, creates,
  * updates and deletes, its records are read before anything is written, its create's preparation before
- * the create.
+ * the create. Those modules return what status gets (a `StatusChange`, or an outcome with its conditions);
+ * only this class writes it into the draft (`draft.apply`), in the order the steps ran.
  */
 export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly logger: Logger;
@@ -207,7 +209,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         this.logger.debug({ key }, 'the object changed while it was reconciled; looking again');
         return { requeue: true };
       }
-      outcome = await this.outcomes.failed(key, draft, error, (d) => this.flush(d), lookedAt);
+      const write = (change: StatusChange) => {
+        draft.apply(change);
+        return this.flush(draft);
+      };
+      outcome = await this.outcomes.failed(key, draft, error, write, lookedAt);
     }
     return this.outcomes.next(draft.resource, outcome);
   };
@@ -217,68 +223,85 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const annotations = resource.metadata.annotations ?? {};
     if (annotations[ANNOTATIONS.paused] === 'true') {
       // The spec was not acted on: observedGeneration must keep saying which generation was.
-      draft.keepObservedGeneration();
       const message = `reconciling is paused by the ${ANNOTATIONS.paused} annotation`;
-      draft.setCondition({ type: 'Synced', status: 'False', reason: REASON.ReconcilePaused, message });
-      return { kind: 'idle' };
+      const paused = { type: 'Synced', status: 'False', reason: REASON.ReconcilePaused, message } as const;
+      const status = { keepObservedGeneration: true, conditions: [paused] } as const;
+      return this.end(draft, { outcome: { kind: 'idle' }, status });
     }
-    if (resource.metadata.deletionTimestamp) return this.deletion.finalize(resource, draft);
+    if (resource.metadata.deletionTimestamp) return this.end(draft, await this.deletion.finalize(resource));
     const requestedAt = annotations[ANNOTATIONS.reconcileRequestedAt];
-    if (requestedAt !== undefined) draft.status.lastHandledReconcileAt = recordedAnnotation(requestedAt);
     // An object sluice only observes writes nothing: its writes are recorded, to show what Full would send.
     const writes = isObserveOnly(resource) ? new WriteRecorder() : undefined;
-    if (!writes) delete draft.status.pendingChanges;
+    draft.apply({
+      ...(requestedAt !== undefined
+        ? { set: { lastHandledReconcileAt: recordedAnnotation(requestedAt) } }
+        : {}),
+      ...(writes ? {} : { unset: ['pendingChanges'] }),
+    });
 
     // Acting under another cluster's name is the administrator's to allow, never one namespace's.
     const foreignName = ownerClusterProblem(resource, this.cluster);
     if (foreignName)
-      return this.outcomes.waitForObject(draft, new Waiting(foreignName.reason, foreignName.message));
+      return this.end(
+        draft,
+        this.outcomes.waitForObject(new Waiting(foreignName.reason, foreignName.message)),
+      );
     draft.beforeCloud = true;
     const exists = (namespace: string, name: string) =>
       this.options.secrets.get(namespace, name) !== undefined;
     const stated = Boolean(kind.makesCredentials);
-    draft.status.credentials = credentialsSecretNameOf(resource, exists, stated) ?? OPERATOR_CREDENTIALS;
-    const cleared = this.preconditions.check(resource, draft);
+    const credentialsUsed = credentialsSecretNameOf(resource, exists, stated) ?? OPERATOR_CREDENTIALS;
+    draft.apply({ set: { credentials: credentialsUsed } });
+    const cleared = this.preconditions.check(resource);
+    draft.apply(cleared.status);
     if ('outcome' in cleared) return cleared.outcome;
     const { references, adopting } = cleared;
     let id = cleared.id;
     if (id) this.creates.settled(objectKey(resource));
-    if (!id && writes) return this.outcomes.waitForObject(draft, nothingToObserve(kind.kind));
+    if (!id && writes) return this.end(draft, this.outcomes.waitForObject(nothingToObserve(kind.kind)));
     // What cannot work is refused before anything is written, here or in the cloud.
     const refused = this.options.policyRefusal?.(resource) ?? this.credentialsChecks.refusal(resource);
     if (refused) throw refused;
     const unwritten = this.credentialsNotWrittenYet(resource);
     // The Secret's arrival wakes the object; once written, the key's making shows in no Secret: look again.
     if (unwritten)
-      return unwritten.written
-        ? this.outcomes.waitForCloud(draft, unwritten.waiting)
-        : this.outcomes.waitForObject(draft, unwritten.waiting);
+      return this.end(
+        draft,
+        unwritten.written
+          ? this.outcomes.waitForCloud(unwritten.waiting)
+          : this.outcomes.waitForObject(unwritten.waiting),
+      );
     const secrets = this.resolveSecrets(resource, draft.status);
     const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
     const { client, records, creation } = await this.connect(resource, priority, references, secrets, writes);
     draft.beforeCloud = false;
     const credentials = credentialsSecretNameOf(resource, exists, stated);
-    if (credentials) draft.status.credentialsSecret = credentials;
-    else delete draft.status.credentialsSecret;
+    draft.apply(credentials ? { set: { credentialsSecret: credentials } } : { unset: ['credentialsSecret'] });
     if (adopting && id) {
       // An id another cluster recorded is refused like one another object holds: no write, no reset.
       const recorded = await records.recordedOwner?.(resource, id);
       if (recorded && !mayActAs(this.cluster, recorded.cluster)) {
         const message = recordedElsewhereMessage(resource, kind.kind, id, recorded);
-        return this.outcomes.waitForObject(draft, new Waiting(OWNED_BY_ANOTHER_CLUSTER, message));
+        return this.end(draft, this.outcomes.waitForObject(new Waiting(OWNED_BY_ANOTHER_CLUSTER, message)));
       }
     }
     // A plain id is no right to what it names: another namespace's cloud object needs its grant.
     const attached = id !== undefined && !adopting;
     const idRefused = await this.judgePlainIds(resource, records, references, attached, credentials);
     if (idRefused && !attached)
-      return this.outcomes.waitForObject(draft, new Waiting(idRefused.reason, idRefused.message));
+      return this.end(draft, this.outcomes.waitForObject(new Waiting(idRefused.reason, idRefused.message)));
     // One that exists keeps working when its grant goes (nothing is deleted), and says so.
     if (idRefused) {
       const message = `${idRefused.message.replace(/: nothing is sent.*$/s, '')}; this object already uses it and keeps working, but nothing new may be attached`;
-      draft.setCondition({ type: GRANTED_CONDITION, status: 'False', reason: GRANT_WITHDRAWN, message });
-    } else draft.removeCondition(GRANTED_CONDITION);
+      const withdrawn = {
+        type: GRANTED_CONDITION,
+        status: 'False',
+        reason: GRANT_WITHDRAWN,
+        message,
+      } as const;
+      draft.apply({ conditions: [withdrawn] });
+    } else draft.apply({ removed: [GRANTED_CONDITION] });
 
     if (!id) {
       // Crash-safe create: a create whose id never reached status left a marker in the cloud, or at least an
@@ -300,10 +323,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         this.creates.lookedUpAndFoundNothing(resource);
         return this.create(resource, client, creation, secrets, draft);
       }
-      // Found, not created: its secret values were never known here, so none is reset unasked.
-      if (takenBack) draft.status.adopted = true;
-      // A lost create's own: what the create would have recorded, settled before it was sent.
-      else Object.assign(draft.status, createStatusOf(resource, kind.createStatusFields ?? []));
+      // Taken back, found and not created: its secret values were never known here, so none is reset unasked.
+      // A lost create's: what the create would have recorded, settled before it was sent.
+      const found = takenBack ? { adopted: true } : createStatusOf(resource, kind.createStatusFields ?? []);
+      draft.apply({ set: found });
       const origin = takenBack
         ? `recorded in the cloud for this resource under cluster "${takenBack.recordedAs.cluster}"`
         : 'created earlier for this resource';
@@ -321,7 +344,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     if (!resource.metadata.finalizers?.includes(FINALIZER) || intentSpent) {
       resource = await this.writeMetadata(resource, draft, intentSpent ? spentIntent(resource) : {});
     }
-    draft.status.id = id;
+    draft.apply({ set: { id } });
 
     const observed = await client.observe(resource, id);
     // Every object reading one shared list continues when it arrives: take turns with the rest of the loop.
@@ -338,13 +361,15 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       return this.reportExternalMissing(resource, id, draft);
     }
     this.options.onObservation?.(resource, observation);
-    Object.assign(draft.status, observation.status);
-    this.credentialsChecks.pin(resource, draft.status);
-    const withheld = await this.connections?.sync(resource, client, id, observation, draft);
+    draft.apply({ set: observation.status });
+    draft.apply({ set: this.credentialsChecks.pinned(resource, draft.status.id) });
+    const adopted = draft.status.adopted === true;
+    const record = (change: StatusChange) => draft.apply(change);
+    const withheld = await this.connections?.sync(resource, client, id, observation, adopted, record);
     const next = writes
       ? await this.observeOnly(resource, client, id, observation, writes, draft, withheld)
       : await this.converge(resource, client, id, observation, secrets, draft);
-    this.connections?.noteUnknownKeys(resource, draft);
+    if (this.connections) draft.apply(this.connections.unknownKeysNoted(resource, draft.status));
     return next;
   }
 
@@ -366,8 +391,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // (`sluice plan` writes no Secret: it plans the create with values made for the plan alone.)
     const prepared = creation?.prepareCreate?.(resource, existing?.data);
     if (prepared && this.connections) {
-      await this.connections!.publish(resource, prepared, existing);
-      this.connections!.noteStored(resource, prepared, draft);
+      await this.connections.publish(resource, prepared, existing);
+      draft.apply(this.connections.stored(resource, prepared));
     }
     // The intent goes on the object before the call, in the same write as the finalizer: after a crash
     // that loses the answer, `findCreated` matches only what was created after it.
@@ -388,27 +413,32 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     });
     this.creates.createEnded(resource);
     // The id goes to status at once: every later step, and every restart, works from it.
-    draft.status.id = created.externalId;
-    this.credentialsChecks.pin(resource, draft.status);
-    Object.assign(draft.status, created.status);
-    delete draft.status.adopted;
-    this.recordSecrets(draft, secrets, true);
-    draft.setCondition({ type: 'Synced', status: 'True', reason: REASON.ReconcileSuccess });
-    draft.setCondition({
-      type: 'Ready',
-      status: 'False',
-      reason: REASON.Creating,
-      message: `${kind.kind} is being created`,
-    });
+    const id = created.externalId;
+    const pinned = this.credentialsChecks.pinned(resource, id);
+    draft.apply(
+      { set: { id, ...pinned, ...created.status }, unset: ['adopted'] },
+      this.secretsRecorded(draft.resource, secrets, true),
+      {
+        conditions: [
+          { type: 'Synced', status: 'True', reason: REASON.ReconcileSuccess },
+          {
+            type: 'Ready',
+            status: 'False',
+            reason: REASON.Creating,
+            message: `${kind.kind} is being created`,
+          },
+        ],
+      },
+    );
     // Status and connection Secret at once: neither waits for the other, and a write that fails is retried
     // from what the other kept (the id in status; a lost password is recovered by the next reconcile).
     const details = created.connectionDetails;
-    if (details) this.connections?.noteStored(resource, details, draft);
+    if (details && this.connections) draft.apply(this.connections.stored(resource, details));
     await allSettledOrThrow([
       this.flush(draft),
       details && this.connections?.publish(resource, details, existing),
     ]);
-    events.record(resource, 'Normal', 'Created', `created ${kind.kind} ${created.externalId}`);
+    events.record(resource, 'Normal', 'Created', `created ${kind.kind} ${id}`);
     // The intent is spent once the id is in status: every later reconcile, and every restart, works from
     // the id. Left on, it would read as a create still under way.
     const seen = [
@@ -432,58 +462,55 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     draft: StatusDraft<R>,
   ): Promise<Outcome> {
     if (observation.failed) {
-      return this.outcomes.cloudFailed(draft, observation.failed, observation.reason ?? REASON.CloudFailed);
+      const { failed, reason } = observation;
+      return this.end(draft, this.outcomes.cloudFailed(resource, failed, reason ?? REASON.CloudFailed));
     }
-    draft.setCondition({ type: 'Synced', status: 'True', reason: REASON.ReconcileSuccess });
     const listed = observation.differences.join(', ');
     const drift = observation.drift ?? [];
-    recordDrift(draft.status, drift, observation.managedEntries, this.now());
+    // Recorded before an update, which may fail: the cloud was read, and differs as it does.
+    draft.apply(
+      { conditions: [{ type: 'Synced', status: 'True', reason: REASON.ReconcileSuccess }] },
+      driftRecorded(draft.status, drift, observation.managedEntries, this.now()),
+    );
     if (listed) {
       draft.changingCloud = true;
-      Object.assign(draft.status, await client.update(resource, id, observation));
-      this.recordSecrets(draft, secrets);
+      // What the cloud's answers changed (a state entered at once), if anything.
+      const answered = (await client.update(resource, id, observation)) ?? {};
+      draft.apply({ set: answered }, this.secretsRecorded(draft.resource, secrets));
       // Values the update made true (a password the cloud has now accepted): published after it, never before.
       const accepted = observation.connectionDetailsAfterUpdate;
       if (accepted && this.connections) {
         await this.connections.publish(resource, accepted, this.connections.current(resource));
-        this.connections.noteStored(resource, accepted, draft);
+        draft.apply(this.connections.stored(resource, accepted));
       }
       const changes = describeChanges(resource.spec, observation.differences);
       this.options.events.record(resource, 'Normal', 'Updated', `updated ${changes}`);
-      draft.setCondition({
+      const updating = {
         type: 'Ready',
         status: 'False',
         reason: REASON.Updating,
         message: `applying ${changes}`,
-      });
-      return { kind: 'waitForCloud' };
+      } as const;
+      return this.end(draft, { outcome: { kind: 'waitForCloud' }, status: { conditions: [updating] } });
     }
     // A difference the field policy allows is no reason to be less Ready: it is said, and counted.
     const allowed = drift.length > 0 ? describeDrift(drift) : undefined;
-    if (allowed)
-      draft.setCondition({ type: REASON.Drifted, status: 'True', reason: 'DriftAllowed', message: allowed });
-    else draft.removeCondition('Drifted');
-    this.recordSecrets(draft, secrets);
+    const drifted: StatusChange = allowed
+      ? { conditions: [{ type: REASON.Drifted, status: 'True', reason: 'DriftAllowed', message: allowed }] }
+      : { removed: ['Drifted'] };
+    draft.apply(drifted, this.secretsRecorded(draft.resource, secrets));
     if (!observation.available) {
       const message = observation.waitingFor ?? 'waiting for the cloud';
-      draft.setCondition({
-        type: 'Ready',
-        status: 'False',
-        reason: observation.reason ?? REASON.Unavailable,
-        message,
-      });
-      return { kind: 'waitForCloud' };
+      const reason = observation.reason ?? REASON.Unavailable;
+      const unavailable = { type: 'Ready', status: 'False', reason, message } as const;
+      return this.end(draft, { outcome: { kind: 'waitForCloud' }, status: { conditions: [unavailable] } });
     }
-    draft.setCondition({
-      type: 'Ready',
-      status: 'True',
-      reason: REASON.Available,
-      ...(allowed ? { message: allowed } : {}),
-    });
+    const available = { type: 'Ready', status: 'True', reason: REASON.Available } as const;
     const { dueInMs } = observation;
-    return dueInMs === undefined
-      ? { kind: 'driftCheck' }
-      : { kind: 'driftCheck', dueInMs: Math.max(0, dueInMs) };
+    const outcome: Outcome =
+      dueInMs === undefined ? { kind: 'driftCheck' } : { kind: 'driftCheck', dueInMs: Math.max(0, dueInMs) };
+    const ready = allowed ? { ...available, message: allowed } : available;
+    return this.end(draft, { outcome, status: { conditions: [ready] } });
   }
 
   /** Observe: what Full would send, recorded by the kind's own update, goes into status; nothing is sent. */
@@ -497,10 +524,18 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     withheld: string | undefined,
   ): Promise<Outcome> {
     const { failed, reason } = observation;
-    if (failed) return this.outcomes.cloudFailed(draft, failed, reason ?? REASON.CloudFailed);
+    if (failed)
+      return this.end(draft, this.outcomes.cloudFailed(resource, failed, reason ?? REASON.CloudFailed));
     const notes = withheld ? [withheld] : [];
-    recordDrift(draft.status, observation.drift ?? [], observation.managedEntries, this.now());
-    await recordPendingChanges(resource, client, id, observation, writes, draft, notes);
+    const drift = driftRecorded(
+      draft.status,
+      observation.drift ?? [],
+      observation.managedEntries,
+      this.now(),
+    );
+    // Recorded before the recorded update runs, which may fail.
+    draft.apply(drift, OBSERVED);
+    draft.apply(await recordPendingChanges(resource, client, id, observation, writes, notes));
     return { kind: 'driftCheck' };
   }
 
@@ -553,7 +588,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   ): Outcome {
     const owner = ownerOf(resource, this.options.kind.kind, this.cluster);
     const message = refusalMessage(owner, verdict.id, verdict.recordedAs);
-    return this.outcomes.waitForObject(draft, new Waiting(OWNED_BY_ANOTHER_CLUSTER, message));
+    return this.end(draft, this.outcomes.waitForObject(new Waiting(OWNED_BY_ANOTHER_CLUSTER, message)));
   }
 
   /** Adds the finalizer when missing and sets (or, with null, removes) annotations, in one guarded write. */
@@ -582,17 +617,17 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     );
     // The intent was for the object that is gone: what was created since is not ours to adopt.
     if (createIntentOf(resource)) await this.writeMetadata(resource, draft, spentIntent(resource));
-    delete draft.status.id;
-    delete draft.status[ORGANIZATION_FIELD];
-    delete draft.status.adopted;
     this.claims.release(resource);
-    draft.setCondition({
+    const gone = {
       type: 'Ready',
       status: 'False',
       reason: REASON.ExternalMissing,
       message: `${id} is gone`,
+    } as const;
+    return this.end(draft, {
+      outcome: { kind: 'recreate' },
+      status: { unset: ['id', ORGANIZATION_FIELD, 'adopted'], conditions: [gone] },
     });
-    return { kind: 'recreate' };
   }
 
   private async connect(
@@ -632,14 +667,19 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
    * the resourceVersion-only record of earlier versions goes once digests replace it. `created`: the create
    * call sent every value.
    */
-  private recordSecrets(draft: StatusDraft<R>, secrets: ResolvedSecrets, created = false): void {
-    delete draft.status.secretVersions;
-    if (!secrets.digests) return void delete draft.status.secretDigests;
-    draft.status.secretDigests = secrets.digests;
+  private secretsRecorded(resource: R, secrets: ResolvedSecrets, created = false): StatusChange {
+    if (!secrets.digests) return { unset: ['secretVersions', 'secretDigests'] };
     for (const { field, why } of created ? [] : secrets.rebaselined) {
-      const key = objectKey(draft.resource);
+      const key = objectKey(resource);
       this.logger.info({ key, field, why }, 'Secret values taken as what the cloud has; nothing sent');
     }
+    return { set: { secretDigests: secrets.digests }, unset: ['secretVersions'] };
+  }
+
+  /** Records how the reconcile ends in the draft: its outcome is returned. */
+  private end(draft: StatusDraft<R>, ended: Ended): Outcome {
+    draft.apply(ended.status);
+    return ended.outcome;
   }
 
   /** Writes the status when it changed; the watch may deliver the write before the response does. */

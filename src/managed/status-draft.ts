@@ -13,6 +13,7 @@ import {
 } from './progress-conditions.ts';
 import { boundedText, STATUS_BOUNDS } from './status-bounds.ts';
 import { StatusExpectations } from './status-expectations.ts';
+import type { StatusChange } from './status-changes.ts';
 import type { ManagedObject, ManagedStatus } from './types.ts';
 import { REASON, type KindReasons } from '../base/reasons.ts';
 
@@ -51,6 +52,24 @@ export class StatusDraft<R extends ManagedObject> {
     this.readVersions = resource.metadata.resourceVersion ? [resource.metadata.resourceVersion] : [];
     this.generation = resource.metadata.generation;
     this.observedGeneration = this.generation;
+  }
+
+  /**
+   * Writes `changes` into the draft, one after another: what the steps of a reconcile found. Only the
+   * reconciler calls it, so what a reconcile writes into status is read in one place.
+   */
+  apply(...changes: readonly StatusChange[]): void {
+    for (const change of changes) {
+      applyFields(this.status, change);
+      for (const type of change.removed ?? []) this.removeCondition(type);
+      for (const condition of change.conditions ?? []) this.setCondition(condition);
+      if (change.failure) {
+        const { reason, message, needsAPerson } = change.failure;
+        this.recordFailure(reason, message, needsAPerson);
+      }
+      if (change.keepObservedGeneration) this.keepObservedGeneration();
+      if (change.discard) this.discard();
+    }
   }
 
   keepObservedGeneration(): void {
@@ -138,6 +157,12 @@ export class StatusDraft<R extends ManagedObject> {
     if (!result.conditions?.length) delete result.conditions;
     return sortConditions(result);
   }
+}
+
+/** The fields of `change` written into `status` (its conditions are a draft's to set). */
+export function applyFields(status: ManagedStatus, change: StatusChange): void {
+  if (change.set) Object.assign(status, change.set);
+  for (const field of change.unset ?? []) delete status[field];
 }
 
 const CONDITION_ORDER = ['Ready', 'Synced', 'Drifted', 'Reconciling', 'Stalled'];

@@ -34,10 +34,10 @@ describe('CredentialsChecks', () => {
 
   it('pins the organization once the object has an id, and not before', () => {
     const status: ManagedStatus = {};
-    checks('org-a').pin(object(), status);
+    Object.assign(status, checks('org-a').pinned(object(), status.id));
     expect(status.organizationId).toBeUndefined();
     status.id = 'id-1';
-    checks('org-a').pin(object(), status);
+    Object.assign(status, checks('org-a').pinned(object(), status.id));
     expect(status.organizationId).toBe('org-a');
   });
 

@@ -6,7 +6,8 @@ import {
 import type { Service } from '../../../src/cloud/schemas/service.ts';
 import { diffService, serviceAsSpec } from '../../../src/kinds/database-service/mapping.ts';
 import { OWNER_TAG } from '../../../src/kinds/shared/service-tags.ts';
-import { recordDrift } from '../../../src/managed/drift-status.ts';
+import { driftRecorded } from '../../../src/managed/drift-status.ts';
+import { applyFields } from '../../../src/managed/status-draft.ts';
 import { applyFieldPolicy, type FieldPolicy } from '../../../src/managed/field-policy.ts';
 import type { ManagedStatus } from '../../../src/managed/types.ts';
 
@@ -252,7 +253,13 @@ describe('applyFieldPolicy', () => {
   });
 });
 
-describe('recordDrift', () => {
+/** What an observation left uncorrected, written into `status` as a reconcile writes it. */
+function recordDrift(status: ManagedStatus, ...found: Tail<Parameters<typeof driftRecorded>>): void {
+  applyFields(status, driftRecorded(status, ...found));
+}
+type Tail<T extends unknown[]> = T extends [unknown, ...infer Rest] ? Rest : never;
+
+describe('drift as status records it', () => {
   it('shows no URL’s user and password, whatever the field is called', () => {
     const status: ManagedStatus = {};
     const observed = { 'extraSettings.sink': 'https://ingest:hunter2-pass@broker.example/topic' };

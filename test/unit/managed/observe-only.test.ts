@@ -77,7 +77,7 @@ describe('pending calls as status shows them', () => {
         body: { command: 'stop' },
       },
     ];
-    reportObserved(draft, ['name', 'state'], writes, undefined);
+    draft.apply(reportObserved(['name', 'state'], writes, undefined));
     expect(draft.status.pendingChanges).toEqual([
       { method: 'PATCH', path: SERVICE_PATH, fields: ['name'] },
       { method: 'PATCH', path: `${SERVICE_PATH}/state`, fields: ['command'] },
@@ -92,14 +92,14 @@ describe('pending calls as status shows them', () => {
 
   it('a cloud that matches: Ready True ObserveOnly, and the pending calls of before are gone', () => {
     const draft = draftOf();
-    reportObserved(draft, [], [], undefined);
+    draft.apply(reportObserved([], [], undefined));
     expect(draft.status.pendingChanges).toBeUndefined();
     expect(draft.condition('Ready')).toMatchObject({ status: 'True', reason: 'ObserveOnly' });
   });
 
   it('what Full would do beyond its calls (a refusal, an annotation acted on) is not Ready, and said after the calls', () => {
     const draft = draftOf();
-    reportObserved(draft, [], [], undefined, ['sluice.dev/reset-password asks for a password reset']);
+    draft.apply(reportObserved([], [], undefined, ['sluice.dev/reset-password asks for a password reset']));
     expect(draft.condition('Ready')).toMatchObject({
       status: 'False',
       reason: 'ObserveOnly',
@@ -111,7 +111,7 @@ describe('pending calls as status shows them', () => {
 
   it('a cloud that matches but is not usable yet: Ready False ObserveOnly saying what it waits for', () => {
     const draft = draftOf();
-    reportObserved(draft, [], [], 'service is provisioning');
+    draft.apply(reportObserved([], [], 'service is provisioning'));
     expect(draft.condition('Ready')).toMatchObject({
       status: 'False',
       reason: 'ObserveOnly',
