@@ -27,7 +27,7 @@ import {
 } from './mapping.ts';
 import { REASON } from '../../base/reasons.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
-import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
+import { ignoreNotFound } from '../shared/cloud-calls.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
 import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 
@@ -122,13 +122,10 @@ class AlertClient
    */
   async findCreated(resource: Alert, lost: LostCreate | undefined): Promise<string | undefined> {
     if (!lost) return undefined;
-    // Through the snapshot (the list that finds it serves the observe that follows), from a list that
-    // started after the create ended: an older one cannot show what the create made.
-    const alerts = await this.listedAfter(lost);
+    // Through the snapshot: the list that finds it serves the observe that follows.
     const note = ownerNote(this.record);
     const spec = this.resolved(resource.spec);
-    const ours = (alert: (typeof alerts)[number]) => isAlertFor(spec, alert) && alert.note === note;
-    return createdSince(alerts, lost.intent, ours, this.context.claimedBy);
+    return this.createdAfter(lost, (alert) => isAlertFor(spec, alert) && alert.note === note);
   }
 
   /** The plan is the whole desired body: the PUT replaces the alert, so it never carries less. */

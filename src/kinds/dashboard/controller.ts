@@ -14,7 +14,7 @@ import {
   type Observed,
 } from '../../managed/index.ts';
 import { RETRY_DELAYS } from '../../base/retry-delays.ts';
-import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
+import { ignoreNotFound } from '../shared/cloud-calls.ts';
 import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import {
   dashboardBody,
@@ -51,15 +51,9 @@ class DashboardClient
   }
 
   async findCreated(resource: Dashboard, lost: LostCreate | undefined): Promise<string | undefined> {
-    if (!lost) return undefined;
-    const dashboards = await this.listedAfter(lost);
-    const ours = (dashboard: CloudDashboard) =>
-      dashboard.name === resource.spec.name && dashboardOwner(dashboard) === this.record;
-    return createdSince(
-      dashboards as (CloudDashboard & { createdAt?: string })[],
-      lost.intent,
-      ours,
-      this.context.claimedBy,
+    return this.createdAfter(
+      lost,
+      (dashboard) => dashboard.name === resource.spec.name && dashboardOwner(dashboard) === this.record,
     );
   }
 

@@ -10,7 +10,7 @@ import {
   type ExternalClient,
   type Observed,
 } from '../../managed/index.ts';
-import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
+import { ignoreNotFound } from '../shared/cloud-calls.ts';
 import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import {
   diffSavedSearch,
@@ -49,15 +49,9 @@ class SavedSearchClient
   }
 
   async findCreated(resource: SavedSearch, lost: LostCreate | undefined): Promise<string | undefined> {
-    if (!lost) return undefined;
-    const searches = await this.listedAfter(lost);
-    const ours = (search: CloudSavedSearch) =>
-      search.name === resource.spec.name && savedSearchOwner(search) === this.record;
-    return createdSince(
-      searches as (CloudSavedSearch & { createdAt?: string })[],
-      lost.intent,
-      ours,
-      this.context.claimedBy,
+    return this.createdAfter(
+      lost,
+      (search) => search.name === resource.spec.name && savedSearchOwner(search) === this.record,
     );
   }
 

@@ -8,7 +8,7 @@ import {
   type OwnedCandidate,
   type Owner,
 } from '../../managed/index.ts';
-import { listedSince } from './cloud-calls.ts';
+import { createdSince, listedSince } from './cloud-calls.ts';
 import { ownedAmong } from './owner-note.ts';
 
 /**
@@ -43,6 +43,20 @@ export abstract class ListedAlertingClient<Cloud extends { id: string }> {
   /** After a lost create: the list as it stood after the create ended (an older one cannot show it). */
   protected listedAfter(lost: LostCreate): Promise<Cloud[]> {
     return this.list().all(listedSince(lost, this.cloud.freshnessMs));
+  }
+
+  /**
+   * After a lost create: the object `matches` picks that the create made, by the date the cloud gives it
+   * (`createdSince`), from the list as it stood after the create ended. Without `lost` nothing was sent.
+   */
+  protected async createdAfter(
+    lost: LostCreate | undefined,
+    matches: (object: Cloud) => boolean,
+  ): Promise<string | undefined> {
+    if (!lost) return undefined;
+    // Not every alerting schema declares `createdAt`: an object without one is never matched by date.
+    const objects = (await this.listedAfter(lost)) as (Cloud & { createdAt?: string })[];
+    return createdSince(objects, lost.intent, matches, this.context.claimedBy);
   }
 
   async recordedOwner(_resource: unknown, id: string): Promise<Owner | undefined> {

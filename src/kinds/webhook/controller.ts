@@ -10,7 +10,7 @@ import {
   type ExternalClient,
   type Observed,
 } from '../../managed/index.ts';
-import { createdSince, ignoreNotFound } from '../shared/cloud-calls.ts';
+import { ignoreNotFound } from '../shared/cloud-calls.ts';
 import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import { diffWebhook, observedWebhook, webhookBody, webhookOwner, webhookStatus } from './mapping.ts';
 
@@ -41,13 +41,13 @@ class WebhookClient
 
   /** After a crash: the webhook of this name and service, recorded as this object's, made after the intent. */
   async findCreated(resource: Webhook, lost: LostCreate | undefined): Promise<string | undefined> {
-    if (!lost) return undefined;
-    const webhooks = await this.listedAfter(lost);
-    const ours = (webhook: CloudWebhook) =>
-      webhook.name === resource.spec.name &&
-      webhook.service === resource.spec.service &&
-      webhookOwner(webhook) === this.record;
-    return createdSince(webhooks, lost.intent, ours, this.context.claimedBy);
+    return this.createdAfter(
+      lost,
+      (webhook) =>
+        webhook.name === resource.spec.name &&
+        webhook.service === resource.spec.service &&
+        webhookOwner(webhook) === this.record,
+    );
   }
 
   async observe(resource: Webhook, id: string): Promise<Observed<Webhook, WebhookBody>> {
