@@ -33,14 +33,15 @@ export interface Managed {
   readonly exited: Promise<string>;
 }
 
-/** Spawns `bin` with stdout+stderr appended to `logFile`. Same process group as ours, so a terminal Ctrl-C reaches it too. */
 /**
  * The test cluster's Go processes collect garbage at 5× their live heap, not Go's 2×: the machine has memory to
- * spare and two cores the suite keeps busy, and collection was about 15% of the test apiserver’s CPU in a profile. Over the
- * operator's lifecycle files the apiserver and etcd used 34.4 CPU-s instead of 38.4. A GOGC of the caller's wins.
+ * spare and two cores the suite keeps busy, and collection was about 15% of the test apiserver's CPU in a
+ * profile. Over the operator's lifecycle files the apiserver and etcd used 34.4 CPU-s instead of 38.4. A GOGC
+ * of the caller's wins.
  */
 const GO_RUNTIME_ENV = { GOGC: '400' };
 
+/** Spawns `bin` with stdout+stderr appended to `logFile`. Same process group as ours, so a terminal Ctrl-C reaches it too. */
 export function startProcess(name: string, bin: string, args: string[], logFile: string): Managed {
   const fd = openSync(logFile, 'a');
   const [cmd, argv] = SETPRIV ? [SETPRIV, ['--pdeathsig', 'KILL', '--', bin, ...args]] : [bin, args];
