@@ -19,13 +19,14 @@ import { ExportConfig } from '../../../src/export/config.ts';
 import { runExport } from '../../../src/export/run.ts';
 import { createTestNamespace, type TestNamespace } from '../../harness/namespace.ts';
 import { releaseFinalizers } from '../../../src/uninstall/release.ts';
-import { KINDS } from '../../../src/kinds/index.ts';
+import { GRANT_SCHEMAS, KINDS } from '../../../src/kinds/index.ts';
 import { testKubeconfigPath } from '../../harness/test-cluster.ts';
 import { spawnSluiceRun } from '../../../tools/cluster/operator-process.ts';
 import { kubectlBin } from '../../../tools/cluster/install.ts';
 import { suiteValue } from '../../support/suite-value.ts';
 import type { CallRecord } from '../../../src/emulator/call-log.ts';
 import { until, untilValue } from '../../support/wait.ts';
+import { untilObject } from '../../support/watch-wait.ts';
 
 export type { CallRecord };
 
@@ -72,6 +73,13 @@ export const QUOTA_MODES: readonly QuotaMode[] = [
 
 /** One namespace on the real apiserver, one emulator, one operator watching only that namespace. */
 /** A credentials Secret's data: the emulator's management key (with `alerting`, its alerts token too) for `url`. */
+/** The plural of a sluice kind's resource (or CloudIdGrant's), as its URL names it. */
+function pluralOf(kind: string): string {
+  const found = [...KINDS, ...GRANT_SCHEMAS].find((k) => k.kind === kind);
+  if (!found) throw new Error(`no sluice kind ${kind}`);
+  return found.plural;
+}
+
 function credentialsData(emulator: Emulator, { url = emulator.url, alerting = false } = {}) {
   const { organizationId, keyId, keySecret, alertsToken } = emulator.credentials;
   const management = { organizationId, keyId, keySecret, managementUrl: url };
@@ -274,17 +282,15 @@ export async function startOperatorEnv(
           await operations.waitFor(name, `${kind} ${name} gone`, (o) => o === undefined);
       },
       get,
-      async waitFor(name, what, test, timeoutMs = 20_000) {
-        const deadline = Date.now() + timeoutMs;
-        let last: T | undefined;
-        while (Date.now() < deadline) {
-          last = await get(name);
-          if (test(last)) return last!;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        throw new Error(
-          `timed out waiting for ${what}; last seen: ${JSON.stringify(last?.status ?? last ?? null)}`,
-        );
+      waitFor(name, what, test, timeoutMs = 20_000) {
+        const place = {
+          group: 'sluice.dev',
+          version: 'v1alpha1',
+          plural: pluralOf(kind),
+          namespace: ns.name,
+          name,
+        };
+        return untilObject(ns.kc, place, what, test, timeoutMs);
       },
     };
     return operations;
