@@ -38,7 +38,7 @@ function startProber(url: string) {
         const body = await response.text();
         console.log(JSON.stringify({ at: Date.now(), status: response.status, ms: performance.now() - started, body }));
       } catch (error) {
-        console.log(JSON.stringify({ at: Date.now(), status: 0, ms: performance.now() - started, body: String(error) }));
+        console.log(JSON.stringify({ at: Date.now(), status: 0, ms: performance.now() - started, body: String(error) + (error.cause ? ' (' + String(error.cause) + ')' : '') }));
       }
       setTimeout(tick, 100);
     };
