@@ -105,12 +105,15 @@ export class Deletion<R extends ManagedObject, P> {
       const refused =
         id || createIntentOf(resource) ? this.options.credentialsRefusal?.(resource) : undefined;
       if (refused) throw refused;
-      const { client, records } = await this.options.connect(resource, references);
+      const { client, records, waiting } = await this.options.connect(resource, references);
       // A create that crashed before recording its id must not leak when the resource is deleted; but an
       // intent is anyone's to write: the look-up goes only where the object's plain ids may reach.
       if (!id && !(await this.options.mayLookUp(resource, records, references)))
         return this.removeFinalizer(resource);
-      id ??= await records.findCreated(resource, this.options.creates.lostCreate(resource));
+      const lost = this.options.creates.lostCreate(resource);
+      // A lost create is looked for as its create resolved the references: one still on its way is waited for.
+      if (!id && lost && waiting) return this.options.outcomes.waitForCloud(waiting);
+      id ??= await records.findCreated(resource, lost);
       if (id && (await client.delete(resource, id)) === 'pending') {
         const deleting = {
           type: 'Ready',

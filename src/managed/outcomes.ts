@@ -186,8 +186,8 @@ export class Outcomes<R extends ManagedObject> {
   }
 
   /**
-   * A reconcile that threw: a wait is recorded as a wait for the cloud; a call the quota deferred is looked
-   * at again quietly; anything else is recorded in status and an Event, for a retry. `write` records a
+   * A reconcile that threw (waits are returned, never thrown): a call the quota deferred is looked at again
+   * quietly; anything else is recorded in status and an Event, for a retry. `write` records a
    * status change and writes the status (the Event follows the write); `draft.resource` is the object as
    * that write left it; `lookedAt` is when the reconcile began.
    */
@@ -201,12 +201,6 @@ export class Outcomes<R extends ManagedObject> {
     const { signal, logger, events } = this.options;
     // Another process may lead by now: an aborted reconcile records nothing, its successor looks again.
     if (signal?.aborted) throw error;
-    if (error instanceof Waiting) {
-      // Not a failure, but still the truth to record: the try's status write was skipped by the throw.
-      const { outcome, status } = this.waitForCloud(error);
-      await write(status);
-      return outcome;
-    }
     const deferMs = deferralOf(error);
     if (deferMs !== undefined) {
       logger.debug({ key, requeueAfterMs: deferMs }, 'cloud call deferred; requeued');

@@ -274,7 +274,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const secrets = this.resolveSecrets(resource, draft.status);
     const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
-    const { client, records, creation } = await this.connect(resource, priority, references, secrets, writes);
+    const { client, records, creation, waiting } = await this.connect(
+      resource,
+      priority,
+      references,
+      secrets,
+      writes,
+    );
     draft.beforeCloud = false;
     const credentials = credentialsSecretNameOf(resource, exists, stated);
     draft.apply(credentials ? { set: { credentialsSecret: credentials } } : { unset: ['credentialsSecret'] });
@@ -302,6 +308,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       } as const;
       draft.apply({ conditions: [withdrawn] });
     } else draft.apply({ removed: [GRANTED_CONDITION] });
+    if (waiting) return this.end(draft, this.outcomes.waitForCloud(waiting));
 
     if (!id) {
       // Crash-safe create: a create whose id never reached status left a marker in the cloud, or at least an
@@ -381,7 +388,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     draft: StatusDraft<R>,
   ): Promise<Outcome> {
     const { kind, events } = this.options;
-    await creation?.ensureCreatable?.(resource);
+    const notYet = await creation?.ensureCreatable?.(resource);
+    if (notYet) return this.end(draft, this.outcomes.waitForCloud(notYet));
     // A password that could not be stored would be lost: refuse someone else's Secret before creating, and
     // create nothing while the Secret could not be written (admission, quota, a namespace being deleted).
     const existing = this.connections?.current(resource);
@@ -412,6 +420,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       throw error;
     });
     this.creates.createEnded(resource);
+    if (created instanceof Waiting) return this.end(draft, this.outcomes.waitForCloud(created));
     // The id goes to status at once: every later step, and every restart, works from it.
     const id = created.externalId;
     const pinned = this.credentialsChecks.pinned(resource, id);
@@ -476,6 +485,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       draft.changingCloud = true;
       // What the cloud's answers changed (a state entered at once), if anything.
       const answered = (await client.update(resource, id, observation)) ?? {};
+      if (answered instanceof Waiting) return this.end(draft, this.outcomes.waitForCloud(answered));
       draft.apply({ set: answered }, this.secretsRecorded(draft.resource, secrets));
       // Values the update made true (a password the cloud has now accepted): published after it, never before.
       const accepted = observation.connectionDetailsAfterUpdate;
