@@ -26,8 +26,7 @@ import {
 import { deferralOf, ReconcileError, Waiting } from './errors.ts';
 import { Deletion } from './deletion.ts';
 import { CredentialsChecks, ORGANIZATION_FIELD } from './credentials-checks.ts';
-import type { KubeWriter } from './kube-writer.ts';
-import { ObjectChanged, ObjectGone, objectWrites } from './object-writes.ts';
+import { objectWrites, Raced, type ObjectWriter } from './object-writes.ts';
 import { describeDrift, driftRecorded } from './drift-status.ts';
 import { isObserveOnly, nothingToObserve, OBSERVED, recordPendingChanges } from './observe-only.ts';
 import { Outcomes, type Ended, type Outcome } from './outcomes.ts';
@@ -91,8 +90,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly creates: CreateAttempts;
   private readonly plainIds: PlainIdGate<R> | undefined;
   private readonly credentialsChecks: CredentialsChecks<R>;
-  /** The writer, its writes to the object itself telling a race with the object's removal or edit. */
-  private readonly writer: KubeWriter;
+  /** The writes to the object itself, each returning the race it met with the object's removal or edit. */
+  private readonly writer: ObjectWriter;
 
   constructor(private readonly options: ManagedReconcilerOptions<R, Cloud, P>) {
     const { kind, cache, events } = options;
@@ -113,7 +112,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       kind.connectionSecret &&
       new ConnectionPublisher({
         connectionSecret: kind.connectionSecret,
-        writer,
+        writer: options.writer,
         events,
         secrets: options.secrets,
         ...(options.secretWrites ? { secretWrites: options.secretWrites } : {}),
@@ -196,19 +195,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const lookedAt = this.now().getTime();
     let outcome: Outcome;
     try {
-      outcome = await this.reconcileObject(cached, draft);
+      const ended = await this.reconcileObject(cached, draft);
+      if (ended instanceof Raced) return this.raced(key, ended);
+      outcome = ended;
       await yieldIfBusy();
-      if (!draft.discarded) await this.flush(draft);
+      const written = draft.discarded ? undefined : await this.flush(draft);
+      if (written) return this.raced(key, written);
     } catch (error) {
-      // A race with the object's own removal or edit, not a failure: nothing to report.
-      if (error instanceof ObjectGone) {
-        this.logger.debug({ key }, 'the object was removed while it was reconciled');
-        return;
-      }
-      if (error instanceof ObjectChanged) {
-        this.logger.debug({ key }, 'the object changed while it was reconciled; looking again');
-        return { requeue: true };
-      }
       const write = (change: StatusChange) => {
         draft.apply(change);
         return this.flush(draft);
@@ -218,7 +211,18 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     return this.outcomes.next(draft.resource, outcome);
   };
 
-  private async reconcileObject(resource: R, draft: StatusDraft<R>): Promise<Outcome> {
+  /** A race with the object's own removal or edit, not a failure: nothing to report; an edit is looked at. */
+  private raced(key: string, raced: Raced): Requeue | void {
+    if (raced.race === 'gone') {
+      this.logger.debug({ key }, raced.message);
+      return;
+    }
+    this.logger.debug({ key }, `${raced.message}; looking again`);
+    return { requeue: true };
+  }
+
+  /** The reconcile's steps in order: how it ends, or the race one of its writes to the object met. */
+  private async reconcileObject(resource: R, draft: StatusDraft<R>): Promise<Outcome | Raced> {
     const { kind, events } = this.options;
     const annotations = resource.metadata.annotations ?? {};
     if (annotations[ANNOTATIONS.paused] === 'true') {
@@ -228,7 +232,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       const status = { keepObservedGeneration: true, conditions: [paused] } as const;
       return this.end(draft, { outcome: { kind: 'idle' }, status });
     }
-    if (resource.metadata.deletionTimestamp) return this.end(draft, await this.deletion.finalize(resource));
+    if (resource.metadata.deletionTimestamp) {
+      const finalized = await this.deletion.finalize(resource);
+      return finalized instanceof Raced ? finalized : this.end(draft, finalized);
+    }
     const requestedAt = annotations[ANNOTATIONS.reconcileRequestedAt];
     // An object sluice only observes writes nothing: its writes are recorded, to show what Full would send.
     const writes = isObserveOnly(resource) ? new WriteRecorder() : undefined;
@@ -349,7 +356,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       resource.status?.id === id &&
       removal === undefined;
     if (!resource.metadata.finalizers?.includes(FINALIZER) || intentSpent) {
-      resource = await this.writeMetadata(resource, draft, intentSpent ? spentIntent(resource) : {});
+      const written = await this.writeMetadata(resource, draft, intentSpent ? spentIntent(resource) : {});
+      if (written instanceof Raced) return written;
+      resource = written;
     }
     draft.apply({ set: { id } });
 
@@ -386,7 +395,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     creation: CreatePreparation<R> | undefined,
     secrets: ResolvedSecrets,
     draft: StatusDraft<R>,
-  ): Promise<Outcome> {
+  ): Promise<Outcome | Raced> {
     const { kind, events } = this.options;
     const notYet = await creation?.ensureCreatable?.(resource);
     if (notYet) return this.end(draft, this.outcomes.waitForCloud(notYet));
@@ -407,11 +416,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // With it, what the create will record and is settled already: a lost answer loses none of it.
     const known = creation?.createStatus?.(resource);
     const recorded = known ? JSON.stringify(known) : null;
-    resource = await this.writeMetadata(resource, draft, {
+    const intended = await this.writeMetadata(resource, draft, {
       ...spentIntent(resource),
       [ANNOTATIONS.createPending]: this.now().toISOString(),
       ...(recorded !== null ? { [ANNOTATIONS.createStatus]: recorded } : {}),
     });
+    if (intended instanceof Raced) return intended;
+    resource = intended;
     this.creates.intentRecorded(resource);
     draft.changingCloud = true;
     const created = await client.create(resource, prepared).catch((error: unknown) => {
@@ -443,10 +454,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // from what the other kept (the id in status; a lost password is recovered by the next reconcile).
     const details = created.connectionDetails;
     if (details && this.connections) draft.apply(this.connections.stored(resource, details));
-    await allSettledOrThrow([
+    const written = await statusAndSecretWritten(
       this.flush(draft),
       details && this.connections?.publish(resource, details, existing),
-    ]);
+    );
+    if (written) return written;
     events.record(resource, 'Normal', 'Created', `created ${kind.kind} ${id}`);
     // The intent is spent once the id is in status: every later reconcile, and every restart, works from
     // the id. Left on, it would read as a create still under way.
@@ -455,10 +467,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       resource.metadata.resourceVersion,
       draft.resource.metadata.resourceVersion,
     ];
-    this.creates.intentRemoved(
-      await this.writeMetadata(draft.resource, draft, spentIntent(draft.resource)),
-      seen,
-    );
+    const spent = await this.writeMetadata(draft.resource, draft, spentIntent(draft.resource));
+    if (spent instanceof Raced) return spent;
+    this.creates.intentRemoved(spent, seen);
     return { kind: 'waitForCloud' };
   }
 
@@ -601,23 +612,30 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     return this.end(draft, this.outcomes.waitForObject(new Waiting(OWNED_BY_ANOTHER_CLUSTER, message)));
   }
 
-  /** Adds the finalizer when missing and sets (or, with null, removes) annotations, in one guarded write. */
+  /**
+   * Adds the finalizer when missing and sets (or, with null, removes) annotations, in one guarded write: the
+   * object as written, or the race the write met.
+   */
   private async writeMetadata(
     resource: R,
     draft: StatusDraft<R>,
     annotations: Record<string, string | null>,
-  ): Promise<R> {
+  ): Promise<R | Raced> {
     const finalizers = resource.metadata.finalizers ?? [];
     const updated = await this.writer.patchMetadata(this.options.kind, resource, {
       ...(finalizers.includes(FINALIZER) ? {} : { finalizers: [...finalizers, FINALIZER] }),
       ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
     });
-    draft.rebase(updated);
+    if (!(updated instanceof Raced)) draft.rebase(updated);
     return updated;
   }
 
   /** The cloud object is gone: say so, forget the id (and the intent it was for), and create anew. */
-  private async reportExternalMissing(resource: R, id: string, draft: StatusDraft<R>): Promise<Outcome> {
+  private async reportExternalMissing(
+    resource: R,
+    id: string,
+    draft: StatusDraft<R>,
+  ): Promise<Outcome | Raced> {
     const { kind, events } = this.options;
     events.record(
       resource,
@@ -626,7 +644,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       `${kind.kind} ${id} no longer exists in the cloud`,
     );
     // The intent was for the object that is gone: what was created since is not ours to adopt.
-    if (createIntentOf(resource)) await this.writeMetadata(resource, draft, spentIntent(resource));
+    if (createIntentOf(resource)) {
+      const spent = await this.writeMetadata(resource, draft, spentIntent(resource));
+      if (spent instanceof Raced) return spent;
+    }
     this.claims.release(resource);
     const gone = {
       type: 'Ready',
@@ -692,10 +713,14 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     return ended.outcome;
   }
 
-  /** Writes the status when it changed; the watch may deliver the write before the response does. */
-  private async flush(draft: StatusDraft<R>): Promise<void> {
-    await this.statuses.flush(draft);
+  /**
+   * Writes the status when it changed; the watch may deliver the write before the response does. Returns
+   * the race the write met, if any.
+   */
+  private async flush(draft: StatusDraft<R>): Promise<Raced | undefined> {
+    const raced = await this.statuses.flush(draft);
     this.onCacheChange(objectKey(draft.resource));
+    return raced;
   }
 
   private get cluster(): ClusterIdentity {
@@ -724,9 +749,17 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     this.options.lookup?.(kind, namespace, name);
 }
 
-/** Waits for every write to end, then throws the first failure: none is left running unobserved. */
-async function allSettledOrThrow(writes: readonly (Promise<unknown> | undefined)[]): Promise<void> {
-  const results = await Promise.allSettled(writes);
-  const failed = results.find((result) => result.status === 'rejected');
-  if (failed) throw failed.reason;
+/**
+ * Waits for both writes to end, none left running unobserved; then throws the status write's failure, or
+ * returns its race (the object gone or changed: the Secret's fate is moot), or throws the Secret's failure.
+ */
+async function statusAndSecretWritten(
+  status: Promise<Raced | undefined>,
+  secret: Promise<unknown> | undefined,
+): Promise<Raced | undefined> {
+  const [written, published] = await Promise.allSettled([status, secret]);
+  if (written.status === 'rejected') throw written.reason;
+  if (written.value) return written.value;
+  if (published.status === 'rejected') throw published.reason;
+  return undefined;
 }
