@@ -719,7 +719,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
    */
   private async flush(draft: StatusDraft<R>): Promise<Raced | undefined> {
     const raced = await this.statuses.flush(draft);
-    this.onCacheChange(objectKey(draft.resource));
+    if (!raced) this.onCacheChange(objectKey(draft.resource));
     return raced;
   }
 
