@@ -315,6 +315,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       } as const;
       draft.apply({ conditions: [withdrawn] });
     } else draft.apply({ removed: [GRANTED_CONDITION] });
+    // What the object waits for, known when connecting (an Alert's tile not made yet): nothing is looked
+    // up, created or changed until it ends.
     if (waiting) return this.end(draft, this.outcomes.waitForCloud(waiting));
 
     if (!id) {
@@ -431,6 +433,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       throw error;
     });
     this.creates.createEnded(resource);
+    // The cloud answered that what the create needs is not ready (its service not running): nothing made.
     if (created instanceof Waiting) return this.end(draft, this.outcomes.waitForCloud(created));
     // The id goes to status at once: every later step, and every restart, works from it.
     const id = created.externalId;
