@@ -13,6 +13,20 @@ export default tseslint.config(
     },
   },
   {
+    // A wait or a race with the object's own removal is how a reconcile ends, not a failure: each step
+    // returns it, and the reconciler turns it into its outcome where a reader sees it.
+    files: ['src/**/*.ts', 'test/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'ThrowStatement > NewExpression[callee.name=/^(Waiting|ServiceNotRunning|Raced)$/]',
+          message: 'A wait or a race is returned, never thrown: return it for the reconciler to act on.',
+        },
+      ],
+    },
+  },
+  {
     files: ['**/*.js', '**/*.mjs'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },

@@ -38,7 +38,14 @@ interface UnstoredReset {
 
 export interface ConnectionPublisherOptions<R extends ManagedObject> {
   connectionSecret: NonNullable<ManagedKind<R, unknown>['connectionSecret']>;
-  writer: KubeWriter;
+  /**
+   * The connection Secret's reads and writes, none to the object itself: a missing Secret is no race with
+   * the object's removal, and fails as itself.
+   */
+  writer: Pick<
+    KubeWriter,
+    'readConnectionSecret' | 'checkConnectionSecretWritable' | 'writeConnectionSecret'
+  >;
   events: EventRecorder;
   /** The operator's Secret cache (with owners): connection Secrets are never read with a GET per reconcile. */
   secrets: SecretReader;

@@ -5,7 +5,7 @@ import { ownerClusterProblem, type ClusterIdentity } from './cluster-owner.ts';
 import type { CreateAttempts } from './create-attempts.ts';
 import { Waiting, type ReconcileError } from './errors.ts';
 import type { EventRecorder } from './events.ts';
-import type { KubeWriter } from './kube-writer.ts';
+import { Raced, type ObjectWriter } from './object-writes.ts';
 import { isObserveOnly } from './observe-only.ts';
 import type { Ended, Outcomes } from './outcomes.ts';
 import { resolveReferencesForDelete, type ObjectLookup, type ResolvedReferences } from './references.ts';
@@ -14,7 +14,7 @@ import { REASON } from '../base/reasons.ts';
 
 export interface DeletionOptions<R extends ManagedObject, P> {
   kind: ManagedKind<R, unknown, P>;
-  writer: KubeWriter;
+  writer: Pick<ObjectWriter, 'setFinalizers'>;
   events: EventRecorder;
   /** Objects that reference this one and still exist (`Pipe orders`): a Delete waits for them. */
   dependantsOf?(resource: R): string[];
@@ -37,7 +37,8 @@ export interface DeletionOptions<R extends ManagedObject, P> {
 
 /**
  * What happens when a resource with sluice's finalizer is deleted: its deletion policy, applied only to a
- * cloud object it owns, after its dependants are gone; then the finalizer goes. What status says is returned.
+ * cloud object it owns, after its dependants are gone; then the finalizer goes. What status says is returned,
+ * or the race releasing the finalizer met (the object gone or changed meanwhile).
  */
 export class Deletion<R extends ManagedObject, P> {
   /**
@@ -53,7 +54,7 @@ export class Deletion<R extends ManagedObject, P> {
     this.released.delete(key);
   }
 
-  async finalize(resource: R): Promise<Ended> {
+  async finalize(resource: R): Promise<Ended | Raced> {
     const { kind, events } = this.options;
     if (!resource.metadata.finalizers?.includes(FINALIZER)) return { outcome: { kind: 'idle' }, status: {} };
     if (this.released.get(objectKey(resource)) === resource.metadata.uid) return RELEASED;
@@ -105,12 +106,15 @@ export class Deletion<R extends ManagedObject, P> {
       const refused =
         id || createIntentOf(resource) ? this.options.credentialsRefusal?.(resource) : undefined;
       if (refused) throw refused;
-      const { client, records } = await this.options.connect(resource, references);
+      const { client, records, waiting } = await this.options.connect(resource, references);
       // A create that crashed before recording its id must not leak when the resource is deleted; but an
       // intent is anyone's to write: the look-up goes only where the object's plain ids may reach.
       if (!id && !(await this.options.mayLookUp(resource, records, references)))
         return this.removeFinalizer(resource);
-      id ??= await records.findCreated(resource, this.options.creates.lostCreate(resource));
+      const lost = this.options.creates.lostCreate(resource);
+      // A lost create is looked for as its create resolved the references: one still on its way is waited for.
+      if (!id && lost && waiting) return this.options.outcomes.waitForCloud(waiting);
+      id ??= await records.findCreated(resource, lost);
       if (id && (await client.delete(resource, id)) === 'pending') {
         const deleting = {
           type: 'Ready',
@@ -132,9 +136,10 @@ export class Deletion<R extends ManagedObject, P> {
     return this.removeFinalizer(resource);
   }
 
-  private async removeFinalizer(resource: R): Promise<Ended> {
+  private async removeFinalizer(resource: R): Promise<Ended | Raced> {
     const finalizers = (resource.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
-    await this.options.writer.setFinalizers(this.options.kind, resource, finalizers);
+    const released = await this.options.writer.setFinalizers(this.options.kind, resource, finalizers);
+    if (released instanceof Raced) return released;
     this.released.set(objectKey(resource), resource.metadata.uid);
     return RELEASED;
   }

@@ -62,16 +62,14 @@ export class ReconcileError extends Error implements ClassifiedError {
 
 /**
  * Not a failure: something the resource needs is not ready yet (a service still provisioning, or stopped).
- * The reconciler reports it in `Ready` with `reason`, keeps `Synced=True`, records no Warning and polls.
+ * A value, returned, never thrown: the step that meets it returns it, and the reconciler reports it in
+ * `Ready` with `reason`, keeps `Synced=True`, records no Warning and polls.
  */
-export class Waiting extends Error {
+export class Waiting {
   constructor(
     readonly reason: ConditionReason,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'Waiting';
-  }
+    readonly message: string,
+  ) {}
 }
 
 /** The condition reason for any error: a classified failure names its own; any other error is a `ReconcileError`. */

@@ -28,7 +28,7 @@ export type {
 // The annotations and the finalizer sluice reads and writes on every object.
 export { ANNOTATIONS, FINALIZER, OPERATOR_ANNOTATIONS, externalIdOf } from './annotations.ts';
 
-// Errors a kind throws: reported in the Synced condition with their reason, or as a wait.
+// What a kind throws (a failure, reported in Synced with its reason) or returns (a wait, reported in Ready).
 export { ReconcileError, Waiting, messageOf } from './errors.ts';
 
 // Which credentials Secret an object uses: its own, else its namespace's default.

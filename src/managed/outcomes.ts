@@ -8,6 +8,7 @@ import { deferralOf, messageOf, ReconcileError, reasonOf, retryFloorOf, Waiting 
 import type { EventRecorder } from './events.ts';
 import type { Pacing } from './pacing.ts';
 import { timing } from '../base/timings.ts';
+import type { Raced } from './object-writes.ts';
 import type { ReplacedReference } from './references.ts';
 import type { StatusChange } from './status-changes.ts';
 import type { ManagedObject } from './types.ts';
@@ -186,27 +187,21 @@ export class Outcomes<R extends ManagedObject> {
   }
 
   /**
-   * A reconcile that threw: a wait is recorded as a wait for the cloud; a call the quota deferred is looked
-   * at again quietly; anything else is recorded in status and an Event, for a retry. `write` records a
-   * status change and writes the status (the Event follows the write); `draft.resource` is the object as
-   * that write left it; `lookedAt` is when the reconcile began.
+   * A reconcile that threw (waits are returned, never thrown): a call the quota deferred is looked at again
+   * quietly; anything else is recorded in status and an Event, for a retry. `write` records a
+   * status change and writes the status, returning the race it met (the Event follows the write);
+   * `draft.resource` is the object as that write left it; `lookedAt` is when the reconcile began.
    */
   async failed(
     key: string,
     draft: { readonly resource: R },
     error: unknown,
-    write: (change: StatusChange) => Promise<void>,
+    write: (change: StatusChange) => Promise<Raced | undefined>,
     lookedAt: number,
   ): Promise<Outcome> {
     const { signal, logger, events } = this.options;
     // Another process may lead by now: an aborted reconcile records nothing, its successor looks again.
     if (signal?.aborted) throw error;
-    if (error instanceof Waiting) {
-      // Not a failure, but still the truth to record: the try's status write was skipped by the throw.
-      const { outcome, status } = this.waitForCloud(error);
-      await write(status);
-      return outcome;
-    }
     const deferMs = deferralOf(error);
     if (deferMs !== undefined) {
       logger.debug({ key, requeueAfterMs: deferMs }, 'cloud call deferred; requeued');
@@ -214,9 +209,10 @@ export class Outcomes<R extends ManagedObject> {
     }
     const [reason, message] = [reasonOf(error), messageOf(error)];
     const failure = { reason, message, needsAPerson: failureOf(error)?.kind === 'terminal' };
-    await write({ failure }).catch((statusError: unknown) =>
-      logger.warn({ key, err: messageOf(statusError) }, 'could not record the failure in status'),
-    );
+    const unwritten = await write({ failure }).catch((statusError: unknown) => ({
+      message: messageOf(statusError),
+    }));
+    if (unwritten) logger.warn({ key, err: unwritten.message }, 'could not record the failure in status');
     events.record(draft.resource, 'Warning', reason, message);
     const { requestId } = error as { requestId?: unknown };
     // What waits on the user (a missing Secret, a spec the cloud refuses) is no trouble of the operator's.

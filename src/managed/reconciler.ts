@@ -26,8 +26,7 @@ import {
 import { deferralOf, ReconcileError, Waiting } from './errors.ts';
 import { Deletion } from './deletion.ts';
 import { CredentialsChecks, ORGANIZATION_FIELD } from './credentials-checks.ts';
-import type { KubeWriter } from './kube-writer.ts';
-import { ObjectChanged, ObjectGone, objectWrites } from './object-writes.ts';
+import { objectWrites, Raced, type ObjectWriter } from './object-writes.ts';
 import { describeDrift, driftRecorded } from './drift-status.ts';
 import { isObserveOnly, nothingToObserve, OBSERVED, recordPendingChanges } from './observe-only.ts';
 import { Outcomes, type Ended, type Outcome } from './outcomes.ts';
@@ -91,8 +90,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly creates: CreateAttempts;
   private readonly plainIds: PlainIdGate<R> | undefined;
   private readonly credentialsChecks: CredentialsChecks<R>;
-  /** The writer, its writes to the object itself telling a race with the object's removal or edit. */
-  private readonly writer: KubeWriter;
+  /** The writes to the object itself, each returning the race it met with the object's removal or edit. */
+  private readonly writer: ObjectWriter;
 
   constructor(private readonly options: ManagedReconcilerOptions<R, Cloud, P>) {
     const { kind, cache, events } = options;
@@ -113,7 +112,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       kind.connectionSecret &&
       new ConnectionPublisher({
         connectionSecret: kind.connectionSecret,
-        writer,
+        writer: options.writer,
         events,
         secrets: options.secrets,
         ...(options.secretWrites ? { secretWrites: options.secretWrites } : {}),
@@ -196,19 +195,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const lookedAt = this.now().getTime();
     let outcome: Outcome;
     try {
-      outcome = await this.reconcileObject(cached, draft);
+      const ended = await this.reconcileObject(cached, draft);
+      if (ended instanceof Raced) return this.raced(key, ended);
+      outcome = ended;
       await yieldIfBusy();
-      if (!draft.discarded) await this.flush(draft);
+      const written = draft.discarded ? undefined : await this.flush(draft);
+      if (written) return this.raced(key, written);
     } catch (error) {
-      // A race with the object's own removal or edit, not a failure: nothing to report.
-      if (error instanceof ObjectGone) {
-        this.logger.debug({ key }, 'the object was removed while it was reconciled');
-        return;
-      }
-      if (error instanceof ObjectChanged) {
-        this.logger.debug({ key }, 'the object changed while it was reconciled; looking again');
-        return { requeue: true };
-      }
       const write = (change: StatusChange) => {
         draft.apply(change);
         return this.flush(draft);
@@ -218,7 +211,18 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     return this.outcomes.next(draft.resource, outcome);
   };
 
-  private async reconcileObject(resource: R, draft: StatusDraft<R>): Promise<Outcome> {
+  /** A race with the object's own removal or edit, not a failure: nothing to report; an edit is looked at. */
+  private raced(key: string, raced: Raced): Requeue | void {
+    if (raced.race === 'gone') {
+      this.logger.debug({ key }, raced.message);
+      return;
+    }
+    this.logger.debug({ key }, `${raced.message}; looking again`);
+    return { requeue: true };
+  }
+
+  /** The reconcile's steps in order: how it ends, or the race one of its writes to the object met. */
+  private async reconcileObject(resource: R, draft: StatusDraft<R>): Promise<Outcome | Raced> {
     const { kind, events } = this.options;
     const annotations = resource.metadata.annotations ?? {};
     if (annotations[ANNOTATIONS.paused] === 'true') {
@@ -228,7 +232,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       const status = { keepObservedGeneration: true, conditions: [paused] } as const;
       return this.end(draft, { outcome: { kind: 'idle' }, status });
     }
-    if (resource.metadata.deletionTimestamp) return this.end(draft, await this.deletion.finalize(resource));
+    if (resource.metadata.deletionTimestamp) {
+      const finalized = await this.deletion.finalize(resource);
+      return finalized instanceof Raced ? finalized : this.end(draft, finalized);
+    }
     const requestedAt = annotations[ANNOTATIONS.reconcileRequestedAt];
     // An object sluice only observes writes nothing: its writes are recorded, to show what Full would send.
     const writes = isObserveOnly(resource) ? new WriteRecorder() : undefined;
@@ -274,7 +281,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const secrets = this.resolveSecrets(resource, draft.status);
     const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
-    const { client, records, creation } = await this.connect(resource, priority, references, secrets, writes);
+    const { client, records, creation, waiting } = await this.connect(
+      resource,
+      priority,
+      references,
+      secrets,
+      writes,
+    );
     draft.beforeCloud = false;
     const credentials = credentialsSecretNameOf(resource, exists, stated);
     draft.apply(credentials ? { set: { credentialsSecret: credentials } } : { unset: ['credentialsSecret'] });
@@ -302,6 +315,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       } as const;
       draft.apply({ conditions: [withdrawn] });
     } else draft.apply({ removed: [GRANTED_CONDITION] });
+    // What the object waits for, known when connecting (an Alert's tile not made yet): nothing is looked
+    // up, created or changed until it ends.
+    if (waiting) return this.end(draft, this.outcomes.waitForCloud(waiting));
 
     if (!id) {
       // Crash-safe create: a create whose id never reached status left a marker in the cloud, or at least an
@@ -342,7 +358,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       resource.status?.id === id &&
       removal === undefined;
     if (!resource.metadata.finalizers?.includes(FINALIZER) || intentSpent) {
-      resource = await this.writeMetadata(resource, draft, intentSpent ? spentIntent(resource) : {});
+      const written = await this.writeMetadata(resource, draft, intentSpent ? spentIntent(resource) : {});
+      if (written instanceof Raced) return written;
+      resource = written;
     }
     draft.apply({ set: { id } });
 
@@ -379,9 +397,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     creation: CreatePreparation<R> | undefined,
     secrets: ResolvedSecrets,
     draft: StatusDraft<R>,
-  ): Promise<Outcome> {
+  ): Promise<Outcome | Raced> {
     const { kind, events } = this.options;
-    await creation?.ensureCreatable?.(resource);
+    const notYet = await creation?.ensureCreatable?.(resource);
+    if (notYet) return this.end(draft, this.outcomes.waitForCloud(notYet));
     // A password that could not be stored would be lost: refuse someone else's Secret before creating, and
     // create nothing while the Secret could not be written (admission, quota, a namespace being deleted).
     const existing = this.connections?.current(resource);
@@ -399,11 +418,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // With it, what the create will record and is settled already: a lost answer loses none of it.
     const known = creation?.createStatus?.(resource);
     const recorded = known ? JSON.stringify(known) : null;
-    resource = await this.writeMetadata(resource, draft, {
+    const intended = await this.writeMetadata(resource, draft, {
       ...spentIntent(resource),
       [ANNOTATIONS.createPending]: this.now().toISOString(),
       ...(recorded !== null ? { [ANNOTATIONS.createStatus]: recorded } : {}),
     });
+    if (intended instanceof Raced) return intended;
+    resource = intended;
     this.creates.intentRecorded(resource);
     draft.changingCloud = true;
     const created = await client.create(resource, prepared).catch((error: unknown) => {
@@ -412,6 +433,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       throw error;
     });
     this.creates.createEnded(resource);
+    // The cloud answered that what the create needs is not ready (its service not running): nothing made.
+    if (created instanceof Waiting) return this.end(draft, this.outcomes.waitForCloud(created));
     // The id goes to status at once: every later step, and every restart, works from it.
     const id = created.externalId;
     const pinned = this.credentialsChecks.pinned(resource, id);
@@ -434,10 +457,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // from what the other kept (the id in status; a lost password is recovered by the next reconcile).
     const details = created.connectionDetails;
     if (details && this.connections) draft.apply(this.connections.stored(resource, details));
-    await allSettledOrThrow([
+    const written = await statusAndSecretWritten(
       this.flush(draft),
       details && this.connections?.publish(resource, details, existing),
-    ]);
+    );
+    if (written) return written;
     events.record(resource, 'Normal', 'Created', `created ${kind.kind} ${id}`);
     // The intent is spent once the id is in status: every later reconcile, and every restart, works from
     // the id. Left on, it would read as a create still under way.
@@ -446,10 +470,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       resource.metadata.resourceVersion,
       draft.resource.metadata.resourceVersion,
     ];
-    this.creates.intentRemoved(
-      await this.writeMetadata(draft.resource, draft, spentIntent(draft.resource)),
-      seen,
-    );
+    const spent = await this.writeMetadata(draft.resource, draft, spentIntent(draft.resource));
+    if (spent instanceof Raced) return spent;
+    this.creates.intentRemoved(spent, seen);
     return { kind: 'waitForCloud' };
   }
 
@@ -476,6 +499,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       draft.changingCloud = true;
       // What the cloud's answers changed (a state entered at once), if anything.
       const answered = (await client.update(resource, id, observation)) ?? {};
+      if (answered instanceof Waiting) return this.end(draft, this.outcomes.waitForCloud(answered));
       draft.apply({ set: answered }, this.secretsRecorded(draft.resource, secrets));
       // Values the update made true (a password the cloud has now accepted): published after it, never before.
       const accepted = observation.connectionDetailsAfterUpdate;
@@ -591,23 +615,30 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     return this.end(draft, this.outcomes.waitForObject(new Waiting(OWNED_BY_ANOTHER_CLUSTER, message)));
   }
 
-  /** Adds the finalizer when missing and sets (or, with null, removes) annotations, in one guarded write. */
+  /**
+   * Adds the finalizer when missing and sets (or, with null, removes) annotations, in one guarded write: the
+   * object as written, or the race the write met.
+   */
   private async writeMetadata(
     resource: R,
     draft: StatusDraft<R>,
     annotations: Record<string, string | null>,
-  ): Promise<R> {
+  ): Promise<R | Raced> {
     const finalizers = resource.metadata.finalizers ?? [];
     const updated = await this.writer.patchMetadata(this.options.kind, resource, {
       ...(finalizers.includes(FINALIZER) ? {} : { finalizers: [...finalizers, FINALIZER] }),
       ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
     });
-    draft.rebase(updated);
+    if (!(updated instanceof Raced)) draft.rebase(updated);
     return updated;
   }
 
   /** The cloud object is gone: say so, forget the id (and the intent it was for), and create anew. */
-  private async reportExternalMissing(resource: R, id: string, draft: StatusDraft<R>): Promise<Outcome> {
+  private async reportExternalMissing(
+    resource: R,
+    id: string,
+    draft: StatusDraft<R>,
+  ): Promise<Outcome | Raced> {
     const { kind, events } = this.options;
     events.record(
       resource,
@@ -616,7 +647,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       `${kind.kind} ${id} no longer exists in the cloud`,
     );
     // The intent was for the object that is gone: what was created since is not ours to adopt.
-    if (createIntentOf(resource)) await this.writeMetadata(resource, draft, spentIntent(resource));
+    if (createIntentOf(resource)) {
+      const spent = await this.writeMetadata(resource, draft, spentIntent(resource));
+      if (spent instanceof Raced) return spent;
+    }
     this.claims.release(resource);
     const gone = {
       type: 'Ready',
@@ -682,10 +716,14 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     return ended.outcome;
   }
 
-  /** Writes the status when it changed; the watch may deliver the write before the response does. */
-  private async flush(draft: StatusDraft<R>): Promise<void> {
-    await this.statuses.flush(draft);
-    this.onCacheChange(objectKey(draft.resource));
+  /**
+   * Writes the status when it changed; the watch may deliver the write before the response does. Returns
+   * the race the write met, if any.
+   */
+  private async flush(draft: StatusDraft<R>): Promise<Raced | undefined> {
+    const raced = await this.statuses.flush(draft);
+    if (!raced) this.onCacheChange(objectKey(draft.resource));
+    return raced;
   }
 
   private get cluster(): ClusterIdentity {
@@ -714,9 +752,17 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     this.options.lookup?.(kind, namespace, name);
 }
 
-/** Waits for every write to end, then throws the first failure: none is left running unobserved. */
-async function allSettledOrThrow(writes: readonly (Promise<unknown> | undefined)[]): Promise<void> {
-  const results = await Promise.allSettled(writes);
-  const failed = results.find((result) => result.status === 'rejected');
-  if (failed) throw failed.reason;
+/**
+ * Waits for both writes to end, none left running unobserved; then throws the status write's failure, or
+ * returns its race (the object gone or changed: the Secret's fate is moot), or throws the Secret's failure.
+ */
+async function statusAndSecretWritten(
+  status: Promise<Raced | undefined>,
+  secret: Promise<unknown> | undefined,
+): Promise<Raced | undefined> {
+  const [written, published] = await Promise.allSettled([status, secret]);
+  if (written.status === 'rejected') throw written.reason;
+  if (written.value) return written.value;
+  if (published.status === 'rejected') throw published.reason;
+  return undefined;
 }

@@ -5,7 +5,7 @@ import { KubeApiError } from '../kube/kube-http.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
 import { ReconcileError } from './errors.ts';
 import type { ResourceType } from '../kube/api-path.ts';
-import type { KubeWriter } from './kube-writer.ts';
+import { Raced, type ObjectWriter } from './object-writes.ts';
 import {
   progressConditions,
   readyReasonsNeedingAPerson,
@@ -191,7 +191,7 @@ export class StatusWriter<R extends ManagedObject> {
 
   constructor(
     private readonly kind: ResourceType & { reasons?: KindReasons },
-    private readonly writer: KubeWriter,
+    private readonly writer: ObjectWriter,
     private readonly now: () => Date,
     /** Told once per refused status, with the reason to report (an Event, a log line). */
     private readonly onRefused: (resource: R, message: string) => void = () => {},
@@ -218,20 +218,21 @@ export class StatusWriter<R extends ManagedObject> {
   /**
    * Writes the draft's status. One the apiserver refuses (422: a bound or rule it enforces, an admission
    * policy) is reported once and not sent again; the status it holds is kept, with this generation
-   * observed and Synced saying why, so the object goes on recording later generations.
+   * observed and Synced saying why, so the object goes on recording later generations. Returns the race a
+   * write met (the object removed or changed meanwhile), when it met one.
    */
-  async flush(draft: StatusDraft<R>): Promise<void> {
+  async flush(draft: StatusDraft<R>): Promise<Raced | undefined> {
     let next = draft.result();
     const key = objectKey(draft.resource);
     const refused = this.refused.get(key);
     if (refused?.uid === draft.resource.metadata.uid && isDeepStrictEqual(refused.status, next)) {
       next = this.fallback(draft, next, undefined);
     }
-    if (this.expectations.upToDate(draft.resource, next)) return;
+    if (this.expectations.upToDate(draft.resource, next)) return undefined;
     // Patched from what the server holds: our last write, when the cache has not shown it yet.
     const ahead = this.expectations.ahead(draft.resource);
     const from = ahead ? { ...draft.resource, status: ahead } : draft.resource;
-    let updated: R;
+    let updated: R | Raced;
     try {
       updated = await this.writer.patchStatus(this.kind, from, next);
     } catch (error) {
@@ -245,8 +246,10 @@ export class StatusWriter<R extends ManagedObject> {
       });
       next = fallback;
     }
+    if (updated instanceof Raced) return updated;
     this.expectations.wrote(draft.resource, next, updated, draft.readVersions);
     draft.rebase(updated);
+    return undefined;
   }
 
   /**

@@ -4,6 +4,7 @@ import type { OwnedCandidate, Owner } from './cluster-owner.ts';
 import type { PlainIdUse } from './id-access.ts';
 import type { ConditionReason, KindReasons } from '../base/reasons.ts';
 import type { DeletionPolicy, ManagedObject } from './managed-object.ts';
+import type { Waiting } from './errors.ts';
 import type { ReferenceDeclaration, ResolvedReferences } from './references.ts';
 import type { ResolvedSecrets, SecretUse } from './secret-references.ts';
 
@@ -124,6 +125,12 @@ export interface KindConnection<R extends ManagedObject, Plan = unknown> {
   records: CloudRecords<R>;
   /** Absent for a kind whose create needs nothing settled, made or said before it is sent. */
   creation?: CreatePreparation<R>;
+  /**
+   * What the object waits for before anything is looked up, created or changed, known from its references
+   * when connecting (an Alert's tile its Dashboard has not made yet). Deleting waits for it only to look for
+   * a lost create.
+   */
+  waiting?: Waiting;
 }
 
 /** The act phase's client: it reads the cloud object and changes it, and nothing else. */
@@ -133,17 +140,21 @@ export interface ExternalClient<R extends ManagedObject, Plan = unknown> {
    * comparison's diff (a kind that declares no policy fields still has `sluice.dev/drift: report` applied).
    */
   observe(resource: R, externalId: string): Promise<Observed<R, Plan>>;
-  /** `prepared`: what `CreatePreparation.prepareCreate` made, already in the connection Secret. */
-  create(resource: R, prepared?: ConnectionDetails): Promise<Creation>;
+  /**
+   * `prepared`: what `CreatePreparation.prepareCreate` made, already in the connection Secret. Returns a
+   * `Waiting` when the cloud answered that what the create needs is not ready (a service not running).
+   */
+  create(resource: R, prepared?: ConnectionDetails): Promise<Creation | Waiting>;
   /**
    * The minimal change for what `observe` found different. Returns the status fields the cloud's answers
-   * changed (a state entered at once, `stopping`), so status shows the change under way, not the state before.
+   * changed (a state entered at once, `stopping`), so status shows the change under way, not the state before;
+   * or a `Waiting` when the cloud answered that what the change needs is not ready (a service not running).
    */
   update(
     resource: R,
     externalId: string,
     observation: Extract<Observation<Plan>, { exists: true }>,
-  ): Promise<Record<string, unknown> | void>;
+  ): Promise<Record<string, unknown> | void | Waiting>;
   /** Idempotent: answers `gone` once the cloud resource no longer exists (a 404 is success). */
   delete(resource: R, externalId: string): Promise<'gone' | 'pending'>;
   /** New secret connection values when the stored ones were lost (e.g. a password reset). */
@@ -182,10 +193,10 @@ export interface CloudRecords<R extends ManagedObject> {
 /** What a create needs settled, made or said before it is sent. */
 export interface CreatePreparation<R extends ManagedObject> {
   /**
-   * Makes sure a create can go ahead (e.g. its service runs: an idle one is woken); throws `Waiting` while it
-   * cannot yet, or a `ReconcileError` when only a change of the spec helps.
+   * Makes sure a create can go ahead (e.g. its service runs: an idle one is woken); returns a `Waiting`
+   * while it cannot yet, and throws a `ReconcileError` when only a change of the spec helps.
    */
-  ensureCreatable?(resource: R): Promise<void>;
+  ensureCreatable?(resource: R): Promise<Waiting | void>;
   /**
    * Connection values the client makes itself for the create (a key's secret, made here and sent only as a
    * hash): written into the connection Secret before the create is sent, so a create never makes what only

@@ -11,6 +11,7 @@ import type {
   FieldChange,
   ConnectionDetails,
 } from '../managed/index.ts';
+import { Waiting } from '../managed/index.ts';
 import type { CloudConnection } from '../cloud-access/connection.ts';
 import { dryReconciler } from '../composition/reconcilers.ts';
 import type { SluiceKind } from '../kinds/shared/sluice-kind.ts';
@@ -145,9 +146,10 @@ function watched(connection: KindConnection<ManagedObject>, session: Session): K
       if (effects !== undefined) session.createEffects = effects;
       const before = recorded();
       try {
-        await client.create(resource, prepared);
+        const created = await client.create(resource, prepared);
+        if (created instanceof Waiting) return created;
       } catch (error) {
-        // Only a failure before the request is one the operator would meet too (a wait, a refused spec).
+        // Only a failure before the request is one the operator would meet too (a refused spec).
         if (recorded() === before) throw error;
       }
       session.created = true;

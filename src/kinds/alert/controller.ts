@@ -33,8 +33,22 @@ import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 
 /** The Alert controller: its cloud client, loaded by the registry only when the kind runs. */
 export const alertController: KindController<Alert, AlertBody> = {
-  connect: (_resource, context) => connectionOf(new AlertClient(context, referencedIds(context.references))),
+  connect: (resource, context) => {
+    const ids = referencedIds(context.references);
+    const waiting = tileOnItsWay(resource.spec.tile, ids.tiles);
+    return { ...connectionOf(new AlertClient(context, ids)), ...(waiting ? { waiting } : {}) };
+  },
 };
+
+/** A tile the Dashboard's spec has and has not made yet: the alert waits for it before any call. */
+function tileOnItsWay(tile: string | undefined, tiles: DashboardTiles | undefined): Waiting | undefined {
+  if (tile === undefined || !tiles || tiles.ids[tile] !== undefined || !tiles.names.includes(tile))
+    return undefined;
+  return new Waiting(
+    REASON.WaitingForReference,
+    `Dashboard ${tiles.dashboard} has not made tile ${tile} yet`,
+  );
+}
 
 /** The cloud ids the references resolved to; a tile by its name in the Dashboard's status. */
 function referencedIds(
@@ -93,18 +107,15 @@ class AlertClient
     return ignoreNotFound(this.cloud.alerting.getAlert(id));
   }
 
-  /** The spec in cloud ids: a tile the Dashboard does not have is the user's to fix. */
+  /**
+   * The spec in cloud ids: a tile the Dashboard does not have is the user's to fix. One it has and has not
+   * made yet never gets here: the connection's wait (`tileOnItsWay`) comes first.
+   */
   private resolved(spec: Alert['spec']): Alert['spec'] {
     const { tile } = spec;
     const tiles = this.ids.tiles;
     const tileId = tile === undefined ? undefined : tiles?.ids[tile];
-    if (tile !== undefined && tileId === undefined) {
-      // A tile the Dashboard's spec has, not made yet, is waited for; one it does not have is the user's to fix.
-      if (tiles?.names.includes(tile))
-        throw new Waiting(
-          REASON.WaitingForReference,
-          `Dashboard ${tiles.dashboard} has not made tile ${tile} yet`,
-        );
+    if (tile !== undefined && tileId === undefined && !tiles?.names.includes(tile)) {
       throw ReconcileError.terminal(
         REASON.InvalidReference,
         `tile ${tile} is not a tile of Dashboard ${tiles?.dashboard ?? ''} (its tiles: ${tiles?.names.join(', ') || 'none'})`,

@@ -91,8 +91,11 @@ class DatabaseServiceClient
     private readonly restoreSource: ResolvedReference | undefined,
   ) {}
 
-  async ensureCreatable(resource: DatabaseService): Promise<void> {
-    this.restorePoint = await this.findRestorePoint(resource);
+  async ensureCreatable(resource: DatabaseService): Promise<Waiting | undefined> {
+    const found = await this.findRestorePoint(resource);
+    if (found instanceof Waiting) return found;
+    this.restorePoint = found;
+    return undefined;
   }
 
   /** The backup the create restores, settled by `ensureCreatable`: recorded even when the answer is lost. */
@@ -233,21 +236,21 @@ class DatabaseServiceClient
 
   /**
    * The backup a create restores: spec.backupId, or the latest finished backup of the DatabaseService
-   * spec.restore names, listed fresh (the latest at create time). Waits while that service has none; a
+   * spec.restore names, listed fresh (the latest at create time). A wait, returned, while that service has none; a
    * service the cloud would refuse to restore into (another region or tier) is refused here, naming the field.
    */
-  private async findRestorePoint(resource: DatabaseService): Promise<RestorePoint | undefined> {
+  private async findRestorePoint(resource: DatabaseService): Promise<RestorePoint | Waiting | undefined> {
     const { spec } = resource;
     if (spec.backupId) return { id: spec.backupId };
     const source = this.restoreSource;
     if (!spec.restore || !source) return undefined;
     const label = `DatabaseService ${spec.restore.fromBackupOf}`;
     const original = await this.read(source.id);
-    if (!original) throw new Waiting(REASON.WaitingForReference, `${label} is not in the cloud (yet)`);
+    if (!original) return new Waiting(REASON.WaitingForReference, `${label} is not in the cloud (yet)`);
     const mismatch = restoreMismatch(spec, original);
     if (mismatch) throw ReconcileError.terminal(REASON.InvalidReference, mismatch, RETRY_DELAYS.userAction);
     const latest = latestFinishedBackup(await this.cloud.snapshots.backups(source.id).all(0));
-    if (!latest) throw new Waiting(REASON.WaitingForReference, `${label} has no finished backup yet`);
+    if (!latest) return new Waiting(REASON.WaitingForReference, `${label} has no finished backup yet`);
     return { id: latest.id, of: spec.restore.fromBackupOf, serviceId: source.id };
   }
 

@@ -74,7 +74,7 @@ class PipeClient
     );
   }
 
-  async ensureCreatable(): Promise<void> {
+  async ensureCreatable(): Promise<ServiceNotRunning | undefined> {
     const foreign = this.referencedEndpoints.find(
       (endpoint) => endpoint.object?.status?.serviceId !== this.serviceId,
     );
@@ -86,7 +86,7 @@ class PipeClient
         RETRY_DELAYS.userAction,
       );
     }
-    await this.service.ensureRunning();
+    return this.service.ensureRunning();
   }
 
   async observe(resource: Pipe, id: string): Promise<Observed<Pipe, PipePlan>> {
@@ -133,20 +133,34 @@ class PipeClient
       this.referencedEndpoints.map((endpoint) => endpoint.id),
     );
     const pipe = await this.service.call(() => this.management.createPipe(this.serviceId, body));
-    return { externalId: pipe.id };
+    return pipe instanceof ServiceNotRunning ? pipe : { externalId: pipe.id };
   }
 
-  /** PATCH, then PUT settings, then the state command: each only when the plan has it. */
-  /** Returns the state the last answer showed: a stop is `Stopping` at once. */
+  /**
+   * PATCH, then PUT settings, then the state command: each only when the plan has it, and none after one
+   * that found the service not running (that wait is returned). Returns the state the last answer showed:
+   * a stop is `Stopping` at once.
+   */
   async update(_resource: Pipe, id: string, observation: { plan: PipePlan }) {
     const { patch, settings, command } = observation.plan;
     let answer: CloudPipe | undefined;
-    if (patch) answer = await this.service.call(() => this.management.updatePipe(this.serviceId, id, patch));
+    if (patch) {
+      const patched = await this.service.call(() => this.management.updatePipe(this.serviceId, id, patch));
+      if (patched instanceof ServiceNotRunning) return patched;
+      answer = patched;
+    }
     if (settings) {
-      await this.service.call(() => this.management.putPipeSettings(this.serviceId, id, settings));
+      const put = await this.service.call(() =>
+        this.management.putPipeSettings(this.serviceId, id, settings),
+      );
+      if (put instanceof ServiceNotRunning) return put;
     }
     if (command) {
-      answer = await this.service.call(() => this.management.changePipeState(this.serviceId, id, command));
+      const changed = await this.service.call(() =>
+        this.management.changePipeState(this.serviceId, id, command),
+      );
+      if (changed instanceof ServiceNotRunning) return changed;
+      answer = changed;
     }
     return answer?.state === undefined ? {} : { state: answer.state };
   }
@@ -167,20 +181,16 @@ class PipeClient
   }
 
   private async deletePipe(id: string): Promise<void> {
-    try {
-      await this.service.call(() => this.management.deletePipe(this.serviceId, id));
-    } catch (error) {
-      if (!(error instanceof ServiceNotRunning)) throw error;
-      if (error.state === 'stopped') {
-        // The cloud refuses (424) while the service is stopped: keep the finalizer and say what unblocks it.
-        throw ReconcileError.terminal(
-          PIPE_REASON.DeleteBlocked,
-          `cannot delete pipe ${id}: ${this.service.label} is stopped; start the service or set deletionPolicy: Orphan`,
-          RETRY_DELAYS.deleteBlocked,
-        );
-      }
-      // Otherwise the service is being woken: the next poll deletes.
+    const deleted = await this.service.call(() => this.management.deletePipe(this.serviceId, id));
+    if (deleted instanceof ServiceNotRunning && deleted.state === 'stopped') {
+      // The cloud refuses (424) while the service is stopped: keep the finalizer and say what unblocks it.
+      throw ReconcileError.terminal(
+        PIPE_REASON.DeleteBlocked,
+        `cannot delete pipe ${id}: ${this.service.label} is stopped; start the service or set deletionPolicy: Orphan`,
+        RETRY_DELAYS.deleteBlocked,
+      );
     }
+    // Otherwise the service is being woken: the next poll deletes.
   }
 
   /** The ReversePrivateEndpoint objects the kafka source references, resolved (and Ready) by the reconciler. */

@@ -43,19 +43,22 @@ export class ServiceGate {
     return name ? `DatabaseService ${name}` : `service ${this.service.id}`;
   }
 
-  /** Returns when the service is running; wakes an idle one and throws `Waiting` until it runs. */
-  async ensureRunning(): Promise<void> {
-    if (this.service.object?.status?.state === 'running') return;
+  /** Nothing when the service is running; otherwise wakes an idle one and returns the wait until it runs. */
+  async ensureRunning(): Promise<ServiceNotRunning | undefined> {
+    if (this.service.object?.status?.state === 'running') return undefined;
     const { snapshots, freshnessMs } = this.observed;
     const service = await snapshots.services.read(this.service.id, freshnessMs, () =>
       this.management.getService(this.service.id),
     );
     const state = service?.state;
-    if (state !== 'running') await this.waitFor(state ?? 'unknown');
+    return state === 'running' ? undefined : this.waitFor(state ?? 'unknown');
   }
 
-  /** Runs a call that needs a running service; a 424 is answered as the real API's clients do. */
-  async call<T>(call: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a call that needs a running service; a 424 is answered as the real API's clients do: the wait
+   * is returned in place of the call's answer.
+   */
+  async call<T>(call: () => Promise<T>): Promise<T | ServiceNotRunning> {
     try {
       return await call();
     } catch (error) {
@@ -65,18 +68,18 @@ export class ServiceGate {
     }
   }
 
-  private async waitFor(state: string): Promise<never> {
+  private async waitFor(state: string): Promise<ServiceNotRunning> {
     if (state === 'idle') {
       await this.management.changeServiceState(this.service.id, 'awake');
-      throw new ServiceNotRunning(state, `${this.label} was idle and is being woken up`);
+      return new ServiceNotRunning(state, `${this.label} was idle and is being woken up`);
     }
     if (state === 'stopped') {
-      throw new ServiceNotRunning(
+      return new ServiceNotRunning(
         state,
         `${this.label}: service is stopped (sluice never starts a service for its dependants)`,
       );
     }
-    throw new ServiceNotRunning(state, `${this.label} is ${state}`);
+    return new ServiceNotRunning(state, `${this.label} is ${state}`);
   }
 }
 

@@ -205,8 +205,8 @@ export class FakeCloud implements ExternalClient<Widget, number> {
   waitBeforeCreate: string | undefined;
   private nextId = 1;
 
-  async ensureCreatable(): Promise<void> {
-    if (this.waitBeforeCreate) throw new Waiting('WaitingForReference', this.waitBeforeCreate);
+  async ensureCreatable(): Promise<Waiting | void> {
+    if (this.waitBeforeCreate) return new Waiting('WaitingForReference', this.waitBeforeCreate);
   }
 
   /** What each look-up was asked to search for. */

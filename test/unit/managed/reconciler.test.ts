@@ -487,19 +487,51 @@ describe('ManagedReconciler', () => {
     expect(t.events.slice(events)).toEqual([]);
   });
 
+  /** A write the apiserver answers with `statusCode`: 404 once the object is removed, 409 once it changed. */
+  const refuse = (statusCode: number) => async () => {
+    throw new KubeApiError(statusCode, undefined, `PATCH widgets/a: ${statusCode}`);
+  };
+
   it('ends quietly when a write finds its object gone, and looks again when it finds it changed', async () => {
     const t = setup();
     t.apply(widget('a'));
     const writer = t.server.writer();
-    const refuse = (statusCode: number) => async () => {
-      throw new KubeApiError(statusCode, undefined, `PATCH widgets/a: ${statusCode}`);
-    };
     writer.patchMetadata = refuse(404);
     const gone = fakeReconciler(t.server, t.cache, t.cloud, { writer, events: fakeEvents().recorder });
     await expect(gone.reconcile('ns/a')).resolves.toBeUndefined();
     writer.patchMetadata = refuse(409);
     await expect(gone.reconcile('ns/a')).resolves.toEqual({ requeue: true });
     expect(t.cloud.calls).not.toContain('create');
+  });
+
+  it('ends as quietly when the status write after a create, or the finalizer release, finds the object gone', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+    const writer = t.server.writer();
+    writer.patchStatus = refuse(404);
+    const { recorder, events } = fakeEvents();
+    const racing = fakeReconciler(t.server, t.cache, t.cloud, { writer, events: recorder });
+    await expect(racing.reconcile('ns/a')).resolves.toBeUndefined();
+    expect(t.cloud.calls).toContain('create');
+    // Nothing is reported of an object that is gone: no Created, no Warning.
+    expect(events).toEqual([]);
+
+    const { t: deleted } = await readyWidget();
+    const deleting = deleted.server.get('a');
+    deleting.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
+    deleted.cache.set(deleted.server.put(deleting));
+    const released = deleted.server.writer();
+    released.setFinalizers = refuse(404);
+    const statusWrites = deleted.server.statusWrites.length;
+    const finalizing = fakeReconciler(deleted.server, deleted.cache, deleted.cloud, {
+      writer: released,
+      events: recorder,
+    });
+    await expect(finalizing.reconcile('ns/a')).resolves.toBeUndefined();
+    expect(deleted.cloud.calls).toContain('delete');
+    // The delete was done and said; the release met the removal, which is no failure: no Warning, no status.
+    expect(deleted.server.statusWrites).toHaveLength(statusWrites);
+    expect(events.map((event) => event.reason)).toEqual(['Deleted']);
   });
 
   describe('connection Secret ownership', () => {

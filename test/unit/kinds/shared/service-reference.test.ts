@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../../../../src/cloud/errors.ts';
+import type { ManagementClient } from '../../../../src/cloud/management-client.ts';
+import { ServiceGate, ServiceNotRunning } from '../../../../src/kinds/shared/service-reference.ts';
 import { serviceReference, type ServiceScoped } from '../../../../src/kinds/shared/service-scoped.ts';
 import { resolveReferences } from '../../../../src/managed/references.ts';
 import type { ManagedObject } from '../../../../src/managed/index.ts';
@@ -65,5 +68,61 @@ describe('a reference to a DatabaseService', () => {
       expect(resolve(existing)).toMatchObject({ resolved: { service: [{ id: 'svc-1' }] } });
     }
     expect(resolve(pipe)).toHaveProperty('waitingFor');
+  });
+});
+
+describe('a call that needs a running service', () => {
+  /** The cloud's answer to a call its service cannot take in `state`. */
+  const notRunning = (state: string) =>
+    new ApiError({
+      api: 'management',
+      method: 'POST',
+      route: '/services/:id/pipes',
+      path: '/services/svc-1/pipes',
+      status: 424,
+      code: 'FAILED_DEPENDENCY',
+      apiMessage: `Service is not running. Current state: ${state}`,
+      attempts: 1,
+      retryable: false,
+      mayHaveSucceeded: false,
+    });
+
+  function gate() {
+    const woken: string[] = [];
+    const management = {
+      changeServiceState: async (id: string, command: string) => {
+        woken.push(`${id} ${command}`);
+      },
+    } as unknown as ManagementClient;
+    const analytics = { id: 'svc-1', object: service({ id: 'svc-1', state: 'running' }) };
+    const observed = {} as ConstructorParameters<typeof ServiceGate>[2];
+    return { woken, gate: new ServiceGate(management, analytics, observed) };
+  }
+
+  it('returns the wait the cloud answers for a service not running (an idle one woken), never throws it', async () => {
+    const idle = gate();
+    const answer = await idle.gate.call(() => Promise.reject(notRunning('idle')));
+    expect(answer).toBeInstanceOf(ServiceNotRunning);
+    expect(answer).toMatchObject({
+      state: 'idle',
+      reason: 'WaitingForReference',
+      message: 'DatabaseService analytics was idle and is being woken up',
+    });
+    expect(idle.woken).toEqual(['svc-1 awake']);
+
+    const stopped = gate();
+    await expect(stopped.gate.call(() => Promise.reject(notRunning('stopped')))).resolves.toMatchObject({
+      state: 'stopped',
+      message:
+        'DatabaseService analytics: service is stopped (sluice never starts a service for its dependants)',
+    });
+    expect(stopped.woken).toEqual([]);
+  });
+
+  it("answers with the call's own answer, and throws any other failure as it is", async () => {
+    const { gate: running } = gate();
+    await expect(running.call(async () => 'made')).resolves.toBe('made');
+    const failed = new Error('socket hang up');
+    await expect(running.call(() => Promise.reject(failed))).rejects.toBe(failed);
   });
 });
