@@ -7,6 +7,7 @@ import type { CloudClient } from '../cloud/cloud-client.ts';
 import type { ClientOptions } from '../cloud/http.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
 import { CloudSnapshots } from '../cloud/key-snapshots.ts';
+import type { CallChain } from '../base/call-chain.ts';
 import type { WriteRecorder } from '../base/recorded-writes.ts';
 import { QuotaRegistry, type Priority, type QuotaLimit, type QuotaStart } from '../cloud/quota.ts';
 import type { CloudApi, CloudConnection } from './connection.ts';
@@ -123,20 +124,23 @@ export class CloudClients {
 
   /**
    * `freshnessMs`: how old a snapshot this reconcile may observe from (see `CloudConnection`). With
-   * `writes`, the clients keep every write there instead of sending it (objects sluice only observes).
+   * `writes`, the clients keep every write there instead of sending it (objects sluice only observes). With
+   * `chain`, the calls are the reconcile's chain (see `CallChain`).
    */
   async connectionFor(
     resource: ManagedObject,
     priority: Priority,
     freshnessMs = 0,
     writes?: WriteRecorder,
+    chain?: CallChain,
   ): Promise<CloudConnection> {
     const ref = this.secretRefOf(resource);
     const clients = this.clientsFor(ref);
     // Each API's keys are needed only by the kinds that call it: an Alert's Secret may hold only the alerting keys.
     const usable = <C extends CloudClient>(client: C | ReconcileError): C => {
       if (client instanceof ReconcileError) throw client;
-      return writes ? client.withWritesRecorded(writes) : client;
+      const chained = chain ? client.inChain(chain) : client;
+      return writes ? chained.withWritesRecorded(writes) : chained;
     };
     // Reads follow the reconcile's priority, writes go as `user` (the clients' default): no call names one.
     // Every call is made for the resource's namespace: a key's budget is shared fairly between namespaces.

@@ -1,5 +1,6 @@
 import type { CallOptions, HttpCore, RequestSpec, WriteEvent } from './http.ts';
 import type { Priority, QuotaScheduler } from './quota.ts';
+import type { CallChain } from '../base/call-chain.ts';
 import type { WriteRecorder } from '../base/recorded-writes.ts';
 
 /** What both clients share besides the core: the priority of their reads, the quota view and shutdown. */
@@ -8,6 +9,8 @@ export abstract class CloudClient {
   private readPriority: Priority = 'poll';
   /** Who the calls are made for, when a call names no one: the key's budget is shared fairly between them. */
   private sharer: string | undefined;
+  /** The reconcile's chain its calls belong to (see `CallChain`). */
+  private chain: CallChain | undefined;
   /** When set, writes are kept here and answered without being sent (reads still go out). */
   private writes: WriteRecorder | undefined;
 
@@ -32,6 +35,13 @@ export abstract class CloudClient {
   onBehalfOf(sharer: string): this {
     const bound = this.copy();
     bound.sharer = sharer;
+    return bound;
+  }
+
+  /** This client, sharing its connection, quota and options, with its calls made as part of `chain`. */
+  inChain(chain: CallChain): this {
+    const bound = this.copy();
+    bound.chain = chain;
     return bound;
   }
 
@@ -81,7 +91,13 @@ export abstract class CloudClient {
     }
     const priority = options.priority ?? (request.method === 'GET' ? this.readPriority : 'user');
     const sharer = options.sharer ?? this.sharer;
-    return this.http.call(request, { ...options, priority, ...(sharer === undefined ? {} : { sharer }) });
+    const chain = options.chain ?? this.chain;
+    return this.http.call(request, {
+      ...options,
+      priority,
+      ...(sharer === undefined ? {} : { sharer }),
+      ...(chain === undefined ? {} : { chain }),
+    });
   }
 
   /** The same client (connection, quota, options), to be bound differently. */

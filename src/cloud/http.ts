@@ -1,4 +1,5 @@
 import type { Dispatcher } from 'undici';
+import type { CallChain } from '../base/call-chain.ts';
 import { pino, type Logger } from 'pino';
 import {
   AmbiguousRequestError,
@@ -63,6 +64,7 @@ interface Call {
   site: CallSite;
   priority: Priority;
   sharer: string | undefined;
+  chain: CallChain | undefined;
   idempotent: boolean;
   signal: AbortSignal | undefined;
 }
@@ -166,6 +168,7 @@ export class HttpCore {
       site: { api: this.api, method: request.method, route: request.route, path },
       priority: options.priority ?? (request.method === 'GET' ? 'poll' : 'user'),
       sharer: options.sharer,
+      chain: options.chain,
       idempotent: request.idempotent ?? request.method !== 'POST',
       signal:
         this.signal && options.signal
@@ -270,6 +273,7 @@ export class HttpCore {
       ticket = await this.quota.acquire(call.priority, call.signal, {
         deadlineMs: this.limits.maxWaitMs,
         ...(call.sharer === undefined ? {} : { sharer: call.sharer }),
+        ...(call.chain === undefined ? {} : { chain: call.chain }),
       });
     } catch (err) {
       if (call.signal?.aborted) throw this.aborted(call, attempt - 1, false);

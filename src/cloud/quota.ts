@@ -1,6 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { armableDelay, systemClock, type Clock } from '../clock.ts';
 
+import type { CallChain } from '../base/call-chain.ts';
 import { PRIORITIES, type Priority } from '../base/priority.ts';
 
 export { PRIORITIES, type Priority };
@@ -57,6 +58,7 @@ export interface QuotaTicket {
 interface Waiter {
   priority: Priority;
   sharer: string;
+  chain?: CallChain | undefined;
   /** It came back for the slot kept for it (see `Claim.anticipated`): others' anticipation does not hold it. */
   anticipated: boolean;
   enqueuedAt: number;
@@ -103,6 +105,8 @@ interface Caller {
   sharer: string;
   /** The call redeemed a slot kept for it (see `Claim.anticipated`). */
   anticipated?: boolean;
+  /** The reconcile's chain of calls it belongs to: its turn is kept until the chain ends. */
+  chain?: CallChain | undefined;
 }
 
 const countBySharer = (calls: readonly { sharer: string }[]): Map<string, number> => {
@@ -199,9 +203,11 @@ interface Slot {
  * previous is answered. Slots granted together free together, so without more, the other sharers' backlog
  * would take the rest of a freed burst while the chain's read is in flight, and its write would wait a whole
  * window behind them. So a `user` call granted while another sharer asks, whose sharer asks nothing more,
- * keeps the sharer's turn (see `anticipate`): until its call is over and one slot's share of the window
- * (`holdMs / N`) after, the sharers it goes before are not granted. This idles the budget at most that long
- * when the chain ends there; no slot is lost, and the sharer's write follows its read in turn.
+ * keeps the sharer's turn (see `anticipate`): the sharers it goes before are not granted until its call is
+ * over and the reconcile that made it has ended (its `CallChain`; a window at most), or, for a call of no
+ * chain, one slot's share of the window (`holdMs / N`) after. This idles the budget at most that long when
+ * the chain ends there; no slot is lost, and the sharer's write follows its read in turn however long the
+ * reconcile takes to act on the read's answer.
  */
 export class QuotaScheduler {
   readonly key: string;
@@ -243,13 +249,13 @@ export class QuotaScheduler {
   acquire(
     priority: Priority = 'user',
     signal?: AbortSignal,
-    options: { deadlineMs?: number; sharer?: string } = {},
+    options: { deadlineMs?: number; sharer?: string; chain?: CallChain } = {},
   ): Promise<QuotaTicket> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const { deadlineMs, sharer = '' } = options;
+    const { deadlineMs, sharer = '', chain } = options;
     const now = this.clock.now();
     this.prune(now);
-    const caller: Caller = { priority, sharer, anticipated: this.redeemClaim({ priority, sharer }) };
+    const caller: Caller = { priority, sharer, chain, anticipated: this.redeemClaim({ priority, sharer }) };
     // A caller back for its kept turn goes before the waiting calls of the sharers it kept it from.
     const first = this.waiting() === 0 || caller.anticipated;
     if (first && this.canGrant(now, caller)) return Promise.resolve(this.grant(caller, 0));
@@ -261,6 +267,7 @@ export class QuotaScheduler {
       const waiter: Waiter = {
         priority,
         sharer,
+        chain,
         anticipated: caller.anticipated === true,
         enqueuedAt: now,
         resolve,
@@ -420,17 +427,33 @@ export class QuotaScheduler {
   /**
    * Keeps the sharer's turn for its next call when it asks nothing more and another sharer of its priority
    * asks: a claim that holds the slots from the sharers it goes before while the call is in flight (returned
-   * `settle`, called on release, starts the grace of one slot's share of the window).
+   * `settle`, called on release, starts the grace). A call of a chain keeps the turn until the chain ends, a
+   * window at most: the reconcile asks for its write once it has acted on the read's answer, which on a
+   * busy machine takes longer than any fixed grace. A call of no chain keeps it one slot's share of the
+   * window.
    */
-  private anticipate({ priority, sharer }: Caller): ((now: number) => void) | undefined {
+  private anticipate({ priority, sharer, chain }: Caller): ((now: number) => void) | undefined {
     if (priority === BACKGROUND) return undefined;
     const asking = [...this.queues[priority], ...this.claims.filter((claim) => claim.priority === priority)];
     if (asking.some((other) => other.sharer === sharer)) return undefined;
     if (!asking.some((other) => other.sharer !== sharer)) return undefined;
     const claim: Claim = { priority, sharer, at: this.clock.now(), until: Infinity, anticipated: true };
     this.claims.push(claim);
+    let chainOver = false;
+    let released = false;
+    chain?.onEnd(() => {
+      chainOver = true;
+      // The chain asks nothing more: the turn it kept goes to the others at once.
+      if (released && this.claims.includes(claim)) {
+        claim.until = this.clock.now();
+        this.prune(claim.until);
+        this.pump();
+      }
+    });
     return (now) => {
-      claim.until = now + this.holdMs() / this.limit.requests;
+      released = true;
+      if (!chain) claim.until = now + this.holdMs() / this.limit.requests;
+      else claim.until = chainOver ? now : now + this.holdMs();
     };
   }
 

@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import type { z } from 'zod';
+import type { CallChain } from '../base/call-chain.ts';
 import type { Clock } from '../clock.ts';
 import type { CloudHooks } from './hooks.ts';
 import type { Priority, QuotaLimit, QuotaRegistry, QuotaScheduler } from './quota.ts';
@@ -52,6 +53,8 @@ export interface CallOptions {
    * sharers. Default: the client's (see `CloudClient.onBehalfOf`).
    */
   sharer?: string;
+  /** The reconcile's chain of calls: a read keeps its sharer's turn until the chain ends (see `QuotaScheduler`). */
+  chain?: CallChain;
   /** Aborts the wait for quota, a backoff sleep, or the request itself. */
   signal?: AbortSignal;
 }

@@ -131,8 +131,8 @@ export async function composeOperator(
       writer,
       events,
       cluster,
-      cloudFor: (resource, { priority, freshnessMs, writes }) =>
-        clouds.connectionFor(resource, priority, freshnessMs, writes),
+      cloudFor: (resource, { priority, freshnessMs, writes, chain }) =>
+        clouds.connectionFor(resource, priority, freshnessMs, writes, chain),
       secretDigestKey: (resource) => clouds.secretDigestKey(resource),
       organizationOf: (resource) => clouds.organizationOf(resource),
       ...(settings.apiKeyRoles ? { policyRefusal: apiKeyRoleRefusal(settings.apiKeyRoles) } : {}),

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { ReadonlyCache } from '../kube/cache.ts';
 import type { Priority } from '../base/priority.ts';
+import type { CallChain } from '../base/call-chain.ts';
 import type { WriteRecorder } from '../base/recorded-writes.ts';
 import type { ClusterIdentity } from './cluster-owner.ts';
 import type { EventRecorder } from './events.ts';
@@ -23,6 +24,8 @@ export interface CloudUse {
   freshnessMs: number;
   /** Clients that read as usual but keep every write here instead of sending it. */
   writes?: WriteRecorder;
+  /** The reconcile's chain of calls, which it ends once it will make no more (see `CallChain`). */
+  chain?: CallChain;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { OPERATOR_CREDENTIALS, credentialsSecretNameOf } from './managed-object.ts';
 import { yieldIfBusy } from '../base/slices.ts';
+import { CallChain } from '../base/call-chain.ts';
 import { pino, type Logger } from 'pino';
 import type { Priority } from '../base/priority.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
@@ -194,8 +195,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const draft = this.statuses.draft(cached);
     const lookedAt = this.now().getTime();
     let outcome: Outcome;
+    // The reconcile's cloud calls: once it ends, the turn a read kept for its write goes back (quota.ts).
+    const chain = new CallChain();
     try {
-      const ended = await this.reconcileObject(cached, draft);
+      const ended = await this.reconcileObject(cached, draft, chain).finally(() => chain.end());
       if (ended instanceof Raced) return this.raced(key, ended);
       outcome = ended;
       await yieldIfBusy();
@@ -222,7 +225,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   }
 
   /** The reconcile's steps in order: how it ends, or the race one of its writes to the object met. */
-  private async reconcileObject(resource: R, draft: StatusDraft<R>): Promise<Outcome | Raced> {
+  private async reconcileObject(
+    resource: R,
+    draft: StatusDraft<R>,
+    chain: CallChain,
+  ): Promise<Outcome | Raced> {
     const { kind, events } = this.options;
     const annotations = resource.metadata.annotations ?? {};
     if (annotations[ANNOTATIONS.paused] === 'true') {
@@ -287,6 +294,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       references,
       secrets,
       writes,
+      chain,
     );
     draft.beforeCloud = false;
     const credentials = credentialsSecretNameOf(resource, exists, stated);
@@ -670,6 +678,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     references: ResolvedReferences,
     secrets: ResolvedSecrets,
     writes?: WriteRecorder,
+    chain?: CallChain,
   ): Promise<KindConnection<R, P>> {
     const freshnessMs = this.pacing.freshness(resource);
     await this.options.holdCredentials?.(resource);
@@ -677,6 +686,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       priority,
       freshnessMs,
       ...(writes ? { writes } : {}),
+      ...(chain ? { chain } : {}),
     });
     const claimedBy = (id: string) => this.claims.recordedBy(resource, id);
     const owner = ownerOf(resource, this.options.kind.kind, this.cluster);

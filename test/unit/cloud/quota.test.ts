@@ -8,6 +8,7 @@ import {
   quotaKey,
 } from '../../../src/cloud/quota.ts';
 import { ManualClock, settle } from '../../support/manual-clock.ts';
+import { CallChain } from '../../../src/base/call-chain.ts';
 
 const limit = { requests: 10, windowMs: 10_000, safetyMarginMs: 100 };
 
@@ -592,6 +593,68 @@ describe("QuotaScheduler keeping a namespace's turn through a chain of calls", (
     expect(log).toEqual(['quiet']);
     await clock.advanceAndSettle(1);
     expect(log).toEqual(['quiet', ...Array(9).fill('noisy')]);
+  });
+
+  it("keeps a reconcile's turn until its chain ends, however long it takes to act on the read's answer", async () => {
+    const { clock, scheduler } = scheduledOnManualClock();
+    const log: string[] = [];
+    await noisyBacklog(scheduler, 20, log);
+    const chain = new CallChain();
+    const read = scheduler.acquire('user', undefined, { sharer: 'quiet', chain }).then((ticket) => {
+      log.push('quiet');
+      return ticket;
+    });
+    await clock.advanceAndSettle(10_100);
+    (await read).release();
+    // A busy machine: the write is asked 3 s after the read's answer, three times the grace of a call of
+    // no chain.
+    await clock.advanceAndSettle(3_000);
+    expect(log).toEqual(['quiet']);
+    const write = scheduler.acquire('user', undefined, { sharer: 'quiet', chain });
+    await settle();
+    (await write).release();
+    log.push('quiet');
+    chain.end();
+    await clock.advanceAndSettle(1);
+    expect(log).toEqual(['quiet', 'quiet', ...Array(8).fill('noisy')]);
+  });
+
+  it('gives the slots a chain kept to the others as soon as the chain ends', async () => {
+    const { clock, scheduler } = scheduledOnManualClock();
+    const log: string[] = [];
+    await noisyBacklog(scheduler, 20, log);
+    const chain = new CallChain();
+    const read = scheduler.acquire('user', undefined, { sharer: 'quiet', chain }).then((ticket) => {
+      log.push('quiet');
+      return ticket;
+    });
+    await clock.advanceAndSettle(10_100);
+    (await read).release();
+    await clock.advanceAndSettle(200);
+    expect(log).toEqual(['quiet']);
+    // The reconcile needed nothing more than the read.
+    chain.end();
+    await settle();
+    expect(log).toEqual(['quiet', ...Array(9).fill('noisy')]);
+    expect(clock.now()).toBe(10_300);
+  });
+
+  it('keeps a turn a window at most for a chain that never ends', async () => {
+    const { clock, scheduler } = scheduledOnManualClock();
+    const log: string[] = [];
+    await noisyBacklog(scheduler, 20, log);
+    const read = scheduler
+      .acquire('user', undefined, { sharer: 'quiet', chain: new CallChain() })
+      .then((ticket) => {
+        log.push('quiet');
+        return ticket;
+      });
+    await clock.advanceAndSettle(10_100);
+    (await read).release();
+    await clock.advanceAndSettle(10_099);
+    expect(log).toEqual(['quiet']);
+    await clock.advanceAndSettle(1);
+    expect(log.length).toBeGreaterThan(1);
   });
 
   it('keeps no turn for a namespace nobody else shares the key with: its calls go as fast as the budget allows', async () => {

@@ -4,6 +4,7 @@ import { ANNOTATIONS, FINALIZER } from '../../../src/managed/annotations.ts';
 import { KubeApiError } from '../../../src/kube/kube-http.ts';
 import { ReconcileError } from '../../../src/managed/errors.ts';
 import { reasonNames } from '../../../src/base/reasons.ts';
+import type { CallChain } from '../../../src/base/call-chain.ts';
 import { REAL_TIMINGS } from '../../../src/base/timings.ts';
 import type { ConnectContext, ManagedObject } from '../../../src/managed/types.ts';
 import {
@@ -156,6 +157,40 @@ describe('ManagedReconciler', () => {
     await t.reconcile('a');
 
     expect(t.server.statusWrites).toHaveLength(writes);
+  });
+
+  it('ends the chain of its cloud calls before the status write that closes the reconcile, so a turn its read kept at the key goes back', async () => {
+    const { server, cache, cloud } = widgetFakes();
+    const chains: CallChain[] = [];
+    const chainEndedAtStatusWrite: boolean[] = [];
+    const writer = server.writer();
+    const reconciler = fakeReconciler(server, cache, cloud, {
+      cloudFor: async (_resource, use) => {
+        chains.push(use.chain!);
+        return cloud;
+      },
+      writer: {
+        ...writer,
+        patchStatus: (...args) => {
+          chainEndedAtStatusWrite.push(chains.at(-1)!.ended);
+          return writer.patchStatus(...args);
+        },
+      },
+    });
+    const sync = () => {
+      cache.set(server.get('a'));
+      reconciler.onCacheChange('ns/a');
+    };
+    cache.set(server.put(widget('a')));
+    await reconciler.reconcile('ns/a');
+    sync();
+    cloud.widgets.get(server.get('a').status!.id!)!.ready = true;
+    await reconciler.reconcile('ns/a');
+
+    expect(chains).toHaveLength(2);
+    expect(chains.map((chain) => chain.ended)).toEqual([true, true]);
+    // The create records its id mid-chain; the Ready the second reconcile found is written after its chain.
+    expect(chainEndedAtStatusWrite).toEqual([false, true]);
   });
 
   it('applies a spec change as an update and reports Updating', async () => {
