@@ -595,41 +595,42 @@ describe("QuotaScheduler keeping a namespace's turn through a chain of calls", (
     expect(log).toEqual(['quiet', ...Array(9).fill('noisy')]);
   });
 
-  it("keeps a reconcile's turn until its chain ends, however long it takes to act on the read's answer", async () => {
+  /**
+   * The noisy namespace's backlog waits while the quiet namespace's read of `chain` is granted at the next
+   * window and answered: the scheduler, its clock and the log of grants from then on.
+   */
+  async function readOfChainAnswered(chain: CallChain) {
     const { clock, scheduler } = scheduledOnManualClock();
     const log: string[] = [];
     await noisyBacklog(scheduler, 20, log);
-    const chain = new CallChain();
-    const read = scheduler.acquire('user', undefined, { sharer: 'quiet', chain }).then((ticket) => {
-      log.push('quiet');
-      return ticket;
-    });
+    const read = grantOfChain(scheduler, chain, log);
     await clock.advanceAndSettle(10_100);
     (await read).release();
+    return { clock, scheduler, log };
+  }
+
+  async function grantOfChain(scheduler: QuotaScheduler, chain: CallChain, log: string[]) {
+    const ticket = await scheduler.acquire('user', undefined, { sharer: 'quiet', chain });
+    log.push('quiet');
+    return ticket;
+  }
+
+  it("keeps a reconcile's turn until its chain ends, however long it takes to act on the read's answer", async () => {
+    const chain = new CallChain();
+    const { clock, scheduler, log } = await readOfChainAnswered(chain);
     // A busy machine: the write is asked 3 s after the read's answer, three times the grace of a call of
     // no chain.
     await clock.advanceAndSettle(3_000);
     expect(log).toEqual(['quiet']);
-    const write = scheduler.acquire('user', undefined, { sharer: 'quiet', chain });
-    await settle();
-    (await write).release();
-    log.push('quiet');
+    (await grantOfChain(scheduler, chain, log)).release();
     chain.end();
     await clock.advanceAndSettle(1);
     expect(log).toEqual(['quiet', 'quiet', ...Array(8).fill('noisy')]);
   });
 
   it('gives the slots a chain kept to the others as soon as the chain ends', async () => {
-    const { clock, scheduler } = scheduledOnManualClock();
-    const log: string[] = [];
-    await noisyBacklog(scheduler, 20, log);
     const chain = new CallChain();
-    const read = scheduler.acquire('user', undefined, { sharer: 'quiet', chain }).then((ticket) => {
-      log.push('quiet');
-      return ticket;
-    });
-    await clock.advanceAndSettle(10_100);
-    (await read).release();
+    const { clock, log } = await readOfChainAnswered(chain);
     await clock.advanceAndSettle(200);
     expect(log).toEqual(['quiet']);
     // The reconcile needed nothing more than the read.
@@ -640,17 +641,7 @@ describe("QuotaScheduler keeping a namespace's turn through a chain of calls", (
   });
 
   it('keeps a turn a window at most for a chain that never ends', async () => {
-    const { clock, scheduler } = scheduledOnManualClock();
-    const log: string[] = [];
-    await noisyBacklog(scheduler, 20, log);
-    const read = scheduler
-      .acquire('user', undefined, { sharer: 'quiet', chain: new CallChain() })
-      .then((ticket) => {
-        log.push('quiet');
-        return ticket;
-      });
-    await clock.advanceAndSettle(10_100);
-    (await read).release();
+    const { clock, log } = await readOfChainAnswered(new CallChain());
     await clock.advanceAndSettle(10_099);
     expect(log).toEqual(['quiet']);
     await clock.advanceAndSettle(1);
