@@ -439,10 +439,8 @@ export class QuotaScheduler {
     if (!asking.some((other) => other.sharer !== sharer)) return undefined;
     const claim: Claim = { priority, sharer, at: this.clock.now(), until: Infinity, anticipated: true };
     this.claims.push(claim);
-    let chainOver = false;
     let released = false;
     chain?.onEnd(() => {
-      chainOver = true;
       // The chain asks nothing more: the turn it kept goes to the others at once.
       if (released && this.claims.includes(claim)) {
         claim.until = this.clock.now();
@@ -453,7 +451,7 @@ export class QuotaScheduler {
     return (now) => {
       released = true;
       if (!chain) claim.until = now + this.holdMs() / this.limit.requests;
-      else claim.until = chainOver ? now : now + this.holdMs();
+      else claim.until = chain.ended ? now : now + this.holdMs();
     };
   }
 
