@@ -71,8 +71,13 @@ export const QUOTA_MODES: readonly QuotaMode[] = [
   COMPRESSED_QUOTA_MODE,
 ];
 
-/** One namespace on the real apiserver, one emulator, one operator watching only that namespace. */
 /** A credentials Secret's data: the emulator's management key (with `alerting`, its alerts token too) for `url`. */
+function credentialsData(emulator: Emulator, { url = emulator.url, alerting = false } = {}) {
+  const { organizationId, keyId, keySecret, alertsToken } = emulator.credentials;
+  const management = { organizationId, keyId, keySecret, managementUrl: url };
+  return alerting ? { ...management, alertsUrl: url, alertsToken } : management;
+}
+
 /** The plural of a sluice kind's resource (or CloudIdGrant's), as its URL names it. */
 function pluralOf(kind: string): string {
   const found = [...KINDS, ...GRANT_SCHEMAS].find((k) => k.kind === kind);
@@ -80,12 +85,7 @@ function pluralOf(kind: string): string {
   return found.plural;
 }
 
-function credentialsData(emulator: Emulator, { url = emulator.url, alerting = false } = {}) {
-  const { organizationId, keyId, keySecret, alertsToken } = emulator.credentials;
-  const management = { organizationId, keyId, keySecret, managementUrl: url };
-  return alerting ? { ...management, alertsUrl: url, alertsToken } : management;
-}
-
+/** One namespace on the real apiserver, one emulator, one operator watching only that namespace. */
 export interface OperatorEnv {
   namespace: string;
   kc: KubeConfig;
