@@ -11,7 +11,10 @@ import type { ManagedStatus } from './types.ts';
 /** One entry of `status.drift`. */
 export interface DriftEntry {
   path: string;
-  /** The cloud's value as JSON text, cut to `MAX_OBSERVED_LENGTH`; `(sensitive)` for a credential. */
+  /**
+   * The cloud's value as JSON text, cut to `MAX_OBSERVED_LENGTH`; `(sensitive)` for a credential or a value
+   * sluice never reads back (a webhook's URL).
+   */
   observed: string;
   /** When sluice first saw this field differ (RFC 3339). */
   since: string;
@@ -32,9 +35,9 @@ export function driftRecorded(
   now: Date,
 ): StatusChange {
   const earlier = new Map(((status.drift as DriftEntry[] | undefined) ?? []).map((e) => [e.path, e.since]));
-  const entries = drift.slice(0, MAX_DRIFT_ENTRIES).map(({ path, observed }) => ({
+  const entries = drift.slice(0, MAX_DRIFT_ENTRIES).map(({ path, observed, unread }) => ({
     path,
-    observed: observedText(path, observed),
+    observed: unread ? SENSITIVE : observedText(path, observed),
     since: earlier.get(path) ?? now.toISOString(),
   }));
   const set: ManagedStatus = {};

@@ -22,6 +22,12 @@ export interface PolicyFields {
   paths: readonly string[];
   /** Fields the cloud fixes at creation: a policy on them would mean nothing, so it is refused. */
   fixed: readonly string[];
+  /**
+   * Fields whose cloud value sluice never reads or shows (a URL that may hold a token, headers the cloud never
+   * returns): what the cloud holds there cannot be kept or reported, so a policy on them is refused, and
+   * `sluice.dev/drift: report` reports their differences without a cloud value.
+   */
+  unread?: readonly string[];
   /** The lists `additive` may name, each with the entry field that tells entries apart. */
   additive: Readonly<Record<string, string>>;
 }
@@ -30,6 +36,8 @@ export interface PolicyFields {
 export interface DriftedField {
   path: string;
   observed: unknown;
+  /** A field whose cloud value sluice never reads (`PolicyFields.unread`): status shows none. */
+  unread?: true;
 }
 
 /** By additive list: the identities of the entries sluice set there (and so may remove). */
@@ -103,7 +111,12 @@ export function applyFieldPolicy<S extends object, P extends { differences: stri
   }
   if (reportAll) {
     // Nothing is corrected: what no field's value explains (a credential to send) is reported as well.
-    for (const path of plan.differences) drift.push({ path, observed: readPath(observed, path) });
+    for (const path of plan.differences)
+      drift.push(
+        fields.unread?.includes(path)
+          ? { path, observed: undefined, unread: true }
+          : { path, observed: readPath(observed, path) },
+      );
     differences.clear();
   }
   return {

@@ -20,20 +20,33 @@ const MAX_POLICY_PATHS = 64;
 /**
  * What a policy may name in a spec: every field of its object schema by dotted path (a list or a map is one
  * field), except sluice's own settings; `fixed` (and what lies under them, `except` aside) are the fields
- * the cloud fixes at creation, which a policy is refused on.
+ * the cloud fixes at creation, `unread` (and what lies under them) those whose cloud value sluice never
+ * reads: a policy is refused on both.
  */
 export function policyFields(
   spec: z.ZodObject,
   {
     fixed,
     except = [],
+    unread = [],
     additive = {},
-  }: { fixed: readonly string[]; except?: readonly string[]; additive?: Record<string, string> },
+  }: {
+    fixed: readonly string[];
+    except?: readonly string[];
+    unread?: readonly string[];
+    additive?: Record<string, string>;
+  },
 ): PolicyFields {
   const all = objectPaths(spec).filter((path) => !OWN_FIELDS.includes(path.split('.')[0]!));
   const under = (path: string, field: string) => path === field || path.startsWith(`${field}.`);
   const isFixed = (path: string) => fixed.some((f) => under(path, f)) && !except.some((e) => under(path, e));
-  return { paths: all.filter((p) => !isFixed(p)), fixed: all.filter(isFixed), additive };
+  const isUnread = (path: string) => unread.some((field) => under(path, field));
+  return {
+    paths: all.filter((p) => !isFixed(p) && !isUnread(p)),
+    fixed: all.filter(isFixed),
+    ...(unread.length > 0 ? { unread: all.filter(isUnread) } : {}),
+    additive,
+  };
 }
 
 /** The dotted paths of an object schema's fields, nested objects' fields included. */
@@ -73,7 +86,7 @@ function refusals(kind: string, fields: PolicyFields, list: PolicyList): Refusal
   }
   return [
     {
-      allowed: [...fields.paths, ...fields.fixed],
+      allowed: [...fields.paths, ...fields.fixed, ...(fields.unread ?? [])],
       message: (p) => `${where}: ${p} is not a field of ${kind}`,
     },
     // A kind the cloud fixes nothing of gets no rule that could never refuse.
@@ -86,6 +99,15 @@ function refusals(kind: string, fields: PolicyFields, list: PolicyList): Refusal
               `${where}: ${p} is fixed when the cloud creates the ${kind}: a policy on it would mean nothing`,
           },
         ]),
+    ...(fields.unread?.length
+      ? [
+          {
+            refused: fields.unread,
+            message: (p: string) =>
+              `${where}: ${p} is never read back from the cloud: sluice can neither keep nor report its value there`,
+          },
+        ]
+      : []),
   ];
 }
 

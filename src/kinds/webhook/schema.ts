@@ -69,8 +69,15 @@ const WebhookFields = z.object({
   ...managedSpecFields('Delete'),
 });
 
-/** The fields a field policy may name: none is fixed at creation (the update replaces every field). */
-export const WEBHOOK_POLICY = policyFields(WebhookFields, { fixed: [] });
+/**
+ * The fields a field policy may name: none is fixed at creation (the update replaces every field); the URL,
+ * the headers and the query parameters come from Secrets and are never read back (the cloud never shows
+ * headers and query parameters, and the URL may hold a token), so no policy may leave them to the cloud.
+ */
+export const WEBHOOK_POLICY = policyFields(WebhookFields, {
+  fixed: [],
+  unread: ['url', 'headers', 'queryParams'],
+});
 
 export const WebhookSpec = withRules(
   WebhookFields.extend({ fieldPolicy: fieldPolicySchema('Webhook', WEBHOOK_POLICY) }).describe(

@@ -195,8 +195,8 @@ const CASES: Case[] = [
 ]; // prettier-ignore
 
 /**
- * The field policy's rules of one kind: a path the kind does not have and a field fixed at creation, in each
- * list; a list no one may add to; a field given two policies, for each pair of lists.
+ * The field policy's rules of one kind: a path the kind does not have, a field fixed at creation and one never
+ * read back, in each list; a list no one may add to; a field given two policies, for each pair of lists.
  */
 function fieldPolicyCases(kind: string, spec: Spec, fields: PolicyFields): Case[] {
   const withPolicy = (fieldPolicy: Record<string, string[]>) => ({ ...spec, fieldPolicy });
@@ -207,7 +207,7 @@ function fieldPolicyCases(kind: string, spec: Spec, fields: PolicyFields): Case[
     cases.push({
       kind,
       what: `${list} naming no field`,
-      rule: inList([...fields.paths, ...fields.fixed]),
+      rule: inList([...fields.paths, ...fields.fixed, ...(fields.unread ?? [])]),
       says: `${where}: nope is not a field of ${kind}`,
       spec: withPolicy({ [list]: ['nope'] }),
     });
@@ -219,6 +219,15 @@ function fieldPolicyCases(kind: string, spec: Spec, fields: PolicyFields): Case[
         rule: 'self.all(p, !(p in [',
         says: `${where}: ${fixed} is fixed when the cloud creates the ${kind}`,
         spec: withPolicy({ [list]: [fixed] }),
+      });
+    const unread = fields.unread?.[0];
+    if (unread)
+      cases.push({
+        kind,
+        what: `${list} on a field never read back from the cloud`,
+        rule: 'self.all(p, !(p in [',
+        says: `${where}: ${unread} is never read back from the cloud`,
+        spec: withPolicy({ [list]: [unread] }),
       });
   }
   const lists = Object.keys(fields.additive);

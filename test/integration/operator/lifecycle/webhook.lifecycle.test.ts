@@ -82,6 +82,29 @@ describe.skipIf(clusterSkipReason())('Webhook lifecycle on a real apiserver agai
     await webhooks().waitFor('on-call', 'headers gone', () => stored(id)?.headers === undefined);
   });
 
+  it('under sluice.dev/drift: report, a URL its Secret moved is drift without its value, and nothing is sent', async () => {
+    await env.putSecret('reported-hook', webhookSecretData('report-token-1a'));
+    await webhooks().apply('reported', genericWebhook('reported', 'reported-hook'), {
+      'sluice.dev/drift': 'report',
+    });
+    const id = (await webhooks().waitFor('reported', 'Ready', isReadyWithId)).status!.id!;
+    await env.clearCalls();
+
+    await env.putSecret('reported-hook', webhookSecretData('report-token-2b'));
+    const reported = await webhooks().waitFor('reported', 'url in status.drift', (w) =>
+      ((w?.status?.drift ?? []) as { path: string }[]).some((d) => d.path === 'url'),
+    );
+    expect(reported.status!.drift).toEqual([
+      expect.objectContaining({ path: 'url', observed: '(sensitive)' }),
+      expect.objectContaining({ path: 'headers', observed: '(sensitive)' }),
+    ]);
+    expect(condition(reported, 'Ready')).toMatchObject({ status: 'True', reason: 'Available' });
+    expect(JSON.stringify(reported.status)).not.toContain('report-token');
+    expect(writes(await env.calls())).toEqual([]);
+    expect(stored(id)?.url).toBe(webhookSecretData('report-token-1a').url);
+    await webhooks().removeUntilGone('reported');
+  });
+
   it('a Webhook whose Alerts are still there waits on delete, naming them, without a DELETE; then goes with them', async () => {
     const id = (await webhooks().get('on-call'))!.status!.id!;
     await env.clearCalls();
