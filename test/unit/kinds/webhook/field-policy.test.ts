@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { webhookKind } from '../../../../src/kinds/webhook/kind.ts';
 import { WEBHOOK_POLICY, type WebhookSpec } from '../../../../src/kinds/webhook/schema.ts';
-import { diffWebhook, observedWebhook, webhookBody } from '../../../../src/kinds/webhook/mapping.ts';
+import {
+  diffWebhook,
+  observedWebhook,
+  webhookBody,
+  type SecretValues,
+} from '../../../../src/kinds/webhook/mapping.ts';
 import { applyFieldPolicy } from '../../../../src/managed/field-policy.ts';
 import { driftRecorded } from '../../../../src/managed/drift-status.ts';
 import type { Webhook } from '../../../../src/cloud/schemas/clickstack.ts';
@@ -23,8 +28,11 @@ const cloud = {
   url: 'https://hooks.example.com/services/old-token-12',
   description: 'pages',
 } as Webhook;
-const values = (field: string) =>
-  field === 'url' ? { url: URL_NOW } : { authorization: 'Bearer new-token-77' };
+const SECRET_VALUES: Record<string, Record<string, string>> = {
+  url: { url: URL_NOW },
+  'headers.Authorization': { authorization: 'Bearer new-token-77' },
+};
+const values: SecretValues = (field) => SECRET_VALUES[field];
 
 const reportAll = { metadata: { annotations: { 'sluice.dev/drift': 'report' } }, spec };
 
