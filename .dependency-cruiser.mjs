@@ -28,11 +28,11 @@ export default {
       to: { circular: true },
     },
     {
-      name: 'only-the-reconciler-writes-status',
+      name: 'only-the-executor-writes-status',
       comment:
-        "The status draft is the reconciler's alone to write: the other steps of a reconcile return what status gets (a StatusChange), so they never reach the draft.",
+        "The status draft is the executor's alone to write (the reconciler starts each one): the other steps of a reconcile return what status gets (a StatusChange, an effect), so they never reach the draft.",
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/managed/(reconciler|status-draft)\\.ts$' },
+      from: { path: '^src/', pathNot: '^src/managed/(reconciler|executor|status-draft)\\.ts$' },
       to: { path: '^src/managed/status-draft\\.ts$' },
     },
     {

@@ -10,7 +10,6 @@ import type { Requeue } from '../base/requeue.ts';
 import { ANNOTATIONS, createIntentOf, createStatusOf, FINALIZER, spentIntent } from './annotations.ts';
 import type { ManagedReconcilerOptions } from './reconciler-options.ts';
 import { ObjectClaims } from './claims.ts';
-import { describeChanges } from './change-summary.ts';
 import { ConnectionPublisher } from './connection-publisher.ts';
 import { CreateAttempts } from './create-attempts.ts';
 import {
@@ -28,9 +27,8 @@ import { deferralOf, ReconcileError, Waiting } from './errors.ts';
 import { Deletion } from './deletion.ts';
 import { CredentialsChecks, ORGANIZATION_FIELD } from './credentials-checks.ts';
 import { objectWrites, Raced, type ObjectWriter } from './object-writes.ts';
-import { describeDrift, driftRecorded } from './drift-status.ts';
-import { isObserveOnly, nothingToObserve, OBSERVED, recordPendingChanges } from './observe-only.ts';
-import { Outcomes, type Ended, type Outcome } from './outcomes.ts';
+import { isObserveOnly, nothingToObserve } from './observe-only.ts';
+import { Outcomes, type Outcome } from './outcomes.ts';
 import { Pacing } from './pacing.ts';
 import { Preconditions } from './preconditions.ts';
 import { GRANTED_CONDITION, GRANT_WITHDRAWN, PlainIdGate } from './plain-ids.ts';
@@ -38,7 +36,7 @@ import { type ObjectLookup, type ResolvedReferences } from './references.ts';
 import { resolveSecrets, type ResolvedSecrets } from './secret-references.ts';
 import { recordedAnnotation } from './status-bounds.ts';
 import type { StatusChange } from './status-changes.ts';
-import { STATUS_REFUSED, StatusWriter, type StatusDraft } from './status-draft.ts';
+import { STATUS_REFUSED, StatusWriter } from './status-draft.ts';
 import type {
   CloudRecords,
   ConnectContext,
@@ -47,14 +45,13 @@ import type {
   KindConnection,
   ManagedObject,
   ManagedStatus,
-  Observation,
 } from './types.ts';
 import { policedObservation } from './policed-observation.ts';
+import { decideObserved } from './decide.ts';
+import { ReconcileExecutor, type ExecutorServices } from './executor.ts';
 import { REASON } from '../base/reasons.ts';
 
 export type { ManagedReconcilerOptions } from './reconciler-options.ts';
-
-type Existing<P> = Extract<Observation<P>, { exists: true }>;
 
 /** Deleting needs no credentials of the resource itself (a DELETE sends none). */
 const EMPTY_SECRETS: ResolvedSecrets = {
@@ -93,6 +90,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly credentialsChecks: CredentialsChecks<R>;
   /** The writes to the object itself, each returning the race it met with the object's removal or edit. */
   private readonly writer: ObjectWriter;
+  /** What each reconcile's executor performs its effects with. */
+  private readonly executorServices: ExecutorServices<R>;
 
   constructor(private readonly options: ManagedReconcilerOptions<R, Cloud, P>) {
     const { kind, cache, events } = options;
@@ -146,6 +145,16 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       connect: (resource, references) => this.connect(resource, 'user', references, EMPTY_SECRETS),
       mayLookUp: (resource, records, references) => this.mayLookUp(resource, records, references),
     });
+    this.executorServices = {
+      kind,
+      writer,
+      statuses: this.statuses,
+      events,
+      outcomes: this.outcomes,
+      connections: this.connections,
+      logger: this.logger,
+      written: (key) => this.onCacheChange(key),
+    };
     this.preconditions = new Preconditions({
       kind,
       lookup: this.lookup,
@@ -192,26 +201,26 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       return;
     }
     this.claims.observe(key, cached);
-    const draft = this.statuses.draft(cached);
+    const act = new ReconcileExecutor(this.statuses.draft(cached), this.executorServices);
     const lookedAt = this.now().getTime();
     let outcome: Outcome;
     // The reconcile's cloud calls: once it ends, the turn a read kept for its write goes back (quota.ts).
     const chain = new CallChain();
     try {
-      const ended = await this.reconcileObject(cached, draft, chain).finally(() => chain.end());
+      const ended = await this.reconcileObject(cached, act, chain).finally(() => chain.end());
       if (ended instanceof Raced) return this.raced(key, ended);
       outcome = ended;
       await yieldIfBusy();
-      const written = draft.discarded ? undefined : await this.flush(draft);
+      const written = act.draft.discarded ? undefined : await act.flush();
       if (written) return this.raced(key, written);
     } catch (error) {
       const write = (change: StatusChange) => {
-        draft.apply(change);
-        return this.flush(draft);
+        act.apply(change);
+        return act.flush();
       };
-      outcome = await this.outcomes.failed(key, draft, error, write, lookedAt);
+      outcome = await this.outcomes.failed(key, act.draft, error, write, lookedAt);
     }
-    return this.outcomes.next(draft.resource, outcome);
+    return this.outcomes.next(act.draft.resource, outcome);
   };
 
   /** A race with the object's own removal or edit, not a failure: nothing to report; an edit is looked at. */
@@ -227,7 +236,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   /** The reconcile's steps in order: how it ends, or the race one of its writes to the object met. */
   private async reconcileObject(
     resource: R,
-    draft: StatusDraft<R>,
+    act: ReconcileExecutor<R>,
     chain: CallChain,
   ): Promise<Outcome | Raced> {
     const { kind, events } = this.options;
@@ -237,16 +246,16 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       const message = `reconciling is paused by the ${ANNOTATIONS.paused} annotation`;
       const paused = { type: 'Synced', status: 'False', reason: REASON.ReconcilePaused, message } as const;
       const status = { keepObservedGeneration: true, conditions: [paused] } as const;
-      return this.end(draft, { outcome: { kind: 'idle' }, status });
+      return act.end({ outcome: { kind: 'idle' }, status });
     }
     if (resource.metadata.deletionTimestamp) {
       const finalized = await this.deletion.finalize(resource);
-      return finalized instanceof Raced ? finalized : this.end(draft, finalized);
+      return finalized instanceof Raced ? finalized : act.end(finalized);
     }
     const requestedAt = annotations[ANNOTATIONS.reconcileRequestedAt];
     // An object sluice only observes writes nothing: its writes are recorded, to show what Full would send.
     const writes = isObserveOnly(resource) ? new WriteRecorder() : undefined;
-    draft.apply({
+    act.apply({
       ...(requestedAt !== undefined
         ? { set: { lastHandledReconcileAt: recordedAnnotation(requestedAt) } }
         : {}),
@@ -256,36 +265,32 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // Acting under another cluster's name is the administrator's to allow, never one namespace's.
     const foreignName = ownerClusterProblem(resource, this.cluster);
     if (foreignName)
-      return this.end(
-        draft,
-        this.outcomes.waitForObject(new Waiting(foreignName.reason, foreignName.message)),
-      );
-    draft.beforeCloud = true;
+      return act.end(this.outcomes.waitForObject(new Waiting(foreignName.reason, foreignName.message)));
+    act.draft.beforeCloud = true;
     const exists = (namespace: string, name: string) =>
       this.options.secrets.get(namespace, name) !== undefined;
     const stated = Boolean(kind.makesCredentials);
     const credentialsUsed = credentialsSecretNameOf(resource, exists, stated) ?? OPERATOR_CREDENTIALS;
-    draft.apply({ set: { credentials: credentialsUsed } });
+    act.apply({ set: { credentials: credentialsUsed } });
     const cleared = this.preconditions.check(resource);
-    draft.apply(cleared.status);
+    act.apply(cleared.status);
     if ('outcome' in cleared) return cleared.outcome;
     const { references, adopting } = cleared;
     let id = cleared.id;
     if (id) this.creates.settled(objectKey(resource));
-    if (!id && writes) return this.end(draft, this.outcomes.waitForObject(nothingToObserve(kind.kind)));
+    if (!id && writes) return act.end(this.outcomes.waitForObject(nothingToObserve(kind.kind)));
     // What cannot work is refused before anything is written, here or in the cloud.
     const refused = this.options.policyRefusal?.(resource) ?? this.credentialsChecks.refusal(resource);
     if (refused) throw refused;
     const unwritten = this.credentialsNotWrittenYet(resource);
     // The Secret's arrival wakes the object; once written, the key's making shows in no Secret: look again.
     if (unwritten)
-      return this.end(
-        draft,
+      return act.end(
         unwritten.written
           ? this.outcomes.waitForCloud(unwritten.waiting)
           : this.outcomes.waitForObject(unwritten.waiting),
       );
-    const secrets = this.resolveSecrets(resource, draft.status);
+    const secrets = this.resolveSecrets(resource, act.draft.status);
     const priority: Priority =
       resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
     const { client, records, creation, waiting } = await this.connect(
@@ -296,22 +301,22 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       writes,
       chain,
     );
-    draft.beforeCloud = false;
+    act.draft.beforeCloud = false;
     const credentials = credentialsSecretNameOf(resource, exists, stated);
-    draft.apply(credentials ? { set: { credentialsSecret: credentials } } : { unset: ['credentialsSecret'] });
+    act.apply(credentials ? { set: { credentialsSecret: credentials } } : { unset: ['credentialsSecret'] });
     if (adopting && id) {
       // An id another cluster recorded is refused like one another object holds: no write, no reset.
       const recorded = await records.recordedOwner?.(resource, id);
       if (recorded && !mayActAs(this.cluster, recorded.cluster)) {
         const message = recordedElsewhereMessage(resource, kind.kind, id, recorded);
-        return this.end(draft, this.outcomes.waitForObject(new Waiting(OWNED_BY_ANOTHER_CLUSTER, message)));
+        return act.end(this.outcomes.waitForObject(new Waiting(OWNED_BY_ANOTHER_CLUSTER, message)));
       }
     }
     // A plain id is no right to what it names: another namespace's cloud object needs its grant.
     const attached = id !== undefined && !adopting;
     const idRefused = await this.judgePlainIds(resource, records, references, attached, credentials);
     if (idRefused && !attached)
-      return this.end(draft, this.outcomes.waitForObject(new Waiting(idRefused.reason, idRefused.message)));
+      return act.end(this.outcomes.waitForObject(new Waiting(idRefused.reason, idRefused.message)));
     // One that exists keeps working when its grant goes (nothing is deleted), and says so.
     if (idRefused) {
       const message = `${idRefused.message.replace(/: nothing is sent.*$/s, '')}; this object already uses it and keeps working, but nothing new may be attached`;
@@ -321,11 +326,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         reason: GRANT_WITHDRAWN,
         message,
       } as const;
-      draft.apply({ conditions: [withdrawn] });
-    } else draft.apply({ removed: [GRANTED_CONDITION] });
+      act.apply({ conditions: [withdrawn] });
+    } else act.apply({ removed: [GRANTED_CONDITION] });
     // What the object waits for, known when connecting (an Alert's tile not made yet): nothing is looked
     // up, created or changed until it ends.
-    if (waiting) return this.end(draft, this.outcomes.waitForCloud(waiting));
+    if (waiting) return act.end(this.outcomes.waitForCloud(waiting));
 
     if (!id) {
       // Crash-safe create: a create whose id never reached status left a marker in the cloud, or at least an
@@ -338,19 +343,19 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         if (!id) {
           // What the cloud records for this object, under any cluster: a rebuilt cluster takes back its own.
           const verdict = await this.judgeOwnership(resource, records);
-          if (verdict.kind === 'refuse') return this.refuse(resource, draft, verdict);
+          if (verdict.kind === 'refuse') return this.refuse(resource, act, verdict);
           if (verdict.kind === 'takeBack') takenBack = verdict;
           id = takenBack?.id;
         }
       }
       if (!id) {
         this.creates.lookedUpAndFoundNothing(resource);
-        return this.create(resource, client, creation, secrets, draft);
+        return this.create(resource, client, creation, secrets, act);
       }
       // Taken back, found and not created: its secret values were never known here, so none is reset unasked.
       // A lost create's: what the create would have recorded, settled before it was sent.
       const found = takenBack ? { adopted: true } : createStatusOf(resource, kind.createStatusFields ?? []);
-      draft.apply({ set: found });
+      act.apply({ set: found });
       const origin = takenBack
         ? `recorded in the cloud for this resource under cluster "${takenBack.recordedAs.cluster}"`
         : 'created earlier for this resource';
@@ -360,17 +365,17 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // this process removed already is only still in a cache that lags that write, and the version the
     // removal made precedes this reconcile's status write as surely as the one read.
     const removal = this.creates.removalAhead(resource);
-    if (removal !== undefined) draft.readVersions.push(removal);
+    if (removal !== undefined) act.draft.readVersions.push(removal);
     const intentSpent =
       annotations[ANNOTATIONS.createPending] !== undefined &&
       resource.status?.id === id &&
       removal === undefined;
     if (!resource.metadata.finalizers?.includes(FINALIZER) || intentSpent) {
-      const written = await this.writeMetadata(resource, draft, intentSpent ? spentIntent(resource) : {});
+      const written = await act.writeMetadata(resource, intentSpent ? spentIntent(resource) : {});
       if (written instanceof Raced) return written;
       resource = written;
     }
-    draft.apply({ set: { id } });
+    act.apply({ set: { id } });
 
     const observed = await client.observe(resource, id);
     // Every object reading one shared list continues when it arrives: take turns with the rest of the loop.
@@ -384,18 +389,26 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
           RETRY_DELAYS.userAction,
         );
       }
-      return this.reportExternalMissing(resource, id, draft);
+      return this.reportExternalMissing(resource, id, act);
     }
     this.options.onObservation?.(resource, observation);
-    draft.apply({ set: observation.status });
-    draft.apply({ set: this.credentialsChecks.pinned(resource, draft.status.id) });
-    const adopted = draft.status.adopted === true;
-    const record = (change: StatusChange) => draft.apply(change);
+    act.apply({ set: observation.status });
+    act.apply({ set: this.credentialsChecks.pinned(resource, act.draft.status.id) });
+    const adopted = act.draft.status.adopted === true;
+    const record = (change: StatusChange) => act.apply(change);
     const withheld = await this.connections?.sync(resource, client, id, observation, adopted, record);
-    const next = writes
-      ? await this.observeOnly(resource, client, id, observation, writes, draft, withheld)
-      : await this.converge(resource, client, id, observation, secrets, draft);
-    if (this.connections) draft.apply(this.connections.unknownKeysNoted(resource, draft.status));
+    const decision = decideObserved({
+      kind: kind.kind,
+      spec: resource.spec,
+      observation,
+      status: act.draft.status,
+      readyReasonBefore: readyReasonOf(resource),
+      observeOnly: writes !== undefined,
+      withheld,
+      now: this.now(),
+    });
+    const next = await act.perform(decision, { resource, client, id, observation, secrets, writes });
+    if (this.connections) act.apply(this.connections.unknownKeysNoted(resource, act.draft.status));
     return next;
   }
 
@@ -404,11 +417,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     client: ExternalClient<R, P>,
     creation: CreatePreparation<R> | undefined,
     secrets: ResolvedSecrets,
-    draft: StatusDraft<R>,
+    act: ReconcileExecutor<R>,
   ): Promise<Outcome | Raced> {
     const { kind, events } = this.options;
     const notYet = await creation?.ensureCreatable?.(resource);
-    if (notYet) return this.end(draft, this.outcomes.waitForCloud(notYet));
+    if (notYet) return act.end(this.outcomes.waitForCloud(notYet));
     // A password that could not be stored would be lost: refuse someone else's Secret before creating, and
     // create nothing while the Secret could not be written (admission, quota, a namespace being deleted).
     const existing = this.connections?.current(resource);
@@ -419,14 +432,14 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const prepared = creation?.prepareCreate?.(resource, existing?.data);
     if (prepared && this.connections) {
       await this.connections.publish(resource, prepared, existing);
-      draft.apply(this.connections.stored(resource, prepared));
+      act.apply(this.connections.stored(resource, prepared));
     }
     // The intent goes on the object before the call, in the same write as the finalizer: after a crash
     // that loses the answer, `findCreated` matches only what was created after it.
     // With it, what the create will record and is settled already: a lost answer loses none of it.
     const known = creation?.createStatus?.(resource);
     const recorded = known ? JSON.stringify(known) : null;
-    const intended = await this.writeMetadata(resource, draft, {
+    const intended = await act.writeMetadata(resource, {
       ...spentIntent(resource),
       [ANNOTATIONS.createPending]: this.now().toISOString(),
       ...(recorded !== null ? { [ANNOTATIONS.createStatus]: recorded } : {}),
@@ -434,7 +447,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     if (intended instanceof Raced) return intended;
     resource = intended;
     this.creates.intentRecorded(resource);
-    draft.changingCloud = true;
+    act.draft.changingCloud = true;
     const created = await client.create(resource, prepared).catch((error: unknown) => {
       // Only a call the quota deferred is known not to have been sent; after anything else, look again.
       if (deferralOf(error) === undefined) this.creates.createEnded(resource);
@@ -442,13 +455,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     });
     this.creates.createEnded(resource);
     // The cloud answered that what the create needs is not ready (its service not running): nothing made.
-    if (created instanceof Waiting) return this.end(draft, this.outcomes.waitForCloud(created));
+    if (created instanceof Waiting) return act.end(this.outcomes.waitForCloud(created));
     // The id goes to status at once: every later step, and every restart, works from it.
     const id = created.externalId;
     const pinned = this.credentialsChecks.pinned(resource, id);
-    draft.apply(
+    act.apply(
       { set: { id, ...pinned, ...created.status }, unset: ['adopted'] },
-      this.secretsRecorded(draft.resource, secrets, true),
+      act.secretsRecorded(secrets, true),
       {
         conditions: [
           { type: 'Synced', status: 'True', reason: REASON.ReconcileSuccess },
@@ -464,9 +477,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // Status and connection Secret at once: neither waits for the other, and a write that fails is retried
     // from what the other kept (the id in status; a lost password is recovered by the next reconcile).
     const details = created.connectionDetails;
-    if (details && this.connections) draft.apply(this.connections.stored(resource, details));
+    if (details && this.connections) act.apply(this.connections.stored(resource, details));
     const written = await statusAndSecretWritten(
-      this.flush(draft),
+      act.flush(),
       details && this.connections?.publish(resource, details, existing),
     );
     if (written) return written;
@@ -474,101 +487,14 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // The intent is spent once the id is in status: every later reconcile, and every restart, works from
     // the id. Left on, it would read as a create still under way.
     const seen = [
-      ...draft.readVersions,
+      ...act.draft.readVersions,
       resource.metadata.resourceVersion,
-      draft.resource.metadata.resourceVersion,
+      act.draft.resource.metadata.resourceVersion,
     ];
-    const spent = await this.writeMetadata(draft.resource, draft, spentIntent(draft.resource));
+    const spent = await act.writeMetadata(act.draft.resource, spentIntent(act.draft.resource));
     if (spent instanceof Raced) return spent;
     this.creates.intentRemoved(spent, seen);
     return { kind: 'waitForCloud' };
-  }
-
-  private async converge(
-    resource: R,
-    client: ExternalClient<R, P>,
-    id: string,
-    observation: Existing<P>,
-    secrets: ResolvedSecrets,
-    draft: StatusDraft<R>,
-  ): Promise<Outcome> {
-    if (observation.failed) {
-      const { failed, reason } = observation;
-      return this.end(draft, this.outcomes.cloudFailed(resource, failed, reason ?? REASON.CloudFailed));
-    }
-    const listed = observation.differences.join(', ');
-    const drift = observation.drift ?? [];
-    // Recorded before an update, which may fail: the cloud was read, and differs as it does.
-    draft.apply(
-      { conditions: [{ type: 'Synced', status: 'True', reason: REASON.ReconcileSuccess }] },
-      driftRecorded(draft.status, drift, observation.managedEntries, this.now()),
-    );
-    if (listed) {
-      draft.changingCloud = true;
-      // What the cloud's answers changed (a state entered at once), if anything.
-      const answered = (await client.update(resource, id, observation)) ?? {};
-      if (answered instanceof Waiting) return this.end(draft, this.outcomes.waitForCloud(answered));
-      draft.apply({ set: answered }, this.secretsRecorded(draft.resource, secrets));
-      // Values the update made true (a password the cloud has now accepted): published after it, never before.
-      const accepted = observation.connectionDetailsAfterUpdate;
-      if (accepted && this.connections) {
-        await this.connections.publish(resource, accepted, this.connections.current(resource));
-        draft.apply(this.connections.stored(resource, accepted));
-      }
-      const changes = describeChanges(resource.spec, observation.differences);
-      this.options.events.record(resource, 'Normal', 'Updated', `updated ${changes}`);
-      const updating = {
-        type: 'Ready',
-        status: 'False',
-        reason: REASON.Updating,
-        message: `applying ${changes}`,
-      } as const;
-      return this.end(draft, { outcome: { kind: 'waitForCloud' }, status: { conditions: [updating] } });
-    }
-    // A difference the field policy allows is no reason to be less Ready: it is said, and counted.
-    const allowed = drift.length > 0 ? describeDrift(drift) : undefined;
-    const drifted: StatusChange = allowed
-      ? { conditions: [{ type: REASON.Drifted, status: 'True', reason: 'DriftAllowed', message: allowed }] }
-      : { removed: ['Drifted'] };
-    draft.apply(drifted, this.secretsRecorded(draft.resource, secrets));
-    if (!observation.available) {
-      const message = observation.waitingFor ?? 'waiting for the cloud';
-      const reason = observation.reason ?? REASON.Unavailable;
-      const unavailable = { type: 'Ready', status: 'False', reason, message } as const;
-      return this.end(draft, { outcome: { kind: 'waitForCloud' }, status: { conditions: [unavailable] } });
-    }
-    const available = { type: 'Ready', status: 'True', reason: REASON.Available } as const;
-    const { dueInMs } = observation;
-    const outcome: Outcome =
-      dueInMs === undefined ? { kind: 'driftCheck' } : { kind: 'driftCheck', dueInMs: Math.max(0, dueInMs) };
-    const ready = allowed ? { ...available, message: allowed } : available;
-    return this.end(draft, { outcome, status: { conditions: [ready] } });
-  }
-
-  /** Observe: what Full would send, recorded by the kind's own update, goes into status; nothing is sent. */
-  private async observeOnly(
-    resource: R,
-    client: ExternalClient<R, P>,
-    id: string,
-    observation: Existing<P>,
-    writes: WriteRecorder,
-    draft: StatusDraft<R>,
-    withheld: string | undefined,
-  ): Promise<Outcome> {
-    const { failed, reason } = observation;
-    if (failed)
-      return this.end(draft, this.outcomes.cloudFailed(resource, failed, reason ?? REASON.CloudFailed));
-    const notes = withheld ? [withheld] : [];
-    const drift = driftRecorded(
-      draft.status,
-      observation.drift ?? [],
-      observation.managedEntries,
-      this.now(),
-    );
-    // Recorded before the recorded update runs, which may fail.
-    draft.apply(drift, OBSERVED);
-    draft.apply(await recordPendingChanges(resource, client, id, observation, writes, notes));
-    return { kind: 'driftCheck' };
   }
 
   /** Why the object's plain ids may not reach what they name (undefined when they may, or it has none). */
@@ -615,37 +541,19 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   /** Another cluster's record, met under a derived name: nothing is created or taken; dependants wait. */
   private refuse(
     resource: R,
-    draft: StatusDraft<R>,
+    act: ReconcileExecutor<R>,
     verdict: Extract<OwnershipVerdict, { kind: 'refuse' }>,
   ): Outcome {
     const owner = ownerOf(resource, this.options.kind.kind, this.cluster);
     const message = refusalMessage(owner, verdict.id, verdict.recordedAs);
-    return this.end(draft, this.outcomes.waitForObject(new Waiting(OWNED_BY_ANOTHER_CLUSTER, message)));
-  }
-
-  /**
-   * Adds the finalizer when missing and sets (or, with null, removes) annotations, in one guarded write: the
-   * object as written, or the race the write met.
-   */
-  private async writeMetadata(
-    resource: R,
-    draft: StatusDraft<R>,
-    annotations: Record<string, string | null>,
-  ): Promise<R | Raced> {
-    const finalizers = resource.metadata.finalizers ?? [];
-    const updated = await this.writer.patchMetadata(this.options.kind, resource, {
-      ...(finalizers.includes(FINALIZER) ? {} : { finalizers: [...finalizers, FINALIZER] }),
-      ...(Object.keys(annotations).length > 0 ? { annotations } : {}),
-    });
-    if (!(updated instanceof Raced)) draft.rebase(updated);
-    return updated;
+    return act.end(this.outcomes.waitForObject(new Waiting(OWNED_BY_ANOTHER_CLUSTER, message)));
   }
 
   /** The cloud object is gone: say so, forget the id (and the intent it was for), and create anew. */
   private async reportExternalMissing(
     resource: R,
     id: string,
-    draft: StatusDraft<R>,
+    act: ReconcileExecutor<R>,
   ): Promise<Outcome | Raced> {
     const { kind, events } = this.options;
     events.record(
@@ -656,7 +564,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     );
     // The intent was for the object that is gone: what was created since is not ours to adopt.
     if (createIntentOf(resource)) {
-      const spent = await this.writeMetadata(resource, draft, spentIntent(resource));
+      const spent = await act.writeMetadata(resource, spentIntent(resource));
       if (spent instanceof Raced) return spent;
     }
     this.claims.release(resource);
@@ -666,7 +574,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       reason: REASON.ExternalMissing,
       message: `${id} is gone`,
     } as const;
-    return this.end(draft, {
+    return act.end({
       outcome: { kind: 'recreate' },
       status: { unset: ['id', ORGANIZATION_FIELD, 'adopted'], conditions: [gone] },
     });
@@ -706,36 +614,6 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     return resolveSecrets(resource, uses, this.options.secrets, { digests, versions }, key);
   }
 
-  /**
-   * Status keeps keyed digests of the Secret values the cloud has (never the values), to notice a rotation;
-   * the resourceVersion-only record of earlier versions goes once digests replace it. `created`: the create
-   * call sent every value.
-   */
-  private secretsRecorded(resource: R, secrets: ResolvedSecrets, created = false): StatusChange {
-    if (!secrets.digests) return { unset: ['secretVersions', 'secretDigests'] };
-    for (const { field, why } of created ? [] : secrets.rebaselined) {
-      const key = objectKey(resource);
-      this.logger.info({ key, field, why }, 'Secret values taken as what the cloud has; nothing sent');
-    }
-    return { set: { secretDigests: secrets.digests }, unset: ['secretVersions'] };
-  }
-
-  /** Records how the reconcile ends in the draft: its outcome is returned. */
-  private end(draft: StatusDraft<R>, ended: Ended): Outcome {
-    draft.apply(ended.status);
-    return ended.outcome;
-  }
-
-  /**
-   * Writes the status when it changed; the watch may deliver the write before the response does. Returns
-   * the race the write met, if any.
-   */
-  private async flush(draft: StatusDraft<R>): Promise<Raced | undefined> {
-    const raced = await this.statuses.flush(draft);
-    if (!raced) this.onCacheChange(objectKey(draft.resource));
-    return raced;
-  }
-
   private get cluster(): ClusterIdentity {
     return this.options.cluster ?? { name: 'default', explicit: true };
   }
@@ -760,6 +638,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
 
   private readonly lookup: ObjectLookup = (kind, namespace, name) =>
     this.options.lookup?.(kind, namespace, name);
+}
+
+/** The reason of the Ready condition the object held when it was read. */
+function readyReasonOf(resource: ManagedObject): string | undefined {
+  return resource.status?.conditions?.find((c) => c.type === 'Ready')?.reason;
 }
 
 /**
