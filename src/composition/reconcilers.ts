@@ -13,7 +13,7 @@ import {
   type ManagedStatus,
   type ObjectLookup,
   type ObjectNames,
-  type Observation,
+  type ExecutorFactory,
   type ReconcilerServices,
   type SecretReader,
   type DigestKey,
@@ -21,7 +21,7 @@ import {
 import type { ReconcilerRequest } from '../runtime/manager.ts';
 
 /** The operator's reconcilers: each kind's, from what the manager knows of its objects and the services every kind shares. */
-export function liveReconcilers<Cloud>(services: ReconcilerServices<ManagedObject, Cloud, unknown>) {
+export function liveReconcilers<Cloud>(services: ReconcilerServices<ManagedObject, Cloud>) {
   return (objects: ReconcilerRequest<Cloud>) =>
     new ManagedReconciler<ManagedObject, Cloud, unknown>({ ...services, ...objects });
 }
@@ -39,7 +39,8 @@ export interface DryReconcilerOptions {
   cloudFor(resource: ManagedObject, use: CloudUse): Promise<CloudConnection>;
   /** The status a reconcile would write. */
   onStatus(resource: ManagedObject, status: ManagedStatus): void;
-  onObservation(resource: ManagedObject, observation: Extract<Observation<unknown>, { exists: true }>): void;
+  /** The executor of each reconcile: one that records what the operator would send. */
+  executor: ExecutorFactory<ManagedObject>;
 }
 
 /**
@@ -66,7 +67,7 @@ export function dryReconciler(
     syncIntervalMs: 3_600_000,
     pollIntervalMs: 1_000,
     logger: silent,
-    onObservation: options.onObservation,
+    executor: options.executor,
   });
   for (const key of options.objects.keys()) reconciler.onCacheChange(key);
   return reconciler;

@@ -20,7 +20,8 @@ import type {
 import { REASON } from '../base/reasons.ts';
 
 /** The connection Secret as the cache holds it, or as the apiserver answered (no version then). */
-type ConnectionSecret = Pick<SecretSnapshot, 'data'> & Partial<SecretSnapshot>;
+/** The connection Secret as last read: its data, and its version when the cache has one. */
+export type ConnectionSecret = Pick<SecretSnapshot, 'data'> & Partial<SecretSnapshot>;
 
 /** The longest reset annotation value status can record (its schema's bound). */
 const MAX_RESET_VALUE_LENGTH = 1024;

@@ -2,10 +2,11 @@ import type { Logger } from 'pino';
 import type { WriteRecorder } from '../base/recorded-writes.ts';
 import { objectKey } from '../kube/cache.ts';
 import type { ResourceType } from '../kube/api-path.ts';
-import { FINALIZER } from './annotations.ts';
-import type { ConnectionPublisher } from './connection-publisher.ts';
+import { ANNOTATIONS, FINALIZER, spentIntent } from './annotations.ts';
+import type { ConnectionPublisher, ConnectionSecret } from './connection-publisher.ts';
+import type { CreateAttempts } from './create-attempts.ts';
 import type { Decision, Effect } from './decide.ts';
-import { Waiting } from './errors.ts';
+import { deferralOf, Waiting } from './errors.ts';
 import type { EventRecorder } from './events.ts';
 import { Raced, type ObjectWriter } from './object-writes.ts';
 import { recordPendingChanges } from './observe-only.ts';
@@ -13,11 +14,20 @@ import type { Ended, Outcome, Outcomes } from './outcomes.ts';
 import type { ResolvedSecrets } from './secret-references.ts';
 import type { StatusChange } from './status-changes.ts';
 import type { StatusDraft, StatusWriter } from './status-draft.ts';
-import type { ExternalClient, ManagedObject, Observation } from './types.ts';
+import type {
+  ConnectionDetails,
+  CreatePreparation,
+  Creation,
+  ExternalClient,
+  ManagedObject,
+  ManagedStatus,
+  Observation,
+} from './types.ts';
+import { REASON } from '../base/reasons.ts';
 
 /** What every reconcile's executor is given alike: the writers of the object, its Events and Secret. */
 export interface ExecutorServices<R extends ManagedObject> {
-  kind: ResourceType;
+  kind: ResourceType & { kind: string };
   writer: ObjectWriter;
   statuses: StatusWriter<R>;
   events: EventRecorder;
@@ -26,6 +36,32 @@ export interface ExecutorServices<R extends ManagedObject> {
   logger: Logger;
   /** Told once this process's own status write is known: the caches it keeps follow it. */
   written(key: string): void;
+  /** The creates under way and the look-ups they make needless. */
+  creates: CreateAttempts;
+  /** The organization status pins once the object has an id. */
+  pinned(resource: R, id: string): ManagedStatus;
+}
+
+/** Makes the executor of one reconcile, from its status draft and what every executor is given. */
+export type ExecutorFactory<R extends ManagedObject> = (
+  draft: StatusDraft<R>,
+  services: ExecutorServices<R>,
+) => ReconcileExecutor<R>;
+
+/** A create, decided before anything is written: what it sends and records. */
+export interface CreateStep<R extends ManagedObject> {
+  client: ExternalClient<R, unknown>;
+  /** The kind's preparation of the create, which also says what it does besides (`createEffects`). */
+  creation: CreatePreparation<R> | undefined;
+  secrets: ResolvedSecrets;
+  /** The connection Secret as last read. */
+  existing: ConnectionSecret | undefined;
+  /** Values the client made for the create (a key's secret): stored before it is sent. */
+  prepared: ConnectionDetails | undefined;
+  /** What the create will record and is settled already (`CreatePreparation.createStatus`), as JSON. */
+  createStatus: string | undefined;
+  /** When the create was decided: the intent the object carries while it is under way. */
+  intentAt: Date;
 }
 
 /** The cloud object a decision acts on: what its effects are performed with. */
@@ -54,6 +90,11 @@ export class ReconcileExecutor<R extends ManagedObject> {
     this.draft.apply(...changes);
   }
 
+  /** An Event on the object. */
+  event(resource: R, type: 'Normal' | 'Warning', reason: string, message: string): void {
+    this.services.events.record(resource, type, reason, message);
+  }
+
   /** How the reconcile ends: its status into the draft, its outcome returned. */
   end(ended: Ended): Outcome {
     this.draft.apply(ended.status);
@@ -74,7 +115,7 @@ export class ReconcileExecutor<R extends ManagedObject> {
     if ('status' in effect) this.draft.apply(effect.status);
     else if ('event' in effect) {
       const { type, reason, message } = effect.event;
-      this.services.events.record(resource, type, reason, message);
+      this.event(resource, type, reason, message);
     } else if ('update' in effect) {
       this.draft.changingCloud = true;
       // What the cloud's answers changed (a state entered at once), if anything.
@@ -114,6 +155,77 @@ export class ReconcileExecutor<R extends ManagedObject> {
   }
 
   /**
+   * Creates the cloud object, crash-safe: the values the client made go to the connection Secret first (a
+   * refused write sends no create, and a crash after the create leaves them where the next attempt finds
+   * them); the intent goes on the object before the call, in the same write as the finalizer (after a crash
+   * that loses the answer, `findCreated` matches only what was created after it); the id goes to status at
+   * once, and the intent is spent once it is there.
+   */
+  async create(resource: R, step: CreateStep<R>): Promise<Outcome | Raced> {
+    const { connections, creates, events, kind } = this.services;
+    const { prepared, existing } = step;
+    if (prepared && connections) {
+      await connections.publish(resource, prepared, existing);
+      this.draft.apply(connections.stored(resource, prepared));
+    }
+    const intended = await this.writeMetadata(resource, {
+      ...spentIntent(resource),
+      [ANNOTATIONS.createPending]: step.intentAt.toISOString(),
+      ...(step.createStatus !== undefined ? { [ANNOTATIONS.createStatus]: step.createStatus } : {}),
+    });
+    if (intended instanceof Raced) return intended;
+    resource = intended;
+    creates.intentRecorded(resource);
+    this.draft.changingCloud = true;
+    const created = await this.sendCreate(resource, step).catch((error: unknown) => {
+      // Only a call the quota deferred is known not to have been sent; after anything else, look again.
+      if (deferralOf(error) === undefined) creates.createEnded(resource);
+      throw error;
+    });
+    creates.createEnded(resource);
+    // The cloud answered that what the create needs is not ready (its service not running): nothing made.
+    if (created instanceof Waiting) return this.end(this.services.outcomes.waitForCloud(created));
+    const id = created.externalId;
+    const creating = `${kind.kind} is being created`;
+    this.draft.apply(
+      { set: { id, ...this.services.pinned(resource, id), ...created.status }, unset: ['adopted'] },
+      this.secretsRecorded(step.secrets, true),
+      {
+        conditions: [
+          { type: 'Synced', status: 'True', reason: REASON.ReconcileSuccess },
+          { type: 'Ready', status: 'False', reason: REASON.Creating, message: creating },
+        ],
+      },
+    );
+    // Status and connection Secret at once: neither waits for the other, and a write that fails is retried
+    // from what the other kept (the id in status; a lost password is recovered by the next reconcile).
+    const details = created.connectionDetails;
+    if (details && connections) this.draft.apply(connections.stored(resource, details));
+    const written = await statusAndSecretWritten(
+      this.flush(),
+      details && connections?.publish(resource, details, existing),
+    );
+    if (written) return written;
+    events.record(resource, 'Normal', 'Created', `created ${kind.kind} ${id}`);
+    // The intent is spent once the id is in status: every later reconcile, and every restart, works from
+    // the id. Left on, it would read as a create still under way.
+    const seen = [
+      ...this.draft.readVersions,
+      resource.metadata.resourceVersion,
+      this.draft.resource.metadata.resourceVersion,
+    ];
+    const spent = await this.writeMetadata(this.draft.resource, spentIntent(this.draft.resource));
+    if (spent instanceof Raced) return spent;
+    creates.intentRemoved(spent, seen);
+    return { kind: 'waitForCloud' };
+  }
+
+  /** The create call itself: what `sluice plan`'s executor records instead of sending. */
+  protected sendCreate(resource: R, step: CreateStep<R>): Promise<Creation | Waiting> {
+    return step.client.create(resource, step.prepared);
+  }
+
+  /**
    * Adds the finalizer when missing and sets (or, with null, removes) annotations, in one guarded write: the
    * object as written, or the race the write met.
    */
@@ -136,4 +248,19 @@ export class ReconcileExecutor<R extends ManagedObject> {
     if (!raced) this.services.written(objectKey(this.draft.resource));
     return raced;
   }
+}
+
+/**
+ * Waits for both writes to end, none left running unobserved; then throws the status write's failure, or
+ * returns its race (the object gone or changed: the Secret's fate is moot), or throws the Secret's failure.
+ */
+async function statusAndSecretWritten(
+  status: Promise<Raced | undefined>,
+  secret: Promise<unknown> | undefined,
+): Promise<Raced | undefined> {
+  const [written, published] = await Promise.allSettled([status, secret]);
+  if (written.status === 'rejected') throw written.reason;
+  if (written.value) return written.value;
+  if (published.status === 'rejected') throw published.reason;
+  return undefined;
 }

@@ -13,6 +13,7 @@ export type {
   ConnectContext,
   ConnectionDetails,
   CreatePreparation,
+  Creation,
   DeletionPolicy,
   DriftRead,
   ExternalClient,
@@ -83,6 +84,15 @@ export { bodyLeaves, describePendingChange, isObserveOnly, type PendingChange } 
 // The reconciler and what it writes with, for the composition root (src/composition) that builds it, live or dry.
 export { ManagedReconciler, OWNED_BY_ANOTHER_CLUSTER } from './reconciler.ts';
 export type { CloudUse, KindObjects, ReconcilerServices } from './reconciler-options.ts';
+export {
+  ReconcileExecutor,
+  type CreateStep,
+  type ExecutorFactory,
+  type ExecutorServices,
+  type ObservedTarget,
+} from './executor.ts';
+export type { Decision } from './decide.ts';
+export type { Outcome } from './outcomes.ts';
 export { ALREADY_MANAGED } from './preconditions.ts';
 export { REFERENCE_NOT_FOUND } from './outcomes.ts';
 export { EventRecorder } from './events.ts';

@@ -10,7 +10,8 @@ import type { IdAccessOptions } from './id-access.ts';
 import type { ObjectLookup, ObjectNames } from './references.ts';
 import type { SecretReader, SecretWriteListener } from './secret-references.ts';
 import type { DigestKey } from './secret-digests.ts';
-import type { ManagedKind, ManagedObject, Observation } from './types.ts';
+import type { ManagedKind, ManagedObject } from './types.ts';
+import type { ExecutorFactory } from './executor.ts';
 import type { ReconcileError } from './errors.ts';
 
 /**
@@ -71,7 +72,7 @@ export interface KindObjects<R extends ManagedObject, Cloud, P> {
 }
 
 /** What the operator gives every kind's reconciler alike: its writers, the cloud, the cluster's name, pacing. */
-export interface ReconcilerServices<R extends ManagedObject, Cloud, P> {
+export interface ReconcilerServices<R extends ManagedObject, Cloud> {
   writer: KubeWriter;
   events: EventRecorder;
   /** Resolves the cloud clients for a resource (its own credentials Secret or the operator's), bound to `use`. */
@@ -102,12 +103,15 @@ export interface ReconcilerServices<R extends ManagedObject, Cloud, P> {
   maxPollIntervalMs?: number;
   /** Aborted when this process must stop acting (leadership lost, shutdown deadline passed). */
   signal?: AbortSignal;
-  /** Hears each observation of a cloud object, its field policy applied: `sluice plan` shows its differences. */
-  onObservation?(resource: R, observation: Extract<Observation<P>, { exists: true }>): void;
+  /**
+   * Makes the executor of each reconcile, which performs what it decided: the live one unless given
+   * (`sluice plan` gives one that records the create instead of sending it).
+   */
+  executor?: ExecutorFactory<R>;
   logger?: Logger;
   now?: () => Date;
 }
 
 /** What one kind's reconciler is built from: what the caches know of its objects, and the operator's services. */
 export interface ManagedReconcilerOptions<R extends ManagedObject, Cloud, P>
-  extends KindObjects<R, Cloud, P>, ReconcilerServices<R, Cloud, P> {}
+  extends KindObjects<R, Cloud, P>, ReconcilerServices<R, Cloud> {}

@@ -23,7 +23,7 @@ import {
   type ClusterIdentity,
   type OwnershipVerdict,
 } from './cluster-owner.ts';
-import { deferralOf, ReconcileError, Waiting } from './errors.ts';
+import { ReconcileError, Waiting } from './errors.ts';
 import { Deletion } from './deletion.ts';
 import { CredentialsChecks, ORGANIZATION_FIELD } from './credentials-checks.ts';
 import { objectWrites, Raced, type ObjectWriter } from './object-writes.ts';
@@ -154,6 +154,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       connections: this.connections,
       logger: this.logger,
       written: (key) => this.onCacheChange(key),
+      creates: this.creates,
+      pinned: (resource, id) => this.credentialsChecks.pinned(resource, id),
     };
     this.preconditions = new Preconditions({
       kind,
@@ -201,7 +203,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       return;
     }
     this.claims.observe(key, cached);
-    const act = new ReconcileExecutor(this.statuses.draft(cached), this.executorServices);
+    const draft = this.statuses.draft(cached);
+    const act =
+      this.options.executor?.(draft, this.executorServices) ??
+      new ReconcileExecutor(draft, this.executorServices);
     const lookedAt = this.now().getTime();
     let outcome: Outcome;
     // The reconcile's cloud calls: once it ends, the turn a read kept for its write goes back (quota.ts).
@@ -239,7 +244,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     act: ReconcileExecutor<R>,
     chain: CallChain,
   ): Promise<Outcome | Raced> {
-    const { kind, events } = this.options;
+    const { kind } = this.options;
     const annotations = resource.metadata.annotations ?? {};
     if (annotations[ANNOTATIONS.paused] === 'true') {
       // The spec was not acted on: observedGeneration must keep saying which generation was.
@@ -359,7 +364,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       const origin = takenBack
         ? `recorded in the cloud for this resource under cluster "${takenBack.recordedAs.cluster}"`
         : 'created earlier for this resource';
-      events.record(resource, 'Normal', 'Adopted', `adopted ${kind.kind} ${id}, ${origin}`);
+      act.event(resource, 'Normal', 'Adopted', `adopted ${kind.kind} ${id}, ${origin}`);
     }
     // An intent the create could not remove (or an older version left): spent, as the id is in status. One
     // this process removed already is only still in a cache that lags that write, and the version the
@@ -391,7 +396,6 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       }
       return this.reportExternalMissing(resource, id, act);
     }
-    this.options.onObservation?.(resource, observation);
     act.apply({ set: observation.status });
     act.apply({ set: this.credentialsChecks.pinned(resource, act.draft.status.id) });
     const adopted = act.draft.status.adopted === true;
@@ -412,6 +416,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     return next;
   }
 
+  /** What a create needs read and made before anything is written; the executor sends it. */
   private async create(
     resource: R,
     client: ExternalClient<R, P>,
@@ -419,82 +424,25 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     secrets: ResolvedSecrets,
     act: ReconcileExecutor<R>,
   ): Promise<Outcome | Raced> {
-    const { kind, events } = this.options;
     const notYet = await creation?.ensureCreatable?.(resource);
     if (notYet) return act.end(this.outcomes.waitForCloud(notYet));
     // A password that could not be stored would be lost: refuse someone else's Secret before creating, and
     // create nothing while the Secret could not be written (admission, quota, a namespace being deleted).
     const existing = this.connections?.current(resource);
     await this.connections?.assertWritable(resource, existing);
-    // Values the client makes for the create (a key's secret) are stored first: a refused write sends no
-    // create, and a crash after the create leaves them where the next attempt and every user find them.
     // (`sluice plan` writes no Secret: it plans the create with values made for the plan alone.)
     const prepared = creation?.prepareCreate?.(resource, existing?.data);
-    if (prepared && this.connections) {
-      await this.connections.publish(resource, prepared, existing);
-      act.apply(this.connections.stored(resource, prepared));
-    }
-    // The intent goes on the object before the call, in the same write as the finalizer: after a crash
-    // that loses the answer, `findCreated` matches only what was created after it.
-    // With it, what the create will record and is settled already: a lost answer loses none of it.
+    // What the create will record and is settled already: a lost answer loses none of it.
     const known = creation?.createStatus?.(resource);
-    const recorded = known ? JSON.stringify(known) : null;
-    const intended = await act.writeMetadata(resource, {
-      ...spentIntent(resource),
-      [ANNOTATIONS.createPending]: this.now().toISOString(),
-      ...(recorded !== null ? { [ANNOTATIONS.createStatus]: recorded } : {}),
+    return act.create(resource, {
+      client,
+      creation,
+      secrets,
+      existing,
+      prepared,
+      createStatus: known ? JSON.stringify(known) : undefined,
+      intentAt: this.now(),
     });
-    if (intended instanceof Raced) return intended;
-    resource = intended;
-    this.creates.intentRecorded(resource);
-    act.draft.changingCloud = true;
-    const created = await client.create(resource, prepared).catch((error: unknown) => {
-      // Only a call the quota deferred is known not to have been sent; after anything else, look again.
-      if (deferralOf(error) === undefined) this.creates.createEnded(resource);
-      throw error;
-    });
-    this.creates.createEnded(resource);
-    // The cloud answered that what the create needs is not ready (its service not running): nothing made.
-    if (created instanceof Waiting) return act.end(this.outcomes.waitForCloud(created));
-    // The id goes to status at once: every later step, and every restart, works from it.
-    const id = created.externalId;
-    const pinned = this.credentialsChecks.pinned(resource, id);
-    act.apply(
-      { set: { id, ...pinned, ...created.status }, unset: ['adopted'] },
-      act.secretsRecorded(secrets, true),
-      {
-        conditions: [
-          { type: 'Synced', status: 'True', reason: REASON.ReconcileSuccess },
-          {
-            type: 'Ready',
-            status: 'False',
-            reason: REASON.Creating,
-            message: `${kind.kind} is being created`,
-          },
-        ],
-      },
-    );
-    // Status and connection Secret at once: neither waits for the other, and a write that fails is retried
-    // from what the other kept (the id in status; a lost password is recovered by the next reconcile).
-    const details = created.connectionDetails;
-    if (details && this.connections) act.apply(this.connections.stored(resource, details));
-    const written = await statusAndSecretWritten(
-      act.flush(),
-      details && this.connections?.publish(resource, details, existing),
-    );
-    if (written) return written;
-    events.record(resource, 'Normal', 'Created', `created ${kind.kind} ${id}`);
-    // The intent is spent once the id is in status: every later reconcile, and every restart, works from
-    // the id. Left on, it would read as a create still under way.
-    const seen = [
-      ...act.draft.readVersions,
-      resource.metadata.resourceVersion,
-      act.draft.resource.metadata.resourceVersion,
-    ];
-    const spent = await act.writeMetadata(act.draft.resource, spentIntent(act.draft.resource));
-    if (spent instanceof Raced) return spent;
-    this.creates.intentRemoved(spent, seen);
-    return { kind: 'waitForCloud' };
   }
 
   /** Why the object's plain ids may not reach what they name (undefined when they may, or it has none). */
@@ -555,8 +503,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     id: string,
     act: ReconcileExecutor<R>,
   ): Promise<Outcome | Raced> {
-    const { kind, events } = this.options;
-    events.record(
+    const { kind } = this.options;
+    act.event(
       resource,
       'Warning',
       REASON.ExternalMissing,
@@ -643,19 +591,4 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
 /** The reason of the Ready condition the object held when it was read. */
 function readyReasonOf(resource: ManagedObject): string | undefined {
   return resource.status?.conditions?.find((c) => c.type === 'Ready')?.reason;
-}
-
-/**
- * Waits for both writes to end, none left running unobserved; then throws the status write's failure, or
- * returns its race (the object gone or changed: the Secret's fate is moot), or throws the Secret's failure.
- */
-async function statusAndSecretWritten(
-  status: Promise<Raced | undefined>,
-  secret: Promise<unknown> | undefined,
-): Promise<Raced | undefined> {
-  const [written, published] = await Promise.allSettled([status, secret]);
-  if (written.status === 'rejected') throw written.reason;
-  if (written.value) return written.value;
-  if (published.status === 'rejected') throw published.reason;
-  return undefined;
 }

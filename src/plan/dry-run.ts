@@ -5,13 +5,17 @@ import type {
   ObjectNames,
   SecretReader,
   DigestKey,
-  KindConnection,
   ManagedObject,
   ManagedStatus,
   FieldChange,
-  ConnectionDetails,
+  Creation,
+  CreateStep,
+  Decision,
+  ExecutorServices,
+  ObservedTarget,
+  Outcome,
 } from '../managed/index.ts';
-import { Waiting } from '../managed/index.ts';
+import { ReconcileExecutor, Waiting } from '../managed/index.ts';
 import type { CloudConnection } from '../cloud-access/connection.ts';
 import { dryReconciler } from '../composition/reconcilers.ts';
 import type { SluiceKind } from '../kinds/shared/sluice-kind.ts';
@@ -81,10 +85,7 @@ export class DryRun {
     };
     this.reconciler = dryReconciler({
       ...options,
-      kind: {
-        ...kind,
-        connect: (resource, context) => watched(kind.connect(resource, context), session(resource)),
-      },
+      kind,
       onStatus: (resource, status) => {
         session(resource).status = status;
       },
@@ -94,10 +95,7 @@ export class DryRun {
         session(resource).recorders.push(recorder);
         return options.cloudFor(resource, priority, recorder);
       },
-      onObservation: (resource, observation) => {
-        session(resource).differences = [...observation.differences];
-        session(resource).changes = [...(observation.changes ?? [])];
-      },
+      executor: (draft, services) => new RecordingExecutor(draft, services, session(draft.resource)),
     });
   }
 
@@ -132,29 +130,44 @@ export class DryRun {
 }
 
 /**
- * The kind's connection with what the plan must know noted: that the client's `create` ran, and what the
- * create's preparation says it does besides. A create's request is recorded, but its answer (the new id)
- * exists only once the cloud made it: the code after the request cannot run on a recorded write, and is not
- * needed to show the request.
+ * The executor of a planned reconcile: it performs what the reconcile decided as the operator's does, with
+ * the writers the plan gives (Kubernetes writes kept in memory, cloud writes recorded), and notes what the
+ * plan shows: what the observation found different, and that the create ran and what it does besides. A
+ * create's request is recorded, but its answer (the new id) exists only once the cloud made it: the effects
+ * after the request cannot run on a recorded write, and are not needed to show it.
  */
-function watched(connection: KindConnection<ManagedObject>, session: Session): KindConnection<ManagedObject> {
-  const { client, creation } = connection;
-  const recorded = () => session.recorders.reduce((sum, recorder) => sum + recorder.writes.length, 0);
-  const watchedClient = Object.assign(Object.create(client) as typeof client, {
-    create: async (resource: ManagedObject, prepared?: ConnectionDetails) => {
-      const effects = await creation?.createEffects?.(resource);
-      if (effects !== undefined) session.createEffects = effects;
-      const before = recorded();
-      try {
-        const created = await client.create(resource, prepared);
-        if (created instanceof Waiting) return created;
-      } catch (error) {
-        // Only a failure before the request is one the operator would meet too (a refused spec).
-        if (recorded() === before) throw error;
-      }
-      session.created = true;
-      return { externalId: `<id of ${resource.kind} ${objectKey(resource)}>` };
-    },
-  });
-  return { ...connection, client: watchedClient };
+class RecordingExecutor extends ReconcileExecutor<ManagedObject> {
+  constructor(
+    draft: ConstructorParameters<typeof ReconcileExecutor<ManagedObject>>[0],
+    services: ExecutorServices<ManagedObject>,
+    private readonly session: Session,
+  ) {
+    super(draft, services);
+  }
+
+  override perform<P>(decision: Decision, target: ObservedTarget<ManagedObject, P>): Promise<Outcome> {
+    this.session.differences = [...target.observation.differences];
+    this.session.changes = [...(target.observation.changes ?? [])];
+    return super.perform(decision, target);
+  }
+
+  protected override async sendCreate(
+    resource: ManagedObject,
+    step: CreateStep<ManagedObject>,
+  ): Promise<Creation | Waiting> {
+    const { session } = this;
+    const effects = await step.creation?.createEffects?.(resource);
+    if (effects !== undefined) session.createEffects = effects;
+    const recorded = () => session.recorders.reduce((sum, recorder) => sum + recorder.writes.length, 0);
+    const before = recorded();
+    try {
+      const created = await step.client.create(resource, step.prepared);
+      if (created instanceof Waiting) return created;
+    } catch (error) {
+      // Only a failure before the request is one the operator would meet too (a refused spec).
+      if (recorded() === before) throw error;
+    }
+    session.created = true;
+    return { externalId: `<id of ${resource.kind} ${objectKey(resource)}>` };
+  }
 }
