@@ -95,25 +95,36 @@ export class ReconcileExecutor<R extends ManagedObject> {
     this.services.events.record(resource, type, reason, message);
   }
 
-  /** How the reconcile ends: its status into the draft, its outcome returned. */
-  end(ended: Ended): Outcome {
-    this.draft.apply(ended.status);
+  /** How the reconcile ends: what status got before (`found`), then its end's, into the draft; its outcome returned. */
+  end(ended: Ended, ...found: readonly StatusChange[]): Outcome {
+    this.draft.apply(...found, ended.status);
     return ended.outcome;
   }
 
   /** Performs a decision on an observed cloud object; ends early on a `Waiting` answer to its update. */
   async perform<P>(decision: Decision, target: ObservedTarget<R, P>): Promise<Outcome> {
+    // Status changes in a row go into the draft together.
+    let pending: StatusChange[] = [];
     for (const effect of decision.effects) {
+      if ('status' in effect) {
+        pending.push(effect.status);
+        continue;
+      }
+      this.draft.apply(...pending);
+      pending = [];
       const waiting = await this.performOne(effect, target);
       if (waiting) return this.end(this.services.outcomes.waitForCloud(waiting));
     }
+    this.draft.apply(...pending);
     return decision.outcome;
   }
 
-  private async performOne<P>(effect: Effect, target: ObservedTarget<R, P>): Promise<Waiting | undefined> {
+  private async performOne<P>(
+    effect: Exclude<Effect, { status: StatusChange }>,
+    target: ObservedTarget<R, P>,
+  ): Promise<Waiting | undefined> {
     const { resource, client, id, observation, secrets } = target;
-    if ('status' in effect) this.draft.apply(effect.status);
-    else if ('event' in effect) {
+    if ('event' in effect) {
       const { type, reason, message } = effect.event;
       this.event(resource, type, reason, message);
     } else if ('update' in effect) {

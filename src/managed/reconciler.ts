@@ -28,7 +28,7 @@ import { Deletion } from './deletion.ts';
 import { CredentialsChecks, ORGANIZATION_FIELD } from './credentials-checks.ts';
 import { objectWrites, Raced, type ObjectWriter } from './object-writes.ts';
 import { isObserveOnly, nothingToObserve } from './observe-only.ts';
-import { Outcomes, type Outcome } from './outcomes.ts';
+import { Outcomes, type Ended, type Outcome } from './outcomes.ts';
 import { Pacing } from './pacing.ts';
 import { Preconditions } from './preconditions.ts';
 import { GRANTED_CONDITION, GRANT_WITHDRAWN, PlainIdGate } from './plain-ids.ts';
@@ -68,12 +68,13 @@ export const OWNED_BY_ANOTHER_CLUSTER = REASON.OwnedByAnotherCluster;
 
 /**
  * The generic managed reconciler: one instance per kind, knowing nothing of the kind beyond `ManagedKind`.
- * The flow reads top to bottom: resolve references → claim the cloud id → connect → find or create →
- * observe → converge → status. Status drafts and their writes, the connection Secret, who may act on an
- * id, and when to look again each live in their own module; the kind's client only observes, creates,
- * updates and deletes, its records are read before anything is written, its create's preparation before
- * the create. Those modules return what status gets (a `StatusChange`, or an outcome with its conditions);
- * only this class writes it into the draft (`draft.apply`), in the order the steps ran.
+ * A reconcile reads, decides, then acts: what the cluster says (`readCluster`: references, the claim on the
+ * cloud id, credentials, Secrets), what the cloud records (`findCloudObject`: the object to act on, found
+ * or to create), then the cloud object observed and decided on (`decideObserved`, a function of what was
+ * read). Every write it makes (status, the object's metadata, the create and the update, Events) is one
+ * executor's (`ReconcileExecutor`), which `sluice plan` swaps for one that records. Status drafts, the
+ * connection Secret, who may act on an id and when to look again each live in their own module; the kind's
+ * client only observes, creates, updates and deletes.
  */
 export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly logger: Logger;
@@ -238,13 +239,16 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     return { requeue: true };
   }
 
-  /** The reconcile's steps in order: how it ends, or the race one of its writes to the object met. */
+  /**
+   * The reconcile in order: what the cluster says (no cloud call), what the cloud records (the look-ups that
+   * find or create the cloud object), then the cloud object observed, decided on and acted on. How it ends,
+   * or the race one of its writes to the object met.
+   */
   private async reconcileObject(
     resource: R,
     act: ReconcileExecutor<R>,
     chain: CallChain,
   ): Promise<Outcome | Raced> {
-    const { kind } = this.options;
     const annotations = resource.metadata.annotations ?? {};
     if (annotations[ANNOTATIONS.paused] === 'true') {
       // The spec was not acted on: observedGeneration must keep saying which generation was.
@@ -257,71 +261,99 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       const finalized = await this.deletion.finalize(resource);
       return finalized instanceof Raced ? finalized : act.end(finalized);
     }
+    act.draft.beforeCloud = true;
+    // What each part finds for status goes into the draft together, and stands when a check throws.
+    const found: StatusChange[] = [];
+    const cluster = await settled(act, found, () => this.readCluster(resource, act.draft.status, found));
+    if ('outcome' in cluster) return act.end(cluster);
+    const priority: Priority =
+      resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
+    const { references, secrets, writes } = cluster;
+    const connection = await this.connect(resource, priority, references, secrets, writes, chain);
+    act.draft.beforeCloud = false;
+    const target = await settled(act, found, () =>
+      this.findCloudObject(resource, cluster, connection, act, found),
+    );
+    if (!('id' in target)) return target;
+    return this.observeAndConverge(target.resource, target.id, cluster, connection, act);
+  }
+
+  /**
+   * What the cluster says of the object, before any cloud call: whose name and credentials it acts under,
+   * whether its references and claim on a cloud id hold, and the values of the Secrets it reads. What status
+   * gets of it, and either how the reconcile ends already or what the cloud part reads on.
+   */
+  private readCluster(resource: R, status: ManagedStatus, found: StatusChange[]): ClusterRead | Ended {
+    const { kind } = this.options;
+    const annotations = resource.metadata.annotations ?? {};
     const requestedAt = annotations[ANNOTATIONS.reconcileRequestedAt];
     // An object sluice only observes writes nothing: its writes are recorded, to show what Full would send.
     const writes = isObserveOnly(resource) ? new WriteRecorder() : undefined;
-    act.apply({
+    found.push({
       ...(requestedAt !== undefined
         ? { set: { lastHandledReconcileAt: recordedAnnotation(requestedAt) } }
         : {}),
       ...(writes ? {} : { unset: ['pendingChanges'] }),
     });
-
     // Acting under another cluster's name is the administrator's to allow, never one namespace's.
     const foreignName = ownerClusterProblem(resource, this.cluster);
-    if (foreignName)
-      return act.end(this.outcomes.waitForObject(new Waiting(foreignName.reason, foreignName.message)));
-    act.draft.beforeCloud = true;
+    if (foreignName) return this.outcomes.waitForObject(new Waiting(foreignName.reason, foreignName.message));
     const exists = (namespace: string, name: string) =>
       this.options.secrets.get(namespace, name) !== undefined;
-    const stated = Boolean(kind.makesCredentials);
-    const credentialsUsed = credentialsSecretNameOf(resource, exists, stated) ?? OPERATOR_CREDENTIALS;
-    act.apply({ set: { credentials: credentialsUsed } });
+    const credentials = credentialsSecretNameOf(resource, exists, Boolean(kind.makesCredentials));
+    found.push({ set: { credentials: credentials ?? OPERATOR_CREDENTIALS } });
     const cleared = this.preconditions.check(resource);
-    act.apply(cleared.status);
-    if ('outcome' in cleared) return cleared.outcome;
-    const { references, adopting } = cleared;
-    let id = cleared.id;
+    found.push(cleared.status);
+    if ('outcome' in cleared) return { outcome: cleared.outcome, status: {} };
+    const { references, adopting, id } = cleared;
     if (id) this.creates.settled(objectKey(resource));
-    if (!id && writes) return act.end(this.outcomes.waitForObject(nothingToObserve(kind.kind)));
+    if (!id && writes) return this.outcomes.waitForObject(nothingToObserve(kind.kind));
     // What cannot work is refused before anything is written, here or in the cloud.
     const refused = this.options.policyRefusal?.(resource) ?? this.credentialsChecks.refusal(resource);
     if (refused) throw refused;
     const unwritten = this.credentialsNotWrittenYet(resource);
     // The Secret's arrival wakes the object; once written, the key's making shows in no Secret: look again.
     if (unwritten)
-      return act.end(
-        unwritten.written
-          ? this.outcomes.waitForCloud(unwritten.waiting)
-          : this.outcomes.waitForObject(unwritten.waiting),
-      );
-    const secrets = this.resolveSecrets(resource, act.draft.status);
-    const priority: Priority =
-      resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
-    const { client, records, creation, waiting } = await this.connect(
-      resource,
-      priority,
-      references,
-      secrets,
-      writes,
-      chain,
-    );
-    act.draft.beforeCloud = false;
-    const credentials = credentialsSecretNameOf(resource, exists, stated);
-    act.apply(credentials ? { set: { credentialsSecret: credentials } } : { unset: ['credentialsSecret'] });
+      return unwritten.written
+        ? this.outcomes.waitForCloud(unwritten.waiting)
+        : this.outcomes.waitForObject(unwritten.waiting);
+    const secrets = this.resolveSecrets(resource, status);
+    return { references, adopting, id, credentials, secrets, writes };
+  }
+
+  /**
+   * What the cloud records decides which cloud object the reconcile acts on: one another cluster recorded
+   * is refused, a plain id without its grant too; without an id, a lost create's object or one a rebuilt
+   * cluster takes back is found, or one is created. The object as its metadata write left it, and the id;
+   * or how the reconcile ends.
+   */
+  private async findCloudObject(
+    resource: R,
+    cluster: ClusterRead,
+    { client, records, creation, waiting }: KindConnection<R, P>,
+    act: ReconcileExecutor<R>,
+    found: StatusChange[],
+  ): Promise<{ resource: R; id: string } | Outcome | Raced> {
+    const { kind } = this.options;
+    const { references, adopting, credentials, secrets } = cluster;
+    let { id } = cluster;
+    found.push(credentials ? { set: { credentialsSecret: credentials } } : { unset: ['credentialsSecret'] });
     if (adopting && id) {
       // An id another cluster recorded is refused like one another object holds: no write, no reset.
       const recorded = await records.recordedOwner?.(resource, id);
       if (recorded && !mayActAs(this.cluster, recorded.cluster)) {
         const message = recordedElsewhereMessage(resource, kind.kind, id, recorded);
-        return act.end(this.outcomes.waitForObject(new Waiting(OWNED_BY_ANOTHER_CLUSTER, message)));
+        const refused = new Waiting(OWNED_BY_ANOTHER_CLUSTER, message);
+        return act.end(this.outcomes.waitForObject(refused), ...found.splice(0));
       }
     }
     // A plain id is no right to what it names: another namespace's cloud object needs its grant.
     const attached = id !== undefined && !adopting;
     const idRefused = await this.judgePlainIds(resource, records, references, attached, credentials);
-    if (idRefused && !attached)
-      return act.end(this.outcomes.waitForObject(new Waiting(idRefused.reason, idRefused.message)));
+    if (idRefused && !attached) {
+      const refused = new Waiting(idRefused.reason, idRefused.message);
+      return act.end(this.outcomes.waitForObject(refused), ...found.splice(0));
+    }
     // One that exists keeps working when its grant goes (nothing is deleted), and says so.
     if (idRefused) {
       const message = `${idRefused.message.replace(/: nothing is sent.*$/s, '')}; this object already uses it and keeps working, but nothing new may be attached`;
@@ -331,11 +363,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         reason: GRANT_WITHDRAWN,
         message,
       } as const;
-      act.apply({ conditions: [withdrawn] });
-    } else act.apply({ removed: [GRANTED_CONDITION] });
+      found.push({ conditions: [withdrawn] });
+    } else found.push({ removed: [GRANTED_CONDITION] });
     // What the object waits for, known when connecting (an Alert's tile not made yet): nothing is looked
     // up, created or changed until it ends.
-    if (waiting) return act.end(this.outcomes.waitForCloud(waiting));
+    if (waiting) return act.end(this.outcomes.waitForCloud(waiting), ...found.splice(0));
 
     if (!id) {
       // Crash-safe create: a create whose id never reached status left a marker in the cloud, or at least an
@@ -348,31 +380,33 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         if (!id) {
           // What the cloud records for this object, under any cluster: a rebuilt cluster takes back its own.
           const verdict = await this.judgeOwnership(resource, records);
-          if (verdict.kind === 'refuse') return this.refuse(resource, act, verdict);
+          if (verdict.kind === 'refuse') return this.refuse(resource, act, verdict, found.splice(0));
           if (verdict.kind === 'takeBack') takenBack = verdict;
           id = takenBack?.id;
         }
       }
       if (!id) {
         this.creates.lookedUpAndFoundNothing(resource);
+        act.apply(...found.splice(0));
         return this.create(resource, client, creation, secrets, act);
       }
       // Taken back, found and not created: its secret values were never known here, so none is reset unasked.
       // A lost create's: what the create would have recorded, settled before it was sent.
-      const found = takenBack ? { adopted: true } : createStatusOf(resource, kind.createStatusFields ?? []);
-      act.apply({ set: found });
+      const lost = takenBack ? { adopted: true } : createStatusOf(resource, kind.createStatusFields ?? []);
+      found.push({ set: lost });
       const origin = takenBack
         ? `recorded in the cloud for this resource under cluster "${takenBack.recordedAs.cluster}"`
         : 'created earlier for this resource';
       act.event(resource, 'Normal', 'Adopted', `adopted ${kind.kind} ${id}, ${origin}`);
     }
+    act.apply(...found.splice(0), { set: { id } });
     // An intent the create could not remove (or an older version left): spent, as the id is in status. One
     // this process removed already is only still in a cache that lags that write, and the version the
     // removal made precedes this reconcile's status write as surely as the one read.
     const removal = this.creates.removalAhead(resource);
     if (removal !== undefined) act.draft.readVersions.push(removal);
     const intentSpent =
-      annotations[ANNOTATIONS.createPending] !== undefined &&
+      resource.metadata.annotations?.[ANNOTATIONS.createPending] !== undefined &&
       resource.status?.id === id &&
       removal === undefined;
     if (!resource.metadata.finalizers?.includes(FINALIZER) || intentSpent) {
@@ -380,8 +414,21 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       if (written instanceof Raced) return written;
       resource = written;
     }
-    act.apply({ set: { id } });
+    return { resource, id };
+  }
 
+  /**
+   * The cloud object read, its field policy applied: gone, or decided on (`decideObserved`, a function of
+   * what was read) and acted on by the executor.
+   */
+  private async observeAndConverge(
+    resource: R,
+    id: string,
+    { adopting, secrets, writes }: ClusterRead,
+    { client }: KindConnection<R, P>,
+    act: ReconcileExecutor<R>,
+  ): Promise<Outcome | Raced> {
+    const { kind } = this.options;
     const observed = await client.observe(resource, id);
     // Every object reading one shared list continues when it arrives: take turns with the rest of the loop.
     await yieldIfBusy();
@@ -396,8 +443,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       }
       return this.reportExternalMissing(resource, id, act);
     }
-    act.apply({ set: observation.status });
-    act.apply({ set: this.credentialsChecks.pinned(resource, act.draft.status.id) });
+    act.apply({ set: { ...observation.status, ...this.credentialsChecks.pinned(resource, id) } });
     const adopted = act.draft.status.adopted === true;
     const record = (change: StatusChange) => act.apply(change);
     const withheld = await this.connections?.sync(resource, client, id, observation, adopted, record);
@@ -491,10 +537,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     resource: R,
     act: ReconcileExecutor<R>,
     verdict: Extract<OwnershipVerdict, { kind: 'refuse' }>,
+    found: readonly StatusChange[],
   ): Outcome {
     const owner = ownerOf(resource, this.options.kind.kind, this.cluster);
     const message = refusalMessage(owner, verdict.id, verdict.recordedAs);
-    return act.end(this.outcomes.waitForObject(new Waiting(OWNED_BY_ANOTHER_CLUSTER, message)));
+    return act.end(this.outcomes.waitForObject(new Waiting(OWNED_BY_ANOTHER_CLUSTER, message)), ...found);
   }
 
   /** The cloud object is gone: say so, forget the id (and the intent it was for), and create anew. */
@@ -588,7 +635,35 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     this.options.lookup?.(kind, namespace, name);
 }
 
+/** What the cluster says of an object before any cloud call (`readCluster`), when it lets the reconcile go on. */
+interface ClusterRead {
+  references: ResolvedReferences;
+  /** The id was named by the user (`sluice.dev/external-id`), not recorded by a create. */
+  adopting: boolean;
+  id: string | undefined;
+  /** The object's own credentials Secret, when it signs in with one. */
+  credentials: string | undefined;
+  secrets: ResolvedSecrets;
+  writes: WriteRecorder | undefined;
+}
+
 /** The reason of the Ready condition the object held when it was read. */
 function readyReasonOf(resource: ManagedObject): string | undefined {
   return resource.status?.conditions?.find((c) => c.type === 'Ready')?.reason;
+}
+
+/**
+ * Runs one part of a reconcile that records what it finds for status in `found`, and writes what is left
+ * there into the draft when it ends, returned or thrown: a failure is reported beside what was found first.
+ */
+async function settled<T, R extends ManagedObject>(
+  act: ReconcileExecutor<R>,
+  found: StatusChange[],
+  part: () => T | Promise<T>,
+): Promise<T> {
+  try {
+    return await part();
+  } finally {
+    act.apply(...found.splice(0));
+  }
 }

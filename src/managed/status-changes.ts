@@ -5,7 +5,7 @@ import type { ManagedStatus } from './types.ts';
 export type StatedCondition = Omit<ConditionInput, 'observedGeneration'>;
 
 /**
- * What one step of a reconcile found for status, as data. The steps return it; the reconciler alone writes it
+ * What one step of a reconcile found for status, as data. The steps return it; the executor alone writes it
  * into the status draft (`StatusDraft.apply`), so what a reconcile writes is read in one place.
  */
 export interface StatusChange {

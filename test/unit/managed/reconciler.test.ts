@@ -259,6 +259,30 @@ describe('ManagedReconciler', () => {
     });
   });
 
+  it('records what it read before a refusal beside the failure: the reconcile asked for is handled, with the credentials named', async () => {
+    const { RoleNotAllowed } = reasonNames({
+      RoleNotAllowed: { means: 'a role the administrator allows no one' },
+    });
+    const fakes = widgetFakes();
+    const refusal = ReconcileError.terminal(RoleNotAllowed, 'the administrator allows no such role', 60_000);
+    const reconciler = fakeReconciler(fakes.server, fakes.cache, fakes.cloud, {
+      policyRefusal: () => refusal,
+    });
+    const asked = widget('a');
+    asked.metadata.annotations = { 'sluice.dev/reconcile-requested-at': 'look-1' };
+    fakes.cache.set(fakes.server.put(asked));
+
+    await expect(reconciler.reconcile('ns/a')).rejects.toBe(refusal);
+
+    const { status } = fakes.server.get('a');
+    expect(status).toMatchObject({ lastHandledReconcileAt: 'look-1', credentials: '(operator)' });
+    expect(status?.conditions?.find((c) => c.type === 'Synced')).toMatchObject({
+      status: 'False',
+      reason: 'RoleNotAllowed',
+    });
+    expect(fakes.cloud.calls).toEqual([]);
+  });
+
   it('restores a lost password by the kind’s recovery, in the Secret it owns', async () => {
     const { t } = await readyWidget();
     delete t.server.secrets.get('a-connection')!.data.password;
