@@ -1,6 +1,7 @@
 import { describeChanges } from './change-summary.ts';
 import { describeDrift, driftRecorded } from './drift-status.ts';
 import { OBSERVED } from './observe-only.ts';
+import type { EventNote } from './events.ts';
 import type { Outcome } from './outcomes.ts';
 import type { StatusChange } from './status-changes.ts';
 import type { ConnectionDetails, ManagedStatus, Observation } from './types.ts';
@@ -16,7 +17,7 @@ export type Effect =
   /** What status gets, written into the draft (the status write itself comes once the reconcile ends). */
   | { status: StatusChange }
   /** An Event on the object. */
-  | { event: { type: 'Normal' | 'Warning'; reason: string; message: string } }
+  | { event: EventNote }
   /**
    * The kind's update of what the observation found different; the status fields its answers changed go
    * into status. A `Waiting` answer ends the decision there: the cloud is not ready for the change.

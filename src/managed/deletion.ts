@@ -4,8 +4,8 @@ import { otherObjectAsSeenBy, type ObjectClaims } from './claims.ts';
 import { ownerClusterProblem, type ClusterIdentity } from './cluster-owner.ts';
 import type { CreateAttempts } from './create-attempts.ts';
 import { Waiting, type ReconcileError } from './errors.ts';
-import type { EventRecorder } from './events.ts';
-import { Raced, type ObjectWriter } from './object-writes.ts';
+import { Raced } from './object-writes.ts';
+import type { ReconcileExecutor } from './executor.ts';
 import { isObserveOnly } from './observe-only.ts';
 import type { Ended, Outcomes } from './outcomes.ts';
 import { resolveReferencesForDelete, type ObjectLookup, type ResolvedReferences } from './references.ts';
@@ -14,8 +14,6 @@ import { REASON } from '../base/reasons.ts';
 
 export interface DeletionOptions<R extends ManagedObject, P> {
   kind: ManagedKind<R, unknown, P>;
-  writer: Pick<ObjectWriter, 'setFinalizers'>;
-  events: EventRecorder;
   /** Objects that reference this one and still exist (`Pipe orders`): a Delete waits for them. */
   dependantsOf?(resource: R): string[];
   claims: ObjectClaims<R>;
@@ -54,8 +52,11 @@ export class Deletion<R extends ManagedObject, P> {
     this.released.delete(key);
   }
 
-  async finalize(resource: R): Promise<Ended | Raced> {
-    const { kind, events } = this.options;
+  /** Applies the deletion policy; `act` performs its writes (the delete, the finalizer's release, Events). */
+  async finalize(resource: R, act: ReconcileExecutor<R>): Promise<Ended | Raced> {
+    const { kind } = this.options;
+    const orphaned = (message: string) => act.event(resource, 'Normal', 'Orphaned', message);
+    const removeFinalizer = () => this.removeFinalizer(resource, act);
     if (!resource.metadata.finalizers?.includes(FINALIZER)) return { outcome: { kind: 'idle' }, status: {} };
     if (this.released.get(objectKey(resource)) === resource.metadata.uid) return RELEASED;
     const policy = resource.spec.deletionPolicy ?? kind.defaultDeletionPolicy;
@@ -66,22 +67,22 @@ export class Deletion<R extends ManagedObject, P> {
       // that cluster's objects.
       if (id) {
         const message = `left ${kind.kind} ${id} in the cloud: ${ANNOTATIONS.ownerCluster} names a cluster this operator may not act for`;
-        events.record(resource, 'Normal', 'Orphaned', message);
+        orphaned(message);
       }
-      return this.removeFinalizer(resource);
+      return removeFinalizer();
     }
     const holder = id === undefined ? undefined : this.options.claims.otherHolderOf(resource, id);
     if (holder) {
       // Another object manages it: deleting this one must not take the other's cloud resource with it.
       const message = `left ${kind.kind} ${id} to ${otherObjectAsSeenBy(resource, kind.kind, holder)}, which manages it`;
-      events.record(resource, 'Normal', 'Orphaned', message);
-      return this.removeFinalizer(resource);
+      orphaned(message);
+      return removeFinalizer();
     }
     if (isObserveOnly(resource)) {
       // Observe never writes to the cloud, a delete least of all: whatever the deletion policy, it stays.
       if (id) {
         const message = `left ${kind.kind} ${id} in the cloud (managementPolicy Observe)`;
-        events.record(resource, 'Normal', 'Orphaned', message);
+        orphaned(message);
       }
     } else if (policy === 'Delete') {
       const dependants = this.options.dependantsOf?.(resource) ?? [];
@@ -95,13 +96,13 @@ export class Deletion<R extends ManagedObject, P> {
       if (owner) {
         // One cloud object per referenced object, and another object manages it now: not this one's to delete.
         const message = `left the ${kind.exclusiveOn}'s ${kind.kind} in the cloud: ${otherObjectAsSeenBy(resource, kind.kind, owner)} manages it`;
-        events.record(resource, 'Normal', 'Orphaned', message);
-        return this.removeFinalizer(resource);
+        orphaned(message);
+        return removeFinalizer();
       }
       const missing = Object.values(references).filter((resolved) => resolved.length === 0);
       if (missing.length > 0 && !id && !createIntentOf(resource)) {
         // Never created: no reference was ever resolved, so nothing can exist in the cloud.
-        return this.removeFinalizer(resource);
+        return removeFinalizer();
       }
       const refused =
         id || createIntentOf(resource) ? this.options.credentialsRefusal?.(resource) : undefined;
@@ -109,13 +110,12 @@ export class Deletion<R extends ManagedObject, P> {
       const { client, records, waiting } = await this.options.connect(resource, references);
       // A create that crashed before recording its id must not leak when the resource is deleted; but an
       // intent is anyone's to write: the look-up goes only where the object's plain ids may reach.
-      if (!id && !(await this.options.mayLookUp(resource, records, references)))
-        return this.removeFinalizer(resource);
+      if (!id && !(await this.options.mayLookUp(resource, records, references))) return removeFinalizer();
       const lost = this.options.creates.lostCreate(resource);
       // A lost create is looked for as its create resolved the references: one still on its way is waited for.
       if (!id && lost && waiting) return this.options.outcomes.waitForCloud(waiting);
       id ??= await records.findCreated(resource, lost);
-      if (id && (await client.delete(resource, id)) === 'pending') {
+      if (id && (await act.deleteInCloud(client, resource, id)) === 'pending') {
         const deleting = {
           type: 'Ready',
           status: 'False',
@@ -124,21 +124,13 @@ export class Deletion<R extends ManagedObject, P> {
         } as const;
         return { outcome: { kind: 'waitForCloud' }, status: { conditions: [deleting] } };
       }
-      if (id) events.record(resource, 'Normal', 'Deleted', `deleted ${kind.kind} ${id}`);
-    } else if (id) {
-      events.record(
-        resource,
-        'Normal',
-        'Orphaned',
-        `left ${kind.kind} ${id} in the cloud (deletionPolicy Orphan)`,
-      );
-    }
-    return this.removeFinalizer(resource);
+      if (id) act.event(resource, 'Normal', 'Deleted', `deleted ${kind.kind} ${id}`);
+    } else if (id) orphaned(`left ${kind.kind} ${id} in the cloud (deletionPolicy Orphan)`);
+    return removeFinalizer();
   }
 
-  private async removeFinalizer(resource: R): Promise<Ended | Raced> {
-    const finalizers = (resource.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
-    const released = await this.options.writer.setFinalizers(this.options.kind, resource, finalizers);
+  private async removeFinalizer(resource: R, act: ReconcileExecutor<R>): Promise<Ended | Raced> {
+    const released = await act.releaseFinalizer(resource);
     if (released instanceof Raced) return released;
     this.released.set(objectKey(resource), resource.metadata.uid);
     return RELEASED;

@@ -14,6 +14,13 @@ const MAX_REMEMBERED = 10_000;
 /**
  * Records Kubernetes Events without blocking the reconcile: a failed Event write is logged, never fatal.
  */
+/** An Event a reconcile decided on, as data: the executor records it. */
+export interface EventNote {
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+}
+
 export class EventRecorder {
   /** The last Event sent per object and reason: its message, and when. */
   private readonly lastSent = new Map<string, { message: string; at: number }>();

@@ -95,10 +95,28 @@ export class ReconcileExecutor<R extends ManagedObject> {
     this.services.events.record(resource, type, reason, message);
   }
 
-  /** How the reconcile ends: what status got before (`found`), then its end's, into the draft; its outcome returned. */
+  /**
+   * How the reconcile ends: what status got before (`found`), then its end's, into the draft, and the Event
+   * it says so with; its outcome returned.
+   */
   end(ended: Ended, ...found: readonly StatusChange[]): Outcome {
     this.draft.apply(...found, ended.status);
+    if (ended.event) {
+      const { type, reason, message } = ended.event;
+      this.event(this.draft.resource, type, reason, message);
+    }
     return ended.outcome;
+  }
+
+  /** Deletes the cloud object: `gone` once the cloud no longer has it, `pending` while it goes. */
+  deleteInCloud(client: ExternalClient<R, unknown>, resource: R, id: string): Promise<'gone' | 'pending'> {
+    return client.delete(resource, id);
+  }
+
+  /** Releases sluice's finalizer: the object as written, or the race the write met. */
+  async releaseFinalizer(resource: R): Promise<R | Raced> {
+    const finalizers = (resource.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
+    return this.services.writer.setFinalizers(this.services.kind, resource, finalizers);
   }
 
   /** Performs a decision on an observed cloud object; ends early on a `Waiting` answer to its update. */

@@ -5,7 +5,7 @@ import type { Requeue } from '../base/requeue.ts';
 import { ANNOTATIONS } from './annotations.ts';
 import { failureOf } from '../base/failure.ts';
 import { deferralOf, messageOf, ReconcileError, reasonOf, retryFloorOf, Waiting } from './errors.ts';
-import type { EventRecorder } from './events.ts';
+import type { EventNote } from './events.ts';
 import type { Pacing } from './pacing.ts';
 import { timing } from '../base/timings.ts';
 import type { Raced } from './object-writes.ts';
@@ -20,7 +20,6 @@ export const REFERENCE_NOT_FOUND = REASON.ReferenceNotFound;
 export interface OutcomesOptions {
   kind: { kind: string };
   pacing: Pacing;
-  events: EventRecorder;
   logger: Logger;
   /** Aborted when this process must stop acting (leadership lost, shutdown deadline passed). */
   signal?: AbortSignal | undefined;
@@ -58,6 +57,8 @@ export type Outcome =
 export interface Ended {
   outcome: Outcome;
   status: StatusChange;
+  /** An Event that says so, when it turns so (the executor records it). */
+  event?: EventNote;
 }
 
 /**
@@ -132,27 +133,14 @@ export class Outcomes<R extends ManagedObject> {
       ? `did you mean ${didYouMean}? Correct the reference, or create it`
       : 'create it, or correct the reference';
     const message = `${what} does not exist (missing for ${formatDuration(timing.referenceMissingReportMs)} or more): ${fix}`;
-    const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
-    if (ready?.reason !== REFERENCE_NOT_FOUND) {
-      this.options.events.record(resource, 'Warning', REFERENCE_NOT_FOUND, message);
-    }
     const conditions = [
       { type: 'Synced', status: 'False', reason: REFERENCE_NOT_FOUND, message },
       { type: 'Ready', status: 'False', reason: REFERENCE_NOT_FOUND, message },
     ] as const;
-    return { outcome: { kind: 'waitForObject' }, status: { conditions } };
-  }
-
-  /** The cloud says the resource failed: not Ready, and one Warning when it happens, not per poll. */
-  cloudFailed(resource: R, failure: string, reason: string): Ended {
-    const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
-    if (ready?.reason !== reason) this.options.events.record(resource, 'Warning', reason, failure);
     return {
-      outcome: { kind: 'waitForCloud' },
-      status: {
-        removed: ['Drifted'],
-        conditions: [{ type: 'Ready', status: 'False', reason, message: failure }],
-      },
+      outcome: { kind: 'waitForObject' },
+      status: { conditions },
+      ...warningWhenTurning(resource, REFERENCE_NOT_FOUND, message),
     };
   }
 
@@ -161,9 +149,10 @@ export class Outcomes<R extends ManagedObject> {
    * Warning says so when it turns so (the message names the holder and the id, nothing secret).
    */
   alreadyManaged(resource: R, reason: ConditionReason, message: string): Ended {
-    const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
-    if (ready?.reason !== reason) this.options.events.record(resource, 'Warning', reason, message);
-    return this.waitForObject(new Waiting(reason, message));
+    return {
+      ...this.waitForObject(new Waiting(reason, message)),
+      ...warningWhenTurning(resource, reason, message),
+    };
   }
 
   /**
@@ -179,27 +168,28 @@ export class Outcomes<R extends ManagedObject> {
       `${what} now refers to ${now}, but ${kind} ${id} was made under ${kept} (status.${statusField}); ` +
       `nothing is changed in the cloud. Delete this ${kind} (its deletionPolicy applies to ${id} under ${kept}) ` +
       `and apply it again to make one under ${now}, or make ${what} manage ${kept} again (${ANNOTATIONS.externalId})`;
-    const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
-    if (ready?.reason !== REASON.ReferenceReplaced) {
-      this.options.events.record(resource, 'Warning', REASON.ReferenceReplaced, message);
-    }
-    return this.waitForObject(new Waiting(REASON.ReferenceReplaced, message));
+    return {
+      ...this.waitForObject(new Waiting(REASON.ReferenceReplaced, message)),
+      ...warningWhenTurning(resource, REASON.ReferenceReplaced, message),
+    };
   }
 
   /**
    * A reconcile that threw (waits are returned, never thrown): a call the quota deferred is looked at again
-   * quietly; anything else is recorded in status and an Event, for a retry. `write` records a
-   * status change and writes the status, returning the race it met (the Event follows the write);
-   * `draft.resource` is the object as that write left it; `lookedAt` is when the reconcile began.
+   * quietly; anything else is recorded in status and an Event, for a retry. `act.write` records a status
+   * change and writes the status, returning the race it met; `act.warn` records the Warning, after the write;
+   * `lookedAt` is when the reconcile began.
    */
   async failed(
     key: string,
-    draft: { readonly resource: R },
     error: unknown,
-    write: (change: StatusChange) => Promise<Raced | undefined>,
+    act: {
+      write(change: StatusChange): Promise<Raced | undefined>;
+      warn(reason: string, message: string): void;
+    },
     lookedAt: number,
   ): Promise<Outcome> {
-    const { signal, logger, events } = this.options;
+    const { signal, logger } = this.options;
     // Another process may lead by now: an aborted reconcile records nothing, its successor looks again.
     if (signal?.aborted) throw error;
     const deferMs = deferralOf(error);
@@ -209,17 +199,23 @@ export class Outcomes<R extends ManagedObject> {
     }
     const [reason, message] = [reasonOf(error), messageOf(error)];
     const failure = { reason, message, needsAPerson: failureOf(error)?.kind === 'terminal' };
-    const unwritten = await write({ failure }).catch((statusError: unknown) => ({
+    const unwritten = await act.write({ failure }).catch((statusError: unknown) => ({
       message: messageOf(statusError),
     }));
     if (unwritten) logger.warn({ key, err: unwritten.message }, 'could not record the failure in status');
-    events.record(draft.resource, 'Warning', reason, message);
+    act.warn(reason, message);
     const { requestId } = error as { requestId?: unknown };
     // What waits on the user (a missing Secret, a spec the cloud refuses) is no trouble of the operator's.
     const level = failureOf(error)?.kind === 'terminal' ? 'info' : 'warn';
     logger[level]({ key, reason, err: message, requestId }, 'reconcile failed');
     return { kind: 'retry', error };
   }
+}
+
+/** A Warning when the object's Ready reason turns to `reason`, none while it stays so (not one per look). */
+function warningWhenTurning(resource: ManagedObject, reason: string, message: string): { event?: EventNote } {
+  const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
+  return ready?.reason === reason ? {} : { event: { type: 'Warning', reason, message } };
 }
 
 /** Synced, as the reconcile worked; Ready=False saying what it waits for. */

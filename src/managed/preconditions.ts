@@ -109,8 +109,8 @@ export class Preconditions<R extends ManagedObject> {
       // Never two objects on one cloud id: no write, no password reset, no delete for this one.
       const shown = otherObjectAsSeenBy(resource, kind.kind, holder);
       const message = `${shown} already manages ${id}; this object changes nothing in the cloud`;
-      const { outcome, status } = outcomes.alreadyManaged(resource, ALREADY_MANAGED, message);
-      return { outcome, status: { ...status, set: kept, unset: ['id'] } };
+      const ended = outcomes.alreadyManaged(resource, ALREADY_MANAGED, message);
+      return { ...ended, status: { ...ended.status, set: kept, unset: ['id'] } };
     }
     const adopting = !recorded && id !== undefined;
     return { references: resolution.resolved, id, adopting, status: { set: kept } };

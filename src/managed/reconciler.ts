@@ -129,7 +129,6 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     this.outcomes = new Outcomes({
       kind,
       pacing: this.pacing,
-      events,
       logger: this.logger,
       signal: options.signal,
     });
@@ -137,7 +136,6 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     this.deletion = new Deletion({
       ...options,
       credentialsRefusal: (resource) => this.credentialsChecks.refusal(resource),
-      writer,
       claims: this.claims,
       outcomes: this.outcomes,
       creates: this.creates,
@@ -224,7 +222,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         act.apply(change);
         return act.flush();
       };
-      outcome = await this.outcomes.failed(key, act.draft, error, write, lookedAt);
+      const warn = (reason: string, message: string) =>
+        act.event(act.draft.resource, 'Warning', reason, message);
+      outcome = await this.outcomes.failed(key, error, { write, warn }, lookedAt);
     }
     return this.outcomes.next(act.draft.resource, outcome);
   };
@@ -258,7 +258,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       return act.end({ outcome: { kind: 'idle' }, status });
     }
     if (resource.metadata.deletionTimestamp) {
-      const finalized = await this.deletion.finalize(resource);
+      const finalized = await this.deletion.finalize(resource, act);
       return finalized instanceof Raced ? finalized : act.end(finalized);
     }
     act.draft.beforeCloud = true;
@@ -304,7 +304,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     found.push({ set: { credentials: credentials ?? OPERATOR_CREDENTIALS } });
     const cleared = this.preconditions.check(resource);
     found.push(cleared.status);
-    if ('outcome' in cleared) return { outcome: cleared.outcome, status: {} };
+    if ('outcome' in cleared) return { ...cleared, status: {} };
     const { references, adopting, id } = cleared;
     if (id) this.creates.settled(objectKey(resource));
     if (!id && writes) return this.outcomes.waitForObject(nothingToObserve(kind.kind));
