@@ -143,16 +143,22 @@ export class CloudClients {
       return writes ? chained.withWritesRecorded(writes) : chained;
     };
     // Reads follow the reconcile's priority, writes go as `user` (the clients' default): no call names one.
-    // Every call is made for the resource's namespace: a key's budget is shared fairly between namespaces.
-    const { namespace } = resource.metadata;
+    // Every call is made for the resource's namespace: a key's budget is shared fairly between namespaces. A
+    // call deferred for quota keeps a claim of the resource's own, so a namespace's deferred calls queue up.
+    const { namespace, name } = resource.metadata;
+    const object = `${resource.kind} ${namespace}/${name}`;
     let management: ManagementClient | undefined;
     let alerting: AlertingClient | undefined;
     return {
       get management(): ManagementClient {
-        return (management ??= usable(clients.management).withReadPriority(priority).onBehalfOf(namespace));
+        return (management ??= usable(clients.management)
+          .withReadPriority(priority)
+          .onBehalfOf(namespace, object));
       },
       get alerting(): AlertingClient {
-        return (alerting ??= usable(clients.alerting).withReadPriority(priority).onBehalfOf(namespace));
+        return (alerting ??= usable(clients.alerting)
+          .withReadPriority(priority)
+          .onBehalfOf(namespace, object));
       },
       snapshots: clients.snapshots,
       freshnessMs,

@@ -9,6 +9,8 @@ export abstract class CloudClient {
   private readPriority: Priority = 'poll';
   /** Who the calls are made for, when a call names no one: the key's budget is shared fairly between them. */
   private sharer: string | undefined;
+  /** The object the calls are made for, when a call names none: a deferral's claim is its own. */
+  private object: string | undefined;
   /** The reconcile's chain its calls belong to (see `CallChain`). */
   private chain: CallChain | undefined;
   /** When set, writes are kept here and answered without being sent (reads still go out). */
@@ -30,11 +32,13 @@ export abstract class CloudClient {
   /**
    * This client, sharing its connection, quota and options, with its calls made for `sharer` (a namespace):
    * the key's budget serves the calls of one priority fairly between sharers, so one namespace's many
-   * changes cannot keep another's waiting.
+   * changes cannot keep another's waiting. With `object` (its kind and `namespace/name`), a call the budget
+   * defers keeps a claim of the object's own, behind those of the namespace's other objects.
    */
-  onBehalfOf(sharer: string): this {
+  onBehalfOf(sharer: string, object?: string): this {
     const bound = this.copy();
     bound.sharer = sharer;
+    bound.object = object;
     return bound;
   }
 
@@ -91,11 +95,13 @@ export abstract class CloudClient {
     }
     const priority = options.priority ?? (request.method === 'GET' ? this.readPriority : 'user');
     const sharer = options.sharer ?? this.sharer;
+    const object = options.object ?? this.object;
     const chain = options.chain ?? this.chain;
     return this.http.call(request, {
       ...options,
       priority,
       ...(sharer === undefined ? {} : { sharer }),
+      ...(object === undefined ? {} : { object }),
       ...(chain === undefined ? {} : { chain }),
     });
   }

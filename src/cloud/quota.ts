@@ -58,6 +58,7 @@ export interface QuotaTicket {
 interface Waiter {
   priority: Priority;
   sharer: string;
+  object?: string | undefined;
   chain?: CallChain | undefined;
   /** It came back for the slot kept for it (see `Claim.anticipated`): others' anticipation does not hold it. */
   anticipated: boolean;
@@ -88,6 +89,8 @@ export class QuotaDeferral extends Error {
 interface Claim {
   priority: Priority;
   sharer: string;
+  /** The object whose call it was: only that object's return redeems the claim. */
+  object?: string | undefined;
   /** When the budget was estimated to allow the call. */
   at: number;
   /** Unredeemed until then, the claim lapses (the caller went away). */
@@ -99,10 +102,15 @@ interface Claim {
   anticipated?: boolean;
 }
 
-/** Who asks for a slot: the call's priority and the sharer (namespace) it is made for. */
+/** Who asks for a slot: the call's priority, the sharer (namespace) and the object it is made for. */
 interface Caller {
   priority: Priority;
   sharer: string;
+  /**
+   * The object the call is made for (its kind and `namespace/name`): its deferral's claim is its own, so the
+   * claims of a namespace's objects add up instead of each cancelling the last.
+   */
+  object?: string | undefined;
   /** The call redeemed a slot kept for it (see `Claim.anticipated`). */
   anticipated?: boolean;
   /** The reconcile's chain of calls it belongs to: its turn is kept until the chain ends. */
@@ -245,17 +253,20 @@ export class QuotaScheduler {
    * serve within that time is not kept waiting: it is rejected with a `QuotaDeferral` saying when to come
    * back (at once when that is already known to be too late, else when the deadline passes). `sharer`
    * names who the call is for (a namespace): the callers of one priority are served fairly between sharers.
+   * `object` names the object it is made for: a deferred call's claim is redeemed by that object's return
+   * only (without one, by the next call of its priority and sharer that names none).
    */
   acquire(
     priority: Priority = 'user',
     signal?: AbortSignal,
-    options: { deadlineMs?: number; sharer?: string; chain?: CallChain } = {},
+    options: { deadlineMs?: number; sharer?: string; object?: string; chain?: CallChain } = {},
   ): Promise<QuotaTicket> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const { deadlineMs, sharer = '', chain } = options;
+    const { deadlineMs, sharer = '', object, chain } = options;
     const now = this.clock.now();
     this.prune(now);
-    const caller: Caller = { priority, sharer, chain, anticipated: this.redeemClaim({ priority, sharer }) };
+    const asker: Caller = { priority, sharer, object, chain };
+    const caller: Caller = { ...asker, anticipated: this.redeemClaim(asker) };
     // A caller back for its kept turn goes before the waiting calls of the sharers it kept it from.
     const first = this.waiting() === 0 || caller.anticipated;
     if (first && this.canGrant(now, caller)) return Promise.resolve(this.grant(caller, 0));
@@ -267,6 +278,7 @@ export class QuotaScheduler {
       const waiter: Waiter = {
         priority,
         sharer,
+        object,
         chain,
         anticipated: caller.anticipated === true,
         enqueuedAt: now,
@@ -408,17 +420,20 @@ export class QuotaScheduler {
 
   private defer(caller: Caller, now: number): QuotaDeferral {
     const at = Math.max(now, this.estimate(caller, now));
-    this.claims.push({ ...caller, at, until: at + this.claimGraceMs(caller.priority) });
+    const { priority, sharer, object } = caller;
+    this.claims.push({ priority, sharer, object, at, until: at + this.claimGraceMs(priority) });
     this.schedule();
     return new QuotaDeferral(this.key, at - now);
   }
 
   /**
-   * A deferred or anticipated caller of this priority and sharer is back: its claim has done its job. True
-   * when the claim was a slot kept by anticipation.
+   * A deferred or anticipated caller of this priority, sharer and object is back: its claim has done its job.
+   * True when the claim was a slot kept by anticipation.
    */
-  private redeemClaim({ priority, sharer }: Caller): boolean {
-    const index = this.claims.findIndex((claim) => claim.priority === priority && claim.sharer === sharer);
+  private redeemClaim({ priority, sharer, object }: Caller): boolean {
+    const index = this.claims.findIndex(
+      (claim) => claim.priority === priority && claim.sharer === sharer && claim.object === object,
+    );
     if (index < 0) return false;
     const [claim] = this.claims.splice(index, 1);
     return claim!.anticipated === true;
@@ -432,12 +447,19 @@ export class QuotaScheduler {
    * busy machine takes longer than any fixed grace. A call of no chain keeps it one slot's share of the
    * window.
    */
-  private anticipate({ priority, sharer, chain }: Caller): ((now: number) => void) | undefined {
+  private anticipate({ priority, sharer, object, chain }: Caller): ((now: number) => void) | undefined {
     if (priority === BACKGROUND) return undefined;
     const asking = [...this.queues[priority], ...this.claims.filter((claim) => claim.priority === priority)];
     if (asking.some((other) => other.sharer === sharer)) return undefined;
     if (!asking.some((other) => other.sharer !== sharer)) return undefined;
-    const claim: Claim = { priority, sharer, at: this.clock.now(), until: Infinity, anticipated: true };
+    const claim: Claim = {
+      priority,
+      sharer,
+      object,
+      at: this.clock.now(),
+      until: Infinity,
+      anticipated: true,
+    };
     this.claims.push(claim);
     let released = false;
     chain?.onEnd(() => {

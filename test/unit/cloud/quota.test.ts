@@ -833,3 +833,44 @@ describe('QuotaScheduler floor for background calls', () => {
     expect(poll.waitedMs).toBe(0);
   });
 });
+
+describe('QuotaScheduler deferring the calls of several objects of one namespace', () => {
+  const two = { requests: 2, windowMs: 10_000, safetyMarginMs: 100 };
+
+  /** The object `name` of namespace `team` asks once, with a deadline the spent budget cannot meet. */
+  const defer = (scheduler: QuotaScheduler, name: string, priority: Priority = 'user') =>
+    scheduler
+      .acquire(priority, undefined, { deadlineMs: 100, sharer: 'team', object: `Alert team/${name}` })
+      .then(
+        () => 0,
+        (deferral: QuotaDeferral) => deferral.retryAfterMs,
+      );
+
+  it("tells each object of a namespace's backlog when its own turn comes: each deferred call's claim counts ahead of the next", async () => {
+    const { scheduler } = scheduledOnManualClock(two);
+    for (let i = 0; i < 2; i++) (await scheduler.acquire('user', undefined, { sharer: 'team' })).release();
+
+    const returns: number[] = [];
+    for (let i = 0; i < 5; i++) returns.push(await defer(scheduler, `alert-${i}`));
+
+    // One namespace's claims did not add up: each deferral cancelled the previous object's, and all five
+    // were told 10 100 ms, to come back as a herd for two slots.
+    expect(returns).toEqual([10_100, 10_100, 20_200, 20_200, 30_300]);
+  });
+
+  it("redeems a deferred object's claim only when that object comes back, not when another object of its namespace asks", async () => {
+    const { clock, scheduler } = scheduledOnManualClock(two);
+    for (let i = 0; i < 2; i++) (await scheduler.acquire('user', undefined, { sharer: 'team' })).release();
+    expect(await defer(scheduler, 'first')).toBe(10_100);
+    expect(await defer(scheduler, 'second')).toBe(10_100);
+    // A third object asks again and again before the slots free: it never takes the first two's places.
+    expect(await defer(scheduler, 'third')).toBe(20_200);
+    expect(await defer(scheduler, 'third')).toBe(20_200);
+
+    await clock.advanceAndSettle(10_100);
+    const back = (name: string) =>
+      scheduler.acquire('user', undefined, { deadlineMs: 100, sharer: 'team', object: `Alert team/${name}` });
+    expect((await back('first')).waitedMs).toBe(0);
+    expect((await back('second')).waitedMs).toBe(0);
+  });
+});
