@@ -5,8 +5,10 @@ import type { WriteRecorder } from '../base/recorded-writes.ts';
 
 /** What both clients share besides the core: the priority of their reads, the quota view and shutdown. */
 export abstract class CloudClient {
-  /** The priority reads are sent with when a call names none (writes: `user`). */
+  /** The priority reads are sent with when a call names none. */
   private readPriority: Priority = 'poll';
+  /** The priority writes are sent with when a call names none. */
+  private writePriority: Priority = 'user';
   /** Who the calls are made for, when a call names no one: the key's budget is shared fairly between them. */
   private sharer: string | undefined;
   /** The object the calls are made for, when a call names none: a deferral's claim is its own. */
@@ -26,6 +28,16 @@ export abstract class CloudClient {
   withReadPriority(priority: Priority): this {
     const bound = this.copy();
     bound.readPriority = priority;
+    return bound;
+  }
+
+  /**
+   * This client with its writes sent at `priority` (default `user`): a reconcile that creates its cloud
+   * object sends the create as `create`, behind the changes people make to objects that exist.
+   */
+  withWritePriority(priority: Priority): this {
+    const bound = this.copy();
+    bound.writePriority = priority;
     return bound;
   }
 
@@ -93,7 +105,7 @@ export abstract class CloudClient {
       });
       return Promise.resolve(undefined as T);
     }
-    const priority = options.priority ?? (request.method === 'GET' ? this.readPriority : 'user');
+    const priority = options.priority ?? (request.method === 'GET' ? this.readPriority : this.writePriority);
     const sharer = options.sharer ?? this.sharer;
     const object = options.object ?? this.object;
     const chain = options.chain ?? this.chain;

@@ -175,6 +175,8 @@ export class FairTurns {
 const CLAIM_GRACE_MS = 2_000;
 /** The background priority: the one that has a floor. */
 const BACKGROUND: Priority = 'poll';
+/** The priorities before the background's, in their order (`user`, `create`): those its floor counts. */
+const FOREGROUND: readonly Priority[] = PRIORITIES.filter((p) => p !== BACKGROUND);
 /** The order priorities are served in when the background's floor is owed: it goes first, once. */
 const FLOOR_ORDER: readonly Priority[] = [BACKGROUND, ...PRIORITIES.filter((p) => p !== BACKGROUND)];
 
@@ -195,23 +197,24 @@ interface Slot {
  * finish rather than from the start makes this hold whatever the latency (a cold connection that delays one
  * request by a second cannot squeeze two batches into one server window).
  *
- * Waiting callers are served by priority (`user` → `poll`) and, within a priority, fairly between the
- * sharers they call for (the namespaces whose objects make the calls; see `FairTurns`): a sharer with many
+ * Waiting callers are served by priority (`user` → `create` → `poll`: an edit goes before the creates queued
+ * with it) and, within a priority, fairly between the sharers they call for (the namespaces whose objects make the calls; see `FairTurns`): a sharer with many
  * calls waiting gets its turn as often as one with a single call, never all the slots. Calls of one sharer
  * keep their order. One scheduler exists per key (see `QuotaRegistry`) and is shared by every client of
  * that key.
  *
  * Background calls have a floor: while a `poll` call asks (waits, or holds a claim after a deferral), at most
- * `userRunLimit` = N − 1 (at least 1) `user` calls are granted in a row; the next slot then goes to the `poll`
- * whose turn it is. So `user` goes first as a rule, yet polls get at least one slot in N whatever the user
+ * `userRunLimit` = N − 1 (at least 1) foreground (`user`, `create`) calls are granted in a row; the next slot
+ * then goes to the `poll` whose turn it is. So the foreground goes first as a rule, yet polls get at least one slot in N whatever the user
  * load: a key kept busy grants N calls per window (+ the latency of the requests in flight), so the poll
  * whose turn it is waits at most about one window, and a sharer's poll one window per poll turn ahead of it.
  *
  * A change is a chain of dependent calls (read, then write), and a sharer asks for the next only once the
  * previous is answered. Slots granted together free together, so without more, the other sharers' backlog
  * would take the rest of a freed burst while the chain's read is in flight, and its write would wait a whole
- * window behind them. So a `user` call granted while another sharer asks, whose sharer asks nothing more,
- * keeps the sharer's turn (see `anticipate`): the sharers it goes before are not granted until its call is
+ * window behind them. So a foreground call granted while another sharer of its priority asks (or a call of a
+ * lower foreground priority: an edit's read while creates wait), whose sharer asks nothing more at its
+ * priority, keeps the sharer's turn (see `anticipate`): the callers it goes before are not granted until its call is
  * over and the reconcile that made it has ended (its `CallChain`; a window at most), or, for a call of no
  * chain, one slot's share of the window (`holdMs / N`) after. This idles the budget at most that long when
  * the chain ends there; no slot is lost, and the sharer's write follows its read in turn however long the
@@ -222,10 +225,16 @@ export class QuotaScheduler {
   readonly limit: Required<QuotaLimit>;
   private readonly clock: Clock;
   private slots: Slot[] = [];
-  private readonly queues: Record<Priority, Waiter[]> = { user: [], poll: [] };
-  private readonly turns: Record<Priority, FairTurns> = { user: new FairTurns(), poll: new FairTurns() };
+  private readonly queues = Object.fromEntries(PRIORITIES.map((p) => [p, [] as Waiter[]])) as Record<
+    Priority,
+    Waiter[]
+  >;
+  private readonly turns = Object.fromEntries(PRIORITIES.map((p) => [p, new FairTurns()])) as Record<
+    Priority,
+    FairTurns
+  >;
   private claims: Claim[] = [];
-  /** `user` calls granted since a `poll` was last granted, counted while polls ask (0 when none does). */
+  /** Foreground calls granted since a `poll` was last granted, counted while polls ask (0 when none does). */
   private userRun = 0;
   private pausedUntil = -Infinity;
   private timer: unknown;
@@ -340,10 +349,7 @@ export class QuotaScheduler {
 
   /** Callers waiting, per priority. */
   pending(): Record<Priority, number> {
-    return {
-      user: this.queues.user.length,
-      poll: this.queues.poll.length,
-    };
+    return Object.fromEntries(PRIORITIES.map((p) => [p, this.queues[p].length])) as Record<Priority, number>;
   }
 
   /**
@@ -374,8 +380,9 @@ export class QuotaScheduler {
 
   /**
    * How many waiting or claimed calls go before one more call of `caller`. Of its own priority, those whose
-   * sharers' turns come first; of the other, what the floor lets through first: user calls until the run
-   * reaches its limit before each poll, and a poll after each full run of user calls.
+   * sharers' turns come first; of a higher foreground priority, all; between the foreground and the
+   * background, what the floor lets through first: foreground calls until the run reaches its limit before
+   * each poll, and a poll after each full run of foreground calls.
    */
   private ahead({ priority, sharer }: Caller): number {
     const asking = (p: Priority) => [
@@ -385,13 +392,14 @@ export class QuotaScheduler {
     const ownTurns = this.turns[priority].ahead(sharer, countBySharer(asking(priority)));
     const limit = this.userRunLimit();
     const untilFloor = Math.max(0, limit - this.userRun);
+    const count = (priorities: readonly Priority[]) => priorities.reduce((n, p) => n + asking(p).length, 0);
     if (priority === BACKGROUND) {
-      const users = PRIORITIES.filter((p) => p !== BACKGROUND).reduce((n, p) => n + asking(p).length, 0);
-      return ownTurns + Math.min(users, untilFloor + ownTurns * limit);
+      return ownTurns + Math.min(count(FOREGROUND), untilFloor + ownTurns * limit);
     }
+    const foreground = count(FOREGROUND.slice(0, FOREGROUND.indexOf(priority))) + ownTurns;
     const polls = asking(BACKGROUND).length;
-    const floors = ownTurns < untilFloor ? 0 : 1 + Math.floor((ownTurns - untilFloor) / limit);
-    return ownTurns + Math.min(polls, floors);
+    const floors = foreground < untilFloor ? 0 : 1 + Math.floor((foreground - untilFloor) / limit);
+    return foreground + Math.min(polls, floors);
   }
 
   /**
@@ -403,7 +411,7 @@ export class QuotaScheduler {
     return priority === BACKGROUND ? this.holdMs() : CLAIM_GRACE_MS;
   }
 
-  /** User calls granted in a row while polls ask, before a poll goes first: N − 1, at least 1. */
+  /** Foreground calls granted in a row while polls ask, before a poll goes first: N − 1, at least 1. */
   private userRunLimit(): number {
     return Math.max(1, this.limit.requests - 1);
   }
@@ -413,7 +421,7 @@ export class QuotaScheduler {
     return this.queues[BACKGROUND].length > 0 || this.claims.some((claim) => claim.priority === BACKGROUND);
   }
 
-  /** The order priorities are served in now: `user` first, unless the floor owes the background a slot. */
+  /** The order priorities are served in now: `user`, `create`, `poll`, unless the floor owes the background a slot. */
   private order(): readonly Priority[] {
     return this.userRun >= this.userRunLimit() ? FLOOR_ORDER : PRIORITIES;
   }
@@ -441,17 +449,21 @@ export class QuotaScheduler {
 
   /**
    * Keeps the sharer's turn for its next call when it asks nothing more and another sharer of its priority
-   * asks: a claim that holds the slots from the sharers it goes before while the call is in flight (returned
-   * `settle`, called on release, starts the grace). A call of a chain keeps the turn until the chain ends, a
-   * window at most: the reconcile asks for its write once it has acted on the read's answer, which on a
-   * busy machine takes longer than any fixed grace. A call of no chain keeps it one slot's share of the
-   * window.
+   * asks, or a call of a lower foreground priority does (an edit's write then goes before the creates its
+   * read was granted ahead of): a claim that holds the slots from the callers it goes before while the call
+   * is in flight (returned `settle`, called on release, starts the grace). A call of a chain keeps the turn
+   * until the chain ends, a window at most: the reconcile asks for its write once it has acted on the read's
+   * answer, which on a busy machine takes longer than any fixed grace. A call of no chain keeps it one slot's
+   * share of the window.
    */
   private anticipate({ priority, sharer, object, chain }: Caller): ((now: number) => void) | undefined {
     if (priority === BACKGROUND) return undefined;
-    const asking = [...this.queues[priority], ...this.claims.filter((claim) => claim.priority === priority)];
+    const asks = (p: Priority) => [...this.queues[p], ...this.claims.filter((claim) => claim.priority === p)];
+    const asking = asks(priority);
     if (asking.some((other) => other.sharer === sharer)) return undefined;
-    if (!asking.some((other) => other.sharer !== sharer)) return undefined;
+    const lower = FOREGROUND.slice(FOREGROUND.indexOf(priority) + 1);
+    const others = asking.some((other) => other.sharer !== sharer) || lower.some((p) => asks(p).length > 0);
+    if (!others) return undefined;
     const claim: Claim = {
       priority,
       sharer,
@@ -500,7 +512,7 @@ export class QuotaScheduler {
   }
 
   private waiting(): number {
-    return this.queues.user.length + this.queues.poll.length;
+    return PRIORITIES.reduce((n, p) => n + this.queues[p].length, 0);
   }
 
   private holdMs(): number {

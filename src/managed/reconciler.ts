@@ -296,8 +296,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
           : this.outcomes.waitForObject(unwritten.waiting),
       );
     const secrets = this.resolveSecrets(resource, act.draft.status);
-    const priority: Priority =
-      resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
+    const priority: Priority = !id
+      ? 'create'
+      : resource.metadata.generation !== resource.status?.observedGeneration
+        ? 'user'
+        : 'poll';
     const { client, records, creation, waiting } = await this.connect(
       resource,
       priority,
