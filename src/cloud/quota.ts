@@ -173,12 +173,19 @@ export class FairTurns {
 
 /** How long a user call's claim waits for its caller to come back after the estimated time (a poll's: see `claimGraceMs`). */
 const CLAIM_GRACE_MS = 2_000;
-/** The background priority: the one that has a floor. */
-const BACKGROUND: Priority = 'poll';
-/** The priorities before the background's, in their order (`user`, `create`): those its floor counts. */
-const FOREGROUND: readonly Priority[] = PRIORITIES.filter((p) => p !== BACKGROUND);
-/** The order priorities are served in when the background's floor is owed: it goes first, once. */
-const FLOOR_ORDER: readonly Priority[] = [BACKGROUND, ...PRIORITIES.filter((p) => p !== BACKGROUND)];
+/**
+ * The queues waiting calls are served from, in order: `change` (the `user` and `create` calls, fair between
+ * sharers, and within a sharer its `user` calls first) and `poll` (with a floor).
+ */
+const LANES = ['change', 'poll'] as const;
+type Lane = (typeof LANES)[number];
+const laneOf = (priority: Priority): Lane => (priority === 'poll' ? 'poll' : 'change');
+/** Within a sharer's calls of one lane, the lower goes first: its edits (`user`) before its creates. */
+const rankOf = (priority: Priority): number => PRIORITIES.indexOf(priority);
+/** The background lane: the one that has a floor. */
+const BACKGROUND: Lane = 'poll';
+/** The order lanes are served in when the background's floor is owed: it goes first, once. */
+const FLOOR_ORDER: readonly Lane[] = [BACKGROUND, ...LANES.filter((lane) => lane !== BACKGROUND)];
 
 /** A spent slot: in flight until `releasedAt` is set, then held for the window after that. */
 interface Slot {
@@ -197,24 +204,26 @@ interface Slot {
  * finish rather than from the start makes this hold whatever the latency (a cold connection that delays one
  * request by a second cannot squeeze two batches into one server window).
  *
- * Waiting callers are served by priority (`user` → `create` → `poll`: an edit goes before the creates queued
- * with it) and, within a priority, fairly between the sharers they call for (the namespaces whose objects make the calls; see `FairTurns`): a sharer with many
+ * Waiting callers are served by lane (changes: `user` and `create`, then `poll`) and, within a lane, fairly
+ * between the sharers they call for (the namespaces whose objects make the calls; see `FairTurns`): a sharer with many
  * calls waiting gets its turn as often as one with a single call, never all the slots. Calls of one sharer
- * keep their order. One scheduler exists per key (see `QuotaRegistry`) and is shared by every client of
+ * keep their order within a priority, and in its turn a sharer's edits (`user`) go before its creates: an
+ * edit made while a namespace's creates queue goes out with the namespace's next turn, yet a namespace's
+ * creates are not held behind another namespace's edits. One scheduler exists per key (see `QuotaRegistry`) and is shared by every client of
  * that key.
  *
  * Background calls have a floor: while a `poll` call asks (waits, or holds a claim after a deferral), at most
- * `userRunLimit` = N − 1 (at least 1) foreground (`user`, `create`) calls are granted in a row; the next slot
- * then goes to the `poll` whose turn it is. So the foreground goes first as a rule, yet polls get at least one slot in N whatever the user
+ * `userRunLimit` = N − 1 (at least 1) changes (`user`, `create`) are granted in a row; the next slot then goes
+ * to the `poll` whose turn it is. So changes go first as a rule, yet polls get at least one slot in N whatever the user
  * load: a key kept busy grants N calls per window (+ the latency of the requests in flight), so the poll
  * whose turn it is waits at most about one window, and a sharer's poll one window per poll turn ahead of it.
  *
  * A change is a chain of dependent calls (read, then write), and a sharer asks for the next only once the
  * previous is answered. Slots granted together free together, so without more, the other sharers' backlog
  * would take the rest of a freed burst while the chain's read is in flight, and its write would wait a whole
- * window behind them. So a foreground call granted while another sharer of its priority asks (or a call of a
- * lower foreground priority: an edit's read while creates wait), whose sharer asks nothing more at its
- * priority, keeps the sharer's turn (see `anticipate`): the callers it goes before are not granted until its call is
+ * window behind them. So a change granted while another sharer of its lane asks (or, for an edit's read, its
+ * own sharer's creates), whose sharer asks nothing more of its priority, keeps the sharer's turn (see
+ * `anticipate`): the callers it goes before are not granted until its call is
  * over and the reconcile that made it has ended (its `CallChain`; a window at most), or, for a call of no
  * chain, one slot's share of the window (`holdMs / N`) after. This idles the budget at most that long when
  * the chain ends there; no slot is lost, and the sharer's write follows its read in turn however long the
@@ -225,14 +234,8 @@ export class QuotaScheduler {
   readonly limit: Required<QuotaLimit>;
   private readonly clock: Clock;
   private slots: Slot[] = [];
-  private readonly queues = Object.fromEntries(PRIORITIES.map((p) => [p, [] as Waiter[]])) as Record<
-    Priority,
-    Waiter[]
-  >;
-  private readonly turns = Object.fromEntries(PRIORITIES.map((p) => [p, new FairTurns()])) as Record<
-    Priority,
-    FairTurns
-  >;
+  private readonly queues: Record<Lane, Waiter[]> = { change: [], poll: [] };
+  private readonly turns: Record<Lane, FairTurns> = { change: new FairTurns(), poll: new FairTurns() };
   private claims: Claim[] = [];
   /** Foreground calls granted since a `poll` was last granted, counted while polls ask (0 when none does). */
   private userRun = 0;
@@ -295,7 +298,7 @@ export class QuotaScheduler {
         detach: () => detachers.forEach((detach) => detach()),
       };
       const leaveQueue = () => {
-        const queue = this.queues[priority];
+        const queue = this.queues[laneOf(priority)];
         const index = queue.indexOf(waiter);
         if (index >= 0) queue.splice(index, 1);
       };
@@ -317,7 +320,7 @@ export class QuotaScheduler {
         }, deadlineMs);
         detachers.push(() => this.clock.clearTimeout(timer));
       }
-      this.queues[priority].push(waiter);
+      this.queues[laneOf(priority)].push(waiter);
       this.pump();
     });
   }
@@ -349,7 +352,8 @@ export class QuotaScheduler {
 
   /** Callers waiting, per priority. */
   pending(): Record<Priority, number> {
-    return Object.fromEntries(PRIORITIES.map((p) => [p, this.queues[p].length])) as Record<Priority, number>;
+    const count = (p: Priority) => this.queues[laneOf(p)].filter((waiter) => waiter.priority === p).length;
+    return Object.fromEntries(PRIORITIES.map((p) => [p, count(p)])) as Record<Priority, number>;
   }
 
   /**
@@ -379,27 +383,31 @@ export class QuotaScheduler {
   }
 
   /**
-   * How many waiting or claimed calls go before one more call of `caller`. Of its own priority, those whose
-   * sharers' turns come first; of a higher foreground priority, all; between the foreground and the
-   * background, what the floor lets through first: foreground calls until the run reaches its limit before
-   * each poll, and a poll after each full run of foreground calls.
+   * How many waiting or claimed calls go before one more call of `caller`. Of its own lane, those whose
+   * sharers' turns come first (of its own sharer, those of its priority or before: an edit does not count
+   * its namespace's creates); of the other, what the floor lets through first: changes until the run reaches
+   * its limit before each poll, and a poll after each full run of changes.
    */
   private ahead({ priority, sharer }: Caller): number {
-    const asking = (p: Priority) => [
-      ...this.queues[p],
-      ...this.claims.filter((claim) => claim.priority === p),
-    ];
-    const ownTurns = this.turns[priority].ahead(sharer, countBySharer(asking(priority)));
+    const lane = laneOf(priority);
+    const before = this.asking(lane).filter(
+      (call) => call.sharer !== sharer || rankOf(call.priority) <= rankOf(priority),
+    );
+    const ownTurns = this.turns[lane].ahead(sharer, countBySharer(before));
     const limit = this.userRunLimit();
     const untilFloor = Math.max(0, limit - this.userRun);
-    const count = (priorities: readonly Priority[]) => priorities.reduce((n, p) => n + asking(p).length, 0);
-    if (priority === BACKGROUND) {
-      return ownTurns + Math.min(count(FOREGROUND), untilFloor + ownTurns * limit);
+    if (lane === BACKGROUND) {
+      const changes = LANES.filter((l) => l !== BACKGROUND).reduce((n, l) => n + this.asking(l).length, 0);
+      return ownTurns + Math.min(changes, untilFloor + ownTurns * limit);
     }
-    const foreground = count(FOREGROUND.slice(0, FOREGROUND.indexOf(priority))) + ownTurns;
-    const polls = asking(BACKGROUND).length;
-    const floors = foreground < untilFloor ? 0 : 1 + Math.floor((foreground - untilFloor) / limit);
-    return foreground + Math.min(polls, floors);
+    const polls = this.asking(BACKGROUND).length;
+    const floors = ownTurns < untilFloor ? 0 : 1 + Math.floor((ownTurns - untilFloor) / limit);
+    return ownTurns + Math.min(polls, floors);
+  }
+
+  /** The calls of a lane that wait or hold a claim. */
+  private asking(lane: Lane): Array<{ priority: Priority; sharer: string }> {
+    return [...this.queues[lane], ...this.claims.filter((claim) => laneOf(claim.priority) === lane)];
   }
 
   /**
@@ -408,22 +416,22 @@ export class QuotaScheduler {
    * process brings the poll back late, and with the slots freeing together, the poll would never find one.
    */
   private claimGraceMs(priority: Priority): number {
-    return priority === BACKGROUND ? this.holdMs() : CLAIM_GRACE_MS;
+    return laneOf(priority) === BACKGROUND ? this.holdMs() : CLAIM_GRACE_MS;
   }
 
-  /** Foreground calls granted in a row while polls ask, before a poll goes first: N − 1, at least 1. */
+  /** Changes granted in a row while polls ask, before a poll goes first: N − 1, at least 1. */
   private userRunLimit(): number {
     return Math.max(1, this.limit.requests - 1);
   }
 
   /** A poll asks: one waits or holds a claim. */
   private pollsAsk(): boolean {
-    return this.queues[BACKGROUND].length > 0 || this.claims.some((claim) => claim.priority === BACKGROUND);
+    return this.asking(BACKGROUND).length > 0;
   }
 
-  /** The order priorities are served in now: `user`, `create`, `poll`, unless the floor owes the background a slot. */
-  private order(): readonly Priority[] {
-    return this.userRun >= this.userRunLimit() ? FLOOR_ORDER : PRIORITIES;
+  /** The order lanes are served in now: changes first, unless the floor owes the background a slot. */
+  private order(): readonly Lane[] {
+    return this.userRun >= this.userRunLimit() ? FLOOR_ORDER : LANES;
   }
 
   private defer(caller: Caller, now: number): QuotaDeferral {
@@ -448,22 +456,20 @@ export class QuotaScheduler {
   }
 
   /**
-   * Keeps the sharer's turn for its next call when it asks nothing more and another sharer of its priority
-   * asks, or a call of a lower foreground priority does (an edit's write then goes before the creates its
-   * read was granted ahead of): a claim that holds the slots from the callers it goes before while the call
-   * is in flight (returned `settle`, called on release, starts the grace). A call of a chain keeps the turn
+   * Keeps the sharer's turn for its next call when it asks nothing more of its priority or before, and
+   * another sharer of its lane asks, or its own calls of a later priority do (an edit's write then goes
+   * before the creates its read was granted ahead of): a claim that holds the slots from the callers it goes
+   * before while the call is in flight (returned `settle`, called on release, starts the grace). A call of a chain keeps the turn
    * until the chain ends, a window at most: the reconcile asks for its write once it has acted on the read's
    * answer, which on a busy machine takes longer than any fixed grace. A call of no chain keeps it one slot's
    * share of the window.
    */
   private anticipate({ priority, sharer, object, chain }: Caller): ((now: number) => void) | undefined {
-    if (priority === BACKGROUND) return undefined;
-    const asks = (p: Priority) => [...this.queues[p], ...this.claims.filter((claim) => claim.priority === p)];
-    const asking = asks(priority);
-    if (asking.some((other) => other.sharer === sharer)) return undefined;
-    const lower = FOREGROUND.slice(FOREGROUND.indexOf(priority) + 1);
-    const others = asking.some((other) => other.sharer !== sharer) || lower.some((p) => asks(p).length > 0);
-    if (!others) return undefined;
+    if (laneOf(priority) === BACKGROUND) return undefined;
+    const asking = this.asking(laneOf(priority));
+    const own = asking.filter((other) => other.sharer === sharer);
+    if (own.some((other) => rankOf(other.priority) <= rankOf(priority))) return undefined;
+    if (own.length === 0 && !asking.some((other) => other.sharer !== sharer)) return undefined;
     const claim: Claim = {
       priority,
       sharer,
@@ -490,8 +496,8 @@ export class QuotaScheduler {
   }
 
   private grant(caller: Caller, waitedMs: number): QuotaTicket {
-    this.turns[caller.priority].served(caller.sharer);
-    this.userRun = caller.priority !== BACKGROUND && this.pollsAsk() ? this.userRun + 1 : 0;
+    this.turns[laneOf(caller.priority)].served(caller.sharer);
+    this.userRun = laneOf(caller.priority) !== BACKGROUND && this.pollsAsk() ? this.userRun + 1 : 0;
     const slot: Slot = { releasedAt: undefined };
     this.slots.push(slot);
     const anticipation = this.anticipate(caller);
@@ -512,7 +518,7 @@ export class QuotaScheduler {
   }
 
   private waiting(): number {
-    return PRIORITIES.reduce((n, p) => n + this.queues[p].length, 0);
+    return LANES.reduce((n, lane) => n + this.queues[lane].length, 0);
   }
 
   private holdMs(): number {
@@ -540,40 +546,46 @@ export class QuotaScheduler {
   }
 
   /**
-   * A claim keeps its slot from callers of a priority served after its own (see `order`), and of its own from
-   * sharers whose turn is later.
+   * A claim keeps its slot from callers of a lane served after its own (see `order`), of its own from sharers
+   * whose turn is later, and of its own sharer from calls of a later priority (an edit's from its creates).
    */
   private goesBefore(claim: Claim, caller: Caller): boolean {
-    if (claim.priority !== caller.priority) {
+    const lane = laneOf(caller.priority);
+    if (laneOf(claim.priority) !== lane) {
       const order = this.order();
-      return order.indexOf(claim.priority) < order.indexOf(caller.priority);
+      return order.indexOf(laneOf(claim.priority)) < order.indexOf(lane);
     }
-    if (claim.sharer === caller.sharer) return false;
-    const turns = this.turns[caller.priority];
+    if (claim.sharer === caller.sharer) return rankOf(claim.priority) < rankOf(caller.priority);
+    const turns = this.turns[lane];
     // A kept turn was just served: the sharer's next call starts with, not after, the others' next.
     if (claim.anticipated) return turns.start(claim.sharer) <= turns.start(caller.sharer);
     return turns.start(claim.sharer) < turns.start(caller.sharer);
   }
 
   /**
-   * The waiter to serve next: of the first priority waiting (see `order`), one back for its kept turn, else
-   * the first of the sharer whose turn it is.
+   * The waiter to serve next: of the first lane waiting (see `order`), one back for its kept turn, else of
+   * the sharer whose turn it is the first of its first priority (its edits before its creates).
    */
   private nextWaiter(): Waiter | undefined {
-    const priority = this.order().find((p) => this.queues[p].length > 0);
-    if (!priority) return undefined;
-    const queue = this.queues[priority];
+    const lane = this.order().find((l) => this.queues[l].length > 0);
+    if (!lane) return undefined;
+    const queue = this.queues[lane];
     const kept = queue.find((waiter) => waiter.anticipated);
     if (kept) return kept;
-    const sharer = this.turns[priority].next(queue.map((waiter) => waiter.sharer));
-    return queue.find((waiter) => waiter.sharer === sharer);
+    const sharer = this.turns[lane].next(queue.map((waiter) => waiter.sharer));
+    let next: Waiter | undefined;
+    for (const waiter of queue) {
+      if (waiter.sharer !== sharer) continue;
+      if (!next || rankOf(waiter.priority) < rankOf(next.priority)) next = waiter;
+    }
+    return next;
   }
 
   private pump(): void {
     const now = this.clock.now();
     this.prune(now);
     for (let waiter = this.nextWaiter(); waiter && this.canGrant(now, waiter); waiter = this.nextWaiter()) {
-      const queue = this.queues[waiter.priority];
+      const queue = this.queues[laneOf(waiter.priority)];
       queue.splice(queue.indexOf(waiter), 1);
       waiter.detach();
       waiter.resolve(this.grant(waiter, now - waiter.enqueuedAt));

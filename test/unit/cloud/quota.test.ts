@@ -955,6 +955,22 @@ describe('QuotaScheduler serving edits before creates', () => {
     expect(log.filter((name) => name.startsWith('new-'))).toHaveLength(8);
   });
 
+  it("serves another namespace's create in its turn beside a namespace's edits: edits go first only within their namespace", async () => {
+    const clock = new ManualClock();
+    const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 1_000, safetyMarginMs: 0 }, clock);
+    (await scheduler.acquire('user')).release();
+    const log: string[] = [];
+    const call = (priority: Priority, sharer: string) =>
+      void scheduler.acquire(priority, undefined, { sharer }).then((ticket) => {
+        log.push(`${sharer} ${priority}`);
+        ticket.release();
+      });
+    for (let i = 0; i < 4; i++) call('user', 'noisy');
+    call('create', 'quiet');
+    await clock.advanceAndSettle(10_000);
+    expect(log).toEqual(['noisy user', 'quiet create', 'noisy user', 'noisy user', 'noisy user']);
+  });
+
   it('counts creates towards the floor: a waiting poll goes after at most N − 1 of them', async () => {
     const clock = new ManualClock();
     const scheduler = new QuotaScheduler('k', { requests: 3, windowMs: 1_000, safetyMarginMs: 0 }, clock);
