@@ -171,7 +171,7 @@ export class FairTurns {
   }
 }
 
-/** How long a user call's claim waits for its caller to come back after the estimated time (a poll's: see `claimGraceMs`). */
+/** How long a change's claim waits for its caller to come back after the estimated time (a poll's: see `claimGraceMs`). */
 const CLAIM_GRACE_MS = 2_000;
 /**
  * The queues waiting calls are served from, in order: `change` (the `user` and `create` calls, fair between
@@ -204,30 +204,31 @@ interface Slot {
  * finish rather than from the start makes this hold whatever the latency (a cold connection that delays one
  * request by a second cannot squeeze two batches into one server window).
  *
- * Waiting callers are served by lane (changes: `user` and `create`, then `poll`) and, within a lane, fairly
- * between the sharers they call for (the namespaces whose objects make the calls; see `FairTurns`): a sharer with many
- * calls waiting gets its turn as often as one with a single call, never all the slots. Calls of one sharer
- * keep their order within a priority, and in its turn a sharer's edits (`user`) go before its creates: an
- * edit made while a namespace's creates queue goes out with the namespace's next turn, yet a namespace's
- * creates are not held behind another namespace's edits. One scheduler exists per key (see `QuotaRegistry`) and is shared by every client of
- * that key.
+ * Waiting callers are served by lane (changes: `user` and `create`, then `poll`) and, within a lane,
+ * fairly between the sharers they call for (the namespaces whose objects make the calls; see `FairTurns`): a
+ * sharer with many calls waiting gets its turn as often as one with a single call, never all the slots.
+ * Calls of one sharer keep their order within a priority, and in its turn a sharer's edits (`user`) go
+ * before its creates: an edit made while a namespace's creates queue goes out with the namespace's next
+ * turn, yet a namespace's creates are not held behind another namespace's edits. One scheduler exists per
+ * key (see `QuotaRegistry`) and is shared by every client of that key.
  *
  * Background calls have a floor: while a `poll` call asks (waits, or holds a claim after a deferral), at most
- * `userRunLimit` = N − 1 (at least 1) changes (`user`, `create`) are granted in a row; the next slot then goes
- * to the `poll` whose turn it is. So changes go first as a rule, yet polls get at least one slot in N whatever the user
- * load: a key kept busy grants N calls per window (+ the latency of the requests in flight), so the poll
- * whose turn it is waits at most about one window, and a sharer's poll one window per poll turn ahead of it.
+ * `userRunLimit` = N − 1 (at least 1) changes (`user`, `create`) are granted in a row; the next slot then
+ * goes to the `poll` whose turn it is. So changes go first as a rule, yet polls get at least one slot in N
+ * whatever the load of changes: a key kept busy grants N calls per window (+ the latency of the requests in
+ * flight), so the poll whose turn it is waits at most about one window, and a sharer's poll one window per
+ * poll turn ahead of it.
  *
  * A change is a chain of dependent calls (read, then write), and a sharer asks for the next only once the
  * previous is answered. Slots granted together free together, so without more, the other sharers' backlog
  * would take the rest of a freed burst while the chain's read is in flight, and its write would wait a whole
  * window behind them. So a change granted while another sharer of its lane asks (or, for an edit's read, its
  * own sharer's creates), whose sharer asks nothing more of its priority, keeps the sharer's turn (see
- * `anticipate`): the callers it goes before are not granted until its call is
- * over and the reconcile that made it has ended (its `CallChain`; a window at most), or, for a call of no
- * chain, one slot's share of the window (`holdMs / N`) after. This idles the budget at most that long when
- * the chain ends there; no slot is lost, and the sharer's write follows its read in turn however long the
- * reconcile takes to act on the read's answer.
+ * `anticipate`): the callers it goes before are not granted until its call is over and the reconcile that
+ * made it has ended (its `CallChain`; a window at most), or, for a call of no chain, one slot's share of the
+ * window (`holdMs / N`) after. This idles the budget at most that long when the chain ends there; no slot is
+ * lost, and the sharer's write follows its read in turn however long the reconcile takes to act on the
+ * read's answer.
  */
 export class QuotaScheduler {
   readonly key: string;
@@ -237,7 +238,7 @@ export class QuotaScheduler {
   private readonly queues: Record<Lane, Waiter[]> = { change: [], poll: [] };
   private readonly turns: Record<Lane, FairTurns> = { change: new FairTurns(), poll: new FairTurns() };
   private claims: Claim[] = [];
-  /** Foreground calls granted since a `poll` was last granted, counted while polls ask (0 when none does). */
+  /** Changes granted since a `poll` was last granted, counted while polls ask (0 when none does). */
   private userRun = 0;
   private pausedUntil = -Infinity;
   private timer: unknown;
@@ -264,7 +265,7 @@ export class QuotaScheduler {
    * with the signal's reason if the signal aborts first. With `deadlineMs`, a caller the budget will not
    * serve within that time is not kept waiting: it is rejected with a `QuotaDeferral` saying when to come
    * back (at once when that is already known to be too late, else when the deadline passes). `sharer`
-   * names who the call is for (a namespace): the callers of one priority are served fairly between sharers.
+   * names who the call is for (a namespace): the callers of one lane are served fairly between sharers.
    * `object` names the object it is made for: a deferred call's claim is redeemed by that object's return
    * only (without one, by the next call of its priority and sharer that names none).
    */
@@ -459,10 +460,10 @@ export class QuotaScheduler {
    * Keeps the sharer's turn for its next call when it asks nothing more of its priority or before, and
    * another sharer of its lane asks, or its own calls of a later priority do (an edit's write then goes
    * before the creates its read was granted ahead of): a claim that holds the slots from the callers it goes
-   * before while the call is in flight (returned `settle`, called on release, starts the grace). A call of a chain keeps the turn
-   * until the chain ends, a window at most: the reconcile asks for its write once it has acted on the read's
-   * answer, which on a busy machine takes longer than any fixed grace. A call of no chain keeps it one slot's
-   * share of the window.
+   * before while the call is in flight (returned `settle`, called on release, starts the grace). A call of a
+   * chain keeps the turn until the chain ends, a window at most: the reconcile asks for its write once it has
+   * acted on the read's answer, which on a busy machine takes longer than any fixed grace. A call of no chain
+   * keeps it one slot's share of the window.
    */
   private anticipate({ priority, sharer, object, chain }: Caller): ((now: number) => void) | undefined {
     if (laneOf(priority) === BACKGROUND) return undefined;
