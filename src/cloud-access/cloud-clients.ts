@@ -142,17 +142,26 @@ export class CloudClients {
       const chained = chain ? client.inChain(chain) : client;
       return writes ? chained.withWritesRecorded(writes) : chained;
     };
-    // Reads follow the reconcile's priority, writes go as `user` (the clients' default): no call names one.
-    // Every call is made for the resource's namespace: a key's budget is shared fairly between namespaces.
-    const { namespace } = resource.metadata;
+    // Reads follow the reconcile's priority, writes go as `user` (a poll's drift correction too), a create's as
+    // `create`: no call names one.
+    // Every call is made for the resource's namespace: a key's budget is shared fairly between namespaces. A
+    // call deferred for quota keeps a claim of the resource's own, so a namespace's deferred calls queue up.
+    const { namespace, name } = resource.metadata;
+    const object = `${resource.kind} ${namespace}/${name}`;
+    const writePriority: Priority = priority === 'create' ? 'create' : 'user';
+    const bound = <C extends CloudClient>(client: C | ReconcileError): C =>
+      usable(client)
+        .withReadPriority(priority)
+        .withWritePriority(writePriority)
+        .onBehalfOf(namespace, object);
     let management: ManagementClient | undefined;
     let alerting: AlertingClient | undefined;
     return {
       get management(): ManagementClient {
-        return (management ??= usable(clients.management).withReadPriority(priority).onBehalfOf(namespace));
+        return (management ??= bound(clients.management));
       },
       get alerting(): AlertingClient {
-        return (alerting ??= usable(clients.alerting).withReadPriority(priority).onBehalfOf(namespace));
+        return (alerting ??= bound(clients.alerting));
       },
       snapshots: clients.snapshots,
       freshnessMs,

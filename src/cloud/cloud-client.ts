@@ -5,10 +5,14 @@ import type { WriteRecorder } from '../base/recorded-writes.ts';
 
 /** What both clients share besides the core: the priority of their reads, the quota view and shutdown. */
 export abstract class CloudClient {
-  /** The priority reads are sent with when a call names none (writes: `user`). */
+  /** The priority reads are sent with when a call names none. */
   private readPriority: Priority = 'poll';
+  /** The priority writes are sent with when a call names none. */
+  private writePriority: Priority = 'user';
   /** Who the calls are made for, when a call names no one: the key's budget is shared fairly between them. */
   private sharer: string | undefined;
+  /** The object the calls are made for, when a call names none: a deferral's claim is its own. */
+  private object: string | undefined;
   /** The reconcile's chain its calls belong to (see `CallChain`). */
   private chain: CallChain | undefined;
   /** When set, writes are kept here and answered without being sent (reads still go out). */
@@ -28,13 +32,25 @@ export abstract class CloudClient {
   }
 
   /**
+   * This client with its writes sent at `priority` (default `user`): a reconcile that creates its cloud
+   * object sends the create as `create`, behind the changes people make to objects that exist.
+   */
+  withWritePriority(priority: Priority): this {
+    const bound = this.copy();
+    bound.writePriority = priority;
+    return bound;
+  }
+
+  /**
    * This client, sharing its connection, quota and options, with its calls made for `sharer` (a namespace):
    * the key's budget serves the calls of one priority fairly between sharers, so one namespace's many
-   * changes cannot keep another's waiting.
+   * changes cannot keep another's waiting. With `object` (its kind and `namespace/name`), a call the budget
+   * defers keeps a claim of the object's own, behind those of the namespace's other objects.
    */
-  onBehalfOf(sharer: string): this {
+  onBehalfOf(sharer: string, object?: string): this {
     const bound = this.copy();
     bound.sharer = sharer;
+    bound.object = object;
     return bound;
   }
 
@@ -89,13 +105,15 @@ export abstract class CloudClient {
       });
       return Promise.resolve(undefined as T);
     }
-    const priority = options.priority ?? (request.method === 'GET' ? this.readPriority : 'user');
+    const priority = options.priority ?? (request.method === 'GET' ? this.readPriority : this.writePriority);
     const sharer = options.sharer ?? this.sharer;
+    const object = options.object ?? this.object;
     const chain = options.chain ?? this.chain;
     return this.http.call(request, {
       ...options,
       priority,
       ...(sharer === undefined ? {} : { sharer }),
+      ...(object === undefined ? {} : { object }),
       ...(chain === undefined ? {} : { chain }),
     });
   }

@@ -64,6 +64,7 @@ interface Call {
   site: CallSite;
   priority: Priority;
   sharer: string | undefined;
+  object: string | undefined;
   chain: CallChain | undefined;
   idempotent: boolean;
   signal: AbortSignal | undefined;
@@ -168,6 +169,7 @@ export class HttpCore {
       site: { api: this.api, method: request.method, route: request.route, path },
       priority: options.priority ?? (request.method === 'GET' ? 'poll' : 'user'),
       sharer: options.sharer,
+      object: options.object,
       chain: options.chain,
       idempotent: request.idempotent ?? request.method !== 'POST',
       signal:
@@ -273,6 +275,7 @@ export class HttpCore {
       ticket = await this.quota.acquire(call.priority, call.signal, {
         deadlineMs: this.limits.maxWaitMs,
         ...(call.sharer === undefined ? {} : { sharer: call.sharer }),
+        ...(call.object === undefined ? {} : { object: call.object }),
         ...(call.chain === undefined ? {} : { chain: call.chain }),
       });
     } catch (err) {

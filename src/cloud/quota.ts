@@ -58,6 +58,7 @@ export interface QuotaTicket {
 interface Waiter {
   priority: Priority;
   sharer: string;
+  object?: string | undefined;
   chain?: CallChain | undefined;
   /** It came back for the slot kept for it (see `Claim.anticipated`): others' anticipation does not hold it. */
   anticipated: boolean;
@@ -88,6 +89,8 @@ export class QuotaDeferral extends Error {
 interface Claim {
   priority: Priority;
   sharer: string;
+  /** The object whose call it was: only that object's return redeems the claim. */
+  object?: string | undefined;
   /** When the budget was estimated to allow the call. */
   at: number;
   /** Unredeemed until then, the claim lapses (the caller went away). */
@@ -99,10 +102,15 @@ interface Claim {
   anticipated?: boolean;
 }
 
-/** Who asks for a slot: the call's priority and the sharer (namespace) it is made for. */
+/** Who asks for a slot: the call's priority, the sharer (namespace) and the object it is made for. */
 interface Caller {
   priority: Priority;
   sharer: string;
+  /**
+   * The object the call is made for (its kind and `namespace/name`): its deferral's claim is its own, so the
+   * claims of a namespace's objects add up instead of each cancelling the last.
+   */
+  object?: string | undefined;
   /** The call redeemed a slot kept for it (see `Claim.anticipated`). */
   anticipated?: boolean;
   /** The reconcile's chain of calls it belongs to: its turn is kept until the chain ends. */
@@ -163,12 +171,21 @@ export class FairTurns {
   }
 }
 
-/** How long a user call's claim waits for its caller to come back after the estimated time (a poll's: see `claimGraceMs`). */
+/** How long a change's claim waits for its caller to come back after the estimated time (a poll's: see `claimGraceMs`). */
 const CLAIM_GRACE_MS = 2_000;
-/** The background priority: the one that has a floor. */
-const BACKGROUND: Priority = 'poll';
-/** The order priorities are served in when the background's floor is owed: it goes first, once. */
-const FLOOR_ORDER: readonly Priority[] = [BACKGROUND, ...PRIORITIES.filter((p) => p !== BACKGROUND)];
+/**
+ * The queues waiting calls are served from, in order: `change` (the `user` and `create` calls, fair between
+ * sharers, and within a sharer its `user` calls first) and `poll` (with a floor).
+ */
+const LANES = ['change', 'poll'] as const;
+type Lane = (typeof LANES)[number];
+const laneOf = (priority: Priority): Lane => (priority === 'poll' ? 'poll' : 'change');
+/** Within a sharer's calls of one lane, the lower goes first: its edits (`user`) before its creates. */
+const rankOf = (priority: Priority): number => PRIORITIES.indexOf(priority);
+/** The background lane: the one that has a floor. */
+const BACKGROUND: Lane = 'poll';
+/** The order lanes are served in when the background's floor is owed: it goes first, once. */
+const FLOOR_ORDER: readonly Lane[] = [BACKGROUND, ...LANES.filter((lane) => lane !== BACKGROUND)];
 
 /** A spent slot: in flight until `releasedAt` is set, then held for the window after that. */
 interface Slot {
@@ -187,37 +204,41 @@ interface Slot {
  * finish rather than from the start makes this hold whatever the latency (a cold connection that delays one
  * request by a second cannot squeeze two batches into one server window).
  *
- * Waiting callers are served by priority (`user` → `poll`) and, within a priority, fairly between the
- * sharers they call for (the namespaces whose objects make the calls; see `FairTurns`): a sharer with many
- * calls waiting gets its turn as often as one with a single call, never all the slots. Calls of one sharer
- * keep their order. One scheduler exists per key (see `QuotaRegistry`) and is shared by every client of
- * that key.
+ * Waiting callers are served by lane (changes: `user` and `create`, then `poll`) and, within a lane,
+ * fairly between the sharers they call for (the namespaces whose objects make the calls; see `FairTurns`): a
+ * sharer with many calls waiting gets its turn as often as one with a single call, never all the slots.
+ * Calls of one sharer keep their order within a priority, and in its turn a sharer's edits (`user`) go
+ * before its creates: an edit made while a namespace's creates queue goes out with the namespace's next
+ * turn, yet a namespace's creates are not held behind another namespace's edits. One scheduler exists per
+ * key (see `QuotaRegistry`) and is shared by every client of that key.
  *
  * Background calls have a floor: while a `poll` call asks (waits, or holds a claim after a deferral), at most
- * `userRunLimit` = N − 1 (at least 1) `user` calls are granted in a row; the next slot then goes to the `poll`
- * whose turn it is. So `user` goes first as a rule, yet polls get at least one slot in N whatever the user
- * load: a key kept busy grants N calls per window (+ the latency of the requests in flight), so the poll
- * whose turn it is waits at most about one window, and a sharer's poll one window per poll turn ahead of it.
+ * `userRunLimit` = N − 1 (at least 1) changes (`user`, `create`) are granted in a row; the next slot then
+ * goes to the `poll` whose turn it is. So changes go first as a rule, yet polls get at least one slot in N
+ * whatever the load of changes: a key kept busy grants N calls per window (+ the latency of the requests in
+ * flight), so the poll whose turn it is waits at most about one window, and a sharer's poll one window per
+ * poll turn ahead of it.
  *
  * A change is a chain of dependent calls (read, then write), and a sharer asks for the next only once the
  * previous is answered. Slots granted together free together, so without more, the other sharers' backlog
  * would take the rest of a freed burst while the chain's read is in flight, and its write would wait a whole
- * window behind them. So a `user` call granted while another sharer asks, whose sharer asks nothing more,
- * keeps the sharer's turn (see `anticipate`): the sharers it goes before are not granted until its call is
- * over and the reconcile that made it has ended (its `CallChain`; a window at most), or, for a call of no
- * chain, one slot's share of the window (`holdMs / N`) after. This idles the budget at most that long when
- * the chain ends there; no slot is lost, and the sharer's write follows its read in turn however long the
- * reconcile takes to act on the read's answer.
+ * window behind them. So a change granted while another sharer of its lane asks (or, for an edit's read, its
+ * own sharer's creates), whose sharer asks nothing more of its priority, keeps the sharer's turn (see
+ * `anticipate`): the callers it goes before are not granted until its call is over and the reconcile that
+ * made it has ended (its `CallChain`; a window at most), or, for a call of no chain, one slot's share of the
+ * window (`holdMs / N`) after. This idles the budget at most that long when the chain ends there; no slot is
+ * lost, and the sharer's write follows its read in turn however long the reconcile takes to act on the
+ * read's answer.
  */
 export class QuotaScheduler {
   readonly key: string;
   readonly limit: Required<QuotaLimit>;
   private readonly clock: Clock;
   private slots: Slot[] = [];
-  private readonly queues: Record<Priority, Waiter[]> = { user: [], poll: [] };
-  private readonly turns: Record<Priority, FairTurns> = { user: new FairTurns(), poll: new FairTurns() };
+  private readonly queues: Record<Lane, Waiter[]> = { change: [], poll: [] };
+  private readonly turns: Record<Lane, FairTurns> = { change: new FairTurns(), poll: new FairTurns() };
   private claims: Claim[] = [];
-  /** `user` calls granted since a `poll` was last granted, counted while polls ask (0 when none does). */
+  /** Changes granted since a `poll` was last granted, counted while polls ask (0 when none does). */
   private userRun = 0;
   private pausedUntil = -Infinity;
   private timer: unknown;
@@ -244,18 +265,21 @@ export class QuotaScheduler {
    * with the signal's reason if the signal aborts first. With `deadlineMs`, a caller the budget will not
    * serve within that time is not kept waiting: it is rejected with a `QuotaDeferral` saying when to come
    * back (at once when that is already known to be too late, else when the deadline passes). `sharer`
-   * names who the call is for (a namespace): the callers of one priority are served fairly between sharers.
+   * names who the call is for (a namespace): the callers of one lane are served fairly between sharers.
+   * `object` names the object it is made for: a deferred call's claim is redeemed by that object's return
+   * only (without one, by the next call of its priority and sharer that names none).
    */
   acquire(
     priority: Priority = 'user',
     signal?: AbortSignal,
-    options: { deadlineMs?: number; sharer?: string; chain?: CallChain } = {},
+    options: { deadlineMs?: number; sharer?: string; object?: string; chain?: CallChain } = {},
   ): Promise<QuotaTicket> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const { deadlineMs, sharer = '', chain } = options;
+    const { deadlineMs, sharer = '', object, chain } = options;
     const now = this.clock.now();
     this.prune(now);
-    const caller: Caller = { priority, sharer, chain, anticipated: this.redeemClaim({ priority, sharer }) };
+    const asker: Caller = { priority, sharer, object, chain };
+    const caller: Caller = { ...asker, anticipated: this.redeemClaim(asker) };
     // A caller back for its kept turn goes before the waiting calls of the sharers it kept it from.
     const first = this.waiting() === 0 || caller.anticipated;
     if (first && this.canGrant(now, caller)) return Promise.resolve(this.grant(caller, 0));
@@ -267,6 +291,7 @@ export class QuotaScheduler {
       const waiter: Waiter = {
         priority,
         sharer,
+        object,
         chain,
         anticipated: caller.anticipated === true,
         enqueuedAt: now,
@@ -274,7 +299,7 @@ export class QuotaScheduler {
         detach: () => detachers.forEach((detach) => detach()),
       };
       const leaveQueue = () => {
-        const queue = this.queues[priority];
+        const queue = this.queues[laneOf(priority)];
         const index = queue.indexOf(waiter);
         if (index >= 0) queue.splice(index, 1);
       };
@@ -296,7 +321,7 @@ export class QuotaScheduler {
         }, deadlineMs);
         detachers.push(() => this.clock.clearTimeout(timer));
       }
-      this.queues[priority].push(waiter);
+      this.queues[laneOf(priority)].push(waiter);
       this.pump();
     });
   }
@@ -328,10 +353,8 @@ export class QuotaScheduler {
 
   /** Callers waiting, per priority. */
   pending(): Record<Priority, number> {
-    return {
-      user: this.queues.user.length,
-      poll: this.queues.poll.length,
-    };
+    const count = (p: Priority) => this.queues[laneOf(p)].filter((waiter) => waiter.priority === p).length;
+    return Object.fromEntries(PRIORITIES.map((p) => [p, count(p)])) as Record<Priority, number>;
   }
 
   /**
@@ -361,25 +384,31 @@ export class QuotaScheduler {
   }
 
   /**
-   * How many waiting or claimed calls go before one more call of `caller`. Of its own priority, those whose
-   * sharers' turns come first; of the other, what the floor lets through first: user calls until the run
-   * reaches its limit before each poll, and a poll after each full run of user calls.
+   * How many waiting or claimed calls go before one more call of `caller`. Of its own lane, those whose
+   * sharers' turns come first (of its own sharer, those of its priority or before: an edit does not count
+   * its namespace's creates); of the other, what the floor lets through first: changes until the run reaches
+   * its limit before each poll, and a poll after each full run of changes.
    */
   private ahead({ priority, sharer }: Caller): number {
-    const asking = (p: Priority) => [
-      ...this.queues[p],
-      ...this.claims.filter((claim) => claim.priority === p),
-    ];
-    const ownTurns = this.turns[priority].ahead(sharer, countBySharer(asking(priority)));
+    const lane = laneOf(priority);
+    const before = this.asking(lane).filter(
+      (call) => call.sharer !== sharer || rankOf(call.priority) <= rankOf(priority),
+    );
+    const ownTurns = this.turns[lane].ahead(sharer, countBySharer(before));
     const limit = this.userRunLimit();
     const untilFloor = Math.max(0, limit - this.userRun);
-    if (priority === BACKGROUND) {
-      const users = PRIORITIES.filter((p) => p !== BACKGROUND).reduce((n, p) => n + asking(p).length, 0);
-      return ownTurns + Math.min(users, untilFloor + ownTurns * limit);
+    if (lane === BACKGROUND) {
+      const changes = LANES.filter((l) => l !== BACKGROUND).reduce((n, l) => n + this.asking(l).length, 0);
+      return ownTurns + Math.min(changes, untilFloor + ownTurns * limit);
     }
-    const polls = asking(BACKGROUND).length;
+    const polls = this.asking(BACKGROUND).length;
     const floors = ownTurns < untilFloor ? 0 : 1 + Math.floor((ownTurns - untilFloor) / limit);
     return ownTurns + Math.min(polls, floors);
+  }
+
+  /** The calls of a lane that wait or hold a claim. */
+  private asking(lane: Lane): Array<{ priority: Priority; sharer: string }> {
+    return [...this.queues[lane], ...this.claims.filter((claim) => laneOf(claim.priority) === lane)];
   }
 
   /**
@@ -388,56 +417,68 @@ export class QuotaScheduler {
    * process brings the poll back late, and with the slots freeing together, the poll would never find one.
    */
   private claimGraceMs(priority: Priority): number {
-    return priority === BACKGROUND ? this.holdMs() : CLAIM_GRACE_MS;
+    return laneOf(priority) === BACKGROUND ? this.holdMs() : CLAIM_GRACE_MS;
   }
 
-  /** User calls granted in a row while polls ask, before a poll goes first: N − 1, at least 1. */
+  /** Changes granted in a row while polls ask, before a poll goes first: N − 1, at least 1. */
   private userRunLimit(): number {
     return Math.max(1, this.limit.requests - 1);
   }
 
   /** A poll asks: one waits or holds a claim. */
   private pollsAsk(): boolean {
-    return this.queues[BACKGROUND].length > 0 || this.claims.some((claim) => claim.priority === BACKGROUND);
+    return this.asking(BACKGROUND).length > 0;
   }
 
-  /** The order priorities are served in now: `user` first, unless the floor owes the background a slot. */
-  private order(): readonly Priority[] {
-    return this.userRun >= this.userRunLimit() ? FLOOR_ORDER : PRIORITIES;
+  /** The order lanes are served in now: changes first, unless the floor owes the background a slot. */
+  private order(): readonly Lane[] {
+    return this.userRun >= this.userRunLimit() ? FLOOR_ORDER : LANES;
   }
 
   private defer(caller: Caller, now: number): QuotaDeferral {
     const at = Math.max(now, this.estimate(caller, now));
-    this.claims.push({ ...caller, at, until: at + this.claimGraceMs(caller.priority) });
+    const { priority, sharer, object } = caller;
+    this.claims.push({ priority, sharer, object, at, until: at + this.claimGraceMs(priority) });
     this.schedule();
     return new QuotaDeferral(this.key, at - now);
   }
 
   /**
-   * A deferred or anticipated caller of this priority and sharer is back: its claim has done its job. True
-   * when the claim was a slot kept by anticipation.
+   * A deferred or anticipated caller of this priority, sharer and object is back: its claim has done its job.
+   * True when the claim was a slot kept by anticipation.
    */
-  private redeemClaim({ priority, sharer }: Caller): boolean {
-    const index = this.claims.findIndex((claim) => claim.priority === priority && claim.sharer === sharer);
+  private redeemClaim({ priority, sharer, object }: Caller): boolean {
+    const index = this.claims.findIndex(
+      (claim) => claim.priority === priority && claim.sharer === sharer && claim.object === object,
+    );
     if (index < 0) return false;
     const [claim] = this.claims.splice(index, 1);
     return claim!.anticipated === true;
   }
 
   /**
-   * Keeps the sharer's turn for its next call when it asks nothing more and another sharer of its priority
-   * asks: a claim that holds the slots from the sharers it goes before while the call is in flight (returned
-   * `settle`, called on release, starts the grace). A call of a chain keeps the turn until the chain ends, a
-   * window at most: the reconcile asks for its write once it has acted on the read's answer, which on a
-   * busy machine takes longer than any fixed grace. A call of no chain keeps it one slot's share of the
-   * window.
+   * Keeps the sharer's turn for its next call when it asks nothing more of its priority or before, and
+   * another sharer of its lane asks, or its own calls of a later priority do (an edit's write then goes
+   * before the creates its read was granted ahead of): a claim that holds the slots from the callers it goes
+   * before while the call is in flight (returned `settle`, called on release, starts the grace). A call of a
+   * chain keeps the turn until the chain ends, a window at most: the reconcile asks for its write once it has
+   * acted on the read's answer, which on a busy machine takes longer than any fixed grace. A call of no chain
+   * keeps it one slot's share of the window.
    */
-  private anticipate({ priority, sharer, chain }: Caller): ((now: number) => void) | undefined {
-    if (priority === BACKGROUND) return undefined;
-    const asking = [...this.queues[priority], ...this.claims.filter((claim) => claim.priority === priority)];
-    if (asking.some((other) => other.sharer === sharer)) return undefined;
-    if (!asking.some((other) => other.sharer !== sharer)) return undefined;
-    const claim: Claim = { priority, sharer, at: this.clock.now(), until: Infinity, anticipated: true };
+  private anticipate({ priority, sharer, object, chain }: Caller): ((now: number) => void) | undefined {
+    if (laneOf(priority) === BACKGROUND) return undefined;
+    const asking = this.asking(laneOf(priority));
+    const own = asking.filter((other) => other.sharer === sharer);
+    if (own.some((other) => rankOf(other.priority) <= rankOf(priority))) return undefined;
+    if (own.length === 0 && !asking.some((other) => other.sharer !== sharer)) return undefined;
+    const claim: Claim = {
+      priority,
+      sharer,
+      object,
+      at: this.clock.now(),
+      until: Infinity,
+      anticipated: true,
+    };
     this.claims.push(claim);
     let released = false;
     chain?.onEnd(() => {
@@ -456,8 +497,8 @@ export class QuotaScheduler {
   }
 
   private grant(caller: Caller, waitedMs: number): QuotaTicket {
-    this.turns[caller.priority].served(caller.sharer);
-    this.userRun = caller.priority !== BACKGROUND && this.pollsAsk() ? this.userRun + 1 : 0;
+    this.turns[laneOf(caller.priority)].served(caller.sharer);
+    this.userRun = laneOf(caller.priority) !== BACKGROUND && this.pollsAsk() ? this.userRun + 1 : 0;
     const slot: Slot = { releasedAt: undefined };
     this.slots.push(slot);
     const anticipation = this.anticipate(caller);
@@ -478,7 +519,7 @@ export class QuotaScheduler {
   }
 
   private waiting(): number {
-    return this.queues.user.length + this.queues.poll.length;
+    return LANES.reduce((n, lane) => n + this.queues[lane].length, 0);
   }
 
   private holdMs(): number {
@@ -506,40 +547,46 @@ export class QuotaScheduler {
   }
 
   /**
-   * A claim keeps its slot from callers of a priority served after its own (see `order`), and of its own from
-   * sharers whose turn is later.
+   * A claim keeps its slot from callers of a lane served after its own (see `order`), of its own from sharers
+   * whose turn is later, and of its own sharer from calls of a later priority (an edit's from its creates).
    */
   private goesBefore(claim: Claim, caller: Caller): boolean {
-    if (claim.priority !== caller.priority) {
+    const lane = laneOf(caller.priority);
+    if (laneOf(claim.priority) !== lane) {
       const order = this.order();
-      return order.indexOf(claim.priority) < order.indexOf(caller.priority);
+      return order.indexOf(laneOf(claim.priority)) < order.indexOf(lane);
     }
-    if (claim.sharer === caller.sharer) return false;
-    const turns = this.turns[caller.priority];
+    if (claim.sharer === caller.sharer) return rankOf(claim.priority) < rankOf(caller.priority);
+    const turns = this.turns[lane];
     // A kept turn was just served: the sharer's next call starts with, not after, the others' next.
     if (claim.anticipated) return turns.start(claim.sharer) <= turns.start(caller.sharer);
     return turns.start(claim.sharer) < turns.start(caller.sharer);
   }
 
   /**
-   * The waiter to serve next: of the first priority waiting (see `order`), one back for its kept turn, else
-   * the first of the sharer whose turn it is.
+   * The waiter to serve next: of the first lane waiting (see `order`), one back for its kept turn, else of
+   * the sharer whose turn it is the first of its first priority (its edits before its creates).
    */
   private nextWaiter(): Waiter | undefined {
-    const priority = this.order().find((p) => this.queues[p].length > 0);
-    if (!priority) return undefined;
-    const queue = this.queues[priority];
+    const lane = this.order().find((l) => this.queues[l].length > 0);
+    if (!lane) return undefined;
+    const queue = this.queues[lane];
     const kept = queue.find((waiter) => waiter.anticipated);
     if (kept) return kept;
-    const sharer = this.turns[priority].next(queue.map((waiter) => waiter.sharer));
-    return queue.find((waiter) => waiter.sharer === sharer);
+    const sharer = this.turns[lane].next(queue.map((waiter) => waiter.sharer));
+    let next: Waiter | undefined;
+    for (const waiter of queue) {
+      if (waiter.sharer !== sharer) continue;
+      if (!next || rankOf(waiter.priority) < rankOf(next.priority)) next = waiter;
+    }
+    return next;
   }
 
   private pump(): void {
     const now = this.clock.now();
     this.prune(now);
     for (let waiter = this.nextWaiter(); waiter && this.canGrant(now, waiter); waiter = this.nextWaiter()) {
-      const queue = this.queues[waiter.priority];
+      const queue = this.queues[laneOf(waiter.priority)];
       queue.splice(queue.indexOf(waiter), 1);
       waiter.detach();
       waiter.resolve(this.grant(waiter, now - waiter.enqueuedAt));

@@ -53,6 +53,11 @@ export interface CallOptions {
    * sharers. Default: the client's (see `CloudClient.onBehalfOf`).
    */
   sharer?: string;
+  /**
+   * The object the call is made for (its kind and `namespace/name`): a deferral's claim is the object's own.
+   * Default: the client's (see `CloudClient.onBehalfOf`).
+   */
+  object?: string;
   /** The reconcile's chain of calls: a read keeps its sharer's turn until the chain ends (see `QuotaScheduler`). */
   chain?: CallChain;
   /** Aborts the wait for quota, a backoff sleep, or the request itself. */

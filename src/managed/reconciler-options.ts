@@ -19,7 +19,10 @@ import type { ReconcileError } from './errors.ts';
  * hands the kind to.
  */
 export interface CloudUse {
-  /** The quota priority of its calls: `user` when the spec changed (or the object is being deleted), else `poll`. */
+  /**
+   * The quota priority of its calls: `create` while the object has no cloud id, else `user` when the spec
+   * changed (or the object is being deleted), else `poll`.
+   */
   priority: Priority;
   /** How old a cloud snapshot its observe may read (ms). */
   freshnessMs: number;

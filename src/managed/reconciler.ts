@@ -266,8 +266,12 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const found: StatusChange[] = [];
     const cluster = await settled(act, found, () => this.readCluster(resource, act.draft.status, found));
     if ('outcome' in cluster) return act.end(cluster);
-    const priority: Priority =
-      resource.metadata.generation !== resource.status?.observedGeneration ? 'user' : 'poll';
+    // No id yet: a create, which goes behind its namespace's changes to objects that exist (quota.ts).
+    const priority: Priority = !cluster.id
+      ? 'create'
+      : resource.metadata.generation !== resource.status?.observedGeneration
+        ? 'user'
+        : 'poll';
     const { references, secrets, writes } = cluster;
     const connection = await this.connect(resource, priority, references, secrets, writes, chain);
     act.draft.beforeCloud = false;

@@ -179,7 +179,7 @@ describe('CloudClients', () => {
     );
   });
 
-  it('sends a reconcile’s reads at its priority and its writes as user, the shared client left as it was', async () => {
+  it('sends a reconcile’s reads at its priority and its writes as user (a create’s as create), the shared client left as it was', async () => {
     // Answered in-process: every management call gets a running service.
     const cloud = new MockAgent();
     cloud.disableNetConnect();
@@ -199,13 +199,48 @@ describe('CloudClients', () => {
     await polling.management.changeServiceState('svc', 'awake');
     const changed = await clouds.connectionFor(resource, 'user');
     await changed.management.getService('svc');
+    const creating = await clouds.connectionFor(resource, 'create');
+    await creating.management.getService('svc');
+    await creating.management.changeServiceState('svc', 'awake');
     await polling.management.getService('svc');
     expect(sent).toEqual([
       { method: 'GET', priority: 'poll' },
       { method: 'PATCH', priority: 'user' },
       { method: 'GET', priority: 'user' },
+      { method: 'GET', priority: 'create' },
+      { method: 'PATCH', priority: 'create' },
       { method: 'GET', priority: 'poll' },
     ]);
+    await cloud.close();
+  });
+
+  it('defers the calls of two objects of one namespace each to its own turn: the second object’s claim counts the first’s', async () => {
+    const cloud = new MockAgent();
+    cloud.disableNetConnect();
+    cloud
+      .get('http://127.0.0.1:1')
+      .intercept({ path: () => true, method: () => true })
+      .reply(200, { status: 200, requestId: 'r', result: { id: 'svc', name: 'db', state: 'running' } })
+      .persist();
+    clouds = clientsOf(fakeSecrets(), {
+      dispatcher: cloud,
+      quotas: { management: { requests: 1, windowMs: 60_000 } },
+      maxWaitMs: 10,
+    });
+    const named = (name: string): ManagedObject => ({
+      ...resource,
+      metadata: { ...resource.metadata, name },
+    });
+    await (await clouds.connectionFor(named('first'), 'user')).management.getService('svc');
+    const deferral = async (name: string) =>
+      (await clouds!.connectionFor(named(name), 'user')).management.getService('svc').then(
+        () => undefined,
+        (error: { retryAfterMs?: number }) => error.retryAfterMs,
+      );
+    const [a, b] = [await deferral('a'), await deferral('b')];
+    expect(a).toBeGreaterThan(59_000);
+    expect(a).toBeLessThanOrEqual(60_600);
+    expect(b! - a!).toBeGreaterThan(59_000);
     await cloud.close();
   });
 

@@ -105,7 +105,7 @@ describe('QuotaScheduler', () => {
     acquireMany(scheduler, clock, 3, 'poll', 'poll', log);
     acquireMany(scheduler, clock, 2, 'user', 'user', log);
     await settle();
-    expect(scheduler.pending()).toEqual({ user: 2, poll: 3 });
+    expect(scheduler.pending()).toEqual({ user: 2, create: 0, poll: 3 });
     await clock.advanceAndSettle(30_000);
     expect(log.map((entry) => entry.label)).toEqual(['user0', 'user1', 'poll0', 'poll1', 'poll2']);
   });
@@ -150,7 +150,7 @@ describe('QuotaScheduler', () => {
     const later = scheduler.acquire('poll');
     controller.abort(new Error('stop'));
     await expect(aborted).rejects.toThrow('stop');
-    expect(scheduler.pending()).toEqual({ user: 0, poll: 1 });
+    expect(scheduler.pending()).toEqual({ user: 0, create: 0, poll: 1 });
     await clock.advanceAndSettle(1_000);
     await expect(later).resolves.toMatchObject({ waitedMs: 1_000 });
   });
@@ -301,7 +301,7 @@ describe('QuotaScheduler with a wait deadline', () => {
       name: 'QuotaDeferral',
       retryAfterMs: 10_100,
     });
-    expect(scheduler.pending()).toEqual({ user: 0, poll: 0 });
+    expect(scheduler.pending()).toEqual({ user: 0, create: 0, poll: 0 });
     expect(clock.pendingTimers).toBe(0);
   });
 
@@ -831,5 +831,154 @@ describe('QuotaScheduler floor for background calls', () => {
     expect(grants.map((g) => g.at)).toEqual([1_000]);
     const poll = await scheduler.acquire('poll', undefined, { deadlineMs: 0 });
     expect(poll.waitedMs).toBe(0);
+  });
+});
+
+describe('QuotaScheduler deferring the calls of several objects of one namespace', () => {
+  const two = { requests: 2, windowMs: 10_000, safetyMarginMs: 100 };
+
+  /** The object `name` of namespace `team` asks once, with a deadline the spent budget cannot meet. */
+  const defer = (scheduler: QuotaScheduler, name: string, priority: Priority = 'user') =>
+    scheduler
+      .acquire(priority, undefined, { deadlineMs: 100, sharer: 'team', object: `Alert team/${name}` })
+      .then(
+        () => 0,
+        (deferral: QuotaDeferral) => deferral.retryAfterMs,
+      );
+
+  it("tells each object of a namespace's backlog when its own turn comes: each deferred call's claim counts ahead of the next", async () => {
+    const { scheduler } = scheduledOnManualClock(two);
+    for (let i = 0; i < 2; i++) (await scheduler.acquire('user', undefined, { sharer: 'team' })).release();
+
+    const returns: number[] = [];
+    for (let i = 0; i < 5; i++) returns.push(await defer(scheduler, `alert-${i}`));
+
+    // One namespace's claims did not add up: each deferral cancelled the previous object's, and all five
+    // were told 10 100 ms, to come back as a herd for two slots.
+    expect(returns).toEqual([10_100, 10_100, 20_200, 20_200, 30_300]);
+  });
+
+  it("redeems a deferred object's claim only when that object comes back, not when another object of its namespace asks", async () => {
+    const { clock, scheduler } = scheduledOnManualClock(two);
+    for (let i = 0; i < 2; i++) (await scheduler.acquire('user', undefined, { sharer: 'team' })).release();
+    expect(await defer(scheduler, 'first')).toBe(10_100);
+    expect(await defer(scheduler, 'second')).toBe(10_100);
+    // A third object asks again and again before the slots free: it never takes the first two's places.
+    expect(await defer(scheduler, 'third')).toBe(20_200);
+    expect(await defer(scheduler, 'third')).toBe(20_200);
+
+    await clock.advanceAndSettle(10_100);
+    const back = (name: string) =>
+      scheduler.acquire('user', undefined, { deadlineMs: 100, sharer: 'team', object: `Alert team/${name}` });
+    expect((await back('first')).waitedMs).toBe(0);
+    expect((await back('second')).waitedMs).toBe(0);
+  });
+});
+
+describe('QuotaScheduler serving edits before creates', () => {
+  /** Queues a call of `object` at `priority` for namespace `team`, logged under `object` and released at once. */
+  function ask(scheduler: QuotaScheduler, priority: Priority, object: string, log: string[]) {
+    void scheduler.acquire(priority, undefined, { sharer: 'team', object }).then((ticket) => {
+      log.push(object);
+      ticket.release();
+    });
+  }
+
+  it('serves an edit of an existing object before the creates its namespace queued earlier, and creates before polls', async () => {
+    const clock = new ManualClock();
+    const scheduler = new QuotaScheduler('k', { requests: 5, windowMs: 1_000, safetyMarginMs: 0 }, clock);
+    for (let i = 0; i < 5; i++) (await scheduler.acquire('user')).release();
+    const log: string[] = [];
+    ask(scheduler, 'poll', 'look', log);
+    for (const name of ['new-1', 'new-2', 'new-3']) ask(scheduler, 'create', name, log);
+    ask(scheduler, 'user', 'edit', log);
+    await clock.advanceAndSettle(5_000);
+    expect(log).toEqual(['edit', 'new-1', 'new-2', 'new-3', 'look']);
+  });
+
+  it('tells a deferred edit the first free slot, ahead of the creates deferred before it, and keeps that slot from them', async () => {
+    const { clock, scheduler } = scheduledOnManualClock({
+      requests: 2,
+      windowMs: 10_000,
+      safetyMarginMs: 100,
+    });
+    for (let i = 0; i < 2; i++) (await scheduler.acquire('user', undefined, { sharer: 'team' })).release();
+    const defer = (priority: Priority, name: string) =>
+      scheduler
+        .acquire(priority, undefined, { deadlineMs: 100, sharer: 'team', object: `Alert team/${name}` })
+        .catch((deferral: QuotaDeferral) => deferral);
+    for (let i = 0; i < 4; i++) await defer('create', `new-${i}`);
+    expect(await defer('user', 'edited')).toMatchObject({ retryAfterMs: 10_100 });
+
+    // At the slots' time both creates told to come then are back first: one slot stays the edit's.
+    await clock.advanceAndSettle(10_100);
+    const granted: string[] = [];
+    for (const name of ['new-0', 'new-1']) {
+      void scheduler
+        .acquire('create', undefined, { deadlineMs: 100, sharer: 'team', object: `Alert team/${name}` })
+        .then(
+          () => granted.push(name),
+          () => {},
+        );
+    }
+    await settle();
+    expect(granted).toEqual(['new-0']);
+    const edit = await scheduler.acquire('user', undefined, {
+      deadlineMs: 100,
+      sharer: 'team',
+      object: 'Alert team/edited',
+    });
+    expect(edit.waitedMs).toBe(0);
+  });
+
+  it("serves an edit's write right after its read when the slots free together, before its namespace's creates", async () => {
+    const { clock, scheduler } = scheduledOnManualClock();
+    for (let i = 0; i < 10; i++) (await scheduler.acquire('create', undefined, { sharer: 'team' })).release();
+    const log: string[] = [];
+    for (let i = 0; i < 20; i++) ask(scheduler, 'create', `new-${i}`, log);
+    const chain = new CallChain();
+    const edit = () =>
+      scheduler.acquire('user', undefined, { sharer: 'team', object: 'edited', chain }).then((ticket) => {
+        log.push('edited');
+        return ticket;
+      });
+    const read = edit();
+    await clock.advanceAndSettle(10_100);
+    (await read).release();
+    // A busy operator acts on the read's answer 300 ms later.
+    await clock.advanceAndSettle(300);
+    void edit().then((ticket) => ticket.release());
+    await settle();
+    chain.end();
+    await clock.advanceAndSettle(1);
+    expect(log.slice(0, 3)).toEqual(['edited', 'edited', 'new-0']);
+    expect(log.filter((name) => name.startsWith('new-'))).toHaveLength(8);
+  });
+
+  it("serves another namespace's create in its turn beside a namespace's edits: edits go first only within their namespace", async () => {
+    const clock = new ManualClock();
+    const scheduler = new QuotaScheduler('k', { requests: 1, windowMs: 1_000, safetyMarginMs: 0 }, clock);
+    (await scheduler.acquire('user')).release();
+    const log: string[] = [];
+    const call = (priority: Priority, sharer: string) =>
+      void scheduler.acquire(priority, undefined, { sharer }).then((ticket) => {
+        log.push(`${sharer} ${priority}`);
+        ticket.release();
+      });
+    for (let i = 0; i < 4; i++) call('user', 'noisy');
+    call('create', 'quiet');
+    await clock.advanceAndSettle(10_000);
+    expect(log).toEqual(['noisy user', 'quiet create', 'noisy user', 'noisy user', 'noisy user']);
+  });
+
+  it('counts creates towards the floor: a waiting poll goes after at most N − 1 of them', async () => {
+    const clock = new ManualClock();
+    const scheduler = new QuotaScheduler('k', { requests: 3, windowMs: 1_000, safetyMarginMs: 0 }, clock);
+    for (let i = 0; i < 3; i++) (await scheduler.acquire('user')).release();
+    const log: string[] = [];
+    ask(scheduler, 'poll', 'look', log);
+    for (let i = 0; i < 4; i++) ask(scheduler, 'create', `new-${i}`, log);
+    await clock.advanceAndSettle(5_000);
+    expect(log).toEqual(['new-0', 'new-1', 'look', 'new-2', 'new-3']);
   });
 });

@@ -144,7 +144,7 @@ describe.skipIf(clusterSkipReason())('planning the drift cycle of a key against 
         reason: 'Available',
       }),
     ).toBe(3);
-    // Lists go at poll priority, creates at user: the budget's spending by priority shows both.
+    // Lists go at poll priority, creates at create: the budget's spending by priority shows both.
     expect(text).toMatch(
       new RegExp(
         `sluice_cloud_quota_spent_total\\{credentials="${credentials()}",api="management",priority="poll",code="200"\\} \\d+`,
@@ -152,7 +152,7 @@ describe.skipIf(clusterSkipReason())('planning the drift cycle of a key against 
     );
     expect(text).toMatch(
       new RegExp(
-        `sluice_cloud_quota_spent_total\\{credentials="${credentials()}",api="management",priority="user",code="20[01]"\\} \\d+`,
+        `sluice_cloud_quota_spent_total\\{credentials="${credentials()}",api="management",priority="create",code="20[01]"\\} \\d+`,
       ),
     );
   });
