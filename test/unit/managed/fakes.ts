@@ -241,7 +241,7 @@ export class FakeCloud implements ExternalClient<Widget, number> {
     return { externalId: id, connectionDetails: { host: `${id}.example`, password: `pw-${id}` } };
   }
 
-  async update(resource: Widget, id: string): Promise<void> {
+  async update(resource: Widget, id: string): Promise<void | Waiting> {
     this.calls.push('update');
     this.widgets.get(id)!.size = resource.spec.size;
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { DeferredRequestError } from '../../../src/cloud/errors.ts';
 import { ANNOTATIONS, FINALIZER } from '../../../src/managed/annotations.ts';
 import { KubeApiError } from '../../../src/kube/kube-http.ts';
-import { ReconcileError } from '../../../src/managed/errors.ts';
+import { ReconcileError, Waiting } from '../../../src/managed/errors.ts';
 import { reasonNames } from '../../../src/base/reasons.ts';
 import type { CallChain } from '../../../src/base/call-chain.ts';
 import { REAL_TIMINGS } from '../../../src/base/timings.ts';
@@ -202,6 +202,27 @@ describe('ManagedReconciler', () => {
     expect(t.cloud.widgets.get(id)!.size).toBe(3);
     expect(t.condition('a', 'Ready')).toMatchObject({ status: 'False', reason: 'Updating' });
     expect(t.server.get('a').status?.observedGeneration).toBe(2);
+  });
+
+  it('ends an update the cloud answers with a wait there: Ready says the wait, and no Updated Event is recorded', async () => {
+    const { t } = await readyWidget();
+    t.cache.set(t.server.editSpec('a', { size: 3 }));
+    t.cloud.update = async () => {
+      t.cloud.calls.push('update');
+      return new Waiting('WaitingForReference', 'service analytics is stopped');
+    };
+
+    // A wait for the cloud: looked at again on the pace of waits, not at the sync interval.
+    expect(await t.reconcile('a')).toHaveProperty('requeueAfterMs');
+
+    expect(t.cloud.calls.filter((call) => call === 'update')).toHaveLength(1);
+    expect(t.condition('a', 'Ready')).toMatchObject({
+      status: 'False',
+      reason: 'WaitingForReference',
+      message: 'service analytics is stopped',
+    });
+    expect(t.condition('a', 'Synced')).toMatchObject({ status: 'True' });
+    expect(t.events.map((e) => e.reason)).not.toContain('Updated');
   });
 
   it('does nothing while paused, and keeps saying which generation was acted on', async () => {
