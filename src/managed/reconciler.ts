@@ -285,7 +285,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   /**
    * What the cluster says of the object, before any cloud call: whose name and credentials it acts under,
    * whether its references and claim on a cloud id hold, and the values of the Secrets it reads. What status
-   * gets of it, and either how the reconcile ends already or what the cloud part reads on.
+   * gets of it goes to `found`; returned is how the reconcile ends already, or what the cloud part reads on.
    */
   private readCluster(resource: R, status: ManagedStatus, found: StatusChange[]): ClusterRead | Ended {
     const { kind } = this.options;
