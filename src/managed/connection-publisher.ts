@@ -3,7 +3,7 @@ import { objectKey } from '../kube/cache.ts';
 import { externalIdOf } from './annotations.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
 import { ReconcileError } from './errors.ts';
-import type { EventRecorder } from './events.ts';
+import type { EventNote } from './events.ts';
 import { assertControlledBy, type KubeWriter } from './kube-writer.ts';
 import { isObserveOnly } from './observe-only.ts';
 import type { SecretReader, SecretSnapshot, SecretWriteListener } from './secret-references.ts';
@@ -47,7 +47,6 @@ export interface ConnectionPublisherOptions<R extends ManagedObject> {
     KubeWriter,
     'readConnectionSecret' | 'checkConnectionSecretWritable' | 'writeConnectionSecret'
   >;
-  events: EventRecorder;
   /** The operator's Secret cache (with owners): connection Secrets are never read with a GET per reconcile. */
   secrets: SecretReader;
   /** Told of each connection Secret write, so the cache holds the answer rather than read it again. */
@@ -131,7 +130,8 @@ export class ConnectionPublisher<R extends ManagedObject> {
    * reset is made unless a dry run shows the Secret can be written.
    * Returns what an object sluice only observes was asked for and did not do, for its status to say.
    * `adopted`: status says the cloud object was found, not created. `record` takes what status records, as
-   * it becomes true: a reset is recorded before its Secret write, and stands should that write fail.
+   * it becomes true (a reset is recorded before its Secret write, and stands should that write fail), and the
+   * Event a reset is told with: the reconcile's executor writes both.
    */
   async sync(
     resource: R,
@@ -139,9 +139,9 @@ export class ConnectionPublisher<R extends ManagedObject> {
     id: string,
     observation: Extract<Observation<unknown>, { exists: true }>,
     adopted: boolean,
-    record: (change: StatusChange) => void,
+    record: { status(change: StatusChange): void; event(note: EventNote): void },
   ): Promise<string | undefined> {
-    const { connectionSecret, events, writer } = this.options;
+    const { connectionSecret, writer } = this.options;
     let current = this.current(resource);
     const inputs = this.userInputs(resource, current);
     const values = { ...observation.connectionDetails };
@@ -175,7 +175,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
       Object.assign(values, await recover(resource, id));
       // On record before the write: should it fail, no other reset is made until the user changes something.
       this.unstoredResets.set(objectKey(resource), { at: this.now().getTime(), inputs });
-      record({
+      record.status({
         set: { passwordResetUnstored: this.now().toISOString(), passwordResetUnstoredInputs: inputs },
       });
       const [reason, message] =
@@ -185,7 +185,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
               'PasswordReset',
               `reset as asked by ${this.resetAnnotation}, into Secret ${this.name(resource)}`,
             ];
-      events.record(resource, 'Normal', reason, message);
+      record.event({ type: 'Normal', reason, message });
     }
     const next = this.withDerived(resource, values, current);
     if (Object.entries(next).some(([key, value]) => current?.data[key] !== value)) {
@@ -204,7 +204,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
       set.passwordStoredIn = this.name(resource);
       unset.push('passwordResetUnstored', 'passwordResetUnstoredInputs');
     } else if (storedIn !== undefined) set.passwordStoredIn = storedIn;
-    record({ set, unset });
+    record.status({ set, unset });
     return withheld;
   }
 

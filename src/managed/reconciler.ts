@@ -48,6 +48,7 @@ import type {
 } from './types.ts';
 import { policedObservation } from './policed-observation.ts';
 import { decideObserved } from './decide.ts';
+import type { EventNote } from './events.ts';
 import { ReconcileExecutor, type ExecutorServices } from './executor.ts';
 import { REASON } from '../base/reasons.ts';
 
@@ -114,7 +115,6 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       new ConnectionPublisher({
         connectionSecret: kind.connectionSecret,
         writer: options.writer,
-        events,
         secrets: options.secrets,
         ...(options.secretWrites ? { secretWrites: options.secretWrites } : {}),
         now: this.now,
@@ -449,7 +449,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     }
     act.apply({ set: { ...observation.status, ...this.credentialsChecks.pinned(resource, id) } });
     const adopted = act.draft.status.adopted === true;
-    const record = (change: StatusChange) => act.apply(change);
+    const record = {
+      status: (change: StatusChange) => act.apply(change),
+      event: ({ type, reason, message }: EventNote) => act.event(resource, type, reason, message),
+    };
     const withheld = await this.connections?.sync(resource, client, id, observation, adopted, record);
     const decision = decideObserved({
       kind: kind.kind,
