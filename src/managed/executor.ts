@@ -81,9 +81,37 @@ export interface ObservedTarget<R extends ManagedObject, P> {
  */
 export class ReconcileExecutor<R extends ManagedObject> {
   constructor(
-    readonly draft: StatusDraft<R>,
+    private readonly draft: StatusDraft<R>,
     private readonly services: ExecutorServices<R>,
   ) {}
+
+  /** Status as the reconcile has it so far: read here, written only by this executor. */
+  get status(): Readonly<ManagedStatus> {
+    return this.draft.status;
+  }
+
+  /** The object as the last write to it left it. */
+  get resource(): R {
+    return this.draft.resource;
+  }
+
+  /** The reconcile has nothing to write to status (the object is on its way out, or it says nothing yet). */
+  get discarded(): boolean {
+    return this.draft.discarded;
+  }
+
+  /**
+   * Whether the reconcile is still reading what it needs before any cloud call: a failure met meanwhile says
+   * no cloud call was made.
+   */
+  beforeCloud(before: boolean): void {
+    this.draft.beforeCloud = before;
+  }
+
+  /** A version of the object this process wrote that precedes the status write as surely as the one read. */
+  alsoRead(version: string): void {
+    this.draft.readVersions.push(version);
+  }
 
   /** What status gets, written into the draft in order. */
   apply(...changes: readonly StatusChange[]): void {

@@ -215,18 +215,17 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       if (ended instanceof Raced) return this.raced(key, ended);
       outcome = ended;
       await yieldIfBusy();
-      const written = act.draft.discarded ? undefined : await act.flush();
+      const written = act.discarded ? undefined : await act.flush();
       if (written) return this.raced(key, written);
     } catch (error) {
       const write = (change: StatusChange) => {
         act.apply(change);
         return act.flush();
       };
-      const warn = (reason: string, message: string) =>
-        act.event(act.draft.resource, 'Warning', reason, message);
+      const warn = (reason: string, message: string) => act.event(act.resource, 'Warning', reason, message);
       outcome = await this.outcomes.failed(key, error, { write, warn }, lookedAt);
     }
-    return this.outcomes.next(act.draft.resource, outcome);
+    return this.outcomes.next(act.resource, outcome);
   };
 
   /** A race with the object's own removal or edit, not a failure: nothing to report; an edit is looked at. */
@@ -261,10 +260,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       const finalized = await this.deletion.finalize(resource, act);
       return finalized instanceof Raced ? finalized : act.end(finalized);
     }
-    act.draft.beforeCloud = true;
+    act.beforeCloud(true);
     // What each part finds for status goes into the draft together, and stands when a check throws.
     const found: StatusChange[] = [];
-    const cluster = await settled(act, found, () => this.readCluster(resource, act.draft.status, found));
+    const cluster = await settled(act, found, () => this.readCluster(resource, act.status, found));
     if ('outcome' in cluster) return act.end(cluster);
     // No id yet: a create, which goes behind its namespace's changes to objects that exist (quota.ts).
     const priority: Priority = !cluster.id
@@ -274,7 +273,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         : 'poll';
     const { references, secrets, writes } = cluster;
     const connection = await this.connect(resource, priority, references, secrets, writes, chain);
-    act.draft.beforeCloud = false;
+    act.beforeCloud(false);
     const target = await settled(act, found, () =>
       this.findCloudObject(resource, cluster, connection, act, found),
     );
@@ -408,7 +407,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // this process removed already is only still in a cache that lags that write, and the version the
     // removal made precedes this reconcile's status write as surely as the one read.
     const removal = this.creates.removalAhead(resource);
-    if (removal !== undefined) act.draft.readVersions.push(removal);
+    if (removal !== undefined) act.alsoRead(removal);
     const intentSpent =
       resource.metadata.annotations?.[ANNOTATIONS.createPending] !== undefined &&
       resource.status?.id === id &&
@@ -448,7 +447,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       return this.reportExternalMissing(resource, id, act);
     }
     act.apply({ set: { ...observation.status, ...this.credentialsChecks.pinned(resource, id) } });
-    const adopted = act.draft.status.adopted === true;
+    const adopted = act.status.adopted === true;
     const record = {
       status: (change: StatusChange) => act.apply(change),
       event: ({ type, reason, message }: EventNote) => act.event(resource, type, reason, message),
@@ -458,14 +457,14 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       kind: kind.kind,
       spec: resource.spec,
       observation,
-      status: act.draft.status,
+      status: act.status,
       readyReasonBefore: readyReasonOf(resource),
       observeOnly: writes !== undefined,
       withheld,
       now: this.now(),
     });
     const next = await act.perform(decision, { resource, client, id, observation, secrets, writes });
-    if (this.connections) act.apply(this.connections.unknownKeysNoted(resource, act.draft.status));
+    if (this.connections) act.apply(this.connections.unknownKeysNoted(resource, act.status));
     return next;
   }
 
