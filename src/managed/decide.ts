@@ -2,7 +2,7 @@ import { describeChanges } from './change-summary.ts';
 import { describeDrift, driftRecorded } from './drift-status.ts';
 import { OBSERVED } from './observe-only.ts';
 import type { EventNote } from './events.ts';
-import type { Outcome } from './outcomes.ts';
+import { warningWhenTurning, type Outcome } from './outcomes.ts';
 import type { StatusChange } from './status-changes.ts';
 import type { ConnectionDetails, ManagedStatus, Observation } from './types.ts';
 import { REASON } from '../base/reasons.ts';
@@ -69,9 +69,8 @@ export function decideObserved<P>(snapshot: ObservedSnapshot<P>): Decision {
         conditions: [{ type: 'Ready', status: 'False', reason, message: failed }],
       },
     };
-    const turned = snapshot.readyReasonBefore !== reason;
-    const warning: Effect = { event: { type: 'Warning', reason, message: failed } };
-    return { effects: turned ? [warning, reported] : [reported], outcome: { kind: 'waitForCloud' } };
+    const { event } = warningWhenTurning(snapshot.readyReasonBefore, reason, failed);
+    return { effects: event ? [{ event }, reported] : [reported], outcome: { kind: 'waitForCloud' } };
   }
   const drift = driftRecorded(
     snapshot.status,

@@ -140,7 +140,7 @@ export class Outcomes<R extends ManagedObject> {
     return {
       outcome: { kind: 'waitForObject' },
       status: { conditions },
-      ...warningWhenTurning(resource, REFERENCE_NOT_FOUND, message),
+      ...warningWhenTurning(readyReasonOf(resource), REFERENCE_NOT_FOUND, message),
     };
   }
 
@@ -151,7 +151,7 @@ export class Outcomes<R extends ManagedObject> {
   alreadyManaged(resource: R, reason: ConditionReason, message: string): Ended {
     return {
       ...this.waitForObject(new Waiting(reason, message)),
-      ...warningWhenTurning(resource, reason, message),
+      ...warningWhenTurning(readyReasonOf(resource), reason, message),
     };
   }
 
@@ -170,7 +170,7 @@ export class Outcomes<R extends ManagedObject> {
       `and apply it again to make one under ${now}, or make ${what} manage ${kept} again (${ANNOTATIONS.externalId})`;
     return {
       ...this.waitForObject(new Waiting(REASON.ReferenceReplaced, message)),
-      ...warningWhenTurning(resource, REASON.ReferenceReplaced, message),
+      ...warningWhenTurning(readyReasonOf(resource), REASON.ReferenceReplaced, message),
     };
   }
 
@@ -212,10 +212,21 @@ export class Outcomes<R extends ManagedObject> {
   }
 }
 
-/** A Warning when the object's Ready reason turns to `reason`, none while it stays so (not one per look). */
-function warningWhenTurning(resource: ManagedObject, reason: string, message: string): { event?: EventNote } {
-  const ready = resource.status?.conditions?.find((c) => c.type === 'Ready');
-  return ready?.reason === reason ? {} : { event: { type: 'Warning', reason, message } };
+/** The reason of the Ready condition the object held when it was read. */
+export function readyReasonOf(resource: ManagedObject): string | undefined {
+  return resource.status?.conditions?.find((c) => c.type === 'Ready')?.reason;
+}
+
+/**
+ * A Warning when Ready's reason turns to `reason` from `before` (the reason it held when read), none while it
+ * stays so: one per turn, not one per look.
+ */
+export function warningWhenTurning(
+  before: string | undefined,
+  reason: string,
+  message: string,
+): { event?: EventNote } {
+  return before === reason ? {} : { event: { type: 'Warning', reason, message } };
 }
 
 /** Synced, as the reconcile worked; Ready=False saying what it waits for. */

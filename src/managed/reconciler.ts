@@ -28,7 +28,7 @@ import { Deletion } from './deletion.ts';
 import { CredentialsChecks, ORGANIZATION_FIELD } from './credentials-checks.ts';
 import { objectWrites, Raced, type ObjectWriter } from './object-writes.ts';
 import { isObserveOnly, nothingToObserve } from './observe-only.ts';
-import { Outcomes, type Ended, type Outcome } from './outcomes.ts';
+import { Outcomes, readyReasonOf, type Ended, type Outcome } from './outcomes.ts';
 import { Pacing } from './pacing.ts';
 import { Preconditions } from './preconditions.ts';
 import { GRANTED_CONDITION, GRANT_WITHDRAWN, PlainIdGate } from './plain-ids.ts';
@@ -651,11 +651,6 @@ interface ClusterRead {
   credentials: string | undefined;
   secrets: ResolvedSecrets;
   writes: WriteRecorder | undefined;
-}
-
-/** The reason of the Ready condition the object held when it was read. */
-function readyReasonOf(resource: ManagedObject): string | undefined {
-  return resource.status?.conditions?.find((c) => c.type === 'Ready')?.reason;
 }
 
 /**
