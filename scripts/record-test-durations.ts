@@ -8,7 +8,7 @@ import { RECORDED_DURATIONS, recordedDurations } from '../test/harness/sequencer
 const cacheDir = join(import.meta.dirname, '..', 'node_modules', '.vite', 'vitest');
 
 /**
- * vitest keeps a results file per set of projects run (`npm test` runs two vitest processes): every file's
+ * vitest keeps a results file per set of projects run (`npm test` runs three vitest processes): every file's
  * newest duration, from all of them.
  */
 function lastDurations(): Map<string, number> {
@@ -33,7 +33,7 @@ function lastDurations(): Map<string, number> {
   return found;
 }
 
-// Merged into what was recorded: the two vitest processes of `npm test` write one cache, and the one that ends
+// Merged into what was recorded: the vitest processes of `npm test` write one cache, and the one that ends
 // last may leave only its own files' durations there.
 const merged = new Map(Object.entries(recordedDurations()).map(([key, s]) => [key, s * 1000] as const));
 for (const [key, ms] of lastDurations()) merged.set(key, ms);
