@@ -88,7 +88,8 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'image',
-          // The Dockerfile's steps run without Docker, and the result started under Node 24 (npm's node@24).
+          // The operator's image built from the Dockerfile (buildah, as root; elsewhere the layout script's run of
+          // its steps) and started under Node 24 (npm's node@24); the layout script on a Dockerfile of its own.
           include: ['test/image/**/*.test.ts'],
         },
       },

@@ -28,6 +28,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from './assets.ts';
 import { buildahArgs } from './node.ts';
+import { releasePidLock, waitForPidLock } from './pid-lock.ts';
 
 /** The repository the node's image store holds the operator under (a fully qualified name, as the CRI wants). */
 export const OPERATOR_IMAGE_REPOSITORY = 'docker.io/library/sluice';
@@ -81,6 +82,17 @@ export async function operatorImage(opts: {
   if (existsSync(archive)) return { ...image, built: false, ms: Date.now() - started };
 
   mkdirSync(dir, { recursive: true });
+  // One build per machine: `npm test`'s runs ask for the image at once (the node's setup and the image test),
+  // and the second waits for the first's archive instead of building it again beside it.
+  const lock = join(dir, 'build.pid');
+  await waitForPidLock(lock, {
+    ...(opts.signal ? { signal: opts.signal } : {}),
+    onWait: (holder) => opts.log?.(`waiting for the image that process ${holder} builds ...`),
+  });
+  if (existsSync(archive)) {
+    releasePidLock(lock);
+    return { ...image, built: false, ms: Date.now() - started };
+  }
   const work = mkdtempSync(join(tmpdir(), 'sluice-image-'));
   try {
     const buildBase = 'localhost/sluice-build-base:local';
@@ -125,6 +137,7 @@ export async function operatorImage(opts: {
     // buildah's vfs storage holds a full copy of every stage; only the archive is kept.
     for (const mount of mountsUnder(work)) spawnSync('umount', ['-l', mount]);
     rmSync(work, { recursive: true, force: true });
+    releasePidLock(lock);
   }
   return { ...image, built: true, ms: Date.now() - started };
 }
@@ -234,4 +247,66 @@ function mountsUnder(dir: string): string[] {
     .map((line) => line.split(' ')[4] ?? '')
     .filter((mount) => mount === dir || mount.startsWith(`${dir}/`))
     .sort((a, b) => b.length - a.length);
+}
+
+/** An image as a container runtime reads it: its root filesystem, and how it starts its process. */
+export interface UnpackedImage {
+  /** The layers unpacked in order. */
+  root: string;
+  entrypoint: string[];
+  cmd: string[];
+  env: Record<string, string>;
+  user?: string;
+  workingDir?: string;
+}
+
+interface OciDescriptor {
+  mediaType: string;
+  digest: string;
+}
+
+/**
+ * Unpacks the OCI archive `operatorImage` leaves into `dir`: the manifest's layers, in order, into `dir/root`.
+ * A layer that deletes a lower layer's file (a whiteout) is refused: the Dockerfile's final stage only adds.
+ */
+export function unpackImage(archive: string, dir: string): UnpackedImage {
+  const oci = join(dir, 'oci');
+  const root = join(dir, 'root');
+  mkdirSync(oci, { recursive: true });
+  mkdirSync(root, { recursive: true });
+  execFileSync('tar', ['-xf', archive, '-C', oci]);
+  const blob = (descriptor: OciDescriptor) => join(oci, 'blobs', ...descriptor.digest.split(':'));
+  const json = <T>(descriptor: OciDescriptor) => JSON.parse(readFileSync(blob(descriptor), 'utf8')) as T;
+  const index = JSON.parse(readFileSync(join(oci, 'index.json'), 'utf8')) as { manifests: OciDescriptor[] };
+  const manifest = json<{ config: OciDescriptor; layers: OciDescriptor[] }>(index.manifests[0]!);
+  for (const layer of manifest.layers) {
+    const names = execFileSync('tar', ['-tf', blob(layer)], { encoding: 'utf8', maxBuffer: 256 << 20 });
+    const whiteout = names.split('\n').find((name) => name.split('/').at(-1)?.startsWith('.wh.'));
+    if (whiteout) throw new Error(`${archive}: layer ${layer.digest} deletes ${whiteout}`);
+    execFileSync('tar', ['-xf', blob(layer), '-C', root]);
+  }
+  const { config } = json<{
+    config: { Entrypoint?: string[]; Cmd?: string[]; Env?: string[]; User?: string; WorkingDir?: string };
+  }>(manifest.config);
+  return {
+    root,
+    entrypoint: config.Entrypoint ?? [],
+    cmd: config.Cmd ?? [],
+    env: Object.fromEntries(
+      (config.Env ?? []).map((entry) => [
+        entry.slice(0, entry.indexOf('=')),
+        entry.slice(entry.indexOf('=') + 1),
+      ]),
+    ),
+    ...(config.User ? { user: config.User } : {}),
+    ...(config.WorkingDir ? { workingDir: config.WorkingDir } : {}),
+  };
+}
+
+/** Why this machine cannot build the operator's image (buildah's storage mounts need root), or undefined. */
+export function imageBuildUnavailableReason(): string | undefined {
+  if (process.getuid?.() !== 0) return 'building the image with buildah needs root';
+  if (spawnSync('sh', ['-c', 'command -v buildah'], { stdio: 'ignore' }).status !== 0)
+    return 'buildah is not installed (apt-get install buildah)';
+  return undefined;
 }

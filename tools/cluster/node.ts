@@ -8,9 +8,10 @@
 // - a sandbox ("pause") image made here (no registry is reachable), under a fully qualified name;
 // - the kubelet on cgroupfs (cgroup v1), without QoS cgroups, node allocatable or swap checks.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import { releasePidLock, takePidLock } from './pid-lock.ts';
 import { freePort, logTail, startProcess, stopProcess, type Managed } from './processes.ts';
 
 /** The bridge and the pods' subnet; the bridge's own address is the node's, and the apiserver's for pods. */
@@ -78,39 +79,19 @@ export function createNodeNetwork(): () => void {
     run('ip', ['addr', 'add', `${nodeIp}/24`, 'dev', bridge]);
     run('ip', ['link', 'set', bridge, 'up']);
   } catch (error) {
-    rmSync(NODE_LOCK, { force: true });
+    releasePidLock(NODE_LOCK);
     throw error;
   }
   return () => {
     tryRun('ip', ['link', 'del', bridge]);
-    rmSync(NODE_LOCK, { force: true });
+    releasePidLock(NODE_LOCK);
   };
 }
 
 function takeNodeLock(): void {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      writeFileSync(NODE_LOCK, String(process.pid), { flag: 'wx' });
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number(readFileSync(NODE_LOCK, 'utf8'));
-      if (holder > 0 && isAlive(holder)) {
-        throw new Error(`another node cluster runs on this machine (process ${holder}, ${NODE_LOCK})`);
-      }
-      rmSync(NODE_LOCK, { force: true });
-    }
-  }
-  throw new Error(`could not take ${NODE_LOCK}`);
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  const lock = takePidLock(NODE_LOCK);
+  if (!lock.taken)
+    throw new Error(`another node cluster runs on this machine (process ${lock.holder}, ${NODE_LOCK})`);
 }
 
 export interface NodeOptions {
