@@ -80,6 +80,12 @@ export interface ObservedTarget<R extends ManagedObject, P> {
  * metadata and status are written, its changes are sent and its Events recorded. One per reconcile.
  */
 export class ReconcileExecutor<R extends ManagedObject> {
+  /**
+   * What the reading parts of the reconcile found for status, written into the draft together, ahead of the
+   * next change: before the create, the end, or a failure's status, so what was found stands beside them.
+   */
+  readonly found: StatusChange[] = [];
+
   constructor(
     private readonly draft: StatusDraft<R>,
     private readonly services: ExecutorServices<R>,
@@ -113,9 +119,9 @@ export class ReconcileExecutor<R extends ManagedObject> {
     this.draft.readVersions.push(version);
   }
 
-  /** What status gets, written into the draft in order. */
+  /** What status gets, written into the draft in order, after what was found. */
   apply(...changes: readonly StatusChange[]): void {
-    this.draft.apply(...changes);
+    this.draft.apply(...this.found.splice(0), ...changes);
   }
 
   /** An Event on the object. */
@@ -124,11 +130,11 @@ export class ReconcileExecutor<R extends ManagedObject> {
   }
 
   /**
-   * How the reconcile ends: what status got before (`found`), then its end's, into the draft, and the Event
-   * it says so with; its outcome returned.
+   * How the reconcile ends: what was found, then its end's status, into the draft, and the Event it says so
+   * with; its outcome returned.
    */
-  end(ended: Ended, ...found: readonly StatusChange[]): Outcome {
-    this.draft.apply(...found, ended.status);
+  end(ended: Ended): Outcome {
+    this.apply(ended.status);
     if (ended.event) {
       const { type, reason, message } = ended.event;
       this.event(this.draft.resource, type, reason, message);
@@ -156,12 +162,12 @@ export class ReconcileExecutor<R extends ManagedObject> {
         pending.push(effect.status);
         continue;
       }
-      this.draft.apply(...pending);
+      this.apply(...pending);
       pending = [];
       const waiting = await this.performOne(effect, target);
       if (waiting) return this.end(this.services.outcomes.waitForCloud(waiting));
     }
-    this.draft.apply(...pending);
+    this.apply(...pending);
     return decision.outcome;
   }
 
@@ -178,18 +184,18 @@ export class ReconcileExecutor<R extends ManagedObject> {
       // What the cloud's answers changed (a state entered at once), if anything.
       const answered = (await client.update(resource, id, observation)) ?? {};
       if (answered instanceof Waiting) return answered;
-      this.draft.apply({ set: answered });
-    } else if ('secretsRecorded' in effect) this.draft.apply(this.secretsRecorded(secrets));
+      this.apply({ set: answered });
+    } else if ('secretsRecorded' in effect) this.apply(this.secretsRecorded(secrets));
     else if ('publishAccepted' in effect) {
       const { connections } = this.services;
       if (!connections) return undefined;
       await connections.publish(resource, effect.publishAccepted, connections.current(resource));
-      this.draft.apply(connections.stored(resource, effect.publishAccepted));
+      this.apply(connections.stored(resource, effect.publishAccepted));
     } else {
       const { writes } = target;
       if (!writes) throw new Error('a recorded update needs the recorder of its writes');
       const { notes } = effect.recordPendingChanges;
-      this.draft.apply(await recordPendingChanges(resource, client, id, observation, writes, notes));
+      this.apply(await recordPendingChanges(resource, client, id, observation, writes, notes));
     }
     return undefined;
   }
@@ -223,7 +229,7 @@ export class ReconcileExecutor<R extends ManagedObject> {
     const { prepared, existing } = step;
     if (prepared && connections) {
       await connections.publish(resource, prepared, existing);
-      this.draft.apply(connections.stored(resource, prepared));
+      this.apply(connections.stored(resource, prepared));
     }
     const intended = await this.writeMetadata(resource, {
       ...spentIntent(resource),
@@ -244,7 +250,7 @@ export class ReconcileExecutor<R extends ManagedObject> {
     if (created instanceof Waiting) return this.end(this.services.outcomes.waitForCloud(created));
     const id = created.externalId;
     const creating = `${kind.kind} is being created`;
-    this.draft.apply(
+    this.apply(
       { set: { id, ...this.services.pinned(resource, id), ...created.status }, unset: ['adopted'] },
       this.secretsRecorded(step.secrets, true),
       {
@@ -257,7 +263,7 @@ export class ReconcileExecutor<R extends ManagedObject> {
     // Status and connection Secret at once: neither waits for the other, and a write that fails is retried
     // from what the other kept (the id in status; a lost password is recovered by the next reconcile).
     const details = created.connectionDetails;
-    if (details && connections) this.draft.apply(connections.stored(resource, details));
+    if (details && connections) this.apply(connections.stored(resource, details));
     const written = await statusAndSecretWritten(
       this.flush(),
       details && connections?.publish(resource, details, existing),
@@ -301,6 +307,7 @@ export class ReconcileExecutor<R extends ManagedObject> {
    * the race the write met, if any.
    */
   async flush(): Promise<Raced | undefined> {
+    if (this.found.length > 0) this.apply();
     const raced = await this.services.statuses.flush(this.draft);
     if (!raced) this.services.written(objectKey(this.draft.resource));
     return raced;

@@ -261,9 +261,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       return finalized instanceof Raced ? finalized : act.end(finalized);
     }
     act.beforeCloud(true);
-    // What each part finds for status goes into the draft together, and stands when a check throws.
-    const found: StatusChange[] = [];
-    const cluster = await settled(act, found, () => this.readCluster(resource, act.status, found));
+    // What the reading parts find for status (`act.found`) goes into the draft together, and stands when a
+    // check throws.
+    const cluster = this.readCluster(resource, act.status, act.found);
     if ('outcome' in cluster) return act.end(cluster);
     // No id yet: a create, which goes behind its namespace's changes to objects that exist (quota.ts).
     const priority: Priority = !cluster.id
@@ -274,9 +274,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const { references, secrets, writes } = cluster;
     const connection = await this.connect(resource, priority, references, secrets, writes, chain);
     act.beforeCloud(false);
-    const target = await settled(act, found, () =>
-      this.findCloudObject(resource, cluster, connection, act, found),
-    );
+    const target = await this.findCloudObject(resource, cluster, connection, act);
     if (!('id' in target)) return target;
     return this.observeAndConverge(target.resource, target.id, cluster, connection, act);
   }
@@ -284,7 +282,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   /**
    * What the cluster says of the object, before any cloud call: whose name and credentials it acts under,
    * whether its references and claim on a cloud id hold, and the values of the Secrets it reads. What status
-   * gets of it goes to `found`; returned is how the reconcile ends already, or what the cloud part reads on.
+   * gets of it goes to `found` (the executor's); returned is how the reconcile ends already, or what the cloud part reads on.
    */
   private readCluster(resource: R, status: ManagedStatus, found: StatusChange[]): ClusterRead | Ended {
     const { kind } = this.options;
@@ -335,9 +333,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     cluster: ClusterRead,
     { client, records, creation, waiting }: KindConnection<R, P>,
     act: ReconcileExecutor<R>,
-    found: StatusChange[],
   ): Promise<{ resource: R; id: string } | Outcome | Raced> {
     const { kind } = this.options;
+    const { found } = act;
     const { references, adopting, credentials, secrets } = cluster;
     let { id } = cluster;
     found.push(credentials ? { set: { credentialsSecret: credentials } } : { unset: ['credentialsSecret'] });
@@ -347,7 +345,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       if (recorded && !mayActAs(this.cluster, recorded.cluster)) {
         const message = recordedElsewhereMessage(resource, kind.kind, id, recorded);
         const refused = new Waiting(OWNED_BY_ANOTHER_CLUSTER, message);
-        return act.end(this.outcomes.waitForObject(refused), ...found.splice(0));
+        return act.end(this.outcomes.waitForObject(refused));
       }
     }
     // A plain id is no right to what it names: another namespace's cloud object needs its grant.
@@ -355,7 +353,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const idRefused = await this.judgePlainIds(resource, records, references, attached, credentials);
     if (idRefused && !attached) {
       const refused = new Waiting(idRefused.reason, idRefused.message);
-      return act.end(this.outcomes.waitForObject(refused), ...found.splice(0));
+      return act.end(this.outcomes.waitForObject(refused));
     }
     // One that exists keeps working when its grant goes (nothing is deleted), and says so.
     if (idRefused) {
@@ -370,7 +368,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     } else found.push({ removed: [GRANTED_CONDITION] });
     // What the object waits for, known when connecting (an Alert's tile not made yet): nothing is looked
     // up, created or changed until it ends.
-    if (waiting) return act.end(this.outcomes.waitForCloud(waiting), ...found.splice(0));
+    if (waiting) return act.end(this.outcomes.waitForCloud(waiting));
 
     if (!id) {
       // Crash-safe create: a create whose id never reached status left a marker in the cloud, or at least an
@@ -383,14 +381,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         if (!id) {
           // What the cloud records for this object, under any cluster: a rebuilt cluster takes back its own.
           const verdict = await this.judgeOwnership(resource, records);
-          if (verdict.kind === 'refuse') return this.refuse(resource, act, verdict, found.splice(0));
+          if (verdict.kind === 'refuse') return this.refuse(resource, act, verdict);
           if (verdict.kind === 'takeBack') takenBack = verdict;
           id = takenBack?.id;
         }
       }
       if (!id) {
         this.creates.lookedUpAndFoundNothing(resource);
-        act.apply(...found.splice(0));
         return this.create(resource, client, creation, secrets, act);
       }
       // Taken back, found and not created: its secret values were never known here, so none is reset unasked.
@@ -402,7 +399,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         : 'created earlier for this resource';
       act.event(resource, 'Normal', 'Adopted', `adopted ${kind.kind} ${id}, ${origin}`);
     }
-    act.apply(...found.splice(0), { set: { id } });
+    act.apply({ set: { id } });
     // An intent the create could not remove (or an older version left): spent, as the id is in status. One
     // this process removed already is only still in a cache that lags that write, and the version the
     // removal made precedes this reconcile's status write as surely as the one read.
@@ -543,11 +540,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     resource: R,
     act: ReconcileExecutor<R>,
     verdict: Extract<OwnershipVerdict, { kind: 'refuse' }>,
-    found: readonly StatusChange[],
   ): Outcome {
     const owner = ownerOf(resource, this.options.kind.kind, this.cluster);
     const message = refusalMessage(owner, verdict.id, verdict.recordedAs);
-    return act.end(this.outcomes.waitForObject(new Waiting(OWNED_BY_ANOTHER_CLUSTER, message)), ...found);
+    return act.end(this.outcomes.waitForObject(new Waiting(OWNED_BY_ANOTHER_CLUSTER, message)));
   }
 
   /** The cloud object is gone: say so, forget the id (and the intent it was for), and create anew. */
@@ -651,20 +647,4 @@ interface ClusterRead {
   credentials: string | undefined;
   secrets: ResolvedSecrets;
   writes: WriteRecorder | undefined;
-}
-
-/**
- * Runs one part of a reconcile that records what it finds for status in `found`, and writes what is left
- * there into the draft when it ends, returned or thrown: a failure is reported beside what was found first.
- */
-async function settled<T, R extends ManagedObject>(
-  act: ReconcileExecutor<R>,
-  found: StatusChange[],
-  part: () => T | Promise<T>,
-): Promise<T> {
-  try {
-    return await part();
-  } finally {
-    act.apply(...found.splice(0));
-  }
 }
