@@ -87,6 +87,8 @@ export async function operatorImage(opts: {
   const lock = join(dir, 'build.pid');
   await waitForPidLock(lock, {
     ...(opts.signal ? { signal: opts.signal } : {}),
+    // A build takes minutes: a lock older than this was left by a run killed midway.
+    staleAfterMs: 30 * 60_000,
     onWait: (holder) => opts.log?.(`waiting for the image that process ${holder} builds ...`),
   });
   if (existsSync(archive)) {
