@@ -37,6 +37,7 @@ import { renderKubeconfig } from './kubeconfig.ts';
 import { ecdsaServingCertificate } from './serving-cert.ts';
 import { createNodeNetwork, NODE_NETWORK, startNode, type RunningNode } from './node.ts';
 import { freePort, guard, logTail, startProcess, stopProcess, type Managed } from './processes.ts';
+import { processExists } from './pid-lock.ts';
 
 export interface ControlPlaneOptions {
   /** Directory of CRD manifests to apply once ready; `false` applies none. Default `<repo>/crds` if it exists. */
@@ -207,15 +208,6 @@ function sweepStaleScratchDirs(root: string): void {
     } catch {
       // no owner.pid (still being created, or not ours): leave it alone
     }
-  }
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

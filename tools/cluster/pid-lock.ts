@@ -20,7 +20,7 @@ export function takePidLock(
     }
     const holder = Number(readFileSync(path, 'utf8'));
     const fresh = Date.now() - statSync(path).mtimeMs < staleAfterMs;
-    if (holder > 0 && isAlive(holder) && fresh) return { taken: false, holder };
+    if (holder > 0 && processExists(holder) && fresh) return { taken: false, holder };
     rmSync(path, { force: true });
   }
 }
@@ -42,7 +42,8 @@ export function releasePidLock(path: string): void {
   rmSync(path, { force: true });
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this id exists (one of another user's counts). */
+export function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
