@@ -96,14 +96,14 @@ export function applyFieldPolicy<S extends object, P extends { differences: stri
     if (!reportAll && policy.createOnly?.includes(path) && parentAbsent(observed, path)) continue;
     spec = withPath(spec, path, readPath(observed, path));
   }
+  // The one diff: of the spec with every field left alone holding the cloud's value.
   const plan = diff(spec);
   const differences = new Set(plan.differences);
   const drift: DriftedField[] = [];
   // A field left alone is drift when putting the spec's value back would change what is sent (its calls,
-  // not only the names: a pipe's `scaling` is one difference for all its keys). Only when the spec as
-  // written plans more than this is each field put back in turn (a diff each) to find which.
-  const leftDifferent = leftAlone.length > 0 && !isDeepStrictEqual(diff(shared), plan);
-  for (const path of leftDifferent ? leftAlone : []) {
+  // not only the names: a pipe's `scaling` is one difference for all its keys). Only a field whose value the
+  // cloud holds otherwise is put back, a diff each: while the cloud holds the spec's values there is none.
+  for (const path of leftAlone) {
     const wanted = readPath(shared, path);
     if (isDeepStrictEqual(wanted, readPath(spec, path))) continue;
     if (!isDeepStrictEqual(diff(withPath(spec, path, wanted)), plan))

@@ -119,6 +119,44 @@ describe('applyFieldPolicy', () => {
     expect(outcome).toMatchObject({ differences: [], drift: [] });
   });
 
+  it('runs the kind’s diff once while the cloud holds the spec’s values in the fields left alone', () => {
+    const service = cloud({ maxReplicaMemoryGb: 16, tags: [marker, { key: 'team', value: 'data' }] });
+    const diffs: unknown[] = [];
+    const outcome = applyFieldPolicy(
+      object(
+        { name: 'wanted', maxReplicaMemoryGb: 16, tags: [{ key: 'team', value: 'data' }] },
+        { createOnly: ['maxReplicaMemoryGb'], reportOnly: ['tags'] },
+      ),
+      DATABASE_SERVICE_POLICY,
+      serviceAsSpec(service),
+      (spec) => {
+        diffs.push(spec);
+        return diffService(spec, uid, service);
+      },
+    );
+    expect(outcome).toMatchObject({ differences: ['name'], drift: [] });
+    expect(diffs).toHaveLength(1);
+  });
+
+  it('runs one diff more for each field left alone whose value the cloud holds otherwise', () => {
+    const service = cloud({ maxReplicaMemoryGb: 32, tags: [marker, { key: 'team', value: 'data' }] });
+    let diffs = 0;
+    const outcome = applyFieldPolicy(
+      object(
+        { maxReplicaMemoryGb: 16, tags: [{ key: 'team', value: 'data' }] },
+        { createOnly: ['maxReplicaMemoryGb'], reportOnly: ['tags'] },
+      ),
+      DATABASE_SERVICE_POLICY,
+      serviceAsSpec(service),
+      (spec) => {
+        diffs++;
+        return diffService(spec, uid, service);
+      },
+    );
+    expect(outcome.drift).toEqual([{ path: 'maxReplicaMemoryGb', observed: 32 }]);
+    expect(diffs).toBe(2);
+  });
+
   it('lists nothing as drift when the cloud holds a policed list’s entries in another order, as the diff sees it', () => {
     // Drift is what the kind's diff would change, not what compares unequal: its lists are sets of entries.
     const outcome = policed(
