@@ -23,7 +23,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { homedir, setPriority, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from './assets.ts';
@@ -145,11 +145,19 @@ export async function operatorImage(opts: {
 }
 
 async function runBuildah(work: string, args: string[], signal?: AbortSignal): Promise<string> {
-  const { stdout } = await promisify(execFile)('buildah', [...buildahArgs(work), ...args], {
+  const running = promisify(execFile)('buildah', [...buildahArgs(work), ...args], {
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
     ...(signal ? { signal } : {}),
   });
+  // At the normal priority whoever asked: `npm test`'s short run, which may be the first to ask, runs niced,
+  // and the node's files wait for this image. Raising a priority takes root; without it, the caller's stays.
+  try {
+    if (running.child.pid !== undefined) setPriority(running.child.pid, 0);
+  } catch {
+    // not root
+  }
+  const { stdout } = await running;
   return stdout;
 }
 
