@@ -13,7 +13,7 @@ import { recordPendingChanges } from './observe-only.ts';
 import type { Ended, Outcome, Outcomes } from './outcomes.ts';
 import type { ResolvedSecrets } from './secret-references.ts';
 import type { StatusChange } from './status-changes.ts';
-import type { StatusDraft, StatusWriter } from './status-draft.ts';
+import { STATUS_REFUSED, type StatusDraft, type StatusWriter } from './status-draft.ts';
 import type {
   ConnectionDetails,
   CreatePreparation,
@@ -219,7 +219,7 @@ export class ReconcileExecutor<R extends ManagedObject> {
    * once, and the intent is spent once it is there.
    */
   async create(resource: R, step: CreateStep<R>): Promise<Outcome | Raced> {
-    const { connections, creates, events, kind } = this.services;
+    const { connections, creates, kind } = this.services;
     const { prepared, existing } = step;
     if (prepared && connections) {
       await connections.publish(resource, prepared, existing);
@@ -263,7 +263,7 @@ export class ReconcileExecutor<R extends ManagedObject> {
       details && connections?.publish(resource, details, existing),
     );
     if (written) return written;
-    events.record(resource, 'Normal', 'Created', `created ${kind.kind} ${id}`);
+    this.event(resource, 'Normal', 'Created', `created ${kind.kind} ${id}`);
     // The intent is spent once the id is in status: every later reconcile, and every restart, works from
     // the id. Left on, it would read as a create still under way.
     const seen = [
@@ -301,9 +301,16 @@ export class ReconcileExecutor<R extends ManagedObject> {
    * the race the write met, if any.
    */
   async flush(): Promise<Raced | undefined> {
-    const raced = await this.services.statuses.flush(this.draft);
+    const refused = (resource: R, message: string) => this.statusRefused(resource, message);
+    const raced = await this.services.statuses.flush(this.draft, refused);
     if (!raced) this.services.written(objectKey(this.draft.resource));
     return raced;
+  }
+
+  /** The apiserver refused the status (its fallback is written instead): a log line and a Warning say why. */
+  private statusRefused(resource: R, message: string): void {
+    this.services.logger.warn({ key: objectKey(resource), err: message }, 'status write refused');
+    this.event(resource, 'Warning', STATUS_REFUSED, message);
   }
 }
 

@@ -36,7 +36,7 @@ import { type ObjectLookup, type ResolvedReferences } from './references.ts';
 import { resolveSecrets, type ResolvedSecrets } from './secret-references.ts';
 import { recordedAnnotation } from './status-bounds.ts';
 import type { StatusChange } from './status-changes.ts';
-import { STATUS_REFUSED, StatusWriter } from './status-draft.ts';
+import { StatusWriter } from './status-draft.ts';
 import type {
   CloudRecords,
   ConnectContext,
@@ -100,10 +100,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const writer = (this.writer = objectWrites(options.writer));
     this.logger = options.logger ?? pino({ enabled: false });
     this.now = options.now ?? (() => new Date());
-    this.statuses = new StatusWriter(kind, writer, this.now, (resource, message) => {
-      this.logger.warn({ key: objectKey(resource), err: message }, 'status write refused');
-      events.record(resource, 'Warning', STATUS_REFUSED, message);
-    });
+    this.statuses = new StatusWriter(kind, writer, this.now);
     this.claims = new ObjectClaims({
       kind,
       cache,
