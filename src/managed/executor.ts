@@ -7,7 +7,7 @@ import type { ConnectionPublisher, ConnectionSecret } from './connection-publish
 import type { CreateAttempts } from './create-attempts.ts';
 import type { Decision, Effect } from './decide.ts';
 import { deferralOf, Waiting } from './errors.ts';
-import type { EventRecorder } from './events.ts';
+import type { EventNote, EventRecorder } from './events.ts';
 import { Raced, type ObjectWriter } from './object-writes.ts';
 import { recordPendingChanges } from './observe-only.ts';
 import type { Ended, Outcome, Outcomes } from './outcomes.ts';
@@ -123,16 +123,18 @@ export class ReconcileExecutor<R extends ManagedObject> {
     this.services.events.record(resource, type, reason, message);
   }
 
+  /** An Event on the object that a step of the reconcile decided on as data. */
+  note(resource: R, { type, reason, message }: EventNote): void {
+    this.event(resource, type, reason, message);
+  }
+
   /**
    * How the reconcile ends: what status got before (`found`), then its end's, into the draft, and the Event
    * it says so with; its outcome returned.
    */
   end(ended: Ended, ...found: readonly StatusChange[]): Outcome {
     this.draft.apply(...found, ended.status);
-    if (ended.event) {
-      const { type, reason, message } = ended.event;
-      this.event(this.draft.resource, type, reason, message);
-    }
+    if (ended.event) this.note(this.draft.resource, ended.event);
     return ended.outcome;
   }
 
@@ -170,10 +172,8 @@ export class ReconcileExecutor<R extends ManagedObject> {
     target: ObservedTarget<R, P>,
   ): Promise<Waiting | undefined> {
     const { resource, client, id, observation, secrets } = target;
-    if ('event' in effect) {
-      const { type, reason, message } = effect.event;
-      this.event(resource, type, reason, message);
-    } else if ('update' in effect) {
+    if ('event' in effect) this.note(resource, effect.event);
+    else if ('update' in effect) {
       this.draft.changingCloud = true;
       // What the cloud's answers changed (a state entered at once), if anything.
       const answered = (await client.update(resource, id, observation)) ?? {};

@@ -138,7 +138,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       creates: this.creates,
       lookup: this.lookup,
       cluster: this.cluster,
-      connect: (resource, references) => this.connect(resource, 'user', references, EMPTY_SECRETS),
+      connect: (resource, references, act) => this.connect(resource, act, 'user', references, EMPTY_SECRETS),
       mayLookUp: (resource, records, references) => this.mayLookUp(resource, records, references),
     });
     this.executorServices = {
@@ -222,7 +222,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       const warn = (reason: string, message: string) => act.event(act.resource, 'Warning', reason, message);
       outcome = await this.outcomes.failed(key, error, { write, warn }, lookedAt);
     }
-    return this.outcomes.next(act.resource, outcome);
+    return this.outcomes.next(act.resource, outcome, (event) => act.note(act.resource, event));
   };
 
   /** A race with the object's own removal or edit, not a failure: nothing to report; an edit is looked at. */
@@ -269,7 +269,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         ? 'user'
         : 'poll';
     const { references, secrets, writes } = cluster;
-    const connection = await this.connect(resource, priority, references, secrets, writes, chain);
+    const connection = await this.connect(resource, act, priority, references, secrets, writes, chain);
     act.beforeCloud(false);
     const target = await settled(act, found, () =>
       this.findCloudObject(resource, cluster, connection, act, found),
@@ -447,7 +447,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const adopted = act.status.adopted === true;
     const record = {
       status: (change: StatusChange) => act.apply(change),
-      event: ({ type, reason, message }: EventNote) => act.event(resource, type, reason, message),
+      event: (note: EventNote) => act.note(resource, note),
     };
     const withheld = await this.connections?.sync(resource, client, id, observation, adopted, record);
     const decision = decideObserved({
@@ -578,19 +578,25 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     });
   }
 
+  /**
+   * The kind's client and records for the resource, on clients bound to how this reconcile may use the
+   * cloud; `act` records the Warning the sync interval read comes with.
+   */
   private async connect(
     resource: R,
+    act: ReconcileExecutor<R>,
     priority: Priority,
     references: ResolvedReferences,
     secrets: ResolvedSecrets,
     writes?: WriteRecorder,
     chain?: CallChain,
   ): Promise<KindConnection<R, P>> {
-    const freshnessMs = this.pacing.freshness(resource);
+    const freshness = this.pacing.freshness(resource);
+    if (freshness.warning) act.note(resource, freshness.warning);
     await this.options.holdCredentials?.(resource);
     const cloud = await this.options.cloudFor(resource, {
       priority,
-      freshnessMs,
+      freshnessMs: freshness.ms,
       ...(writes ? { writes } : {}),
       ...(chain ? { chain } : {}),
     });

@@ -6,6 +6,7 @@ import { capturedLogger } from '../../support/captured-log.ts';
 import {
   fakeEvents,
   fakeReconciler,
+  SYNC_MS,
   widget,
   widgetFakes,
   type FakeCloud,
@@ -51,6 +52,11 @@ function setup(options: Options = {}, fakes = widgetFakes()) {
       cache.set(server.put(object));
       reconciler.onCacheChange(`ns/${object.metadata.name}`);
     },
+    /** The cache catches up with the server, as the watch delivers its writes. */
+    sync(name: string) {
+      cache.set(server.get(name));
+      reconciler.onCacheChange(`ns/${name}`);
+    },
     reconcile: (name: string) => reconciler.reconcile(`ns/${name}`),
   };
 }
@@ -81,5 +87,35 @@ describe("a reconcile's Events are its executor's", () => {
     ]);
     expect(t.executed).toEqual(t.events);
     expect(text()).toContain('status write refused');
+  });
+
+  it('warns of an invalid sync-interval annotation through the executor wherever the interval is read, the default used', async () => {
+    const t = setup();
+    const often = widget('a');
+    often.metadata.annotations = { 'sluice.dev/sync-interval': 'often' };
+    const warnings = () => t.events.filter((event) => event.reason === 'InvalidAnnotation');
+
+    // Created: the interval is not read while the cloud is still making it.
+    t.apply(often);
+    await t.reconcile('a');
+    t.sync('a');
+    expect(warnings()).toEqual([]);
+
+    // Ready: the next look is a drift check, after the default interval.
+    t.cloud.widgets.get(t.server.get('a').status!.id!)!.ready = true;
+    await expect(t.reconcile('a')).resolves.toEqual({ resyncAfterMs: SYNC_MS });
+    t.sync('a');
+    expect(warnings()).toHaveLength(1);
+
+    // A drift check reads it twice (how old a snapshot may be, when to look next); the recorder holds back
+    // the repeat of the same words.
+    await expect(t.reconcile('a')).resolves.toEqual({ resyncAfterMs: SYNC_MS });
+    expect(warnings()).toHaveLength(3);
+    expect(warnings()[0]).toEqual({
+      type: 'Warning',
+      reason: 'InvalidAnnotation',
+      message: expect.stringMatching(/^annotation sluice\.dev\/sync-interval .*; using 10m$/),
+    });
+    expect(t.executed).toEqual(t.events);
   });
 });
