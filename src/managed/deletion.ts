@@ -29,7 +29,7 @@ export interface DeletionOptions<R extends ManagedObject, P> {
   credentialsRefusal?(resource: R): ReconcileError | undefined;
   /**
    * The kind's client and records for a resource being deleted (its own credentials, its kept references);
-   * `act` records the Events connecting comes with.
+   * `act` holds the credentials first.
    */
   connect(
     resource: R,

@@ -25,12 +25,17 @@ import type {
 } from './types.ts';
 import { REASON } from '../base/reasons.ts';
 
-/** What every reconcile's executor is given alike: the writers of the object, its Events and Secret. */
+/**
+ * What every reconcile's executor is given alike: the writers of the object, its Events and Secret, and the
+ * hold on its credentials.
+ */
 export interface ExecutorServices<R extends ManagedObject> {
   kind: ResourceType & { kind: string };
   writer: ObjectWriter;
   statuses: StatusWriter<R>;
   events: EventRecorder;
+  /** Keeps the resource's own credentials Secret until the resource is gone (none: nothing to keep). */
+  holdCredentials?(resource: R): Promise<void>;
   outcomes: Outcomes<R>;
   connections: ConnectionPublisher<R> | undefined;
   logger: Logger;
@@ -126,6 +131,14 @@ export class ReconcileExecutor<R extends ManagedObject> {
   /** An Event on the object that a step of the reconcile decided on as data. */
   note(resource: R, { type, reason, message }: EventNote): void {
     this.event(resource, type, reason, message);
+  }
+
+  /**
+   * Keeps the resource's own credentials Secret until the resource is gone (the operator's credentials
+   * finalizer on it): asked before any cloud call made with them.
+   */
+  async holdCredentials(resource: R): Promise<void> {
+    await this.services.holdCredentials?.(resource);
   }
 
   /**

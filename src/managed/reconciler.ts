@@ -72,10 +72,10 @@ export const OWNED_BY_ANOTHER_CLUSTER = REASON.OwnedByAnotherCluster;
  * A reconcile reads, decides, then acts: what the cluster says (`readCluster`: references, the claim on the
  * cloud id, credentials, Secrets), what the cloud records (`findCloudObject`: the object to act on, found
  * or to create), then the cloud object observed and decided on (`decideObserved`, a function of what was
- * read). Every write it makes (status, the object's metadata, the create and the update, Events) is one
- * executor's (`ReconcileExecutor`), which `sluice plan` swaps for one that records. Status drafts, the
- * connection Secret, who may act on an id and when to look again each live in their own module; the kind's
- * client only observes, creates, updates and deletes.
+ * read). Every write it makes (status, the object's metadata, the hold on its credentials Secret, the create
+ * and the update, Events) is one executor's (`ReconcileExecutor`), which `sluice plan` swaps for one that
+ * records. Status drafts, the connection Secret, who may act on an id and when to look again each live in
+ * their own module; the kind's client only observes, creates, updates and deletes.
  */
 export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly logger: Logger;
@@ -96,7 +96,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly executorServices: ExecutorServices<R>;
 
   constructor(private readonly options: ManagedReconcilerOptions<R, Cloud, P>) {
-    const { kind, cache, events } = options;
+    const { kind, cache, events, holdCredentials } = options;
     const writer = (this.writer = objectWrites(options.writer));
     this.logger = options.logger ?? pino({ enabled: false });
     this.now = options.now ?? (() => new Date());
@@ -146,6 +146,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       writer,
       statuses: this.statuses,
       events,
+      ...(holdCredentials ? { holdCredentials } : {}),
       outcomes: this.outcomes,
       connections: this.connections,
       logger: this.logger,
@@ -580,7 +581,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
 
   /**
    * The kind's client and records for the resource, on clients bound to how this reconcile may use the
-   * cloud; `act` records the Warning the sync interval read comes with.
+   * cloud; `act` holds its credentials first, and records the Warning the sync interval read comes with.
    */
   private async connect(
     resource: R,
@@ -593,7 +594,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   ): Promise<KindConnection<R, P>> {
     const freshness = this.pacing.freshness(resource);
     if (freshness.warning) act.note(resource, freshness.warning);
-    await this.options.holdCredentials?.(resource);
+    await act.holdCredentials(resource);
     const cloud = await this.options.cloudFor(resource, {
       priority,
       freshnessMs: freshness.ms,

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { reasonNames } from '../../../src/base/reasons.ts';
 import { KubeApiError } from '../../../src/kube/kube-http.ts';
+import { ReconcileError } from '../../../src/managed/errors.ts';
 import { ReconcileExecutor, type ExecutorServices } from '../../../src/managed/executor.ts';
 import type { ManagedReconcilerOptions } from '../../../src/managed/reconciler.ts';
 import { capturedLogger } from '../../support/captured-log.ts';
@@ -14,12 +16,12 @@ import {
   type Widget,
 } from './fakes.ts';
 
-/** The live executor, noting the Events it records. */
+/** The live executor, noting the Events it records and the credentials holds it makes. */
 class NotingExecutor extends ReconcileExecutor<Widget> {
   constructor(
     draft: ConstructorParameters<typeof ReconcileExecutor<Widget>>[0],
     services: ExecutorServices<Widget>,
-    private readonly noted: { events: RecordedEvent[] },
+    private readonly noted: { events: RecordedEvent[]; calls: string[] },
   ) {
     super(draft, services);
   }
@@ -28,18 +30,34 @@ class NotingExecutor extends ReconcileExecutor<Widget> {
     this.noted.events.push({ type, reason, message });
     super.event(resource, type, reason, message);
   }
+
+  override async holdCredentials(resource: Widget): Promise<void> {
+    this.noted.calls.push('executor holds');
+    await super.holdCredentials(resource);
+  }
 }
 
 type Options = Partial<ManagedReconcilerOptions<Widget, FakeCloud, number>>;
 
-/** A widget reconciler whose executors note what they do. */
+/**
+ * A widget reconciler whose executors note what they do. `cloud.calls` tells, in order, the credentials
+ * holds (the executor's, then the hold itself), the connects and the cloud's own calls.
+ */
 function setup(options: Options = {}, fakes = widgetFakes()) {
   const { server, cache, cloud } = fakes;
   const { recorder, events } = fakeEvents();
   const executed: RecordedEvent[] = [];
   const reconciler = fakeReconciler(server, cache, cloud, {
     events: recorder,
-    executor: (draft, services) => new NotingExecutor(draft, services, { events: executed }),
+    holdCredentials: async () => {
+      cloud.calls.push('hold');
+    },
+    cloudFor: async () => {
+      cloud.calls.push('connect');
+      return cloud;
+    },
+    executor: (draft, services) =>
+      new NotingExecutor(draft, services, { events: executed, calls: cloud.calls }),
     ...options,
   });
   return {
@@ -59,6 +77,28 @@ function setup(options: Options = {}, fakes = widgetFakes()) {
     },
     reconcile: (name: string) => reconciler.reconcile(`ns/${name}`),
   };
+}
+
+type Setup = ReturnType<typeof setup>;
+
+/** Widget `a` reconciled until Ready, the cache in step after each pass; its cloud calls forgotten. */
+async function readyWidget(t: Setup, object = widget('a')): Promise<string> {
+  t.apply(object);
+  await t.reconcile('a');
+  t.sync('a');
+  const id = t.server.get('a').status!.id!;
+  t.cloud.widgets.get(id)!.ready = true;
+  await t.reconcile('a');
+  t.sync('a');
+  t.cloud.calls.length = 0;
+  return id;
+}
+
+function deleting(t: Setup, deletionPolicy: 'Delete' | 'Orphan'): void {
+  const object = t.server.get('a');
+  object.spec.deletionPolicy = deletionPolicy;
+  object.metadata.deletionTimestamp = '2026-01-01T00:00:00Z';
+  t.cache.set(t.server.put(object));
 }
 
 describe("a reconcile's Events are its executor's", () => {
@@ -117,5 +157,65 @@ describe("a reconcile's Events are its executor's", () => {
       message: expect.stringMatching(/^annotation sluice\.dev\/sync-interval .*; using 10m$/),
     });
     expect(t.executed).toEqual(t.events);
+  });
+});
+
+describe("the credentials hold is the reconcile's executor's", () => {
+  it('holds the credentials before the first cloud call', async () => {
+    const t = setup();
+    t.apply(widget('a'));
+
+    await t.reconcile('a');
+
+    expect(t.cloud.calls.slice(0, 3)).toEqual(['executor holds', 'hold', 'connect']);
+    expect(t.cloud.calls).toContain('create');
+  });
+
+  it('holds them before a deletion deletes in the cloud', async () => {
+    const t = setup();
+    await readyWidget(t);
+    deleting(t, 'Delete');
+
+    await t.reconcile('a');
+
+    expect(t.cloud.calls).toEqual(['executor holds', 'hold', 'connect', 'delete']);
+  });
+
+  it('holds nothing for a reconcile that makes no cloud call', async () => {
+    const paused = setup();
+    const object = widget('a');
+    object.metadata.annotations = { 'sluice.dev/paused': 'true' };
+    paused.apply(object);
+    await paused.reconcile('a');
+    expect(paused.cloud.calls).toEqual([]);
+
+    const { RoleNotAllowed } = reasonNames({ RoleNotAllowed: { means: 'a role no one may have' } });
+    const refusal = ReconcileError.terminal(RoleNotAllowed, 'the administrator allows no such role', 60_000);
+    const refused = setup({ policyRefusal: () => refusal });
+    refused.apply(widget('a'));
+    await expect(refused.reconcile('a')).rejects.toBe(refusal);
+    expect(refused.cloud.calls).toEqual([]);
+
+    const orphaned = setup();
+    await readyWidget(orphaned);
+    deleting(orphaned, 'Orphan');
+    await orphaned.reconcile('a');
+    expect(orphaned.cloud.calls).toEqual([]);
+    expect(orphaned.server.get('a').metadata.finalizers).toEqual([]);
+  });
+
+  it('is held by nothing but the executor: one that holds nothing lets no hold through', async () => {
+    const t = setup({
+      executor: (draft, services) =>
+        new (class extends ReconcileExecutor<Widget> {
+          override async holdCredentials(): Promise<void> {}
+        })(draft, services),
+    });
+    t.apply(widget('a'));
+
+    await t.reconcile('a');
+
+    expect(t.cloud.calls).not.toContain('hold');
+    expect(t.cloud.calls).toContain('create');
   });
 });
