@@ -196,7 +196,7 @@ export class ReconcileExecutor<R extends ManagedObject> {
     else if ('publishAccepted' in effect) {
       const { connections } = this.services;
       if (!connections) return undefined;
-      await connections.publish(resource, effect.publishAccepted, connections.current(resource));
+      await this.publish(resource, effect.publishAccepted, connections.current(resource));
       this.draft.apply(connections.stored(resource, effect.publishAccepted));
     } else {
       const { writes } = target;
@@ -235,7 +235,7 @@ export class ReconcileExecutor<R extends ManagedObject> {
     const { connections, creates, kind } = this.services;
     const { prepared, existing } = step;
     if (prepared && connections) {
-      await connections.publish(resource, prepared, existing);
+      await this.publish(resource, prepared, existing);
       this.draft.apply(connections.stored(resource, prepared));
     }
     const intended = await this.writeMetadata(resource, {
@@ -273,7 +273,7 @@ export class ReconcileExecutor<R extends ManagedObject> {
     if (details && connections) this.draft.apply(connections.stored(resource, details));
     const written = await statusAndSecretWritten(
       this.flush(),
-      details && connections?.publish(resource, details, existing),
+      details && connections && this.publish(resource, details, existing),
     );
     if (written) return written;
     this.event(resource, 'Normal', 'Created', `created ${kind.kind} ${id}`);
@@ -288,6 +288,18 @@ export class ReconcileExecutor<R extends ManagedObject> {
     if (spent instanceof Raced) return spent;
     creates.intentRemoved(spent, seen);
     return { kind: 'waitForCloud' };
+  }
+
+  /**
+   * Writes `values` into the connection Secret as last read (`current`), with the keys the kind derives: a
+   * create's values, an accepted change's, and what keeps the Secret complete (`ConnectionPublisher.sync`).
+   */
+  async publish(
+    resource: R,
+    values: ConnectionDetails,
+    current: ConnectionSecret | undefined,
+  ): Promise<void> {
+    await this.services.connections?.publish(resource, values, current);
   }
 
   /** The create call itself: what `sluice plan`'s executor records instead of sending. */

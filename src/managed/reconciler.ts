@@ -10,7 +10,7 @@ import type { Requeue } from '../base/requeue.ts';
 import { ANNOTATIONS, createIntentOf, createStatusOf, FINALIZER, spentIntent } from './annotations.ts';
 import type { ManagedReconcilerOptions } from './reconciler-options.ts';
 import { ObjectClaims } from './claims.ts';
-import { ConnectionPublisher } from './connection-publisher.ts';
+import { ConnectionPublisher, type ConnectionSecret } from './connection-publisher.ts';
 import { CreateAttempts } from './create-attempts.ts';
 import {
   judgeOwnership,
@@ -40,6 +40,7 @@ import { StatusWriter } from './status-draft.ts';
 import type {
   CloudRecords,
   ConnectContext,
+  ConnectionDetails,
   CreatePreparation,
   ExternalClient,
   KindConnection,
@@ -449,6 +450,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const record = {
       status: (change: StatusChange) => act.apply(change),
       event: (note: EventNote) => act.note(resource, note),
+      secret: (values: ConnectionDetails, current: ConnectionSecret | undefined) =>
+        act.publish(resource, values, current),
     };
     const withheld = await this.connections?.sync(resource, client, id, observation, adopted, record);
     const decision = decideObserved({

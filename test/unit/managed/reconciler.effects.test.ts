@@ -16,7 +16,7 @@ import {
   type Widget,
 } from './fakes.ts';
 
-/** The live executor, noting the Events it records and the credentials holds it makes. */
+/** The live executor, noting the Events it records, the credentials holds it makes and its Secret writes. */
 class NotingExecutor extends ReconcileExecutor<Widget> {
   constructor(
     draft: ConstructorParameters<typeof ReconcileExecutor<Widget>>[0],
@@ -34,6 +34,11 @@ class NotingExecutor extends ReconcileExecutor<Widget> {
   override async holdCredentials(resource: Widget): Promise<void> {
     this.noted.calls.push('executor holds');
     await super.holdCredentials(resource);
+  }
+
+  override async publish(...args: Parameters<ReconcileExecutor<Widget>['publish']>): Promise<void> {
+    this.noted.calls.push('executor publishes');
+    await super.publish(...args);
   }
 }
 
@@ -217,5 +222,33 @@ describe("the credentials hold is the reconcile's executor's", () => {
 
     expect(t.cloud.calls).not.toContain('hold');
     expect(t.cloud.calls).toContain('create');
+  });
+});
+
+describe("the connection Secret's writes are the reconcile's executor's", () => {
+  it('writes what keeps the Secret complete through the executor', async () => {
+    const t = setup();
+    await readyWidget(t);
+    delete t.server.secrets.get('a-connection')!.data.host;
+
+    await t.reconcile('a');
+
+    expect(t.cloud.calls).toContain('executor publishes');
+    expect(t.server.secrets.get('a-connection')!.data.host).toBe('w-1.example');
+  });
+
+  it('is written by nothing but the executor: one that publishes nothing leaves no Secret', async () => {
+    const t = setup({
+      executor: (draft, services) =>
+        new (class extends ReconcileExecutor<Widget> {
+          override async publish(): Promise<void> {}
+        })(draft, services),
+    });
+
+    // Created, then kept complete: the password the create returned, then the one recovered for it.
+    await readyWidget(t);
+    await t.reconcile('a');
+
+    expect(t.server.secrets.size).toBe(0);
   });
 });
