@@ -26,7 +26,7 @@ import {
 import { ReconcileError, Waiting } from './errors.ts';
 import { Deletion } from './deletion.ts';
 import { CredentialsChecks, ORGANIZATION_FIELD } from './credentials-checks.ts';
-import { objectWrites, Raced, type ObjectWriter } from './object-writes.ts';
+import { objectWrites, Raced } from './object-writes.ts';
 import { isObserveOnly, nothingToObserve } from './observe-only.ts';
 import { Outcomes, readyReasonOf, type Ended, type Outcome } from './outcomes.ts';
 import { Pacing } from './pacing.ts';
@@ -91,14 +91,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly creates: CreateAttempts;
   private readonly plainIds: PlainIdGate<R> | undefined;
   private readonly credentialsChecks: CredentialsChecks<R>;
-  /** The writes to the object itself, each returning the race it met with the object's removal or edit. */
-  private readonly writer: ObjectWriter;
   /** What each reconcile's executor performs its effects with. */
   private readonly executorServices: ExecutorServices<R>;
 
   constructor(private readonly options: ManagedReconcilerOptions<R, Cloud, P>) {
     const { kind, cache, events, holdCredentials } = options;
-    const writer = (this.writer = objectWrites(options.writer));
+    // The writes to the object itself, each returning the race it met with the object's removal or edit.
+    const writer = objectWrites(options.writer);
     this.logger = options.logger ?? pino({ enabled: false });
     this.now = options.now ?? (() => new Date());
     this.statuses = new StatusWriter(kind, writer, this.now);
