@@ -52,7 +52,7 @@ export type Outcome =
 
 /**
  * How a reconcile ends, as data: when the resource is looked at again, and what its status says of it (the
- * conditions follow from the outcome here; the reconciler writes them).
+ * conditions follow from the outcome here; the reconcile's executor writes them).
  */
 export interface Ended {
   outcome: Outcome;

@@ -56,7 +56,7 @@ export class StatusDraft<R extends ManagedObject> {
 
   /**
    * Writes `changes` into the draft, one after another: what the steps of a reconcile found. Only the
-   * reconciler calls it, so what a reconcile writes into status is read in one place.
+   * executor calls it, so what a reconcile writes into status is read in one place.
    */
   apply(...changes: readonly StatusChange[]): void {
     for (const change of changes) {
