@@ -45,7 +45,8 @@ export interface DryReconcilerOptions {
 
 /**
  * The operator's own reconciler for one kind, made so that nothing is written anywhere: its Kubernetes writes
- * stay in memory, its Events go nowhere, and its cloud clients are `cloudFor`'s (which record their writes).
+ * stay in memory, its Events go nowhere, no credentials Secret is held (its executors are given no hold), and
+ * its cloud clients are `cloudFor`'s (which record their writes).
  * Each object is seen once, as the operator's informers would, so claims on cloud ids are known.
  */
 export function dryReconciler(

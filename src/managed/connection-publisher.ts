@@ -57,7 +57,8 @@ export interface ConnectionPublisherOptions<R extends ManagedObject> {
 /**
  * Keeps a resource's connection Secret: the values a create returns, the hosts and ports that follow the
  * cloud, and the secret values (a password) recovered only on proof or on request. One per kind that has
- * a connection Secret; the reconciler hands it what it observed, and writes what it returns for status.
+ * a connection Secret; the reconciler hands it what it observed, and the reconcile's executor writes what it
+ * returns for status and its Secret (`publish`, asked by the executor alone).
  */
 export class ConnectionPublisher<R extends ManagedObject> {
   /** A reset whose Secret write failed, by object: status says so too, but the cache may lag it. */
@@ -111,7 +112,8 @@ export class ConnectionPublisher<R extends ManagedObject> {
 
   /**
    * Writes `values` into the Secret as last read (`current`), with the keys the kind derives from all the
-   * details (kept and new: a template over host and password); a stale read costs a retry, not a loss.
+   * details (kept and new: a template over host and password); a stale read costs a retry, not a loss. The
+   * reconcile's executor asks (`ReconcileExecutor.publish`).
    */
   async publish(
     resource: R,
@@ -130,8 +132,9 @@ export class ConnectionPublisher<R extends ManagedObject> {
    * reset is made unless a dry run shows the Secret can be written.
    * Returns what an object sluice only observes was asked for and did not do, for its status to say.
    * `adopted`: status says the cloud object was found, not created. `record` takes what status records, as
-   * it becomes true (a reset is recorded before its Secret write, and stands should that write fail), and the
-   * Event a reset is told with: the reconcile's executor writes both.
+   * it becomes true (a reset is recorded before its Secret write, and stands should that write fail), the
+   * Event a reset is told with, and the values the Secret is written with: the reconcile's executor writes
+   * all three.
    */
   async sync(
     resource: R,
@@ -139,7 +142,11 @@ export class ConnectionPublisher<R extends ManagedObject> {
     id: string,
     observation: Extract<Observation<unknown>, { exists: true }>,
     adopted: boolean,
-    record: { status(change: StatusChange): void; event(note: EventNote): void },
+    record: {
+      status(change: StatusChange): void;
+      event(note: EventNote): void;
+      secret(values: ConnectionDetails, current: ConnectionSecret | undefined): Promise<void>;
+    },
   ): Promise<string | undefined> {
     const { connectionSecret, writer } = this.options;
     let current = this.current(resource);
@@ -189,7 +196,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
     }
     const next = this.withDerived(resource, values, current);
     if (Object.entries(next).some(([key, value]) => current?.data[key] !== value)) {
-      await this.write(resource, next, current);
+      await record.secret(values, current);
     }
     this.unstoredResets.delete(objectKey(resource));
     const set: ManagedStatus = {};

@@ -27,8 +27,15 @@ export interface DeletionOptions<R extends ManagedObject, P> {
    * lives in): its deletion waits, since a 404 there would not mean the object is gone.
    */
   credentialsRefusal?(resource: R): ReconcileError | undefined;
-  /** The kind's client and records for a resource being deleted (its own credentials, its kept references). */
-  connect(resource: R, references: ResolvedReferences): Promise<KindConnection<R, P>>;
+  /**
+   * The kind's client and records for a resource being deleted (its own credentials, its kept references);
+   * `act` holds the credentials first.
+   */
+  connect(
+    resource: R,
+    references: ResolvedReferences,
+    act: ReconcileExecutor<R>,
+  ): Promise<KindConnection<R, P>>;
   /** Whether an object that never recorded an id may look for a lost create where its plain ids lead. */
   mayLookUp(resource: R, records: CloudRecords<R>, references: ResolvedReferences): Promise<boolean>;
 }
@@ -107,7 +114,7 @@ export class Deletion<R extends ManagedObject, P> {
       const refused =
         id || createIntentOf(resource) ? this.options.credentialsRefusal?.(resource) : undefined;
       if (refused) throw refused;
-      const { client, records, waiting } = await this.options.connect(resource, references);
+      const { client, records, waiting } = await this.options.connect(resource, references, act);
       // A create that crashed before recording its id must not leak when the resource is deleted; but an
       // intent is anyone's to write: the look-up goes only where the object's plain ids may reach.
       if (!id && !(await this.options.mayLookUp(resource, records, references))) return removeFinalizer();

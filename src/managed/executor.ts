@@ -7,13 +7,13 @@ import type { ConnectionPublisher, ConnectionSecret } from './connection-publish
 import type { CreateAttempts } from './create-attempts.ts';
 import type { Decision, Effect } from './decide.ts';
 import { deferralOf, Waiting } from './errors.ts';
-import type { EventRecorder } from './events.ts';
+import type { EventNote, EventRecorder } from './events.ts';
 import { Raced, type ObjectWriter } from './object-writes.ts';
 import { recordPendingChanges } from './observe-only.ts';
 import type { Ended, Outcome, Outcomes } from './outcomes.ts';
 import type { ResolvedSecrets } from './secret-references.ts';
 import type { StatusChange } from './status-changes.ts';
-import type { StatusDraft, StatusWriter } from './status-draft.ts';
+import { STATUS_REFUSED, type StatusDraft, type StatusWriter } from './status-draft.ts';
 import type {
   ConnectionDetails,
   CreatePreparation,
@@ -25,12 +25,17 @@ import type {
 } from './types.ts';
 import { REASON } from '../base/reasons.ts';
 
-/** What every reconcile's executor is given alike: the writers of the object, its Events and Secret. */
+/**
+ * What every reconcile's executor is given alike: the writers of the object, its Events and Secret, and the
+ * hold on its credentials.
+ */
 export interface ExecutorServices<R extends ManagedObject> {
   kind: ResourceType & { kind: string };
   writer: ObjectWriter;
   statuses: StatusWriter<R>;
   events: EventRecorder;
+  /** Keeps the resource's own credentials Secret until the resource is gone (none: nothing to keep). */
+  holdCredentials?(resource: R): Promise<void>;
   outcomes: Outcomes<R>;
   connections: ConnectionPublisher<R> | undefined;
   logger: Logger;
@@ -129,16 +134,26 @@ export class ReconcileExecutor<R extends ManagedObject> {
     this.services.events.record(resource, type, reason, message);
   }
 
+  /** An Event on the object that a step of the reconcile decided on as data. */
+  note(resource: R, { type, reason, message }: EventNote): void {
+    this.event(resource, type, reason, message);
+  }
+
+  /**
+   * Keeps the resource's own credentials Secret until the resource is gone (the operator's credentials
+   * finalizer on it): asked before any cloud call made with them.
+   */
+  async holdCredentials(resource: R): Promise<void> {
+    await this.services.holdCredentials?.(resource);
+  }
+
   /**
    * How the reconcile ends: what was found, then its end's status, into the draft, and the Event it says so
    * with; its outcome returned.
    */
   end(ended: Ended): Outcome {
     this.apply(ended.status);
-    if (ended.event) {
-      const { type, reason, message } = ended.event;
-      this.event(this.draft.resource, type, reason, message);
-    }
+    if (ended.event) this.note(this.draft.resource, ended.event);
     return ended.outcome;
   }
 
@@ -176,10 +191,8 @@ export class ReconcileExecutor<R extends ManagedObject> {
     target: ObservedTarget<R, P>,
   ): Promise<Waiting | undefined> {
     const { resource, client, id, observation, secrets } = target;
-    if ('event' in effect) {
-      const { type, reason, message } = effect.event;
-      this.event(resource, type, reason, message);
-    } else if ('update' in effect) {
+    if ('event' in effect) this.note(resource, effect.event);
+    else if ('update' in effect) {
       this.draft.changingCloud = true;
       // What the cloud's answers changed (a state entered at once), if anything.
       const answered = (await client.update(resource, id, observation)) ?? {};
@@ -189,7 +202,7 @@ export class ReconcileExecutor<R extends ManagedObject> {
     else if ('publishAccepted' in effect) {
       const { connections } = this.services;
       if (!connections) return undefined;
-      await connections.publish(resource, effect.publishAccepted, connections.current(resource));
+      await this.publish(resource, effect.publishAccepted, connections.current(resource));
       this.apply(connections.stored(resource, effect.publishAccepted));
     } else {
       const { writes } = target;
@@ -225,10 +238,10 @@ export class ReconcileExecutor<R extends ManagedObject> {
    * once, and the intent is spent once it is there.
    */
   async create(resource: R, step: CreateStep<R>): Promise<Outcome | Raced> {
-    const { connections, creates, events, kind } = this.services;
+    const { connections, creates, kind } = this.services;
     const { prepared, existing } = step;
     if (prepared && connections) {
-      await connections.publish(resource, prepared, existing);
+      await this.publish(resource, prepared, existing);
       this.apply(connections.stored(resource, prepared));
     }
     const intended = await this.writeMetadata(resource, {
@@ -266,10 +279,10 @@ export class ReconcileExecutor<R extends ManagedObject> {
     if (details && connections) this.apply(connections.stored(resource, details));
     const written = await statusAndSecretWritten(
       this.flush(),
-      details && connections?.publish(resource, details, existing),
+      details && connections && this.publish(resource, details, existing),
     );
     if (written) return written;
-    events.record(resource, 'Normal', 'Created', `created ${kind.kind} ${id}`);
+    this.event(resource, 'Normal', 'Created', `created ${kind.kind} ${id}`);
     // The intent is spent once the id is in status: every later reconcile, and every restart, works from
     // the id. Left on, it would read as a create still under way.
     const seen = [
@@ -281,6 +294,18 @@ export class ReconcileExecutor<R extends ManagedObject> {
     if (spent instanceof Raced) return spent;
     creates.intentRemoved(spent, seen);
     return { kind: 'waitForCloud' };
+  }
+
+  /**
+   * Writes `values` into the connection Secret as last read (`current`), with the keys the kind derives: a
+   * create's values, an accepted change's, and what keeps the Secret complete (`ConnectionPublisher.sync`).
+   */
+  async publish(
+    resource: R,
+    values: ConnectionDetails,
+    current: ConnectionSecret | undefined,
+  ): Promise<void> {
+    await this.services.connections?.publish(resource, values, current);
   }
 
   /** The create call itself: what `sluice plan`'s executor records instead of sending. */
@@ -308,9 +333,16 @@ export class ReconcileExecutor<R extends ManagedObject> {
    */
   async flush(): Promise<Raced | undefined> {
     if (this.found.length > 0) this.apply();
-    const raced = await this.services.statuses.flush(this.draft);
+    const refused = (resource: R, message: string) => this.statusRefused(resource, message);
+    const raced = await this.services.statuses.flush(this.draft, refused);
     if (!raced) this.services.written(objectKey(this.draft.resource));
     return raced;
+  }
+
+  /** The apiserver refused the status (its fallback is written instead): a log line and a Warning say why. */
+  private statusRefused(resource: R, message: string): void {
+    this.services.logger.warn({ key: objectKey(resource), err: message }, 'status write refused');
+    this.event(resource, 'Warning', STATUS_REFUSED, message);
   }
 }
 

@@ -41,7 +41,10 @@ export function assertControlledBy(secret: SecretOwners, owner: ManagedObject): 
   );
 }
 
-/** The writes the reconciler makes to Kubernetes: status, finalizers and annotations, connection Secrets. */
+/**
+ * The writes a reconcile's executor makes to Kubernetes: status, finalizers and annotations, connection
+ * Secrets.
+ */
 export interface KubeWriter {
   /** Replaces the status; fields the new status drops are removed, not left behind. */
   patchStatus<R extends ManagedObject>(kind: ResourceType, resource: R, status: ManagedStatus): Promise<R>;

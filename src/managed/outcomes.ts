@@ -52,7 +52,7 @@ export type Outcome =
 
 /**
  * How a reconcile ends, as data: when the resource is looked at again, and what its status says of it (the
- * conditions follow from the outcome here; the reconciler writes them).
+ * conditions follow from the outcome here; the reconcile's executor writes them).
  */
 export interface Ended {
   outcome: Outcome;
@@ -72,9 +72,10 @@ export class Outcomes<R extends ManagedObject> {
    * The one place an outcome becomes a requeue. A wait for the cloud is paced by how long it has lasted.
    * A failure or a deferred call says nothing of the cloud (a poll that failed, or was not sent): the wait
    * keeps its pace, and a failure is thrown for the workers' backoff. Any other outcome ends the wait, so
-   * the next one starts again from the poll interval.
+   * the next one starts again from the poll interval. `record` takes the Event the sync interval read comes
+   * with (its annotation set aside): the reconcile's executor records it.
    */
-  next(resource: R, outcome: Outcome): Requeue | void {
+  next(resource: R, outcome: Outcome, record: (event: EventNote) => void): Requeue | void {
     const { pacing } = this.options;
     const key = objectKey(resource);
     if (outcome.kind === 'deferred') {
@@ -95,7 +96,8 @@ export class Outcomes<R extends ManagedObject> {
       case 'driftCheck':
       case 'waitForObject': {
         // Done until something changes: the look after the sync interval is only a check.
-        const sync = pacing.syncInterval(resource);
+        const { ms: sync, warning } = pacing.syncInterval(resource);
+        if (warning) record(warning);
         const due = outcome.kind === 'driftCheck' ? outcome.dueInMs : undefined;
         return due !== undefined && due < sync ? { requeueAfterMs: due } : { resyncAfterMs: sync };
       }

@@ -2,7 +2,7 @@ import { exponentialStep } from '../base/backoff.ts';
 import { objectKey } from '../kube/cache.ts';
 import { DURATION_BOUNDS, durationProblem, formatDuration, tryParseDurationMs } from '../base/duration.ts';
 import { ANNOTATIONS } from './annotations.ts';
-import type { EventRecorder } from './events.ts';
+import type { EventNote } from './events.ts';
 import { SettleEstimate } from './settle-estimate.ts';
 import { timing } from '../base/timings.ts';
 import { recordedAnnotation } from './status-bounds.ts';
@@ -27,8 +27,16 @@ export interface PacingOptions {
    */
   pollIntervalMs: number;
   maxPollIntervalMs?: number;
-  events: EventRecorder;
   now: () => Date;
+}
+
+/**
+ * An interval read for a resource, in ms, with the Warning its `sluice.dev/sync-interval` annotation gets
+ * when it was set aside: the reconcile's executor records it.
+ */
+export interface Paced {
+  ms: number;
+  warning?: EventNote;
 }
 
 /**
@@ -136,13 +144,15 @@ export class Pacing {
    * again); a wait for the cloud only one taken since its last look, and at most the poll interval old (an
    * older one would show what that look saw); a reconcile its user asked for, none: a fresh read. A deletion
    * acts on what it reads (a stop, a DELETE): its first look reads afresh, its waits like any other wait.
+   * A drift check's comes with the Warning its sync interval's annotation gets (`syncInterval`).
    */
-  freshness(resource: ManagedObject): number {
-    const ms = this.freshnessOf(resource);
+  freshness(resource: ManagedObject): Paced {
+    const { ms, warning } = this.freshnessOf(resource);
     // Back for a call the quota deferred: what the deferred reconcile read is still good enough. Reading it
     // again would spend the budget the call waits for; under contention no call would ever go out.
     const deferredAt = this.deferrals.get(objectKey(resource));
-    return deferredAt === undefined ? ms : Math.max(ms, 1, this.nowMs() - deferredAt);
+    const paced = deferredAt === undefined ? ms : Math.max(ms, 1, this.nowMs() - deferredAt);
+    return { ms: paced, ...(warning ? { warning } : {}) };
   }
 
   /** A reconcile that began at `lookedAt` had a call deferred by the quota; a chain keeps its first. */
@@ -166,17 +176,17 @@ export class Pacing {
     this.deferrals.delete(key);
   }
 
-  private freshnessOf(resource: ManagedObject): number {
+  private freshnessOf(resource: ManagedObject): Paced {
     // A reconcile the user asked for (a new sluice.dev/reconcile-requested-at) reads the cloud afresh.
-    if (this.freshReadRequested(resource)) return 0;
+    if (this.freshReadRequested(resource)) return { ms: 0 };
     const wait = this.cloudWaits.get(objectKey(resource));
-    if (resource.metadata.deletionTimestamp) return wait ? this.sinceLastLook(wait) : 0;
+    if (resource.metadata.deletionTimestamp) return { ms: wait ? this.sinceLastLook(wait) : 0 };
     const ready = resource.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
     const acted = resource.metadata.generation === resource.status?.observedGeneration;
     if (ready && acted) return this.syncInterval(resource);
     const { pollIntervalMs } = this.options;
-    if (!acted) return pollIntervalMs;
-    return wait ? this.sinceLastLook(wait) : pollIntervalMs;
+    if (!acted) return { ms: pollIntervalMs };
+    return { ms: wait ? this.sinceLastLook(wait) : pollIntervalMs };
   }
 
   /**
@@ -210,16 +220,15 @@ export class Pacing {
 
   /**
    * The resource's drift-check interval (`syncIntervalOf`), no shorter than the floor its namespace is paced
-   * to; an annotation set aside is a Warning Event.
+   * to; an annotation set aside comes with the Warning Event that says so, for the reconcile to record.
    */
-  syncInterval(resource: ManagedObject): number {
-    const { syncIntervalMs, events, driftFloorMs } = this.options;
+  syncInterval(resource: ManagedObject): Paced {
+    const { syncIntervalMs, driftFloorMs } = this.options;
     const { ms, problem } = syncIntervalOf(resource, syncIntervalMs);
-    if (problem !== undefined) {
-      const fallback = `using ${formatDuration(syncIntervalMs)}`;
-      events.record(resource, 'Warning', REASON.InvalidAnnotation, `${problem}; ${fallback}`);
-    }
-    return Math.max(ms, driftFloorMs?.(resource) ?? 0);
+    const floored = Math.max(ms, driftFloorMs?.(resource) ?? 0);
+    if (problem === undefined) return { ms: floored };
+    const message = `${problem}; using ${formatDuration(syncIntervalMs)}`;
+    return { ms: floored, warning: { type: 'Warning', reason: REASON.InvalidAnnotation, message } };
   }
 
   /**

@@ -69,7 +69,7 @@ export interface KindObjects<R extends ManagedObject, Cloud, P> {
   dependantsOf?(resource: R): string[];
   /**
    * Before any cloud call with the resource's own credentials: their Secret is kept until the resource is
-   * gone (the operator's credentials finalizer).
+   * gone (the operator's credentials finalizer). Each reconcile's executor is given it, and asks.
    */
   holdCredentials?(resource: R): Promise<void>;
 }

@@ -10,7 +10,7 @@ import type { Requeue } from '../base/requeue.ts';
 import { ANNOTATIONS, createIntentOf, createStatusOf, FINALIZER, spentIntent } from './annotations.ts';
 import type { ManagedReconcilerOptions } from './reconciler-options.ts';
 import { ObjectClaims } from './claims.ts';
-import { ConnectionPublisher } from './connection-publisher.ts';
+import { ConnectionPublisher, type ConnectionSecret } from './connection-publisher.ts';
 import { CreateAttempts } from './create-attempts.ts';
 import {
   judgeOwnership,
@@ -26,7 +26,7 @@ import {
 import { ReconcileError, Waiting } from './errors.ts';
 import { Deletion } from './deletion.ts';
 import { CredentialsChecks, ORGANIZATION_FIELD } from './credentials-checks.ts';
-import { objectWrites, Raced, type ObjectWriter } from './object-writes.ts';
+import { objectWrites, Raced } from './object-writes.ts';
 import { isObserveOnly, nothingToObserve } from './observe-only.ts';
 import { Outcomes, readyReasonOf, type Ended, type Outcome } from './outcomes.ts';
 import { Pacing } from './pacing.ts';
@@ -36,10 +36,11 @@ import { type ObjectLookup, type ResolvedReferences } from './references.ts';
 import { resolveSecrets, type ResolvedSecrets } from './secret-references.ts';
 import { recordedAnnotation } from './status-bounds.ts';
 import type { StatusChange } from './status-changes.ts';
-import { STATUS_REFUSED, StatusWriter } from './status-draft.ts';
+import { StatusWriter } from './status-draft.ts';
 import type {
   CloudRecords,
   ConnectContext,
+  ConnectionDetails,
   CreatePreparation,
   ExternalClient,
   KindConnection,
@@ -72,10 +73,10 @@ export const OWNED_BY_ANOTHER_CLUSTER = REASON.OwnedByAnotherCluster;
  * A reconcile reads, decides, then acts: what the cluster says (`readCluster`: references, the claim on the
  * cloud id, credentials, Secrets), what the cloud records (`findCloudObject`: the object to act on, found
  * or to create), then the cloud object observed and decided on (`decideObserved`, a function of what was
- * read). Every write it makes (status, the object's metadata, the create and the update, Events) is one
- * executor's (`ReconcileExecutor`), which `sluice plan` swaps for one that records. Status drafts, the
- * connection Secret, who may act on an id and when to look again each live in their own module; the kind's
- * client only observes, creates, updates and deletes.
+ * read). Every write it makes (status, the object's metadata, the hold on its credentials Secret, the create
+ * and the update, Events) is one executor's (`ReconcileExecutor`), which `sluice plan` swaps for one that
+ * records. Status drafts, the connection Secret, who may act on an id and when to look again each live in
+ * their own module; the kind's client only observes, creates, updates and deletes.
  */
 export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly logger: Logger;
@@ -90,20 +91,16 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly creates: CreateAttempts;
   private readonly plainIds: PlainIdGate<R> | undefined;
   private readonly credentialsChecks: CredentialsChecks<R>;
-  /** The writes to the object itself, each returning the race it met with the object's removal or edit. */
-  private readonly writer: ObjectWriter;
   /** What each reconcile's executor performs its effects with. */
   private readonly executorServices: ExecutorServices<R>;
 
   constructor(private readonly options: ManagedReconcilerOptions<R, Cloud, P>) {
-    const { kind, cache, events } = options;
-    const writer = (this.writer = objectWrites(options.writer));
+    const { kind, cache, events, holdCredentials } = options;
+    // The writes to the object itself, each returning the race it met with the object's removal or edit.
+    const writer = objectWrites(options.writer);
     this.logger = options.logger ?? pino({ enabled: false });
     this.now = options.now ?? (() => new Date());
-    this.statuses = new StatusWriter(kind, writer, this.now, (resource, message) => {
-      this.logger.warn({ key: objectKey(resource), err: message }, 'status write refused');
-      events.record(resource, 'Warning', STATUS_REFUSED, message);
-    });
+    this.statuses = new StatusWriter(kind, writer, this.now);
     this.claims = new ObjectClaims({
       kind,
       cache,
@@ -141,7 +138,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       creates: this.creates,
       lookup: this.lookup,
       cluster: this.cluster,
-      connect: (resource, references) => this.connect(resource, 'user', references, EMPTY_SECRETS),
+      connect: (resource, references, act) => this.connect(resource, act, 'user', references, EMPTY_SECRETS),
       mayLookUp: (resource, records, references) => this.mayLookUp(resource, records, references),
     });
     this.executorServices = {
@@ -149,6 +146,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       writer,
       statuses: this.statuses,
       events,
+      ...(holdCredentials ? { holdCredentials } : {}),
       outcomes: this.outcomes,
       connections: this.connections,
       logger: this.logger,
@@ -225,7 +223,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       const warn = (reason: string, message: string) => act.event(act.resource, 'Warning', reason, message);
       outcome = await this.outcomes.failed(key, error, { write, warn }, lookedAt);
     }
-    return this.outcomes.next(act.resource, outcome);
+    return this.outcomes.next(act.resource, outcome, (event) => act.note(act.resource, event));
   };
 
   /** A race with the object's own removal or edit, not a failure: nothing to report; an edit is looked at. */
@@ -272,7 +270,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         ? 'user'
         : 'poll';
     const { references, secrets, writes } = cluster;
-    const connection = await this.connect(resource, priority, references, secrets, writes, chain);
+    const connection = await this.connect(resource, act, priority, references, secrets, writes, chain);
     act.beforeCloud(false);
     const target = await this.findCloudObject(resource, cluster, connection, act);
     if (!('id' in target)) return target;
@@ -282,7 +280,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   /**
    * What the cluster says of the object, before any cloud call: whose name and credentials it acts under,
    * whether its references and claim on a cloud id hold, and the values of the Secrets it reads. What status
-   * gets of it goes to `found` (the executor's); returned is how the reconcile ends already, or what the cloud part reads on.
+   * gets of it goes to `found` (the executor's); returned is how the reconcile ends already, or what the
+   * cloud part reads on.
    */
   private readCluster(resource: R, status: ManagedStatus, found: StatusChange[]): ClusterRead | Ended {
     const { kind } = this.options;
@@ -447,7 +446,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const adopted = act.status.adopted === true;
     const record = {
       status: (change: StatusChange) => act.apply(change),
-      event: ({ type, reason, message }: EventNote) => act.event(resource, type, reason, message),
+      event: (note: EventNote) => act.note(resource, note),
+      secret: (values: ConnectionDetails, current: ConnectionSecret | undefined) =>
+        act.publish(resource, values, current),
     };
     const withheld = await this.connections?.sync(resource, client, id, observation, adopted, record);
     const decision = decideObserved({
@@ -577,19 +578,25 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     });
   }
 
+  /**
+   * The kind's client and records for the resource, on clients bound to how this reconcile may use the
+   * cloud; `act` holds its credentials first, and records the Warning the sync interval read comes with.
+   */
   private async connect(
     resource: R,
+    act: ReconcileExecutor<R>,
     priority: Priority,
     references: ResolvedReferences,
     secrets: ResolvedSecrets,
     writes?: WriteRecorder,
     chain?: CallChain,
   ): Promise<KindConnection<R, P>> {
-    const freshnessMs = this.pacing.freshness(resource);
-    await this.options.holdCredentials?.(resource);
+    const freshness = this.pacing.freshness(resource);
+    if (freshness.warning) act.note(resource, freshness.warning);
+    await act.holdCredentials(resource);
     const cloud = await this.options.cloudFor(resource, {
       priority,
-      freshnessMs,
+      freshnessMs: freshness.ms,
       ...(writes ? { writes } : {}),
       ...(chain ? { chain } : {}),
     });

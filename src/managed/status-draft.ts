@@ -56,7 +56,7 @@ export class StatusDraft<R extends ManagedObject> {
 
   /**
    * Writes `changes` into the draft, one after another: what the steps of a reconcile found. Only the
-   * reconciler calls it, so what a reconcile writes into status is read in one place.
+   * executor calls it, so what a reconcile writes into status is read in one place.
    */
   apply(...changes: readonly StatusChange[]): void {
     for (const change of changes) {
@@ -193,8 +193,6 @@ export class StatusWriter<R extends ManagedObject> {
     private readonly kind: ResourceType & { reasons?: KindReasons },
     private readonly writer: ObjectWriter,
     private readonly now: () => Date,
-    /** Told once per refused status, with the reason to report (an Event, a log line). */
-    private readonly onRefused: (resource: R, message: string) => void = () => {},
   ) {
     this.readyNeedsAPerson = readyReasonsNeedingAPerson(kind.reasons);
   }
@@ -217,15 +215,19 @@ export class StatusWriter<R extends ManagedObject> {
 
   /**
    * Writes the draft's status. One the apiserver refuses (422: a bound or rule it enforces, an admission
-   * policy) is reported once and not sent again; the status it holds is kept, with this generation
-   * observed and Synced saying why, so the object goes on recording later generations. Returns the race a
-   * write met (the object removed or changed meanwhile), when it met one.
+   * policy) is reported to `refused` once, with the reason to report, and not sent again; the status it
+   * holds is kept, with this generation observed and Synced saying why, so the object goes on recording
+   * later generations. Returns the race a write met (the object removed or changed meanwhile), when it met
+   * one.
    */
-  async flush(draft: StatusDraft<R>): Promise<Raced | undefined> {
+  async flush(
+    draft: StatusDraft<R>,
+    refused: (resource: R, message: string) => void,
+  ): Promise<Raced | undefined> {
     let next = draft.result();
     const key = objectKey(draft.resource);
-    const refused = this.refused.get(key);
-    if (refused?.uid === draft.resource.metadata.uid && isDeepStrictEqual(refused.status, next)) {
+    const lastRefused = this.refused.get(key);
+    if (lastRefused?.uid === draft.resource.metadata.uid && isDeepStrictEqual(lastRefused.status, next)) {
       next = this.fallback(draft, next, undefined);
     }
     if (this.expectations.upToDate(draft.resource, next)) return undefined;
@@ -239,7 +241,7 @@ export class StatusWriter<R extends ManagedObject> {
       if (!(error instanceof KubeApiError && error.statusCode === 422)) throw error;
       this.refused.set(key, { uid: draft.resource.metadata.uid, status: next });
       const fallback = this.fallback(draft, next, error.message);
-      this.onRefused(draft.resource, fallbackMessage(fallback));
+      refused(draft.resource, fallbackMessage(fallback));
       updated = await this.writer.patchStatus(this.kind, from, fallback).catch((again: unknown) => {
         if (!(again instanceof KubeApiError && again.statusCode === 422)) throw again;
         throw ReconcileError.terminal(STATUS_REFUSED, fallbackMessage(fallback), RETRY_DELAYS.userAction);

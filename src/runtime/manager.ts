@@ -116,8 +116,8 @@ export class Manager<Cloud> {
         : {}),
       logger: logger.child({ component: 'credentials-usage' }),
     });
-    // Before any cloud call with a resource's own credentials (the reconciler asks), their Secret is kept until
-    // the resource is gone.
+    // Before any cloud call with a resource's own credentials (the reconcile's executor asks), their Secret is
+    // kept until the resource is gone.
     const holdCredentials =
       (kind: ManagedKind<ManagedObject, Cloud, unknown>) => async (resource: ManagedObject) => {
         const credentials = this.credentialsKeyOf(kind, resource);

@@ -1,6 +1,4 @@
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { EventRecorder } from '../../../src/managed/events.ts';
 import { Pacing } from '../../../src/managed/pacing.ts';
 import type { ManagedObject } from '../../../src/managed/types.ts';
 
@@ -14,11 +12,9 @@ const object = (namespace: string, credentials?: string): ManagedObject => ({
 describe("the first look of a wait for the cloud follows the wait's own credentials", () => {
   it("one tenant's slow cloud does not move another tenant's first look", () => {
     let now = 0;
-    const events = new EventRecorder({ createEvent: async () => {} }, pino({ enabled: false }));
     const pacing = new Pacing({
       syncIntervalMs: 600_000,
       pollIntervalMs: 2_000,
-      events,
       now: () => new Date(now),
     });
     const slow = object('tenant-a', 'slow-cloud');
@@ -41,22 +37,20 @@ describe("the first look of a wait for the cloud follows the wait's own credenti
 
 describe('the drift-check interval', () => {
   it('is no shorter than the floor the drift planner paces the namespace to', () => {
-    const events = new EventRecorder({ createEvent: async () => {} }, pino({ enabled: false }));
     const pacing = new Pacing({
       syncIntervalMs: 600_000,
       driftFloorMs: (resource) => (resource.metadata.namespace === 'noisy' ? 12_120 : 0),
       pollIntervalMs: 2_000,
-      events,
       now: () => new Date(0),
     });
     const asked = (resource: ManagedObject) => {
       resource.metadata.annotations = { 'sluice.dev/sync-interval': '100ms' };
       return resource;
     };
-    expect(pacing.syncInterval(asked(object('noisy')))).toBe(12_120);
-    expect(pacing.syncInterval(asked(object('quiet')))).toBe(100);
+    expect(pacing.syncInterval(asked(object('noisy'))).ms).toBe(12_120);
+    expect(pacing.syncInterval(asked(object('quiet'))).ms).toBe(100);
     // A longer interval of its own stays its own.
-    expect(pacing.syncInterval(object('noisy'))).toBe(600_000);
+    expect(pacing.syncInterval(object('noisy')).ms).toBe(600_000);
   });
 });
 
@@ -71,20 +65,18 @@ describe('a reconcile its user asked for', () => {
   });
 
   it('reads the cloud afresh once, also when status cannot record the request handled', () => {
-    const events = new EventRecorder({ createEvent: async () => {} }, pino({ enabled: false }));
     const pacing = new Pacing({
       syncIntervalMs: 600_000,
       pollIntervalMs: 2_000,
-      events,
       now: () => new Date(0),
     });
     // Status refused: the request never shows handled, yet only its first reconcile reads afresh.
-    expect(pacing.freshness(ready('r1'))).toBe(0);
-    expect(pacing.freshness(ready('r1'))).toBe(600_000);
-    expect(pacing.freshness(ready('r1'))).toBe(600_000);
+    expect(pacing.freshness(ready('r1')).ms).toBe(0);
+    expect(pacing.freshness(ready('r1')).ms).toBe(600_000);
+    expect(pacing.freshness(ready('r1')).ms).toBe(600_000);
     // A new request is read afresh again; once status records it, a still newer one is too.
-    expect(pacing.freshness(ready('r2'))).toBe(0);
-    expect(pacing.freshness(ready('r2', 'r2'))).toBe(600_000);
-    expect(pacing.freshness(ready('r3', 'r2'))).toBe(0);
+    expect(pacing.freshness(ready('r2')).ms).toBe(0);
+    expect(pacing.freshness(ready('r2', 'r2')).ms).toBe(600_000);
+    expect(pacing.freshness(ready('r3', 'r2')).ms).toBe(0);
   });
 });
