@@ -138,10 +138,11 @@ export class Pacing {
    * acts on what it reads (a stop, a DELETE): its first look reads afresh, its waits like any other wait.
    */
   freshness(resource: ManagedObject): number {
-    const ms = this.freshnessOf(resource);
+    const key = objectKey(resource);
+    const ms = this.freshnessOf(resource, key);
     // Back for a call the quota deferred: what the deferred reconcile read is still good enough. Reading it
     // again would spend the budget the call waits for; under contention no call would ever go out.
-    const deferredAt = this.deferrals.get(objectKey(resource));
+    const deferredAt = this.deferrals.get(key);
     return deferredAt === undefined ? ms : Math.max(ms, 1, this.nowMs() - deferredAt);
   }
 
@@ -166,10 +167,11 @@ export class Pacing {
     this.deferrals.delete(key);
   }
 
-  private freshnessOf(resource: ManagedObject): number {
+  /** `freshness` before a deferral: `key` is the resource's. */
+  private freshnessOf(resource: ManagedObject, key: string): number {
     // A reconcile the user asked for (a new sluice.dev/reconcile-requested-at) reads the cloud afresh.
-    if (this.freshReadRequested(resource)) return 0;
-    const wait = this.cloudWaits.get(objectKey(resource));
+    if (this.freshReadRequested(resource, key)) return 0;
+    const wait = this.cloudWaits.get(key);
     if (resource.metadata.deletionTimestamp) return wait ? this.sinceLastLook(wait) : 0;
     const ready = resource.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
     const acted = resource.metadata.generation === resource.status?.observedGeneration;
@@ -183,8 +185,7 @@ export class Pacing {
    * A reconcile request (`sluice.dev/reconcile-requested-at`) neither status shows handled nor this process
    * has read afresh for; true once, so a request whose handling status cannot record is honoured once too.
    */
-  private freshReadRequested(resource: ManagedObject): boolean {
-    const key = objectKey(resource);
+  private freshReadRequested(resource: ManagedObject, key: string): boolean {
     const requested = resource.metadata.annotations?.[ANNOTATIONS.reconcileRequestedAt];
     const recorded = requested === undefined ? undefined : recordedAnnotation(requested);
     if (recorded === undefined || recorded === resource.status?.lastHandledReconcileAt) {
