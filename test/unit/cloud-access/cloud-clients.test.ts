@@ -179,6 +179,47 @@ describe('CloudClients', () => {
     );
   });
 
+  it('signs in, digests and pins with the credentials as the reconcile read them, not as the Secret changed since', async () => {
+    const cloud = new MockAgent();
+    cloud.disableNetConnect();
+    const signedIn: string[] = [];
+    cloud
+      .get('http://127.0.0.1:1')
+      .intercept({
+        path: () => true,
+        method: () => true,
+        headers: ({ authorization }: Record<string, string>) => signedIn.push(authorization!) > 0,
+      })
+      .reply(200, { status: 200, requestId: 'r', result: { id: 'svc', name: 'db', state: 'running' } })
+      .persist();
+    const before = freshCredentials('http://127.0.0.1:1', 'http://127.0.0.1:1');
+    let data = before;
+    clouds = clientsOf(
+      { get: () => ({ data, resourceVersion: data === before ? '1' : '2' }) },
+      { dispatcher: cloud },
+    );
+    const read = clouds.readCredentials(resource);
+    // The Secret is replaced by another organization's key after the reconcile read it.
+    data = {
+      ...freshCredentials('http://127.0.0.1:1', 'http://127.0.0.1:1'),
+      organizationId: 'elsewhere',
+      keySecret: 'another secret',
+    };
+
+    const basic = ({ keyId, keySecret }: Record<string, string>) =>
+      `Basic ${Buffer.from(`${keyId}:${keySecret}`).toString('base64')}`;
+    await (
+      await clouds.connectionFor(resource, { priority: 'poll', credentials: read })
+    ).management.getService('svc');
+    expect(signedIn).toEqual([basic(before)]);
+    expect(read.organization).toBe(before.organizationId);
+    expect(clouds.secretDigestKey(resource, read).id).not.toBe(clouds.secretDigestKey(resource).id);
+    // Asked without a read, the clients read the Secret as it is now.
+    await (await clouds.connectionFor(resource, { priority: 'poll' })).management.getService('svc');
+    expect(signedIn).toEqual([basic(before), basic(data)]);
+    await cloud.close();
+  });
+
   it('sends a reconcile’s reads at its priority and its writes as user (a create’s as create), the shared client left as it was', async () => {
     // Answered in-process: every management call gets a running service.
     const cloud = new MockAgent();
