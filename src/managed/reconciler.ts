@@ -143,10 +143,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       lookup: this.lookup,
       cluster: this.cluster,
       connect: (resource, references, credentials) =>
-        this.connect(resource, references, EMPTY_SECRETS, {
-          priority: 'user',
-          ...(credentials ? { credentials } : {}),
-        }),
+        this.connect(resource, references, EMPTY_SECRETS, { priority: 'user', credentials }),
       mayLookUp: (resource, records, references) => this.mayLookUp(resource, records, references),
     });
     this.executorServices = {
@@ -279,9 +276,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const { references, secrets, writes, credentials } = cluster;
     const connection = await this.connect(resource, references, secrets, {
       priority,
+      credentials,
       chain,
       ...(writes ? { writes } : {}),
-      ...(credentials ? { credentials } : {}),
     });
     act.beforeCloud(false);
     const target = await settled(act, found, () =>
