@@ -7,8 +7,6 @@ import type { CloudClient } from '../cloud/cloud-client.ts';
 import type { ClientOptions } from '../cloud/http.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
 import { CloudSnapshots } from '../cloud/key-snapshots.ts';
-import type { CallChain } from '../base/call-chain.ts';
-import type { WriteRecorder } from '../base/recorded-writes.ts';
 import { QuotaRegistry, type Priority, type QuotaLimit, type QuotaStart } from '../cloud/quota.ts';
 import type { CloudApi, CloudConnection } from './connection.ts';
 import { entryFor, hostRefusal, type AllowedHosts } from './api-hosts.ts';
@@ -25,8 +23,11 @@ import {
   credentialsSecretNameOf,
   deriveDigestKey,
   oversizedSecret,
+  type CloudUse,
+  type CredentialsRead,
   type DigestKey,
   type SecretReader,
+  type SecretSnapshot,
   type ManagedObject,
 } from '../managed/index.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
@@ -123,19 +124,19 @@ export class CloudClients {
   }
 
   /**
-   * `freshnessMs`: how old a snapshot this reconcile may observe from (see `CloudConnection`). With
-   * `writes`, the clients keep every write there instead of sending it (objects sluice only observes). With
-   * `chain`, the calls are the reconcile's chain (see `CallChain`).
+   * The resource's clients, as one reconcile may use them (`CloudUse`): signed in with the `credentials` it
+   * read (else read now). `freshnessMs` (default 0): how old a snapshot it may observe from (see
+   * `CloudConnection`). With `writes`, the clients keep every write there instead of sending it (objects
+   * sluice only observes). With `chain`, the calls are the reconcile's chain (see `CallChain`).
    */
   async connectionFor(
     resource: ManagedObject,
-    priority: Priority,
-    freshnessMs = 0,
-    writes?: WriteRecorder,
-    chain?: CallChain,
+    use: Omit<CloudUse, 'freshnessMs'> & { freshnessMs?: number },
   ): Promise<CloudConnection> {
-    const ref = this.secretRefOf(resource);
-    const clients = this.clientsFor(ref);
+    const { priority, freshnessMs = 0, writes, chain } = use;
+    const { secret, snapshot } = use.credentials ?? this.readCredentials(resource);
+    if (secret instanceof ReconcileError) throw secret;
+    const clients = this.clientsFor(secret, snapshot);
     // Each API's keys are needed only by the kinds that call it: an Alert's Secret may hold only the alerting keys.
     const usable = <C extends CloudClient>(client: C | ReconcileError): C => {
       if (client instanceof ReconcileError) throw client;
@@ -177,21 +178,26 @@ export class CloudClients {
   }
 
   /**
-   * The organization the resource's credentials reach (their `organizationId`), or undefined when they name
-   * none or cannot be used: what an object's cloud id is pinned to.
+   * The credentials the resource's calls sign in with, read once for a reconcile: their Secret (or why it may
+   * use none) as the cache holds it now, and the organization it reaches (its `organizationId`), which an
+   * object's cloud id is pinned to. What the reconcile checks, digests and connects with is this read.
    */
-  organizationOf(resource: ManagedObject): string | undefined {
-    const ref = this.credentialsOf(resource);
-    return ref && this.options.secrets.get(ref.namespace, ref.name)?.data?.organizationId;
+  readCredentials(resource: ManagedObject): CredentialsRead {
+    const secret = this.secretRefOf(resource);
+    if (secret instanceof ReconcileError) return { secret, snapshot: undefined, organization: undefined };
+    const snapshot = this.options.secrets.get(secret.namespace, secret.name);
+    return { secret, snapshot, organization: snapshot?.data.organizationId };
   }
 
   /**
    * The key for status digests of the Secrets a resource references, derived from the secret of the
-   * credentials it is reconciled with: whoever can read that Secret can already act with the credentials.
+   * credentials it is reconciled with (as the reconcile read them, else read now): whoever can read that
+   * Secret can already act with the credentials.
    */
-  secretDigestKey(resource: ManagedObject): DigestKey {
-    const ref = this.secretRefOf(resource);
-    const data = this.options.secrets.get(ref.namespace, ref.name)?.data;
+  secretDigestKey(resource: ManagedObject, credentials = this.readCredentials(resource)): DigestKey {
+    const { secret: ref, snapshot } = credentials;
+    if (ref instanceof ReconcileError) throw ref;
+    const data = snapshot?.data;
     const secret = data?.keySecret ?? data?.alertsToken;
     if (!secret) {
       throw ReconcileError.terminal(
@@ -204,12 +210,14 @@ export class CloudClients {
   }
 
   /**
-   * Whether the resource's credentials Secret is credentials: it holds every key of one API, at an allowed
-   * host. Anything else makes no cloud call, so it needs no keeping.
+   * Whether the resource's credentials Secret (as the reconcile read it, else read now) is credentials: it
+   * holds every key of one API, at an allowed host. Anything else makes no cloud call, so it needs no keeping.
    */
-  holdsCredentials(resource: ManagedObject): boolean {
+  holdsCredentials(resource: ManagedObject, credentials = this.readCredentials(resource)): boolean {
+    const { secret, snapshot } = credentials;
+    if (secret instanceof ReconcileError) return false;
     try {
-      const { management, alerting } = this.clientsFor(this.secretRefOf(resource));
+      const { management, alerting } = this.clientsFor(secret, snapshot);
       return !(management instanceof ReconcileError) || !(alerting instanceof ReconcileError);
     } catch {
       return false;
@@ -218,11 +226,8 @@ export class CloudClients {
 
   /** The credentials Secret a resource is reconciled with, or undefined when it may use none. */
   credentialsOf(resource: ManagedObject): SecretRef | undefined {
-    try {
-      return this.secretRefOf(resource);
-    } catch {
-      return undefined;
-    }
+    const ref = this.secretRefOf(resource);
+    return ref instanceof ReconcileError ? undefined : ref;
   }
 
   /**
@@ -288,7 +293,8 @@ export class CloudClients {
     this.quotaSweep.unref();
   }
 
-  private secretRefOf(resource: ManagedObject): SecretRef {
+  /** The credentials Secret a resource is reconciled with, or why it may use none. */
+  private secretRefOf(resource: ManagedObject): SecretRef | ReconcileError {
     const { secrets, secretExists = (ns, name) => secrets.get(ns, name) !== undefined } = this.options;
     const { namespace } = resource.metadata;
     const stated = this.options.statesCredentials?.(resource) ?? false;
@@ -300,7 +306,7 @@ export class CloudClients {
       ? 'set spec.credentialsRef to a Secret of this namespace holding a key that may manage keys (this kind never uses the namespace default)'
       : `set spec.credentialsRef to a Secret of this namespace, or create its default credentials Secret ${NAMESPACE_CREDENTIALS}`;
     if (defaultSecret && namespaces && !namespaces.includes(namespace)) {
-      throw ReconcileError.terminal(
+      return ReconcileError.terminal(
         REASON.OperatorCredentialsNotAllowed,
         `the operator's credentials may be used only in namespaces ${namespaces.join(', ')} ` +
           `(--operator-credentials-namespaces), not in ${namespace}: ${instead}`,
@@ -311,15 +317,18 @@ export class CloudClients {
     const where = stated
       ? 'set spec.credentialsRef'
       : `set spec.credentialsRef, create the namespace's Secret ${NAMESPACE_CREDENTIALS}`;
-    throw ReconcileError.terminal(
+    return ReconcileError.terminal(
       REASON.CredentialsMissing,
       `no credentials: ${where}, or ${this.options.noCredentialsAdvice ?? 'start the operator with --credentials-secret'}`,
       RETRY_DELAYS.credentials,
     );
   }
 
-  private clientsFor(ref: SecretRef): CachedClients {
-    const secret = this.options.secrets.get(ref.namespace, ref.name);
+  /** The clients of Secret `ref` as `secret` holds it (by default, as the cache holds it now). */
+  private clientsFor(
+    ref: SecretRef,
+    secret: SecretSnapshot | undefined = this.options.secrets.get(ref.namespace, ref.name),
+  ): CachedClients {
     const data = secret?.data;
     if (!data) {
       throw ReconcileError.terminal(

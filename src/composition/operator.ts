@@ -131,10 +131,10 @@ export async function composeOperator(
       writer,
       events,
       cluster,
-      cloudFor: (resource, { priority, freshnessMs, writes, chain }) =>
-        clouds.connectionFor(resource, priority, freshnessMs, writes, chain),
-      secretDigestKey: (resource) => clouds.secretDigestKey(resource),
-      organizationOf: (resource) => clouds.organizationOf(resource),
+      // Each reconcile reads its credentials once: its checks, digests and calls are of that one read.
+      readCredentials: (resource) => clouds.readCredentials(resource),
+      cloudFor: (resource, use) => clouds.connectionFor(resource, use),
+      secretDigestKey: (resource, credentials) => clouds.secretDigestKey(resource, credentials),
       ...(settings.apiKeyRoles ? { policyRefusal: apiKeyRoleRefusal(settings.apiKeyRoles) } : {}),
       syncIntervalMs: settings.syncInterval,
       // A namespace sharing a key with others is drift-checked no more often than its share allows.
@@ -149,7 +149,7 @@ export async function composeOperator(
     credentialKeys: Object.values(CREDENTIAL_KEYS).flat(),
     // A plain id reaches another namespace's cloud object only by that namespace's grant.
     idAccess: { grantResource, plainIdNamespaces: settings.plainIdNamespaces ?? [] },
-    isCredentials: (resource) => clouds.holdsCredentials(resource),
+    isCredentials: (resource, credentials) => clouds.holdsCredentials(resource, credentials),
     metrics,
     logger,
     onCredentialsReleased: (secret) => {

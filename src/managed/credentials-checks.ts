@@ -1,6 +1,7 @@
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
 import { REASON } from '../base/reasons.ts';
 import { ReconcileError } from './errors.ts';
+import type { CredentialsRead } from './credentials-read.ts';
 import type { ManagedReconcilerOptions } from './reconciler-options.ts';
 import type { ManagedObject, ManagedStatus } from './types.ts';
 
@@ -11,19 +12,18 @@ export const ORGANIZATION_FIELD = 'organizationId';
  * What an object's credentials must be before any cloud call: of the organization its cloud id lives in (a
  * Secret swapped for another organization's key would find nothing there, and a create or a "gone" would
  * follow), and, for a kind that makes credentials, no key such a kind makes. The organization is pinned in
- * status once the object has an id.
+ * status once the object has an id. Both are asked of the credentials as the reconcile read them, once.
  */
 export class CredentialsChecks<R extends ManagedObject> {
   constructor(
-    private readonly options: Pick<
-      ManagedReconcilerOptions<R, unknown, unknown>,
-      'credentialsMadeBy' | 'organizationOf'
-    > & { kind: { kind: string; makesCredentials?: unknown } },
+    private readonly options: Pick<ManagedReconcilerOptions<R, unknown, unknown>, 'credentialsMadeBy'> & {
+      kind: { kind: string; makesCredentials?: unknown };
+    },
   ) {}
 
-  /** Why the object may not call the cloud with its credentials, or undefined. */
-  refusal(resource: R): ReconcileError | undefined {
-    const { kind, credentialsMadeBy, organizationOf } = this.options;
+  /** Why the object may not call the cloud with `credentials` (its own, as read), or undefined. */
+  refusal(resource: R, credentials: CredentialsRead | undefined): ReconcileError | undefined {
+    const { kind, credentialsMadeBy } = this.options;
     const named = resource.spec.credentialsRef?.name;
     const maker = kind.makesCredentials && named && credentialsMadeBy?.(resource.metadata.namespace, named);
     if (maker) {
@@ -34,7 +34,7 @@ export class CredentialsChecks<R extends ManagedObject> {
       );
     }
     const pinned = resource.status?.[ORGANIZATION_FIELD];
-    const now = organizationOf?.(resource);
+    const now = credentials?.organization;
     if (typeof pinned !== 'string' || now === undefined || now === pinned) return undefined;
     const id = resource.status?.id ?? 'its cloud object';
     return ReconcileError.terminal(
@@ -44,9 +44,9 @@ export class CredentialsChecks<R extends ManagedObject> {
     );
   }
 
-  /** The organization the object's cloud id lives in, for status: its credentials', once it has an `id`. */
-  pinned(resource: R, id: string | undefined): ManagedStatus {
-    const organization = this.options.organizationOf?.(resource);
+  /** The organization the object's cloud id lives in, for status: its `credentials`', once it has an `id`. */
+  pinned(id: string | undefined, credentials: CredentialsRead | undefined): ManagedStatus {
+    const organization = credentials?.organization;
     return id !== undefined && organization !== undefined ? { [ORGANIZATION_FIELD]: organization } : {};
   }
 }

@@ -3,6 +3,7 @@ import { ANNOTATIONS, createIntentOf, FINALIZER } from './annotations.ts';
 import { otherObjectAsSeenBy, type ObjectClaims } from './claims.ts';
 import { ownerClusterProblem, type ClusterIdentity } from './cluster-owner.ts';
 import type { CreateAttempts } from './create-attempts.ts';
+import type { CredentialsRead } from './credentials-read.ts';
 import { Waiting, type ReconcileError } from './errors.ts';
 import { Raced } from './object-writes.ts';
 import type { ReconcileExecutor } from './executor.ts';
@@ -22,18 +23,21 @@ export interface DeletionOptions<R extends ManagedObject, P> {
   lookup: ObjectLookup;
   /** The operator's cluster name and the names its administrator lets it act for. */
   cluster: ClusterIdentity;
+  /** Reads the credentials the resource's cloud calls sign in with: once, for the check and the connection. */
+  readCredentials?(resource: R): CredentialsRead;
   /**
    * Why the resource's credentials may not reach its cloud object (another organization than the one it
    * lives in): its deletion waits, since a 404 there would not mean the object is gone.
    */
-  credentialsRefusal?(resource: R): ReconcileError | undefined;
+  credentialsRefusal?(resource: R, credentials: CredentialsRead | undefined): ReconcileError | undefined;
   /**
-   * The kind's client and records for a resource being deleted (its own credentials, its kept references);
-   * `act` holds the credentials first.
+   * The kind's client and records for a resource being deleted (its own credentials, as read, and its kept
+   * references); `act` holds the credentials first.
    */
   connect(
     resource: R,
     references: ResolvedReferences,
+    credentials: CredentialsRead | undefined,
     act: ReconcileExecutor<R>,
   ): Promise<KindConnection<R, P>>;
   /** Whether an object that never recorded an id may look for a lost create where its plain ids lead. */
@@ -111,10 +115,11 @@ export class Deletion<R extends ManagedObject, P> {
         // Never created: no reference was ever resolved, so nothing can exist in the cloud.
         return removeFinalizer();
       }
+      const credentials = this.options.readCredentials?.(resource);
       const refused =
-        id || createIntentOf(resource) ? this.options.credentialsRefusal?.(resource) : undefined;
+        id || createIntentOf(resource) ? this.options.credentialsRefusal?.(resource, credentials) : undefined;
       if (refused) throw refused;
-      const { client, records, waiting } = await this.options.connect(resource, references, act);
+      const { client, records, waiting } = await this.options.connect(resource, references, credentials, act);
       // A create that crashed before recording its id must not leak when the resource is deleted; but an
       // intent is anyone's to write: the look-up goes only where the object's plain ids may reach.
       if (!id && !(await this.options.mayLookUp(resource, records, references))) return removeFinalizer();

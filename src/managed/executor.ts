@@ -5,6 +5,7 @@ import type { ResourceType } from '../kube/api-path.ts';
 import { ANNOTATIONS, FINALIZER, spentIntent } from './annotations.ts';
 import type { ConnectionPublisher, ConnectionSecret } from './connection-publisher.ts';
 import type { CreateAttempts } from './create-attempts.ts';
+import type { CredentialsRead } from './credentials-read.ts';
 import type { Decision, Effect } from './decide.ts';
 import { deferralOf, Waiting } from './errors.ts';
 import type { EventNote, EventRecorder } from './events.ts';
@@ -35,7 +36,7 @@ export interface ExecutorServices<R extends ManagedObject> {
   statuses: StatusWriter<R>;
   events: EventRecorder;
   /** Keeps the resource's own credentials Secret until the resource is gone (none: nothing to keep). */
-  holdCredentials?(resource: R): Promise<void>;
+  holdCredentials?(resource: R, credentials: CredentialsRead | undefined): Promise<void>;
   outcomes: Outcomes<R>;
   connections: ConnectionPublisher<R> | undefined;
   logger: Logger;
@@ -43,8 +44,8 @@ export interface ExecutorServices<R extends ManagedObject> {
   written(key: string): void;
   /** The creates under way and the look-ups they make needless. */
   creates: CreateAttempts;
-  /** The organization status pins once the object has an id. */
-  pinned(resource: R, id: string): ManagedStatus;
+  /** The organization status pins once the object has an id: that of the credentials it was made with. */
+  pinned(id: string, credentials: CredentialsRead | undefined): ManagedStatus;
 }
 
 /** Makes the executor of one reconcile, from its status draft and what every executor is given. */
@@ -59,6 +60,8 @@ export interface CreateStep<R extends ManagedObject> {
   /** The kind's preparation of the create, which also says what it does besides (`createEffects`). */
   creation: CreatePreparation<R> | undefined;
   secrets: ResolvedSecrets;
+  /** The credentials the create is sent with, as the reconcile read them: what status pins once made. */
+  credentials: CredentialsRead | undefined;
   /** The connection Secret as last read. */
   existing: ConnectionSecret | undefined;
   /** Values the client made for the create (a key's secret): stored before it is sent. */
@@ -141,10 +144,10 @@ export class ReconcileExecutor<R extends ManagedObject> {
 
   /**
    * Keeps the resource's own credentials Secret until the resource is gone (the operator's credentials
-   * finalizer on it): asked before any cloud call made with them.
+   * finalizer on it): asked before any cloud call made with them, as the reconcile read them.
    */
-  async holdCredentials(resource: R): Promise<void> {
-    await this.services.holdCredentials?.(resource);
+  async holdCredentials(resource: R, credentials: CredentialsRead | undefined): Promise<void> {
+    await this.services.holdCredentials?.(resource, credentials);
   }
 
   /**
@@ -264,7 +267,7 @@ export class ReconcileExecutor<R extends ManagedObject> {
     const id = created.externalId;
     const creating = `${kind.kind} is being created`;
     this.apply(
-      { set: { id, ...this.services.pinned(resource, id), ...created.status }, unset: ['adopted'] },
+      { set: { id, ...this.services.pinned(id, step.credentials), ...created.status }, unset: ['adopted'] },
       this.secretsRecorded(step.secrets, true),
       {
         conditions: [

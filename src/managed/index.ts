@@ -84,6 +84,7 @@ export { bodyLeaves, describePendingChange, isObserveOnly, type PendingChange } 
 // The reconciler and what it writes with, for the composition root (src/composition) that builds it, live or dry.
 export { ManagedReconciler, OWNED_BY_ANOTHER_CLUSTER } from './reconciler.ts';
 export type { CloudUse, KindObjects, ReconcilerServices } from './reconciler-options.ts';
+export type { CredentialsRead } from './credentials-read.ts';
 export {
   ReconcileExecutor,
   type CreateStep,

@@ -147,10 +147,11 @@ export class Pacing {
    * A drift check's comes with the Warning its sync interval's annotation gets (`syncInterval`).
    */
   freshness(resource: ManagedObject): Paced {
-    const { ms, warning } = this.freshnessOf(resource);
+    const key = objectKey(resource);
+    const { ms, warning } = this.freshnessOf(resource, key);
     // Back for a call the quota deferred: what the deferred reconcile read is still good enough. Reading it
     // again would spend the budget the call waits for; under contention no call would ever go out.
-    const deferredAt = this.deferrals.get(objectKey(resource));
+    const deferredAt = this.deferrals.get(key);
     const paced = deferredAt === undefined ? ms : Math.max(ms, 1, this.nowMs() - deferredAt);
     return { ms: paced, ...(warning ? { warning } : {}) };
   }
@@ -176,10 +177,11 @@ export class Pacing {
     this.deferrals.delete(key);
   }
 
-  private freshnessOf(resource: ManagedObject): Paced {
+  /** `freshness` before a deferral: `key` is the resource's. */
+  private freshnessOf(resource: ManagedObject, key: string): Paced {
     // A reconcile the user asked for (a new sluice.dev/reconcile-requested-at) reads the cloud afresh.
-    if (this.freshReadRequested(resource)) return { ms: 0 };
-    const wait = this.cloudWaits.get(objectKey(resource));
+    if (this.freshReadRequested(resource, key)) return { ms: 0 };
+    const wait = this.cloudWaits.get(key);
     if (resource.metadata.deletionTimestamp) return { ms: wait ? this.sinceLastLook(wait) : 0 };
     const ready = resource.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True');
     const acted = resource.metadata.generation === resource.status?.observedGeneration;
@@ -193,8 +195,7 @@ export class Pacing {
    * A reconcile request (`sluice.dev/reconcile-requested-at`) neither status shows handled nor this process
    * has read afresh for; true once, so a request whose handling status cannot record is honoured once too.
    */
-  private freshReadRequested(resource: ManagedObject): boolean {
-    const key = objectKey(resource);
+  private freshReadRequested(resource: ManagedObject, key: string): boolean {
     const requested = resource.metadata.annotations?.[ANNOTATIONS.reconcileRequestedAt];
     const recorded = requested === undefined ? undefined : recordedAnnotation(requested);
     if (recorded === undefined || recorded === resource.status?.lastHandledReconcileAt) {

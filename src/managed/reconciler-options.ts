@@ -9,6 +9,7 @@ import type { KubeWriter } from './kube-writer.ts';
 import type { IdAccessOptions } from './id-access.ts';
 import type { ObjectLookup, ObjectNames } from './references.ts';
 import type { SecretReader, SecretWriteListener } from './secret-references.ts';
+import type { CredentialsRead } from './credentials-read.ts';
 import type { DigestKey } from './secret-digests.ts';
 import type { ManagedKind, ManagedObject } from './types.ts';
 import type { ExecutorFactory } from './executor.ts';
@@ -30,6 +31,8 @@ export interface CloudUse {
   writes?: WriteRecorder;
   /** The reconcile's chain of calls, which it ends once it will make no more (see `CallChain`). */
   chain?: CallChain;
+  /** The credentials the reconcile read (`readCredentials`), which its calls sign in with; else read anew. */
+  credentials?: CredentialsRead | undefined;
 }
 
 /**
@@ -68,10 +71,11 @@ export interface KindObjects<R extends ManagedObject, Cloud, P> {
   /** Objects that reference this one and still exist (`Pipe orders`): a Delete waits for them. */
   dependantsOf?(resource: R): string[];
   /**
-   * Before any cloud call with the resource's own credentials: their Secret is kept until the resource is
-   * gone (the operator's credentials finalizer). Each reconcile's executor is given it, and asks.
+   * Before any cloud call with the resource's own credentials (`credentials`, as the reconcile read them):
+   * their Secret is kept until the resource is gone (the operator's credentials finalizer). Each reconcile's
+   * executor is given it, and asks.
    */
-  holdCredentials?(resource: R): Promise<void>;
+  holdCredentials?(resource: R, credentials: CredentialsRead | undefined): Promise<void>;
 }
 
 /** What the operator gives every kind's reconciler alike: its writers, the cloud, the cluster's name, pacing. */
@@ -86,14 +90,18 @@ export interface ReconcilerServices<R extends ManagedObject, Cloud> {
    */
   cluster?: ClusterIdentity;
   /**
-   * The organization the resource's credentials reach, undefined when they name none: an object's cloud id
-   * is pinned to the organization it was made or first seen in (`status.organizationId`).
+   * Reads the credentials the resource's cloud calls sign in with, once per reconcile (see `CredentialsRead`):
+   * an object's cloud id is pinned to the organization it was made or first seen in (`status.organizationId`).
+   * Without it no organization is checked or pinned, and `cloudFor` reads the credentials itself.
    */
-  organizationOf?(resource: R): string | undefined;
+  readCredentials?(resource: R): CredentialsRead;
   /** Why the administrator's policy refuses the resource's spec (an ApiKey's roles), before any cloud call. */
   policyRefusal?(resource: R): ReconcileError | undefined;
-  /** The key for status digests of referenced Secrets' values (derived from the resource's credentials). */
-  secretDigestKey?(resource: R): DigestKey;
+  /**
+   * The key for status digests of referenced Secrets' values, derived from the resource's credentials: those
+   * the reconcile read, or read anew when it read none.
+   */
+  secretDigestKey?(resource: R, credentials: CredentialsRead | undefined): DigestKey;
   /** Drift-check interval for resources that are in sync (`--sync-interval`). */
   syncIntervalMs: number;
   /**

@@ -8,7 +8,8 @@ import { WriteRecorder } from '../base/recorded-writes.ts';
 import { objectKey } from '../kube/cache.ts';
 import type { Requeue } from '../base/requeue.ts';
 import { ANNOTATIONS, createIntentOf, createStatusOf, FINALIZER, spentIntent } from './annotations.ts';
-import type { ManagedReconcilerOptions } from './reconciler-options.ts';
+import type { CloudUse, ManagedReconcilerOptions } from './reconciler-options.ts';
+import type { CredentialsRead } from './credentials-read.ts';
 import { ObjectClaims } from './claims.ts';
 import { ConnectionPublisher, type ConnectionSecret } from './connection-publisher.ts';
 import { CreateAttempts } from './create-attempts.ts';
@@ -132,13 +133,14 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     this.credentialsChecks = new CredentialsChecks(options);
     this.deletion = new Deletion({
       ...options,
-      credentialsRefusal: (resource) => this.credentialsChecks.refusal(resource),
+      credentialsRefusal: (resource, credentials) => this.credentialsChecks.refusal(resource, credentials),
       claims: this.claims,
       outcomes: this.outcomes,
       creates: this.creates,
       lookup: this.lookup,
       cluster: this.cluster,
-      connect: (resource, references, act) => this.connect(resource, act, 'user', references, EMPTY_SECRETS),
+      connect: (resource, references, credentials, act) =>
+        this.connect(resource, act, references, EMPTY_SECRETS, { priority: 'user', credentials }),
       mayLookUp: (resource, records, references) => this.mayLookUp(resource, records, references),
     });
     this.executorServices = {
@@ -152,7 +154,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       logger: this.logger,
       written: (key) => this.onCacheChange(key),
       creates: this.creates,
-      pinned: (resource, id) => this.credentialsChecks.pinned(resource, id),
+      pinned: (id, credentials) => this.credentialsChecks.pinned(id, credentials),
     };
     this.preconditions = new Preconditions({
       kind,
@@ -269,8 +271,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       : resource.metadata.generation !== resource.status?.observedGeneration
         ? 'user'
         : 'poll';
-    const { references, secrets, writes } = cluster;
-    const connection = await this.connect(resource, act, priority, references, secrets, writes, chain);
+    const { references, secrets, writes, credentials } = cluster;
+    const connection = await this.connect(resource, act, references, secrets, {
+      priority,
+      credentials,
+      chain,
+      ...(writes ? { writes } : {}),
+    });
     act.beforeCloud(false);
     const target = await this.findCloudObject(resource, cluster, connection, act);
     if (!('id' in target)) return target;
@@ -279,7 +286,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
 
   /**
    * What the cluster says of the object, before any cloud call: whose name and credentials it acts under,
-   * whether its references and claim on a cloud id hold, and the values of the Secrets it reads. What status
+   * whether its references and claim on a cloud id hold, and the values of the Secrets it reads; the
+   * credentials its cloud calls sign in with are read here, once, for every check and call. What status
    * gets of it goes to `found` (the executor's); returned is how the reconcile ends already, or what the
    * cloud part reads on.
    */
@@ -300,8 +308,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     if (foreignName) return this.outcomes.waitForObject(new Waiting(foreignName.reason, foreignName.message));
     const exists = (namespace: string, name: string) =>
       this.options.secrets.get(namespace, name) !== undefined;
-    const credentials = credentialsSecretNameOf(resource, exists, Boolean(kind.makesCredentials));
-    found.push({ set: { credentials: credentials ?? OPERATOR_CREDENTIALS } });
+    const credentialsSecret = credentialsSecretNameOf(resource, exists, Boolean(kind.makesCredentials));
+    found.push({ set: { credentials: credentialsSecret ?? OPERATOR_CREDENTIALS } });
     const cleared = this.preconditions.check(resource);
     found.push(cleared.status);
     if ('outcome' in cleared) return { ...cleared, status: {} };
@@ -309,7 +317,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     if (id) this.creates.settled(objectKey(resource));
     if (!id && writes) return this.outcomes.waitForObject(nothingToObserve(kind.kind));
     // What cannot work is refused before anything is written, here or in the cloud.
-    const refused = this.options.policyRefusal?.(resource) ?? this.credentialsChecks.refusal(resource);
+    const credentials = this.options.readCredentials?.(resource);
+    const refused =
+      this.options.policyRefusal?.(resource) ?? this.credentialsChecks.refusal(resource, credentials);
     if (refused) throw refused;
     const unwritten = this.credentialsNotWrittenYet(resource);
     // The Secret's arrival wakes the object; once written, the key's making shows in no Secret: look again.
@@ -317,8 +327,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       return unwritten.written
         ? this.outcomes.waitForCloud(unwritten.waiting)
         : this.outcomes.waitForObject(unwritten.waiting);
-    const secrets = this.resolveSecrets(resource, status);
-    return { references, adopting, id, credentials, secrets, writes };
+    const secrets = this.resolveSecrets(resource, status, credentials);
+    return { references, adopting, id, credentialsSecret, credentials, secrets, writes };
   }
 
   /**
@@ -335,9 +345,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   ): Promise<{ resource: R; id: string } | Outcome | Raced> {
     const { kind } = this.options;
     const { found } = act;
-    const { references, adopting, credentials, secrets } = cluster;
+    const { references, adopting, credentialsSecret } = cluster;
     let { id } = cluster;
-    found.push(credentials ? { set: { credentialsSecret: credentials } } : { unset: ['credentialsSecret'] });
+    found.push(credentialsSecret ? { set: { credentialsSecret } } : { unset: ['credentialsSecret'] });
     if (adopting && id) {
       // An id another cluster recorded is refused like one another object holds: no write, no reset.
       const recorded = await records.recordedOwner?.(resource, id);
@@ -349,7 +359,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     }
     // A plain id is no right to what it names: another namespace's cloud object needs its grant.
     const attached = id !== undefined && !adopting;
-    const idRefused = await this.judgePlainIds(resource, records, references, attached, credentials);
+    const idRefused = await this.judgePlainIds(resource, records, references, attached, credentialsSecret);
     if (idRefused && !attached) {
       const refused = new Waiting(idRefused.reason, idRefused.message);
       return act.end(this.outcomes.waitForObject(refused));
@@ -387,7 +397,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       }
       if (!id) {
         this.creates.lookedUpAndFoundNothing(resource);
-        return this.create(resource, client, creation, secrets, act);
+        return this.create(resource, client, creation, cluster, act);
       }
       // Taken back, found and not created: its secret values were never known here, so none is reset unasked.
       // A lost create's: what the create would have recorded, settled before it was sent.
@@ -423,7 +433,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private async observeAndConverge(
     resource: R,
     id: string,
-    { adopting, secrets, writes }: ClusterRead,
+    { adopting, secrets, writes, credentials }: ClusterRead,
     { client }: KindConnection<R, P>,
     act: ReconcileExecutor<R>,
   ): Promise<Outcome | Raced> {
@@ -442,7 +452,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       }
       return this.reportExternalMissing(resource, id, act);
     }
-    act.apply({ set: { ...observation.status, ...this.credentialsChecks.pinned(resource, id) } });
+    act.apply({ set: { ...observation.status, ...this.credentialsChecks.pinned(id, credentials) } });
     const adopted = act.status.adopted === true;
     const record = {
       status: (change: StatusChange) => act.apply(change),
@@ -471,7 +481,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     resource: R,
     client: ExternalClient<R, P>,
     creation: CreatePreparation<R> | undefined,
-    secrets: ResolvedSecrets,
+    { secrets, credentials }: ClusterRead,
     act: ReconcileExecutor<R>,
   ): Promise<Outcome | Raced> {
     const notYet = await creation?.ensureCreatable?.(resource);
@@ -488,6 +498,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       client,
       creation,
       secrets,
+      credentials,
       existing,
       prepared,
       createStatus: known ? JSON.stringify(known) : undefined,
@@ -579,27 +590,20 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   }
 
   /**
-   * The kind's client and records for the resource, on clients bound to how this reconcile may use the
-   * cloud; `act` holds its credentials first, and records the Warning the sync interval read comes with.
+   * The kind's client and records, on the cloud as `use` says: the credentials the reconcile read, which
+   * `act` holds first; `act` also records the Warning the sync interval read comes with.
    */
   private async connect(
     resource: R,
     act: ReconcileExecutor<R>,
-    priority: Priority,
     references: ResolvedReferences,
     secrets: ResolvedSecrets,
-    writes?: WriteRecorder,
-    chain?: CallChain,
+    use: Omit<CloudUse, 'freshnessMs'>,
   ): Promise<KindConnection<R, P>> {
     const freshness = this.pacing.freshness(resource);
     if (freshness.warning) act.note(resource, freshness.warning);
-    await act.holdCredentials(resource);
-    const cloud = await this.options.cloudFor(resource, {
-      priority,
-      freshnessMs: freshness.ms,
-      ...(writes ? { writes } : {}),
-      ...(chain ? { chain } : {}),
-    });
+    await act.holdCredentials(resource, use.credentials);
+    const cloud = await this.options.cloudFor(resource, { ...use, freshnessMs: freshness.ms });
     const claimedBy = (id: string) => this.claims.recordedBy(resource, id);
     const owner = ownerOf(resource, this.options.kind.kind, this.cluster);
     const connectionSecret = () => this.connections?.current(resource)?.data;
@@ -611,10 +615,14 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
    * The Secrets the spec references: their values, which of them rotated, and their digests. `status`: the
    * freshest known, this process's last write when the cache does not show it yet.
    */
-  private resolveSecrets(resource: R, status: ManagedStatus): ResolvedSecrets {
+  private resolveSecrets(
+    resource: R,
+    status: ManagedStatus,
+    credentials: CredentialsRead | undefined,
+  ): ResolvedSecrets {
     const uses = this.options.kind.secretReferences?.(resource) ?? [];
     const { secretDigests: digests, secretVersions: versions } = status;
-    const key = uses.length > 0 ? this.options.secretDigestKey?.(resource) : undefined;
+    const key = uses.length > 0 ? this.options.secretDigestKey?.(resource, credentials) : undefined;
     return resolveSecrets(resource, uses, this.options.secrets, { digests, versions }, key);
   }
 
@@ -651,7 +659,9 @@ interface ClusterRead {
   adopting: boolean;
   id: string | undefined;
   /** The object's own credentials Secret, when it signs in with one. */
-  credentials: string | undefined;
+  credentialsSecret: string | undefined;
+  /** The credentials its cloud calls sign in with, as read (`readCredentials`). */
+  credentials: CredentialsRead | undefined;
   secrets: ResolvedSecrets;
   writes: WriteRecorder | undefined;
 }

@@ -153,7 +153,7 @@ export async function runPlan(
       secretDigestKey: (resource) => usedClouds.secretDigestKey(resource),
       cluster: identity,
       cloudFor: (resource, priority, writes) =>
-        usedClouds.connectionFor(resource, priority, PLAN_FRESHNESS_MS, writes),
+        usedClouds.connectionFor(resource, { priority, freshnessMs: PLAN_FRESHNESS_MS, writes }),
       progress: io.stderr,
     });
     const planned = targets.map((target) => {

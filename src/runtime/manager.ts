@@ -6,6 +6,7 @@ import type { SharedInformer } from '../kube/namespaced-informers.ts';
 import { MANAGED_BY_LABEL, externalIdOf } from '../managed/annotations.ts';
 import { ALREADY_MANAGED } from '../managed/reconciler.ts';
 import type { KindObjects } from '../managed/reconciler-options.ts';
+import type { CredentialsRead } from '../managed/credentials-read.ts';
 import type { ClusterIdentity } from '../managed/cluster-owner.ts';
 import {
   dependencyKey,
@@ -57,9 +58,10 @@ export interface ManagerOptions<Cloud> {
   /**
    * Whether the object's own credentials Secret holds credentials (the keys of an API), so it is kept
    * (`sluice.dev/credentials-in-use`) for the object's cloud calls; a Secret that is something else (a TLS
-   * Secret named by mistake) is never held. Default: every Secret named.
+   * Secret named by mistake) is never held. `credentials`: as the reconcile read them. Default: every Secret
+   * named.
    */
-  isCredentials?(resource: ManagedObject): boolean;
+  isCredentials?(resource: ManagedObject, credentials: CredentialsRead | undefined): boolean;
   /**
    * The keys the cloud clients read of a credentials Secret: the only ones kept of one (with those another
    * use of the same Secret reads). Default: every key.
@@ -119,9 +121,10 @@ export class Manager<Cloud> {
     // Before any cloud call with a resource's own credentials (the reconcile's executor asks), their Secret is
     // kept until the resource is gone.
     const holdCredentials =
-      (kind: ManagedKind<ManagedObject, Cloud, unknown>) => async (resource: ManagedObject) => {
+      (kind: ManagedKind<ManagedObject, Cloud, unknown>) =>
+      async (resource: ManagedObject, read: CredentialsRead | undefined) => {
         const credentials = this.credentialsKeyOf(kind, resource);
-        if (credentials && (options.isCredentials?.(resource) ?? true))
+        if (credentials && (options.isCredentials?.(resource, read) ?? true))
           await this.credentials.hold(credentials);
       };
 

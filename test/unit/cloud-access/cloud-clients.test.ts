@@ -63,7 +63,7 @@ describe('CloudClients', () => {
     keys?: readonly string[],
   ) => {
     clouds = clientsOf(fakeSecrets(keys), { quotas });
-    return clouds.connectionFor(resource, 'poll');
+    return clouds.connectionFor(resource, { priority: 'poll' });
   };
 
   it('names one budget key for Secrets holding one key, and none for an API whose keys are missing', () => {
@@ -107,7 +107,7 @@ describe('CloudClients', () => {
     const data = secrets.get('sys', 'cloud')!.data!;
     const earlier = new AlertingClient({ baseUrl: data.alertsUrl!, token: data.alertsToken! });
     clouds = clientsOf(secrets, { quotas: { alerting: { requests: 5, windowMs: 1_000 } } });
-    const cloud = await clouds.connectionFor(resource, 'poll');
+    const cloud = await clouds.connectionFor(resource, { priority: 'poll' });
     expect(earlier.quota?.limit).toMatchObject({ requests: 100 });
     expect(cloud.alerting.quota?.limit).toMatchObject({ requests: 5, windowMs: 1_000 });
     await earlier.close();
@@ -140,13 +140,13 @@ describe('CloudClients', () => {
 
     it('forgets its clients and the idle budget of its key; a later use builds them again', async () => {
       const clients = start();
-      const first = (await clients.connectionFor(own('a'), 'poll')).management;
-      await clients.connectionFor(own('b'), 'poll');
+      const first = (await clients.connectionFor(own('a'), { priority: 'poll' })).management;
+      await clients.connectionFor(own('b'), { priority: 'poll' });
       expect(clients.credentialsInUse()).toEqual(['a/own', 'b/own']);
 
       clients.release({ namespace: 'a', name: 'own' });
       expect(clients.credentialsInUse()).toEqual(['b/own']);
-      const again = (await clients.connectionFor(own('a'), 'poll')).management;
+      const again = (await clients.connectionFor(own('a'), { priority: 'poll' })).management;
       expect(again.quota).toBeDefined();
       expect(again.quota).not.toBe(first.quota);
       expect(clients.credentialsInUse()).toEqual(['a/own', 'b/own']);
@@ -154,12 +154,12 @@ describe('CloudClients', () => {
 
     it('keeps the budget of its key while what it spent still counts in the window', async () => {
       const clients = start();
-      const first = (await clients.connectionFor(own('a'), 'poll')).management;
+      const first = (await clients.connectionFor(own('a'), { priority: 'poll' })).management;
       const ticket = await first.quota!.acquire();
       ticket.release();
 
       clients.release({ namespace: 'a', name: 'own' });
-      const again = (await clients.connectionFor(own('a'), 'poll')).management;
+      const again = (await clients.connectionFor(own('a'), { priority: 'poll' })).management;
       expect(again.quota).toBe(first.quota);
       expect(again.quotaRemaining()).toBe(1);
     });
@@ -179,6 +179,47 @@ describe('CloudClients', () => {
     );
   });
 
+  it('signs in, digests and pins with the credentials as the reconcile read them, not as the Secret changed since', async () => {
+    const cloud = new MockAgent();
+    cloud.disableNetConnect();
+    const signedIn: string[] = [];
+    cloud
+      .get('http://127.0.0.1:1')
+      .intercept({
+        path: () => true,
+        method: () => true,
+        headers: ({ authorization }: Record<string, string>) => signedIn.push(authorization!) > 0,
+      })
+      .reply(200, { status: 200, requestId: 'r', result: { id: 'svc', name: 'db', state: 'running' } })
+      .persist();
+    const before = freshCredentials('http://127.0.0.1:1', 'http://127.0.0.1:1');
+    let data = before;
+    clouds = clientsOf(
+      { get: () => ({ data, resourceVersion: data === before ? '1' : '2' }) },
+      { dispatcher: cloud },
+    );
+    const read = clouds.readCredentials(resource);
+    // The Secret is replaced by another organization's key after the reconcile read it.
+    data = {
+      ...freshCredentials('http://127.0.0.1:1', 'http://127.0.0.1:1'),
+      organizationId: 'elsewhere',
+      keySecret: 'another secret',
+    };
+
+    const basic = ({ keyId, keySecret }: Record<string, string>) =>
+      `Basic ${Buffer.from(`${keyId}:${keySecret}`).toString('base64')}`;
+    await (
+      await clouds.connectionFor(resource, { priority: 'poll', credentials: read })
+    ).management.getService('svc');
+    expect(signedIn).toEqual([basic(before)]);
+    expect(read.organization).toBe(before.organizationId);
+    expect(clouds.secretDigestKey(resource, read).id).not.toBe(clouds.secretDigestKey(resource).id);
+    // Asked without a read, the clients read the Secret as it is now.
+    await (await clouds.connectionFor(resource, { priority: 'poll' })).management.getService('svc');
+    expect(signedIn).toEqual([basic(before), basic(data)]);
+    await cloud.close();
+  });
+
   it('sends a reconcile’s reads at its priority and its writes as user (a create’s as create), the shared client left as it was', async () => {
     // Answered in-process: every management call gets a running service.
     const cloud = new MockAgent();
@@ -194,12 +235,12 @@ describe('CloudClients', () => {
       dispatcher: cloud,
       hooks: { onRequest: ({ method, priority }) => sent.push({ method, priority }) },
     });
-    const polling = await clouds.connectionFor(resource, 'poll');
+    const polling = await clouds.connectionFor(resource, { priority: 'poll' });
     await polling.management.getService('svc');
     await polling.management.changeServiceState('svc', 'awake');
-    const changed = await clouds.connectionFor(resource, 'user');
+    const changed = await clouds.connectionFor(resource, { priority: 'user' });
     await changed.management.getService('svc');
-    const creating = await clouds.connectionFor(resource, 'create');
+    const creating = await clouds.connectionFor(resource, { priority: 'create' });
     await creating.management.getService('svc');
     await creating.management.changeServiceState('svc', 'awake');
     await polling.management.getService('svc');
@@ -231,9 +272,9 @@ describe('CloudClients', () => {
       ...resource,
       metadata: { ...resource.metadata, name },
     });
-    await (await clouds.connectionFor(named('first'), 'user')).management.getService('svc');
+    await (await clouds.connectionFor(named('first'), { priority: 'user' })).management.getService('svc');
     const deferral = async (name: string) =>
-      (await clouds!.connectionFor(named(name), 'user')).management.getService('svc').then(
+      (await clouds!.connectionFor(named(name), { priority: 'user' })).management.getService('svc').then(
         () => undefined,
         (error: { retryAfterMs?: number }) => error.retryAfterMs,
       );
@@ -268,7 +309,7 @@ describe('CloudClients', () => {
       quotas: { management: { requests: 1, windowMs: 300 } },
       maxWaitMs: 5_000,
     });
-    const changed = await clouds.connectionFor(resource, 'user');
+    const changed = await clouds.connectionFor(resource, { priority: 'user' });
     await changed.management.getService('svc');
     const listing = changed.snapshots.services.refresh(0);
     const writing = changed.management.changeServiceState('svc', 'awake');
@@ -322,7 +363,7 @@ describe('CloudClients', () => {
     it('lets a resource’s own Secret name the hosts of the operator’s Secret by default', async () => {
       const cloud = await withSecrets(
         tenantSecret({ managementUrl: 'https://api.example.com/', alertsUrl: 'https://alerts.example.com' }),
-      ).connectionFor(own('team'), 'poll');
+      ).connectionFor(own('team'), { priority: 'poll' });
       expect(cloud.management.quota).toBeDefined();
       expect(cloud.alerting.quota).toBeDefined();
     });
@@ -330,7 +371,7 @@ describe('CloudClients', () => {
     it('refuses each API whose host its own Secret names and the operator may not call, naming the key', async () => {
       const cloud = await withSecrets(
         tenantSecret({ managementUrl: 'http://169.254.169.254', alertsUrl: 'https://alerts.example.com' }),
-      ).connectionFor(own('team'), 'poll');
+      ).connectionFor(own('team'), { priority: 'poll' });
       expect(() => cloud.management).toThrow(
         refusal(
           'ApiHostNotAllowed',
@@ -350,7 +391,7 @@ describe('CloudClients', () => {
         }),
         { allowedApiHosts: ['*.example.net'] },
       );
-      const cloud = await clients.connectionFor(own('team'), 'poll');
+      const cloud = await clients.connectionFor(own('team'), { priority: 'poll' });
       expect(cloud.management.quota).toBeDefined();
       expect(() => cloud.alerting).toThrow('key alertsUrl names host alerts.example.com');
     });
@@ -358,7 +399,7 @@ describe('CloudClients', () => {
     it('trusts the operator’s own Secret whatever the list says', async () => {
       const cloud = await withSecrets(tenantSecret({ managementUrl: 'x', alertsUrl: 'y' }), {
         allowedApiHosts: ['elsewhere.example.org'],
-      }).connectionFor(borrowing('team'), 'poll');
+      }).connectionFor(borrowing('team'), { priority: 'poll' });
       expect(cloud.management.quota).toBeDefined();
     });
 
@@ -367,8 +408,10 @@ describe('CloudClients', () => {
         tenantSecret({ managementUrl: 'https://api.example.com', alertsUrl: 'https://alerts.example.com' }),
         { defaultSecretNamespaces: ['team-a', 'team-b'] },
       );
-      expect((await clients.connectionFor(borrowing('team-a'), 'poll')).management.quota).toBeDefined();
-      await expect(clients.connectionFor(borrowing('team-c'), 'poll')).rejects.toThrow(
+      expect(
+        (await clients.connectionFor(borrowing('team-a'), { priority: 'poll' })).management.quota,
+      ).toBeDefined();
+      await expect(clients.connectionFor(borrowing('team-c'), { priority: 'poll' })).rejects.toThrow(
         refusal(
           'OperatorCredentialsNotAllowed',
           "the operator's credentials may be used only in namespaces team-a, team-b " +
@@ -376,7 +419,9 @@ describe('CloudClients', () => {
             'or create its default credentials Secret sluice-credentials',
         ),
       );
-      expect((await clients.connectionFor(own('team-c'), 'poll')).management.quota).toBeDefined();
+      expect(
+        (await clients.connectionFor(own('team-c'), { priority: 'poll' })).management.quota,
+      ).toBeDefined();
     });
 
     describe('a kind that states its credentials (an ApiKey)', () => {
@@ -405,18 +450,18 @@ describe('CloudClients', () => {
       it("uses the operator's credentials, never the namespace default, whichever exists", () => {
         const clients = withDefaults();
         expect(clients.credentialsOf(apiKey('team'))).toEqual({ namespace: 'sys', name: 'cloud' });
-        expect(clients.organizationOf(apiKey('team'))).toBe(operatorSecret.organizationId);
+        expect(clients.readCredentials(apiKey('team')).organization).toBe(operatorSecret.organizationId);
         // Any other kind there takes the default, of its own organization.
         expect(clients.credentialsOf(borrowing('team'))).toEqual({
           namespace: 'team',
           name: NAMESPACE_CREDENTIALS,
         });
-        expect(clients.organizationOf(borrowing('team'))).toBe('team-org');
+        expect(clients.readCredentials(borrowing('team')).organization).toBe('team-org');
       });
 
       it('is refused the operator credentials outside the listed namespaces, pointed at spec.credentialsRef only', async () => {
         const clients = withDefaults({ defaultSecretNamespaces: ['platform'] });
-        await expect(clients.connectionFor(apiKey('team'), 'poll')).rejects.toThrow(
+        await expect(clients.connectionFor(apiKey('team'), { priority: 'poll' })).rejects.toThrow(
           refusal(
             'OperatorCredentialsNotAllowed',
             "the operator's credentials may be used only in namespaces platform " +
@@ -424,11 +469,11 @@ describe('CloudClients', () => {
               'namespace holding a key that may manage keys (this kind never uses the namespace default)',
           ),
         );
-        expect(clients.organizationOf(apiKey('team'))).toBeUndefined();
+        expect(clients.readCredentials(apiKey('team')).organization).toBeUndefined();
       });
 
       it("tells the kind the operator's key suffix, whichever credentials the object uses", async () => {
-        const cloud = await withDefaults().connectionFor(borrowing('team'), 'poll');
+        const cloud = await withDefaults().connectionFor(borrowing('team'), { priority: 'poll' });
         expect(cloud.operatorKeySuffix).toBe(operatorSecret.keyId!.slice(-4));
       });
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CredentialsChecks } from '../../../src/managed/credentials-checks.ts';
-import type { ManagedObject, ManagedStatus } from '../../../src/managed/index.ts';
+import type { CredentialsRead, ManagedObject, ManagedStatus } from '../../../src/managed/index.ts';
 
 const object = (fields: { spec?: ManagedObject['spec']; status?: ManagedObject['status'] } = {}) =>
   ({
@@ -10,15 +10,25 @@ const object = (fields: { spec?: ManagedObject['spec']; status?: ManagedObject['
   }) as ManagedObject;
 
 describe('CredentialsChecks', () => {
-  const checks = (organization: string | undefined, madeBy?: string, makesCredentials = true) =>
-    new CredentialsChecks<ManagedObject>({
+  /** The checks of credentials read as of `organization`. */
+  const checks = (organization: string | undefined, madeBy?: string, makesCredentials = true) => {
+    const credentials: CredentialsRead = {
+      secret: { namespace: 'team', name: 'credentials' },
+      snapshot: { data: organization ? { organizationId: organization } : {}, resourceVersion: '1' },
+      organization,
+    };
+    const checks = new CredentialsChecks<ManagedObject>({
       kind: {
         kind: 'ApiKey',
         ...(makesCredentials ? { makesCredentials: { identityKeys: ['keyId'] } } : {}),
       },
-      organizationOf: () => organization,
       credentialsMadeBy: () => madeBy,
     });
+    return {
+      refusal: (resource: ManagedObject) => checks.refusal(resource, credentials),
+      pinned: (id: string | undefined) => checks.pinned(id, credentials),
+    };
+  };
 
   it('refuses credentials of another organization than the one status pins, naming both', () => {
     const pinned = object({ status: { id: 'id-1', organizationId: 'org-a' } });
@@ -34,10 +44,10 @@ describe('CredentialsChecks', () => {
 
   it('pins the organization once the object has an id, and not before', () => {
     const status: ManagedStatus = {};
-    Object.assign(status, checks('org-a').pinned(object(), status.id));
+    Object.assign(status, checks('org-a').pinned(status.id));
     expect(status.organizationId).toBeUndefined();
     status.id = 'id-1';
-    Object.assign(status, checks('org-a').pinned(object(), status.id));
+    Object.assign(status, checks('org-a').pinned(status.id));
     expect(status.organizationId).toBe('org-a');
   });
 

@@ -31,9 +31,11 @@ class NotingExecutor extends ReconcileExecutor<Widget> {
     super.event(resource, type, reason, message);
   }
 
-  override async holdCredentials(resource: Widget): Promise<void> {
+  override async holdCredentials(
+    ...args: Parameters<ReconcileExecutor<Widget>['holdCredentials']>
+  ): Promise<void> {
     this.noted.calls.push('executor holds');
-    await super.holdCredentials(resource);
+    await super.holdCredentials(...args);
   }
 
   override async publish(...args: Parameters<ReconcileExecutor<Widget>['publish']>): Promise<void> {

@@ -7,6 +7,7 @@ import { reasonNames } from '../../../src/base/reasons.ts';
 import type { CallChain } from '../../../src/base/call-chain.ts';
 import { REAL_TIMINGS } from '../../../src/base/timings.ts';
 import type { ConnectContext, ManagedObject } from '../../../src/managed/types.ts';
+import type { CredentialsRead } from '../../../src/managed/credentials-read.ts';
 import {
   connected,
   fakeEvents,
@@ -191,6 +192,43 @@ describe('ManagedReconciler', () => {
     expect(chains.map((chain) => chain.ended)).toEqual([true, true]);
     // The create records its id mid-chain; the Ready the second reconcile found is written after its chain.
     expect(chainEndedAtStatusWrite).toEqual([false, true]);
+  });
+
+  it('reads its credentials once per reconcile, and refuses, pins and connects with that one read', async () => {
+    const { server, cache, cloud } = widgetFakes();
+    // Each read finds the Secret changed since the last (another organization): a second read in one
+    // reconcile would pin, check or connect with credentials other than the first.
+    const reads: CredentialsRead[] = [];
+    const connectedWith: (CredentialsRead | undefined)[] = [];
+    const reconciler = fakeReconciler(server, cache, cloud, {
+      readCredentials: () => {
+        const organization = `org-${reads.length + 1}`;
+        reads.push({ secret: { namespace: 'ns', name: 'credentials' }, snapshot: undefined, organization });
+        return reads.at(-1)!;
+      },
+      cloudFor: async (_resource, use) => {
+        connectedWith.push(use.credentials);
+        return cloud;
+      },
+    });
+    const reconcile = async () => {
+      await reconciler.reconcile('ns/a');
+      cache.set(server.get('a'));
+      reconciler.onCacheChange('ns/a');
+    };
+    cache.set(server.put(widget('a')));
+
+    // The create, and the object pinned to the organization of the credentials it was made with.
+    await reconcile();
+    expect(reads).toHaveLength(1);
+    expect(connectedWith).toEqual([reads[0]]);
+    expect(server.get('a').status?.organizationId).toBe('org-1');
+
+    // The next reconcile reads the Secret changed: refused before any cloud call, on that one read.
+    await expect(reconciler.reconcile('ns/a')).rejects.toMatchObject({ reason: 'OrganizationChanged' });
+    expect(reads).toHaveLength(2);
+    expect(connectedWith).toHaveLength(1);
+    expect(server.get('a').status?.organizationId).toBe('org-1');
   });
 
   it('applies a spec change as an update and reports Updating', async () => {
