@@ -11,9 +11,6 @@ const REPEAT_AFTER_MS = 10 * 60_000;
 /** Past this many remembered Events the memory is dropped: at worst an Event is repeated early. */
 const MAX_REMEMBERED = 10_000;
 
-/**
- * Records Kubernetes Events without blocking the reconcile: a failed Event write is logged, never fatal.
- */
 /** An Event a reconcile decided on, as data: the executor records it. */
 export interface EventNote {
   type: 'Normal' | 'Warning';
@@ -21,6 +18,9 @@ export interface EventNote {
   message: string;
 }
 
+/**
+ * Records Kubernetes Events without blocking the reconcile: a failed Event write is logged, never fatal.
+ */
 export class EventRecorder {
   /** The last Event sent per object and reason: its message, and when. */
   private readonly lastSent = new Map<string, { message: string; at: number }>();
