@@ -27,7 +27,7 @@ import { homedir, setPriority, tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot } from './assets.ts';
-import { buildahArgs } from './node.ts';
+import { buildahArgs, onPath } from './node.ts';
 import { releasePidLock, waitForPidLock } from './pid-lock.ts';
 
 /** The repository the node's image store holds the operator under (a fully qualified name, as the CRI wants). */
@@ -91,10 +91,24 @@ export async function operatorImage(opts: {
     staleAfterMs: 30 * 60_000,
     onWait: (holder) => opts.log?.(`waiting for the image that process ${holder} builds ...`),
   });
-  if (existsSync(archive)) {
+  try {
+    // Built meanwhile by the process this one waited for.
+    if (existsSync(archive)) return { ...image, built: false, ms: Date.now() - started };
+    await buildArchive(archive, tag, npm, opts);
+  } finally {
     releasePidLock(lock);
-    return { ...image, built: false, ms: Date.now() - started };
   }
+  return { ...image, built: true, ms: Date.now() - started };
+}
+
+/** Builds the image tagged `tag` into `archive`, and removes the archives of earlier inputs beside it. */
+async function buildArchive(
+  archive: string,
+  tag: string,
+  npm: string,
+  opts: { node: string; log?: (msg: string) => void; signal?: AbortSignal },
+): Promise<void> {
+  const dir = dirname(archive);
   const work = mkdtempSync(join(tmpdir(), 'sluice-image-'));
   try {
     const buildBase = 'localhost/sluice-build-base:local';
@@ -139,9 +153,7 @@ export async function operatorImage(opts: {
     // buildah's vfs storage holds a full copy of every stage; only the archive is kept.
     for (const mount of mountsUnder(work)) spawnSync('umount', ['-l', mount]);
     rmSync(work, { recursive: true, force: true });
-    releasePidLock(lock);
   }
-  return { ...image, built: true, ms: Date.now() - started };
 }
 
 async function runBuildah(work: string, args: string[], signal?: AbortSignal): Promise<string> {
@@ -267,7 +279,6 @@ export interface UnpackedImage {
   cmd: string[];
   env: Record<string, string>;
   user?: string;
-  workingDir?: string;
 }
 
 interface OciDescriptor {
@@ -296,7 +307,7 @@ export function unpackImage(archive: string, dir: string): UnpackedImage {
     execFileSync('tar', ['-xf', blob(layer), '-C', root]);
   }
   const { config } = json<{
-    config: { Entrypoint?: string[]; Cmd?: string[]; Env?: string[]; User?: string; WorkingDir?: string };
+    config: { Entrypoint?: string[]; Cmd?: string[]; Env?: string[]; User?: string };
   }>(manifest.config);
   return {
     root,
@@ -309,14 +320,12 @@ export function unpackImage(archive: string, dir: string): UnpackedImage {
       ]),
     ),
     ...(config.User ? { user: config.User } : {}),
-    ...(config.WorkingDir ? { workingDir: config.WorkingDir } : {}),
   };
 }
 
 /** Why this machine cannot build the operator's image (buildah's storage mounts need root), or undefined. */
 export function imageBuildUnavailableReason(): string | undefined {
   if (process.getuid?.() !== 0) return 'building the image with buildah needs root';
-  if (spawnSync('sh', ['-c', 'command -v buildah'], { stdio: 'ignore' }).status !== 0)
-    return 'buildah is not installed (apt-get install buildah)';
+  if (!onPath('buildah')) return 'buildah is not installed (apt-get install buildah)';
   return undefined;
 }

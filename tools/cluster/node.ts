@@ -49,7 +49,8 @@ export function nodeUnavailableReason(): string | undefined {
 
 const CNI_BIN = '/usr/lib/cni';
 
-function onPath(tool: string): boolean {
+/** Whether `tool` is a command on PATH. */
+export function onPath(tool: string): boolean {
   return spawnSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' }).status === 0;
 }
 
