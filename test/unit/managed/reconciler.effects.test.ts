@@ -46,6 +46,15 @@ class NotingExecutor extends ReconcileExecutor<Widget> {
 
 type Options = Partial<ManagedReconcilerOptions<Widget, FakeCloud, number>>;
 
+/** Executors whose `operation` does nothing: what a reconcile leaves undone when only the executor does it. */
+function executorSkipping(operation: 'holdCredentials' | 'publish'): Options['executor'] {
+  return (draft, services) => {
+    const executor = new ReconcileExecutor<Widget>(draft, services);
+    executor[operation] = async () => {};
+    return executor;
+  };
+}
+
 /**
  * A widget reconciler whose executors note what they do. `cloud.calls` tells, in order, the credentials
  * holds (the executor's, then the hold itself), the connects and the cloud's own calls.
@@ -212,12 +221,7 @@ describe("the credentials hold is the reconcile's executor's", () => {
   });
 
   it('is held by nothing but the executor: one that holds nothing lets no hold through', async () => {
-    const t = setup({
-      executor: (draft, services) =>
-        new (class extends ReconcileExecutor<Widget> {
-          override async holdCredentials(): Promise<void> {}
-        })(draft, services),
-    });
+    const t = setup({ executor: executorSkipping('holdCredentials') });
     t.apply(widget('a'));
 
     await t.reconcile('a');
@@ -240,12 +244,7 @@ describe("the connection Secret's writes are the reconcile's executor's", () => 
   });
 
   it('is written by nothing but the executor: one that publishes nothing leaves no Secret', async () => {
-    const t = setup({
-      executor: (draft, services) =>
-        new (class extends ReconcileExecutor<Widget> {
-          override async publish(): Promise<void> {}
-        })(draft, services),
-    });
+    const t = setup({ executor: executorSkipping('publish') });
 
     // Created, then kept complete: the password the create returned, then the one recovered for it.
     await readyWidget(t);
