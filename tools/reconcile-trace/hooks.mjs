@@ -1,6 +1,6 @@
 // Module hooks (node:module register) that load sluice's own sources with a trace call wherever control
-// reaches a line of the file: each function's entry, and each return to it from a call, an await or a
-// yield. The reconciler's `reconcile` method runs its body through `globalThis.__sluiceTraceReconcile` when
+// reaches a line of the file: each function's entry (marked: a step on the way down), and each return to it
+// from a call, an await or a yield. The reconciler's `reconcile` method runs its body through `globalThis.__sluiceTraceReconcile` when
 // that is set, so the tracer can tell one reconcile's work (its async context) from everything else. The
 // sources are transpiled by the TypeScript compiler here, so no other loader sees them; files outside `src/`,
 // and the excluded rooms, load as usual and are not traced.
@@ -36,8 +36,8 @@ export async function load(url, context, nextLoad) {
   });
   // Function declarations: hoisted, so any code of the module may call them whatever its order.
   const prologue =
-    `function __traceHere() { globalThis.__sluiceTrace?.(${JSON.stringify(`src/${relative}`)}); }` +
-    ` function __traceBack(value) { __traceHere(); return value; }\n`;
+    `function __traceHere(entered) { globalThis.__sluiceTrace?.(${JSON.stringify(`src/${relative}`)}, entered === true); }` +
+    ` function __traceBack(value) { __traceHere(false); return value; }\n`;
   return { format: 'module', source: prologue + outputText, shortCircuit: true };
 }
 
@@ -56,7 +56,8 @@ function inChain(node) {
 
 function traced(context) {
   const f = context.factory;
-  const here = () => f.createCallExpression(f.createIdentifier('__traceHere'), undefined, []);
+  // A function's entry is a step on the way down (`__traceHere(true)`); coming back to the file is not.
+  const here = () => f.createCallExpression(f.createIdentifier('__traceHere'), undefined, [f.createTrue()]);
   const back = (expression) =>
     f.createCallExpression(f.createIdentifier('__traceBack'), undefined, [expression]);
   const visit = (node) => {

@@ -4,7 +4,7 @@
 // runs in the reconcile that sends the PATCH of the service until that PATCH leaves (undici's
 // `undici:request:create`), every time control reaches one of the files in that reconcile's own async context
 // (a function entered, a call, an await or a yield returning to it; hooks.mjs) is recorded: the informers'
-// and other reconciles' work meanwhile is not. Printed: the files visited, the returns to a file already left
+// and other reconciles' work meanwhile is not. Printed: the files visited, the returns to a file already left, the visits on the way down (calls into a file) per file
 // and the re-entries per file, of the median of `--changes` changes (`--sequence`: the files in order).
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { subscribe } from 'node:diagnostics_channel';
@@ -21,7 +21,7 @@ import { startEmulator } from '../../src/emulator/server.ts';
 import { OperatorConfig } from '../../src/operator/config.ts';
 import { startOperator } from '../../src/operator/run.ts';
 import { startControlPlane } from '../cluster/control-plane.ts';
-import { visitsOf, type Visits } from './visits.ts';
+import { visitsOf, type Step, type Visits } from './visits.ts';
 
 const { values: args } = parseArgs({
   options: { changes: { type: 'string', default: '5' }, sequence: { type: 'boolean', default: false } },
@@ -33,16 +33,16 @@ const namespace = 'trace';
 
 /** One reconcile begun once a spec change was applied: the files control reached in it, in order. */
 interface Reconcile {
-  files: string[];
+  files: Step[];
 }
 const current = new AsyncLocalStorage<Reconcile>();
 let armed = false;
 let traced: Reconcile | undefined;
 const hooks = globalThis as {
-  __sluiceTrace?: (file: string) => void;
+  __sluiceTrace?: (file: string, entered: boolean) => void;
   __sluiceTraceReconcile?: (run: () => Promise<unknown>) => Promise<unknown>;
 };
-hooks.__sluiceTrace = (file) => current.getStore()?.files.push(file);
+hooks.__sluiceTrace = (file, entered) => current.getStore()?.files.push({ file, entered });
 hooks.__sluiceTraceReconcile = (run) => (armed && !traced ? current.run({ files: [] }, run) : run());
 
 const cluster = await startControlPlane();
@@ -126,7 +126,15 @@ try {
   );
   console.log(`  files re-entered (times), in the median change:`);
   for (const [file, times] of median.reentries) console.log(`    ${file}: ${times}`);
-  if (args.sequence) console.log(`  in order:\n    ${median.sequence.join('\n    ')}`);
+  const most = median.descents[0]?.[1] ?? 0;
+  const overTwo = median.descents.filter(([, visits]) => visits > 2);
+  console.log(
+    `  on the way down (a call into a file, not a return to it): each file at most ${most} times; ${overTwo.length} files more than twice`,
+  );
+  for (const [file, visits] of overTwo) console.log(`    ${file}: ${visits}`);
+  // `↓`: a call into the file; otherwise control came back to it.
+  const marked = median.sequence.map((file, i) => `${median.descended[i] ? '↓' : ' '} ${file}`);
+  if (args.sequence) console.log(`  in order (↓: on the way down):\n    ${marked.join('\n    ')}`);
 } finally {
   await operator.stop();
   await emulator.stop();

@@ -18,6 +18,32 @@ describe('the visits of a reconcile trace', () => {
   });
 
   it('finds nothing in an empty trace', () => {
-    expect(visitsOf([])).toEqual({ files: 0, returns: 0, reentries: [], sequence: [] });
+    expect(visitsOf([])).toEqual({
+      files: 0,
+      returns: 0,
+      reentries: [],
+      descents: [],
+      sequence: [],
+      descended: [],
+    });
+  });
+
+  it('counts a visit on the way down only where control entered a function of the file from another file', () => {
+    // a calls b, b returns to a, a calls b again, b calls back into a, and returns to b, then to a.
+    const visits = visitsOf([
+      { file: 'a.ts', entered: true },
+      { file: 'b.ts', entered: true },
+      { file: 'a.ts', entered: false },
+      { file: 'b.ts', entered: true },
+      { file: 'a.ts', entered: true },
+      { file: 'b.ts', entered: false },
+      { file: 'a.ts', entered: false },
+    ]);
+    expect(visits.returns).toBe(5);
+    expect(visits.descents).toEqual([
+      ['a.ts', 2],
+      ['b.ts', 2],
+    ]);
+    expect(visits.descended).toEqual([true, true, false, true, true, false, false]);
   });
 });
