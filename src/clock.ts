@@ -21,6 +21,15 @@ export const armableDelay = (delayMs: number): number => Math.min(Math.max(0, de
 /** Opaque: whatever the clock's setTimeout returned. */
 export type TimerHandle = unknown;
 
+/** The wall clock's time now. */
+export const wallNow = (): Date => new Date();
+
+/** Milliseconds on a wall clock given as `now` (a test's, which stands for both clocks). */
+export const millisecondsOf =
+  (now: () => Date): (() => number) =>
+  () =>
+    now().getTime();
+
 export const systemClock: Clock = {
   now: () => performance.now(),
   setTimeout: (callback, delayMs) => globalThis.setTimeout(callback, delayMs),

@@ -9,8 +9,8 @@ export interface ObjectClaimsOptions<R extends ManagedObject> {
   kind: Pick<ManagedKind<R, unknown>, 'kind' | 'references' | 'exclusiveOn'>;
   cache: ReadonlyCache<R>;
   lookup: ObjectLookup;
-  /** The freshest status of an object: this process's last write when the cache does not show it yet. */
-  latestStatus(object: R): ManagedStatus | undefined;
+  /** The freshest status of an object (`latest`): this process's last write when the cache does not show it yet. */
+  statuses: { latest(object: R): ManagedStatus | undefined };
 }
 
 /**
@@ -35,7 +35,7 @@ export class ObjectClaims<R extends ManagedObject> {
     }
     const granted = this.granted.get(key);
     this.index.set(key, [
-      this.options.latestStatus(object)?.id,
+      this.options.statuses.latest(object)?.id,
       externalIdOf(object),
       granted?.uid === object.metadata.uid ? granted.id : undefined,
     ]);
@@ -102,7 +102,7 @@ export class ObjectClaims<R extends ManagedObject> {
     // namespace can name a service id, and with credentials that cannot reach it must not hold it.
     const credentials = credentialsKeyOf(resource);
     const mayClaim = (peer: R) =>
-      credentialsKeyOf(peer) === credentials || this.options.latestStatus(peer)?.id !== undefined;
+      credentialsKeyOf(peer) === credentials || this.options.statuses.latest(peer)?.id !== undefined;
     const claimants = cache
       .list()
       .filter(
@@ -123,7 +123,7 @@ export class ObjectClaims<R extends ManagedObject> {
   private claimOf(object: R): Claim {
     const key = objectKey(object);
     const granted = this.granted.get(key);
-    const status = this.options.latestStatus(object);
+    const status = this.options.statuses.latest(object);
     const recordedId = status?.id ?? (granted?.uid === object.metadata.uid ? granted.id : undefined);
     const externalId = externalIdOf(object);
     return {

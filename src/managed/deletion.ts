@@ -3,14 +3,19 @@ import { ANNOTATIONS, createIntentOf, FINALIZER } from './annotations.ts';
 import { otherObjectAsSeenBy, type ObjectClaims } from './claims.ts';
 import { ownerClusterProblem, type ClusterIdentity } from './cluster-owner.ts';
 import type { CreateAttempts } from './create-attempts.ts';
+import type { CredentialsChecks } from './credentials-checks.ts';
 import type { CredentialsRead } from './credentials-read.ts';
-import { Waiting, type ReconcileError } from './errors.ts';
+import { Waiting } from './errors.ts';
 import { Raced } from './object-writes.ts';
 import type { ReconcileExecutor } from './executor.ts';
+import { NO_SECRETS, type KindConnector } from './kind-connector.ts';
+import { credentialsSecretNameOf } from './managed-object.ts';
 import { isObserveOnly } from './observe-only.ts';
 import type { Ended, Outcomes } from './outcomes.ts';
+import type { PlainIdGate } from './plain-ids.ts';
 import { resolveReferencesForDelete, type ObjectLookup, type ResolvedReferences } from './references.ts';
-import type { CloudRecords, KindConnection, ManagedKind, ManagedObject } from './types.ts';
+import type { SecretReader } from './secret-references.ts';
+import type { CloudRecords, ManagedKind, ManagedObject } from './types.ts';
 import { REASON } from '../base/reasons.ts';
 
 export interface DeletionOptions<R extends ManagedObject, P> {
@@ -29,19 +34,13 @@ export interface DeletionOptions<R extends ManagedObject, P> {
    * Why the resource's credentials may not reach its cloud object (another organization than the one it
    * lives in): its deletion waits, since a 404 there would not mean the object is gone.
    */
-  credentialsRefusal?(resource: R, credentials: CredentialsRead | undefined): ReconcileError | undefined;
-  /**
-   * The kind's client and records for a resource being deleted (its own credentials, as read, and its kept
-   * references); `act` holds the credentials first.
-   */
-  connect(
-    resource: R,
-    references: ResolvedReferences,
-    credentials: CredentialsRead | undefined,
-    act: ReconcileExecutor<R>,
-  ): Promise<KindConnection<R, P>>;
-  /** Whether an object that never recorded an id may look for a lost create where its plain ids lead. */
-  mayLookUp(resource: R, records: CloudRecords<R>, references: ResolvedReferences): Promise<boolean>;
+  credentialsChecks: Pick<CredentialsChecks<R>, 'refusal'>;
+  /** The kind's client and records for a resource being deleted; the executor holds its credentials first. */
+  connector: Pick<KindConnector<R, unknown, P>, 'connect'>;
+  /** Who may reach what a plain id names; none: every plain id is taken as given. */
+  plainIds: PlainIdGate<R> | undefined;
+  /** Whether the resource signs in with a Secret of its own (its plain ids are judged by that). */
+  secrets: SecretReader;
 }
 
 /**
@@ -117,12 +116,16 @@ export class Deletion<R extends ManagedObject, P> {
       }
       const credentials = this.options.readCredentials?.(resource);
       const refused =
-        id || createIntentOf(resource) ? this.options.credentialsRefusal?.(resource, credentials) : undefined;
+        id || createIntentOf(resource)
+          ? this.options.credentialsChecks.refusal(resource, credentials)
+          : undefined;
       if (refused) throw refused;
-      const { client, records, waiting } = await this.options.connect(resource, references, credentials, act);
+      const use = { priority: 'user', credentials } as const;
+      const connection = await this.options.connector.connect(resource, act, references, NO_SECRETS, use);
+      const { client, records, waiting } = connection;
       // A create that crashed before recording its id must not leak when the resource is deleted; but an
       // intent is anyone's to write: the look-up goes only where the object's plain ids may reach.
-      if (!id && !(await this.options.mayLookUp(resource, records, references))) return removeFinalizer();
+      if (!id && !(await this.mayLookUp(resource, records, references))) return removeFinalizer();
       const lost = this.options.creates.lostCreate(resource);
       // A lost create is looked for as its create resolved the references: one still on its way is waited for.
       if (!id && lost && waiting) return this.options.outcomes.waitForCloud(waiting);
@@ -139,6 +142,18 @@ export class Deletion<R extends ManagedObject, P> {
       if (id) act.event(resource, 'Normal', 'Deleted', `deleted ${kind.kind} ${id}`);
     } else if (id) orphaned(`left ${kind.kind} ${id} in the cloud (deletionPolicy Orphan)`);
     return removeFinalizer();
+  }
+
+  /**
+   * Whether an object that never recorded an id may look for a lost create: only where its plain ids may
+   * reach, or a crafted intent would find (and delete) another namespace's object.
+   */
+  private async mayLookUp(resource: R, records: CloudRecords<R>, references: ResolvedReferences) {
+    const { plainIds, secrets } = this.options;
+    const exists = (namespace: string, name: string) => secrets.get(namespace, name) !== undefined;
+    const credentials = credentialsSecretNameOf(resource, exists);
+    const refused = plainIds?.refusal(resource, records, references, false, credentials === undefined);
+    return (await refused) === undefined;
   }
 
   private async removeFinalizer(resource: R, act: ReconcileExecutor<R>): Promise<Ended | Raced> {

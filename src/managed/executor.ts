@@ -5,6 +5,7 @@ import type { ResourceType } from '../kube/api-path.ts';
 import { ANNOTATIONS, FINALIZER, spentIntent } from './annotations.ts';
 import type { ConnectionPublisher, ConnectionSecret } from './connection-publisher.ts';
 import type { CreateAttempts } from './create-attempts.ts';
+import type { CacheFollowers } from './cache-followers.ts';
 import type { CredentialsRead } from './credentials-read.ts';
 import type { Decision, Effect } from './decide.ts';
 import { deferralOf, Waiting } from './errors.ts';
@@ -40,12 +41,12 @@ export interface ExecutorServices<R extends ManagedObject> {
   outcomes: Outcomes<R>;
   connections: ConnectionPublisher<R> | undefined;
   logger: Logger;
-  /** Told once this process's own status write is known: the caches it keeps follow it. */
-  written(key: string): void;
+  /** Told once this process's own status write is known: what it keeps beside the cache follows it. */
+  followers: Pick<CacheFollowers<R>, 'changed'>;
   /** The creates under way and the look-ups they make needless. */
   creates: CreateAttempts;
-  /** The organization status pins once the object has an id: that of the credentials it was made with. */
-  pinned(id: string, credentials: CredentialsRead | undefined): ManagedStatus;
+  /** The organization status pins once the object has an id (`pinned`): that of the credentials it was made with. */
+  credentialsChecks: { pinned(id: string, credentials: CredentialsRead | undefined): ManagedStatus };
 }
 
 /** Makes the executor of one reconcile, from its status draft and what every executor is given. */
@@ -267,7 +268,10 @@ export class ReconcileExecutor<R extends ManagedObject> {
     const id = created.externalId;
     const creating = `${kind.kind} is being created`;
     this.apply(
-      { set: { id, ...this.services.pinned(id, step.credentials), ...created.status }, unset: ['adopted'] },
+      {
+        set: { id, ...this.services.credentialsChecks.pinned(id, step.credentials), ...created.status },
+        unset: ['adopted'],
+      },
       this.secretsRecorded(step.secrets, true),
       {
         conditions: [
@@ -338,7 +342,7 @@ export class ReconcileExecutor<R extends ManagedObject> {
     if (this.found.length > 0) this.apply();
     const refused = (resource: R, message: string) => this.statusRefused(resource, message);
     const raced = await this.services.statuses.flush(this.draft, refused);
-    if (!raced) this.services.written(objectKey(this.draft.resource));
+    if (!raced) this.services.followers.changed(objectKey(this.draft.resource));
     return raced;
   }
 

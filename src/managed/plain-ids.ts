@@ -53,6 +53,21 @@ export class PlainIdGate<R extends ManagedObject> {
     return undefined;
   }
 
+  /**
+   * Why `resource` may not reach what its plain ids name; undefined when it may, or names none (then nothing
+   * is read). `operatorCredentials`: it signs in with the operator's credentials, not a Secret of its own.
+   */
+  refusal(
+    resource: R,
+    records: CloudRecords<R>,
+    references: ResolvedReferences,
+    attached: boolean,
+    operatorCredentials: boolean,
+  ): Promise<IdAccessVerdict> | undefined {
+    if (!this.names(resource, references)) return undefined;
+    return this.judge(resource, records, references, attached, operatorCredentials);
+  }
+
   /** Whether `resource` names any plain id at all: only those are judged (and read for). */
   names(resource: R, references: ResolvedReferences): boolean {
     return (

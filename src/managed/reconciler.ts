@@ -8,7 +8,7 @@ import { WriteRecorder } from '../base/recorded-writes.ts';
 import { objectKey } from '../kube/cache.ts';
 import type { Requeue } from '../base/requeue.ts';
 import { ANNOTATIONS, createIntentOf, createStatusOf, FINALIZER, spentIntent } from './annotations.ts';
-import type { CloudUse, ManagedReconcilerOptions } from './reconciler-options.ts';
+import type { ManagedReconcilerOptions } from './reconciler-options.ts';
 import type { CredentialsRead } from './credentials-read.ts';
 import { ObjectClaims } from './claims.ts';
 import { ConnectionPublisher, type ConnectionSecret } from './connection-publisher.ts';
@@ -31,16 +31,18 @@ import { objectWrites, Raced } from './object-writes.ts';
 import { isObserveOnly, nothingToObserve } from './observe-only.ts';
 import { Outcomes, readyReasonOf, type Ended, type Outcome } from './outcomes.ts';
 import { Pacing } from './pacing.ts';
+import { KindConnector } from './kind-connector.ts';
+import { CacheFollowers } from './cache-followers.ts';
+import { millisecondsOf, wallNow } from '../clock.ts';
 import { Preconditions } from './preconditions.ts';
 import { GRANTED_CONDITION, GRANT_WITHDRAWN, PlainIdGate } from './plain-ids.ts';
-import { type ObjectLookup, type ResolvedReferences } from './references.ts';
+import { NO_OBJECTS, type ResolvedReferences } from './references.ts';
 import { resolveSecrets, type ResolvedSecrets } from './secret-references.ts';
 import { recordedAnnotation } from './status-bounds.ts';
 import type { StatusChange } from './status-changes.ts';
 import { StatusWriter } from './status-draft.ts';
 import type {
   CloudRecords,
-  ConnectContext,
   ConnectionDetails,
   CreatePreparation,
   ExternalClient,
@@ -55,14 +57,6 @@ import { ReconcileExecutor, type ExecutorServices } from './executor.ts';
 import { REASON } from '../base/reasons.ts';
 
 export type { ManagedReconcilerOptions } from './reconciler-options.ts';
-
-/** Deleting needs no credentials of the resource itself (a DELETE sends none). */
-const EMPTY_SECRETS: ResolvedSecrets = {
-  values: () => undefined,
-  rotated: new Set(),
-  digests: undefined,
-  rebaselined: [],
-};
 
 export { ALREADY_MANAGED } from './preconditions.ts';
 
@@ -92,22 +86,24 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly creates: CreateAttempts;
   private readonly plainIds: PlainIdGate<R> | undefined;
   private readonly credentialsChecks: CredentialsChecks<R>;
+  private readonly connector: KindConnector<R, Cloud, P>;
   /** What each reconcile's executor performs its effects with. */
   private readonly executorServices: ExecutorServices<R>;
+  /** The operator's cluster name and the names its administrator lets it act for. */
+  private readonly cluster: ClusterIdentity;
+  private readonly followers: CacheFollowers<R>;
 
   constructor(private readonly options: ManagedReconcilerOptions<R, Cloud, P>) {
     const { kind, cache, events, holdCredentials } = options;
     // The writes to the object itself, each returning the race it met with the object's removal or edit.
     const writer = objectWrites(options.writer);
+    const lookup = options.lookup ?? NO_OBJECTS;
+    const cluster = options.cluster ?? { name: 'default', explicit: true };
+    this.cluster = cluster;
     this.logger = options.logger ?? pino({ enabled: false });
-    this.now = options.now ?? (() => new Date());
+    this.now = options.now ?? wallNow;
     this.statuses = new StatusWriter(kind, writer, this.now);
-    this.claims = new ObjectClaims({
-      kind,
-      cache,
-      lookup: this.lookup,
-      latestStatus: (o) => this.statuses.latest(o),
-    });
+    this.claims = new ObjectClaims({ kind, cache, lookup, statuses: this.statuses });
     this.connections =
       kind.connectionSecret &&
       new ConnectionPublisher({
@@ -120,10 +116,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     this.pacing = new Pacing({ ...options, now: this.now });
     this.plainIds = options.idAccess && new PlainIdGate({ kind, access: options.idAccess });
     // A test's clock stands for both clocks; otherwise time passed is measured on the monotonic one.
-    this.creates = new CreateAttempts(
-      this.now,
-      options.now ? () => this.now().getTime() : () => performance.now(),
-    );
+    this.creates = new CreateAttempts(this.now, options.now && millisecondsOf(options.now));
     this.outcomes = new Outcomes({
       kind,
       pacing: this.pacing,
@@ -131,17 +124,25 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       signal: options.signal,
     });
     this.credentialsChecks = new CredentialsChecks(options);
+    this.connector = new KindConnector({
+      kind,
+      cloudFor: options.cloudFor,
+      cluster,
+      pacing: this.pacing,
+      claims: this.claims,
+      connections: this.connections,
+    });
+    this.followers = new CacheFollowers<R>(cache, [this.statuses, this.claims, this.creates]);
     this.deletion = new Deletion({
       ...options,
-      credentialsRefusal: (resource, credentials) => this.credentialsChecks.refusal(resource, credentials),
+      lookup,
+      cluster,
+      credentialsChecks: this.credentialsChecks,
       claims: this.claims,
       outcomes: this.outcomes,
       creates: this.creates,
-      lookup: this.lookup,
-      cluster: this.cluster,
-      connect: (resource, references, credentials, act) =>
-        this.connect(resource, act, references, EMPTY_SECRETS, { priority: 'user', credentials }),
-      mayLookUp: (resource, records, references) => this.mayLookUp(resource, records, references),
+      connector: this.connector,
+      plainIds: this.plainIds,
     });
     this.executorServices = {
       kind,
@@ -152,13 +153,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       outcomes: this.outcomes,
       connections: this.connections,
       logger: this.logger,
-      written: (key) => this.onCacheChange(key),
+      followers: this.followers,
       creates: this.creates,
-      pinned: (id, credentials) => this.credentialsChecks.pinned(id, credentials),
+      credentialsChecks: this.credentialsChecks,
     };
     this.preconditions = new Preconditions({
       kind,
-      lookup: this.lookup,
+      lookup,
       ...(options.namesOf ? { namesOf: options.namesOf } : {}),
       claims: this.claims,
       pacing: this.pacing,
@@ -167,12 +168,9 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   }
 
   /** The cache changed for `key` (a watch event, not a cloud read): our own status write may show there now. */
-  readonly onCacheChange = (key: string): void => {
-    const cached = this.options.cache.get(key);
-    this.statuses.observe(key, cached);
-    this.claims.observe(key, cached);
-    this.creates.observe(key, cached);
-  };
+  onCacheChange(key: string): void {
+    this.followers.changed(key);
+  }
 
   /** The keys of this kind's objects that manage cloud object `id`. */
   holdersOf(id: string): string[] {
@@ -272,7 +270,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         ? 'user'
         : 'poll';
     const { references, secrets, writes, credentials } = cluster;
-    const connection = await this.connect(resource, act, references, secrets, {
+    const connection = await this.connector.connect(resource, act, references, secrets, {
       priority,
       credentials,
       chain,
@@ -359,7 +357,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     }
     // A plain id is no right to what it names: another namespace's cloud object needs its grant.
     const attached = id !== undefined && !adopting;
-    const idRefused = await this.judgePlainIds(resource, records, references, attached, credentialsSecret);
+    const idRefused = await this.plainIds?.refusal(
+      resource,
+      records,
+      references,
+      attached,
+      credentialsSecret === undefined,
+    );
     if (idRefused && !attached) {
       const refused = new Waiting(idRefused.reason, idRefused.message);
       return act.end(this.outcomes.waitForObject(refused));
@@ -506,29 +510,6 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     });
   }
 
-  /** Why the object's plain ids may not reach what they name (undefined when they may, or it has none). */
-  private async judgePlainIds(
-    resource: R,
-    records: CloudRecords<R>,
-    references: ResolvedReferences,
-    attached: boolean,
-    credentials: string | undefined,
-  ) {
-    if (!this.plainIds?.names(resource, references)) return undefined;
-    return this.plainIds.judge(resource, records, references, attached, credentials === undefined);
-  }
-
-  /**
-   * Whether deleting an object that never recorded an id may look for a lost create: only where its plain
-   * ids may reach, or a crafted intent would find (and delete) another namespace's object.
-   */
-  private async mayLookUp(resource: R, records: CloudRecords<R>, references: ResolvedReferences) {
-    const exists = (namespace: string, name: string) =>
-      this.options.secrets.get(namespace, name) !== undefined;
-    const credentials = credentialsSecretNameOf(resource, exists);
-    return (await this.judgePlainIds(resource, records, references, false, credentials)) === undefined;
-  }
-
   private async judgeOwnership(resource: R, records: CloudRecords<R>): Promise<OwnershipVerdict> {
     const { kind } = this.options;
     const cluster = this.cluster;
@@ -590,28 +571,6 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   }
 
   /**
-   * The kind's client and records, on the cloud as `use` says: the credentials the reconcile read, which
-   * `act` holds first; `act` also records the Warning the sync interval read comes with.
-   */
-  private async connect(
-    resource: R,
-    act: ReconcileExecutor<R>,
-    references: ResolvedReferences,
-    secrets: ResolvedSecrets,
-    use: Omit<CloudUse, 'freshnessMs'>,
-  ): Promise<KindConnection<R, P>> {
-    const freshness = this.pacing.freshness(resource);
-    if (freshness.warning) act.note(resource, freshness.warning);
-    await act.holdCredentials(resource, use.credentials);
-    const cloud = await this.options.cloudFor(resource, { ...use, freshnessMs: freshness.ms });
-    const claimedBy = (id: string) => this.claims.recordedBy(resource, id);
-    const owner = ownerOf(resource, this.options.kind.kind, this.cluster);
-    const connectionSecret = () => this.connections?.current(resource)?.data;
-    const context: ConnectContext<Cloud> = { cloud, references, secrets, claimedBy, owner, connectionSecret };
-    return this.options.kind.connect(resource, context);
-  }
-
-  /**
    * The Secrets the spec references: their values, which of them rotated, and their digests. `status`: the
    * freshest known, this process's last write when the cache does not show it yet.
    */
@@ -624,10 +583,6 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const { secretDigests: digests, secretVersions: versions } = status;
     const key = uses.length > 0 ? this.options.secretDigestKey?.(resource, credentials) : undefined;
     return resolveSecrets(resource, uses, this.options.secrets, { digests, versions }, key);
-  }
-
-  private get cluster(): ClusterIdentity {
-    return this.options.cluster ?? { name: 'default', explicit: true };
   }
 
   /**
@@ -647,9 +602,6 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       : `waiting for ${writer} to write the Secret ${name} that spec.credentialsRef names`;
     return { waiting: new Waiting(REASON.WaitingForCredentials, message), written };
   }
-
-  private readonly lookup: ObjectLookup = (kind, namespace, name) =>
-    this.options.lookup?.(kind, namespace, name);
 }
 
 /** What the cluster says of an object before any cloud call (`readCluster`), when it lets the reconcile go on. */

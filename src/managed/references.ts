@@ -69,6 +69,9 @@ export function onlyReference(references: ResolvedReferences, name: string): Res
 /** Looks a sluice object up in the operator's caches. */
 export type ObjectLookup = (kind: string, namespace: string, name: string) => ManagedObject | undefined;
 
+/** A lookup that finds nothing: a runtime on its own sees no other kinds' objects. */
+export const NO_OBJECTS: ObjectLookup = () => undefined;
+
 /** The names of the sluice objects of a kind in a namespace, as the caches hold them. */
 export type ObjectNames = (kind: string, namespace: string) => Iterable<string>;
 
