@@ -82,7 +82,8 @@ export type { PlainIdUse } from './id-access.ts';
 export { bodyLeaves, describePendingChange, isObserveOnly, type PendingChange } from './observe-only.ts';
 
 // The reconciler and what it writes with, for the composition root (src/composition) that builds it, live or dry.
-export { ManagedReconciler, OWNED_BY_ANOTHER_CLUSTER } from './reconciler.ts';
+export { ManagedReconciler } from './reconciler.ts';
+export { OWNED_BY_ANOTHER_CLUSTER } from './cloud-target.ts';
 export type { CloudUse, KindObjects, ReconcilerServices } from './reconciler-options.ts';
 export type { CredentialsRead } from './credentials-read.ts';
 export {

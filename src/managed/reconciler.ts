@@ -7,23 +7,14 @@ import { RETRY_DELAYS } from '../base/retry-delays.ts';
 import { WriteRecorder } from '../base/recorded-writes.ts';
 import { objectKey } from '../kube/cache.ts';
 import type { Requeue } from '../base/requeue.ts';
-import { ANNOTATIONS, createIntentOf, createStatusOf, FINALIZER, spentIntent } from './annotations.ts';
+import { ANNOTATIONS, createIntentOf, FINALIZER, spentIntent } from './annotations.ts';
 import type { ManagedReconcilerOptions } from './reconciler-options.ts';
 import type { CredentialsRead } from './credentials-read.ts';
 import { ObjectClaims } from './claims.ts';
 import { ConnectionPublisher, type ConnectionSecret } from './connection-publisher.ts';
 import { CreateAttempts } from './create-attempts.ts';
-import {
-  judgeOwnership,
-  mayActAs,
-  ownerClusterProblem,
-  ownerIsExplicit,
-  ownerOf,
-  recordedElsewhereMessage,
-  refusalMessage,
-  type ClusterIdentity,
-  type OwnershipVerdict,
-} from './cluster-owner.ts';
+import { ownerClusterProblem, ownerOf, type ClusterIdentity } from './cluster-owner.ts';
+import { decideTarget, type TargetFacts, type TargetRead } from './cloud-target.ts';
 import { ReconcileError, Waiting } from './errors.ts';
 import { Deletion } from './deletion.ts';
 import { CredentialsChecks, ORGANIZATION_FIELD } from './credentials-checks.ts';
@@ -35,7 +26,7 @@ import { KindConnector } from './kind-connector.ts';
 import { CacheFollowers } from './cache-followers.ts';
 import { millisecondsOf, wallNow } from '../clock.ts';
 import { Preconditions } from './preconditions.ts';
-import { GRANTED_CONDITION, GRANT_WITHDRAWN, PlainIdGate } from './plain-ids.ts';
+import { PlainIdGate } from './plain-ids.ts';
 import { NO_OBJECTS, type ResolvedReferences } from './references.ts';
 import { resolveSecrets, type ResolvedSecrets } from './secret-references.ts';
 import { recordedAnnotation } from './status-bounds.ts';
@@ -59,9 +50,6 @@ import { REASON } from '../base/reasons.ts';
 export type { ManagedReconcilerOptions } from './reconciler-options.ts';
 
 export { ALREADY_MANAGED } from './preconditions.ts';
-
-/** The Ready reason of an object whose cloud object another cluster recorded, met under a derived name. */
-export const OWNED_BY_ANOTHER_CLUSTER = REASON.OwnedByAnotherCluster;
 
 /**
  * The generic managed reconciler: one instance per kind, knowing nothing of the kind beyond `ManagedKind`.
@@ -330,89 +318,51 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   }
 
   /**
-   * What the cloud records decides which cloud object the reconcile acts on: one another cluster recorded
-   * is refused, a plain id without its grant too; without an id, a lost create's object or one a rebuilt
-   * cluster takes back is found, or one is created. The object as its metadata write left it, and the id;
-   * or how the reconcile ends.
+   * What the cloud records decides which cloud object the reconcile acts on (`decideTarget`, a function of
+   * what was read, which asks for each cloud read it needs in turn). The object as its metadata write left
+   * it, and the id; or how the reconcile ends.
    */
   private async findCloudObject(
     resource: R,
     cluster: ClusterRead,
-    { client, records, creation, waiting }: KindConnection<R, P>,
+    connection: KindConnection<R, P>,
     act: ReconcileExecutor<R>,
   ): Promise<{ resource: R; id: string } | Outcome | Raced> {
     const { kind } = this.options;
-    const { found } = act;
-    const { references, adopting, credentialsSecret } = cluster;
-    let { id } = cluster;
-    found.push(credentialsSecret ? { set: { credentialsSecret } } : { unset: ['credentialsSecret'] });
-    if (adopting && id) {
-      // An id another cluster recorded is refused like one another object holds: no write, no reset.
-      const recorded = await records.recordedOwner?.(resource, id);
-      if (recorded && !mayActAs(this.cluster, recorded.cluster)) {
-        const message = recordedElsewhereMessage(resource, kind.kind, id, recorded);
-        const refused = new Waiting(OWNED_BY_ANOTHER_CLUSTER, message);
-        return act.end(this.outcomes.waitForObject(refused));
-      }
-    }
-    // A plain id is no right to what it names: another namespace's cloud object needs its grant.
-    const attached = id !== undefined && !adopting;
-    const idRefused = await this.plainIds?.refusal(
+    const { references, adopting, id, credentialsSecret } = cluster;
+    act.found.push(credentialsSecret ? { set: { credentialsSecret } } : { unset: ['credentialsSecret'] });
+    let facts: TargetFacts = {
+      kind: kind.kind,
       resource,
-      records,
-      references,
-      attached,
-      credentialsSecret === undefined,
-    );
-    if (idRefused && !attached) {
-      const refused = new Waiting(idRefused.reason, idRefused.message);
-      return act.end(this.outcomes.waitForObject(refused));
+      cluster: this.cluster,
+      id,
+      adopting,
+      namesPlainIds: this.plainIds?.names(resource, references) ?? false,
+      waiting: connection.waiting,
+      lookUpDue: !id && this.creates.shouldLookUp(resource),
+      createStatusFields: kind.createStatusFields ?? [],
+    };
+    let decision = decideTarget(facts);
+    while ('read' in decision) {
+      facts = {
+        ...facts,
+        ...(await this.readForTarget(decision.read, resource, cluster, connection.records)),
+      };
+      decision = decideTarget(facts);
     }
-    // One that exists keeps working when its grant goes (nothing is deleted), and says so.
-    if (idRefused) {
-      const message = `${idRefused.message.replace(/: nothing is sent.*$/s, '')}; this object already uses it and keeps working, but nothing new may be attached`;
-      const withdrawn = {
-        type: GRANTED_CONDITION,
-        status: 'False',
-        reason: GRANT_WITHDRAWN,
-        message,
-      } as const;
-      found.push({ conditions: [withdrawn] });
-    } else found.push({ removed: [GRANTED_CONDITION] });
-    // What the object waits for, known when connecting (an Alert's tile not made yet): nothing is looked
-    // up, created or changed until it ends.
-    if (waiting) return act.end(this.outcomes.waitForCloud(waiting));
-
-    if (!id) {
-      // Crash-safe create: a create whose id never reached status left a marker in the cloud, or at least an
-      // intent on this object; look for what it created first.
-      // Once a look-up found nothing, it is not repeated until a create may have been sent: a create the quota
-      // deferred sent nothing, and looking again each time would spend the budget the create is waiting for.
-      let takenBack: Extract<OwnershipVerdict, { kind: 'takeBack' }> | undefined;
-      if (this.creates.shouldLookUp(resource)) {
-        id = await records.findCreated(resource, this.creates.lostCreate(resource));
-        if (!id) {
-          // What the cloud records for this object, under any cluster: a rebuilt cluster takes back its own.
-          const verdict = await this.judgeOwnership(resource, records);
-          if (verdict.kind === 'refuse') return this.refuse(resource, act, verdict);
-          if (verdict.kind === 'takeBack') takenBack = verdict;
-          id = takenBack?.id;
-        }
-      }
-      if (!id) {
-        this.creates.lookedUpAndFoundNothing(resource);
-        return this.create(resource, client, creation, cluster, act);
-      }
-      // Taken back, found and not created: its secret values were never known here, so none is reset unasked.
-      // A lost create's: what the create would have recorded, settled before it was sent.
-      const lost = takenBack ? { adopted: true } : createStatusOf(resource, kind.createStatusFields ?? []);
-      found.push({ set: lost });
-      const origin = takenBack
-        ? `recorded in the cloud for this resource under cluster "${takenBack.recordedAs.cluster}"`
-        : 'created earlier for this resource';
-      act.event(resource, 'Normal', 'Adopted', `adopted ${kind.kind} ${id}, ${origin}`);
+    act.found.push(...decision.found);
+    if ('fail' in decision) throw decision.fail;
+    if ('wait' in decision) {
+      const { wait, on } = decision;
+      return act.end(on === 'object' ? this.outcomes.waitForObject(wait) : this.outcomes.waitForCloud(wait));
     }
-    act.apply({ set: { id } });
+    if ('create' in decision) {
+      this.creates.lookedUpAndFoundNothing(resource);
+      return this.create(resource, connection.client, connection.creation, cluster, act);
+    }
+    const target = decision.id;
+    if (decision.adopted) act.event(resource, 'Normal', 'Adopted', decision.adopted);
+    act.apply({ set: { id: target } });
     // An intent the create could not remove (or an older version left): spent, as the id is in status. One
     // this process removed already is only still in a cache that lags that write, and the version the
     // removal made precedes this reconcile's status write as surely as the one read.
@@ -420,14 +370,51 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     if (removal !== undefined) act.alsoRead(removal);
     const intentSpent =
       resource.metadata.annotations?.[ANNOTATIONS.createPending] !== undefined &&
-      resource.status?.id === id &&
+      resource.status?.id === target &&
       removal === undefined;
     if (!resource.metadata.finalizers?.includes(FINALIZER) || intentSpent) {
       const written = await act.writeMetadata(resource, intentSpent ? spentIntent(resource) : {});
       if (written instanceof Raced) return written;
       resource = written;
     }
-    return { resource, id };
+    return { resource, id: target };
+  }
+
+  /** The cloud read `decideTarget` asked for, as the fact it adds. */
+  private async readForTarget(
+    read: TargetRead,
+    resource: R,
+    { references, adopting, id, credentialsSecret }: ClusterRead,
+    records: CloudRecords<R>,
+  ): Promise<Partial<TargetFacts>> {
+    switch (read) {
+      case 'recordedOwner':
+        return { recordedOwner: { owner: id ? await records.recordedOwner?.(resource, id) : undefined } };
+      case 'idAccess': {
+        const attached = id !== undefined && !adopting;
+        const operatorCredentials = credentialsSecret === undefined;
+        const refused = await this.plainIds?.judge(
+          resource,
+          records,
+          references,
+          attached,
+          operatorCredentials,
+        );
+        return { idAccess: { refused } };
+      }
+      case 'lostCreate':
+        return { lostCreate: { id: await records.findCreated(resource, this.creates.lostCreate(resource)) } };
+      case 'ownership': {
+        const owner = ownerOf(resource, this.options.kind.kind, this.cluster);
+        const candidates = (await records.findOwned?.(resource, owner)) ?? [];
+        const claimedBy = new Map<string, string>();
+        for (const { id: candidate } of candidates) {
+          const holder = this.claims.recordedBy(resource, candidate);
+          if (holder) claimedBy.set(candidate, holder);
+        }
+        return { ownership: { candidates, claimedBy } };
+      }
+    }
   }
 
   /**
@@ -508,35 +495,6 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       createStatus: known ? JSON.stringify(known) : undefined,
       intentAt: this.now(),
     });
-  }
-
-  private async judgeOwnership(resource: R, records: CloudRecords<R>): Promise<OwnershipVerdict> {
-    const { kind } = this.options;
-    const cluster = this.cluster;
-    if (!records.findOwned) return { kind: 'create' };
-    const owner = ownerOf(resource, kind.kind, cluster);
-    const candidates = await records.findOwned(resource, owner);
-    const claimedBy = (id: string) => this.claims.recordedBy(resource, id);
-    const verdict = judgeOwnership(owner, ownerIsExplicit(resource, cluster), candidates, claimedBy);
-    if (verdict.kind === 'ambiguous') {
-      throw ReconcileError.terminal(
-        REASON.AmbiguousAdoption,
-        `${verdict.ids.length} cloud objects are recorded for this resource (${verdict.ids.join(', ')}); set the annotation ${ANNOTATIONS.externalId} to the one to manage`,
-        RETRY_DELAYS.userAction,
-      );
-    }
-    return verdict;
-  }
-
-  /** Another cluster's record, met under a derived name: nothing is created or taken; dependants wait. */
-  private refuse(
-    resource: R,
-    act: ReconcileExecutor<R>,
-    verdict: Extract<OwnershipVerdict, { kind: 'refuse' }>,
-  ): Outcome {
-    const owner = ownerOf(resource, this.options.kind.kind, this.cluster);
-    const message = refusalMessage(owner, verdict.id, verdict.recordedAs);
-    return act.end(this.outcomes.waitForObject(new Waiting(OWNED_BY_ANOTHER_CLUSTER, message)));
   }
 
   /** The cloud object is gone: say so, forget the id (and the intent it was for), and create anew. */
