@@ -54,6 +54,13 @@ export interface ConnectionPublisherOptions<R extends ManagedObject> {
   now?: () => Date;
 }
 
+/** The reconcile's executor, as the sync records through it: status, an Event, the Secret's write. */
+export interface SyncRecorder<R> {
+  apply(...changes: readonly StatusChange[]): void;
+  note(resource: R, note: EventNote): void;
+  publish(resource: R, values: ConnectionDetails, current: ConnectionSecret | undefined): Promise<void>;
+}
+
 /**
  * Keeps a resource's connection Secret: the values a create returns, the hosts and ports that follow the
  * cloud, and the secret values (a password) recovered only on proof or on request. One per kind that has
@@ -131,10 +138,9 @@ export class ConnectionPublisher<R extends ManagedObject> {
    * break every client using them, so they stay unknown (`status.unknownConnectionKeys`) until asked. No
    * reset is made unless a dry run shows the Secret can be written.
    * Returns what an object sluice only observes was asked for and did not do, for its status to say.
-   * `adopted`: status says the cloud object was found, not created. `record` takes what status records, as
-   * it becomes true (a reset is recorded before its Secret write, and stands should that write fail), the
-   * Event a reset is told with, and the values the Secret is written with: the reconcile's executor writes
-   * all three.
+   * `adopted`: status says the cloud object was found, not created. The reconcile's executor (`act`) takes
+   * what status records, as it becomes true (a reset is recorded before its Secret write, and stands should
+   * that write fail), the Event a reset is told with, and the values the Secret is written with.
    */
   async sync(
     resource: R,
@@ -142,11 +148,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
     id: string,
     observation: Extract<Observation<unknown>, { exists: true }>,
     adopted: boolean,
-    record: {
-      status(change: StatusChange): void;
-      event(note: EventNote): void;
-      secret(values: ConnectionDetails, current: ConnectionSecret | undefined): Promise<void>;
-    },
+    act: SyncRecorder<R>,
   ): Promise<string | undefined> {
     const { connectionSecret, writer } = this.options;
     let current = this.current(resource);
@@ -182,7 +184,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
       Object.assign(values, await recover(resource, id));
       // On record before the write: should it fail, no other reset is made until the user changes something.
       this.unstoredResets.set(objectKey(resource), { at: this.now().getTime(), inputs });
-      record.status({
+      act.apply({
         set: { passwordResetUnstored: this.now().toISOString(), passwordResetUnstoredInputs: inputs },
       });
       const [reason, message] =
@@ -192,11 +194,11 @@ export class ConnectionPublisher<R extends ManagedObject> {
               'PasswordReset',
               `reset as asked by ${this.resetAnnotation}, into Secret ${this.name(resource)}`,
             ];
-      record.event({ type: 'Normal', reason, message });
+      act.note(resource, { type: 'Normal', reason, message });
     }
     const next = this.withDerived(resource, values, current);
     if (Object.entries(next).some(([key, value]) => current?.data[key] !== value)) {
-      await record.secret(values, current);
+      await act.publish(resource, values, current);
     }
     this.unstoredResets.delete(objectKey(resource));
     const set: ManagedStatus = {};
@@ -211,7 +213,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
       set.passwordStoredIn = this.name(resource);
       unset.push('passwordResetUnstored', 'passwordResetUnstoredInputs');
     } else if (storedIn !== undefined) set.passwordStoredIn = storedIn;
-    record.status({ set, unset });
+    act.apply({ set, unset });
     return withheld;
   }
 

@@ -11,7 +11,7 @@ import { ANNOTATIONS, createIntentOf, FINALIZER, spentIntent } from './annotatio
 import type { ManagedReconcilerOptions } from './reconciler-options.ts';
 import type { CredentialsRead } from './credentials-read.ts';
 import { ObjectClaims } from './claims.ts';
-import { ConnectionPublisher, type ConnectionSecret } from './connection-publisher.ts';
+import { ConnectionPublisher } from './connection-publisher.ts';
 import { CreateAttempts } from './create-attempts.ts';
 import { ownerClusterProblem, ownerOf, type ClusterIdentity } from './cluster-owner.ts';
 import { decideTarget, type TargetFacts, type TargetRead } from './cloud-target.ts';
@@ -34,7 +34,6 @@ import type { StatusChange } from './status-changes.ts';
 import { StatusWriter } from './status-draft.ts';
 import type {
   CloudRecords,
-  ConnectionDetails,
   CreatePreparation,
   ExternalClient,
   KindConnection,
@@ -43,7 +42,6 @@ import type {
 } from './types.ts';
 import { policedObservation } from './policed-observation.ts';
 import { decideObserved } from './decide.ts';
-import type { EventNote } from './events.ts';
 import { ReconcileExecutor, type ExecutorServices } from './executor.ts';
 import { REASON } from '../base/reasons.ts';
 
@@ -249,7 +247,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     act.beforeCloud(true);
     // What the reading parts find for status (`act.found`) goes into the draft together, and stands when a
     // check throws.
-    const cluster = this.readCluster(resource, act.status, act.found);
+    const cluster = this.readCluster(resource, act);
     if ('outcome' in cluster) return act.end(cluster);
     // No id yet: a create, which goes behind its namespace's changes to objects that exist (quota.ts).
     const priority: Priority = !cluster.id
@@ -277,7 +275,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
    * gets of it goes to `found` (the executor's); returned is how the reconcile ends already, or what the
    * cloud part reads on.
    */
-  private readCluster(resource: R, status: ManagedStatus, found: StatusChange[]): ClusterRead | Ended {
+  private readCluster(resource: R, act: ReconcileExecutor<R>): ClusterRead | Ended {
+    const { found } = act;
     const { kind } = this.options;
     const annotations = resource.metadata.annotations ?? {};
     const requestedAt = annotations[ANNOTATIONS.reconcileRequestedAt];
@@ -313,7 +312,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       return unwritten.written
         ? this.outcomes.waitForCloud(unwritten.waiting)
         : this.outcomes.waitForObject(unwritten.waiting);
-    const secrets = this.resolveSecrets(resource, status, credentials);
+    const secrets = this.resolveSecrets(resource, act.status, credentials);
     return { references, adopting, id, credentialsSecret, credentials, secrets, writes };
   }
 
@@ -445,13 +444,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     }
     act.apply({ set: { ...observation.status, ...this.credentialsChecks.pinned(id, credentials) } });
     const adopted = act.status.adopted === true;
-    const record = {
-      status: (change: StatusChange) => act.apply(change),
-      event: (note: EventNote) => act.note(resource, note),
-      secret: (values: ConnectionDetails, current: ConnectionSecret | undefined) =>
-        act.publish(resource, values, current),
-    };
-    const withheld = await this.connections?.sync(resource, client, id, observation, adopted, record);
+    const withheld = await this.connections?.sync(resource, client, id, observation, adopted, act);
     const decision = decideObserved({
       kind: kind.kind,
       spec: resource.spec,
