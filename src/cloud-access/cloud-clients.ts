@@ -183,10 +183,12 @@ export class CloudClients {
    * object's cloud id is pinned to. What the reconcile checks, digests and connects with is this read.
    */
   readCredentials(resource: ManagedObject): CredentialsRead {
-    const secret = this.secretRefOf(resource);
-    if (secret instanceof ReconcileError) return { secret, snapshot: undefined, organization: undefined };
+    const objectSecret = this.objectSecretOf(resource);
+    const secret = this.secretRefOf(resource, objectSecret);
+    if (secret instanceof ReconcileError)
+      return { secret, snapshot: undefined, organization: undefined, objectSecret };
     const snapshot = this.options.secrets.get(secret.namespace, secret.name);
-    return { secret, snapshot, organization: snapshot?.data.organizationId };
+    return { secret, snapshot, organization: snapshot?.data.organizationId, objectSecret };
   }
 
   /**
@@ -293,12 +295,23 @@ export class CloudClients {
     this.quotaSweep.unref();
   }
 
-  /** The credentials Secret a resource is reconciled with, or why it may use none. */
-  private secretRefOf(resource: ManagedObject): SecretRef | ReconcileError {
+  /** The Secret of the resource's namespace it signs in with, by name; undefined: the operator's (or none). */
+  private objectSecretOf(resource: ManagedObject): string | undefined {
     const { secrets, secretExists = (ns, name) => secrets.get(ns, name) !== undefined } = this.options;
+    const stated = this.options.statesCredentials?.(resource) ?? false;
+    return credentialsSecretNameOf(resource, secretExists, stated);
+  }
+
+  /**
+   * The credentials Secret a resource is reconciled with, or why it may use none. `own`: the Secret of its
+   * namespace it signs in with (`objectSecretOf`).
+   */
+  private secretRefOf(
+    resource: ManagedObject,
+    own = this.objectSecretOf(resource),
+  ): SecretRef | ReconcileError {
     const { namespace } = resource.metadata;
     const stated = this.options.statesCredentials?.(resource) ?? false;
-    const own = credentialsSecretNameOf(resource, secretExists, stated);
     if (own) return { namespace, name: own };
     const { defaultSecret, defaultSecretNamespaces: namespaces } = this.options;
     // A kind that states its credentials is never pointed at the namespace's default, which it never uses.

@@ -1,5 +1,7 @@
 import type { ReconcileError } from './errors.ts';
-import type { SecretSnapshot } from './secret-references.ts';
+import { credentialsSecretNameOf } from './managed-object.ts';
+import type { SecretReader, SecretSnapshot } from './secret-references.ts';
+import type { ManagedObject } from './types.ts';
 
 /**
  * The credentials an object's cloud calls sign in with (its own Secret or the operator's), read once per
@@ -14,4 +16,25 @@ export interface CredentialsRead {
   readonly snapshot: SecretSnapshot | undefined;
   /** The organization they reach; undefined when they name none or cannot be used. */
   readonly organization: string | undefined;
+  /**
+   * The Secret of the object's own namespace it signs in with (its `spec.credentialsRef`, or the namespace's
+   * default while that exists), by name; undefined when it uses the operator's credentials, or may use none.
+   */
+  readonly objectSecret: string | undefined;
+}
+
+/**
+ * The Secret of the object's namespace it signs in with (`CredentialsRead.objectSecret`): as `credentials`
+ * read it, else looked for in `secrets` now (no reader given: a runtime on its own). `stated`: its kind
+ * makes credentials, and never takes the namespace's default.
+ */
+export function objectSecretOf(
+  resource: ManagedObject,
+  credentials: CredentialsRead | undefined,
+  secrets: SecretReader,
+  stated: boolean,
+): string | undefined {
+  if (credentials) return credentials.objectSecret;
+  const exists = (namespace: string, name: string) => secrets.get(namespace, name) !== undefined;
+  return credentialsSecretNameOf(resource, exists, stated);
 }

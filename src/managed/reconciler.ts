@@ -1,4 +1,4 @@
-import { OPERATOR_CREDENTIALS, credentialsSecretNameOf } from './managed-object.ts';
+import { OPERATOR_CREDENTIALS } from './managed-object.ts';
 import { yieldIfBusy } from '../base/slices.ts';
 import { CallChain } from '../base/call-chain.ts';
 import { pino, type Logger } from 'pino';
@@ -9,7 +9,7 @@ import { objectKey } from '../kube/cache.ts';
 import type { Requeue } from '../base/requeue.ts';
 import { ANNOTATIONS, createIntentOf, FINALIZER, spentIntent } from './annotations.ts';
 import type { ManagedReconcilerOptions } from './reconciler-options.ts';
-import type { CredentialsRead } from './credentials-read.ts';
+import { objectSecretOf, type CredentialsRead } from './credentials-read.ts';
 import { ObjectClaims } from './claims.ts';
 import { ConnectionPublisher } from './connection-publisher.ts';
 import { CreateAttempts } from './create-attempts.ts';
@@ -291,9 +291,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // Acting under another cluster's name is the administrator's to allow, never one namespace's.
     const foreignName = ownerClusterProblem(resource, this.cluster);
     if (foreignName) return this.outcomes.waitForObject(new Waiting(foreignName.reason, foreignName.message));
-    const exists = (namespace: string, name: string) =>
-      this.options.secrets.get(namespace, name) !== undefined;
-    const credentialsSecret = credentialsSecretNameOf(resource, exists, Boolean(kind.makesCredentials));
+    // The credentials its cloud calls sign in with, read once for every check and call that needs them.
+    const credentials = this.options.readCredentials?.(resource);
+    const { secrets: secretReader } = this.options;
+    const stated = Boolean(kind.makesCredentials);
+    const credentialsSecret = objectSecretOf(resource, credentials, secretReader, stated);
     found.push({ set: { credentials: credentialsSecret ?? OPERATOR_CREDENTIALS } });
     const cleared = this.preconditions.check(resource);
     found.push(cleared.status);
@@ -302,7 +304,6 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     if (id) this.creates.settled(objectKey(resource));
     if (!id && writes) return this.outcomes.waitForObject(nothingToObserve(kind.kind));
     // What cannot work is refused before anything is written, here or in the cloud.
-    const credentials = this.options.readCredentials?.(resource);
     const refused =
       this.options.policyRefusal?.(resource) ?? this.credentialsChecks.refusal(resource, credentials);
     if (refused) throw refused;

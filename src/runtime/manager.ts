@@ -123,7 +123,11 @@ export class Manager<Cloud> {
     const holdCredentials =
       (kind: ManagedKind<ManagedObject, Cloud, unknown>) =>
       async (resource: ManagedObject, read: CredentialsRead | undefined) => {
-        const credentials = this.credentialsKeyOf(kind, resource);
+        // The Secret the reconcile read is the one it signs in with: no second look at which it is.
+        const { namespace } = resource.metadata;
+        const credentials = read
+          ? read.objectSecret && objectKey({ metadata: { namespace, name: read.objectSecret } })
+          : this.credentialsKeyOf(kind, resource);
         if (credentials && (options.isCredentials?.(resource, read) ?? true))
           await this.credentials.hold(credentials);
       };

@@ -16,6 +16,7 @@ describe('CredentialsChecks', () => {
       secret: { namespace: 'team', name: 'credentials' },
       snapshot: { data: organization ? { organizationId: organization } : {}, resourceVersion: '1' },
       organization,
+      objectSecret: 'credentials',
     };
     const checks = new CredentialsChecks<ManagedObject>({
       kind: {

@@ -203,7 +203,12 @@ describe('ManagedReconciler', () => {
     const reconciler = fakeReconciler(server, cache, cloud, {
       readCredentials: () => {
         const organization = `org-${reads.length + 1}`;
-        reads.push({ secret: { namespace: 'ns', name: 'credentials' }, snapshot: undefined, organization });
+        reads.push({
+          secret: { namespace: 'ns', name: 'credentials' },
+          snapshot: undefined,
+          organization,
+          objectSecret: undefined,
+        });
         return reads.at(-1)!;
       },
       cloudFor: async (_resource, use) => {
