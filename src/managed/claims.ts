@@ -9,7 +9,7 @@ export interface ObjectClaimsOptions<R extends ManagedObject> {
   kind: Pick<ManagedKind<R, unknown>, 'kind' | 'references' | 'exclusiveOn'>;
   cache: ReadonlyCache<R>;
   lookup: ObjectLookup;
-  /** The freshest status of an object (`latest`): this process's last write when the cache does not show it yet. */
+  /** The freshest status of an object (`latest`): our last write when the cache does not show it yet. */
   statuses: { latest(object: R): ManagedStatus | undefined };
 }
 

@@ -36,7 +36,7 @@ export interface TargetFacts {
   id: string | undefined;
   /** The id is named by the annotation and not recorded yet. */
   adopting: boolean;
-  /** The object names plain ids (spec fields, the annotation): whether they may reach what they name is read. */
+  /** The object names plain ids (spec fields, the annotation): whether they may reach their objects is read. */
   namesPlainIds: boolean;
   /** What the object waits for before anything is looked up, created or changed (known when connecting). */
   waiting: Waiting | undefined;
@@ -50,7 +50,7 @@ export interface TargetFacts {
   idAccess?: { refused: IdAccessVerdict };
   /** What a lost create left (its id), looked for by its marker or intent. */
   lostCreate?: { id: string | undefined };
-  /** The cloud objects recorded for this object under any cluster, each with the object that holds it, if any. */
+  /** The cloud objects recorded for this object under any cluster, and which other object holds each. */
   ownership?: { candidates: readonly OwnedCandidate[]; claimedBy: ReadonlyMap<string, string> };
 }
 

@@ -45,7 +45,7 @@ export interface ExecutorServices<R extends ManagedObject> {
   followers: Pick<CacheFollowers<R>, 'changed'>;
   /** The creates under way and the look-ups they make needless. */
   creates: CreateAttempts;
-  /** The organization status pins once the object has an id (`pinned`): that of the credentials it was made with. */
+  /** The organization status pins once the object has an id (`pinned`): that of the credentials it used. */
   credentialsChecks: { pinned(id: string, credentials: CredentialsRead | undefined): ManagedStatus };
 }
 

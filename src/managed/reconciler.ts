@@ -54,10 +54,11 @@ export { ALREADY_MANAGED } from './preconditions.ts';
  * A reconcile reads, decides, then acts: what the cluster says (`readCluster`: credentials, references, the
  * claim on the cloud id, Secrets), what the cloud records (`findCloudObject`: the object to act on, found or
  * to create, as `decideTarget` decides from the reads it asks for), then the cloud object observed and
- * decided on (`decideObserved`, a function of what was read). Every write it makes (status, the object's metadata, the hold on its credentials Secret, the create
- * and the update, Events) is one executor's (`ReconcileExecutor`), which `sluice plan` swaps for one that
- * records. Status drafts, the connection Secret, who may act on an id and when to look again each live in
- * their own module; the kind's client only observes, creates, updates and deletes.
+ * decided on (`decideObserved`, a function of what was read). Every write it makes (status, the object's
+ * metadata, the hold on its credentials Secret, the create and the update, Events) is one executor's
+ * (`ReconcileExecutor`), which `sluice plan` swaps for one that records. Status drafts, the connection
+ * Secret, who may act on an id, connecting and when to look again each live in their own module; nothing
+ * it builds calls back into it; the kind's client only observes, creates, updates and deletes.
  */
 export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private readonly logger: Logger;
