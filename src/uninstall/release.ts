@@ -33,7 +33,7 @@ const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.
  * on the apiserver's answers (the Job runs under the operator's CPU limit too); at 16 the apiserver's own
  * in-flight limit (400 mutating requests) is far away.
  */
-const RELEASE_CONCURRENCY = 16;
+export const RELEASE_CONCURRENCY = 16;
 
 /**
  * What uninstalling sluice needs so nothing waits for an operator that is gone: the operator stopped first
