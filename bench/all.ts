@@ -12,6 +12,7 @@ import { provision } from './provision.ts';
 import { quota } from './quota.ts';
 import { scale } from './scale.ts';
 import { teardown } from './teardown.ts';
+import { uninstall } from './uninstall.ts';
 import { printTable, startCluster, writeResult, type Benchmark, type Figure } from './harness.ts';
 
 /**
@@ -45,6 +46,7 @@ const BENCHMARKS: Benchmark[] = [
   drift,
   capacity,
   pressure,
+  uninstall,
 ];
 
 const flagsOf = (benchmark: Benchmark) =>

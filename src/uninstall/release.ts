@@ -16,6 +16,11 @@ export interface ReleaseOptions {
   operator?: { namespace: string; name: string };
   /** How long to wait for the operator's pods to end. Default 5 minutes. */
   stopTimeoutMs?: number;
+  /**
+   * Finalizers taken off at once; default `RELEASE_CONCURRENCY`. 1 takes them off one after another, the
+   * baseline `npm run bench:uninstall` measures against.
+   */
+  concurrency?: number;
   log(message: string): void;
 }
 
@@ -33,7 +38,7 @@ const METADATA_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.
  * on the apiserver's answers (the Job runs under the operator's CPU limit too); at 16 the apiserver's own
  * in-flight limit (400 mutating requests) is far away.
  */
-const RELEASE_CONCURRENCY = 16;
+export const RELEASE_CONCURRENCY = 16;
 
 /**
  * What uninstalling sluice needs so nothing waits for an operator that is gone: the operator stopped first
@@ -112,7 +117,7 @@ async function releaseAll(
       },
     );
     const holding = (page.items ?? []).filter((object) => finalizersOf(object).includes(finalizer));
-    await mapConcurrently(holding, RELEASE_CONCURRENCY, async (object) => {
+    await mapConcurrently(holding, options.concurrency ?? RELEASE_CONCURRENCY, async (object) => {
       if (!(await release(options, resource, object, finalizer))) return;
       released++;
       options.log(

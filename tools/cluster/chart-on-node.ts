@@ -248,7 +248,9 @@ export async function clearRelease(cluster: NodeCluster, log?: (msg: string) => 
     }
     took.push(`${what} ${((Date.now() - started) / 1000).toFixed(1)} s`);
   };
-  await attempt('uninstall', async () => {
+  // Timed apart: the operator stopped and its finalizers released, then Helm's uninstall of the rest.
+  let released = false;
+  await attempt('finalizers', async () => {
     const releases = await runAsync(helmBin(), [
       'list',
       '-a',
@@ -265,8 +267,13 @@ export async function clearRelease(cluster: NodeCluster, log?: (msg: string) => 
       operator: { namespace: RELEASE_NAMESPACE, name: RELEASE },
       log: () => undefined,
     });
-    await runAsync(helmBin(), [...uninstallArgs(cp.kubeconfig, '2m'), '--no-hooks']);
+    released = true;
   });
+  if (released) {
+    await attempt('uninstall', () =>
+      runAsync(helmBin(), [...uninstallArgs(cp.kubeconfig, '2m'), '--no-hooks']),
+    );
+  }
   await attempt('uncordon', () => uncordon(core, cluster.nodeName));
   await attempt('namespaces', () => deleteNamespaces(core, 180_000));
   if (failures.length > 0) throw new AggregateError(failures, 'the release was not cleared from the node');
