@@ -459,6 +459,14 @@ describe('CloudClients', () => {
         expect(clients.readCredentials(borrowing('team')).organization).toBe('team-org');
       });
 
+      it("names in the read the Secret of the object's namespace it signs in with: the default, or none for a kind that states its credentials", () => {
+        const clients = withDefaults();
+        expect(clients.readCredentials(borrowing('team')).objectSecret).toBe(NAMESPACE_CREDENTIALS);
+        expect(clients.readCredentials(apiKey('team')).objectSecret).toBeUndefined();
+        const own = apiKey('team', { credentialsRef: { name: 'key-maker' } });
+        expect(clients.readCredentials(own).objectSecret).toBe('key-maker');
+      });
+
       it('is refused the operator credentials outside the listed namespaces, pointed at spec.credentialsRef only', async () => {
         const clients = withDefaults({ defaultSecretNamespaces: ['platform'] });
         await expect(clients.connectionFor(apiKey('team'), { priority: 'poll' })).rejects.toThrow(

@@ -236,6 +236,25 @@ describe('ManagedReconciler', () => {
     expect(server.get('a').status?.organizationId).toBe('org-1');
   });
 
+  it("records the Secret its credentials read signs in with, not a second look at whether the namespace's default exists", async () => {
+    const { server, cache, cloud } = widgetFakes();
+    // The cloud clients chose the namespace's default Secret, whose data the reconciler's Secret cache has
+    // not loaded (a second look there finds none): status names the Secret the calls sign in with.
+    const reconciler = fakeReconciler(server, cache, cloud, {
+      readCredentials: () => ({
+        secret: { namespace: 'ns', name: 'sluice-credentials' },
+        snapshot: undefined,
+        organization: undefined,
+        objectSecret: 'sluice-credentials',
+      }),
+    });
+    cache.set(server.put(widget('a')));
+
+    await reconciler.reconcile('ns/a');
+
+    expect(server.get('a').status?.credentials).toBe('sluice-credentials');
+  });
+
   it('applies a spec change as an update and reports Updating', async () => {
     const { t, id } = await readyWidget();
     t.cache.set(t.server.editSpec('a', { size: 3 }));
