@@ -4,12 +4,11 @@ import { otherObjectAsSeenBy, type ObjectClaims } from './claims.ts';
 import { ownerClusterProblem, type ClusterIdentity } from './cluster-owner.ts';
 import type { CreateAttempts } from './create-attempts.ts';
 import type { CredentialsChecks } from './credentials-checks.ts';
-import type { CredentialsRead } from './credentials-read.ts';
+import { objectSecretOf, type CredentialsRead } from './credentials-read.ts';
 import { Waiting } from './errors.ts';
 import { Raced } from './object-writes.ts';
 import type { ReconcileExecutor } from './executor.ts';
 import { NO_SECRETS, type KindConnector } from './kind-connector.ts';
-import { credentialsSecretNameOf } from './managed-object.ts';
 import { isObserveOnly } from './observe-only.ts';
 import type { Ended, Outcomes } from './outcomes.ts';
 import type { PlainIdGate } from './plain-ids.ts';
@@ -125,7 +124,8 @@ export class Deletion<R extends ManagedObject, P> {
       const { client, records, waiting } = connection;
       // A create that crashed before recording its id must not leak when the resource is deleted; but an
       // intent is anyone's to write: the look-up goes only where the object's plain ids may reach.
-      if (!id && !(await this.mayLookUp(resource, records, references))) return removeFinalizer();
+      if (!id && !(await this.mayLookUp(resource, records, references, credentials)))
+        return removeFinalizer();
       const lost = this.options.creates.lostCreate(resource);
       // A lost create is looked for as its create resolved the references: one still on its way is waited for.
       if (!id && lost && waiting) return this.options.outcomes.waitForCloud(waiting);
@@ -146,13 +146,19 @@ export class Deletion<R extends ManagedObject, P> {
 
   /**
    * Whether an object that never recorded an id may look for a lost create: only where its plain ids may
-   * reach, or a crafted intent would find (and delete) another namespace's object.
+   * reach, or a crafted intent would find (and delete) another namespace's object. They are judged as the
+   * credentials the look-up signs in with (`credentials`, as read): those of a Secret of the object's own
+   * namespace, or the operator's, as for its reconcile.
    */
-  private async mayLookUp(resource: R, records: CloudRecords<R>, references: ResolvedReferences) {
-    const { plainIds, secrets } = this.options;
-    const exists = (namespace: string, name: string) => secrets.get(namespace, name) !== undefined;
-    const credentials = credentialsSecretNameOf(resource, exists);
-    const refused = plainIds?.refusal(resource, records, references, false, credentials === undefined);
+  private async mayLookUp(
+    resource: R,
+    records: CloudRecords<R>,
+    references: ResolvedReferences,
+    credentials: CredentialsRead | undefined,
+  ) {
+    const { kind, plainIds, secrets } = this.options;
+    const own = objectSecretOf(resource, credentials, secrets, Boolean(kind.makesCredentials));
+    const refused = plainIds?.refusal(resource, records, references, false, own === undefined);
     return (await refused) === undefined;
   }
 

@@ -8,6 +8,7 @@ import type { CallChain } from '../../../src/base/call-chain.ts';
 import { REAL_TIMINGS } from '../../../src/base/timings.ts';
 import type { ConnectContext, ManagedObject } from '../../../src/managed/types.ts';
 import type { CredentialsRead } from '../../../src/managed/credentials-read.ts';
+import { NAMESPACE_CREDENTIALS } from '../../../src/managed/managed-object.ts';
 import {
   connected,
   fakeEvents,
@@ -627,6 +628,37 @@ describe('ManagedReconciler', () => {
 
     expect(t.cloud.calls.slice(calls)).toEqual([]);
     expect(t.events.slice(events)).toEqual([]);
+  });
+
+  it("judges a deleted object's plain id as the credentials its look-up signs in with: a kind that states them never takes the namespace's default", async () => {
+    const { server, cache, cloud } = widgetFakes();
+    // The namespace has a default credentials Secret, which a kind that makes credentials never signs in with.
+    server.putSecret(NAMESPACE_CREDENTIALS, { keyId: 'k', keySecret: 's' });
+    const reconciler = fakeReconciler(server, cache, cloud, {
+      kind: { ...widgetKind(cloud), makesCredentials: { identityKeys: ['keyId'] } },
+      // No namespace may use ids of objects made outside sluice with the operator's credentials.
+      idAccess: {
+        cluster: { name: 'default', explicit: true },
+        plainIdNamespaces: [],
+        grants: { cached: () => [], read: async () => undefined },
+        holdersOf: () => [],
+      },
+    });
+    // A crafted deletion: an intent, the finalizer and an external id no sluice object records; no id.
+    const crafted = widget('a');
+    crafted.metadata.annotations = {
+      [ANNOTATIONS.externalId]: 'w-9',
+      [ANNOTATIONS.createPending]: '2030-01-01T00:00:00Z',
+    };
+    crafted.metadata.finalizers = [FINALIZER];
+    crafted.metadata.deletionTimestamp = '2030-01-01T00:00:01Z';
+    cache.set(server.put(crafted));
+
+    await reconciler.reconcile('ns/a');
+
+    // Judged as the operator's credentials, the id is refused: no look-up, nothing deleted, the finalizer goes.
+    expect(cloud.calls).toEqual([]);
+    expect(server.get('a').metadata.finalizers).toEqual([]);
   });
 
   /** A write the apiserver answers with `statusCode`: 404 once the object is removed, 409 once it changed. */
