@@ -38,7 +38,7 @@ export interface DeletionOptions<R extends ManagedObject, P> {
   connector: Pick<KindConnector<R, unknown, P>, 'connect'>;
   /** Who may reach what a plain id names; none: every plain id is taken as given. */
   plainIds: PlainIdGate<R> | undefined;
-  /** Whether the resource signs in with a Secret of its own (its plain ids are judged by that). */
+  /** Which Secret the resource signs in with, looked for here when no credentials were read. */
   secrets: SecretReader;
 }
 

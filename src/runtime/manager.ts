@@ -123,11 +123,7 @@ export class Manager<Cloud> {
     const holdCredentials =
       (kind: ManagedKind<ManagedObject, Cloud, unknown>) =>
       async (resource: ManagedObject, read: CredentialsRead | undefined) => {
-        // The Secret the reconcile read is the one it signs in with: no second look at which it is.
-        const { namespace } = resource.metadata;
-        const credentials = read
-          ? read.objectSecret && objectKey({ metadata: { namespace, name: read.objectSecret } })
-          : this.credentialsKeyOf(kind, resource);
+        const credentials = this.credentialsKeyOf(kind, resource, read);
         if (credentials && (options.isCredentials?.(resource, read) ?? true))
           await this.credentials.hold(credentials);
       };
@@ -365,14 +361,18 @@ export class Manager<Cloud> {
 
   /**
    * The `namespace/name` of the credentials Secret the object uses (its own, or its namespace's default while
-   * that exists, for a kind that may use it), or undefined for the operator's.
+   * that exists, for a kind that may use it), or undefined for the operator's. `read`: the credentials a
+   * reconcile read, which name the Secret it signs in with: no second look at which it is.
    */
   private credentialsKeyOf(
     kind: ManagedKind<ManagedObject, Cloud, unknown>,
     object: ManagedObject,
+    read?: CredentialsRead,
   ): string | undefined {
     const exists = (ns: string, n: string) => this.secrets.object(ns, n) !== undefined;
-    const name = credentialsSecretNameOf(object, exists, Boolean(kind.makesCredentials));
+    const name = read
+      ? read.objectSecret
+      : credentialsSecretNameOf(object, exists, Boolean(kind.makesCredentials));
     return name ? objectKey({ metadata: { namespace: object.metadata.namespace, name } }) : undefined;
   }
 
