@@ -36,7 +36,7 @@ export async function load(url, context, nextLoad) {
   });
   // Function declarations: hoisted, so any code of the module may call them whatever its order.
   const prologue =
-    `function __traceHere(entered) { globalThis.__sluiceTrace?.(${JSON.stringify(`src/${relative}`)}, entered === true); }` +
+    `function __traceHere(entered, fn) { globalThis.__sluiceTrace?.(${JSON.stringify(`src/${relative}`)}, entered === true, fn); }` +
     ` function __traceBack(value) { __traceHere(false); return value; }\n`;
   return { format: 'module', source: prologue + outputText, shortCircuit: true };
 }
@@ -54,10 +54,30 @@ function inChain(node) {
   );
 }
 
+/** A function's name as the sequence prints it: `get status`, `constructor`, or where an arrow was assigned. */
+function functionName(fn) {
+  const named = (node) => (node?.name && ts.isIdentifier(node.name) ? node.name.text : undefined);
+  if (ts.isConstructorDeclaration(fn)) return 'constructor';
+  const own = named(fn);
+  const prefix = ts.isGetAccessor(fn) ? 'get ' : ts.isSetAccessor(fn) ? 'set ' : '';
+  if (own) return prefix + own;
+  const holder = fn.parent;
+  return (
+    named(holder) ??
+    (holder && ts.isCallExpression(holder)
+      ? `(argument of ${holder.expression.getText?.() ?? 'a call'})`
+      : '(anonymous)')
+  );
+}
+
 function traced(context) {
   const f = context.factory;
   // A function's entry is a step on the way down (`__traceHere(true)`); coming back to the file is not.
-  const here = () => f.createCallExpression(f.createIdentifier('__traceHere'), undefined, [f.createTrue()]);
+  const here = (fn) =>
+    f.createCallExpression(f.createIdentifier('__traceHere'), undefined, [
+      f.createTrue(),
+      f.createStringLiteral(functionName(fn)),
+    ]);
   const back = (expression) =>
     f.createCallExpression(f.createIdentifier('__traceBack'), undefined, [expression]);
   const visit = (node) => {
@@ -69,9 +89,9 @@ function traced(context) {
       node.expression.kind !== ts.SyntaxKind.SuperKeyword;
     const visited = ts.visitEachChild(node, visit, context);
     if (functionBody && ts.isBlock(visited)) {
-      return f.updateBlock(visited, [f.createExpressionStatement(here()), ...visited.statements]);
+      return f.updateBlock(visited, [f.createExpressionStatement(here(parent)), ...visited.statements]);
     }
-    if (functionBody) return f.createParenthesizedExpression(f.createComma(here(), visited));
+    if (functionBody) return f.createParenthesizedExpression(f.createComma(here(parent), visited));
     if (ts.isAwaitExpression(node) || ts.isYieldExpression(node)) return back(visited);
     if (wrapCall) return back(visited);
     return visited;

@@ -3,7 +3,7 @@
 // traced); one DatabaseService is made and Ready, then its name is changed. From the first line the reconciler
 // runs in the reconcile that sends the PATCH of the service until that PATCH leaves (undici's
 // `undici:request:create`), every time control reaches one of the files in that reconcile's own async context
-// (a function entered, a call, an await or a yield returning to it; hooks.mjs) is recorded: the informers'
+// (a function entered, named in `--sequence`, a call, an await or a yield returning to it; hooks.mjs) is recorded: the informers'
 // and other reconciles' work meanwhile is not. Printed: the files visited, the returns to a file already left, the visits on the way down (calls into a file) per file
 // and the re-entries per file, of the median of `--changes` changes (`--sequence`: the files in order).
 import { AsyncLocalStorage } from 'node:async_hooks';
@@ -39,10 +39,10 @@ const current = new AsyncLocalStorage<Reconcile>();
 let armed = false;
 let traced: Reconcile | undefined;
 const hooks = globalThis as {
-  __sluiceTrace?: (file: string, entered: boolean) => void;
+  __sluiceTrace?: (file: string, entered: boolean, fn?: string) => void;
   __sluiceTraceReconcile?: (run: () => Promise<unknown>) => Promise<unknown>;
 };
-hooks.__sluiceTrace = (file, entered) => current.getStore()?.files.push({ file, entered });
+hooks.__sluiceTrace = (file, entered, fn) => current.getStore()?.files.push({ file, entered, fn });
 hooks.__sluiceTraceReconcile = (run) => (armed && !traced ? current.run({ files: [] }, run) : run());
 
 const cluster = await startControlPlane();
@@ -132,8 +132,10 @@ try {
     `  on the way down (a call into a file, not a return to it): each file at most ${most} times; ${overTwo.length} files more than twice`,
   );
   for (const [file, visits] of overTwo) console.log(`    ${file}: ${visits}`);
-  // `↓`: a call into the file; otherwise control came back to it.
-  const marked = median.sequence.map((file, i) => `${median.descended[i] ? '↓' : ' '} ${file}`);
+  // `↓`: a call into the file, and the function it entered; otherwise control came back to it.
+  const marked = median.sequence.map((file, i) =>
+    median.descended[i] ? `↓ ${file}  ${median.entered[i] ?? ''}`.trimEnd() : `  ${file}`,
+  );
   if (args.sequence) console.log(`  in order (↓: on the way down):\n    ${marked.join('\n    ')}`);
 } finally {
   await operator.stop();

@@ -5,6 +5,8 @@
 export interface Step {
   file: string;
   entered: boolean;
+  /** The function entered, when `entered`. */
+  fn?: string;
 }
 
 /** What a sequence of files control reached says: how many files, how often it came back to one it had left. */
@@ -24,6 +26,8 @@ export interface Visits {
   sequence: string[];
   /** Which stays, in the same order, began on the way down. */
   descended: boolean[];
+  /** The function each stay began in, when it began on the way down. */
+  entered: (string | undefined)[];
 }
 
 export function visitsOf(trace: readonly (Step | string)[]): Visits {
@@ -48,6 +52,7 @@ export function visitsOf(trace: readonly (Step | string)[]): Visits {
     descents: [...down].sort(mostFirst),
     sequence,
     descended: stays.map((stay, i) => i === 0 || stay.entered),
+    entered: stays.map((stay) => (stay.entered ? stay.fn : undefined)),
   };
 }
 

@@ -25,6 +25,7 @@ describe('the visits of a reconcile trace', () => {
       descents: [],
       sequence: [],
       descended: [],
+      entered: [],
     });
   });
 
@@ -45,5 +46,14 @@ describe('the visits of a reconcile trace', () => {
       ['b.ts', 2],
     ]);
     expect(visits.descended).toEqual([true, true, false, true, true, false, false]);
+  });
+
+  it('names the function each visit on the way down entered, and none for a return', () => {
+    const visits = visitsOf([
+      { file: 'a.ts', entered: true, fn: 'reconcile' },
+      { file: 'b.ts', entered: true, fn: 'get status' },
+      { file: 'a.ts', entered: false },
+    ]);
+    expect(visits.entered).toEqual(['reconcile', 'get status', undefined]);
   });
 });
