@@ -3,11 +3,11 @@ import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { AlertingClient } from '../cloud/alerting-client.ts';
 import type { CloudHooks } from '../cloud/hooks.ts';
-import type { CloudClient } from '../cloud/cloud-client.ts';
+import type { CallScope, CloudClient } from '../cloud/cloud-client.ts';
 import type { ClientOptions } from '../cloud/http.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
 import { CloudSnapshots } from '../cloud/key-snapshots.ts';
-import { QuotaRegistry, type Priority, type QuotaLimit, type QuotaStart } from '../cloud/quota.ts';
+import { QuotaRegistry, type QuotaLimit, type QuotaStart } from '../cloud/quota.ts';
 import type { CloudApi, CloudConnection } from './connection.ts';
 import { entryFor, hostRefusal, type AllowedHosts } from './api-hosts.ts';
 import {
@@ -137,26 +137,27 @@ export class CloudClients {
     const { secret, snapshot } = use.credentials ?? this.readCredentials(resource);
     if (secret instanceof ReconcileError) throw secret;
     const clients = this.clientsFor(secret, snapshot);
-    // Each API's keys are needed only by the kinds that call it: an Alert's Secret may hold only the alerting keys.
-    const usable = <C extends CloudClient>(client: C | ReconcileError): C => {
-      if (client instanceof ReconcileError) throw client;
-      const chained = chain ? client.inChain(chain) : client;
-      return writes ? chained.withWritesRecorded(writes) : chained;
-    };
     // Reads follow the reconcile's priority, writes go as `user` (a poll's drift correction too), a create's as
     // `create`: no call names one.
     // Every call is made for the resource's namespace: a key's budget is shared fairly between namespaces. A
     // call deferred for quota keeps a claim of the resource's own, so a namespace's deferred calls queue up.
     const { namespace, name } = resource.metadata;
-    const object = `${resource.kind} ${namespace}/${name}`;
-    const writePriority: Priority = priority === 'create' ? 'create' : 'user';
-    const bound = <C extends CloudClient>(client: C | ReconcileError): C =>
-      usable(client)
-        .withReadPriority(priority)
-        .withWritePriority(writePriority)
-        .onBehalfOf(namespace, object);
+    const scope: CallScope = {
+      readPriority: priority,
+      writePriority: priority === 'create' ? 'create' : 'user',
+      sharer: namespace,
+      object: `${resource.kind} ${namespace}/${name}`,
+      ...(chain ? { chain } : {}),
+      ...(writes ? { writes } : {}),
+    };
+    // Each API's keys are needed only by the kinds that call it: an Alert's Secret may hold only the alerting keys.
+    const bound = <C extends CloudClient>(client: C | ReconcileError): C => {
+      if (client instanceof ReconcileError) throw client;
+      return client.scopedTo(scope);
+    };
     let management: ManagementClient | undefined;
     let alerting: AlertingClient | undefined;
+    const operatorKeySuffix = () => this.operatorKeySuffix();
     return {
       get management(): ManagementClient {
         return (management ??= bound(clients.management));
@@ -166,15 +167,18 @@ export class CloudClients {
       },
       snapshots: clients.snapshots,
       freshnessMs,
-      ...this.operatorKeySuffix(),
+      // Read only by the kind that asks (an ApiKey): every other connection reads no second Secret.
+      get operatorKeySuffix(): string | undefined {
+        return operatorKeySuffix();
+      },
     };
   }
 
   /** The last 4 letters of the operator's key id, when its Secret holds one. */
-  private operatorKeySuffix(): { operatorKeySuffix?: string } {
+  private operatorKeySuffix(): string | undefined {
     const { defaultSecret, secrets } = this.options;
     const keyId = defaultSecret && secrets.get(defaultSecret.namespace, defaultSecret.name)?.data?.keyId;
-    return keyId ? { operatorKeySuffix: keyId.slice(-4) } : {};
+    return keyId ? keyId.slice(-4) : undefined;
   }
 
   /**
@@ -183,8 +187,7 @@ export class CloudClients {
    * object's cloud id is pinned to. What the reconcile checks, digests and connects with is this read.
    */
   readCredentials(resource: ManagedObject): CredentialsRead {
-    const objectSecret = this.objectSecretOf(resource);
-    const secret = this.secretRefOf(resource, objectSecret);
+    const { objectSecret, secret } = this.credentialsSecretOf(resource);
     if (secret instanceof ReconcileError)
       return { secret, snapshot: undefined, organization: undefined, objectSecret };
     const snapshot = this.options.secrets.get(secret.namespace, secret.name);
@@ -228,8 +231,8 @@ export class CloudClients {
 
   /** The credentials Secret a resource is reconciled with, or undefined when it may use none. */
   credentialsOf(resource: ManagedObject): SecretRef | undefined {
-    const ref = this.secretRefOf(resource);
-    return ref instanceof ReconcileError ? undefined : ref;
+    const { secret } = this.credentialsSecretOf(resource);
+    return secret instanceof ReconcileError ? undefined : secret;
   }
 
   /**
@@ -295,23 +298,31 @@ export class CloudClients {
     this.quotaSweep.unref();
   }
 
-  /** The Secret of the resource's namespace it signs in with, by name; undefined: the operator's (or none). */
-  private objectSecretOf(resource: ManagedObject): string | undefined {
+  /**
+   * The credentials Secret a resource is reconciled with, or why it may use none, each looked up once; and
+   * `objectSecret`, the Secret of its namespace it signs in with, by name (undefined: the operator's, or none).
+   */
+  private credentialsSecretOf(resource: ManagedObject): {
+    objectSecret: string | undefined;
+    secret: SecretRef | ReconcileError;
+  } {
     const { secrets, secretExists = (ns, name) => secrets.get(ns, name) !== undefined } = this.options;
     const stated = this.options.statesCredentials?.(resource) ?? false;
-    return credentialsSecretNameOf(resource, secretExists, stated);
+    const objectSecret = credentialsSecretNameOf(resource, secretExists, stated);
+    return { objectSecret, secret: this.secretRefOf(resource, stated, objectSecret) };
   }
 
   /**
-   * The credentials Secret a resource is reconciled with, or why it may use none. `own`: the Secret of its
-   * namespace it signs in with (`objectSecretOf`).
+   * The credentials Secret a resource is reconciled with, or why it may use none. `stated`: its kind signs
+   * in only with the credentials it states; `own`: the Secret of its namespace it signs in with (none: the
+   * operator's).
    */
   private secretRefOf(
     resource: ManagedObject,
-    own = this.objectSecretOf(resource),
+    stated: boolean,
+    own: string | undefined,
   ): SecretRef | ReconcileError {
     const { namespace } = resource.metadata;
-    const stated = this.options.statesCredentials?.(resource) ?? false;
     if (own) return { namespace, name: own };
     const { defaultSecret, defaultSecretNamespaces: namespaces } = this.options;
     // A kind that states its credentials is never pointed at the namespace's default, which it never uses.
@@ -424,7 +435,7 @@ export class CloudClients {
       // A list with keys that make no client fails as a call would: CredentialsMissing, naming the key.
       management: clients.management,
       alerting: clients.alerting,
-      clock: { now: () => performance.now() },
+      clock: { now: performance.now.bind(performance) },
       onChange: (ids) => {
         for (const listener of this.changeListeners) listener(ids);
       },

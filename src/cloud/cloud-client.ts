@@ -3,6 +3,16 @@ import type { Priority, QuotaScheduler } from './quota.ts';
 import type { CallChain } from '../base/call-chain.ts';
 import type { WriteRecorder } from '../base/recorded-writes.ts';
 
+/** What one reconcile's calls are made as (`CloudClient.scopedTo`). */
+export interface CallScope {
+  readPriority: Priority;
+  writePriority: Priority;
+  sharer: string;
+  object?: string;
+  chain?: CallChain;
+  writes?: WriteRecorder;
+}
+
 /** What both clients share besides the core: the priority of their reads, the quota view and shutdown. */
 export abstract class CloudClient {
   /** The priority reads are sent with when a call names none. */
@@ -69,6 +79,22 @@ export abstract class CloudClient {
   withWritesRecorded(recorder: WriteRecorder): this {
     const bound = this.copy();
     bound.writes = recorder;
+    return bound;
+  }
+
+  /**
+   * This client, sharing its connection, quota and options, scoped at once to what one reconcile's calls
+   * are: its priorities, who they are made for (`onBehalfOf`), its chain, and where its writes are kept
+   * instead of sent; each as its own `with…` method sets it.
+   */
+  scopedTo(scope: CallScope): this {
+    const bound = this.copy();
+    bound.readPriority = scope.readPriority;
+    bound.writePriority = scope.writePriority;
+    bound.sharer = scope.sharer;
+    bound.object = scope.object;
+    if (scope.chain) bound.chain = scope.chain;
+    if (scope.writes) bound.writes = scope.writes;
     return bound;
   }
 

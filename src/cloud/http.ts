@@ -31,14 +31,7 @@ import {
   type RetryDecision,
   type RetryLimits,
 } from './retry.ts';
-import {
-  createCloudAgent,
-  DEFAULT_TIMEOUTS,
-  exchange,
-  expandRoute,
-  queryString,
-  type Timeouts,
-} from './transport.ts';
+import { createCloudAgent, DEFAULT_TIMEOUTS, exchange, routePath, type Timeouts } from './transport.ts';
 import { sleep, systemClock, type Clock } from '../clock.ts';
 import type { CallOptions, ClientOptions, RequestSpec, WriteEvent } from './request-types.ts';
 
@@ -127,7 +120,7 @@ export class HttpCore {
 
   /** The request path as it is sent: base path, route with its parameters, query. */
   pathOf(request: Pick<RequestSpec<unknown>, 'route' | 'params' | 'query'>): string {
-    return this.basePath + expandRoute(request.route, request.params ?? {}) + queryString(request.query);
+    return this.basePath + routePath(request.route, request.params ?? {}, request.query);
   }
 
   /** Told of every write this core sends (`onWrite`). */

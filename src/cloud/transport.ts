@@ -81,8 +81,17 @@ export async function exchange(dispatcher: Dispatcher, request: Exchange): Promi
   }
 }
 
+/** A request's path under the base path: its route with its parameters, then its query. */
+export function routePath(
+  route: string,
+  params: Record<string, string>,
+  query: ReadonlyArray<readonly [string, string]> | undefined,
+): string {
+  return expandRoute(route, params) + queryString(query);
+}
+
 /** `/a/:id/b` with `{id: 'x y'}` → `/a/x%20y/b`. Every placeholder must have a value. */
-export function expandRoute(route: string, params: Record<string, string>): string {
+function expandRoute(route: string, params: Record<string, string>): string {
   return route.replace(/:([A-Za-z][A-Za-z0-9]*)/g, (_, name: string) => {
     const value = params[name];
     if (value === undefined) throw new Error(`route ${route}: missing parameter ${name}`);
@@ -91,7 +100,7 @@ export function expandRoute(route: string, params: Record<string, string>): stri
 }
 
 /** `?a=1&b=2`, or nothing without parameters. */
-export function queryString(query: ReadonlyArray<readonly [string, string]> | undefined): string {
+function queryString(query: ReadonlyArray<readonly [string, string]> | undefined): string {
   if (!query?.length) return '';
   const params = new URLSearchParams();
   for (const [key, value] of query) params.append(key, value);

@@ -86,7 +86,7 @@ export async function composeOperator(
 
   const clouds = new CloudClients({
     secrets,
-    secretExists: (namespace, name) => secrets.object(namespace, name) !== undefined,
+    secretExists: secrets.has.bind(secrets),
     statesCredentials: statesCredentials(kinds),
     ...(settings.credentialsSecret ? { defaultSecret: settings.credentialsSecret } : {}),
     ...(settings.operatorCredentialsNamespaces
@@ -132,9 +132,9 @@ export async function composeOperator(
       events,
       cluster,
       // Each reconcile reads its credentials once: its checks, digests and calls are of that one read.
-      readCredentials: (resource) => clouds.readCredentials(resource),
-      cloudFor: (resource, use) => clouds.connectionFor(resource, use),
-      secretDigestKey: (resource, credentials) => clouds.secretDigestKey(resource, credentials),
+      readCredentials: clouds.readCredentials.bind(clouds),
+      cloudFor: clouds.connectionFor.bind(clouds),
+      secretDigestKey: clouds.secretDigestKey.bind(clouds),
       ...(settings.apiKeyRoles ? { policyRefusal: apiKeyRoleRefusal(settings.apiKeyRoles) } : {}),
       syncIntervalMs: settings.syncInterval,
       // A namespace sharing a key with others is drift-checked no more often than its share allows.

@@ -62,9 +62,12 @@ export class SecretCache implements SecretReader, SecretWriteListener {
   /** The keys each user reads of each Secret it uses (absent: every key). */
   private readonly keysOfUser = new Map<string, Map<string, readonly string[] | undefined>>();
   private readonly pinned: ReadonlySet<string>;
+  /** The watches' caches, each the same for the informer's life: read directly, not asked for each time. */
+  private readonly caches: readonly ReadonlyCache<SecretObject>[];
 
   constructor(private readonly options: SecretCacheOptions) {
     this.pinned = new Set(options.pinned ?? []);
+    this.caches = options.informers.map((informer) => informer.cache);
   }
 
   /** The Secret's data when it is one sluice uses and was loaded; undefined when the watch has no such Secret. */
@@ -85,9 +88,14 @@ export class SecretCache implements SecretReader, SecretWriteListener {
     return this.metadata(`${namespace}/${name}`);
   }
 
+  /** Whether the watch sees this Secret (its metadata; its data may not be held). */
+  has(namespace: string, name: string): boolean {
+    return this.object(namespace, name) !== undefined;
+  }
+
   /** The keys (`namespace/name`) of every Secret the watches see. */
   keys(): string[] {
-    return this.options.informers.flatMap((informer) => informer.cache.keys());
+    return this.caches.flatMap((cache) => cache.keys());
   }
 
   /** A Secret's identity (never its data): what an Event about the Secret names. */
@@ -186,13 +194,13 @@ export class SecretCache implements SecretReader, SecretWriteListener {
   stats(): SecretCacheStats {
     let dataBytes = 0;
     for (const held of this.held.values()) dataBytes += held.bytes;
-    const metadata = this.options.informers.reduce((sum, informer) => sum + informer.cache.size, 0);
+    const metadata = this.caches.reduce((sum, cache) => sum + cache.size, 0);
     return { metadata: metadata - this.held.size, data: this.held.size, dataBytes };
   }
 
   private metadata(secretKey: string): SecretObject | undefined {
-    for (const informer of this.options.informers) {
-      const secret = informer.cache.get(secretKey);
+    for (const cache of this.caches) {
+      const secret = cache.get(secretKey);
       if (secret) return secret;
     }
     return undefined;
