@@ -2,6 +2,7 @@ import { objectKey, type ReadonlyCache } from '../kube/cache.ts';
 import { externalIdOf } from './annotations.ts';
 import { credentialsKeyOf } from './managed-object.ts';
 import { ClaimIndex, holderOf, type Claim } from './ownership.ts';
+import type { ObjectRead } from './object-read.ts';
 import type { ObjectLookup, ResolvedReferences } from './references.ts';
 import type { ManagedKind, ManagedObject, ManagedStatus } from './types.ts';
 
@@ -27,15 +28,18 @@ export class ObjectClaims<R extends ManagedObject> {
 
   constructor(private readonly options: ObjectClaimsOptions<R>) {}
 
-  /** The cache changed for `key` (or `object` is gone): re-index what it may claim. */
-  observe(key: string, object: R | undefined): void {
+  /**
+   * The cache changed for `key` (or `object` is gone): re-index what it may claim. `latest`: its freshest
+   * status, when the caller read it already.
+   */
+  observe(key: string, object: R | undefined, latest?: Readonly<ManagedStatus>): void {
     if (!object) {
       this.granted.delete(key);
       return this.index.set(key, []);
     }
     const granted = this.granted.get(key);
     this.index.set(key, [
-      this.options.statuses.latest(object)?.id,
+      (latest ?? this.options.statuses.latest(object))?.id,
       externalIdOf(object),
       granted?.uid === object.metadata.uid ? granted.id : undefined,
     ]);
@@ -52,21 +56,21 @@ export class ObjectClaims<R extends ManagedObject> {
   }
 
   /**
-   * The `namespace/name` of another object of the kind that holds `id`, or undefined when `resource` does
-   * and may act on it (recorded at once, so a concurrent reconcile of another object claiming it sees this
-   * decision).
+   * The `namespace/name` of another object of the kind that holds `id`, or undefined when the object the
+   * reconcile read does and may act on it (recorded at once, so a concurrent reconcile of another object
+   * claiming it sees this decision).
    */
-  otherHolderOf(resource: R, id: string): string | undefined {
+  otherHolderOf(read: ObjectRead<R>, id: string): string | undefined {
+    const { key, object: resource, latest } = read;
     const uid = resource.metadata.uid;
     const peers = this.peersHolding(id).filter((peer) => peer.metadata.uid !== uid);
-    const holder = holderOf(
-      id,
-      [resource, ...peers].map((object) => this.claimOf(object)),
-    );
+    const holder = holderOf(id, [
+      this.claimOf(resource, key, latest),
+      ...peers.map((peer) => this.claimOf(peer)),
+    ]);
     if (holder && holder.uid !== uid) return holder.key;
-    const key = objectKey(resource);
     this.granted.set(key, { uid, id });
-    this.observe(key, resource);
+    this.observe(key, resource, latest);
     return undefined;
   }
 
@@ -120,10 +124,13 @@ export class ObjectClaims<R extends ManagedObject> {
       .filter((peer): peer is R => peer !== undefined);
   }
 
-  private claimOf(object: R): Claim {
-    const key = objectKey(object);
+  /** `key` and `status`: the object's, when the caller read them already. */
+  private claimOf(
+    object: R,
+    key = objectKey(object),
+    status: Readonly<ManagedStatus> | undefined = this.options.statuses.latest(object),
+  ): Claim {
     const granted = this.granted.get(key);
-    const status = this.options.statuses.latest(object);
     const recordedId = status?.id ?? (granted?.uid === object.metadata.uid ? granted.id : undefined);
     const externalId = externalIdOf(object);
     return {

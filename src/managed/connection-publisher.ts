@@ -54,9 +54,12 @@ export interface ConnectionPublisherOptions<R extends ManagedObject> {
   now?: () => Date;
 }
 
-/** The reconcile's executor, as the sync records through it: status, an Event, the Secret's write. */
+/**
+ * The reconcile's executor, as the sync records through it: what status gets (`found`, written with the
+ * executor's next change, or with the failure should the sync fail), an Event, the Secret's write.
+ */
 export interface SyncRecorder<R> {
-  apply(...changes: readonly StatusChange[]): void;
+  readonly found: StatusChange[];
   note(resource: R, note: EventNote): void;
   publish(resource: R, values: ConnectionDetails, current: ConnectionSecret | undefined): Promise<void>;
 }
@@ -184,7 +187,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
       Object.assign(values, await recover(resource, id));
       // On record before the write: should it fail, no other reset is made until the user changes something.
       this.unstoredResets.set(objectKey(resource), { at: this.now().getTime(), inputs });
-      act.apply({
+      act.found.push({
         set: { passwordResetUnstored: this.now().toISOString(), passwordResetUnstoredInputs: inputs },
       });
       const [reason, message] =
@@ -213,7 +216,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
       set.passwordStoredIn = this.name(resource);
       unset.push('passwordResetUnstored', 'passwordResetUnstoredInputs');
     } else if (storedIn !== undefined) set.passwordStoredIn = storedIn;
-    act.apply({ set, unset });
+    act.found.push({ set, unset });
     return withheld;
   }
 

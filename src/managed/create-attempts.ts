@@ -100,8 +100,8 @@ export class CreateAttempts {
    * The version this process's removal of the intent made, when `cached` is from before it: the intent
    * `cached` shows is gone already, and the server holds that version or a later one.
    */
-  removalAhead(cached: ManagedObject): string | undefined {
-    const removal = this.removals.get(objectKey(cached));
+  removalAhead(cached: ManagedObject, key = objectKey(cached)): string | undefined {
+    const removal = this.removals.get(key);
     const version = cached.metadata.resourceVersion;
     if (removal?.uid !== cached.metadata.uid || version === undefined) return undefined;
     return removal.older.includes(version) ? removal.made : undefined;
@@ -109,7 +109,7 @@ export class CreateAttempts {
 
   /** The cache shows `cached` for `key` (undefined: gone): past the removal's versions, it is forgotten. */
   observe(key: string, cached: ManagedObject | undefined): void {
-    if (!cached || this.removalAhead(cached) === undefined) this.removals.delete(key);
+    if (!cached || this.removalAhead(cached, key) === undefined) this.removals.delete(key);
   }
 
   /** The object is gone from the cache. */

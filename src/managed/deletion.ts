@@ -6,6 +6,7 @@ import type { CreateAttempts } from './create-attempts.ts';
 import type { CredentialsChecks } from './credentials-checks.ts';
 import { objectSecretOf, type CredentialsRead } from './credentials-read.ts';
 import { Waiting } from './errors.ts';
+import type { ObjectRead } from './object-read.ts';
 import { Raced } from './object-writes.ts';
 import type { ReconcileExecutor } from './executor.ts';
 import { NO_SECRETS, type KindConnector } from './kind-connector.ts';
@@ -61,13 +62,17 @@ export class Deletion<R extends ManagedObject, P> {
     this.released.delete(key);
   }
 
-  /** Applies the deletion policy; `act` performs its writes (the delete, the finalizer's release, Events). */
-  async finalize(resource: R, act: ReconcileExecutor<R>): Promise<Ended | Raced> {
+  /**
+   * Applies the deletion policy to the object the reconcile read; `act` performs its writes (the delete, the
+   * finalizer's release, Events).
+   */
+  async finalize(read: ObjectRead<R>, act: ReconcileExecutor<R>): Promise<Ended | Raced> {
     const { kind } = this.options;
+    const { object: resource, key } = read;
     const orphaned = (message: string) => act.event(resource, 'Normal', 'Orphaned', message);
     const removeFinalizer = () => this.removeFinalizer(resource, act);
     if (!resource.metadata.finalizers?.includes(FINALIZER)) return { outcome: { kind: 'idle' }, status: {} };
-    if (this.released.get(objectKey(resource)) === resource.metadata.uid) return RELEASED;
+    if (this.released.get(key) === resource.metadata.uid) return RELEASED;
     const policy = resource.spec.deletionPolicy ?? kind.defaultDeletionPolicy;
     let id = resource.status?.id;
     if (ownerClusterProblem(resource, this.options.cluster)) {
@@ -80,7 +85,7 @@ export class Deletion<R extends ManagedObject, P> {
       }
       return removeFinalizer();
     }
-    const holder = id === undefined ? undefined : this.options.claims.otherHolderOf(resource, id);
+    const holder = id === undefined ? undefined : this.options.claims.otherHolderOf(read, id);
     if (holder) {
       // Another object manages it: deleting this one must not take the other's cloud resource with it.
       const message = `left ${kind.kind} ${id} to ${otherObjectAsSeenBy(resource, kind.kind, holder)}, which manages it`;
@@ -120,7 +125,14 @@ export class Deletion<R extends ManagedObject, P> {
           : undefined;
       if (refused) throw refused;
       const use = { priority: 'user', credentials } as const;
-      const connection = await this.options.connector.connect(resource, act, references, NO_SECRETS, use);
+      const connection = await this.options.connector.connect(
+        resource,
+        key,
+        act,
+        references,
+        NO_SECRETS,
+        use,
+      );
       const { client, records, waiting } = connection;
       // A create that crashed before recording its id must not leak when the resource is deleted; but an
       // intent is anyone's to write: the look-up goes only where the object's plain ids may reach.

@@ -115,22 +115,15 @@ export class ReconcileExecutor<R extends ManagedObject> {
     return this.draft.discarded;
   }
 
-  /**
-   * Whether the reconcile is still reading what it needs before any cloud call: a failure met meanwhile says
-   * no cloud call was made.
-   */
-  beforeCloud(before: boolean): void {
-    this.draft.beforeCloud = before;
-  }
-
   /** A version of the object this process wrote that precedes the status write as surely as the one read. */
   alsoRead(version: string): void {
     this.draft.readVersions.push(version);
   }
 
-  /** What status gets, written into the draft in order, after what was found. */
-  apply(...changes: readonly StatusChange[]): void {
+  /** What status gets, written into the draft in order, after what was found; status as it then stands. */
+  apply(...changes: readonly StatusChange[]): Readonly<ManagedStatus> {
     this.draft.apply(...this.found.splice(0), ...changes);
+    return this.draft.status;
   }
 
   /** An Event on the object. */

@@ -36,13 +36,14 @@ export class KindConnector<R extends ManagedObject, Cloud, P> {
 
   async connect(
     resource: R,
+    key: string,
     act: ReconcileExecutor<R>,
     references: ResolvedReferences,
     secrets: ResolvedSecrets,
     use: Omit<CloudUse, 'freshnessMs'>,
   ): Promise<KindConnection<R, P>> {
     const { kind, cluster, pacing, claims, connections } = this.options;
-    const freshness = pacing.freshness(resource);
+    const freshness = pacing.freshness(resource, key);
     if (freshness.warning) act.note(resource, freshness.warning);
     await act.holdCredentials(resource, use.credentials);
     const cloud = await this.options.cloudFor(resource, { ...use, freshnessMs: freshness.ms });

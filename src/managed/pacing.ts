@@ -146,8 +146,7 @@ export class Pacing {
    * acts on what it reads (a stop, a DELETE): its first look reads afresh, its waits like any other wait.
    * A drift check's comes with the Warning its sync interval's annotation gets (`syncInterval`).
    */
-  freshness(resource: ManagedObject): Paced {
-    const key = objectKey(resource);
+  freshness(resource: ManagedObject, key = objectKey(resource)): Paced {
     const { ms, warning } = this.freshnessOf(resource, key);
     // Back for a call the quota deferred: what the deferred reconcile read is still good enough. Reading it
     // again would spend the budget the call waits for; under contention no call would ever go out.

@@ -1,4 +1,3 @@
-import { objectKey } from '../kube/cache.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
 import { ANNOTATIONS, externalIdOf } from './annotations.ts';
 import { otherObjectAsSeenBy, type ObjectClaims } from './claims.ts';
@@ -14,6 +13,7 @@ import {
   type ObjectNames,
   type ResolvedReferences,
 } from './references.ts';
+import type { ObjectRead } from './object-read.ts';
 import { STATUS_BOUNDS } from './status-bounds.ts';
 import type { StatusChange } from './status-changes.ts';
 import type { ManagedKind, ManagedObject } from './types.ts';
@@ -52,10 +52,10 @@ export interface Cleared {
 export class Preconditions<R extends ManagedObject> {
   constructor(private readonly options: PreconditionsOptions<R>) {}
 
-  check(resource: R): Cleared | Ended {
+  check(read: ObjectRead<R>): Cleared | Ended {
     const { kind, lookup, claims, pacing, outcomes } = this.options;
+    const { key, object: resource } = read;
     const resolution = resolveReferences(resource, kind.references ?? [], lookup, this.options.namesOf);
-    const key = objectKey(resource);
     if ('waitingFor' in resolution && resolution.missing) {
       const graceMs = pacing.arrivalGraceLeft(resource);
       if (graceMs > 0) {
@@ -104,7 +104,7 @@ export class Preconditions<R extends ManagedObject> {
         RETRY_DELAYS.userAction,
       );
     }
-    const holder = id === undefined ? undefined : claims.otherHolderOf(resource, id);
+    const holder = id === undefined ? undefined : claims.otherHolderOf(read, id);
     if (holder) {
       // Never two objects on one cloud id: no write, no password reset, no delete for this one.
       const shown = otherObjectAsSeenBy(resource, kind.kind, holder);

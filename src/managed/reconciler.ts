@@ -5,7 +5,6 @@ import { pino, type Logger } from 'pino';
 import type { Priority } from '../base/priority.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
 import { WriteRecorder } from '../base/recorded-writes.ts';
-import { objectKey } from '../kube/cache.ts';
 import type { Requeue } from '../base/requeue.ts';
 import { ANNOTATIONS, createIntentOf, FINALIZER, spentIntent } from './annotations.ts';
 import type { ManagedReconcilerOptions } from './reconciler-options.ts';
@@ -18,6 +17,7 @@ import { decideTarget, type TargetFacts, type TargetRead } from './cloud-target.
 import { ReconcileError, Waiting } from './errors.ts';
 import { Deletion } from './deletion.ts';
 import { CredentialsChecks, ORGANIZATION_FIELD } from './credentials-checks.ts';
+import type { ObjectRead } from './object-read.ts';
 import { objectWrites, Raced } from './object-writes.ts';
 import { isObserveOnly, nothingToObserve } from './observe-only.ts';
 import { Outcomes, readyReasonOf, type Ended, type Outcome } from './outcomes.ts';
@@ -186,8 +186,10 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       this.onCacheChange(key);
       return;
     }
-    this.claims.observe(key, cached);
     const draft = this.statuses.draft(cached);
+    // What the reconcile read of its object, once: every part it runs takes this as data.
+    const read: ObjectRead<R> = { key, object: cached, latest: draft.began };
+    this.claims.observe(key, cached, read.latest);
     const act =
       this.options.executor?.(draft, this.executorServices) ??
       new ReconcileExecutor(draft, this.executorServices);
@@ -196,7 +198,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     // The reconcile's cloud calls: once it ends, the turn a read kept for its write goes back (quota.ts).
     const chain = new CallChain();
     try {
-      const ended = await this.reconcileObject(cached, act, chain).finally(() => chain.end());
+      const ended = await this.reconcileObject(read, act, chain).finally(() => chain.end());
       if (ended instanceof Raced) return this.raced(key, ended);
       outcome = ended;
       await yieldIfBusy();
@@ -229,10 +231,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
    * or the race one of its writes to the object met.
    */
   private async reconcileObject(
-    resource: R,
+    read: ObjectRead<R>,
     act: ReconcileExecutor<R>,
     chain: CallChain,
   ): Promise<Outcome | Raced> {
+    const { object: resource, key } = read;
     const annotations = resource.metadata.annotations ?? {};
     if (annotations[ANNOTATIONS.paused] === 'true') {
       // The spec was not acted on: observedGeneration must keep saying which generation was.
@@ -242,13 +245,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       return act.end({ outcome: { kind: 'idle' }, status });
     }
     if (resource.metadata.deletionTimestamp) {
-      const finalized = await this.deletion.finalize(resource, act);
+      const finalized = await this.deletion.finalize(read, act);
       return finalized instanceof Raced ? finalized : act.end(finalized);
     }
-    act.beforeCloud(true);
     // What the reading parts find for status (`act.found`) goes into the draft together, and stands when a
-    // check throws.
-    const cluster = this.readCluster(resource, act);
+    // check throws; so does whether a failure met meanwhile came before any cloud call.
+    act.found.push({ beforeCloud: true });
+    const cluster = this.readCluster(read, act);
     if ('outcome' in cluster) return act.end(cluster);
     // No id yet: a create, which goes behind its namespace's changes to objects that exist (quota.ts).
     const priority: Priority = !cluster.id
@@ -257,14 +260,14 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         ? 'user'
         : 'poll';
     const { references, secrets, writes, credentials } = cluster;
-    const connection = await this.connector.connect(resource, act, references, secrets, {
+    const connection = await this.connector.connect(resource, key, act, references, secrets, {
       priority,
       credentials,
       chain,
       ...(writes ? { writes } : {}),
     });
-    act.beforeCloud(false);
-    const target = await this.findCloudObject(resource, cluster, connection, act);
+    act.found.push({ beforeCloud: false });
+    const target = await this.findCloudObject(read, cluster, connection, act);
     if (!('id' in target)) return target;
     return this.observeAndConverge(target.resource, target.id, cluster, connection, act);
   }
@@ -276,7 +279,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
    * gets of it goes to `found` (the executor's); returned is how the reconcile ends already, or what the
    * cloud part reads on.
    */
-  private readCluster(resource: R, act: ReconcileExecutor<R>): ClusterRead | Ended {
+  private readCluster(read: ObjectRead<R>, act: ReconcileExecutor<R>): ClusterRead | Ended {
+    const { object: resource } = read;
     const { found } = act;
     const { kind } = this.options;
     const annotations = resource.metadata.annotations ?? {};
@@ -298,11 +302,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     const stated = Boolean(kind.makesCredentials);
     const credentialsSecret = objectSecretOf(resource, credentials, secretReader, stated);
     found.push({ set: { credentials: credentialsSecret ?? OPERATOR_CREDENTIALS } });
-    const cleared = this.preconditions.check(resource);
+    const cleared = this.preconditions.check(read);
     found.push(cleared.status);
     if ('outcome' in cleared) return { ...cleared, status: {} };
     const { references, adopting, id } = cleared;
-    if (id) this.creates.settled(objectKey(resource));
+    if (id) this.creates.settled(read.key);
     if (!id && writes) return this.outcomes.waitForObject(nothingToObserve(kind.kind));
     // What cannot work is refused before anything is written, here or in the cloud.
     const refused =
@@ -314,7 +318,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       return unwritten.written
         ? this.outcomes.waitForCloud(unwritten.waiting)
         : this.outcomes.waitForObject(unwritten.waiting);
-    const secrets = this.resolveSecrets(resource, act.status, credentials);
+    // No status change is in the draft yet: what it began from is what the digests are compared with.
+    const secrets = this.resolveSecrets(resource, read.latest, credentials);
     return { references, adopting, id, credentialsSecret, credentials, secrets, writes };
   }
 
@@ -324,12 +329,13 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
    * it, and the id; or how the reconcile ends.
    */
   private async findCloudObject(
-    resource: R,
+    read: ObjectRead<R>,
     cluster: ClusterRead,
     connection: KindConnection<R, P>,
     act: ReconcileExecutor<R>,
   ): Promise<{ resource: R; id: string } | Outcome | Raced> {
     const { kind } = this.options;
+    let resource = read.object;
     const { references, adopting, id, credentialsSecret } = cluster;
     act.found.push(credentialsSecret ? { set: { credentialsSecret } } : { unset: ['credentialsSecret'] });
     let facts: TargetFacts = {
@@ -363,11 +369,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     }
     const target = decision.id;
     if (decision.adopted) act.event(resource, 'Normal', 'Adopted', decision.adopted);
-    act.apply({ set: { id: target } });
+    act.found.push({ set: { id: target } });
     // An intent the create could not remove (or an older version left): spent, as the id is in status. One
     // this process removed already is only still in a cache that lags that write, and the version the
     // removal made precedes this reconcile's status write as surely as the one read.
-    const removal = this.creates.removalAhead(resource);
+    const removal = this.creates.removalAhead(resource, read.key);
     if (removal !== undefined) act.alsoRead(removal);
     const intentSpent =
       resource.metadata.annotations?.[ANNOTATIONS.createPending] !== undefined &&
@@ -444,14 +450,15 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       }
       return this.reportExternalMissing(resource, id, act);
     }
-    act.apply({ set: { ...observation.status, ...this.credentialsChecks.pinned(id, credentials) } });
-    const adopted = act.status.adopted === true;
+    const observedStatus = { ...observation.status, ...this.credentialsChecks.pinned(id, credentials) };
+    const adopted = act.apply({ set: observedStatus }).adopted === true;
     const withheld = await this.connections?.sync(resource, client, id, observation, adopted, act);
     const decision = decideObserved({
       kind: kind.kind,
       spec: resource.spec,
       observation,
-      status: act.status,
+      // With what the connection Secret's sync found.
+      status: act.apply(),
       readyReasonBefore: readyReasonOf(resource),
       observeOnly: writes !== undefined,
       withheld,
@@ -529,7 +536,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
    */
   private resolveSecrets(
     resource: R,
-    status: ManagedStatus,
+    status: Readonly<ManagedStatus>,
     credentials: CredentialsRead | undefined,
   ): ResolvedSecrets {
     const uses = this.options.kind.secretReferences?.(resource) ?? [];

@@ -23,4 +23,9 @@ export interface StatusChange {
   keepObservedGeneration?: true;
   /** Nothing is written: the reconcile has nothing to say yet, or the object is on its way out. */
   discard?: true;
+  /**
+   * The reconcile is reading what it needs before any cloud call (true), or is past that (false): a failure
+   * recorded after this says whether a cloud call was made.
+   */
+  beforeCloud?: boolean;
 }

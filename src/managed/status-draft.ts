@@ -31,6 +31,8 @@ export class StatusDraft<R extends ManagedObject> {
 
   /** The version this reconcile read from the cache. */
   readonly readVersions: string[];
+  /** The status the draft began from, as the server holds it (`ahead`, else the cached object's). */
+  readonly began: Readonly<ManagedStatus>;
   /** The conditions as the server holds them: a transition is measured against these. */
   private stored: Condition[];
   /** Whether the failure Synced=False reports needs a person to end it (see `progressConditions`). */
@@ -46,7 +48,8 @@ export class StatusDraft<R extends ManagedObject> {
     ahead?: ManagedStatus,
     private readonly readyNeedsAPerson: ReadonlySet<string> = readyReasonsNeedingAPerson(),
   ) {
-    this.status = structuredClone(ahead ?? resource.status ?? {});
+    this.began = ahead ?? resource.status ?? {};
+    this.status = structuredClone(this.began);
     this.stored = structuredClone(this.status.conditions ?? []);
     this.syncFailureNeedsAPerson = storedSyncFailureNeedsAPerson(this.stored);
     this.readVersions = resource.metadata.resourceVersion ? [resource.metadata.resourceVersion] : [];
@@ -69,6 +72,7 @@ export class StatusDraft<R extends ManagedObject> {
       }
       if (change.keepObservedGeneration) this.keepObservedGeneration();
       if (change.discard) this.discard();
+      if (change.beforeCloud !== undefined) this.beforeCloud = change.beforeCloud;
     }
   }
 
