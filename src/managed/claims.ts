@@ -29,18 +29,18 @@ export class ObjectClaims<R extends ManagedObject> {
   constructor(private readonly options: ObjectClaimsOptions<R>) {}
 
   /**
-   * The cache changed for `key` (or `object` is gone): re-index what it may claim. `latest`: its freshest
-   * status, when the caller read it already.
+   * The cache changed for `key` (or `object` is gone): re-index what it may claim. `read`: what a reconcile
+   * read of it already.
    */
-  observe(key: string, object: R | undefined, latest?: Readonly<ManagedStatus>): void {
+  observe(key: string, object: R | undefined, read?: ObjectRead<R>): void {
     if (!object) {
       this.granted.delete(key);
       return this.index.set(key, []);
     }
     const granted = this.granted.get(key);
     this.index.set(key, [
-      (latest ?? this.options.statuses.latest(object))?.id,
-      externalIdOf(object),
+      (read ? read.latest : this.options.statuses.latest(object))?.id,
+      read ? read.externalId : externalIdOf(object),
       granted?.uid === object.metadata.uid ? granted.id : undefined,
     ]);
   }
@@ -61,16 +61,13 @@ export class ObjectClaims<R extends ManagedObject> {
    * claiming it sees this decision).
    */
   otherHolderOf(read: ObjectRead<R>, id: string): string | undefined {
-    const { key, object: resource, latest } = read;
+    const { key, object: resource } = read;
     const uid = resource.metadata.uid;
     const peers = this.peersHolding(id).filter((peer) => peer.metadata.uid !== uid);
-    const holder = holderOf(id, [
-      this.claimOf(resource, key, latest),
-      ...peers.map((peer) => this.claimOf(peer)),
-    ]);
+    const holder = holderOf(id, [this.claimOf(resource, read), ...peers.map((peer) => this.claimOf(peer))]);
     if (holder && holder.uid !== uid) return holder.key;
     this.granted.set(key, { uid, id });
-    this.observe(key, resource, latest);
+    this.observe(key, resource, read);
     return undefined;
   }
 
@@ -124,15 +121,13 @@ export class ObjectClaims<R extends ManagedObject> {
       .filter((peer): peer is R => peer !== undefined);
   }
 
-  /** `key` and `status`: the object's, when the caller read them already. */
-  private claimOf(
-    object: R,
-    key = objectKey(object),
-    status: Readonly<ManagedStatus> | undefined = this.options.statuses.latest(object),
-  ): Claim {
+  /** `read`: what a reconcile read of the object already. */
+  private claimOf(object: R, read?: ObjectRead<R>): Claim {
+    const key = read ? read.key : objectKey(object);
+    const status = read ? read.latest : this.options.statuses.latest(object);
     const granted = this.granted.get(key);
     const recordedId = status?.id ?? (granted?.uid === object.metadata.uid ? granted.id : undefined);
-    const externalId = externalIdOf(object);
+    const externalId = read ? read.externalId : externalIdOf(object);
     return {
       key,
       uid: object.metadata.uid,

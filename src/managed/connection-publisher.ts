@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { objectKey } from '../kube/cache.ts';
 import { externalIdOf } from './annotations.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
 import { ReconcileError } from './errors.ts';
@@ -54,6 +53,18 @@ export interface ConnectionPublisherOptions<R extends ManagedObject> {
   now?: () => Date;
 }
 
+/** The cloud object a connection Secret follows, as one reconcile observed it. */
+export interface SyncTarget<R extends ManagedObject> {
+  resource: R;
+  /** The object's `namespace/name`. */
+  key: string;
+  client: ExternalClient<R, unknown>;
+  id: string;
+  observation: Extract<Observation<unknown>, { exists: true }>;
+  /** Status says the cloud object was found, not created. */
+  adopted: boolean;
+}
+
 /**
  * The reconcile's executor, as the sync records through it: what status gets (`found`, written with the
  * executor's next change, or with the failure should the sync fail), an Event, the Secret's write.
@@ -80,8 +91,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
    * The connection Secret as the cache holds it; a Secret this resource does not control is a
    * `SecretConflict`. Read before a create: a password that could not be stored would be lost.
    */
-  current(resource: R): ConnectionSecret | undefined {
-    const name = this.name(resource);
+  current(resource: R, name = this.name(resource)): ConnectionSecret | undefined {
     const secret = this.options.secrets.get(resource.metadata.namespace, name);
     if (secret) assertControlledBy({ metadata: { name, ownerReferences: secret.ownerReferences } }, resource);
     return secret;
@@ -145,30 +155,25 @@ export class ConnectionPublisher<R extends ManagedObject> {
    * what status records, as it becomes true (a reset is recorded before its Secret write, and stands should
    * that write fail), the Event a reset is told with, and the values the Secret is written with.
    */
-  async sync(
-    resource: R,
-    client: ExternalClient<R, unknown>,
-    id: string,
-    observation: Extract<Observation<unknown>, { exists: true }>,
-    adopted: boolean,
-    act: SyncRecorder<R>,
-  ): Promise<string | undefined> {
+  async sync(target: SyncTarget<R>, act: SyncRecorder<R>): Promise<string | undefined> {
+    const { resource, key, client, id, observation, adopted } = target;
     const { connectionSecret, writer } = this.options;
-    let current = this.current(resource);
+    const name = this.name(resource);
+    let current = this.current(resource, name);
     const inputs = this.userInputs(resource, current);
     const values = { ...observation.connectionDetails };
     const lacking = (from: ConnectionSecret | undefined) =>
       connectionSecret.requiredKeys.filter((key) => !from?.data[key] && !values[key]);
     const resetAsked = this.resetAsked(resource);
-    const storedIn = this.storedIn(resource, adopted);
+    const storedIn = this.storedIn(resource, adopted, name);
     // A renamed connection Secret: what sluice kept moves to the new name, read from the old Secret.
-    if (storedIn !== undefined && storedIn !== this.name(resource) && lacking(current).length > 0) {
+    if (storedIn !== undefined && storedIn !== name && lacking(current).length > 0) {
       Object.assign(values, await this.keptIn(resource, storedIn, lacking(current)));
     }
     let missing = lacking(current);
     if (missing.length > 0 && resetAsked === undefined && storedIn !== undefined) {
       // A cache that lags (or has not synced) must not cost a password: only the apiserver's word counts.
-      const live = await writer.readConnectionSecret(resource, this.name(resource));
+      const live = await writer.readConnectionSecret(resource, name);
       current = live && { data: live };
       missing = lacking(current);
     }
@@ -182,28 +187,25 @@ export class ConnectionPublisher<R extends ManagedObject> {
       recover && (resetAsked !== undefined || (missing.length > 0 && storedIn !== undefined));
     if (recovering) {
       // A password is made only when its Secret can keep it: never one per retry of a refused write.
-      this.assertNoUnstoredReset(resource, inputs);
+      this.assertNoUnstoredReset(resource, key, inputs);
       await this.assertWritable(resource, current, values);
       Object.assign(values, await recover(resource, id));
       // On record before the write: should it fail, no other reset is made until the user changes something.
-      this.unstoredResets.set(objectKey(resource), { at: this.now().getTime(), inputs });
+      this.unstoredResets.set(key, { at: this.now().getTime(), inputs });
       act.found.push({
         set: { passwordResetUnstored: this.now().toISOString(), passwordResetUnstoredInputs: inputs },
       });
       const [reason, message] =
         resetAsked === undefined
-          ? ['ConnectionDetailsRecovered', `restored ${missing.join(', ')} in Secret ${this.name(resource)}`]
-          : [
-              'PasswordReset',
-              `reset as asked by ${this.resetAnnotation}, into Secret ${this.name(resource)}`,
-            ];
+          ? ['ConnectionDetailsRecovered', `restored ${missing.join(', ')} in Secret ${name}`]
+          : ['PasswordReset', `reset as asked by ${this.resetAnnotation}, into Secret ${name}`];
       act.note(resource, { type: 'Normal', reason, message });
     }
     const next = this.withDerived(resource, values, current);
     if (Object.entries(next).some(([key, value]) => current?.data[key] !== value)) {
       await act.publish(resource, values, current);
     }
-    this.unstoredResets.delete(objectKey(resource));
+    this.unstoredResets.delete(key);
     const set: ManagedStatus = {};
     const unset: string[] = [];
     // Recorded only once the new values are stored: a failed write asks again.
@@ -213,7 +215,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
     else unset.push('unknownConnectionKeys');
     // What sluice knows is a recorded fact, never read from annotations: the Secret that holds the values.
     if (unknown.length === 0) {
-      set.passwordStoredIn = this.name(resource);
+      set.passwordStoredIn = name;
       unset.push('passwordResetUnstored', 'passwordResetUnstoredInputs');
     } else if (storedIn !== undefined) set.passwordStoredIn = storedIn;
     act.found.push({ set, unset });
@@ -226,13 +228,13 @@ export class ConnectionPublisher<R extends ManagedObject> {
    * `unknownConnectionKeys` gets it derived once from what that version went by: it knew the values of a
    * service it created, and of one it reset as asked.
    */
-  private storedIn(resource: R, takenBack: boolean): string | undefined {
+  private storedIn(resource: R, takenBack: boolean, name: string): string | undefined {
     const status = resource.status ?? {};
     if (typeof status.passwordStoredIn === 'string') return status.passwordStoredIn;
     // Taken back from its record in the cloud (a rebuilt cluster): its password was never known here.
     if (status.unknownConnectionKeys !== undefined || takenBack) return undefined;
     const knew = externalIdOf(resource) === undefined || status.passwordReset !== undefined;
-    return knew ? this.name(resource) : undefined;
+    return knew ? name : undefined;
   }
 
   /** `keys` as the Secret `name` (the connection Secret before a rename) holds them, when this object controls it. */
@@ -254,10 +256,10 @@ export class ConnectionPublisher<R extends ManagedObject> {
    * Throws while a reset whose Secret write failed stands and nothing the user controls changed since: the
    * same write would fail the same way, and each try would cost the service its password.
    */
-  private assertNoUnstoredReset(resource: R, inputs: string): void {
+  private assertNoUnstoredReset(resource: R, key: string, inputs: string): void {
     const status = resource.status ?? {};
     const recorded: UnstoredReset | undefined =
-      this.unstoredResets.get(objectKey(resource)) ??
+      this.unstoredResets.get(key) ??
       (typeof status.passwordResetUnstored === 'string'
         ? {
             at: Date.parse(status.passwordResetUnstored) || 0,

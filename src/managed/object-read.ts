@@ -11,4 +11,6 @@ export interface ObjectRead<R extends ManagedObject> {
   object: R;
   /** The status the server holds: this process's last write when the cache has not shown it yet. */
   latest: Readonly<ManagedStatus>;
+  /** The cloud id its external-id annotation names, if any. */
+  externalId: string | undefined;
 }

@@ -68,12 +68,13 @@ export class PlainIdGate<R extends ManagedObject> {
     return this.judge(resource, records, references, attached, operatorCredentials);
   }
 
-  /** Whether `resource` names any plain id at all: only those are judged (and read for). */
-  names(resource: R, references: ResolvedReferences): boolean {
-    return (
-      externalIdOf(resource) !== undefined ||
-      (this.options.kind.plainIds?.(resource, references).length ?? 0) > 0
-    );
+  /**
+   * Whether `resource` names any plain id at all: only those are judged (and read for). `read`: what a
+   * reconcile read of it already (the id its external-id annotation names).
+   */
+  names(resource: R, references: ResolvedReferences, read?: { externalId: string | undefined }): boolean {
+    const externalId = read ? read.externalId : externalIdOf(resource);
+    return externalId !== undefined || (this.options.kind.plainIds?.(resource, references).length ?? 0) > 0;
   }
 
   /** The objects of this cluster other than `resource` whose status holds the id. */

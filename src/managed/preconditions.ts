@@ -6,9 +6,7 @@ import { REFERENCE_NOT_FOUND, type Ended, type Outcomes } from './outcomes.ts';
 import type { Pacing } from './pacing.ts';
 import { timing } from '../base/timings.ts';
 import {
-  keptReferenceIds,
-  replacedReference,
-  resolveReferences,
+  readReferences,
   type ObjectLookup,
   type ObjectNames,
   type ResolvedReferences,
@@ -55,7 +53,7 @@ export class Preconditions<R extends ManagedObject> {
   check(read: ObjectRead<R>): Cleared | Ended {
     const { kind, lookup, claims, pacing, outcomes } = this.options;
     const { key, object: resource } = read;
-    const resolution = resolveReferences(resource, kind.references ?? [], lookup, this.options.namesOf);
+    const resolution = readReferences(resource, kind.references ?? [], lookup, this.options.namesOf);
     if ('waitingFor' in resolution && resolution.missing) {
       const graceMs = pacing.arrivalGraceLeft(resource);
       if (graceMs > 0) {
@@ -82,12 +80,9 @@ export class Preconditions<R extends ManagedObject> {
       const waiting = new Waiting(REASON.WaitingForReference, resolution.waitingFor);
       return outcomes.waitForObject(waiting);
     }
-    const replaced = resource.status?.id
-      ? replacedReference(resource, kind.references ?? [], resolution.resolved)
-      : undefined;
+    const { replaced, kept } = resolution;
     if (replaced) return outcomes.referenceReplaced(resource, replaced);
-    // Recorded however the reconcile goes on from here.
-    const kept = keptReferenceIds(kind.references ?? [], resolution.resolved);
+    // `kept`: recorded however the reconcile goes on from here.
     const owner = claims.exclusiveOwner(resource, resolution.resolved);
     if (owner) {
       const shown = otherObjectAsSeenBy(resource, kind.kind, owner);

@@ -6,7 +6,7 @@ import type { Priority } from '../base/priority.ts';
 import { RETRY_DELAYS } from '../base/retry-delays.ts';
 import { WriteRecorder } from '../base/recorded-writes.ts';
 import type { Requeue } from '../base/requeue.ts';
-import { ANNOTATIONS, createIntentOf, FINALIZER, spentIntent } from './annotations.ts';
+import { ANNOTATIONS, createIntentOf, externalIdOf, FINALIZER, spentIntent } from './annotations.ts';
 import type { ManagedReconcilerOptions } from './reconciler-options.ts';
 import { objectSecretOf, type CredentialsRead } from './credentials-read.ts';
 import { ObjectClaims } from './claims.ts';
@@ -186,10 +186,15 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       this.onCacheChange(key);
       return;
     }
-    const draft = this.statuses.draft(cached);
+    const draft = this.statuses.draft(cached, key);
     // What the reconcile read of its object, once: every part it runs takes this as data.
-    const read: ObjectRead<R> = { key, object: cached, latest: draft.began };
-    this.claims.observe(key, cached, read.latest);
+    const read: ObjectRead<R> = {
+      key,
+      object: cached,
+      latest: draft.began,
+      externalId: externalIdOf(cached),
+    };
+    this.claims.observe(key, cached, read);
     const act =
       this.options.executor?.(draft, this.executorServices) ??
       new ReconcileExecutor(draft, this.executorServices);
@@ -269,7 +274,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     act.found.push({ beforeCloud: false });
     const target = await this.findCloudObject(read, cluster, connection, act);
     if (!('id' in target)) return target;
-    return this.observeAndConverge(target.resource, target.id, cluster, connection, act);
+    return this.observeAndConverge(target.resource, key, target.id, cluster, connection, act);
   }
 
   /**
@@ -344,7 +349,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       cluster: this.cluster,
       id,
       adopting,
-      namesPlainIds: this.plainIds?.names(resource, references) ?? false,
+      namesPlainIds: this.plainIds?.names(resource, references, read) ?? false,
       waiting: connection.waiting,
       lookUpDue: !id && this.creates.shouldLookUp(resource),
       createStatusFields: kind.createStatusFields ?? [],
@@ -430,6 +435,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
    */
   private async observeAndConverge(
     resource: R,
+    key: string,
     id: string,
     { adopting, secrets, writes, credentials }: ClusterRead,
     { client }: KindConnection<R, P>,
@@ -451,14 +457,17 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       return this.reportExternalMissing(resource, id, act);
     }
     const observedStatus = { ...observation.status, ...this.credentialsChecks.pinned(id, credentials) };
-    const adopted = act.apply({ set: observedStatus }).adopted === true;
-    const withheld = await this.connections?.sync(resource, client, id, observation, adopted, act);
+    const status = act.apply({ set: observedStatus });
+    const adopted = status.adopted === true;
+    const synced = { resource, key, client, id, observation, adopted };
+    // What the sync finds for status goes in ahead of the decision's effects; of status the decision reads
+    // only the drift recorded, which the sync never touches.
+    const withheld = await this.connections?.sync(synced, act);
     const decision = decideObserved({
       kind: kind.kind,
       spec: resource.spec,
       observation,
-      // With what the connection Secret's sync found.
-      status: act.apply(),
+      status,
       readyReasonBefore: readyReasonOf(resource),
       observeOnly: writes !== undefined,
       withheld,

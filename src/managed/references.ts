@@ -124,6 +124,28 @@ export function resolveReferences<R extends ManagedObject>(
 }
 
 /**
+ * A resource's references as a reconcile reads them: how they resolve and, once every one does, the first
+ * single reference that now names another cloud object than the one status kept (asked only of a resource
+ * with an id: one not made yet was made under none), and the ids status keeps of them.
+ */
+export type ReferencesRead =
+  | Exclude<ReferenceResolution, { resolved: ResolvedReferences }>
+  | { resolved: ResolvedReferences; replaced: ReplacedReference | undefined; kept: Record<string, string> };
+
+export function readReferences<R extends ManagedObject>(
+  resource: R,
+  declarations: readonly ReferenceDeclaration<R>[],
+  lookup: ObjectLookup,
+  namesOf?: ObjectNames,
+): ReferencesRead {
+  const resolution = resolveReferences(resource, declarations, lookup, namesOf);
+  if (!('resolved' in resolution)) return resolution;
+  const { resolved } = resolution;
+  const replaced = resource.status?.id ? replacedReference(resource, declarations, resolved) : undefined;
+  return { resolved, replaced, kept: keptReferenceIds(declarations, resolved) };
+}
+
+/**
  * Resolves single references for deleting: the id kept in status first (the referenced object may be gone),
  * then the referenced object or plain id. Never waits; a reference with no known id is left out. Lists are
  * not needed to delete and are left out.

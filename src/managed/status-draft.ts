@@ -201,9 +201,13 @@ export class StatusWriter<R extends ManagedObject> {
     this.readyNeedsAPerson = readyReasonsNeedingAPerson(kind.reasons);
   }
 
-  /** A draft built on what the server holds: our last write, when the cache has not shown it yet. */
-  draft(cached: R): StatusDraft<R> {
-    return new StatusDraft(cached, this.now, this.expectations.ahead(cached), this.readyNeedsAPerson);
+  /**
+   * A draft built on what the server holds: our last write, when the cache has not shown it yet. `key`: the
+   * object's.
+   */
+  draft(cached: R, key: string): StatusDraft<R> {
+    const ahead = this.expectations.ahead(cached, key);
+    return new StatusDraft(cached, this.now, ahead, this.readyNeedsAPerson);
   }
 
   /** The status the server holds for `object`: our last write when the cache lags behind it. */

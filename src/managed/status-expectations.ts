@@ -34,8 +34,8 @@ export class StatusExpectations {
    * Our last written status when `cached` is a version from before that write (the watch has not delivered
    * it yet): what the server holds, to build on and to patch from.
    */
-  ahead(cached: ManagedObject): ManagedStatus | undefined {
-    const last = this.written.get(objectKey(cached));
+  ahead(cached: ManagedObject, key = objectKey(cached)): ManagedStatus | undefined {
+    const last = this.written.get(key);
     const version = cached.metadata.resourceVersion;
     if (last?.uid !== cached.metadata.uid || version === undefined) return undefined;
     return last.olderVersions.includes(version) ? last.status : undefined;
