@@ -41,17 +41,12 @@ export async function load(url, context, nextLoad) {
   return { format: 'module', source: prologue + outputText, shortCircuit: true };
 }
 
-/** A call whose value is used in a chain (`a().b`, `a()()`, `a?.b()`): wrapping it would change the chain. */
-function inChain(node) {
-  if (node.flags & ts.NodeFlags.OptionalChain) return true;
-  const parent = node.parent;
-  if (!parent) return false;
-  return (
-    ((ts.isPropertyAccessExpression(parent) || ts.isElementAccessExpression(parent)) &&
-      parent.expression === node) ||
-    (ts.isCallExpression(parent) && parent.expression === node) ||
-    (ts.isTaggedTemplateExpression(parent) && parent.tag === node)
-  );
+/**
+ * A call inside an optional chain (`a?.b()`, `a?.b().c`): wrapping it would cut the chain's short-circuit.
+ * Any other call's value may be wrapped where it is used (`__traceBack(a()).b`), so its return is recorded.
+ */
+function inOptionalChain(node) {
+  return (node.flags & ts.NodeFlags.OptionalChain) !== 0;
 }
 
 /** A function's name as the sequence prints it: `get status`, `constructor`, or where an arrow was assigned. */
@@ -85,13 +80,17 @@ function traced(context) {
     const functionBody = parent && ts.isFunctionLike(parent) && parent.body === node;
     const wrapCall =
       (ts.isCallExpression(node) || ts.isNewExpression(node)) &&
-      !inChain(node) &&
+      !inOptionalChain(node) &&
       node.expression.kind !== ts.SyntaxKind.SuperKeyword;
     const visited = ts.visitEachChild(node, visit, context);
     if (functionBody && ts.isBlock(visited)) {
       return f.updateBlock(visited, [f.createExpressionStatement(here(parent)), ...visited.statements]);
     }
-    if (functionBody) return f.createParenthesizedExpression(f.createComma(here(parent), visited));
+    // An arrow's expression body: its entry, then the body, itself recorded as a return when it is a call.
+    if (functionBody) {
+      const body = wrapCall || ts.isAwaitExpression(node) ? back(visited) : visited;
+      return f.createParenthesizedExpression(f.createComma(here(parent), body));
+    }
     if (ts.isAwaitExpression(node) || ts.isYieldExpression(node)) return back(visited);
     if (wrapCall) return back(visited);
     return visited;
