@@ -83,7 +83,8 @@ export class Preconditions<R extends ManagedObject> {
     const { replaced, kept } = resolution;
     if (replaced) return outcomes.referenceReplaced(resource, replaced);
     // `kept`: recorded however the reconcile goes on from here.
-    const owner = claims.exclusiveOwner(resource, resolution.resolved);
+    // Only a kind with one cloud object per referenced object has an owner to ask about.
+    const owner = kind.exclusiveOn && claims.exclusiveOwner(resource, resolution.resolved);
     if (owner) {
       const shown = otherObjectAsSeenBy(resource, kind.kind, owner);
       const message = `${shown} already manages this for the same ${kind.exclusiveOn}`;

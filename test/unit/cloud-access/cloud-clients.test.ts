@@ -66,6 +66,38 @@ describe('CloudClients', () => {
     return clouds.connectionFor(resource, { priority: 'poll' });
   };
 
+  /** `secrets`, with each read noted in `looked` (`get ns/name`, and `exists ns/name` for metadata). */
+  const noting = (secrets: SecretReader, looked: string[]) => ({
+    secrets: {
+      get: (namespace: string, name: string) => {
+        looked.push(`get ${namespace}/${name}`);
+        return secrets.get(namespace, name);
+      },
+    },
+    secretExists: (namespace: string, name: string) => {
+      looked.push(`exists ${namespace}/${name}`);
+      return secrets.get(namespace, name) !== undefined;
+    },
+  });
+
+  it("reads once whether the namespace's default Secret exists, then the Secret the object signs in with", () => {
+    const looked: string[] = [];
+    const { secrets, secretExists } = noting(fakeSecrets(), looked);
+    clouds = clientsOf(secrets, { secretExists });
+    expect(clouds.readCredentials(resource).secret).toEqual({ namespace: 'sys', name: 'cloud' });
+    expect(looked).toEqual([`exists ns/${NAMESPACE_CREDENTIALS}`, 'get sys/cloud']);
+  });
+
+  it("reads the operator's Secret again for its key suffix only when a kind asks for it", async () => {
+    const looked: string[] = [];
+    const { secrets, secretExists } = noting(fakeSecrets(), looked);
+    clouds = clientsOf(secrets, { secretExists });
+    const cloud = await clouds.connectionFor(resource, { priority: 'poll' });
+    expect(looked.filter((read) => read === 'get sys/cloud')).toHaveLength(1);
+    expect(cloud.operatorKeySuffix).toMatch(/^.{4}$/);
+    expect(looked.filter((read) => read === 'get sys/cloud')).toHaveLength(2);
+  });
+
   it('names one budget key for Secrets holding one key, and none for an API whose keys are missing', () => {
     clouds = clientsOf(fakeSecrets(['organizationId', 'keyId', 'keySecret', 'managementUrl']));
     const a = clouds.budgetKeyOf({ namespace: 'team-a', name: 'cloud' }, 'management');

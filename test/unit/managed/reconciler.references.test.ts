@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FINALIZER } from '../../../src/managed/annotations.ts';
-import { replacedReference } from '../../../src/managed/references.ts';
+import { readReferences, replacedReference } from '../../../src/managed/references.ts';
 import type { ManagedKind, ManagedObject } from '../../../src/managed/types.ts';
 import {
   fakeEvents,
@@ -83,6 +83,49 @@ describe('replacedReference', () => {
       replacedReference(resource(spec, 'same'), declarations, { service: [{ id: 'same' }] }),
     ).toBeUndefined();
     expect(replacedReference(resource(spec), declarations, { service: [{ id: 'new' }] })).toBeUndefined();
+  });
+});
+
+describe('readReferences', () => {
+  const declarations = [
+    {
+      name: 'service',
+      kind: 'DatabaseService',
+      objectName: (r: ManagedObject) => (r.spec.serviceRef as { name: string } | undefined)?.name,
+      plainId: () => undefined,
+      statusField: 'serviceId',
+    },
+  ];
+  const service = (id: string | undefined): ManagedObject => ({
+    metadata: { name: 'analytics', namespace: 'ns', uid: 's' },
+    spec: {},
+    ...(id ? { status: { id } } : {}),
+  });
+  const pipe = (status?: ManagedObject['status']): ManagedObject => ({
+    metadata: { name: 'p', namespace: 'ns', uid: 'u' },
+    spec: { serviceRef: { name: 'analytics' } },
+    ...(status ? { status } : {}),
+  });
+
+  it('reads, in one call, what the references resolve to, the one replaced since status kept it, and the ids to keep', () => {
+    const read = readReferences(pipe({ id: 'pipe-1', serviceId: 'old' }), declarations, () => service('new'));
+    expect(read).toEqual({
+      resolved: { service: [{ id: 'new', object: service('new') }] },
+      replaced: { what: 'DatabaseService analytics', statusField: 'serviceId', kept: 'old', now: 'new' },
+      kept: { serviceId: 'new' },
+    });
+  });
+
+  it('asks which reference was replaced only of an object with an id: one not made yet was made under none', () => {
+    const read = readReferences(pipe({ serviceId: 'old' }), declarations, () => service('new'));
+    expect(read).toMatchObject({ replaced: undefined, kept: { serviceId: 'new' } });
+  });
+
+  it('returns a wait as the references resolved it, with nothing compared', () => {
+    const read = readReferences(pipe({ id: 'pipe-1', serviceId: 'old' }), declarations, () =>
+      service(undefined),
+    );
+    expect(read).toEqual({ waitingFor: expect.stringContaining('DatabaseService analytics') as unknown });
   });
 });
 
