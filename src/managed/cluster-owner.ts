@@ -91,6 +91,18 @@ export function ownerOf(resource: ManagedObject, kind: string, cluster: ClusterI
   };
 }
 
+/**
+ * Whom `resource` acts for, asked once per reconcile: its owner when this operator acts on it (`ownerOf`)
+ * and, when its annotation names a cluster the operator may not act for, why not (`ownerClusterProblem`).
+ */
+export function actingOwner(
+  resource: ManagedObject,
+  kind: string,
+  cluster: ClusterIdentity,
+): { owner: Owner; problem: { reason: ConditionReason; message: string } | undefined } {
+  return { owner: ownerOf(resource, kind, cluster), problem: ownerClusterProblem(resource, cluster) };
+}
+
 /** Whether the object's cluster name was chosen by someone (flag or annotation), not derived. */
 export function ownerIsExplicit(resource: ManagedObject, cluster: ClusterIdentity): boolean {
   return cluster.explicit || resource.metadata.annotations?.[ANNOTATIONS.ownerCluster] !== undefined;

@@ -1,7 +1,7 @@
 import { objectKey } from '../kube/cache.ts';
 import { ANNOTATIONS, createIntentOf, FINALIZER } from './annotations.ts';
 import { otherObjectAsSeenBy, type ObjectClaims } from './claims.ts';
-import { ownerClusterProblem, type ClusterIdentity } from './cluster-owner.ts';
+import { actingOwner, type ClusterIdentity } from './cluster-owner.ts';
 import type { CreateAttempts } from './create-attempts.ts';
 import type { CredentialsChecks } from './credentials-checks.ts';
 import { objectSecretOf, type CredentialsRead } from './credentials-read.ts';
@@ -75,7 +75,8 @@ export class Deletion<R extends ManagedObject, P> {
     if (this.released.get(key) === resource.metadata.uid) return RELEASED;
     const policy = resource.spec.deletionPolicy ?? kind.defaultDeletionPolicy;
     let id = resource.status?.id;
-    if (ownerClusterProblem(resource, this.options.cluster)) {
+    const acting = actingOwner(resource, kind.kind, this.options.cluster);
+    if (acting.problem) {
       // A cluster name this operator was not given is anyone's to write on their own object, with an intent
       // and the finalizer: nothing is read, stopped or deleted under it, or a lost-create look-up would find
       // that cluster's objects.
@@ -125,14 +126,8 @@ export class Deletion<R extends ManagedObject, P> {
           : undefined;
       if (refused) throw refused;
       const use = { priority: 'user', credentials } as const;
-      const connection = await this.options.connector.connect(
-        resource,
-        key,
-        act,
-        references,
-        NO_SECRETS,
-        use,
-      );
+      const target = { resource, key, owner: acting.owner, references, secrets: NO_SECRETS };
+      const connection = await this.options.connector.connect(target, act, use);
       const { client, records, waiting } = connection;
       // A create that crashed before recording its id must not leak when the resource is deleted; but an
       // intent is anyone's to write: the look-up goes only where the object's plain ids may reach.

@@ -1,5 +1,5 @@
 import type { ObjectClaims } from './claims.ts';
-import { ownerOf, type ClusterIdentity } from './cluster-owner.ts';
+import type { Owner } from './cluster-owner.ts';
 import type { ConnectionPublisher } from './connection-publisher.ts';
 import type { ReconcileExecutor } from './executor.ts';
 import type { Pacing } from './pacing.ts';
@@ -20,10 +20,19 @@ export interface KindConnectorOptions<R extends ManagedObject, Cloud, P> extends
   ManagedReconcilerOptions<R, Cloud, P>,
   'kind' | 'cloudFor'
 > {
-  cluster: ClusterIdentity;
   pacing: Pacing;
   claims: ObjectClaims<R>;
   connections: ConnectionPublisher<R> | undefined;
+}
+
+/** What one reconcile (or deletion) connects for: its object as read, whom it acts for, what it resolved. */
+export interface ConnectTarget<R extends ManagedObject> {
+  resource: R;
+  /** The object's `namespace/name`. */
+  key: string;
+  owner: Owner;
+  references: ResolvedReferences;
+  secrets: ResolvedSecrets;
 }
 
 /**
@@ -35,14 +44,12 @@ export class KindConnector<R extends ManagedObject, Cloud, P> {
   constructor(private readonly options: KindConnectorOptions<R, Cloud, P>) {}
 
   async connect(
-    resource: R,
-    key: string,
+    target: ConnectTarget<R>,
     act: ReconcileExecutor<R>,
-    references: ResolvedReferences,
-    secrets: ResolvedSecrets,
     use: Omit<CloudUse, 'freshnessMs'>,
   ): Promise<KindConnection<R, P>> {
-    const { kind, cluster, pacing, claims, connections } = this.options;
+    const { kind, pacing, claims, connections } = this.options;
+    const { resource, key, owner, references, secrets } = target;
     const freshness = pacing.freshness(resource, key);
     if (freshness.warning) act.note(resource, freshness.warning);
     await act.holdCredentials(resource, use.credentials);
@@ -52,7 +59,7 @@ export class KindConnector<R extends ManagedObject, Cloud, P> {
       references,
       secrets,
       claimedBy: (id) => claims.recordedBy(resource, id),
-      owner: ownerOf(resource, kind.kind, cluster),
+      owner,
       connectionSecret: () => connections?.current(resource)?.data,
     };
     return kind.connect(resource, context);

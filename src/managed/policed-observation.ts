@@ -24,8 +24,11 @@ export function policedObservation<R extends ManagedObject, P>(
   if (!found.exists) return found;
   // Every managed status may hold `managedEntries`; ManagedStatus leaves it to the kinds that have lists.
   const policedObject = resource as PolicedObject<R['spec']>;
-  const policed = applyFieldPolicy(policedObject, fields ?? NO_FIELDS, found.observed, (spec) =>
-    found.diff(spec),
+  const policed = applyFieldPolicy(
+    policedObject,
+    fields ?? NO_FIELDS,
+    found.observed,
+    found.diff.bind(found),
   );
   const { differences = [], ...concluded } = found.conclude(policed);
   return {

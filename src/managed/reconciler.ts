@@ -12,7 +12,7 @@ import { objectSecretOf, type CredentialsRead } from './credentials-read.ts';
 import { ObjectClaims } from './claims.ts';
 import { ConnectionPublisher } from './connection-publisher.ts';
 import { CreateAttempts } from './create-attempts.ts';
-import { ownerClusterProblem, ownerOf, type ClusterIdentity } from './cluster-owner.ts';
+import { actingOwner, type ClusterIdentity, type Owner } from './cluster-owner.ts';
 import { decideTarget, type TargetFacts, type TargetRead } from './cloud-target.ts';
 import { ReconcileError, Waiting } from './errors.ts';
 import { Deletion } from './deletion.ts';
@@ -114,7 +114,6 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     this.connector = new KindConnector({
       kind,
       cloudFor: options.cloudFor,
-      cluster,
       pacing: this.pacing,
       claims: this.claims,
       connections: this.connections,
@@ -264,8 +263,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       : resource.metadata.generation !== resource.status?.observedGeneration
         ? 'user'
         : 'poll';
-    const { references, secrets, writes, credentials } = cluster;
-    const connection = await this.connector.connect(resource, key, act, references, secrets, {
+    const { references, secrets, owner, writes, credentials } = cluster;
+    const connection = await this.connector.connect({ resource, key, owner, references, secrets }, act, {
       priority,
       credentials,
       chain,
@@ -299,7 +298,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       ...(writes ? {} : { unset: ['pendingChanges'] }),
     });
     // Acting under another cluster's name is the administrator's to allow, never one namespace's.
-    const foreignName = ownerClusterProblem(resource, this.cluster);
+    const { owner, problem: foreignName } = actingOwner(resource, kind.kind, this.cluster);
     if (foreignName) return this.outcomes.waitForObject(new Waiting(foreignName.reason, foreignName.message));
     // The credentials its cloud calls sign in with, read once for every check and call that needs them.
     const credentials = this.options.readCredentials?.(resource);
@@ -325,7 +324,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
         : this.outcomes.waitForObject(unwritten.waiting);
     // No status change is in the draft yet: what it began from is what the digests are compared with.
     const secrets = this.resolveSecrets(resource, read.latest, credentials);
-    return { references, adopting, id, credentialsSecret, credentials, secrets, writes };
+    return { references, adopting, id, owner, credentialsSecret, credentials, secrets, writes };
   }
 
   /**
@@ -396,7 +395,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
   private async readForTarget(
     read: TargetRead,
     resource: R,
-    { references, adopting, id, credentialsSecret }: ClusterRead,
+    { references, adopting, id, owner, credentialsSecret }: ClusterRead,
     records: CloudRecords<R>,
   ): Promise<Partial<TargetFacts>> {
     switch (read) {
@@ -417,7 +416,6 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       case 'lostCreate':
         return { lostCreate: { id: await records.findCreated(resource, this.creates.lostCreate(resource)) } };
       case 'ownership': {
-        const owner = ownerOf(resource, this.options.kind.kind, this.cluster);
         const candidates = (await records.findOwned?.(resource, owner)) ?? [];
         const claimedBy = new Map<string, string>();
         for (const { id: candidate } of candidates) {
@@ -579,6 +577,8 @@ interface ClusterRead {
   /** The id was named by the user (`sluice.dev/external-id`), not recorded by a create. */
   adopting: boolean;
   id: string | undefined;
+  /** Whom it acts for (`actingOwner`). */
+  owner: Owner;
   /** The object's own credentials Secret, when it signs in with one. */
   credentialsSecret: string | undefined;
   /** The credentials its cloud calls sign in with, as read (`readCredentials`). */
