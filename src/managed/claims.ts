@@ -57,18 +57,32 @@ export class ObjectClaims<R extends ManagedObject> {
 
   /**
    * The `namespace/name` of another object of the kind that holds `id`, or undefined when the object the
-   * reconcile read does and may act on it (recorded at once, so a concurrent reconcile of another object
-   * claiming it sees this decision).
+   * reconcile read does and may act on it. Nothing is recorded: `grant` records the decision.
    */
-  otherHolderOf(read: ObjectRead<R>, id: string): string | undefined {
-    const { key, object: resource } = read;
-    const uid = resource.metadata.uid;
+  holderOf(read: ObjectRead<R>, id: string): string | undefined {
+    const uid = read.object.metadata.uid;
     const peers = this.peersHolding(id).filter((peer) => peer.metadata.uid !== uid);
-    const holder = holderOf(id, [this.claimOf(resource, read), ...peers.map((peer) => this.claimOf(peer))]);
-    if (holder && holder.uid !== uid) return holder.key;
-    this.granted.set(key, { uid, id });
-    this.observe(key, resource, read);
-    return undefined;
+    const holder = holderOf(id, [
+      this.claimOf(read.object, read),
+      ...peers.map((peer) => this.claimOf(peer)),
+    ]);
+    return holder && holder.uid !== uid ? holder.key : undefined;
+  }
+
+  /**
+   * The object the reconcile read may act on `id`: recorded at once, in the same turn as the `holderOf` it
+   * follows, so a concurrent reconcile of another object claiming it sees this decision.
+   */
+  grant(read: ObjectRead<R>, id: string): void {
+    this.granted.set(read.key, { uid: read.object.metadata.uid, id });
+    this.observe(read.key, read.object, read);
+  }
+
+  /** `holderOf`, and the grant when there is no other holder. */
+  otherHolderOf(read: ObjectRead<R>, id: string): string | undefined {
+    const holder = this.holderOf(read, id);
+    if (holder === undefined) this.grant(read, id);
+    return holder;
   }
 
   /**

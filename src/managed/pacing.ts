@@ -16,6 +16,16 @@ import { REASON } from '../base/reasons.ts';
  */
 export const FIRST_LOOK_FLOOR_MS = 250;
 
+/** The clock of a missing reference: how long it has been missing, and may still be on its way. */
+export interface MissingClock {
+  /** How long it may still be on its way (`Pacing.arrivalGraceLeft`). */
+  arrivalGraceMs: number;
+  /** Since when this process has seen it missing (undefined: not before this look). */
+  missingSince: number | undefined;
+  /** Now (ms), on the clock pacing measures by. */
+  nowMs: number;
+}
+
 export interface PacingOptions {
   /** Drift-check interval for resources that are in sync (`--sync-interval`). */
   syncIntervalMs: number;
@@ -160,18 +170,25 @@ export class Pacing {
     if (!this.deferrals.has(key)) this.deferrals.set(key, lookedAt);
   }
 
-  /** A reconcile of `key` ended otherwise than deferred: its next one reads as fresh as it needs again. */
-  /** How long the resource's reference has found no object, as this process saw it (0: the first look). */
-  referenceMissingFor(key: string): number {
-    const since = this.referencesMissing.get(key);
-    if (since === undefined) this.referencesMissing.set(key, this.nowMs());
-    return since === undefined ? 0 : this.nowMs() - since;
+  /** The clock of the resource's missing reference, read at once (`key`: the resource's). */
+  missingClock(resource: ManagedObject, key: string): MissingClock {
+    return {
+      arrivalGraceMs: this.arrivalGraceLeft(resource),
+      missingSince: this.referencesMissing.get(key),
+      nowMs: this.nowMs(),
+    };
+  }
+
+  /** The resource's reference found no object at `at` (ms), its first look that did: later ones measure from it. */
+  referenceMissing(key: string, at: number): void {
+    if (!this.referencesMissing.has(key)) this.referencesMissing.set(key, at);
   }
 
   referenceFound(key: string): void {
     this.referencesMissing.delete(key);
   }
 
+  /** A reconcile of `key` ended otherwise than deferred: its next one reads as fresh as it needs again. */
   endDeferral(key: string): void {
     this.deferrals.delete(key);
   }
