@@ -50,9 +50,11 @@ export class ObjectClaims<R extends ManagedObject> {
     return this.index.keysOf(id);
   }
 
-  /** `resource` no longer acts on the id it was granted (the cloud object is gone). */
+  /** `resource` no longer acts on the id it was granted (the cloud object is gone): re-indexed at once. */
   release(resource: R): void {
-    this.granted.delete(objectKey(resource));
+    const key = objectKey(resource);
+    this.granted.delete(key);
+    this.observe(key, this.options.cache.get(key));
   }
 
   /**

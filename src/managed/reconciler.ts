@@ -186,14 +186,14 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       return;
     }
     const draft = this.statuses.draft(cached, key);
-    // What the reconcile read of its object, once: every part it runs takes this as data.
+    // What the reconcile read of its object, once: every part it runs takes this as data. The claims need no
+    // look here: they follow every cache change, our own status writes, and each grant and release.
     const read: ObjectRead<R> = {
       key,
       object: cached,
       latest: draft.began,
       externalId: externalIdOf(cached),
     };
-    this.claims.observe(key, cached, read);
     const act =
       this.options.executor?.(draft, this.executorServices) ??
       new ReconcileExecutor(draft, this.executorServices);
