@@ -51,8 +51,9 @@ export { ALREADY_MANAGED } from './preconditions.ts';
 
 /**
  * The generic managed reconciler: one instance per kind, knowing nothing of the kind beyond `ManagedKind`.
- * A reconcile reads, decides, then acts: what the cluster says (`readCluster`: credentials, references, the
- * claim on the cloud id, Secrets), what the cloud records (`findCloudObject`: the object to act on, found or
+ * A reconcile reads its object once (`ObjectRead`, which every part takes as data), then reads, decides
+ * and acts: what the cluster says (`readCluster`: credentials, the preconditions `decidePreconditions`
+ * decides on, Secrets), what the cloud records (`findCloudObject`: the object to act on, found or
  * to create, as `decideTarget` decides from the reads it asks for), then the cloud object observed and
  * decided on (`decideObserved`, a function of what was read). Every write it makes (status, the object's
  * metadata, the hold on its credentials Secret, the create and the update, Events) is one executor's
