@@ -120,10 +120,9 @@ export class ReconcileExecutor<R extends ManagedObject> {
     this.draft.readVersions.push(version);
   }
 
-  /** What status gets, written into the draft in order, after what was found; status as it then stands. */
-  apply(...changes: readonly StatusChange[]): Readonly<ManagedStatus> {
+  /** What status gets, written into the draft in order, after what was found. */
+  apply(...changes: readonly StatusChange[]): void {
     this.draft.apply(...this.found.splice(0), ...changes);
-    return this.draft.status;
   }
 
   /** An Event on the object. */

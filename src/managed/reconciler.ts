@@ -274,7 +274,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     act.found.push({ beforeCloud: false });
     const target = await this.findCloudObject(read, cluster, connection, act);
     if (!('id' in target)) return target;
-    return this.observeAndConverge(target.resource, key, target.id, cluster, connection, act);
+    return this.observeAndConverge(read, target, cluster, connection, act);
   }
 
   /**
@@ -338,7 +338,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
     cluster: ClusterRead,
     connection: KindConnection<R, P>,
     act: ReconcileExecutor<R>,
-  ): Promise<{ resource: R; id: string } | Outcome | Raced> {
+  ): Promise<CloudTarget<R> | Outcome | Raced> {
     const { kind } = this.options;
     let resource = read.object;
     const { references, adopting, id, credentialsSecret } = cluster;
@@ -389,7 +389,11 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       if (written instanceof Raced) return written;
       resource = written;
     }
-    return { resource, id: target };
+    // Status says the object was found, not made: as it was read, or taken back just now (the one decision
+    // here that says so).
+    const adopted =
+      read.latest.adopted === true || decision.found.some((change) => change.set?.adopted === true);
+    return { resource, id: target, adopted };
   }
 
   /** The cloud read `decideTarget` asked for, as the fact it adds. */
@@ -433,9 +437,8 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
    * what was read) and acted on by the executor.
    */
   private async observeAndConverge(
-    resource: R,
-    key: string,
-    id: string,
+    read: ObjectRead<R>,
+    { resource, id, adopted }: CloudTarget<R>,
     { adopting, secrets, writes, credentials }: ClusterRead,
     { client }: KindConnection<R, P>,
     act: ReconcileExecutor<R>,
@@ -455,18 +458,17 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       }
       return this.reportExternalMissing(resource, id, act);
     }
-    const observedStatus = { ...observation.status, ...this.credentialsChecks.pinned(id, credentials) };
-    const status = act.apply({ set: observedStatus });
-    const adopted = status.adopted === true;
-    const synced = { resource, key, client, id, observation, adopted };
-    // What the sync finds for status goes in ahead of the decision's effects; of status the decision reads
-    // only the drift recorded, which the sync never touches.
+    // What the observation and the connection Secret's sync find for status goes to the executor with the
+    // decision, ahead of its effects (or with the failure, should one come first).
+    act.found.push({ set: { ...observation.status, ...this.credentialsChecks.pinned(id, credentials) } });
+    const synced = { resource, key: read.key, client, id, observation, adopted };
     const withheld = await this.connections?.sync(synced, act);
     const decision = decideObserved({
       kind: kind.kind,
       spec: resource.spec,
       observation,
-      status,
+      // Of status the decision reads only the drift recorded, which nothing before it here changes.
+      status: read.latest,
       readyReasonBefore: readyReasonOf(resource),
       observeOnly: writes !== undefined,
       withheld,
@@ -570,6 +572,14 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       : `waiting for ${writer} to write the Secret ${name} that spec.credentialsRef names`;
     return { waiting: new Waiting(REASON.WaitingForCredentials, message), written };
   }
+}
+
+/** The cloud object a reconcile acts on (`findCloudObject`), and the object as its metadata write left it. */
+interface CloudTarget<R extends ManagedObject> {
+  resource: R;
+  id: string;
+  /** Status says it was found, not made (`status.adopted`): its secret values were never known here. */
+  adopted: boolean;
 }
 
 /** What the cluster says of an object before any cloud call (`readCluster`), when it lets the reconcile go on. */

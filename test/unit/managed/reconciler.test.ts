@@ -441,6 +441,19 @@ describe('ManagedReconciler', () => {
     });
   });
 
+  it("keeps what the observation found in status when the connection Secret's sync fails after it", async () => {
+    const { t, id } = await readyWidget();
+    t.server.secrets.delete('a-connection');
+    t.server.secretCreateRefusal = 'namespace a is being terminated';
+    // Someone resized the widget in the cloud: the observation sees it before the sync fails.
+    t.cloud.widgets.get(id)!.size = 7;
+
+    await expect(t.reconcile('a')).rejects.toMatchObject({ reason: 'SecretNotWritable' });
+
+    expect(t.server.get('a').status).toMatchObject({ id, size: 7 });
+    expect(t.condition('a', 'Synced')).toMatchObject({ status: 'False', reason: 'SecretNotWritable' });
+  });
+
   it('drops the create intent when the cloud resource is found gone, so a look-alike made since is not adopted', async () => {
     const { t, id } = await readyWidget();
     const lookUps: unknown[] = [];
