@@ -3,13 +3,21 @@ import type { Priority, QuotaScheduler } from './quota.ts';
 import type { CallChain } from '../base/call-chain.ts';
 import type { WriteRecorder } from '../base/recorded-writes.ts';
 
-/** What one reconcile's calls are made as (`CloudClient.scopedTo`). */
+/** What one reconcile's calls are made as (`CloudClient.scopedTo`), so that no call names any of it. */
 export interface CallScope {
+  /** The reconcile's priority. */
   readPriority: Priority;
+  /**
+   * `user`: a change the cloud is to make goes first, whatever made the reconcile run; a create's `create`,
+   * behind the changes people make to objects that exist.
+   */
   writePriority: Priority;
+  /** Who the calls are made for, and the object (`onBehalfOf`). */
   sharer: string;
   object?: string;
+  /** The reconcile's chain (see `CallChain`). */
   chain?: CallChain;
+  /** Where its writes are kept instead of sent (`withWritesRecorded`). */
   writes?: WriteRecorder;
 }
 
@@ -31,27 +39,6 @@ export abstract class CloudClient {
   protected constructor(protected readonly http: HttpCore) {}
 
   /**
-   * This client, sharing its connection, quota and options, with its reads sent at `priority`: what one
-   * reconcile hands its kind, so that no call names a priority. Writes keep `user`: a change the cloud is
-   * to make goes first, whatever made the reconcile run.
-   */
-  withReadPriority(priority: Priority): this {
-    const bound = this.copy();
-    bound.readPriority = priority;
-    return bound;
-  }
-
-  /**
-   * This client with its writes sent at `priority` (default `user`): a reconcile that creates its cloud
-   * object sends the create as `create`, behind the changes people make to objects that exist.
-   */
-  withWritePriority(priority: Priority): this {
-    const bound = this.copy();
-    bound.writePriority = priority;
-    return bound;
-  }
-
-  /**
    * This client, sharing its connection, quota and options, with its calls made for `sharer` (a namespace):
    * the key's budget serves the calls of one priority fairly between sharers, so one namespace's many
    * changes cannot keep another's waiting. With `object` (its kind and `namespace/name`), a call the budget
@@ -61,13 +48,6 @@ export abstract class CloudClient {
     const bound = this.copy();
     bound.sharer = sharer;
     bound.object = object;
-    return bound;
-  }
-
-  /** This client, sharing its connection, quota and options, with its calls made as part of `chain`. */
-  inChain(chain: CallChain): this {
-    const bound = this.copy();
-    bound.chain = chain;
     return bound;
   }
 
@@ -84,8 +64,7 @@ export abstract class CloudClient {
 
   /**
    * This client, sharing its connection, quota and options, scoped at once to what one reconcile's calls
-   * are: its priorities, who they are made for (`onBehalfOf`), its chain, and where its writes are kept
-   * instead of sent; each as its own `with…` method sets it.
+   * are (`CallScope`): what one reconcile hands its kind.
    */
   scopedTo(scope: CallScope): this {
     const bound = this.copy();

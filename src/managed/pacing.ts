@@ -253,7 +253,7 @@ export class Pacing {
    * that is not there: up to `timing.referenceArrivalGraceMs` (objects applied together arrive through separate watches
    * within about a second) from its creation.
    */
-  arrivalGraceLeft(resource: ManagedObject): number {
+  private arrivalGraceLeft(resource: ManagedObject): number {
     if (resource.status?.conditions?.length) return 0;
     const created = Date.parse(resource.metadata.creationTimestamp ?? '');
     if (Number.isNaN(created)) return 0;

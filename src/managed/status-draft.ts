@@ -23,8 +23,11 @@ export class StatusDraft<R extends ManagedObject> {
   discarded = false;
   /** Set just before a call that changes the cloud to match the spec (create, update). */
   changingCloud = false;
-  /** Set while the reconcile reads what it needs before any cloud call (references, Secrets, credentials). */
-  beforeCloud = false;
+  /**
+   * Set while the reconcile reads what it needs before any cloud call (references, Secrets, credentials): a
+   * `StatusChange` sets it, in order with the rest.
+   */
+  private beforeCloud = false;
   /** The generation this reconcile read and acts on; writes may return a newer one, edited meanwhile. */
   private readonly generation: number | undefined;
   private observedGeneration: number | undefined;
