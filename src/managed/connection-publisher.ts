@@ -163,7 +163,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
     const inputs = this.userInputs(resource, current);
     const values = { ...observation.connectionDetails };
     const lacking = (from: ConnectionSecret | undefined) =>
-      connectionSecret.requiredKeys.filter((key) => !from?.data[key] && !values[key]);
+      connectionSecret.requiredKeys.filter((field) => !from?.data[field] && !values[field]);
     const resetAsked = this.resetAsked(resource);
     const storedIn = this.storedIn(resource, adopted, name);
     // A renamed connection Secret: what sluice kept moves to the new name, read from the old Secret.
@@ -202,7 +202,7 @@ export class ConnectionPublisher<R extends ManagedObject> {
       act.note(resource, { type: 'Normal', reason, message });
     }
     const next = this.withDerived(resource, values, current);
-    if (Object.entries(next).some(([key, value]) => current?.data[key] !== value)) {
+    if (Object.entries(next).some(([field, value]) => current?.data[field] !== value)) {
       await act.publish(resource, values, current);
     }
     this.unstoredResets.delete(key);

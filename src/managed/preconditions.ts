@@ -175,7 +175,8 @@ export class Preconditions<R extends ManagedObject> {
     const id = resource.status?.id ?? read.externalId;
     // Only a kind with one cloud object per referenced object has an owner to ask about.
     const exclusive = resolved && kind.exclusiveOn ? claims.exclusiveOwner(resource, resolved) : undefined;
-    const asked = resolved && id !== undefined && id.length <= STATUS_BOUNDS.id;
+    // Asked of any id it names: the decision refuses one too long to be a cloud id before it looks.
+    const asked = resolved && id !== undefined;
     const missing = 'missing' in references && references.missing !== undefined;
     return {
       read,

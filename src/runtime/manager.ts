@@ -369,7 +369,7 @@ export class Manager<Cloud> {
     object: ManagedObject,
     read?: CredentialsRead,
   ): string | undefined {
-    const exists = (ns: string, n: string) => this.secrets.object(ns, n) !== undefined;
+    const exists = (ns: string, n: string) => this.secrets.has(ns, n);
     const name = read
       ? read.objectSecret
       : credentialsSecretNameOf(object, exists, Boolean(kind.makesCredentials));
