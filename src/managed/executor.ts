@@ -95,10 +95,20 @@ export class ReconcileExecutor<R extends ManagedObject> {
    */
   readonly found: StatusChange[] = [];
 
+  /**
+   * Keeps the resource's own credentials Secret until the resource is gone (the operator's credentials
+   * finalizer on it): asked before any cloud call made with them, as the reconcile read them. The services'
+   * hold itself (no layer between: it is the one call into the executor's services a reconcile makes before
+   * it acts), or one that holds nothing (`sluice plan`'s executor is given none).
+   */
+  holdCredentials: (resource: R, credentials: CredentialsRead | undefined) => Promise<void>;
+
   constructor(
     private readonly draft: StatusDraft<R>,
     private readonly services: ExecutorServices<R>,
-  ) {}
+  ) {
+    this.holdCredentials = services.holdCredentials ?? holdNothing;
+  }
 
   /** Status as the reconcile has it so far: read here, written only by this executor. */
   get status(): Readonly<ManagedStatus> {
@@ -133,14 +143,6 @@ export class ReconcileExecutor<R extends ManagedObject> {
   /** An Event on the object that a step of the reconcile decided on as data. */
   note(resource: R, { type, reason, message }: EventNote): void {
     this.event(resource, type, reason, message);
-  }
-
-  /**
-   * Keeps the resource's own credentials Secret until the resource is gone (the operator's credentials
-   * finalizer on it): asked before any cloud call made with them, as the reconcile read them.
-   */
-  async holdCredentials(resource: R, credentials: CredentialsRead | undefined): Promise<void> {
-    await this.services.holdCredentials?.(resource, credentials);
   }
 
   /**
@@ -358,4 +360,9 @@ async function statusAndSecretWritten(
   if (written.value) return written.value;
   if (published.status === 'rejected') throw published.reason;
   return undefined;
+}
+
+/** The hold of an executor given none: nothing is kept. */
+function holdNothing(): Promise<void> {
+  return Promise.resolve();
 }

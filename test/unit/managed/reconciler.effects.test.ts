@@ -24,18 +24,16 @@ class NotingExecutor extends ReconcileExecutor<Widget> {
     private readonly noted: { events: RecordedEvent[]; calls: string[] },
   ) {
     super(draft, services);
+    const hold = this.holdCredentials;
+    this.holdCredentials = async (...args) => {
+      this.noted.calls.push('executor holds');
+      await hold(...args);
+    };
   }
 
   override event(resource: Widget, type: 'Normal' | 'Warning', reason: string, message: string): void {
     this.noted.events.push({ type, reason, message });
     super.event(resource, type, reason, message);
-  }
-
-  override async holdCredentials(
-    ...args: Parameters<ReconcileExecutor<Widget>['holdCredentials']>
-  ): Promise<void> {
-    this.noted.calls.push('executor holds');
-    await super.holdCredentials(...args);
   }
 
   override async publish(...args: Parameters<ReconcileExecutor<Widget>['publish']>): Promise<void> {
