@@ -39,8 +39,11 @@ export interface ReadonlyCache<T extends KubeObject> {
 
 /** Objects by key, as last seen by the reflector. */
 export class ObjectCache<T extends KubeObject> implements ReadonlyCache<T> {
-  private objects = new Map<string, T>();
+  /** The same map for the cache's life (a relist refills it), so `get` can be its own. */
+  private readonly objects = new Map<string, T>();
   private readonly keep: (object: T) => T;
+  /** The map's own look-up: every reconcile reads its object and Secrets here, through no wrapper. */
+  readonly get: (key: string) => T | undefined = this.objects.get.bind(this.objects);
 
   /** `share`: hold one copy of each short string with every other cache (not for Secrets). */
   constructor(share = true) {
@@ -49,10 +52,6 @@ export class ObjectCache<T extends KubeObject> implements ReadonlyCache<T> {
 
   get size(): number {
     return this.objects.size;
-  }
-
-  get(key: string): T | undefined {
-    return this.objects.get(key);
   }
 
   list(): T[] {
@@ -82,10 +81,11 @@ export class ObjectCache<T extends KubeObject> implements ReadonlyCache<T> {
    * objects and every object that is gone.
    */
   replace(objects: T[]): string[] {
-    const previous = this.objects;
-    this.objects = new Map(objects.map((object) => [objectKey(object), this.keep(object)]));
-    const gone = [...previous.keys()].filter((key) => !this.objects.has(key));
-    return [...this.objects.keys(), ...gone];
+    const listed = new Map(objects.map((object) => [objectKey(object), this.keep(object)]));
+    const gone = [...this.objects.keys()].filter((key) => !listed.has(key));
+    this.objects.clear();
+    for (const [key, object] of listed) this.objects.set(key, object);
+    return [...listed.keys(), ...gone];
   }
 }
 
