@@ -63,7 +63,9 @@ export class ObjectClaims<R extends ManagedObject> {
    */
   holderOf(read: ObjectRead<R>, id: string): string | undefined {
     const uid = read.object.metadata.uid;
-    const peers = this.peersHolding(id).filter((peer) => peer.metadata.uid !== uid);
+    const peers = this.peersHolding(id, read.key).filter((peer) => peer.metadata.uid !== uid);
+    // Alone with its claim, the object is the holder or nobody is: nothing to weigh.
+    if (peers.length === 0) return undefined;
     const holder = holderOf(id, [
       this.claimOf(read.object, read),
       ...peers.map((peer) => this.claimOf(peer)),
@@ -130,9 +132,11 @@ export class ObjectClaims<R extends ManagedObject> {
     return owner && owner.metadata.uid !== resource.metadata.uid ? objectKey(owner) : undefined;
   }
 
-  private peersHolding(id: string): R[] {
+  /** The objects other than the one at `except` whose claims the index lists for `id`. */
+  private peersHolding(id: string, except: string): R[] {
     return this.index
       .keysOf(id)
+      .filter((key) => key !== except)
       .map((key) => this.options.cache.get(key))
       .filter((peer): peer is R => peer !== undefined);
   }
