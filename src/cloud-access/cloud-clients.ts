@@ -3,7 +3,7 @@ import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { AlertingClient } from '../cloud/alerting-client.ts';
 import type { CloudHooks } from '../cloud/hooks.ts';
-import type { CallScope, CloudClient } from '../cloud/cloud-client.ts';
+import { scopedClients, type CallScope } from '../cloud/cloud-client.ts';
 import type { ClientOptions } from '../cloud/http.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
 import { CloudSnapshots } from '../cloud/key-snapshots.ts';
@@ -150,28 +150,14 @@ export class CloudClients {
       ...(chain ? { chain } : {}),
       ...(writes ? { writes } : {}),
     };
-    // Each API's keys are needed only by the kinds that call it: an Alert's Secret may hold only the alerting keys.
-    const bound = <C extends CloudClient>(client: C | ReconcileError): C => {
-      if (client instanceof ReconcileError) throw client;
-      return client.scopedTo(scope);
-    };
-    let management: ManagementClient | undefined;
-    let alerting: AlertingClient | undefined;
-    const operatorKeySuffix = () => this.operatorKeySuffix();
-    return {
-      get management(): ManagementClient {
-        return (management ??= bound(clients.management));
-      },
-      get alerting(): AlertingClient {
-        return (alerting ??= bound(clients.alerting));
-      },
-      snapshots: clients.snapshots,
-      freshnessMs,
+    const { management, alerting } = clients;
+    const connection = scopedClients({ management, alerting }, scope);
+    return Object.defineProperties(connection, {
+      snapshots: { value: clients.snapshots, enumerable: true },
+      freshnessMs: { value: freshnessMs, enumerable: true },
       // Read only by the kind that asks (an ApiKey): every other connection reads no second Secret.
-      get operatorKeySuffix(): string | undefined {
-        return operatorKeySuffix();
-      },
-    };
+      operatorKeySuffix: { get: () => this.operatorKeySuffix(), enumerable: true },
+    }) as typeof connection & CloudConnection;
   }
 
   /** The last 4 letters of the operator's key id, when its Secret holds one. */

@@ -128,3 +128,27 @@ export abstract class CloudClient {
     return Object.assign(Object.create(Object.getPrototypeOf(this) as object) as this, this);
   }
 }
+
+/**
+ * Each of `clients` scoped at once to one reconcile's calls (`scopedTo`). One that could not be made (a
+ * Secret without that API's keys) throws its error when the reconcile uses it, and only then: an Alert's
+ * Secret may hold only the alerting keys.
+ */
+export function scopedClients<T extends Record<string, CloudClient | Error>>(
+  clients: T,
+  scope: CallScope,
+): { [K in keyof T]: Exclude<T[K], Error> } {
+  const scoped = {};
+  for (const [api, client] of Object.entries(clients)) {
+    const usable = !(client instanceof Error);
+    Object.defineProperty(scoped, api, {
+      enumerable: true,
+      ...(usable ? { value: client.scopedTo(scope) } : { get: () => throwing(client) }),
+    });
+  }
+  return scoped as { [K in keyof T]: Exclude<T[K], Error> };
+}
+
+function throwing(error: Error): never {
+  throw error;
+}
