@@ -21,7 +21,7 @@ export const apiKeyKind = defineKind<ApiKey>({
   ],
   // The key's credentials Secret is its connection Secret: the secret only sluice ever knew lives there.
   connectionSecret: {
-    name: (resource) => resource.spec.credentialsSecret.name,
+    specField: 'credentialsSecret',
     requiredKeys: ['keyId', 'keySecret'],
     // Objects signing in with the key go first when it is deleted: deleting it earlier locks them out.
     usersAreDependants: true,

@@ -8,7 +8,6 @@ import {
   PASSWORD_FIELD,
   type DatabaseService,
 } from './schema.ts';
-import { renderTemplate } from '../shared/connection-template.ts';
 import { defineKind } from '../shared/descriptor.ts';
 import { DATABASE_SERVICE_REASON, databaseServiceReasons } from './reasons.ts';
 import type { PlainIdUse, SecretUse } from '../../managed/index.ts';
@@ -34,11 +33,11 @@ export const databaseServiceKind = defineKind<DatabaseService>({
   ],
   references: [restoreSourceReference],
   connectionSecret: {
-    name: (resource) => resource.spec.connectionSecret?.name ?? `${resource.metadata.name}-connection`,
+    specField: 'connectionSecret',
+    defaultSuffix: '-connection',
+    templated: true,
     requiredKeys: ['password'],
     resetAnnotation: RESET_PASSWORD_ANNOTATION,
-    derive: (resource, details) =>
-      renderTemplate(resource.spec.connectionSecret?.template ?? {}, details).values,
   },
   // What a create restores from, recorded with its intent: shown to users, never acted on.
   createStatusFields: ['restoredFromBackup'],

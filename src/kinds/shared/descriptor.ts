@@ -8,6 +8,7 @@ import type {
 } from '../../managed/index.ts';
 import type { KindReasons } from '../../base/reasons.ts';
 import { GROUP, VERSION } from './common.ts';
+import { connectionSecretOf, type ConnectionSecretStatement } from './connection-secret.ts';
 import type { HealthCase } from './health-cases.ts';
 
 export interface PrinterColumn {
@@ -69,10 +70,22 @@ type SpecWithDeletionPolicy = z.ZodObject<{
  * so the CRD (what the apiserver fills in) and the reconciler's fallback cannot disagree.
  */
 export function defineKind<R extends ManagedObject>(
-  kind: Omit<KindDescriptor<R>, 'group' | 'version' | 'defaultDeletionPolicy' | 'spec'> & {
+  kind: Omit<
+    KindDescriptor<R>,
+    'group' | 'version' | 'defaultDeletionPolicy' | 'spec' | 'connectionSecret'
+  > & {
     spec: SpecWithDeletionPolicy;
+    /** The kind's connection Secret, stated as data (`connectionSecretOf` names and renders it). */
+    connectionSecret?: ConnectionSecretStatement;
   },
 ): KindDescriptor<R> {
+  const { connectionSecret, ...rest } = kind;
   const defaultDeletionPolicy = kind.spec.shape.deletionPolicy.parse(undefined);
-  return { ...kind, group: GROUP, version: VERSION, defaultDeletionPolicy };
+  return {
+    ...rest,
+    ...(connectionSecret ? { connectionSecret: connectionSecretOf<R>(connectionSecret) } : {}),
+    group: GROUP,
+    version: VERSION,
+    defaultDeletionPolicy,
+  };
 }
