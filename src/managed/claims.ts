@@ -37,10 +37,11 @@ export class ObjectClaims<R extends ManagedObject> {
       this.granted.delete(key);
       return this.index.set(key, []);
     }
+    const { latest, externalId } = read ?? this.readOf(object);
     const granted = this.granted.get(key);
     this.index.set(key, [
-      (read ? read.latest : this.options.statuses.latest(object))?.id,
-      read ? read.externalId : externalIdOf(object),
+      latest.id,
+      externalId,
       granted?.uid === object.metadata.uid ? granted.id : undefined,
     ]);
   }
@@ -142,18 +143,26 @@ export class ObjectClaims<R extends ManagedObject> {
   }
 
   /** `read`: what a reconcile read of the object already. */
-  private claimOf(object: R, read?: ObjectRead<R>): Claim {
-    const key = read ? read.key : objectKey(object);
-    const status = read ? read.latest : this.options.statuses.latest(object);
+  private claimOf(object: R, read = this.readOf(object)): Claim {
+    const { key, latest, externalId } = read;
     const granted = this.granted.get(key);
-    const recordedId = status?.id ?? (granted?.uid === object.metadata.uid ? granted.id : undefined);
-    const externalId = read ? read.externalId : externalIdOf(object);
+    const recordedId = latest.id ?? (granted?.uid === object.metadata.uid ? granted.id : undefined);
     return {
       key,
       uid: object.metadata.uid,
       ...(object.metadata.creationTimestamp ? { creationTimestamp: object.metadata.creationTimestamp } : {}),
       ...(recordedId ? { recordedId } : {}),
       ...(externalId ? { externalId } : {}),
+    };
+  }
+
+  /** What a reconcile would read of `object` (a peer's claim, a watch event): as the cache and our writes show it. */
+  private readOf(object: R): ObjectRead<R> {
+    return {
+      key: objectKey(object),
+      object,
+      latest: this.options.statuses.latest(object) ?? {},
+      externalId: externalIdOf(object),
     };
   }
 }
