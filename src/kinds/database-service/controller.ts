@@ -3,7 +3,6 @@ import type { Service } from '../../cloud/schemas/service.ts';
 import { passwordHashes } from '../../cloud/password-hash.ts';
 import {
   externalIdOf,
-  comparison,
   ownerRecord,
   parseOwnerRecord,
   type OwnedCandidate,
@@ -171,7 +170,8 @@ class DatabaseServiceClient
     const { surroundings, backups } = await this.readSurroundings(resource, id);
     // An adopted service changes only where the spec says: no marker tag (its id is in status already).
     const owner = externalIdOf(resource) !== undefined ? undefined : this.owner;
-    return comparison({
+    return {
+      exists: true,
       observed: serviceAsSpec(service, surroundings),
       diff: (spec: DatabaseService['spec']) => {
         const diff = diffService(spec, owner, service, surroundings);
@@ -180,42 +180,36 @@ class DatabaseServiceClient
           diff.setPassword = true;
           diff.differences.push(PASSWORD_FIELD);
         }
-        return diff;
-      },
-      conclude: (policed) => ({
         // The diff itself is what update needs: the PATCH and command for exactly the service observed.
-        plan: policed.plan,
-        ...availability(policed.spec, service),
-        status: {
-          state: service.state,
-          observed: observedSizing(service),
-          endpoints: service.endpoints?.map(({ protocol, host, port, username }) => ({
-            protocol,
-            host,
-            port,
-            ...(username ? { username } : {}),
-          })),
-          engineVersion: service.engineVersion,
-          dataWarehouseId: service.dataWarehouseId,
-          privateEndpointIds: service.privateEndpointIds,
-          ipAccessList: service.ipAccessList?.map(({ source, description }) => ({
-            source,
-            ...(description ? { description } : {}),
-          })),
-          ...(backups ? { backups } : {}),
-          ...activeWindowStatus(surroundings),
-        },
-        // The owned password goes to the connection Secret once the cloud has it: now when it was sent,
-        // else after the update that sends it (a refused or deferred one leaves the Secret as it was).
-        connectionDetails: {
-          ...connectionDetails(service),
-          ...(this.password && !this.password.changed ? { password: this.password.value } : {}),
-        },
-        ...(this.password?.changed
-          ? { connectionDetailsAfterUpdate: { password: this.password.value } }
-          : {}),
-      }),
-    });
+        return { differences: diff.differences, plan: diff, ...availability(spec, service) };
+      },
+      status: {
+        state: service.state,
+        observed: observedSizing(service),
+        endpoints: service.endpoints?.map(({ protocol, host, port, username }) => ({
+          protocol,
+          host,
+          port,
+          ...(username ? { username } : {}),
+        })),
+        engineVersion: service.engineVersion,
+        dataWarehouseId: service.dataWarehouseId,
+        privateEndpointIds: service.privateEndpointIds,
+        ipAccessList: service.ipAccessList?.map(({ source, description }) => ({
+          source,
+          ...(description ? { description } : {}),
+        })),
+        ...(backups ? { backups } : {}),
+        ...activeWindowStatus(surroundings),
+      },
+      // The owned password goes to the connection Secret once the cloud has it: now when it was sent,
+      // else after the update that sends it (a refused or deferred one leaves the Secret as it was).
+      connectionDetails: {
+        ...connectionDetails(service),
+        ...(this.password && !this.password.changed ? { password: this.password.value } : {}),
+      },
+      ...(this.password?.changed ? { connectionDetailsAfterUpdate: { password: this.password.value } } : {}),
+    };
   }
 
   async create(resource: DatabaseService) {
