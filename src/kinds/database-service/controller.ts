@@ -25,15 +25,13 @@ import { createdSince, ignoreNotFound, listedSince } from '../shared/cloud-calls
 import { connectionOf, type KindController } from '../shared/sluice-kind.ts';
 import { ApiError } from '../../cloud/errors.ts';
 import {
-  availability,
   backupPolicyOf,
   observedSchedule,
-  diffService,
   latestFinishedBackup,
   restoreMismatch,
+  serviceComparison,
   serviceCreateBody,
   type RestorePoint,
-  serviceAsSpec,
   type ServiceDiff,
   type ServiceSurroundings,
 } from './mapping.ts';
@@ -172,17 +170,7 @@ class DatabaseServiceClient
     const owner = externalIdOf(resource) !== undefined ? undefined : this.owner;
     return {
       exists: true,
-      observed: serviceAsSpec(service, surroundings),
-      diff: (spec: DatabaseService['spec']) => {
-        const diff = diffService(spec, owner, service, surroundings);
-        // The cloud never tells its password: a changed Secret (or one never sent, as on adoption) is the difference.
-        if (this.password?.changed) {
-          diff.setPassword = true;
-          diff.differences.push(PASSWORD_FIELD);
-        }
-        // The diff itself is what update needs: the PATCH and command for exactly the service observed.
-        return { differences: diff.differences, plan: diff, ...availability(spec, service) };
-      },
+      ...serviceComparison(service, surroundings, owner, this.password?.changed ?? false),
       status: {
         state: service.state,
         observed: observedSizing(service),
