@@ -6,10 +6,10 @@ import type { ConnectContext } from '../../managed/index.ts';
  * what it needs (a Secret's value, a reference, the owner record) where it uses it, from one place.
  */
 export abstract class ConnectedClient {
-  constructor(protected readonly context: ConnectContext<CloudConnection>) {}
+  /** The cloud to call, with the credentials this reconcile read (a field: reading it calls nothing). */
+  protected readonly cloud: CloudConnection;
 
-  /** The cloud to call, with the credentials this reconcile read. */
-  protected get cloud(): CloudConnection {
-    return this.context.cloud;
+  constructor(protected readonly context: ConnectContext<CloudConnection>) {
+    this.cloud = context.cloud;
   }
 }
