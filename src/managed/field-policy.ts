@@ -43,10 +43,11 @@ export interface DriftedField {
 /** By additive list: the identities of the entries sluice set there (and so may remove). */
 export type ManagedEntries = Record<string, string[]>;
 
-export interface PolicyOutcome<S, P> {
+export interface PolicyOutcome<S, J> {
   /** The spec sluice enforces: fields left to the cloud hold the cloud's value, shared lists others' entries. */
   spec: S;
-  plan: P;
+  /** What the kind's diff says of that spec. */
+  judgement: J;
   /** The differences sluice corrects: what the plan's calls change. */
   differences: string[];
   /** Each difference as the cloud's value and the one sluice sends (`sluice plan` shows them). */
@@ -71,12 +72,12 @@ export interface PolicedObject<S> {
  * drift when putting the spec's value back would change the plan. `sluice.dev/drift: report` is reportOnly
  * for every field: what is still different (a rotated Secret) is reported too.
  */
-export function applyFieldPolicy<S extends object, P extends { differences: string[] }>(
+export function applyFieldPolicy<S extends object, J extends { differences: string[] }>(
   resource: PolicedObject<S>,
   fields: PolicyFields,
   observed: Readonly<Record<string, unknown>>,
-  diff: (spec: S) => P,
-): PolicyOutcome<S, P> {
+  diff: (spec: S) => J,
+): PolicyOutcome<S, J> {
   const policy = resource.spec.fieldPolicy ?? {};
   const reportAll = resource.metadata.annotations?.[ANNOTATIONS.drift] === 'report';
   const { spec: shared, managedEntries } = shareLists(
@@ -97,21 +98,22 @@ export function applyFieldPolicy<S extends object, P extends { differences: stri
     spec = withPath(spec, path, readPath(observed, path));
   }
   // The one diff: of the spec with every field left alone holding the cloud's value.
-  const plan = diff(spec);
-  const differences = new Set(plan.differences);
+  const judgement = diff(spec);
+  const differences = new Set(judgement.differences);
   const drift: DriftedField[] = [];
   // A field left alone is drift when putting the spec's value back would change what is sent (its calls,
   // not only the names: a pipe's `scaling` is one difference for all its keys). Only a field whose value the
   // cloud holds otherwise is put back, a diff each: while the cloud holds the spec's values there is none.
+  const sent = withoutReadiness(judgement);
   for (const path of leftAlone) {
     const wanted = readPath(shared, path);
     if (isDeepStrictEqual(wanted, readPath(spec, path))) continue;
-    if (!isDeepStrictEqual(diff(withPath(spec, path, wanted)), plan))
+    if (!isDeepStrictEqual(withoutReadiness(diff(withPath(spec, path, wanted))), sent))
       drift.push({ path, observed: readPath(observed, path) });
   }
   if (reportAll) {
     // Nothing is corrected: what no field's value explains (a credential to send) is reported as well.
-    for (const path of plan.differences)
+    for (const path of judgement.differences)
       drift.push(
         fields.unread?.includes(path)
           ? { path, observed: undefined, unread: true }
@@ -121,12 +123,27 @@ export function applyFieldPolicy<S extends object, P extends { differences: stri
   }
   return {
     spec,
-    plan,
+    judgement,
     differences: [...differences],
     changes: fieldChanges([...differences], observed, spec),
     drift,
     ...(managedEntries ? { managedEntries } : {}),
   };
+}
+
+/**
+ * A judgement as a drift check compares it: whether the object is usable by that spec aside, since a spec
+ * may change it without a call (a pipe Completed waits, whatever the state it is asked for).
+ */
+function withoutReadiness(judgement: object): unknown {
+  const {
+    available: _a,
+    waitingFor: _w,
+    failed: _f,
+    reason: _r,
+    ...sent
+  } = judgement as Record<string, unknown>;
+  return sent;
 }
 
 /** Whether the object holding a nested path is absent (or null) in `value`; false for a top-level path. */

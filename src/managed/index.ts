@@ -9,7 +9,6 @@ export { DELETION_POLICIES, MANAGEMENT_POLICIES } from './types.ts';
 export type {
   CloudRecords,
   Comparison,
-  Conclusion,
   ConnectContext,
   ConnectionDetails,
   CreatePreparation,
@@ -17,6 +16,7 @@ export type {
   DeletionPolicy,
   DriftRead,
   ExternalClient,
+  Judgement,
   KindConnection,
   LostCreate,
   ManagedKind,
@@ -58,7 +58,6 @@ export {
   type FieldPolicy,
   type PolicyFields,
 } from './field-policy.ts';
-export { comparison } from './policed-observation.ts';
 export { fieldChanges, type FieldChange } from './field-changes.ts';
 export { STATUS_BOUNDS, recordedAnnotation } from './status-bounds.ts';
 export { SENSITIVE } from './drift-status.ts';

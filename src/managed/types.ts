@@ -1,4 +1,4 @@
-import type { DriftedField, ManagedEntries, PolicyFields, PolicyOutcome } from './field-policy.ts';
+import type { DriftedField, ManagedEntries, PolicyFields } from './field-policy.ts';
 import type { FieldChange } from './field-changes.ts';
 import type { OwnedCandidate, Owner } from './cluster-owner.ts';
 import type { PlainIdUse } from './id-access.ts';
@@ -61,36 +61,43 @@ export type Observation<Plan = unknown> =
       dueInMs?: number;
     };
 
+/** What the observation says of the cloud object found: the data, and what a kind's diff judges of a spec. */
+type Found<Plan> = Extract<Observation<Plan>, { exists: true }>;
+
 /**
- * What a kind's `observe` found, before the object's field policy: the cloud object in the spec's own terms
- * and the kind's diff, a pure function of a spec. The reconciler applies the field policy around the diff
- * (`applyFieldPolicy`: fields left to the cloud take the cloud's value, the rest is drift or a difference),
- * then hands the outcome to `conclude` for what else the observation says.
+ * What a kind's diff says of one spec against the cloud object observed: a pure function of the spec, so
+ * the field policy can run it on the spec it enforces and on variants of it. It carries all the observation
+ * says that depends on the spec (whether the object is usable depends on the state asked for).
  */
-export interface Comparison<Spec, Plan, Diff extends { differences: string[] } = { differences: string[] }> {
+export type Judgement<Plan> = Pick<
+  Found<Plan>,
+  'differences' | 'plan' | 'available' | 'waitingFor' | 'failed' | 'reason'
+>;
+
+/**
+ * What a kind's `observe` found, before the object's field policy: the cloud object in the spec's own terms,
+ * the kind's diff, and as data all the observation says whatever the spec. The reconciler applies the field
+ * policy around the diff (`applyFieldPolicy`: fields left to the cloud take the cloud's value, the rest is
+ * drift or a difference) and adds the data to the judgement of the spec it enforces (`policedObservation`).
+ */
+export interface Comparison<Spec, Plan> extends Pick<
+  Found<Plan>,
+  'status' | 'connectionDetails' | 'connectionDetailsAfterUpdate' | 'dueInMs'
+> {
   exists: true;
   /** The cloud object in the spec's own terms: a field left to the cloud takes its value from here. */
   observed: Readonly<Record<string, unknown>>;
-  /** The kind's diff of a spec against the cloud object: the differences and what fixes them. */
-  diff(spec: Spec): Diff;
-  /** The rest of the observation, from the policed diff (`policed.spec`: the spec sluice enforces). */
-  conclude(policed: PolicyOutcome<Spec, Diff>): Conclusion<Plan>;
-}
-
-/** What a kind's `observe` finds: nothing, or a comparison the reconciler applies the field policy to. */
-export type Observed<R extends ManagedObject, Plan> = { exists: false } | Comparison<R['spec'], Plan>;
-
-/** What a kind concludes from its policed diff: the policy's differences, changes and drift are the reconciler's. */
-export type Conclusion<Plan> = Omit<
-  Extract<Observation<Plan>, { exists: true }>,
-  'exists' | 'differences' | 'changes' | 'drift' | 'managedEntries'
-> & {
+  /** The kind's diff of a spec against the cloud object: the one function the field policy calls. */
+  diff(spec: Spec): Judgement<Plan>;
   /**
    * Differences no spec field holds (an owner note, a key rotation's step), listed after the policy's: the
    * field policy cannot leave them to the cloud.
    */
-  differences?: string[];
-};
+  unheldDifferences?: string[];
+}
+
+/** What a kind's `observe` finds: nothing, or a comparison the reconciler applies the field policy to. */
+export type Observed<R extends ManagedObject, Plan> = { exists: false } | Comparison<R['spec'], Plan>;
 
 /** A create that may have made a cloud object whose id never reached status. */
 export interface LostCreate {

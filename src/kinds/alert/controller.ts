@@ -3,7 +3,6 @@ import { type Alert } from './schema.ts';
 import type { AlertBody } from '../../cloud/alerting-client.ts';
 import type { Alert as CloudAlert } from '../../cloud/schemas/alert.ts';
 import {
-  comparison,
   externalIdOf,
   type ConnectContext,
   type LostCreate,
@@ -146,20 +145,21 @@ class AlertClient
     // An alert adopted by id keeps its note; any other records its owner there (once, after an upgrade).
     const adopted = externalIdOf(resource) !== undefined;
     const note = adopted ? alert.note : ownerNote(this.record);
-    return comparison({
+    return {
+      exists: true,
       observed: observedBody(alert),
       diff: (written: Alert['spec']) => {
         const spec = this.resolved(written);
-        return { body: alertBody(spec), differences: diffAlert(spec, alert) };
+        return {
+          differences: diffAlert(spec, alert),
+          plan: { ...alertBody(spec), ...(typeof note === 'string' ? { note } : {}) },
+          // A firing alert works as it should: its state is shown in status, it does not make the resource unready.
+          available: true,
+        };
       },
-      // A firing alert works as it should: its state is shown in status, it does not make the resource unready.
-      conclude: ({ plan }) => ({
-        plan: { ...plan.body, ...(typeof note === 'string' ? { note } : {}) },
-        differences: !adopted && alert.note !== note ? ['owner'] : [],
-        available: true,
-        status: alertStatus(alert),
-      }),
-    });
+      unheldDifferences: !adopted && alert.note !== note ? ['owner'] : [],
+      status: alertStatus(alert),
+    };
   }
 
   async create(resource: Alert) {

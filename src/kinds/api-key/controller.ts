@@ -4,7 +4,6 @@ import type { ApiKeyUpdateBody } from '../../cloud/management-client.ts';
 import { newKeyIdentity } from '../../cloud/api-key-hash.ts';
 import { ApiError } from '../../cloud/errors.ts';
 import {
-  comparison,
   ReconcileError,
   type ConnectContext,
   type ConnectionDetails,
@@ -171,25 +170,26 @@ class ApiKeyClient
       make: newKeyIdentity,
     });
     const change = ROTATION_CHANGES[rotation.step];
-    return comparison({
+    return {
+      exists: true,
       observed: { ...observedSpec(key), name: specName(key.name) },
       diff: (spec: ApiKey['spec']) => {
         const differing = diffApiKey(this.inCloud(spec), key);
-        return { body: apiKeyUpdateBody(this.inCloud(spec), differing), differences: differing };
+        return {
+          differences: differing,
+          plan: { patch: apiKeyUpdateBody(this.inCloud(spec), differing), rotation },
+          available: !expired,
+          ...(expired
+            ? { waitingFor: `the key expired at ${key.expireAt}`, reason: API_KEY_REASON.Expired }
+            : {}),
+        };
       },
-      conclude: ({ plan }) => ({
-        plan: { patch: plan.body, rotation },
-        differences: change ? [change] : [],
-        available: !expired,
-        ...(expired
-          ? { waitingFor: `the key expired at ${key.expireAt}`, reason: API_KEY_REASON.Expired }
-          : {}),
-        status: { ...apiKeyStatus(key), ...rotationStatus(rotation) },
-        // An object sluice only observes writes no key into its Secret.
-        connectionDetails: { ...this.where(), ...(isObserveOnly(resource) ? {} : rotationDetails(rotation)) },
-        ...('dueInMs' in rotation && rotation.dueInMs !== undefined ? { dueInMs: rotation.dueInMs } : {}),
-      }),
-    });
+      unheldDifferences: change ? [change] : [],
+      status: { ...apiKeyStatus(key), ...rotationStatus(rotation) },
+      // An object sluice only observes writes no key into its Secret.
+      connectionDetails: { ...this.where(), ...(isObserveOnly(resource) ? {} : rotationDetails(rotation)) },
+      ...('dueInMs' in rotation && rotation.dueInMs !== undefined ? { dueInMs: rotation.dueInMs } : {}),
+    };
   }
 
   async create(resource: ApiKey, prepared?: ConnectionDetails) {

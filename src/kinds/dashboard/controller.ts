@@ -4,7 +4,6 @@ import { type Dashboard } from './schema.ts';
 import type { DashboardBody } from '../../cloud/alerting-client.ts';
 import type { Dashboard as CloudDashboard } from '../../cloud/schemas/clickstack.ts';
 import {
-  comparison,
   externalIdOf,
   ReconcileError,
   type LostCreate,
@@ -63,16 +62,17 @@ class DashboardClient
     const adopted = externalIdOf(resource) !== undefined;
     const record = adopted ? (dashboardOwner(dashboard) ?? '') : this.record;
     const ids = tileIds(dashboard);
-    return comparison({
+    return {
+      exists: true,
       observed: observedDashboard(dashboard),
-      diff: (spec: Dashboard['spec']) => ({ differences: diffDashboard(spec, dashboard), spec }),
-      conclude: ({ plan }) => ({
-        plan: dashboardBody(plan.spec, ids, record),
-        differences: !adopted && dashboardOwner(dashboard) !== record ? ['owner'] : [],
+      diff: (spec: Dashboard['spec']) => ({
+        differences: diffDashboard(spec, dashboard),
+        plan: dashboardBody(spec, ids, record),
         available: true,
-        status: dashboardStatus(dashboard),
       }),
-    });
+      unheldDifferences: !adopted && dashboardOwner(dashboard) !== record ? ['owner'] : [],
+      status: dashboardStatus(dashboard),
+    };
   }
 
   async ensureCreatable(resource: Dashboard): Promise<void> {

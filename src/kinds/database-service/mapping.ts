@@ -1,7 +1,8 @@
 // The DatabaseService's mapping between spec and cloud, pure: the create body (`serviceCreateBody`), the
-// differences and the plan (`diffService`), the status (`availability`), the spec's terms (`serviceAsSpec`) and
-// the export mapping (`exportService`: the cloud object back to the spec that adopts it).
-import type { DatabaseServiceSpec } from './schema.ts';
+// differences and the plan (`diffService`), the status (`availability`), the spec's terms (`serviceAsSpec`),
+// the comparison observe returns of them (`serviceComparison`) and the export mapping (`exportService`: the
+// cloud object back to the spec that adopts it).
+import { PASSWORD_FIELD, type DatabaseServiceSpec } from './schema.ts';
 import { NUM_REPLICAS, SIZING_FIELDS, TOGGLEABLE_ENDPOINT_PROTOCOLS } from '../../cloud/schemas/service.ts';
 import type { ReplicaScalingRequest, ServiceCommand } from '../../cloud/schemas/service.ts';
 import { ServiceCreateRequest, ServiceUpdateRequest, type Service } from '../../cloud/schemas/service.ts';
@@ -18,6 +19,7 @@ import {
   type UpgradeWindowUpdate,
 } from '../../cloud/schemas/lifecycle.ts';
 import { requestBody } from '../../cloud/request-body.ts';
+import type { Comparison } from '../../managed/index.ts';
 import { isSluiceTag, OWNER_TAG } from '../shared/service-tags.ts';
 
 /** What the cloud keeps beside the service object that the spec also manages (read only when the spec asks). */
@@ -396,6 +398,33 @@ export function availability(
   const state = service.state ?? 'running';
   const available = spec.state === 'Stopped' ? state === 'stopped' : RUNNING_STATES.has(state);
   return available ? { available } : { available, waitingFor: `service is ${state}` };
+}
+
+/**
+ * The service observed in the spec's terms and the diff the field policy runs on a spec: the differences
+ * and the plan (`diffService`), whether the service is usable in the state asked for (`availability`), and
+ * the password when the cloud has not been given the Secret's current value (`passwordChanged`: it never
+ * tells its password). `owner`: the owner record the tags must carry (undefined for an adopted service).
+ */
+export function serviceComparison(
+  service: Service,
+  surroundings: ServiceSurroundings,
+  owner: string | undefined,
+  passwordChanged: boolean,
+): Pick<Comparison<DatabaseServiceSpec, ServiceDiff>, 'observed' | 'diff'> {
+  return {
+    observed: serviceAsSpec(service, surroundings),
+    diff: (spec) => {
+      const diff = diffService(spec, owner, service, surroundings);
+      // A changed Secret (or one never sent, as on adoption) is the difference.
+      if (passwordChanged) {
+        diff.setPassword = true;
+        diff.differences.push(PASSWORD_FIELD);
+      }
+      // The diff itself is what update needs: the PATCH and command for exactly the service observed.
+      return { differences: diff.differences, plan: diff, ...availability(spec, service) };
+    },
+  };
 }
 
 /** The tags a service must carry: the user's plus sluice's owner record. */

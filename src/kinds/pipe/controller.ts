@@ -3,7 +3,6 @@ import { PIPE_REASON } from './reasons.ts';
 import type { Pipe as CloudPipe } from '../../cloud/schemas/pipe.ts';
 import {
   ReconcileError,
-  comparison,
   SENSITIVE,
   type OwnedCandidate,
   type Owner,
@@ -105,24 +104,31 @@ class PipeClient
     const recordedExtraKeys = resource.status?.extraSettingKeys ?? [];
     const endpoints = await this.reversePrivateEndpoints(resource);
     const notReady = endpoints.find((endpoint) => endpoint.status !== 'Ready');
-    return comparison({
+    return {
+      exists: true,
       observed: pipeAsSpec(pipe),
-      diff: (spec: Pipe['spec']) =>
-        diffPipe(spec, pipe, secrets.rotated, (field) => secrets.values(field), recordedExtraKeys),
-      conclude: (policed) => {
-        const availability = pipeAvailability(policed.spec, pipe.state);
+      diff: (spec: Pipe['spec']) => {
+        const plan = diffPipe(
+          spec,
+          pipe,
+          secrets.rotated,
+          (field) => secrets.values(field),
+          recordedExtraKeys,
+        );
+        const availability = pipeAvailability(spec, pipe.state);
         return {
-          plan: policed.plan,
+          differences: plan.differences,
+          plan,
           ...(availability.available && notReady
             ? {
                 available: false,
                 waitingFor: `reverse private endpoint ${notReady.id} is ${notReady.status ?? 'unknown'}`,
               }
             : availability),
-          status: statusOf(resource, pipe, endpoints, recordedExtraKeys),
         };
       },
-    });
+      status: statusOf(resource, pipe, endpoints, recordedExtraKeys),
+    };
   }
 
   async create(resource: Pipe) {

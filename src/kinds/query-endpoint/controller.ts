@@ -1,7 +1,6 @@
 import { type QueryEndpoint } from './schema.ts';
 import type { QueryEndpointBody } from '../../cloud/management-client.ts';
 import {
-  comparison,
   type OwnedCandidate,
   type Owner,
   type CloudRecords,
@@ -44,14 +43,19 @@ class QueryEndpointClient
     const endpoint = await ignoreNotFound(this.management.getQueryEndpoint(this.serviceId));
     if (!endpoint) return { exists: false };
     // Whatever differs, the fix is the same: the whole configuration, sent once.
-    return comparison({
+    return {
+      exists: true,
       observed: { ...endpoint },
       diff: (spec: QueryEndpoint['spec']) => {
         const desired = this.desired(spec);
-        return { body: queryEndpointBody(desired), differences: diffQueryEndpoint(desired, endpoint) };
+        return {
+          differences: diffQueryEndpoint(desired, endpoint),
+          plan: queryEndpointBody(desired),
+          available: true,
+        };
       },
-      conclude: ({ plan }) => ({ plan: plan.body, available: true, status: queryEndpointStatus(endpoint) }),
-    });
+      status: queryEndpointStatus(endpoint),
+    };
   }
 
   async create(resource: QueryEndpoint) {

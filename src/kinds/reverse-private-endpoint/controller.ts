@@ -2,7 +2,6 @@ import { type ReversePrivateEndpoint } from './schema.ts';
 import { REVERSE_PRIVATE_ENDPOINT_REASON } from './reasons.ts';
 import {
   ReconcileError,
-  comparison,
   type OwnedCandidate,
   type Owner,
   type LostCreate,
@@ -71,19 +70,22 @@ class ReversePrivateEndpointClient
     const endpoint = await this.read(id);
     if (!endpoint) return { exists: false };
     // No field can have a policy (the API changes none); sluice.dev/drift: report still reports them.
-    return comparison({
+    // Usable as the object's own spec asks, whatever the policy leaves to the cloud.
+    const availability = rpeAvailability(resource.spec, endpoint);
+    return {
+      exists: true,
       observed: { ...endpoint },
-      diff: (spec: ReversePrivateEndpoint['spec']) => ({ differences: rpeDifferences(spec, endpoint) }),
-      conclude: () => ({
+      diff: (spec: ReversePrivateEndpoint['spec']) => ({
+        differences: rpeDifferences(spec, endpoint),
         // No call changes an endpoint: a difference is reported by `update`, never fixed.
         plan: undefined,
-        ...rpeAvailability(resource.spec, endpoint),
-        status: {
-          ...endpointStatusOf(endpoint),
-          ...(endpoint.endpointId ? { endpointId: endpoint.endpointId } : {}),
-        },
+        ...availability,
       }),
-    });
+      status: {
+        ...endpointStatusOf(endpoint),
+        ...(endpoint.endpointId ? { endpointId: endpoint.endpointId } : {}),
+      },
+    };
   }
 
   async create(resource: ReversePrivateEndpoint) {

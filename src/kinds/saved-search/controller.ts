@@ -3,7 +3,6 @@ import { type SavedSearch } from './schema.ts';
 import type { SavedSearchBody } from '../../cloud/alerting-client.ts';
 import type { SavedSearch as CloudSavedSearch } from '../../cloud/schemas/clickstack.ts';
 import {
-  comparison,
   externalIdOf,
   type LostCreate,
   type CloudRecords,
@@ -60,22 +59,23 @@ class SavedSearchClient
     if (!search) return { exists: false };
     const adopted = externalIdOf(resource) !== undefined;
     const record = adopted ? (savedSearchOwner(search) ?? '') : this.record;
-    return comparison({
+    return {
+      exists: true,
       observed: observedSavedSearch(search),
       diff: (written: SavedSearch['spec']) => {
         const spec = this.resolved(written);
-        return { differences: diffSavedSearch(spec, search), spec };
+        return {
+          differences: diffSavedSearch(spec, search),
+          plan: {
+            ...savedSearchBody(spec, record),
+            ...(search.filters ? { filters: search.filters } : {}),
+          },
+          available: true,
+        };
       },
-      conclude: ({ plan }) => ({
-        plan: {
-          ...savedSearchBody(plan.spec, record),
-          ...(search.filters ? { filters: search.filters } : {}),
-        },
-        differences: !adopted && savedSearchOwner(search) !== record ? ['owner'] : [],
-        available: true,
-        status: savedSearchStatus(search),
-      }),
-    });
+      unheldDifferences: !adopted && savedSearchOwner(search) !== record ? ['owner'] : [],
+      status: savedSearchStatus(search),
+    };
   }
 
   async create(resource: SavedSearch) {

@@ -1,14 +1,13 @@
 import type { CloudSnapshot } from '../../cloud/list-snapshot.ts';
-import type { CloudConnection } from '../../cloud-access/connection.ts';
 import {
   ownerRecord,
   parseOwnerRecord,
-  type ConnectContext,
   type LostCreate,
   type OwnedCandidate,
   type Owner,
 } from '../../managed/index.ts';
 import { createdSince, listedSince } from './cloud-calls.ts';
+import { ConnectedClient } from './connected-client.ts';
 import { ownedAmong } from './owner-note.ts';
 
 /**
@@ -17,19 +16,13 @@ import { ownedAmong } from './owner-note.ts';
  * reads back. A kind says which list, how the record is read, and how one object is fetched when the list
  * does not hold it.
  */
-export abstract class ListedAlertingClient<Cloud extends { id: string }> {
-  constructor(protected readonly context: ConnectContext<CloudConnection>) {}
-
+export abstract class ListedAlertingClient<Cloud extends { id: string }> extends ConnectedClient {
   /** The key's list of this kind's cloud objects. */
   protected abstract list(): CloudSnapshot<Cloud>;
   /** The owner record the cloud object carries, if any. */
   protected abstract ownerOf(object: Cloud): string | undefined;
   /** The object of this id, asked of the cloud when the list does not hold it (undefined: gone). */
   protected abstract fetch(id: string): Promise<Cloud | undefined>;
-
-  protected get cloud(): CloudConnection {
-    return this.context.cloud;
-  }
 
   /** The record this object writes on what it creates. */
   protected get record(): string {

@@ -12,6 +12,7 @@ import {
 } from '../../managed/index.ts';
 import type { CloudConnection } from '../../cloud-access/connection.ts';
 import { ignoreNotFound } from './cloud-calls.ts';
+import { ConnectedClient } from './connected-client.ts';
 import { OWNER_TAG } from './service-tags.ts';
 import { REASON } from '../../base/reasons.ts';
 
@@ -84,12 +85,13 @@ export class ServiceGate {
 }
 
 /** What the client of every service-scoped kind starts from: its resolved service and the cloud to call. */
-export abstract class ServiceScopedClient {
+export abstract class ServiceScopedClient extends ConnectedClient {
   protected readonly serviceId: string;
   /** The service the reconciler resolved (or waited for) before it connected this client. */
   protected readonly serviceReference: ResolvedReference;
 
-  constructor(protected readonly context: ConnectContext<CloudConnection>) {
+  constructor(context: ConnectContext<CloudConnection>) {
+    super(context);
     this.serviceReference = onlyReference(context.references, 'service');
     this.serviceId = this.serviceReference.id;
   }

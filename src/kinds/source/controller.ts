@@ -3,7 +3,6 @@ import { type Source } from './schema.ts';
 import type { SourceBody } from '../../cloud/alerting-client.ts';
 import type { Source as CloudSource } from '../../cloud/schemas/clickstack.ts';
 import {
-  comparison,
   externalIdOf,
   type LostCreate,
   type CloudRecords,
@@ -62,16 +61,17 @@ class SourceClient
     // A source adopted by id keeps its record (none, or another's); any other records its owner.
     const adopted = externalIdOf(resource) !== undefined;
     const record = adopted ? (sourceOwner(source) ?? '') : this.record;
-    return comparison({
+    return {
+      exists: true,
       observed: observedSource(source),
-      diff: (spec: Source['spec']) => ({ differences: diffSource(spec, source), spec }),
-      conclude: ({ plan }) => ({
-        plan: sourceBody(plan.spec, record),
-        differences: !adopted && sourceOwner(source) !== record ? ['owner'] : [],
+      diff: (spec: Source['spec']) => ({
+        differences: diffSource(spec, source),
+        plan: sourceBody(spec, record),
         available: true,
-        status: {},
       }),
-    });
+      unheldDifferences: !adopted && sourceOwner(source) !== record ? ['owner'] : [],
+      status: {},
+    };
   }
 
   async create(resource: Source) {

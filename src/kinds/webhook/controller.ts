@@ -3,7 +3,6 @@ import type { Webhook } from './schema.ts';
 import type { WebhookBody } from '../../cloud/alerting-client.ts';
 import type { Webhook as CloudWebhook } from '../../cloud/schemas/clickstack.ts';
 import {
-  comparison,
   externalIdOf,
   type LostCreate,
   type CloudRecords,
@@ -59,19 +58,17 @@ class WebhookClient
     const record = adopted ? (webhookOwner(webhook) ?? '') : this.record;
     const sent = Object.keys(resource.status?.secretDigests?.fields ?? {});
     const values = (field: string) => secrets.values(field);
-    return comparison({
+    return {
+      exists: true,
       observed: observedWebhook(webhook),
       diff: (spec: Webhook['spec']) => ({
         differences: diffWebhook(spec, webhook, values, secrets.rotated, sent),
-        spec,
-      }),
-      conclude: ({ plan }) => ({
-        plan: webhookBody(plan.spec, values, record),
-        differences: !adopted && webhookOwner(webhook) !== record ? ['owner'] : [],
+        plan: webhookBody(spec, values, record),
         available: true,
-        status: webhookStatus(webhook),
       }),
-    });
+      unheldDifferences: !adopted && webhookOwner(webhook) !== record ? ['owner'] : [],
+      status: webhookStatus(webhook),
+    };
   }
 
   async create(resource: Webhook) {

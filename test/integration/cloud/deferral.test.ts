@@ -3,7 +3,6 @@ import type { ManagementClient } from '../../../src/cloud/management-client.ts';
 import {
   FINALIZER,
   ManagedReconciler,
-  comparison,
   type KindConnection,
   type ManagedKind,
 } from '../../../src/managed/index.ts';
@@ -39,11 +38,12 @@ function listingKind(): ManagedKind<Widget, ManagementClient, number> {
       const external = new FakeCloud();
       external.observe = async () => {
         await cloud.listServices();
-        return comparison({
+        return {
+          exists: true,
           observed: {},
-          diff: () => ({ differences: [] }),
-          conclude: () => ({ plan: 0, available: true, status: {} }),
-        });
+          diff: () => ({ differences: [], plan: 0, available: true }),
+          status: {},
+        };
       };
       return connected(external);
     },

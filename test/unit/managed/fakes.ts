@@ -6,8 +6,8 @@ import { ManagedReconciler, type ManagedReconcilerOptions } from '../../../src/m
 import { assertControlledBy, type KubeWriter } from '../../../src/managed/kube-writer.ts';
 import type { SecretReader } from '../../../src/managed/secret-references.ts';
 import type {
-  Conclusion,
   ExternalClient,
+  Judgement,
   KindConnection,
   LostCreate,
   ManagedKind,
@@ -15,7 +15,6 @@ import type {
   ManagedStatus,
   Observed,
 } from '../../../src/managed/types.ts';
-import { comparison } from '../../../src/managed/policed-observation.ts';
 
 /**
  * In-memory stand-ins for the reconciler's collaborators (unit tests only): an apiserver that keeps objects
@@ -222,16 +221,17 @@ export class FakeCloud implements ExternalClient<Widget, number> {
     this.calls.push('observe');
     const found = this.widgets.get(id);
     if (!found) return { exists: false };
-    return comparison({
+    return {
+      exists: true,
       observed: { size: found.size },
-      diff: (spec: Widget['spec']) => ({ differences: found.size === spec.size ? [] : ['size'] }),
-      conclude: () => ({
+      diff: (spec: Widget['spec']) => ({
+        differences: found.size === spec.size ? [] : ['size'],
         plan: found.size,
         available: found.ready,
-        status: { size: found.size },
-        connectionDetails: { host: `${id}.example` },
       }),
-    });
+      status: { size: found.size },
+      connectionDetails: { host: `${id}.example` },
+    };
   }
 
   async create(resource: Widget) {
@@ -263,18 +263,16 @@ export function connected(cloud: FakeCloud): KindConnection<Widget, number> {
   return { client: cloud, records: cloud, creation: cloud };
 }
 
-/** `found` concluding more than the fake cloud says (a failure, a difference no spec field holds). */
-export function concludingAlso(
+/** `found` saying more than the fake cloud says: its diff judging more (a failure), a difference no spec field holds. */
+export function observedAlso(
   found: Observed<Widget, number>,
-  more: (concluded: Conclusion<number>) => Partial<Conclusion<number>>,
+  more: { judged?: Partial<Judgement<number>>; unheldDifferences?: string[] },
 ): Observed<Widget, number> {
   if (!found.exists) return found;
   return {
     ...found,
-    conclude: (policed) => {
-      const concluded = found.conclude(policed);
-      return { ...concluded, ...more(concluded) };
-    },
+    diff: (spec) => ({ ...found.diff(spec), ...more.judged }),
+    unheldDifferences: [...(found.unheldDifferences ?? []), ...(more.unheldDifferences ?? [])],
   };
 }
 

@@ -64,13 +64,13 @@ describe('applyFieldPolicy', () => {
   it('sends a createOnly field of an upgrade window when the window is made, then keeps the cloud’s', () => {
     const window = { weekday: 3, startHourUtc: 12 };
     const resource = object({ upgradeWindow: window }, { createOnly: ['upgradeWindow.startHourUtc'] });
-    expect(policedWindow(resource, null).plan.upgradeWindow).toEqual(window);
+    expect(policedWindow(resource, null).judgement.upgradeWindow).toEqual(window);
     const changed = policedWindow(resource, { weekday: 3, startHourUtc: 18 });
-    expect(changed.plan.upgradeWindow).toBeUndefined();
+    expect(changed.judgement.upgradeWindow).toBeUndefined();
     expect(changed.drift).toEqual([{ path: 'upgradeWindow.startHourUtc', observed: 18 }]);
     // The weekday is enforced: put back with the cloud's start hour.
     const moved = policedWindow(resource, { weekday: 5, startHourUtc: 18 });
-    expect(moved.plan.upgradeWindow).toEqual({ weekday: 3, startHourUtc: 18 });
+    expect(moved.judgement.upgradeWindow).toEqual({ weekday: 3, startHourUtc: 18 });
     expect(moved.changes).toEqual([{ field: 'upgradeWindow.weekday', from: 5, to: 3 }]);
   });
 
@@ -80,14 +80,14 @@ describe('applyFieldPolicy', () => {
       { reportOnly: ['upgradeWindow.startHourUtc'] },
     );
     const outcome = policedWindow(resource, null);
-    expect(outcome.plan.upgradeWindow).toBeUndefined();
+    expect(outcome.judgement.upgradeWindow).toBeUndefined();
     expect(outcome.drift).toEqual([{ path: 'upgradeWindow.startHourUtc', observed: undefined }]);
   });
 
   it('enforces a field no policy names: the difference is corrected, nothing is drift', () => {
     const outcome = policed(object({ maxReplicaMemoryGb: 16 }), cloud({ maxReplicaMemoryGb: 32 }));
     expect(outcome.differences).toEqual(['maxReplicaMemoryGb']);
-    expect(outcome.plan.replicaScaling).toEqual({ maxReplicaMemoryGb: 16 });
+    expect(outcome.judgement.replicaScaling).toEqual({ maxReplicaMemoryGb: 16 });
     expect(outcome.drift).toEqual([]);
   });
 
@@ -97,7 +97,7 @@ describe('applyFieldPolicy', () => {
       cloud({ maxReplicaMemoryGb: 32 }),
     );
     expect(outcome.differences).toEqual([]);
-    expect(outcome.plan.replicaScaling).toBeUndefined();
+    expect(outcome.judgement.replicaScaling).toBeUndefined();
     expect(outcome.drift).toEqual([{ path: 'maxReplicaMemoryGb', observed: 32 }]);
   });
 
@@ -107,7 +107,7 @@ describe('applyFieldPolicy', () => {
       cloud({ tags: [marker, { key: 'team', value: 'ops' }] }),
     );
     expect(outcome.differences).toEqual(['name']);
-    expect(outcome.plan.patch).toEqual({ name: 'wanted' });
+    expect(outcome.judgement.patch).toEqual({ name: 'wanted' });
     expect(outcome.drift).toEqual([{ path: 'tags', observed: [{ key: 'team', value: 'ops' }] }]);
   });
 
@@ -174,7 +174,7 @@ describe('applyFieldPolicy', () => {
       object({ ipAccessList: [{ source: '10.0.0.0/8' }] }, { additive: ['ipAccessList'] }),
       cloud({ ipAccessList: [{ source: '203.0.113.7', description: 'security tool' }] }),
     );
-    expect(outcome.plan.patch).toEqual({ ipAccessList: { add: [{ source: '10.0.0.0/8' }] } });
+    expect(outcome.judgement.patch).toEqual({ ipAccessList: { add: [{ source: '10.0.0.0/8' }] } });
     expect(outcome.drift).toEqual([]);
     expect(outcome.managedEntries).toEqual({ ipAccessList: ['10.0.0.0/8'] });
   });
@@ -187,7 +187,7 @@ describe('applyFieldPolicy', () => {
       ),
       cloud({ ipAccessList: [{ source: '10.0.0.0/8', description: 'edited' }, { source: '203.0.113.7' }] }),
     );
-    expect(outcome.plan.patch).toEqual({
+    expect(outcome.judgement.patch).toEqual({
       ipAccessList: {
         add: [{ source: '10.0.0.0/8', description: 'vpc' }],
         remove: [{ source: '10.0.0.0/8', description: 'edited' }],
@@ -213,7 +213,7 @@ describe('applyFieldPolicy', () => {
         ],
       }),
     );
-    expect(outcome.plan.patch).toEqual({ tags: { remove: [{ key: 'old', value: 'x' }] } });
+    expect(outcome.judgement.patch).toEqual({ tags: { remove: [{ key: 'old', value: 'x' }] } });
     // Remembered until the cloud no longer holds it.
     expect(outcome.managedEntries).toEqual({ tags: ['old', 'team'] });
   });
@@ -267,7 +267,7 @@ describe('applyFieldPolicy', () => {
       diff,
     );
     expect(onlySibling).toMatchObject({ differences: ['scaling'], drift: [] });
-    expect(onlySibling.plan.patch).toEqual({ replicas: 4, concurrency: 2 });
+    expect(onlySibling.judgement.patch).toEqual({ replicas: 4, concurrency: 2 });
     const both = applyFieldPolicy(
       pipe({ replicas: 2, concurrency: 2 }),
       fields,
@@ -276,7 +276,7 @@ describe('applyFieldPolicy', () => {
     );
     expect(both.drift).toEqual([{ path: 'scaling.replicas', observed: 4 }]);
     // The cloud's replicas travel with the enforced concurrency: the PATCH never undoes the createOnly field.
-    expect(both.plan.patch).toEqual({ replicas: 4, concurrency: 2 });
+    expect(both.judgement.patch).toEqual({ replicas: 4, concurrency: 2 });
   });
 
   it('reports, under sluice.dev/drift: report, a difference no field value explains (a Secret to send)', () => {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { ANNOTATIONS } from '../../../src/managed/annotations.ts';
 import type { FieldPolicy, PolicyFields } from '../../../src/managed/field-policy.ts';
-import { comparison, policedObservation } from '../../../src/managed/policed-observation.ts';
-import type { ManagedObject } from '../../../src/managed/types.ts';
+import { policedObservation } from '../../../src/managed/policed-observation.ts';
+import type { ManagedObject, Observed } from '../../../src/managed/types.ts';
 
 interface Gadget extends ManagedObject {
   spec: ManagedObject['spec'] & { size: number; label: string; fieldPolicy?: FieldPolicy };
@@ -20,25 +20,25 @@ function gadget(fieldPolicy?: FieldPolicy, annotations?: Record<string, string>)
   };
 }
 
-/** A kind's comparison: the differing fields, and what `conclude` was given. */
-function compare(extraDifferences: string[] = []) {
-  const seen: { spec?: Gadget['spec'] } = {};
-  const found = comparison({
+/** A kind's comparison: the differing fields, and a plan that tells which size its diff was given. */
+function compare(unheldDifferences: string[] = []) {
+  const found: Observed<Gadget, number> = {
+    exists: true,
     observed: CLOUD,
     diff: (spec: Gadget['spec']) => ({
       differences: (['size', 'label'] as const).filter((field) => spec[field] !== CLOUD[field]),
+      plan: spec.size,
+      available: true,
     }),
-    conclude: (policed) => {
-      seen.spec = policed.spec;
-      return { plan: policed.plan, differences: extraDifferences, available: true, status: {} };
-    },
-  });
-  return { found, seen };
+    unheldDifferences,
+    status: {},
+  };
+  return { found };
 }
 
 describe('the field policy the reconciler applies around a kind’s diff', () => {
   it('runs the diff on the spec the policy enforces: a reportOnly field is drift, never a difference', () => {
-    const { found, seen } = compare();
+    const { found } = compare();
     const observation = policedObservation(gadget({ reportOnly: ['size'] }), FIELDS, found);
     expect(observation).toMatchObject({
       exists: true,
@@ -46,7 +46,8 @@ describe('the field policy the reconciler applies around a kind’s diff', () =>
       changes: [{ field: 'label', from: 'old', to: 'new' }],
       drift: [{ path: 'size', observed: 3 }],
     });
-    expect(seen.spec?.size).toBe(3);
+    // The observation's plan is the diff's of the enforced spec, the cloud's size in it.
+    expect(observation.exists && observation.plan).toBe(3);
   });
 
   it('keeps the differences a kind adds beyond the spec’s fields, after the policy’s, even when drift is only reported', () => {

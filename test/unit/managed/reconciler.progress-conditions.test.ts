@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { ApiError } from '../../../src/cloud/errors.ts';
 import { reasonNames, type KindReasons } from '../../../src/base/reasons.ts';
 import {
-  concludingAlso,
   fakeReconciler,
   failingWith,
+  observedAlso,
   readyWidgetIn,
   widget,
   widgetFakes,
@@ -133,7 +133,7 @@ describe('ManagedReconciler progress conditions (kstatus)', () => {
       const observe = t.cloud.observe.bind(t.cloud);
       t.cloud.observe = async (resource, id) => {
         const found = await observe(resource, id);
-        return concludingAlso(found, () => ({ available: false, failed: 'it is jammed', reason: Jammed }));
+        return observedAlso(found, { judged: { available: false, failed: 'it is jammed', reason: Jammed } });
       };
       await readyWidgetIn(t);
       return t;

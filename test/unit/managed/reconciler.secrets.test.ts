@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { deriveDigestKey } from '../../../src/managed/secret-digests.ts';
 import type { SecretSnapshot } from '../../../src/managed/secret-references.ts';
-import { concludingAlso, connected, fakeReconciler, widget, widgetFakes, widgetKind } from './fakes.ts';
+import { connected, fakeReconciler, observedAlso, widget, widgetFakes, widgetKind } from './fakes.ts';
 
 const TOKEN = 'spec.tokenSecretRef';
 
@@ -18,7 +18,7 @@ function setup() {
   cloud.observe = async (resource, id) => {
     const found = await observe(resource, id);
     if (!rotated.has(TOKEN)) return found;
-    return concludingAlso(found, ({ differences = [] }) => ({ differences: [...differences, TOKEN] }));
+    return observedAlso(found, { unheldDifferences: [TOKEN] });
   };
   cloud.update = async () => void sent.push(secrets.get('token')!.data.token!);
   const reconciler = fakeReconciler(server, cache, cloud, {

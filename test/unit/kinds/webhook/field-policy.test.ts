@@ -45,7 +45,7 @@ describe('a Webhook under sluice.dev/drift: report', () => {
     expect(outcome.differences).toEqual([]);
     expect(outcome.drift.map((d) => d.path).sort()).toEqual(['headers', 'url']);
     // The body a correction of another field would carry is still made from the spec's Secrets.
-    expect(webhookBody(outcome.plan.spec, values, 'owner').url).toBe(URL_NOW);
+    expect(webhookBody(outcome.judgement.spec, values, 'owner').url).toBe(URL_NOW);
     const recorded = driftRecorded({}, outcome.drift, undefined, new Date(0));
     const shown = JSON.stringify(recorded);
     expect(shown).not.toContain('token');
