@@ -4,7 +4,6 @@ import { type Dashboard } from './schema.ts';
 import type { DashboardBody } from '../../cloud/alerting-client.ts';
 import type { Dashboard as CloudDashboard } from '../../cloud/schemas/clickstack.ts';
 import {
-  externalIdOf,
   ReconcileError,
   type LostCreate,
   type CloudRecords,
@@ -59,8 +58,7 @@ class DashboardClient
   async observe(resource: Dashboard, id: string): Promise<Observed<Dashboard, DashboardBody>> {
     const dashboard = await this.read(id);
     if (!dashboard) return { exists: false };
-    const adopted = externalIdOf(resource) !== undefined;
-    const record = adopted ? (dashboardOwner(dashboard) ?? '') : this.record;
+    const { record, unheldDifferences } = this.recordOn(resource, dashboard);
     const ids = tileIds(dashboard);
     return {
       exists: true,
@@ -70,7 +68,7 @@ class DashboardClient
         plan: dashboardBody(spec, ids, record),
         available: true,
       }),
-      unheldDifferences: !adopted && dashboardOwner(dashboard) !== record ? ['owner'] : [],
+      unheldDifferences,
       status: dashboardStatus(dashboard),
     };
   }

@@ -3,7 +3,6 @@ import { type SavedSearch } from './schema.ts';
 import type { SavedSearchBody } from '../../cloud/alerting-client.ts';
 import type { SavedSearch as CloudSavedSearch } from '../../cloud/schemas/clickstack.ts';
 import {
-  externalIdOf,
   type LostCreate,
   type CloudRecords,
   type ExternalClient,
@@ -57,8 +56,7 @@ class SavedSearchClient
   async observe(resource: SavedSearch, id: string): Promise<Observed<SavedSearch, SavedSearchBody>> {
     const search = await this.read(id);
     if (!search) return { exists: false };
-    const adopted = externalIdOf(resource) !== undefined;
-    const record = adopted ? (savedSearchOwner(search) ?? '') : this.record;
+    const { record, unheldDifferences } = this.recordOn(resource, search);
     return {
       exists: true,
       observed: observedSavedSearch(search),
@@ -73,7 +71,7 @@ class SavedSearchClient
           available: true,
         };
       },
-      unheldDifferences: !adopted && savedSearchOwner(search) !== record ? ['owner'] : [],
+      unheldDifferences,
       status: savedSearchStatus(search),
     };
   }

@@ -1,8 +1,10 @@
 import type { CloudSnapshot } from '../../cloud/list-snapshot.ts';
 import {
+  externalIdOf,
   ownerRecord,
   parseOwnerRecord,
   type LostCreate,
+  type ManagedObject,
   type OwnedCandidate,
   type Owner,
 } from '../../managed/index.ts';
@@ -27,6 +29,19 @@ export abstract class ListedAlertingClient<Cloud extends { id: string }> extends
   /** The record this object writes on what it creates. */
   protected get record(): string {
     return ownerRecord(this.context.owner);
+  }
+
+  /**
+   * The owner record `object` is to carry, and the difference while it carries another: one adopted by id
+   * keeps its own (none, or another's); any other records this object's owner.
+   */
+  protected recordOn(
+    resource: ManagedObject,
+    object: Cloud,
+  ): { record: string; unheldDifferences: string[] } {
+    const carried = this.ownerOf(object);
+    if (externalIdOf(resource) !== undefined) return { record: carried ?? '', unheldDifferences: [] };
+    return { record: this.record, unheldDifferences: carried !== this.record ? ['owner'] : [] };
   }
 
   protected read(id: string): Promise<Cloud | undefined> {

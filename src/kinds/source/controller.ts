@@ -3,7 +3,6 @@ import { type Source } from './schema.ts';
 import type { SourceBody } from '../../cloud/alerting-client.ts';
 import type { Source as CloudSource } from '../../cloud/schemas/clickstack.ts';
 import {
-  externalIdOf,
   type LostCreate,
   type CloudRecords,
   type ExternalClient,
@@ -58,9 +57,7 @@ class SourceClient
   async observe(resource: Source, id: string): Promise<Observed<Source, SourceBody>> {
     const source = await this.read(id);
     if (!source) return { exists: false };
-    // A source adopted by id keeps its record (none, or another's); any other records its owner.
-    const adopted = externalIdOf(resource) !== undefined;
-    const record = adopted ? (sourceOwner(source) ?? '') : this.record;
+    const { record, unheldDifferences } = this.recordOn(resource, source);
     return {
       exists: true,
       observed: observedSource(source),
@@ -69,7 +66,7 @@ class SourceClient
         plan: sourceBody(spec, record),
         available: true,
       }),
-      unheldDifferences: !adopted && sourceOwner(source) !== record ? ['owner'] : [],
+      unheldDifferences,
       status: {},
     };
   }

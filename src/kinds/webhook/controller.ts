@@ -3,7 +3,6 @@ import type { Webhook } from './schema.ts';
 import type { WebhookBody } from '../../cloud/alerting-client.ts';
 import type { Webhook as CloudWebhook } from '../../cloud/schemas/clickstack.ts';
 import {
-  externalIdOf,
   type LostCreate,
   type CloudRecords,
   type ExternalClient,
@@ -53,9 +52,7 @@ class WebhookClient
     const webhook = await this.read(id);
     if (!webhook) return { exists: false };
     const { secrets } = this.context;
-    // A webhook adopted by id keeps its description's record; any other records its owner there.
-    const adopted = externalIdOf(resource) !== undefined;
-    const record = adopted ? (webhookOwner(webhook) ?? '') : this.record;
+    const { record, unheldDifferences } = this.recordOn(resource, webhook);
     const sent = Object.keys(resource.status?.secretDigests?.fields ?? {});
     const values = (field: string) => secrets.values(field);
     return {
@@ -66,7 +63,7 @@ class WebhookClient
         plan: webhookBody(spec, values, record),
         available: true,
       }),
-      unheldDifferences: !adopted && webhookOwner(webhook) !== record ? ['owner'] : [],
+      unheldDifferences,
       status: webhookStatus(webhook),
     };
   }
