@@ -3,6 +3,7 @@ import type { Dispatcher } from 'undici';
 import type { Logger } from 'pino';
 import { AlertingClient } from '../cloud/alerting-client.ts';
 import type { CloudHooks } from '../cloud/hooks.ts';
+import { systemClock } from '../clock.ts';
 import { scopedClients, type CallScope } from '../cloud/cloud-client.ts';
 import type { ClientOptions } from '../cloud/http.ts';
 import { ManagementClient } from '../cloud/management-client.ts';
@@ -421,7 +422,7 @@ export class CloudClients {
       // A list with keys that make no client fails as a call would: CredentialsMissing, naming the key.
       management: clients.management,
       alerting: clients.alerting,
-      clock: { now: performance.now.bind(performance) },
+      clock: systemClock,
       onChange: (ids) => {
         for (const listener of this.changeListeners) listener(ids);
       },
