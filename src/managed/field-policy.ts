@@ -132,17 +132,15 @@ export function applyFieldPolicy<S extends object, J extends { differences: stri
 }
 
 /**
- * A judgement as a drift check compares it: whether the object is usable by that spec aside, since a spec
- * may change it without a call (a pipe Completed waits, whatever the state it is asked for).
+ * What a judgement says of whether the object is usable by the spec judged: a drift check leaves it out,
+ * since a spec may change it without a call (a pipe Completed waits, whatever the state it is asked for).
  */
+export const READINESS_FIELDS = ['available', 'waitingFor', 'failed', 'reason'] as const;
+
+/** A judgement as a drift check compares it: what is sent and what differs, its readiness left out. */
 function withoutReadiness(judgement: object): unknown {
-  const {
-    available: _a,
-    waitingFor: _w,
-    failed: _f,
-    reason: _r,
-    ...sent
-  } = judgement as Record<string, unknown>;
+  const sent: Record<string, unknown> = { ...judgement };
+  for (const field of READINESS_FIELDS) delete sent[field];
   return sent;
 }
 

@@ -1,4 +1,4 @@
-import type { DriftedField, ManagedEntries, PolicyFields } from './field-policy.ts';
+import type { DriftedField, ManagedEntries, PolicyFields, READINESS_FIELDS } from './field-policy.ts';
 import type { FieldChange } from './field-changes.ts';
 import type { OwnedCandidate, Owner } from './cluster-owner.ts';
 import type { PlainIdUse } from './id-access.ts';
@@ -69,10 +69,7 @@ type Found<Plan> = Extract<Observation<Plan>, { exists: true }>;
  * the field policy can run it on the spec it enforces and on variants of it. It carries all the observation
  * says that depends on the spec (whether the object is usable depends on the state asked for).
  */
-export type Judgement<Plan> = Pick<
-  Found<Plan>,
-  'differences' | 'plan' | 'available' | 'waitingFor' | 'failed' | 'reason'
->;
+export type Judgement<Plan> = Pick<Found<Plan>, 'differences' | 'plan' | (typeof READINESS_FIELDS)[number]>;
 
 /**
  * What a kind's `observe` found, before the object's field policy: the cloud object in the spec's own terms,
