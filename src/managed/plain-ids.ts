@@ -64,16 +64,15 @@ export class PlainIdGate<R extends ManagedObject> {
     attached: boolean,
     operatorCredentials: boolean,
   ): Promise<IdAccessVerdict> | undefined {
-    if (!this.names(resource, references)) return undefined;
+    if (!this.names(resource, references, externalIdOf(resource))) return undefined;
     return this.judge(resource, records, references, attached, operatorCredentials);
   }
 
   /**
-   * Whether `resource` names any plain id at all: only those are judged (and read for). `read`: what a
-   * reconcile read of it already (the id its external-id annotation names).
+   * Whether `resource` names any plain id at all: only those are judged (and read for). `externalId`: the id
+   * its external-id annotation names.
    */
-  names(resource: R, references: ResolvedReferences, read?: { externalId: string | undefined }): boolean {
-    const externalId = read ? read.externalId : externalIdOf(resource);
+  names(resource: R, references: ResolvedReferences, externalId: string | undefined): boolean {
     return externalId !== undefined || (this.options.kind.plainIds?.(resource, references).length ?? 0) > 0;
   }
 

@@ -349,7 +349,7 @@ export class ManagedReconciler<R extends ManagedObject, Cloud, P = unknown> {
       cluster: this.cluster,
       id,
       adopting,
-      namesPlainIds: this.plainIds?.names(resource, references, read) ?? false,
+      namesPlainIds: this.plainIds?.names(resource, references, read.externalId) ?? false,
       waiting: connection.waiting,
       lookUpDue: !id && this.creates.shouldLookUp(resource),
       createStatusFields: kind.createStatusFields ?? [],
