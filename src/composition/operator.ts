@@ -86,7 +86,7 @@ export async function composeOperator(
 
   const clouds = new CloudClients({
     secrets,
-    secretExists: secrets.has.bind(secrets),
+    secretExists: watches.secretExists.bind(watches),
     statesCredentials: statesCredentials(kinds),
     ...(settings.credentialsSecret ? { defaultSecret: settings.credentialsSecret } : {}),
     ...(settings.operatorCredentialsNamespaces

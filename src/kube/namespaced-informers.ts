@@ -9,16 +9,15 @@ export type SharedInformer<T extends KubeObject> = Pick<
 >;
 
 /**
- * One informer per namespace of a resource type, seen as one: a cache whose keys (`namespace/name`) never
- * collide across namespaces, and every change handed to every subscriber. Watching a list of namespaces
- * needs only Roles in each, where watching all of them needs cluster-wide rights.
+ * Informers of one resource type over disjoint parts of it (one per namespace, or a single object beyond
+ * them), seen as one: a cache whose keys (`namespace/name`) never collide between them, and every change
+ * handed to every subscriber. Watching a list of namespaces needs only Roles in each, where watching all of
+ * them needs cluster-wide rights.
  */
-export class NamespacedInformers<T extends KubeObject> implements SharedInformer<T> {
-  private readonly informers: Informer<T>[];
+export class InformerUnion<T extends KubeObject> implements SharedInformer<T> {
   readonly cache: ReadonlyCache<T>;
 
-  constructor(namespaces: readonly string[], options: Omit<ReflectorOptions, 'onChange' | 'namespace'>) {
-    this.informers = namespaces.map((namespace) => new Informer<T>({ ...options, namespace }));
+  constructor(private readonly informers: readonly Informer<T>[]) {
     const caches = this.informers.map((informer) => informer.cache);
     this.cache = {
       get: (key) => {
@@ -57,12 +56,16 @@ export class NamespacedInformers<T extends KubeObject> implements SharedInformer
   }
 }
 
-/** One informer for all namespaces (none listed), for one, or one per listed namespace. */
+/** One informer for all namespaces (none listed), else one per listed namespace, seen as one. */
 export function informerFor<T extends KubeObject>(
   namespaces: readonly string[] | undefined,
   options: Omit<ReflectorOptions, 'onChange' | 'namespace'>,
 ): SharedInformer<T> {
   if (!namespaces?.length) return new Informer<T>(options);
-  if (namespaces.length === 1) return new Informer<T>({ ...options, namespace: namespaces[0]! });
-  return new NamespacedInformers<T>(namespaces, options);
+  return unionOf(namespaces.map((namespace) => new Informer<T>({ ...options, namespace })));
+}
+
+/** These informers seen as one; a single one is itself, so its cache's look-up is the map's own. */
+export function unionOf<T extends KubeObject>(informers: readonly Informer<T>[]): SharedInformer<T> {
+  return informers.length === 1 ? informers[0]! : new InformerUnion(informers);
 }

@@ -169,7 +169,7 @@ export class Manager<Cloud> {
       this.controllers.set(kind.kind, controller);
       informer.subscribe((key) => this.onObjectChange(kind, key));
     }
-    for (const informer of watches.secretInformers) informer.subscribe((key) => this.onSecretChange(key));
+    watches.secretMetadata.subscribe((key) => this.onSecretChange(key));
     options.cloudChanges?.subscribe((ids) => this.onCloudChange(ids));
     for (const kind of kinds) {
       for (const reference of kind.references ?? []) {
@@ -369,7 +369,8 @@ export class Manager<Cloud> {
     object: ManagedObject,
     read?: CredentialsRead,
   ): string | undefined {
-    const exists = (ns: string, n: string) => this.secrets.has(ns, n);
+    const { watches } = this.options;
+    const exists = (ns: string, n: string) => watches.secretExists(ns, n);
     const name = read
       ? read.objectSecret
       : credentialsSecretNameOf(object, exists, Boolean(kind.makesCredentials));

@@ -36,8 +36,8 @@ export interface SecretCacheStats {
 }
 
 export interface SecretCacheOptions {
-  /** The watches of Secrets' metadata (no data): one for the watched namespaces, maybe one more. */
-  informers: readonly { cache: ReadonlyCache<SecretObject> }[];
+  /** The watch of Secrets' metadata (no data): every watched namespace's, and the operator's own Secret. */
+  metadata: ReadonlyCache<SecretObject>;
   kubeConfig: KubeAccess;
   /** Secrets (`namespace/name`) whose data is always held: the operator's own credentials. */
   pinned?: readonly string[];
@@ -62,12 +62,12 @@ export class SecretCache implements SecretReader, SecretWriteListener {
   /** The keys each user reads of each Secret it uses (absent: every key). */
   private readonly keysOfUser = new Map<string, Map<string, readonly string[] | undefined>>();
   private readonly pinned: ReadonlySet<string>;
-  /** The watches' caches, each the same for the informer's life: read directly, not asked for each time. */
-  private readonly caches: readonly ReadonlyCache<SecretObject>[];
+  /** The watch's cache, the same for the informer's life: read directly, not asked for each time. */
+  private readonly watched: ReadonlyCache<SecretObject>;
 
   constructor(private readonly options: SecretCacheOptions) {
     this.pinned = new Set(options.pinned ?? []);
-    this.caches = options.informers.map((informer) => informer.cache);
+    this.watched = options.metadata;
   }
 
   /** The Secret's data when it is one sluice uses and was loaded; undefined when the watch has no such Secret. */
@@ -85,17 +85,12 @@ export class SecretCache implements SecretReader, SecretWriteListener {
 
   /** The Secret's metadata as the watch delivered it (never its data). */
   object(namespace: string, name: string): SecretObject | undefined {
-    return this.metadata(`${namespace}/${name}`);
+    return this.watched.get(`${namespace}/${name}`);
   }
 
-  /** Whether the watch sees this Secret (its metadata; its data may not be held). */
-  has(namespace: string, name: string): boolean {
-    return this.object(namespace, name) !== undefined;
-  }
-
-  /** The keys (`namespace/name`) of every Secret the watches see. */
+  /** The keys (`namespace/name`) of every Secret the watch sees. */
   keys(): string[] {
-    return this.caches.flatMap((cache) => cache.keys());
+    return this.watched.keys();
   }
 
   /** A Secret's identity (never its data): what an Event about the Secret names. */
@@ -167,7 +162,7 @@ export class SecretCache implements SecretReader, SecretWriteListener {
    */
   async refresh(secretKey: string): Promise<void> {
     for (let attempt = 0; attempt < 3; attempt++) {
-      const watched = this.metadata(secretKey);
+      const watched = this.watched.get(secretKey);
       if (!watched || !this.isUsed(secretKey)) {
         this.held.delete(secretKey);
         return;
@@ -194,16 +189,7 @@ export class SecretCache implements SecretReader, SecretWriteListener {
   stats(): SecretCacheStats {
     let dataBytes = 0;
     for (const held of this.held.values()) dataBytes += held.bytes;
-    const metadata = this.caches.reduce((sum, cache) => sum + cache.size, 0);
-    return { metadata: metadata - this.held.size, data: this.held.size, dataBytes };
-  }
-
-  private metadata(secretKey: string): SecretObject | undefined {
-    for (const cache of this.caches) {
-      const secret = cache.get(secretKey);
-      if (secret) return secret;
-    }
-    return undefined;
+    return { metadata: this.watched.size - this.held.size, data: this.held.size, dataBytes };
   }
 
   private async fetch(secretKey: string, seenAt: string): Promise<void> {

@@ -1,8 +1,8 @@
 import type { Logger } from 'pino';
-import type { KubeObject } from '../kube/cache.ts';
+import type { KubeObject, ReadonlyCache } from '../kube/cache.ts';
 import { Informer } from '../kube/informer.ts';
 import type { KubeAccess } from '../kube/kube-config.ts';
-import { informerFor, type SharedInformer } from '../kube/namespaced-informers.ts';
+import { informerFor, unionOf, type SharedInformer } from '../kube/namespaced-informers.ts';
 import { SECRETS, type ResourceType } from '../kube/api-path.ts';
 import type { SecretObject } from '../kube/secret-data.ts';
 import type { CloudIdGrant } from '../managed/id-access.ts';
@@ -28,7 +28,10 @@ export interface WatchesOptions<Cloud> {
  */
 export class Watches<Cloud> {
   readonly secrets: SecretCache;
-  readonly secretInformers: readonly Informer<SecretObject>[];
+  /** Every watched Secret's metadata (never its data), as one informer. */
+  readonly secretMetadata: SharedInformer<SecretObject>;
+  /** Its cache, the same for the informer's life: read directly, not asked for each time. */
+  private readonly secretsWatched: ReadonlyCache<SecretObject>;
   /** By kind name. */
   readonly objects: ReadonlyMap<string, SharedInformer<ManagedObject>>;
   readonly grants: SharedInformer<CloudIdGrant & KubeObject> | undefined;
@@ -66,9 +69,10 @@ export class Watches<Cloud> {
         }),
       );
     }
-    this.secretInformers = secretInformers;
+    this.secretMetadata = unionOf(secretInformers);
+    this.secretsWatched = this.secretMetadata.cache;
     this.secrets = new SecretCache({
-      informers: secretInformers,
+      metadata: this.secretsWatched,
       kubeConfig,
       pinned: (options.extraSecrets ?? []).map(({ namespace, name }) => `${namespace}/${name}`),
     });
@@ -99,8 +103,16 @@ export class Watches<Cloud> {
     }
   }
 
+  /**
+   * Whether the watch sees this Secret, whether or not its data is held: which credentials Secret an object
+   * uses turns on a Secret existing (its namespace's default), never on its data.
+   */
+  secretExists(namespace: string, name: string): boolean {
+    return this.secretsWatched.get(`${namespace}/${name}`) !== undefined;
+  }
+
   /** Every informer, Secrets first. */
   informers(): SharedInformer<KubeObject>[] {
-    return [...this.secretInformers, ...this.objects.values(), ...(this.grants ? [this.grants] : [])];
+    return [this.secretMetadata, ...this.objects.values(), ...(this.grants ? [this.grants] : [])];
   }
 }

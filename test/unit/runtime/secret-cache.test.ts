@@ -44,7 +44,7 @@ describe('SecretCache: what sluice writes itself is held from the answer', () =>
       shareStrings: false,
       metadataOnly: true,
     });
-    cache = new SecretCache({ informers: [informer], kubeConfig: api.kubeConfig() });
+    cache = new SecretCache({ metadata: informer.cache, kubeConfig: api.kubeConfig() });
     refreshes = [];
     // What the operator's manager does with each change the watch shows.
     informer.subscribe((key) => refreshes.push(cache.refresh(key)));
