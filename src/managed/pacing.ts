@@ -159,9 +159,11 @@ export class Pacing {
   freshness(resource: ManagedObject, key = objectKey(resource)): Paced {
     const { ms, warning } = this.freshnessOf(resource, key);
     // Back for a call the quota deferred: what the deferred reconcile read is still good enough. Reading it
-    // again would spend the budget the call waits for; under contention no call would ever go out.
+    // again would spend the budget the call waits for; under contention no call would ever go out. It read
+    // a snapshot up to `ms` old when it began, older now by the time since: a list taken before it began
+    // still counts, or a change would wait for a new list (a poll's call, queued behind others' creates).
     const deferredAt = this.deferrals.get(key);
-    const paced = deferredAt === undefined ? ms : Math.max(ms, 1, this.nowMs() - deferredAt);
+    const paced = deferredAt === undefined ? ms : Math.max(1, ms + this.nowMs() - deferredAt);
     return { ms: paced, ...(warning ? { warning } : {}) };
   }
 

@@ -199,6 +199,27 @@ describe('ManagedReconciler pacing', () => {
     expect(t.server.get('a').metadata.finalizers).toEqual([]);
   });
 
+  it('comes back for a change the quota deferred accepting the list its first look read, taken before that look began', async () => {
+    const t = setup();
+    await t.look(); // the create
+    t.cloud.widgets.get(idOf(t))!.ready = true;
+    expect(await t.look()).toBe(SYNC_MS);
+    const update = t.cloud.update.bind(t.cloud);
+    t.cloud.update = failingWith(deferred());
+    t.cache.set(t.server.editSpec('a', { size: 3 }));
+    t.freshness.length = 0;
+
+    // The edit's look accepts a list up to the poll interval old; its update is deferred.
+    expect(await t.look()).toBe(2_500);
+    t.advance(2_500);
+    t.cloud.update = update;
+    await t.look();
+
+    // Back 2.5 s later, that list is 2.5 s older: still accepted, so the update needs no new list first.
+    expect(t.freshness).toEqual([POLL_MS, POLL_MS + 2_500]);
+    expect(t.cloud.widgets.get(idOf(t))!.size).toBe(3);
+  });
+
   it('waits for another object with the sync interval as safety net, and starts a later cloud wait afresh', async () => {
     const t = setup();
     await t.follow(4);
