@@ -111,16 +111,28 @@ export abstract class CloudClient {
       return Promise.resolve(undefined as T);
     }
     const priority = options.priority ?? (request.method === 'GET' ? this.readPriority : this.writePriority);
+    return this.http.call(request, { ...options, ...this.madeAs(priority, options) });
+  }
+
+  /**
+   * What this client's reads are made as (priority, sharer, object, chain): a shared list one of them asks
+   * for is sent as this reader's own call (see `CloudSnapshot.read`).
+   */
+  readCall(): CallOptions {
+    return this.madeAs(this.readPriority);
+  }
+
+  /** A call of `priority`, made for what `options` name, else for this client's sharer, object and chain. */
+  private madeAs(priority: Priority, options: CallOptions = {}): CallOptions {
     const sharer = options.sharer ?? this.sharer;
     const object = options.object ?? this.object;
     const chain = options.chain ?? this.chain;
-    return this.http.call(request, {
-      ...options,
+    return {
       priority,
       ...(sharer === undefined ? {} : { sharer }),
       ...(object === undefined ? {} : { object }),
       ...(chain === undefined ? {} : { chain }),
-    });
+    };
   }
 
   /** The same client (connection, quota, options), to be bound differently. */

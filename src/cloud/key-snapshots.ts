@@ -44,7 +44,10 @@ export type ServiceScalingSchedule = ScalingSchedule & { id: string };
 /** A service's upgrade window, kept the same way: an empty list when it has none. */
 export type ServiceUpgradeWindow = UpgradeWindow & { id: string };
 
-/** Lists are shared by many objects and never a user's change: they queue behind those. */
+/**
+ * Lists are shared by many objects and go as background reads, behind people's changes; a list a user's
+ * change needs goes as that change's own read (`CloudSnapshot.read`).
+ */
 const LIST = { priority: 'poll' } as const;
 
 /**
@@ -79,46 +82,58 @@ export class CloudSnapshots {
   }
 
   get services(): CloudSnapshot<Service> {
-    return (this.servicesSnapshot ??= new CloudSnapshot(() => this.management.listServices({}, LIST), {
-      clock: this.options.clock,
-      onChange: (ids) => {
-        this.forgetGoneServices(ids);
-        this.options.onChange?.(ids);
+    return (this.servicesSnapshot ??= new CloudSnapshot(
+      (call = LIST) => this.management.listServices({}, call),
+      {
+        clock: this.options.clock,
+        onChange: (ids) => {
+          this.forgetGoneServices(ids);
+          this.options.onChange?.(ids);
+        },
       },
-    }));
+    ));
   }
 
   get alerts(): CloudSnapshot<Alert> {
-    return (this.alertsSnapshot ??= new CloudSnapshot(() => this.alerting.listAlerts(LIST), this.hooks));
+    return (this.alertsSnapshot ??= new CloudSnapshot(
+      (call = LIST) => this.alerting.listAlerts(call),
+      this.hooks,
+    ));
   }
 
   get webhooks(): CloudSnapshot<Webhook> {
-    return (this.webhooksSnapshot ??= new CloudSnapshot(() => this.alerting.listWebhooks(LIST), this.hooks));
+    return (this.webhooksSnapshot ??= new CloudSnapshot(
+      (call = LIST) => this.alerting.listWebhooks(call),
+      this.hooks,
+    ));
   }
 
   get savedSearches(): CloudSnapshot<SavedSearch> {
     return (this.savedSearchesSnapshot ??= new CloudSnapshot(
-      () => this.alerting.listSavedSearches(LIST),
+      (call = LIST) => this.alerting.listSavedSearches(call),
       this.hooks,
     ));
   }
 
   get dashboards(): CloudSnapshot<Dashboard> {
     return (this.dashboardsSnapshot ??= new CloudSnapshot(
-      () => this.alerting.listDashboards(LIST),
+      (call = LIST) => this.alerting.listDashboards(call),
       this.hooks,
     ));
   }
 
   get sources(): CloudSnapshot<Source> {
-    return (this.sourcesSnapshot ??= new CloudSnapshot(() => this.alerting.listSources(LIST), this.hooks));
+    return (this.sourcesSnapshot ??= new CloudSnapshot(
+      (call = LIST) => this.alerting.listSources(call),
+      this.hooks,
+    ));
   }
 
   pipes(serviceId: string): CloudSnapshot<Pipe> {
     return perService(
       this.pipesByService,
       serviceId,
-      () => new CloudSnapshot(() => this.management.listPipes(serviceId, LIST), this.hooks),
+      () => new CloudSnapshot((call = LIST) => this.management.listPipes(serviceId, call), this.hooks),
     );
   }
 
@@ -126,7 +141,11 @@ export class CloudSnapshots {
     return perService(
       this.endpointsByService,
       serviceId,
-      () => new CloudSnapshot(() => this.management.listReversePrivateEndpoints(serviceId, LIST), this.hooks),
+      () =>
+        new CloudSnapshot(
+          (call = LIST) => this.management.listReversePrivateEndpoints(serviceId, call),
+          this.hooks,
+        ),
     );
   }
 
@@ -135,7 +154,7 @@ export class CloudSnapshots {
     return perService(
       this.backupsByService,
       serviceId,
-      () => new CloudSnapshot(() => this.management.listBackups(serviceId, LIST), this.hooks),
+      () => new CloudSnapshot((call = LIST) => this.management.listBackups(serviceId, call), this.hooks),
     );
   }
 
@@ -146,7 +165,9 @@ export class CloudSnapshots {
       serviceId,
       () =>
         new CloudSnapshot(
-          async () => [{ ...(await this.management.getBackupConfiguration(serviceId, LIST)), id: serviceId }],
+          async (call = LIST) => [
+            { ...(await this.management.getBackupConfiguration(serviceId, call)), id: serviceId },
+          ],
           this.hooks,
         ),
     );
@@ -159,7 +180,9 @@ export class CloudSnapshots {
       serviceId,
       () =>
         new CloudSnapshot(
-          async () => [{ ...(await this.management.getScalingSchedule(serviceId, LIST)), id: serviceId }],
+          async (call = LIST) => [
+            { ...(await this.management.getScalingSchedule(serviceId, call)), id: serviceId },
+          ],
           this.hooks,
         ),
     );
@@ -171,9 +194,9 @@ export class CloudSnapshots {
       this.upgradeWindows,
       serviceId,
       () =>
-        new CloudSnapshot(async () => {
+        new CloudSnapshot(async (call = LIST) => {
           try {
-            return [{ ...(await this.management.getUpgradeWindow(serviceId, LIST)), id: serviceId }];
+            return [{ ...(await this.management.getUpgradeWindow(serviceId, call)), id: serviceId }];
           } catch (error) {
             if (error instanceof ApiError && error.status === 404) return [];
             throw error;

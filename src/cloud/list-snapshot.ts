@@ -1,5 +1,6 @@
 import { shareStrings } from '../base/shared-strings.ts';
 import { nextSlice, overSlice } from '../base/slices.ts';
+import type { CallOptions } from './request-types.ts';
 
 /** The clock a snapshot ages by: milliseconds, only differences matter. */
 export interface SnapshotClock {
@@ -37,11 +38,15 @@ export class CloudSnapshot<T extends { id: string }> {
   private readonly entries = new Map<string, Entry<T>>();
   /** When the last completed list started; undefined before the first. */
   private takenAt: number | undefined;
-  private inflight: { startedAt: number; done: Promise<void> } | undefined;
+  /** The list in flight, and whether it is a user's change's own call (`read` with a `user` reader). */
+  private inflight: { startedAt: number; done: Promise<void>; forChange: boolean } | undefined;
 
-  /** `list`: one call that lists every entry (the organization's services, one service's pipes, …). */
+  /**
+   * `list`: one call that lists every entry (the organization's services, one service's pipes, …), sent as
+   * `call` when given (a user's change's own), else as the shared background list.
+   */
   constructor(
-    private readonly list: () => Promise<T[]>,
+    private readonly list: (call?: CallOptions) => Promise<T[]>,
     private readonly hooks: SnapshotHooks,
   ) {}
 
@@ -59,15 +64,22 @@ export class CloudSnapshot<T extends { id: string }> {
    * The entry for `id` as known no longer than `maxAgeMs` ago, listing again when it is not. An id a fresh
    * list lacks (or one written since without a whole answer) is decided by `confirm`, one GET: a list and a
    * write race, so a missing entry is no proof the object is gone. Undefined when the GET finds nothing.
-   * `maxAgeMs` 0 accepts no snapshot at all: one GET.
+   * `maxAgeMs` 0 accepts no snapshot at all: one GET. `reader`: the reader's client; a user's change that
+   * needs a newer list sends it as its own read, at its priority, rather than wait for a background list
+   * queued behind every other change (a namespace's creates).
    */
-  async read(id: string, maxAgeMs: number, confirm: () => Promise<T | undefined>): Promise<T | undefined> {
+  async read(
+    id: string,
+    maxAgeMs: number,
+    confirm: () => Promise<T | undefined>,
+    reader?: ListReader,
+  ): Promise<T | undefined> {
     // No age accepted (a reconcile the user asked for): a fresh read of this object, never a listed one.
     if (maxAgeMs <= 0) return this.confirmed(id, confirm);
     if (!this.listedSince(this.oldestAccepted(maxAgeMs))) {
       const entry = this.entries.get(id);
       if ((entry?.value || entry?.gone) && entry.knownAt >= this.oldestAccepted(maxAgeMs)) return entry.value;
-      await this.refresh(maxAgeMs);
+      await this.refresh(maxAgeMs, changeReadOf(reader));
     }
     const entry = this.entries.get(id);
     // Listed, written with a whole answer, or confirmed gone since the list: no GET needed.
@@ -103,20 +115,27 @@ export class CloudSnapshot<T extends { id: string }> {
     });
   }
 
-  /** Lists again unless a list that started no earlier than `maxAgeMs` ago is done or in flight. */
-  async refresh(maxAgeMs: number): Promise<void> {
+  /**
+   * Lists again unless a list that started no earlier than `maxAgeMs` ago is done or in flight. `change`:
+   * a user's change's own call, which joins only another change's list in flight (a background one may
+   * wait behind every change queued for the budget) and waits for none that started too early.
+   */
+  async refresh(maxAgeMs: number, change?: CallOptions): Promise<void> {
     const oldest = this.oldestAccepted(maxAgeMs);
     // A list in flight that started too early would miss what this reader needs: let it end first.
-    while (this.inflight && this.inflight.startedAt < oldest) await this.inflight.done.catch(() => undefined);
+    while (!change && this.inflight && this.inflight.startedAt < oldest) {
+      await this.inflight.done.catch(() => undefined);
+    }
     if (this.listedSince(oldest)) return;
-    if (this.inflight) return this.inflight.done;
+    const inflight = this.inflight;
+    if (inflight && inflight.startedAt >= oldest && (!change || inflight.forChange)) return inflight.done;
     const startedAt = this.hooks.clock.now();
-    const done = this.list()
+    const done = this.list(change)
       .then((listed) => this.apply(listed, startedAt))
       .finally(() => {
         if (this.inflight?.done === done) this.inflight = undefined;
       });
-    this.inflight = { startedAt, done };
+    this.inflight = { startedAt, done, forChange: change !== undefined };
     return done;
   }
 
@@ -168,6 +187,17 @@ export class CloudSnapshot<T extends { id: string }> {
     this.takenAt = Math.max(this.takenAt ?? startedAt, startedAt);
     if (changed.length > 0) this.hooks.onChange?.(changed);
   }
+}
+
+/** How a reader's own reads are made (`CloudClient.readCall`): asked only when it needs a new list. */
+export interface ListReader {
+  readCall(): CallOptions;
+}
+
+/** The reader's read when it is a user's change's (`user` priority); else none: it shares the background list. */
+function changeReadOf(reader: ListReader | undefined): CallOptions | undefined {
+  const call = reader?.readCall();
+  return call?.priority === 'user' ? call : undefined;
 }
 
 /** Equal as data, whatever the order of object keys. */

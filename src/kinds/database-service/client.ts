@@ -328,9 +328,12 @@ export class DatabaseServiceClient
 
   /** The service from the key's services list, as fresh as this reconcile needs; undefined when gone. */
   private read(id: string): Promise<Service | undefined> {
-    const { snapshots, freshnessMs } = this.cloud;
-    return snapshots.services.read(id, freshnessMs, () =>
-      ignoreNotFound(this.cloud.management.getService(id)),
+    const { snapshots, freshnessMs, management } = this.cloud;
+    return snapshots.services.read(
+      id,
+      freshnessMs,
+      () => ignoreNotFound(management.getService(id)),
+      management,
     );
   }
 }

@@ -183,7 +183,12 @@ class PipeClient
     const { snapshots, freshnessMs } = this.context.cloud;
     return snapshots
       .pipes(this.serviceId)
-      .read(id, freshnessMs, () => ignoreNotFound(this.management.getPipe(this.serviceId, id)));
+      .read(
+        id,
+        freshnessMs,
+        () => ignoreNotFound(this.management.getPipe(this.serviceId, id)),
+        this.management,
+      );
   }
 
   private async deletePipe(id: string): Promise<void> {

@@ -122,8 +122,11 @@ class ReversePrivateEndpointClient
     const { snapshots, freshnessMs } = this.context.cloud;
     return snapshots
       .reversePrivateEndpoints(this.serviceId)
-      .read(id, freshnessMs, () =>
-        ignoreNotFound(this.management.getReversePrivateEndpoint(this.serviceId, id)),
+      .read(
+        id,
+        freshnessMs,
+        () => ignoreNotFound(this.management.getReversePrivateEndpoint(this.serviceId, id)),
+        this.management,
       );
   }
 }

@@ -45,7 +45,8 @@ export abstract class ListedAlertingClient<Cloud extends { id: string }> extends
   }
 
   protected read(id: string): Promise<Cloud | undefined> {
-    return this.list().read(id, this.cloud.freshnessMs, () => this.fetch(id));
+    const { alerting, freshnessMs } = this.cloud;
+    return this.list().read(id, freshnessMs, () => this.fetch(id), alerting);
   }
 
   /** After a lost create: the list as it stood after the create ended (an older one cannot show it). */

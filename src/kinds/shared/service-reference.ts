@@ -48,8 +48,11 @@ export class ServiceGate {
   async ensureRunning(): Promise<ServiceNotRunning | undefined> {
     if (this.service.object?.status?.state === 'running') return undefined;
     const { snapshots, freshnessMs } = this.observed;
-    const service = await snapshots.services.read(this.service.id, freshnessMs, () =>
-      this.management.getService(this.service.id),
+    const service = await snapshots.services.read(
+      this.service.id,
+      freshnessMs,
+      () => this.management.getService(this.service.id),
+      this.management,
     );
     const state = service?.state;
     return state === 'running' ? undefined : this.waitFor(state ?? 'unknown');
@@ -111,8 +114,11 @@ export abstract class ServiceScopedClient extends ConnectedClient {
   }
 
   private async serviceOwner(maxAgeMs: number): Promise<Owner | undefined> {
-    const service = await this.context.cloud.snapshots.services.read(this.serviceId, maxAgeMs, () =>
-      ignoreNotFound(this.management.getService(this.serviceId)),
+    const service = await this.context.cloud.snapshots.services.read(
+      this.serviceId,
+      maxAgeMs,
+      () => ignoreNotFound(this.management.getService(this.serviceId)),
+      this.management,
     );
     return parseOwnerRecord(service?.tags?.find((tag) => tag.key === OWNER_TAG)?.value);
   }

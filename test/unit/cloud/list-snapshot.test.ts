@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CloudSnapshot, sameValue } from '../../../src/cloud/list-snapshot.ts';
+import { CloudSnapshot, sameValue, type ListReader } from '../../../src/cloud/list-snapshot.ts';
+import type { CallOptions } from '../../../src/cloud/request-types.ts';
 import { ManualClock } from '../../support/manual-clock.ts';
 
 interface Thing {
@@ -10,11 +11,15 @@ interface Thing {
 /** A cloud list the test answers by hand: each call waits until `answer` resolves it. */
 function fakeCloud(clock = new ManualClock()) {
   const cloud = new Map<string, Thing>();
-  const calls: { startedAt: number; resolve: (things: Thing[]) => void }[] = [];
+  /** Each list call open: when it started, what it was sent as (none: the background list), its answer. */
+  const calls: { startedAt: number; call?: CallOptions; resolve: (things: Thing[]) => void }[] = [];
   const changes: string[][] = [];
   const gets: string[] = [];
   const snapshot = new CloudSnapshot<Thing>(
-    () => new Promise<Thing[]>((resolve) => calls.push({ startedAt: clock.now(), resolve })),
+    (call) =>
+      new Promise<Thing[]>((resolve) =>
+        calls.push({ startedAt: clock.now(), ...(call ? { call } : {}), resolve }),
+      ),
     { clock, onChange: (ids) => changes.push([...ids].sort()) },
   );
   const confirm = (id: string) => async () => {
@@ -44,6 +49,9 @@ function fakeCloud(clock = new ManualClock()) {
 }
 
 const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+/** A reader whose client's reads are made as `call`. */
+const readsAs = (call: CallOptions): ListReader => ({ readCall: () => call });
 
 describe('CloudSnapshot', () => {
   it('answers from a list that is fresh enough and lists again once it is older than asked', async () => {
@@ -87,6 +95,30 @@ describe('CloudSnapshot', () => {
     expect(calls).toHaveLength(1);
     await answer();
     expect(await late).toEqual({ id: 'a', state: 'running' });
+  });
+
+  it("sends the list a user's change needs as the change's own read, not behind a background list in flight", async () => {
+    const { cloud, calls, snapshot, confirm, answer } = fakeCloud();
+    cloud.set('a', { id: 'a', state: 'running' });
+    const edit: CallOptions = { priority: 'user', sharer: 'team-a', object: 'Alert team-a/a' };
+    // A drift check's list waits for the budget; the edit that needs a list meanwhile sends its own.
+    const drift = snapshot.read('a', 1_000, confirm('a'), readsAs({ priority: 'poll', sharer: 'team-b' }));
+    await settle();
+    const edited = snapshot.read('a', 1_000, confirm('a'), readsAs(edit));
+    // A second edit, and a background reader, share the edit's list rather than start one more.
+    const second = snapshot.read('a', 1_000, confirm('a'), readsAs({ ...edit, object: 'Alert team-a/b' }));
+    const background = snapshot.read('a', 1_000, confirm('a'));
+    await settle();
+    expect(calls.map((call) => call.call)).toEqual([undefined, edit]);
+
+    calls.push(calls.shift()!); // the edit's list is answered first
+    await answer();
+    expect(await Promise.all([edited, second, background])).toEqual(
+      Array(3).fill({ id: 'a', state: 'running' }),
+    );
+    await answer();
+    expect(await drift).toEqual({ id: 'a', state: 'running' });
+    expect(calls).toHaveLength(0);
   });
 
   it('replaces the entry with a whole answer of a write and keeps it over a list that started before the write', async () => {
