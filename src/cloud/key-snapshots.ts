@@ -45,12 +45,6 @@ export type ServiceScalingSchedule = ScalingSchedule & { id: string };
 export type ServiceUpgradeWindow = UpgradeWindow & { id: string };
 
 /**
- * Lists are shared by many objects and go as background reads, behind people's changes; a list a user's
- * change needs goes as that change's own read (`CloudSnapshot.read`).
- */
-const LIST = { priority: 'poll' } as const;
-
-/**
  * One credentials key's snapshots of every list sluice observes by: the organization's services, each
  * service's pipes and reverse private endpoints, the token's alerts. Every write the key's clients send
  * replaces (or marks stale) the entry it wrote, so a snapshot taken before it never undoes it.
@@ -82,49 +76,43 @@ export class CloudSnapshots {
   }
 
   get services(): CloudSnapshot<Service> {
-    return (this.servicesSnapshot ??= new CloudSnapshot(
-      (call = LIST) => this.management.listServices({}, call),
-      {
-        clock: this.options.clock,
-        onChange: (ids) => {
-          this.forgetGoneServices(ids);
-          this.options.onChange?.(ids);
-        },
+    return (this.servicesSnapshot ??= new CloudSnapshot((call) => this.management.listServices({}, call), {
+      clock: this.options.clock,
+      onChange: (ids) => {
+        this.forgetGoneServices(ids);
+        this.options.onChange?.(ids);
       },
-    ));
+    }));
   }
 
   get alerts(): CloudSnapshot<Alert> {
-    return (this.alertsSnapshot ??= new CloudSnapshot(
-      (call = LIST) => this.alerting.listAlerts(call),
-      this.hooks,
-    ));
+    return (this.alertsSnapshot ??= new CloudSnapshot((call) => this.alerting.listAlerts(call), this.hooks));
   }
 
   get webhooks(): CloudSnapshot<Webhook> {
     return (this.webhooksSnapshot ??= new CloudSnapshot(
-      (call = LIST) => this.alerting.listWebhooks(call),
+      (call) => this.alerting.listWebhooks(call),
       this.hooks,
     ));
   }
 
   get savedSearches(): CloudSnapshot<SavedSearch> {
     return (this.savedSearchesSnapshot ??= new CloudSnapshot(
-      (call = LIST) => this.alerting.listSavedSearches(call),
+      (call) => this.alerting.listSavedSearches(call),
       this.hooks,
     ));
   }
 
   get dashboards(): CloudSnapshot<Dashboard> {
     return (this.dashboardsSnapshot ??= new CloudSnapshot(
-      (call = LIST) => this.alerting.listDashboards(call),
+      (call) => this.alerting.listDashboards(call),
       this.hooks,
     ));
   }
 
   get sources(): CloudSnapshot<Source> {
     return (this.sourcesSnapshot ??= new CloudSnapshot(
-      (call = LIST) => this.alerting.listSources(call),
+      (call) => this.alerting.listSources(call),
       this.hooks,
     ));
   }
@@ -133,7 +121,7 @@ export class CloudSnapshots {
     return perService(
       this.pipesByService,
       serviceId,
-      () => new CloudSnapshot((call = LIST) => this.management.listPipes(serviceId, call), this.hooks),
+      () => new CloudSnapshot((call) => this.management.listPipes(serviceId, call), this.hooks),
     );
   }
 
@@ -142,10 +130,7 @@ export class CloudSnapshots {
       this.endpointsByService,
       serviceId,
       () =>
-        new CloudSnapshot(
-          (call = LIST) => this.management.listReversePrivateEndpoints(serviceId, call),
-          this.hooks,
-        ),
+        new CloudSnapshot((call) => this.management.listReversePrivateEndpoints(serviceId, call), this.hooks),
     );
   }
 
@@ -154,7 +139,7 @@ export class CloudSnapshots {
     return perService(
       this.backupsByService,
       serviceId,
-      () => new CloudSnapshot((call = LIST) => this.management.listBackups(serviceId, call), this.hooks),
+      () => new CloudSnapshot((call) => this.management.listBackups(serviceId, call), this.hooks),
     );
   }
 
@@ -165,7 +150,7 @@ export class CloudSnapshots {
       serviceId,
       () =>
         new CloudSnapshot(
-          async (call = LIST) => [
+          async (call) => [
             { ...(await this.management.getBackupConfiguration(serviceId, call)), id: serviceId },
           ],
           this.hooks,
@@ -180,9 +165,7 @@ export class CloudSnapshots {
       serviceId,
       () =>
         new CloudSnapshot(
-          async (call = LIST) => [
-            { ...(await this.management.getScalingSchedule(serviceId, call)), id: serviceId },
-          ],
+          async (call) => [{ ...(await this.management.getScalingSchedule(serviceId, call)), id: serviceId }],
           this.hooks,
         ),
     );
@@ -194,7 +177,7 @@ export class CloudSnapshots {
       this.upgradeWindows,
       serviceId,
       () =>
-        new CloudSnapshot(async (call = LIST) => {
+        new CloudSnapshot(async (call) => {
           try {
             return [{ ...(await this.management.getUpgradeWindow(serviceId, call)), id: serviceId }];
           } catch (error) {

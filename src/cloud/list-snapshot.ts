@@ -43,10 +43,10 @@ export class CloudSnapshot<T extends { id: string }> {
 
   /**
    * `list`: one call that lists every entry (the organization's services, one service's pipes, …), sent as
-   * `call` when given (a user's change's own), else as the shared background list.
+   * `call`: a user's change's own read, or the shared background list (`BACKGROUND_LIST`).
    */
   constructor(
-    private readonly list: (call?: CallOptions) => Promise<T[]>,
+    private readonly list: (call: CallOptions) => Promise<T[]>,
     private readonly hooks: SnapshotHooks,
   ) {}
 
@@ -130,7 +130,7 @@ export class CloudSnapshot<T extends { id: string }> {
     const inflight = this.inflight;
     if (inflight && inflight.startedAt >= oldest && (!change || inflight.forChange)) return inflight.done;
     const startedAt = this.hooks.clock.now();
-    const done = this.list(change)
+    const done = this.list(change ?? BACKGROUND_LIST)
       .then((listed) => this.apply(listed, startedAt))
       .finally(() => {
         if (this.inflight?.done === done) this.inflight = undefined;
@@ -188,6 +188,12 @@ export class CloudSnapshot<T extends { id: string }> {
     if (changed.length > 0) this.hooks.onChange?.(changed);
   }
 }
+
+/**
+ * How a list goes unless a user's change needs it: shared by many objects, it is a background read, behind
+ * people's changes.
+ */
+const BACKGROUND_LIST: CallOptions = { priority: 'poll' };
 
 /** How a reader's own reads are made (`CloudClient.readCall`): asked only when it needs a new list. */
 export interface ListReader {

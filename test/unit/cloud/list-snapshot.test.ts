@@ -11,15 +11,12 @@ interface Thing {
 /** A cloud list the test answers by hand: each call waits until `answer` resolves it. */
 function fakeCloud(clock = new ManualClock()) {
   const cloud = new Map<string, Thing>();
-  /** Each list call open: when it started, what it was sent as (none: the background list), its answer. */
-  const calls: { startedAt: number; call?: CallOptions; resolve: (things: Thing[]) => void }[] = [];
+  /** Each list call open: when it started, what it was sent as, its answer. */
+  const calls: { startedAt: number; call: CallOptions; resolve: (things: Thing[]) => void }[] = [];
   const changes: string[][] = [];
   const gets: string[] = [];
   const snapshot = new CloudSnapshot<Thing>(
-    (call) =>
-      new Promise<Thing[]>((resolve) =>
-        calls.push({ startedAt: clock.now(), ...(call ? { call } : {}), resolve }),
-      ),
+    (call) => new Promise<Thing[]>((resolve) => calls.push({ startedAt: clock.now(), call, resolve })),
     { clock, onChange: (ids) => changes.push([...ids].sort()) },
   );
   const confirm = (id: string) => async () => {
@@ -109,7 +106,7 @@ describe('CloudSnapshot', () => {
     const second = snapshot.read('a', 1_000, confirm('a'), readsAs({ ...edit, object: 'Alert team-a/b' }));
     const background = snapshot.read('a', 1_000, confirm('a'));
     await settle();
-    expect(calls.map((call) => call.call)).toEqual([undefined, edit]);
+    expect(calls.map((call) => call.call)).toEqual([{ priority: 'poll' }, edit]);
 
     calls.push(calls.shift()!); // the edit's list is answered first
     await answer();
