@@ -228,7 +228,8 @@ interface Slot {
  * made it has ended (its `CallChain`; a window at most), or, for a call of no chain, one slot's share of the
  * window (`holdMs / N`) after. This idles the budget at most that long when the chain ends there; no slot is
  * lost, and the sharer's write follows its read in turn however long the reconcile takes to act on the
- * read's answer.
+ * read's answer, and however long the next slot takes to free: a caller back for its kept turn waits for it
+ * (a window at most) rather than be deferred (see `deadlineOf`).
  */
 export class QuotaScheduler {
   readonly key: string;
@@ -275,11 +276,12 @@ export class QuotaScheduler {
     options: { deadlineMs?: number; sharer?: string; object?: string; chain?: CallChain } = {},
   ): Promise<QuotaTicket> {
     if (signal?.aborted) return Promise.reject(signal.reason);
-    const { deadlineMs, sharer = '', object, chain } = options;
+    const { sharer = '', object, chain } = options;
     const now = this.clock.now();
     this.prune(now);
     const asker: Caller = { priority, sharer, object, chain };
     const caller: Caller = { ...asker, anticipated: this.redeemClaim(asker) };
+    const deadlineMs = this.deadlineOf(caller, options.deadlineMs);
     // A caller back for its kept turn goes before the waiting calls of the sharers it kept it from.
     const first = this.waiting() === 0 || caller.anticipated;
     if (first && this.canGrant(now, caller)) return Promise.resolve(this.grant(caller, 0));
@@ -324,6 +326,17 @@ export class QuotaScheduler {
       this.queues[laneOf(priority)].push(waiter);
       this.pump();
     });
+  }
+
+  /**
+   * How long `caller` may wait before it is deferred. A caller back for its kept turn (a reconcile's write
+   * after its read) waits for the next slot, a window at most, whatever its deadline: a deferral would end its
+   * reconcile, whose retry spends the slot kept for it on the read again while the others' backlog takes the
+   * slots in between; where slots free together, a window apart, its write would never be made.
+   */
+  private deadlineOf(caller: Caller, deadlineMs: number | undefined): number | undefined {
+    if (deadlineMs === undefined || !caller.anticipated) return deadlineMs;
+    return Math.max(deadlineMs, this.holdMs());
   }
 
   /** Slots that could be granted right now. */

@@ -36,6 +36,77 @@ function acquireMany(
   return { log, done: Promise.all(done) };
 }
 
+function keepAsking(
+  scheduler: QuotaScheduler,
+  clock: ManualClock,
+  grants: Array<{ sharer: string; priority: Priority; at: number }>,
+  { sharer, priority, depth, endMs }: { sharer: string; priority: Priority; depth: number; endMs: number },
+) {
+  const ask = () =>
+    void scheduler.acquire(priority, undefined, { sharer }).then((ticket) => {
+      grants.push({ sharer, priority, at: clock.now() });
+      ticket.release();
+      if (clock.now() < endMs) ask();
+    });
+  for (let i = 0; i < depth; i++) ask();
+}
+
+/**
+ * One call asked as the operator asks: with a wait deadline, and after a deferral again when the budget is
+ * estimated to allow it, until granted. Resolves with the time it was granted.
+ */
+async function askAsTheOperatorDoes(
+  scheduler: QuotaScheduler,
+  clock: ManualClock,
+  {
+    sharer,
+    priority,
+    deadlineMs,
+    lateMs = 0,
+  }: { sharer: string; priority: Priority; deadlineMs: number; lateMs?: number },
+): Promise<number> {
+  for (;;) {
+    try {
+      (await scheduler.acquire(priority, undefined, { sharer, deadlineMs })).release();
+      return clock.now();
+    } catch (error) {
+      if (!(error instanceof QuotaDeferral)) throw error;
+      const back = error.retryAfterMs + lateMs;
+      await new Promise((resolve) => clock.setTimeout(() => resolve(undefined), back));
+    }
+  }
+}
+
+/**
+ * One user's change made as a reconcile makes it: a read, then a write, in one chain of calls asked with the
+ * operator's wait deadline (1 s); a deferral ends the reconcile, which comes back when it was told and starts
+ * again from the read. Each grant is logged in `order` under `sharer`; resolves with the times they came.
+ */
+async function changeAsTheOperatorMakesIt(
+  scheduler: QuotaScheduler,
+  clock: ManualClock,
+  { sharer, object, order }: { sharer: string; object: string; order: string[] },
+): Promise<number[]> {
+  const granted: number[] = [];
+  for (;;) {
+    const chain = new CallChain();
+    try {
+      for (const call of ['read', 'write']) {
+        (await scheduler.acquire('user', undefined, { sharer, object, chain, deadlineMs: 1_000 })).release();
+        granted.push(clock.now());
+        order.push(sharer);
+        if (call === 'write') return granted;
+      }
+    } catch (error) {
+      if (!(error instanceof QuotaDeferral)) throw error;
+      chain.end();
+      await new Promise((resolve) => clock.setTimeout(() => resolve(undefined), error.retryAfterMs));
+    } finally {
+      chain.end();
+    }
+  }
+}
+
 describe('QuotaScheduler', () => {
   it('grants the whole budget at once, then makes the next call wait until the oldest slot returns', async () => {
     const { clock, scheduler } = scheduledOnManualClock();
@@ -658,6 +729,31 @@ describe("QuotaScheduler keeping a namespace's turn through a chain of calls", (
     expect(clock.now()).toBe(0);
   });
 
+  it("serves a change's write in its turn after its read, however the slots free: a deferral would end the reconcile, whose retry spends its turn on the read again", async () => {
+    const { clock, scheduler } = scheduledOnManualClock();
+    const order: string[] = [];
+    const ask = () =>
+      void scheduler.acquire('user', undefined, { sharer: 'noisy' }).then((ticket) => {
+        order.push('noisy');
+        ticket.release();
+        if (clock.now() < 90_000) ask();
+      });
+    for (let i = 0; i < 30; i++) ask();
+    await clock.advanceAndSettle(25_000);
+
+    let calls: number[] | undefined;
+    void changeAsTheOperatorMakesIt(scheduler, clock, { sharer: 'quiet', object: 'edited', order }).then(
+      (times) => (calls = times),
+    );
+    while (!calls && clock.now() < 85_000) await clock.advanceAndSettle(100);
+    // The noisy namespace's slots free together, a window apart: the read is granted with one of them, and a
+    // write asked with the operator's 1 s deadline was deferred each time, the change never made.
+    expect(calls, 'the change made by 85 s').toBeDefined();
+    const quiet = order.flatMap((who, i) => (who === 'quiet' ? [i] : []));
+    expect(quiet[1]! - quiet[0]! - 1).toBe(0);
+    expect(calls![1]! - calls![0]!).toBeLessThanOrEqual(10_100);
+  });
+
   it('lets two namespaces that each keep a turn take their next calls without waiting on each other', async () => {
     const { clock, scheduler } = scheduledOnManualClock();
     const log: string[] = [];
@@ -681,47 +777,6 @@ describe("QuotaScheduler keeping a namespace's turn through a chain of calls", (
 
 describe('QuotaScheduler floor for background calls', () => {
   /** Keeps `depth` calls of `sharer` at `priority` waiting, each asking again once granted, until `endMs`. */
-  function keepAsking(
-    scheduler: QuotaScheduler,
-    clock: ManualClock,
-    grants: Array<{ sharer: string; priority: Priority; at: number }>,
-    { sharer, priority, depth, endMs }: { sharer: string; priority: Priority; depth: number; endMs: number },
-  ) {
-    const ask = () =>
-      void scheduler.acquire(priority, undefined, { sharer }).then((ticket) => {
-        grants.push({ sharer, priority, at: clock.now() });
-        ticket.release();
-        if (clock.now() < endMs) ask();
-      });
-    for (let i = 0; i < depth; i++) ask();
-  }
-
-  /**
-   * One call asked as the operator asks: with a wait deadline, and after a deferral again when the budget is
-   * estimated to allow it, until granted. Resolves with the time it was granted.
-   */
-  async function askAsTheOperatorDoes(
-    scheduler: QuotaScheduler,
-    clock: ManualClock,
-    {
-      sharer,
-      priority,
-      deadlineMs,
-      lateMs = 0,
-    }: { sharer: string; priority: Priority; deadlineMs: number; lateMs?: number },
-  ): Promise<number> {
-    for (;;) {
-      try {
-        (await scheduler.acquire(priority, undefined, { sharer, deadlineMs })).release();
-        return clock.now();
-      } catch (error) {
-        if (!(error instanceof QuotaDeferral)) throw error;
-        const back = error.retryAfterMs + lateMs;
-        await new Promise((resolve) => clock.setTimeout(() => resolve(undefined), back));
-      }
-    }
-  }
-
   it('grants polls one slot in N while user calls keep the key busy: never more than N − 1 user calls in a row', async () => {
     const { clock, scheduler } = scheduledOnManualClock();
     const grants: Array<{ sharer: string; priority: Priority; at: number }> = [];
