@@ -458,15 +458,25 @@ export class QuotaScheduler {
 
   /**
    * A deferred or anticipated caller of this priority, sharer and object is back: its claim has done its job.
-   * True when the claim was a slot kept by anticipation.
+   * True when the claim was a slot kept by anticipation. A named object back at another priority (a poll
+   * deferred, then the user's edit) drops the claims it was deferred with: nobody would redeem them, yet each
+   * would count ahead of the others of its lane, and a poll's hold the floor's slot, for a whole window.
    */
   private redeemClaim({ priority, sharer, object }: Caller): boolean {
     const index = this.claims.findIndex(
       (claim) => claim.priority === priority && claim.sharer === sharer && claim.object === object,
     );
-    if (index < 0) return false;
-    const [claim] = this.claims.splice(index, 1);
-    return claim!.anticipated === true;
+    const claim = index < 0 ? undefined : this.claims.splice(index, 1)[0];
+    if (object !== undefined) {
+      this.claims = this.claims.filter(
+        (other) =>
+          other.anticipated ||
+          other.priority === priority ||
+          other.sharer !== sharer ||
+          other.object !== object,
+      );
+    }
+    return claim?.anticipated === true;
   }
 
   /**

@@ -842,6 +842,35 @@ describe('QuotaScheduler floor for background calls', () => {
     expect(second - first).toBeLessThanOrEqual(10_100);
   });
 
+  it("serves a namespace's poll at the next floor slot though another namespace's objects were deferred polling and came back editing", async () => {
+    const { clock, scheduler } = scheduledOnManualClock();
+    const grants: Array<{ sharer: string; priority: Priority; at: number }> = [];
+    keepAsking(scheduler, clock, grants, { sharer: 'noisy', priority: 'user', depth: 30, endMs: 120_000 });
+    await clock.advanceAndSettle(25_000);
+    // Each of the noisy namespace's objects looks at the cloud (a poll, deferred), and is back before that
+    // look's time with its user's next edit.
+    for (let i = 0; i < 4; i++) {
+      const object = `QueryEndpoint noisy/endpoint-${i}`;
+      await scheduler
+        .acquire('poll', undefined, { sharer: 'noisy', object, deadlineMs: 1_000 })
+        .catch(() => {});
+      void scheduler.acquire('user', undefined, { sharer: 'noisy', object, deadlineMs: 1_000 }).then(
+        (ticket) => ticket.release(),
+        () => {},
+      );
+    }
+    const granted = askAsTheOperatorDoes(scheduler, clock, {
+      sharer: 'quiet',
+      priority: 'poll',
+      deadlineMs: 1_000,
+    });
+    let at: number | undefined;
+    void granted.then((time) => (at = time));
+    while (at === undefined && clock.now() < 85_000) await clock.advanceAndSettle(100);
+    // The floor's slot of the window: the looks the edits replaced hold none of it, nor count ahead of it.
+    expect(at! - 25_000).toBeLessThanOrEqual(10_100);
+  });
+
   it('counts towards the floor while a deferred poll comes back later than its claim waits (a loaded operator)', async () => {
     const { clock, scheduler } = scheduledOnManualClock();
     const grants: Array<{ sharer: string; priority: Priority; at: number }> = [];
