@@ -89,6 +89,11 @@ export async function startOperator(config: OperatorConfig, logger?: Logger): Pr
       void shutdown('lost-leadership');
     },
   });
+  // Where to scrape and probe: the bound addresses, which a bind address of port 0 leaves to the system.
+  log.info(
+    { metrics: metricsServer?.url, healthProbes: vitals.probes?.url },
+    'serving metrics and health probes',
+  );
   startSlicing();
   const stopMonitoring = monitorEventLoop(EVENT_LOOP_TURN_MS, (delayMs) => {
     loopTurned();

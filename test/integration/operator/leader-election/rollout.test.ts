@@ -1,4 +1,3 @@
-import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,12 +35,14 @@ const variants = [
   },
 ];
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
+/** The address the operator logged it serves its health probes at, once it has. */
+function probesUrl(log: string): string | undefined {
+  for (const line of log.split('\n')) {
+    if (line.includes('"msg":"serving metrics and health probes"')) {
+      return (JSON.parse(line) as { healthProbes?: string }).healthProbes;
+    }
+  }
+  return undefined;
 }
 
 describe.skipIf(clusterSkipReason())(
@@ -79,22 +80,6 @@ describe.skipIf(clusterSkipReason())(
               }),
             ),
           );
-          const pod = async (name: string) => {
-            const probePort = await freePort();
-            const running = spawnSluiceRun({
-              args,
-              kubeconfig: testKubeconfigPath()!,
-              logFile: join(dir, `${name}.log`),
-              probeAddress: `127.0.0.1:${probePort}`,
-            });
-            processes.push(running);
-            const ready = () =>
-              fetch(`http://127.0.0.1:${probePort}/readyz`).then(
-                (r) => r.ok,
-                () => false,
-              );
-            return { ...running, ready };
-          };
           const log = (running: RunningSluice) => {
             try {
               return readFileSync(running.logFile, 'utf8');
@@ -102,24 +87,53 @@ describe.skipIf(clusterSkipReason())(
               return '';
             }
           };
+          // A failed wait shows what the pod said: a pod that never started looks like one that is slow.
+          const withLog = (running: RunningSluice) => (error: Error) => {
+            const tail = log(running).trimEnd().split('\n').slice(-30).join('\n');
+            throw new Error(`${error.message}\n--- the last lines of ${running.logFile}:\n${tail}`);
+          };
+          const pod = (name: string) => {
+            // Probes on a port of the system's choosing, read back from the log: a port picked beforehand can be
+            // taken by another process before the pod binds it.
+            const running = spawnSluiceRun({
+              args,
+              kubeconfig: testKubeconfigPath()!,
+              logFile: join(dir, `${name}.log`),
+            });
+            processes.push(running);
+            const ready = async () => {
+              const url = probesUrl(log(running));
+              return (
+                url !== undefined &&
+                (await fetch(`${url}/readyz`).then(
+                  (r) => r.ok,
+                  () => false,
+                ))
+              );
+            };
+            return { ...running, ready };
+          };
           // Creates stay in flight: the cloud takes 5 s to act on one, so a second reconciler looking for it by
           // its tag meanwhile finds nothing.
           await env.fault({ method: 'POST', route: SERVICES, latencyMs: 5_000 });
 
-          const old = await pod('old');
+          const old = pod('old');
           await Promise.all(
             Array.from({ length: RESOURCES }, (_, i) => env.apply(`db-${i}`, { name: `db ${i}` })),
           );
-          await until('the old pod creating', () => env.emulator.store.services.size >= 3);
+          await until('the old pod creating', () => env.emulator.store.services.size >= 3).catch(
+            withLog(old),
+          );
+          expect(probesUrl(log(old))).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
 
           // The new pod starts while the old one still works. As a RollingUpdate would, the old one is stopped
           // once the new one is Ready (its caches synced, its workers running) ... or, as a standby never gets
           // Ready, once it saw the old one hold the Lease.
-          const next = await pod('new');
+          const next = pod('new');
           await until(
             'the new pod Ready or standing by',
             async () => (await next.ready()) || log(next).includes('"msg":"new leader observed"'),
-          );
+          ).catch(withLog(next));
           expect(env.emulator.store.services.size).toBeLessThan(RESOURCES);
           old.child.kill('SIGTERM');
           await new Promise((resolve) =>
