@@ -74,6 +74,16 @@ export class CallOwners {
   }
 }
 
+/**
+ * The calls as a failed assertion shows them: one line each, its time from `since` (ms), the namespace it was
+ * made for (`-`: none of the endpoints', e.g. a list), method, route and status.
+ */
+export function timeline(calls: CallRecord[], since: number, owners: CallOwners): string {
+  return calls
+    .map((c) => `${at(c) - since} ${owners.whose(c) ?? '-'} ${c.method} ${c.route} ${c.status}`)
+    .join('\n');
+}
+
 /** Until every `endpoint-<i>` of each env is Ready. */
 export async function endpointsReady(...envs: Array<[OperatorEnv, number]>): Promise<void> {
   for (const [env, count] of envs) {
