@@ -36,10 +36,17 @@ function acquireMany(
   return { log, done: Promise.all(done) };
 }
 
+/** A call granted: for whom, at what priority, and when. */
+interface Grant {
+  sharer: string;
+  priority: Priority;
+  at: number;
+}
+
 function keepAsking(
   scheduler: QuotaScheduler,
   clock: ManualClock,
-  grants: Array<{ sharer: string; priority: Priority; at: number }>,
+  grants: Grant[],
   { sharer, priority, depth, endMs }: { sharer: string; priority: Priority; depth: number; endMs: number },
 ) {
   const ask = () =>
@@ -80,31 +87,43 @@ async function askAsTheOperatorDoes(
 /**
  * One user's change made as a reconcile makes it: a read, then a write, in one chain of calls asked with the
  * operator's wait deadline (1 s); a deferral ends the reconcile, which comes back when it was told and starts
- * again from the read. Each grant is logged in `order` under `sharer`; resolves with the times they came.
+ * again from the read. Each grant is logged in `grants`, as `keepAsking` logs its own.
  */
 async function changeAsTheOperatorMakesIt(
   scheduler: QuotaScheduler,
   clock: ManualClock,
-  { sharer, object, order }: { sharer: string; object: string; order: string[] },
-): Promise<number[]> {
-  const granted: number[] = [];
+  grants: Grant[],
+  { sharer, object }: { sharer: string; object: string },
+): Promise<void> {
   for (;;) {
     const chain = new CallChain();
+    let retryAfterMs: number;
     try {
-      for (const call of ['read', 'write']) {
+      for (let call = 0; call < 2; call++) {
         (await scheduler.acquire('user', undefined, { sharer, object, chain, deadlineMs: 1_000 })).release();
-        granted.push(clock.now());
-        order.push(sharer);
-        if (call === 'write') return granted;
+        grants.push({ sharer, priority: 'user', at: clock.now() });
       }
+      return;
     } catch (error) {
       if (!(error instanceof QuotaDeferral)) throw error;
-      chain.end();
-      await new Promise((resolve) => clock.setTimeout(() => resolve(undefined), error.retryAfterMs));
+      retryAfterMs = error.retryAfterMs;
     } finally {
       chain.end();
     }
+    await new Promise((resolve) => clock.setTimeout(() => resolve(undefined), retryAfterMs));
   }
+}
+
+/** Advances the clock in steps of 100 ms until `made` settles or the clock reads `untilMs`: its value, if any. */
+async function advancedUntilMade<T>(
+  clock: ManualClock,
+  made: Promise<T>,
+  untilMs: number,
+): Promise<T | undefined> {
+  let result: { value: T } | undefined;
+  void made.then((value) => (result = { value }));
+  while (!result && clock.now() < untilMs) await clock.advanceAndSettle(100);
+  return result?.value;
 }
 
 describe('QuotaScheduler', () => {
@@ -731,27 +750,26 @@ describe("QuotaScheduler keeping a namespace's turn through a chain of calls", (
 
   it("serves a change's write in its turn after its read, however the slots free: a deferral would end the reconcile, whose retry spends its turn on the read again", async () => {
     const { clock, scheduler } = scheduledOnManualClock();
-    const order: string[] = [];
-    const ask = () =>
-      void scheduler.acquire('user', undefined, { sharer: 'noisy' }).then((ticket) => {
-        order.push('noisy');
-        ticket.release();
-        if (clock.now() < 90_000) ask();
-      });
-    for (let i = 0; i < 30; i++) ask();
+    const grants: Grant[] = [];
+    keepAsking(scheduler, clock, grants, { sharer: 'noisy', priority: 'user', depth: 30, endMs: 90_000 });
     await clock.advanceAndSettle(25_000);
 
-    let calls: number[] | undefined;
-    void changeAsTheOperatorMakesIt(scheduler, clock, { sharer: 'quiet', object: 'edited', order }).then(
-      (times) => (calls = times),
+    const change = changeAsTheOperatorMakesIt(scheduler, clock, grants, {
+      sharer: 'quiet',
+      object: 'edited',
+    });
+    const made = await advancedUntilMade(
+      clock,
+      change.then(() => true),
+      85_000,
     );
-    while (!calls && clock.now() < 85_000) await clock.advanceAndSettle(100);
     // The noisy namespace's slots free together, a window apart: the read is granted with one of them, and a
     // write asked with the operator's 1 s deadline was deferred each time, the change never made.
-    expect(calls, 'the change made by 85 s').toBeDefined();
-    const quiet = order.flatMap((who, i) => (who === 'quiet' ? [i] : []));
-    expect(quiet[1]! - quiet[0]! - 1).toBe(0);
-    expect(calls![1]! - calls![0]!).toBeLessThanOrEqual(10_100);
+    expect(made, 'the change made by 85 s').toBe(true);
+    const quiet = grants.flatMap((grant, i) => (grant.sharer === 'quiet' ? [{ ...grant, i }] : []));
+    const [read, write] = [quiet[0]!, quiet[1]!];
+    expect(write.i - read.i - 1).toBe(0);
+    expect(write.at - read.at).toBeLessThanOrEqual(10_100);
   });
 
   it('lets two namespaces that each keep a turn take their next calls without waiting on each other', async () => {
@@ -779,7 +797,7 @@ describe('QuotaScheduler floor for background calls', () => {
   /** Keeps `depth` calls of `sharer` at `priority` waiting, each asking again once granted, until `endMs`. */
   it('grants polls one slot in N while user calls keep the key busy: never more than N − 1 user calls in a row', async () => {
     const { clock, scheduler } = scheduledOnManualClock();
-    const grants: Array<{ sharer: string; priority: Priority; at: number }> = [];
+    const grants: Grant[] = [];
     keepAsking(scheduler, clock, grants, { sharer: 'noisy', priority: 'user', depth: 30, endMs: 100_000 });
     keepAsking(scheduler, clock, grants, { sharer: 'quiet', priority: 'poll', depth: 5, endMs: 100_000 });
     await clock.advanceAndSettle(100_000);
@@ -806,7 +824,7 @@ describe('QuotaScheduler floor for background calls', () => {
 
   it('serves a poll within one window however many namespaces keep the key busy with user calls', async () => {
     const { clock, scheduler } = scheduledOnManualClock();
-    const grants: Array<{ sharer: string; priority: Priority; at: number }> = [];
+    const grants: Grant[] = [];
     for (const sharer of ['a', 'b', 'c', 'd', 'e']) {
       keepAsking(scheduler, clock, grants, { sharer, priority: 'user', depth: 20, endMs: 60_000 });
     }
@@ -823,7 +841,7 @@ describe('QuotaScheduler floor for background calls', () => {
 
   it('serves a poll that is deferred and asks again, as the operator does, within one window of its first ask', async () => {
     const { clock, scheduler } = scheduledOnManualClock();
-    const grants: Array<{ sharer: string; priority: Priority; at: number }> = [];
+    const grants: Grant[] = [];
     keepAsking(scheduler, clock, grants, { sharer: 'noisy', priority: 'user', depth: 30, endMs: 120_000 });
     await clock.advanceAndSettle(25_000);
 
@@ -844,7 +862,7 @@ describe('QuotaScheduler floor for background calls', () => {
 
   it("serves a namespace's poll at the next floor slot though another namespace's objects were deferred polling and came back editing", async () => {
     const { clock, scheduler } = scheduledOnManualClock();
-    const grants: Array<{ sharer: string; priority: Priority; at: number }> = [];
+    const grants: Grant[] = [];
     keepAsking(scheduler, clock, grants, { sharer: 'noisy', priority: 'user', depth: 30, endMs: 120_000 });
     await clock.advanceAndSettle(25_000);
     // Each of the noisy namespace's objects looks at the cloud (a poll, deferred), and is back before that
@@ -864,16 +882,14 @@ describe('QuotaScheduler floor for background calls', () => {
       priority: 'poll',
       deadlineMs: 1_000,
     });
-    let at: number | undefined;
-    void granted.then((time) => (at = time));
-    while (at === undefined && clock.now() < 85_000) await clock.advanceAndSettle(100);
+    const at = await advancedUntilMade(clock, granted, 85_000);
     // The floor's slot of the window: the looks the edits replaced hold none of it, nor count ahead of it.
     expect(at! - 25_000).toBeLessThanOrEqual(10_100);
   });
 
   it('counts towards the floor while a deferred poll comes back later than its claim waits (a loaded operator)', async () => {
     const { clock, scheduler } = scheduledOnManualClock();
-    const grants: Array<{ sharer: string; priority: Priority; at: number }> = [];
+    const grants: Grant[] = [];
     keepAsking(scheduler, clock, grants, { sharer: 'noisy', priority: 'user', depth: 30, endMs: 120_000 });
     await clock.advanceAndSettle(25_000);
 
@@ -905,7 +921,7 @@ describe('QuotaScheduler floor for background calls', () => {
 
   it('keeps the slot the floor owes a deferred poll from user calls until it comes back', async () => {
     const { clock, scheduler } = scheduledOnManualClock({ requests: 2, windowMs: 1_000, safetyMarginMs: 0 });
-    const grants: Array<{ sharer: string; priority: Priority; at: number }> = [];
+    const grants: Grant[] = [];
     await acquireMany(scheduler, clock, 2, 'user').done; // drain at 0
     const deferral = await scheduler.acquire('poll', undefined, { deadlineMs: 0 }).catch((e: Error) => e);
     expect(deferral).toMatchObject({ retryAfterMs: 1_000 });
