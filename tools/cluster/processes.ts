@@ -84,7 +84,7 @@ export async function stopProcess(p: Managed, graceMs = 5_000): Promise<void> {
 }
 
 /** Last lines of a process log, for error messages. */
-export function logTail(p: Managed, lines = 25): string {
+export function logTail(p: Pick<Managed, 'logFile'>, lines = 25): string {
   try {
     return readFileSync(p.logFile, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
   } catch {

@@ -9,6 +9,7 @@ import {
   spawnSluiceRun,
   type RunningSluice,
 } from '../../../../tools/cluster/install.ts';
+import { logTail } from '../../../../tools/cluster/processes.ts';
 import { clusterSkipReason, testKubeconfigPath } from '../../../harness/test-cluster.ts';
 import { CREDENTIALS_SECRET, isReady, startOperatorEnv, type OperatorEnv } from '../support.ts';
 import { until } from '../../../support/wait.ts';
@@ -89,8 +90,9 @@ describe.skipIf(clusterSkipReason())(
           };
           // A failed wait shows what the pod said: a pod that never started looks like one that is slow.
           const withLog = (running: RunningSluice) => (error: Error) => {
-            const tail = log(running).trimEnd().split('\n').slice(-30).join('\n');
-            throw new Error(`${error.message}\n--- the last lines of ${running.logFile}:\n${tail}`);
+            throw new Error(
+              `${error.message}\n--- the last lines of ${running.logFile}:\n${logTail(running, 30)}`,
+            );
           };
           const pod = (name: string) => {
             // Probes on a port of the system's choosing, read back from the log: a port picked beforehand can be
